@@ -1,0 +1,77 @@
+# PhoneAuth: the one entry point. `make demo` and `make test` work alone on a fresh Debian machine.
+SHELL := /bin/bash
+PREFIX ?= /usr/local
+CONFIG ?= release
+APT_PACKAGES := libjansson-dev libphonenumber-dev libsqlite3-dev pkg-config valgrind libssl-dev python3-venv
+VENV := .venv
+PY := $(VENV)/bin/python
+OUT := $(CURDIR)/out
+LIB := $(OUT)/lib/libphoneauth.so.1
+export PHONEAUTH_LIBRARY := $(LIB)
+
+.PHONY: all deps venv build test test-swift test-c test-python check-memory check-portable demo bench install dist clean
+
+all: build
+
+# Installs the Debian packages that are missing; does nothing when all are there.
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+venv: $(VENV)/.ready
+$(VENV)/.ready: bindings/python/pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q pytest 'pyjwt[crypto]' cryptography
+	$(PY) -m pip install -q -e bindings/python
+	touch $@
+
+build: deps
+	swift build -c $(CONFIG) --product phoneauth
+	mkdir -p $(OUT)/lib $(OUT)/include
+	cp -f .build/$(CONFIG)/libphoneauth.so $(LIB)
+	ln -sf libphoneauth.so.1 $(OUT)/lib/libphoneauth.so
+	cp -f include/phoneauth.h $(OUT)/include/
+
+test: deps test-swift test-c test-python check-memory check-portable
+
+test-swift: deps
+	swift test
+
+test-c: build
+	$(MAKE) -C Tests/c run LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include
+
+check-memory: build
+	$(MAKE) -C Tests/c memcheck LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include
+
+# The .so must load where no Swift toolchain exists: hide /opt/swift in a mount namespace.
+check-portable: build
+	bash Tests/c/check-portable.sh $(OUT)/lib
+
+test-python: build venv
+	$(PY) -m pytest -q bindings/python/tests
+
+demo: build venv
+	$(MAKE) -C bindings/c/examples run LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include
+	$(PY) bindings/python/examples/demo.py
+
+bench: build venv
+	$(MAKE) -C bench run LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include PY=$(CURDIR)/$(PY)
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 0755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libphoneauth.so.1
+	ln -sf libphoneauth.so.1 $(DESTDIR)$(PREFIX)/lib/libphoneauth.so
+	install -m 0644 include/phoneauth.h $(DESTDIR)$(PREFIX)/include/phoneauth.h
+	sed -e 's|@PREFIX@|$(PREFIX)|g' phoneauth.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/phoneauth.pc
+	-[ -z "$(DESTDIR)" ] && ldconfig
+
+dist: build
+	tar -C $(OUT) -czf $(OUT)/phoneauth-$$(sed -n 's/#define PHONEAUTH_VERSION "\(.*\)"/\1/p' include/phoneauth.h).tar.gz lib include
+
+clean:
+	rm -rf .build $(OUT) $(VENV)

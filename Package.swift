@@ -1,0 +1,48 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// The exported library links the Swift runtime statically so it loads where no toolchain is
+// installed, and exports only phoneauth_* symbols (see Sources/PhoneAuth/exports.map).
+let package = Package(
+    name: "PhoneAuth",
+    products: [
+        .library(name: "phoneauth", type: .dynamic, targets: ["PhoneAuth"]),
+        .executable(name: "phoneauth-cli", targets: ["phoneauth-cli"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
+    ],
+    targets: [
+        .systemLibrary(name: "CJansson", path: "Sources/CJansson", pkgConfig: "jansson"),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3"),
+        .target(
+            name: "CPhoneNumbers",
+            path: "Sources/CPhoneNumbers",
+            linkerSettings: [.linkedLibrary("phonenumber"), .linkedLibrary("stdc++")]
+        ),
+        .target(
+            name: "PhoneAuthCore",
+            dependencies: [
+                "CSQLite", "CPhoneNumbers", "CJansson",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Sources/PhoneAuthCore"
+        ),
+        .target(
+            name: "PhoneAuth",
+            dependencies: ["PhoneAuthCore", "CJansson"],
+            path: "Sources/PhoneAuth",
+            exclude: ["exports.map"],
+            swiftSettings: [.unsafeFlags(["-static-stdlib"])],
+            linkerSettings: [.unsafeFlags([
+                "-static-stdlib",
+                "-Xlinker", "--version-script=Sources/PhoneAuth/exports.map",
+                "-Xlinker", "-soname=libphoneauth.so.1",
+            ])]
+        ),
+        .executableTarget(name: "phoneauth-cli", dependencies: ["PhoneAuthCore"], path: "Sources/phoneauth-cli"),
+        .testTarget(name: "PhoneAuthCoreTests", dependencies: ["PhoneAuthCore"], path: "Tests/PhoneAuthCoreTests"),
+    ],
+    swiftLanguageModes: [.v5]
+)

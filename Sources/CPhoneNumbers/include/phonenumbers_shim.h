@@ -1,0 +1,32 @@
+#ifndef PHONEAUTH_PHONENUMBERS_SHIM_H
+#define PHONEAUTH_PHONENUMBERS_SHIM_H
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Why a number was rejected; PA_PHONE_OK when it parsed and is valid. */
+enum pa_phone_reason {
+    PA_PHONE_OK = 0,
+    PA_PHONE_NOT_A_NUMBER = 1,
+    PA_PHONE_INVALID_COUNTRY_CODE = 2,
+    PA_PHONE_TOO_SHORT = 3,
+    PA_PHONE_TOO_LONG = 4,
+    PA_PHONE_INVALID_LENGTH = 5,
+    PA_PHONE_NOT_VALID = 6,
+};
+
+typedef struct {
+    int reason;        /* enum pa_phone_reason */
+    int type;          /* libphonenumber's PhoneNumberType, valid when reason is PA_PHONE_OK */
+    char e164[24];     /* "+16505553434" */
+    char region[4];    /* CLDR region code, "US"; "ZZ" when unknown */
+} pa_phone_result;
+
+/* Parses `text` (UTF-8, with a leading + or a number valid in `default_region`) and checks it.
+   Thread-safe: libphonenumber's PhoneNumberUtil is a process-wide immutable singleton. */
+void pa_phone_parse(const char *text, const char *default_region, pa_phone_result *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

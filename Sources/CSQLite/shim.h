@@ -1,0 +1,7 @@
+#ifndef PHONEAUTH_CSQLITE_SHIM_H
+#define PHONEAUTH_CSQLITE_SHIM_H
+#include <sqlite3.h>
+
+/* SQLITE_TRANSIENT is a cast macro Swift cannot import. */
+static inline sqlite3_destructor_type pa_sqlite_transient(void) { return SQLITE_TRANSIENT; }
+#endif

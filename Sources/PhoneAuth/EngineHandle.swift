@@ -1,0 +1,68 @@
+import Glibc
+import PhoneAuthCore
+
+/// What a phoneauth_engine pointer points to.
+final class EngineHandle {
+    let engine: Engine
+
+    init(engine: Engine) { self.engine = engine }
+
+    static func from(_ pointer: OpaquePointer?) -> EngineHandle? {
+        guard let pointer else { return nil }
+        return Unmanaged<EngineHandle>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+    }
+
+    /// Runs a method and renders its result or error; returns the status and the JSON.
+    func call(_ method: String, params: UnsafePointer<CChar>?) -> (Int32, JSONValue) {
+        guard let handler = Methods.table[method] else {
+            let error = PhoneAuthError(.unknownMethod, "There is no method named '\(ABI.printable(method))'; docs/API.md lists them.",
+                                       details: [("method", .string(ABI.printable(method)))])
+            return (error.code.status, error.jsonValue)
+        }
+        do {
+            let reader = try ObjectReader(try ABI.parse(params, what: "parameters"))
+            return (0, try handler(engine, reader))
+        } catch {
+            let failure = ABI.phoneAuthError(error, during: method)
+            return (failure.code.status, failure.jsonValue)
+        }
+    }
+}
+
+/// Helpers shared by the exported functions.
+enum ABI {
+    /// Inputs larger than this are refused before parsing.
+    static let maxInputBytes = 1 << 20
+
+    /// Parses a NUL-terminated JSON text from the host; NULL means an empty object.
+    static func parse(_ text: UnsafePointer<CChar>?, what: String) throws -> JSONValue {
+        guard let text else { return .object([]) }
+        let length = strnlen(text, maxInputBytes + 1)
+        guard length <= maxInputBytes else {
+            throw PhoneAuthError(.invalidArgument, "The \(what) are larger than \(maxInputBytes) bytes.", details: [("limit", .int(Int64(maxInputBytes)))])
+        }
+        do {
+            return try JSONCodec.parse(bytes: UnsafeRawBufferPointer(start: text, count: length))
+        } catch {
+            throw PhoneAuthError(.invalidArgument, "The \(what) are not valid JSON: \(error.message) (line \(error.line), column \(error.column)).",
+                                 details: [("line", .int(Int64(error.line))), ("column", .int(Int64(error.column)))])
+        }
+    }
+
+    static func phoneAuthError(_ error: Error, during method: String) -> PhoneAuthError {
+        if let error = error as? PhoneAuthError { return error }
+        // Other errors come from crypto or the system; their type says enough and holds no secret.
+        return PhoneAuthError(.internalError, "Internal error in \(method): \(type(of: error)).")
+    }
+
+    /// Writes `value` as a new string into `out`, when the host gave one.
+    static func write(_ value: JSONValue, to out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) {
+        guard let out else { return }
+        out.pointee = JSONCodec.serializeToCString(value)
+    }
+
+    /// A method name fit for an error message: bounded length, printable characters only.
+    static func printable(_ text: String) -> String {
+        String(text.unicodeScalars.prefix(64).map { $0.properties.isWhitespace || $0.value < 32 ? "?" : Character($0) })
+    }
+}

@@ -1,0 +1,66 @@
+import Glibc
+import PhoneAuthCore
+
+/// JSON shapes of the engine's results, as docs/API.md lists them.
+enum ResultJSON {
+    static func user(_ u: UserRecord) -> JSONValue {
+        var providers: [JSONValue] = []
+        if let phone = u.phoneNumber {
+            providers.append(.object([("providerId", .string("phone")), ("uid", .string(phone)), ("phoneNumber", .string(phone))]))
+        }
+        var metadata = JSONObjectBuilder()
+        metadata.set("creationTime", .string(u.createdAt.rfc3339))
+        metadata.set("lastSignInTime", u.lastSignInAt.map { .string($0.rfc3339) } ?? .null)
+        return .object([
+            ("uid", .string(u.uid)),
+            ("phoneNumber", u.phoneNumber.map { .string($0) } ?? .null),
+            ("displayName", u.displayName.map { .string($0) } ?? .null),
+            ("disabled", .bool(u.disabled)),
+            ("metadata", metadata.value),
+            ("tokensValidAfterTime", u.validSince.map { .string($0.rfc3339) } ?? .null),
+            ("providerData", .array(providers)),
+        ])
+    }
+
+    static func signIn(_ r: SignInResult) -> JSONValue {
+        .object([
+            ("user", user(r.user)),
+            ("idToken", .string(r.idToken)),
+            ("refreshToken", .string(r.refreshToken)),
+            ("expiresIn", .int(r.expiresIn)),
+            ("additionalUserInfo", .object([("isNewUser", .bool(r.isNewUser)), ("providerId", .string("phone"))])),
+        ])
+    }
+
+    static func refreshed(_ r: SignInResult) -> JSONValue {
+        .object([("idToken", .string(r.idToken)), ("refreshToken", .string(r.refreshToken)), ("expiresIn", .int(r.expiresIn))])
+    }
+
+    static func verificationStarted(_ v: VerificationStarted) -> JSONValue {
+        .object([
+            ("verificationId", .string(v.verificationId)),
+            ("codeLength", .int(Int64(v.codeLength))),
+            ("expiresAt", .string(v.expiresAt.rfc3339)),
+            ("resendAt", .string(v.resendAt.rfc3339)),
+        ])
+    }
+
+    static func credential(_ c: PhoneCredential) -> JSONValue {
+        .object([("credential", .object([
+            ("providerId", .string("phone")),
+            ("verificationId", .string(c.verificationId)),
+            ("verificationCode", .string(c.verificationCode)),
+        ]))])
+    }
+
+    static func verificationStatus(_ s: VerificationStatus) -> JSONValue {
+        .object([
+            ("verificationId", .string(s.id)),
+            ("phoneNumber", .string(PhoneNumber.mask(s.phone))),
+            ("state", .string(s.state)),
+            ("expiresAt", .string(s.expiresAt.rfc3339)),
+            ("delivery", .string(s.delivery)),
+            ("attempts", .int(Int64(s.attempts))),
+        ])
+    }
+}

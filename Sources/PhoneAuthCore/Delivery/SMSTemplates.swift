@@ -1,0 +1,53 @@
+/// The SMS text for each language. Each template holds the code exactly once, at `{code}`.
+public enum SMSTemplates {
+    static let templates: [String: String] = [
+        "en": "{code} is your verification code.",
+        "fr": "{code} est votre code de vérification.",
+        "de": "{code} ist Ihr Bestätigungscode.",
+        "es": "{code} es tu código de verificación.",
+        "pt": "{code} é o seu código de verificação.",
+        "it": "{code} è il tuo codice di verifica.",
+        "nl": "{code} is je verificatiecode.",
+        "ru": "{code} — ваш код подтверждения.",
+        "zh-TW": "您的驗證碼是 {code}。",
+        "zh-CN": "您的验证码是 {code}。",
+        "id": "{code} adalah kode verifikasi Anda.",
+        "ja": "認証コードは {code} です。",
+        "ko": "인증 코드는 {code}입니다.",
+    ]
+
+    public static var languages: [String] { templates.keys.sorted() }
+
+    public static func hasLanguage(_ code: String) -> Bool { templates[canonical(code)] != nil }
+
+    /// The language used for `requested`: the exact tag, then its primary language ("fr-CA" →
+    /// "fr"), then `fallback`.
+    public static func resolve(_ requested: String?, fallback: String) -> String {
+        guard let requested, !requested.isEmpty else { return fallback }
+        let tag = canonical(requested)
+        if templates[tag] != nil { return tag }
+        let primary = String(tag.prefix(while: { $0 != "-" }))
+        if primary == "zh" {
+            // Traditional script for Taiwan, Hong Kong, Macau and explicit Hant; Simplified otherwise.
+            let parts = Set(tag.split(separator: "-").map(String.init))
+            return parts.isDisjoint(with: ["Hant", "TW", "HK", "MO"]) ? "zh-CN" : "zh-TW"
+        }
+        return templates[primary] != nil ? primary : fallback
+    }
+
+    public static func body(language: String, code: String) -> String {
+        let template = templates[language] ?? templates["en"] ?? "{code}"
+        return template.replacing("{code}", with: code)
+    }
+
+    /// "fr_ca" and "FR-ca" become "fr-CA"; script subtags keep title case ("zh-hant" → "zh-Hant").
+    static func canonical(_ tag: String) -> String {
+        let parts = tag.split(whereSeparator: { $0 == "-" || $0 == "_" }).map(String.init)
+        guard let first = parts.first else { return "" }
+        var result = first.lowercased()
+        for part in parts.dropFirst() {
+            result += "-" + (part.count == 4 ? part.prefix(1).uppercased() + part.dropFirst().lowercased() : part.uppercased())
+        }
+        return result
+    }
+}

@@ -1,0 +1,229 @@
+import Crypto
+
+/// The engine: verifies phone numbers by SMS, signs users in and issues tokens. Thread-safe; all
+/// state lives in the store, so several engines (in one process or several) can share it.
+public final class Engine: @unchecked Sendable {
+    public let config: EngineConfig
+    private let clock: Clock
+    private let store: Store
+    private let keys: KeyRing
+    private let tokens: IDTokens
+    private let worker: DeliveryWorker
+    private let closeLock = Lock()
+    private var closed = false
+
+    public init(config: EngineConfig, clock: Clock = SystemClock()) throws {
+        self.config = config
+        self.clock = clock
+        let master = try MasterKey.resolve(configured: config.masterKey, database: config.database)
+        let store = try SQLiteStore(path: config.database, synchronous: config.sqliteSynchronous)
+        do {
+            keys = try KeyRing(store: store, masterKey: master, algorithm: config.signingAlgorithm, now: clock.now())
+        } catch {
+            store.close()
+            throw error
+        }
+        self.store = store
+        tokens = IDTokens(keys: keys, issuer: config.effectiveIssuer, audience: config.projectId, lifetimeSeconds: config.idTokenTtlSeconds)
+        worker = DeliveryWorker(store: store, keys: keys, clock: clock, maxAttempts: config.smsMaxAttempts, backoffMs: config.smsRetryBackoffMs)
+        if config.smsProvider == .console { worker.setSender(ConsoleSender()) }
+        do { try worker.start() } catch { store.close(); throw error }
+    }
+
+    /// Stops delivery and closes the store. Safe to call more than once.
+    public func close() {
+        let first = closeLock.withLock { () -> Bool in
+            defer { closed = true }
+            return !closed
+        }
+        guard first else { return }
+        worker.stop()
+        store.close()
+    }
+
+    deinit { close() }
+
+    /// The sender for the `callback` provider; nil removes it. Ignored for other providers.
+    public func setSMSSender(_ sender: SMSSender?) {
+        if config.smsProvider == .callback { worker.setSender(sender) }
+    }
+
+    // MARK: Verification
+
+    public func verifyPhoneNumber(_ phoneNumber: String?, languageCode: String? = nil, clientIp: String? = nil) throws -> VerificationStarted {
+        guard let phoneNumber, !phoneNumber.isEmpty else {
+            throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.")
+        }
+        let phone = try PhoneNumber.parse(phoneNumber)
+        let testCode = config.testPhoneNumbers[phone.e164]
+        if config.appVerificationDisabledForTesting && testCode == nil {
+            throw PhoneAuthError(.appNotVerified,
+                                 "App verification is disabled for testing (appVerification.disabledForTesting), so only the configured test phone numbers are accepted.",
+                                 details: [("setting", .string("appVerification.disabledForTesting"))])
+        }
+        let now = clock.now()
+        let id = VerificationCode.newVerificationId()
+        let code = testCode ?? VerificationCode.generate(length: config.codeLength)
+        let language = SMSTemplates.resolve(languageCode, fallback: config.defaultLanguageCode)
+        var outbox: NewOutboxMessage?
+        if testCode == nil {
+            let body = SMSTemplates.body(language: language, code: code)
+            outbox = NewOutboxMessage(languageCode: language, sealedBody: try keys.sealBody(body, verificationId: id))
+        }
+        let verification = NewVerification(id: id, phone: phone.e164, codeHash: keys.codeHash(verificationId: id, code: code),
+                                           createdAt: now, expiresAt: now.adding(seconds: config.codeTtlSeconds), outbox: outbox)
+        let start = try store.startVerification(verification, reuseIfCreatedAfter: now.adding(seconds: -config.resendAfterSeconds))
+        switch start {
+        case .created:
+            if outbox != nil { worker.wake() }
+            return VerificationStarted(verificationId: id, codeLength: testCode?.count ?? config.codeLength,
+                                       expiresAt: verification.expiresAt, resendAt: now.adding(seconds: config.resendAfterSeconds))
+        case let .reused(existingId, createdAt, expiresAt):
+            return VerificationStarted(verificationId: existingId, codeLength: testCode?.count ?? config.codeLength,
+                                       expiresAt: expiresAt, resendAt: createdAt.adding(seconds: config.resendAfterSeconds))
+        }
+    }
+
+    /// Checks a credential's shape without touching the store.
+    public static func credential(verificationId: String?, verificationCode: String?) throws -> PhoneCredential {
+        guard let verificationId, !verificationId.isEmpty else {
+            throw PhoneAuthError(.missingVerificationID, "A verification ID is required.")
+        }
+        guard let verificationCode, !verificationCode.isEmpty else {
+            throw PhoneAuthError(.missingVerificationCode, "A verification code is required.")
+        }
+        return PhoneCredential(verificationId: verificationId, verificationCode: verificationCode)
+    }
+
+    public func verificationStatus(_ verificationId: String) throws -> VerificationStatus {
+        guard VerificationCode.isWellFormedId(verificationId),
+              let status = try store.verificationStatus(id: verificationId, now: clock.now()) else {
+            throw PhoneAuthError(.invalidVerificationID, "No verification has this ID.")
+        }
+        return status
+    }
+
+    // MARK: Sign-in
+
+    public func signIn(with credential: PhoneCredential) throws -> SignInResult {
+        guard VerificationCode.isWellFormedId(credential.verificationId) else {
+            throw PhoneAuthError(.invalidVerificationID, "The verification ID is malformed.", details: [("reason", .string("malformed"))])
+        }
+        let now = clock.now()
+        let code = credential.verificationCode
+        let expected = keys.codeHash(verificationId: credential.verificationId, code: code)
+        let refreshToken = Self.newRefreshToken()
+        let signIn = NewSignIn(newUid: Base64URL.encode(SecureBytes.random(count: 21)),
+                               sessionId: Base64URL.encode(SecureBytes.random(count: 16)),
+                               refreshTokenHash: Self.hash(refreshToken))
+        let outcome = try store.redeemVerification(id: credential.verificationId, now: now, maxAttempts: config.maxAttempts,
+                                                   codeMatches: { SecureBytes.equal($0, expected) }, signIn: signIn)
+        switch outcome {
+        case let .signedIn(user, isNew):
+            let idToken = try tokens.issue(for: user, authTime: now, now: now)
+            return SignInResult(user: user, idToken: idToken, refreshToken: refreshToken,
+                                expiresIn: config.idTokenTtlSeconds, isNewUser: isNew)
+        case let .wrongCode(left):
+            if left == 0 {
+                throw PhoneAuthError(.sessionExpired, "Too many wrong codes: this verification can no longer be used; request a new code.",
+                                     details: [("reason", .string("tooManyAttempts"))])
+            }
+            throw PhoneAuthError(.invalidVerificationCode, "The verification code is not correct.", details: [("attemptsLeft", .int(Int64(left)))])
+        case let .unusable(reason):
+            let messages = [
+                "expired": "The code has expired; request a new one.",
+                "tooManyAttempts": "Too many wrong codes were tried; request a new code.",
+                "alreadyUsed": "This code was already used; request a new one.",
+                "replaced": "A newer code was sent to this number; use that one.",
+            ]
+            throw PhoneAuthError(.sessionExpired, messages[reason] ?? "The verification can no longer be used.", details: [("reason", .string(reason))])
+        case .unknown:
+            throw PhoneAuthError(.invalidVerificationID, "No verification has this ID.", details: [("reason", .string("unknown"))])
+        case .userDisabled:
+            throw PhoneAuthError(.userDisabled, "The user account has been disabled.")
+        }
+    }
+
+    // MARK: Tokens
+
+    public func refreshIdToken(_ refreshToken: String) throws -> SignInResult {
+        guard !refreshToken.isEmpty else { throw PhoneAuthError.argument("The field 'refreshToken' is required.", field: "refreshToken") }
+        let now = clock.now()
+        let next = Self.newRefreshToken()
+        switch try store.rotateRefreshToken(hash: Self.hash(refreshToken), newHash: Self.hash(next), now: now) {
+        case let .rotated(user, authTime):
+            let idToken = try tokens.issue(for: user, authTime: authTime, now: now)
+            return SignInResult(user: user, idToken: idToken, refreshToken: next, expiresIn: config.idTokenTtlSeconds, isNewUser: false)
+        case .unknown:
+            throw PhoneAuthError(.invalidUserToken, "The refresh token is not valid.", details: [("reason", .string("unknown"))])
+        case let .revoked(reason):
+            let messages = [
+                "signedOut": "The session was signed out.",
+                "reused": "The refresh token was already used; the session has been ended because the token may have been stolen.",
+                "revoked": "The user's sessions were revoked.",
+                "userDisabled": "The user account has been disabled.",
+            ]
+            throw PhoneAuthError(.invalidUserToken, messages[reason] ?? "The session has ended.", details: [("reason", .string(reason))])
+        case .userDisabled:
+            throw PhoneAuthError(.userDisabled, "The user account has been disabled.")
+        }
+    }
+
+    public func verifyIdToken(_ idToken: String, checkRevoked: Bool) throws -> JSONValue {
+        let claims = try tokens.verify(idToken, now: clock.now())
+        if checkRevoked {
+            guard let uid = claims["sub"]?.stringValue, let user = try store.user(uid: uid) else {
+                throw PhoneAuthError(.userNotFound, "The token's user no longer exists.")
+            }
+            if user.disabled { throw PhoneAuthError(.userDisabled, "The user account has been disabled.") }
+            // Second granularity, as in Firebase: a token from the same second as a revocation counts as revoked.
+            if let validSince = user.validSince, let authTime = claims["auth_time"]?.intValue,
+               authTime * 1000 < validSince.milliseconds || authTime == validSince.seconds {
+                throw PhoneAuthError(.idTokenRevoked, "The ID token was issued before the user's sessions were revoked.")
+            }
+        }
+        return claims
+    }
+
+    public func signOut(refreshToken: String) throws {
+        guard !refreshToken.isEmpty else { throw PhoneAuthError.argument("The field 'refreshToken' is required.", field: "refreshToken") }
+        try store.signOut(refreshTokenHash: Self.hash(refreshToken), now: clock.now())
+    }
+
+    public var jwks: JSONValue {
+        .object([("keys", .array(keys.signingKeys.values.sorted { $0.kid < $1.kid }.map(\.publicJWK)))])
+    }
+
+    // MARK: Users
+
+    public func user(uid: String) throws -> UserRecord {
+        guard let user = try store.user(uid: uid) else { throw Self.noUser }
+        return user
+    }
+
+    public func user(phoneNumber: String) throws -> UserRecord {
+        let phone = try PhoneNumber.parse(phoneNumber)
+        guard let user = try store.user(phoneNumber: phone.e164) else { throw Self.noUser }
+        return user
+    }
+
+    public func deleteUser(uid: String) throws {
+        guard try store.deleteUser(uid: uid) else { throw Self.noUser }
+    }
+
+    public func updateUser(uid: String, disabled: Bool?, displayName: String??) throws -> UserRecord {
+        guard let user = try store.updateUser(uid: uid, disabled: disabled, displayName: displayName, now: clock.now()) else { throw Self.noUser }
+        return user
+    }
+
+    public func revokeRefreshTokens(uid: String) throws {
+        guard try store.revokeSessions(uid: uid, now: clock.now()) else { throw Self.noUser }
+    }
+
+    private static let noUser = PhoneAuthError(.userNotFound, "There is no user with this identifier.")
+
+    private static func newRefreshToken() -> String { Base64URL.encode(SecureBytes.random(count: 32)) }
+
+    /// Refresh tokens carry 256 random bits, so a plain SHA-256 is enough to store them safely.
+    static func hash(_ token: String) -> [UInt8] { Array(SHA256.hash(data: Array(token.utf8))) }
+}

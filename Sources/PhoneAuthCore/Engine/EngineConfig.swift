@@ -1,0 +1,111 @@
+/// The engine's configuration, read from the JSON object given to phoneauth_open.
+public struct EngineConfig: Sendable {
+    public enum SigningAlgorithm: String, Sendable, CaseIterable { case es256 = "ES256", rs256 = "RS256", edDSA = "EdDSA" }
+    public enum SMSProviderKind: String, Sendable { case callback, console }
+    public enum Synchronous: String, Sendable { case normal, full }
+
+    public var database: String
+    public var projectId = "phoneauth"
+    public var issuer: String?
+    public var masterKey: [UInt8]?
+    public var signingAlgorithm = SigningAlgorithm.es256
+    public var idTokenTtlSeconds: Int64 = 3600
+    public var codeLength = 6
+    public var codeTtlSeconds: Int64 = 300
+    public var maxAttempts = 5
+    public var resendAfterSeconds: Int64 = 60
+    public var defaultLanguageCode = "en"
+    public var testPhoneNumbers: [String: String] = [:]
+    public var appVerificationDisabledForTesting = false
+    public var smsProvider = SMSProviderKind.callback
+    public var smsMaxAttempts = 5
+    public var smsRetryBackoffMs: Int64 = 1000
+    public var sqliteSynchronous = Synchronous.normal
+
+    public init(database: String) { self.database = database }
+
+    public var effectiveIssuer: String { issuer ?? "https://phoneauth.local/\(projectId)" }
+
+    static let maxTestPhoneNumbers = 10
+
+    /// Reads and validates a configuration object; every error names the offending key.
+    public static func read(_ json: JSONValue) throws(PhoneAuthError) -> EngineConfig {
+        let r = try ObjectReader(json, code: .invalidConfiguration, what: "configuration")
+        try r.rejectUnknown([
+            "database", "projectId", "issuer", "masterKey", "signingAlgorithm", "idTokenTtlSeconds",
+            "codeLength", "codeTtlSeconds", "maxAttempts", "resendAfterSeconds", "defaultLanguageCode",
+            "testPhoneNumbers", "appVerification", "sms", "sqliteSynchronous",
+        ])
+        guard let database = try r.string("database"), !database.isEmpty else {
+            throw PhoneAuthError(.invalidConfiguration, "The configuration key 'database' (path of the SQLite file) is required.",
+                                 details: [("key", .string("database"))])
+        }
+        var c = EngineConfig(database: database)
+        if let v = try r.string("projectId") {
+            guard !v.isEmpty, v.utf8.count <= 128 else { throw bad("projectId", "must be 1 to 128 characters") }
+            c.projectId = v
+        }
+        if let v = try r.string("issuer") {
+            guard !v.isEmpty, v.utf8.count <= 512 else { throw bad("issuer", "must be 1 to 512 characters") }
+            c.issuer = v
+        }
+        if let v = try r.string("masterKey") { c.masterKey = try MasterKey.decode(v, source: "configuration key 'masterKey'") }
+        if let v = try r.string("signingAlgorithm") {
+            guard let a = SigningAlgorithm(rawValue: v) else { throw bad("signingAlgorithm", "must be ES256, RS256 or EdDSA") }
+            c.signingAlgorithm = a
+        }
+        c.idTokenTtlSeconds = try r.int("idTokenTtlSeconds", in: 60...86_400) ?? c.idTokenTtlSeconds
+        c.codeLength = Int(try r.int("codeLength", in: 6...10) ?? Int64(c.codeLength))
+        c.codeTtlSeconds = try r.int("codeTtlSeconds", in: 1...3600) ?? c.codeTtlSeconds
+        c.maxAttempts = Int(try r.int("maxAttempts", in: 1...20) ?? Int64(c.maxAttempts))
+        c.resendAfterSeconds = try r.int("resendAfterSeconds", in: 0...3600) ?? c.resendAfterSeconds
+        if let v = try r.string("defaultLanguageCode") {
+            guard SMSTemplates.hasLanguage(v) else { throw bad("defaultLanguageCode", "must be one of \(SMSTemplates.languages.joined(separator: ", "))") }
+            c.defaultLanguageCode = v
+        }
+        if let numbers = try r.object("testPhoneNumbers") {
+            c.testPhoneNumbers = try readTestPhoneNumbers(numbers)
+        }
+        if let app = try r.object("appVerification") {
+            try app.rejectUnknown(["disabledForTesting"])
+            c.appVerificationDisabledForTesting = try app.bool("disabledForTesting") ?? false
+        }
+        if let sms = try r.object("sms") {
+            try sms.rejectUnknown(["provider", "maxAttempts", "retryBackoffMs"])
+            if let v = try sms.string("provider") {
+                guard let p = SMSProviderKind(rawValue: v) else { throw bad("sms.provider", "must be \"callback\" or \"console\"") }
+                c.smsProvider = p
+            }
+            c.smsMaxAttempts = Int(try sms.int("maxAttempts", in: 1...20) ?? Int64(c.smsMaxAttempts))
+            c.smsRetryBackoffMs = try sms.int("retryBackoffMs", in: 10...3_600_000) ?? c.smsRetryBackoffMs
+        }
+        if let v = try r.string("sqliteSynchronous") {
+            guard let s = Synchronous(rawValue: v) else { throw bad("sqliteSynchronous", "must be \"normal\" or \"full\"") }
+            c.sqliteSynchronous = s
+        }
+        return c
+    }
+
+    private static func readTestPhoneNumbers(_ numbers: ObjectReader) throws(PhoneAuthError) -> [String: String] {
+        guard numbers.entries.count <= maxTestPhoneNumbers else {
+            throw bad("testPhoneNumbers", "may hold at most \(maxTestPhoneNumbers) numbers; it has \(numbers.entries.count)")
+        }
+        var result: [String: String] = [:]
+        for (number, code) in numbers.entries {
+            let phone: PhoneNumber
+            do { phone = try PhoneNumber.parse(number) } catch {
+                throw bad("testPhoneNumbers", "has an entry that is not a valid phone number (\(error.message))")
+            }
+            guard case let .string(c) = code, c.utf8.count == 6, c.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+                throw bad("testPhoneNumbers", "must map each number to a code of exactly 6 digits, as a string; \(phone.masked) does not")
+            }
+            guard result[phone.e164] == nil else { throw bad("testPhoneNumbers", "lists \(phone.masked) twice") }
+            result[phone.e164] = c
+        }
+        return result
+    }
+
+    private static func bad(_ key: String, _ problem: String) -> PhoneAuthError {
+        PhoneAuthError(.invalidConfiguration, "The configuration key '\(key)' \(problem).", details: [("key", .string(key))])
+    }
+}

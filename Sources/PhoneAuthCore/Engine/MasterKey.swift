@@ -1,0 +1,78 @@
+import Glibc
+
+/// The 32-byte key that encrypts the secrets kept in the database. Taken from the configuration,
+/// else the environment variable PHONEAUTH_MASTER_KEY, else a key file beside the database that is
+/// generated on first use with mode 0600.
+public enum MasterKey {
+    public static let environmentVariable = "PHONEAUTH_MASTER_KEY"
+
+    /// Accepts 64 hex digits or base64 of 32 bytes.
+    public static func decode(_ text: String, source: String) throws(PhoneAuthError) -> [UInt8] {
+        let trimmed = String(text.filter { !$0.isWhitespace })
+        if trimmed.utf8.count == 64, let bytes = hex(trimmed) { return bytes }
+        if let bytes = Base64.decode(trimmed), bytes.count == 32 { return bytes }
+        throw PhoneAuthError(.invalidConfiguration, "The master key from the \(source) must be 32 bytes, written as 64 hex digits or in base64.",
+                             details: [("key", .string("masterKey"))])
+    }
+
+    public static func resolve(configured: [UInt8]?, database: String) throws(PhoneAuthError) -> [UInt8] {
+        if let configured { return configured }
+        if let env = getenv(environmentVariable), env.pointee != 0 {
+            return try decode(String(cString: env), source: "environment variable \(environmentVariable)")
+        }
+        return try fromKeyFile(database + ".key")
+    }
+
+    private static func fromKeyFile(_ path: String) throws(PhoneAuthError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd >= 0 {
+            defer { close(fd) }
+            var info = stat()
+            guard fstat(fd, &info) == 0 else { throw keyFileError(path, "cannot be read") }
+            guard info.st_mode & 0o077 == 0 else {
+                throw keyFileError(path, "is readable by other users (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 600 on it")
+            }
+            var buffer = [UInt8](repeating: 0, count: 256)
+            let n = read(fd, &buffer, buffer.count)
+            guard n > 0 else { throw keyFileError(path, "is empty") }
+            return try decode(String(decoding: buffer.prefix(n), as: UTF8.self), source: "key file \(path)")
+        }
+        guard errno == ENOENT else { throw keyFileError(path, "cannot be opened (\(String(cString: strerror(errno))))") }
+        // O_EXCL: when two processes create it at once, one wins and the other reads its key.
+        let created = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if created < 0 {
+            if errno == EEXIST { return try fromKeyFile(path) }
+            throw keyFileError(path, "cannot be created (\(String(cString: strerror(errno))))")
+        }
+        let key = SecureBytes.random(count: 32)
+        let text = Array((Base64.encode(key) + "\n").utf8)
+        let written = write(created, text, text.count)
+        let synced = fsync(created)
+        close(created)
+        guard written == text.count, synced == 0 else {
+            unlink(path)
+            throw keyFileError(path, "cannot be written")
+        }
+        return key
+    }
+
+    private static func keyFileError(_ path: String, _ problem: String) -> PhoneAuthError {
+        PhoneAuthError(.storageError, "The master key file \(path) \(problem).", details: [("path", .string(path))])
+    }
+
+    private static func hex(_ text: String) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var high: UInt8?
+        for c in text.utf8 {
+            let v: UInt8
+            switch c {
+            case 48...57: v = c - 48
+            case 97...102: v = c - 87
+            case 65...70: v = c - 55
+            default: return nil
+            }
+            if let h = high { bytes.append(h << 4 | v); high = nil } else { high = v }
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,103 @@
+/// An error the engine reports to its host: a stable code, its status number, an English message
+/// for developers (never holding codes, tokens, secrets or full phone numbers) and details.
+public struct PhoneAuthError: Error, Sendable {
+    public let code: Code
+    public let message: String
+    public let details: [(String, JSONValue)]
+
+    public init(_ code: Code, _ message: String, details: [(String, JSONValue)] = []) {
+        self.code = code
+        self.message = message
+        self.details = details
+    }
+
+    /// Error codes, with Firebase's AuthErrorCode name and number where the meaning is the same.
+    /// A struct over raw values so that new codes can be added without breaking callers.
+    public struct Code: Hashable, Sendable {
+        public let name: String
+        public let status: Int32
+
+        public static let invalidCredential = Code(name: "invalidCredential", status: 17004)
+        public static let userDisabled = Code(name: "userDisabled", status: 17005)
+        public static let operationNotAllowed = Code(name: "operationNotAllowed", status: 17006)
+        public static let tooManyRequests = Code(name: "tooManyRequests", status: 17010)
+        public static let userNotFound = Code(name: "userNotFound", status: 17011)
+        public static let invalidUserToken = Code(name: "invalidUserToken", status: 17017)
+        public static let userTokenExpired = Code(name: "userTokenExpired", status: 17021)
+        public static let missingPhoneNumber = Code(name: "missingPhoneNumber", status: 17041)
+        public static let invalidPhoneNumber = Code(name: "invalidPhoneNumber", status: 17042)
+        public static let missingVerificationCode = Code(name: "missingVerificationCode", status: 17043)
+        public static let invalidVerificationCode = Code(name: "invalidVerificationCode", status: 17044)
+        public static let missingVerificationID = Code(name: "missingVerificationID", status: 17045)
+        public static let invalidVerificationID = Code(name: "invalidVerificationID", status: 17046)
+        public static let sessionExpired = Code(name: "sessionExpired", status: 17051)
+        public static let quotaExceeded = Code(name: "quotaExceeded", status: 17052)
+        public static let appNotVerified = Code(name: "appNotVerified", status: 17055)
+        public static let secondFactorRequired = Code(name: "secondFactorRequired", status: 17078)
+        public static let internalError = Code(name: "internalError", status: 17999)
+        public static let invalidArgument = Code(name: "invalidArgument", status: 18000)
+        public static let invalidConfiguration = Code(name: "invalidConfiguration", status: 18001)
+        public static let unknownMethod = Code(name: "unknownMethod", status: 18002)
+        public static let storageError = Code(name: "storageError", status: 18003)
+        public static let invalidIdToken = Code(name: "invalidIdToken", status: 18004)
+        public static let idTokenRevoked = Code(name: "idTokenRevoked", status: 18005)
+
+        public static let all: [Code] = [
+            .invalidCredential, .userDisabled, .operationNotAllowed, .tooManyRequests, .userNotFound,
+            .invalidUserToken, .userTokenExpired, .missingPhoneNumber, .invalidPhoneNumber,
+            .missingVerificationCode, .invalidVerificationCode, .missingVerificationID,
+            .invalidVerificationID, .sessionExpired, .quotaExceeded, .appNotVerified,
+            .secondFactorRequired, .internalError, .invalidArgument, .invalidConfiguration,
+            .unknownMethod, .storageError, .invalidIdToken, .idTokenRevoked,
+        ]
+
+        /// Short static description of each status, for phoneauth_strerror.
+        public var summary: String {
+            switch name {
+            case "invalidCredential": return "the credential is malformed"
+            case "userDisabled": return "the user account is disabled"
+            case "operationNotAllowed": return "the operation is not allowed by configuration"
+            case "tooManyRequests": return "too many requests"
+            case "userNotFound": return "no such user"
+            case "invalidUserToken": return "the refresh token is not valid"
+            case "userTokenExpired": return "the ID token has expired"
+            case "missingPhoneNumber": return "the phone number is missing"
+            case "invalidPhoneNumber": return "the phone number is not valid"
+            case "missingVerificationCode": return "the verification code is missing"
+            case "invalidVerificationCode": return "the verification code is not correct"
+            case "missingVerificationID": return "the verification ID is missing"
+            case "invalidVerificationID": return "the verification ID is not valid"
+            case "sessionExpired": return "the verification can no longer be used"
+            case "quotaExceeded": return "a quota is exhausted"
+            case "appNotVerified": return "the app could not be verified"
+            case "secondFactorRequired": return "a second factor is required"
+            case "internalError": return "internal error"
+            case "invalidArgument": return "invalid argument"
+            case "invalidConfiguration": return "invalid configuration"
+            case "unknownMethod": return "unknown method"
+            case "storageError": return "the database cannot be used"
+            case "invalidIdToken": return "the ID token is not valid"
+            case "idTokenRevoked": return "the ID token has been revoked"
+            default: return "unknown status"
+            }
+        }
+    }
+
+    /// The error object every failure turns into across the ABI.
+    public var jsonValue: JSONValue {
+        .object([("error", .object([
+            ("code", .string(code.name)),
+            ("status", .int(Int64(code.status))),
+            ("message", .string(message)),
+            ("details", .object(details)),
+        ]))])
+    }
+
+    static func argument(_ message: String, field: String) -> PhoneAuthError {
+        PhoneAuthError(.invalidArgument, message, details: [("field", .string(field))])
+    }
+
+    static func storage(_ message: String) -> PhoneAuthError {
+        PhoneAuthError(.storageError, message)
+    }
+}

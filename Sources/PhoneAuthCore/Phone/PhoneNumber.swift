@@ -1,0 +1,58 @@
+import CPhoneNumbers
+
+/// A phone number that libphonenumber parsed and found valid, in E.164 form.
+public struct PhoneNumber: Hashable, Sendable {
+    public let e164: String
+    public let region: String
+    public let type: NumberType
+
+    public enum NumberType: Int32, Sendable {
+        case fixedLine = 0, mobile, fixedLineOrMobile, tollFree, premiumRate, sharedCost, voip,
+             personalNumber, pager, uan, voicemail, unknown
+    }
+
+    /// Parses any common human format with a leading "+". Throws `invalidPhoneNumber` whose
+    /// details carry the reason, or `missingPhoneNumber` for an empty string.
+    public static func parse(_ text: String) throws(PhoneAuthError) -> PhoneNumber {
+        if text.allSatisfy({ $0 == " " }) {
+            throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.")
+        }
+        guard text.utf8.count <= 64, !text.utf8.contains(0) else {
+            throw invalid("notANumber", "The phone number is too long to be a phone number.")
+        }
+        var result = pa_phone_result()
+        pa_phone_parse(text, "ZZ", &result)
+        switch Int(result.reason) {
+        case Int(PA_PHONE_OK.rawValue):
+            let e164 = withUnsafeBytes(of: result.e164) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            let region = withUnsafeBytes(of: result.region) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            return PhoneNumber(e164: e164, region: region, type: NumberType(rawValue: result.type) ?? .unknown)
+        case Int(PA_PHONE_INVALID_COUNTRY_CODE.rawValue):
+            throw invalid("invalidCountryCode", "The phone number has no valid country calling code; write it with a leading + and the country code.")
+        case Int(PA_PHONE_TOO_SHORT.rawValue):
+            throw invalid("tooShort", "The phone number is too short.")
+        case Int(PA_PHONE_TOO_LONG.rawValue):
+            throw invalid("tooLong", "The phone number is too long.")
+        case Int(PA_PHONE_INVALID_LENGTH.rawValue):
+            throw invalid("invalidLength", "The phone number has a length no number of its country has.")
+        case Int(PA_PHONE_NOT_VALID.rawValue):
+            throw invalid("notValid", "The phone number is not a valid number.")
+        default:
+            throw invalid("notANumber", "The text is not a phone number.")
+        }
+    }
+
+    private static func invalid(_ reason: String, _ message: String) -> PhoneAuthError {
+        PhoneAuthError(.invalidPhoneNumber, message, details: [("reason", .string(reason))])
+    }
+
+    /// The number with all but the country code's first digit and the last four digits hidden,
+    /// for logs and for showing a user which number a code went to: "+1******3434".
+    public var masked: String { PhoneNumber.mask(e164) }
+
+    public static func mask(_ e164: String) -> String {
+        let digits = Array(e164.dropFirst())
+        guard digits.count > 5 else { return "+" + String(repeating: "*", count: digits.count) }
+        return "+" + String(digits[0]) + String(repeating: "*", count: digits.count - 5) + String(digits.suffix(4))
+    }
+}

@@ -1,0 +1,148 @@
+import CSQLite
+
+/// A value bound to a statement parameter.
+enum SQLValue {
+    case int(Int64)
+    case text(String)
+    case blob([UInt8])
+    case null
+}
+
+/// One result row, read by column index.
+struct SQLRow {
+    let statement: OpaquePointer
+
+    func int(_ i: Int32) -> Int64 { sqlite3_column_int64(statement, i) }
+    func isNull(_ i: Int32) -> Bool { sqlite3_column_type(statement, i) == SQLITE_NULL }
+    func optionalInt(_ i: Int32) -> Int64? { isNull(i) ? nil : int(i) }
+    func text(_ i: Int32) -> String {
+        guard let p = sqlite3_column_text(statement, i) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(statement, i))), as: UTF8.self)
+    }
+    func optionalText(_ i: Int32) -> String? { isNull(i) ? nil : text(i) }
+    func blob(_ i: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(statement, i))
+        guard count > 0, let p = sqlite3_column_blob(statement, i) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: p, count: count))
+    }
+}
+
+/// A single SQLite connection with a statement cache. Not thread-safe: its owner serialises use.
+/// Errors carry SQLite's message, never the bound values (phone numbers, hashes).
+final class SQLiteConnection {
+    private let db: OpaquePointer
+    private var cache: [String: OpaquePointer] = [:]
+
+    init(path: String, synchronous: EngineConfig.Synchronous) throws {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        guard rc == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            sqlite3_close(handle)
+            throw PhoneAuthError(.storageError, "The database \(path) cannot be opened: \(message).", details: [("path", .string(path))])
+        }
+        db = handle
+        sqlite3_busy_timeout(db, 10_000)
+        sqlite3_extended_result_codes(db, 1)
+        do {
+            try execute("PRAGMA journal_mode=WAL")
+            try execute("PRAGMA synchronous=\(synchronous == .full ? "FULL" : "NORMAL")")
+            try execute("PRAGMA foreign_keys=ON")
+        } catch {
+            close()
+            throw PhoneAuthError(.storageError, "The database \(path) cannot be used: \((error as? PhoneAuthError)?.message ?? "\(error)")",
+                                 details: [("path", .string(path))])
+        }
+    }
+
+    func close() {
+        for statement in cache.values { sqlite3_finalize(statement) }
+        cache.removeAll()
+        sqlite3_close_v2(db)
+    }
+
+    private func failure(_ what: String) -> PhoneAuthError {
+        PhoneAuthError(.storageError, "Database \(what) failed: \(String(cString: sqlite3_errmsg(db))).")
+    }
+
+    func execute(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        if sqlite3_exec(db, sql, nil, nil, &message) != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? "unknown error"
+            sqlite3_free(message)
+            throw PhoneAuthError(.storageError, "Database statement failed: \(text).")
+        }
+    }
+
+    private func prepared(_ sql: String, _ args: [SQLValue]) throws -> OpaquePointer {
+        let statement: OpaquePointer
+        if let cached = cache[sql] {
+            statement = cached
+        } else {
+            var made: OpaquePointer?
+            guard sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &made, nil) == SQLITE_OK, let made else {
+                throw failure("prepare")
+            }
+            cache[sql] = made
+            statement = made
+        }
+        for (i, arg) in args.enumerated() {
+            let index = Int32(i + 1)
+            let rc: Int32
+            switch arg {
+            case let .int(v): rc = sqlite3_bind_int64(statement, index, v)
+            case let .text(v): rc = sqlite3_bind_text(statement, index, v, -1, pa_sqlite_transient())
+            case let .blob(v): rc = v.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), pa_sqlite_transient()) }
+            case .null: rc = sqlite3_bind_null(statement, index)
+            }
+            guard rc == SQLITE_OK else { sqlite3_reset(statement); throw failure("bind") }
+        }
+        return statement
+    }
+
+    /// Runs a statement that returns no rows; returns the number of rows it changed.
+    @discardableResult
+    func run(_ sql: String, _ args: [SQLValue] = []) throws -> Int {
+        let statement = try prepared(sql, args)
+        defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
+        let rc = sqlite3_step(statement)
+        guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw failure("write") }
+        return Int(sqlite3_changes(db))
+    }
+
+    /// Calls `each` for every row.
+    func rows(_ sql: String, _ args: [SQLValue] = [], _ each: (SQLRow) throws -> Void) throws {
+        let statement = try prepared(sql, args)
+        defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
+        while true {
+            let rc = sqlite3_step(statement)
+            if rc == SQLITE_DONE { return }
+            guard rc == SQLITE_ROW else { throw failure("read") }
+            try each(SQLRow(statement: statement))
+        }
+    }
+
+    /// The first row mapped by `map`, or nil.
+    func row<T>(_ sql: String, _ args: [SQLValue] = [], _ map: (SQLRow) throws -> T) throws -> T? {
+        var result: T?
+        try rows(sql, args) { row in
+            if result == nil { result = try map(row) }
+        }
+        return result
+    }
+
+    /// Runs `body` in a write transaction (BEGIN IMMEDIATE, so concurrent writers from other
+    /// processes queue on the busy timeout instead of failing at commit), rolling back on error.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try run("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try run("COMMIT")
+            return result
+        } catch {
+            try? run("ROLLBACK")
+            throw error
+        }
+    }
+}

@@ -1,0 +1,286 @@
+/// The embedded store: one SQLite file in WAL mode. One connection per engine, serialised by a
+/// lock; other processes on the same file are coordinated by SQLite's own locking.
+public final class SQLiteStore: Store, @unchecked Sendable {
+    private let lock = Lock()
+    private let db: SQLiteConnection
+    private var closed = false
+
+    public init(path: String, synchronous: EngineConfig.Synchronous) throws {
+        db = try SQLiteConnection(path: path, synchronous: synchronous)
+        do { try SQLiteMigrations.apply(to: db) } catch { db.close(); throw error }
+    }
+
+    public func close() {
+        lock.withLock {
+            if !closed { db.close(); closed = true }
+        }
+    }
+
+    /// Runs `body` in a transaction under the lock.
+    private func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try lock.withLock { () throws -> T in
+            guard !closed else { throw PhoneAuthError(.storageError, "The engine is closed.") }
+            return try db.transaction { try body(db) }
+        }
+    }
+
+    private func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try lock.withLock { () throws -> T in
+            guard !closed else { throw PhoneAuthError(.storageError, "The engine is closed.") }
+            return try body(db)
+        }
+    }
+
+    // MARK: Keys
+
+    public func secrets() throws -> [StoredSecret] {
+        try read { db in
+            var result: [StoredSecret] = []
+            try db.rows("SELECT kid, kind, sealed, created_at FROM secrets ORDER BY created_at, kid") { row in
+                result.append(StoredSecret(kid: row.text(0), kind: row.text(1), sealed: row.blob(2), createdAt: Timestamp(milliseconds: row.int(3))))
+            }
+            return result
+        }
+    }
+
+    public func addSecretIfNoneOfKind(_ secret: StoredSecret) throws -> [StoredSecret] {
+        try write { db in
+            let existing = try db.row("SELECT count(*) FROM secrets WHERE kind = ?", [.text(secret.kind)]) { $0.int(0) } ?? 0
+            if existing == 0 {
+                try db.run("INSERT INTO secrets (kid, kind, sealed, created_at) VALUES (?, ?, ?, ?)",
+                           [.text(secret.kid), .text(secret.kind), .blob(secret.sealed), .int(secret.createdAt.milliseconds)])
+            }
+            var result: [StoredSecret] = []
+            try db.rows("SELECT kid, kind, sealed, created_at FROM secrets WHERE kind = ? ORDER BY created_at, kid", [.text(secret.kind)]) { row in
+                result.append(StoredSecret(kid: row.text(0), kind: row.text(1), sealed: row.blob(2), createdAt: Timestamp(milliseconds: row.int(3))))
+            }
+            return result
+        }
+    }
+
+    // MARK: Verifications
+
+    public func startVerification(_ v: NewVerification, reuseIfCreatedAfter: Timestamp) throws -> VerificationStart {
+        try write { db in
+            let latest = try db.row(
+                "SELECT id, created_at, expires_at FROM verifications WHERE phone = ? AND state = 'active' ORDER BY created_at DESC LIMIT 1",
+                [.text(v.phone)]) { row in (row.text(0), Timestamp(milliseconds: row.int(1)), Timestamp(milliseconds: row.int(2))) }
+            if let (id, createdAt, expiresAt) = latest, createdAt >= reuseIfCreatedAfter, expiresAt > v.createdAt {
+                return .reused(id: id, createdAt: createdAt, expiresAt: expiresAt)
+            }
+            if latest != nil {
+                try db.run("UPDATE verifications SET state = 'replaced' WHERE phone = ? AND state = 'active'", [.text(v.phone)])
+            }
+            try db.run("INSERT INTO verifications (id, phone, code_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+                       [.text(v.id), .text(v.phone), .blob(v.codeHash), .int(v.createdAt.milliseconds), .int(v.expiresAt.milliseconds)])
+            if let message = v.outbox {
+                try db.run("INSERT INTO outbox (verification_id, phone, language_code, sealed_body, due_at) VALUES (?, ?, ?, ?, ?)",
+                           [.text(v.id), .text(v.phone), .text(message.languageCode), .blob(message.sealedBody), .int(v.createdAt.milliseconds)])
+            }
+            return .created
+        }
+    }
+
+    public func redeemVerification(id: String, now: Timestamp, maxAttempts: Int,
+                                   codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> RedeemOutcome {
+        try write { db in
+            guard let (phone, codeHash, expiresAt, attempts, state) = try db.row(
+                "SELECT phone, code_hash, expires_at, attempts, state FROM verifications WHERE id = ?", [.text(id)],
+                { row in (row.text(0), row.blob(1), Timestamp(milliseconds: row.int(2)), Int(row.int(3)), row.text(4)) })
+            else { return .unknown }
+            switch state {
+            case "used": return .unusable(reason: "alreadyUsed")
+            case "dead": return .unusable(reason: "tooManyAttempts")
+            case "replaced": return .unusable(reason: "replaced")
+            default: break
+            }
+            if expiresAt <= now { return .unusable(reason: "expired") }
+            guard codeMatches(codeHash) else {
+                let used = attempts + 1
+                try db.run("UPDATE verifications SET attempts = ?, state = ? WHERE id = ?",
+                           [.int(Int64(used)), .text(used >= maxAttempts ? "dead" : "active"), .text(id)])
+                return .wrongCode(attemptsLeft: max(0, maxAttempts - used))
+            }
+            var user = try self.user(phoneNumber: phone, in: db)
+            if user?.disabled == true { return .userDisabled }
+            // The state check in the WHERE clause makes consumption atomic across processes.
+            guard try db.run("UPDATE verifications SET state = 'used' WHERE id = ? AND state = 'active'", [.text(id)]) == 1 else {
+                return .unusable(reason: "alreadyUsed")
+            }
+            let isNew = user == nil
+            if isNew {
+                try db.run("INSERT INTO users (uid, created_at, last_sign_in_at) VALUES (?, ?, ?)",
+                           [.text(signIn.newUid), .int(now.milliseconds), .int(now.milliseconds)])
+                try db.run("INSERT INTO phone_identities (phone, uid, created_at) VALUES (?, ?, ?)",
+                           [.text(phone), .text(signIn.newUid), .int(now.milliseconds)])
+                user = UserRecord(uid: signIn.newUid, phoneNumber: phone, displayName: nil, disabled: false,
+                                  createdAt: now, lastSignInAt: now, validSince: nil)
+            } else if var existing = user {
+                try db.run("UPDATE users SET last_sign_in_at = ? WHERE uid = ?", [.int(now.milliseconds), .text(existing.uid)])
+                existing.lastSignInAt = now
+                user = existing
+            }
+            guard let user else { return .unknown }
+            try db.run("INSERT INTO sessions (id, uid, token_hash, created_at, auth_time) VALUES (?, ?, ?, ?, ?)",
+                       [.text(signIn.sessionId), .text(user.uid), .blob(signIn.refreshTokenHash), .int(now.milliseconds), .int(now.milliseconds)])
+            return .signedIn(user, isNewUser: isNew)
+        }
+    }
+
+    public func verificationStatus(id: String, now: Timestamp) throws -> VerificationStatus? {
+        try read { db in
+            try db.row("""
+                SELECT v.phone, v.state, v.expires_at, o.status, o.attempts FROM verifications v
+                LEFT JOIN outbox o ON o.verification_id = v.id WHERE v.id = ?
+                """, [.text(id)]) { row in
+                let expiresAt = Timestamp(milliseconds: row.int(2))
+                var state = row.text(1)
+                if state == "active" && expiresAt <= now { state = "expired" }
+                return VerificationStatus(id: id, phone: row.text(0), state: state, expiresAt: expiresAt,
+                                          delivery: row.optionalText(3).map { $0 == "sending" ? "pending" : $0 } ?? "none",
+                                          attempts: Int(row.optionalInt(4) ?? 0))
+            }
+        }
+    }
+
+    // MARK: Outbox
+
+    public func claimDueMessages(now: Timestamp, limit: Int, leaseMilliseconds: Int64) throws -> [OutboxMessage] {
+        try write { db in
+            var messages: [OutboxMessage] = []
+            try db.rows("""
+                SELECT id, verification_id, phone, language_code, sealed_body, attempts FROM outbox
+                WHERE (status = 'pending' AND due_at <= ?1) OR (status = 'sending' AND lease_until <= ?1)
+                ORDER BY due_at LIMIT ?2
+                """, [.int(now.milliseconds), .int(Int64(limit))]) { row in
+                messages.append(OutboxMessage(id: row.int(0), verificationId: row.text(1), phone: row.text(2),
+                                              languageCode: row.text(3), sealedBody: row.blob(4), attempts: Int(row.int(5))))
+            }
+            for m in messages {
+                try db.run("UPDATE outbox SET status = 'sending', lease_until = ? WHERE id = ?",
+                           [.int(now.milliseconds + leaseMilliseconds), .int(m.id)])
+            }
+            return messages
+        }
+    }
+
+    public func recordDeliveries(_ outcomes: [DeliveryOutcome], now: Timestamp, maxAttempts: Int,
+                                 backoff: (Int) -> Int64) throws {
+        guard !outcomes.isEmpty else { return }
+        try write { db in
+            for outcome in outcomes {
+                switch outcome {
+                case let .sent(id):
+                    try db.run("UPDATE outbox SET status = 'sent', sealed_body = NULL, attempts = attempts + 1 WHERE id = ?", [.int(id)])
+                case let .failed(id):
+                    let attempts = Int(try db.row("SELECT attempts FROM outbox WHERE id = ?", [.int(id)]) { $0.int(0) } ?? 0) + 1
+                    if attempts >= maxAttempts {
+                        try db.run("UPDATE outbox SET status = 'failed', sealed_body = NULL, attempts = ? WHERE id = ?",
+                                   [.int(Int64(attempts)), .int(id)])
+                    } else {
+                        try db.run("UPDATE outbox SET status = 'pending', attempts = ?, due_at = ? WHERE id = ?",
+                                   [.int(Int64(attempts)), .int(now.milliseconds + backoff(attempts)), .int(id)])
+                    }
+                }
+            }
+        }
+    }
+
+    public func nextDeliveryDue() throws -> Timestamp? {
+        try read { db in
+            try db.row("""
+                SELECT min(t) FROM (SELECT min(due_at) AS t FROM outbox WHERE status = 'pending'
+                UNION ALL SELECT min(lease_until) FROM outbox WHERE status = 'sending')
+                """) { $0.optionalInt(0).map { Timestamp(milliseconds: $0) } } ?? nil
+        }
+    }
+
+    // MARK: Sessions
+
+    public func rotateRefreshToken(hash: [UInt8], newHash: [UInt8], now: Timestamp) throws -> RefreshOutcome {
+        try write { db in
+            let session = try db.row("SELECT id, uid, auth_time, revoked_reason FROM sessions WHERE token_hash = ?", [.blob(hash)]) {
+                ($0.text(0), $0.text(1), Timestamp(milliseconds: $0.int(2)), $0.optionalText(3))
+            }
+            guard let (sessionId, uid, authTime, revokedReason) = session else {
+                // A token that was already rotated away: someone is replaying it, so end the session.
+                guard let stolen = try db.row("SELECT session_id FROM retired_refresh_tokens WHERE token_hash = ?", [.blob(hash)], { $0.text(0) }) else {
+                    return .unknown
+                }
+                try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'reused' WHERE id = ? AND revoked_at IS NULL",
+                           [.int(now.milliseconds), .text(stolen)])
+                let reason = try db.row("SELECT revoked_reason FROM sessions WHERE id = ?", [.text(stolen)]) { $0.text(0) }
+                return .revoked(reason: reason ?? "reused")
+            }
+            if let revokedReason { return .revoked(reason: revokedReason) }
+            guard let user = try self.user(uid: uid, in: db) else { return .unknown }
+            if user.disabled { return .userDisabled }
+            try db.run("UPDATE sessions SET token_hash = ? WHERE id = ?", [.blob(newHash), .text(sessionId)])
+            try db.run("INSERT INTO retired_refresh_tokens (token_hash, session_id) VALUES (?, ?)", [.blob(hash), .text(sessionId)])
+            return .rotated(user, authTime: authTime)
+        }
+    }
+
+    public func signOut(refreshTokenHash hash: [UInt8], now: Timestamp) throws {
+        try write { db in
+            try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'signedOut' WHERE token_hash = ? AND revoked_at IS NULL",
+                       [.int(now.milliseconds), .blob(hash)])
+        }
+    }
+
+    // MARK: Users
+
+    private static let userColumns = """
+        SELECT u.uid, p.phone, u.display_name, u.disabled, u.created_at, u.last_sign_in_at, u.valid_since
+        FROM users u LEFT JOIN phone_identities p ON p.uid = u.uid
+        """
+
+    private static func userRecord(_ row: SQLRow) -> UserRecord {
+        UserRecord(uid: row.text(0), phoneNumber: row.optionalText(1), displayName: row.optionalText(2),
+                   disabled: row.int(3) != 0, createdAt: Timestamp(milliseconds: row.int(4)),
+                   lastSignInAt: row.optionalInt(5).map { Timestamp(milliseconds: $0) },
+                   validSince: row.optionalInt(6).map { Timestamp(milliseconds: $0) })
+    }
+
+    private func user(uid: String, in db: SQLiteConnection) throws -> UserRecord? {
+        try db.row(Self.userColumns + " WHERE u.uid = ?", [.text(uid)], Self.userRecord)
+    }
+
+    private func user(phoneNumber: String, in db: SQLiteConnection) throws -> UserRecord? {
+        try db.row(Self.userColumns + " WHERE u.uid = (SELECT uid FROM phone_identities WHERE phone = ?)", [.text(phoneNumber)], Self.userRecord)
+    }
+
+    public func user(uid: String) throws -> UserRecord? { try read { try user(uid: uid, in: $0) } }
+
+    public func user(phoneNumber: String) throws -> UserRecord? { try read { try user(phoneNumber: phoneNumber, in: $0) } }
+
+    public func deleteUser(uid: String) throws -> Bool {
+        try write { db in try db.run("DELETE FROM users WHERE uid = ?", [.text(uid)]) == 1 }
+    }
+
+    public func updateUser(uid: String, disabled: Bool?, displayName: String??, now: Timestamp) throws -> UserRecord? {
+        try write { db in
+            guard try user(uid: uid, in: db) != nil else { return nil }
+            if let disabled {
+                try db.run("UPDATE users SET disabled = ? WHERE uid = ?", [.int(disabled ? 1 : 0), .text(uid)])
+                if disabled {
+                    try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'userDisabled' WHERE uid = ? AND revoked_at IS NULL",
+                               [.int(now.milliseconds), .text(uid)])
+                }
+            }
+            if let displayName {
+                try db.run("UPDATE users SET display_name = ? WHERE uid = ?", [displayName.map { .text($0) } ?? .null, .text(uid)])
+            }
+            return try user(uid: uid, in: db)
+        }
+    }
+
+    public func revokeSessions(uid: String, now: Timestamp) throws -> Bool {
+        try write { db in
+            guard try db.run("UPDATE users SET valid_since = ? WHERE uid = ?", [.int(now.milliseconds), .text(uid)]) == 1 else { return false }
+            try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'revoked' WHERE uid = ? AND revoked_at IS NULL",
+                       [.int(now.milliseconds), .text(uid)])
+            return true
+        }
+    }
+}

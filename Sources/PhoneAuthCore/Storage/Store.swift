@@ -1,0 +1,46 @@
+/// Where the engine keeps its state. Each operation is one transaction the engine needs, so a
+/// PostgreSQL implementation can follow without touching the engine. Implementations are
+/// thread-safe and safe to share with other processes opening the same database.
+public protocol Store: AnyObject, Sendable {
+    // Keys
+    func secrets() throws -> [StoredSecret]
+    /// Adds a secret unless one of the same kind already exists; returns the secrets of that kind
+    /// (so two processes creating a key at once settle on one).
+    func addSecretIfNoneOfKind(_ secret: StoredSecret) throws -> [StoredSecret]
+
+    // Verifications
+    /// Starts `verification` unless an active one for the same number was created at or after
+    /// `reuseIfCreatedAfter`; a new one replaces older active ones. The SMS is queued in the same
+    /// transaction.
+    func startVerification(_ verification: NewVerification, reuseIfCreatedAfter: Timestamp) throws -> VerificationStart
+    /// Checks a code and, if it matches, consumes the verification, creates the user on first
+    /// sign-in and opens a session, all in one transaction. A wrong code counts an attempt.
+    func redeemVerification(id: String, now: Timestamp, maxAttempts: Int,
+                            codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> RedeemOutcome
+    func verificationStatus(id: String, now: Timestamp) throws -> VerificationStatus?
+
+    // Outbox
+    /// Leases up to `limit` messages due for delivery so no other worker sends them meanwhile.
+    func claimDueMessages(now: Timestamp, limit: Int, leaseMilliseconds: Int64) throws -> [OutboxMessage]
+    /// Records outcomes: a sent message's body is erased; a failed one is retried after
+    /// `backoff(attempts)` milliseconds, or given up (and erased) after `maxAttempts`.
+    func recordDeliveries(_ outcomes: [DeliveryOutcome], now: Timestamp, maxAttempts: Int,
+                          backoff: (Int) -> Int64) throws
+    /// When the earliest pending message becomes due, if any.
+    func nextDeliveryDue() throws -> Timestamp?
+
+    // Sessions
+    func rotateRefreshToken(hash: [UInt8], newHash: [UInt8], now: Timestamp) throws -> RefreshOutcome
+    func signOut(refreshTokenHash: [UInt8], now: Timestamp) throws
+
+    // Users
+    func user(uid: String) throws -> UserRecord?
+    func user(phoneNumber: String) throws -> UserRecord?
+    func deleteUser(uid: String) throws -> Bool
+    /// `displayName` nil leaves it; `.some(nil)` clears it. Disabling ends the user's sessions.
+    func updateUser(uid: String, disabled: Bool?, displayName: String??, now: Timestamp) throws -> UserRecord?
+    /// Ends every session of the user and marks tokens issued before `now` revoked.
+    func revokeSessions(uid: String, now: Timestamp) throws -> Bool
+
+    func close()
+}

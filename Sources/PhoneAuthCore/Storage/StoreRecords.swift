@@ -1,0 +1,90 @@
+// The plain values that cross the `Store` protocol. They carry hashes and sealed bytes, never
+// codes, tokens or message bodies in clear.
+
+/// A key kept in the store, sealed under the master key.
+public struct StoredSecret: Sendable {
+    public var kid: String
+    public var kind: String
+    public var sealed: [UInt8]
+    public var createdAt: Timestamp
+}
+
+public struct NewVerification: Sendable {
+    public var id: String
+    public var phone: String
+    public var codeHash: [UInt8]
+    public var createdAt: Timestamp
+    public var expiresAt: Timestamp
+    /// nil for test numbers, which send no SMS.
+    public var outbox: NewOutboxMessage?
+}
+
+public struct NewOutboxMessage: Sendable {
+    public var languageCode: String
+    public var sealedBody: [UInt8]
+}
+
+public enum VerificationStart: Sendable {
+    case created
+    /// A verification for the same number started inside the resend window: reuse it.
+    case reused(id: String, createdAt: Timestamp, expiresAt: Timestamp)
+}
+
+public struct UserRecord: Sendable {
+    public var uid: String
+    public var phoneNumber: String?
+    public var displayName: String?
+    public var disabled: Bool
+    public var createdAt: Timestamp
+    public var lastSignInAt: Timestamp?
+    public var validSince: Timestamp?
+}
+
+/// What a successful code check turns into: the uid to use if the number has no user yet, and
+/// the new session's identifiers.
+public struct NewSignIn: Sendable {
+    public var newUid: String
+    public var sessionId: String
+    public var refreshTokenHash: [UInt8]
+}
+
+public enum RedeemOutcome: Sendable {
+    case signedIn(UserRecord, isNewUser: Bool)
+    case wrongCode(attemptsLeft: Int)
+    /// expired, tooManyAttempts, alreadyUsed or replaced
+    case unusable(reason: String)
+    case unknown
+    case userDisabled
+}
+
+public enum RefreshOutcome: Sendable {
+    case rotated(UserRecord, authTime: Timestamp)
+    case unknown
+    /// signedOut, reused, revoked or userDisabled
+    case revoked(reason: String)
+    case userDisabled
+}
+
+public struct OutboxMessage: Sendable {
+    public var id: Int64
+    public var verificationId: String
+    public var phone: String
+    public var languageCode: String
+    public var sealedBody: [UInt8]
+    public var attempts: Int
+}
+
+public enum DeliveryOutcome: Sendable {
+    case sent(id: Int64)
+    case failed(id: Int64)
+}
+
+public struct VerificationStatus: Sendable {
+    public var id: String
+    public var phone: String
+    public var state: String
+    public var expiresAt: Timestamp
+    /// pending, sent, failed, or none (test numbers)
+    public var delivery: String
+    public var attempts: Int
+}

@@ -1,0 +1,110 @@
+import CJansson
+import Glibc
+
+/// JSON text to and from `JSONValue`, through jansson.
+public enum JSONCodec {
+    public struct ParseError: Error, Sendable {
+        public let message: String
+        public let line: Int
+        public let column: Int
+    }
+
+    /// Parses one JSON value (objects, arrays and scalars alike). Invalid UTF-8 and NUL bytes are
+    /// rejected by jansson with a position.
+    public static func parse(_ text: String) throws(ParseError) -> JSONValue {
+        var error = json_error_t()
+        let flags = Int(JSON_DECODE_ANY | JSON_REJECT_DUPLICATES)
+        let root: UnsafeMutablePointer<json_t>? = text.utf8CString.withUnsafeBufferPointer { buffer in
+            // The buffer holds a trailing NUL; give jansson the exact length so an embedded NUL fails.
+            json_loadb(buffer.baseAddress, buffer.count - 1, flags, &error)
+        }
+        guard let root else {
+            let message = withUnsafeBytes(of: &error.text) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            throw ParseError(message: message, line: Int(error.line), column: Int(error.column))
+        }
+        defer { pa_json_decref(root) }
+        return value(of: root)
+    }
+
+    /// Parses raw bytes (possibly invalid UTF-8) without first making a Swift string of them.
+    public static func parse(bytes: UnsafeRawBufferPointer) throws(ParseError) -> JSONValue {
+        var error = json_error_t()
+        let flags = Int(JSON_DECODE_ANY | JSON_REJECT_DUPLICATES)
+        guard let root = json_loadb(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, flags, &error) else {
+            let message = withUnsafeBytes(of: &error.text) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            throw ParseError(message: message, line: Int(error.line), column: Int(error.column))
+        }
+        defer { pa_json_decref(root) }
+        return value(of: root)
+    }
+
+    /// Compact JSON text of a value.
+    public static func serialize(_ value: JSONValue) -> String {
+        guard let json = make(value) else { return "null" }
+        defer { pa_json_decref(json) }
+        guard let text = json_dumps(json, Int(JSON_COMPACT | JSON_ENCODE_ANY)) else { return "null" }
+        defer { free(text) }
+        return String(cString: text)
+    }
+
+    /// Compact JSON text as a malloc'd C string, for handing across the C ABI.
+    public static func serializeToCString(_ value: JSONValue) -> UnsafeMutablePointer<CChar>? {
+        guard let json = make(value) else { return nil }
+        defer { pa_json_decref(json) }
+        return json_dumps(json, Int(JSON_COMPACT | JSON_ENCODE_ANY))
+    }
+
+    static func value(of json: UnsafeMutablePointer<json_t>) -> JSONValue {
+        switch pa_json_typeof(json) {
+        case Int32(JSON_OBJECT.rawValue):
+            var pairs: [(String, JSONValue)] = []
+            var iter = json_object_iter(json)
+            while let it = iter {
+                let key = String(cString: json_object_iter_key(it))
+                if let child = json_object_iter_value(it) { pairs.append((key, value(of: child))) }
+                iter = json_object_iter_next(json, it)
+            }
+            return .object(pairs)
+        case Int32(JSON_ARRAY.rawValue):
+            return .array((0..<json_array_size(json)).compactMap { i in
+                json_array_get(json, i).map { value(of: $0) }
+            })
+        case Int32(JSON_STRING.rawValue):
+            let length = json_string_length(json)
+            guard let bytes = json_string_value(json) else { return .string("") }
+            return .string(bytes.withMemoryRebound(to: UInt8.self, capacity: length) {
+                String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+            })
+        case Int32(JSON_INTEGER.rawValue): return .int(Int64(json_integer_value(json)))
+        case Int32(JSON_REAL.rawValue): return .double(json_real_value(json))
+        case Int32(JSON_TRUE.rawValue): return .bool(true)
+        case Int32(JSON_FALSE.rawValue): return .bool(false)
+        default: return .null
+        }
+    }
+
+    static func make(_ value: JSONValue) -> UnsafeMutablePointer<json_t>? {
+        switch value {
+        case .null: return pa_json_null()
+        case let .bool(b): return b ? pa_json_true() : pa_json_false()
+        case let .int(i): return json_integer(json_int_t(i))
+        case let .double(d): return json_real(d)
+        case let .string(s):
+            return s.withCString { json_stringn($0, s.utf8.count) }
+        case let .array(items):
+            guard let array = json_array() else { return nil }
+            for item in items { if let child = make(item) { json_array_append_new(array, child) } }
+            return array
+        case let .object(pairs):
+            guard let object = json_object() else { return nil }
+            for (key, child) in pairs {
+                if let childJSON = make(child) { json_object_set_new(object, key, childJSON) }
+            }
+            return object
+        }
+    }
+}

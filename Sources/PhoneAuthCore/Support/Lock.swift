@@ -1,0 +1,41 @@
+import Glibc
+
+/// A mutual-exclusion lock over pthread_mutex_t, with a condition variable for waiting.
+public final class Lock: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    public init() {
+        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    public func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+
+    /// Waits, with the lock held by the caller, until signalled or `milliseconds` pass.
+    public func wait(milliseconds: Int64) {
+        var deadline = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &deadline)
+        let total = Int64(deadline.tv_nsec) + (milliseconds % 1000) * 1_000_000
+        deadline.tv_sec += Int(milliseconds / 1000 + total / 1_000_000_000)
+        deadline.tv_nsec = Int(total % 1_000_000_000)
+        pthread_cond_timedwait(condition, mutex, &deadline)
+    }
+
+    public func broadcast() { pthread_cond_broadcast(condition) }
+}

@@ -1,0 +1,68 @@
+/// Reads fields of a JSON object strictly: wrong types, unknown keys and out-of-range numbers are
+/// errors that name the field. `code` is the error raised (invalidArgument for call parameters,
+/// invalidConfiguration for the engine configuration); `path` prefixes nested field names.
+public struct ObjectReader {
+    private let pairs: [(String, JSONValue)]
+    private let code: PhoneAuthError.Code
+    private let path: String
+
+    public init(_ value: JSONValue?, code: PhoneAuthError.Code = .invalidArgument, path: String = "", what: String = "parameters") throws(PhoneAuthError) {
+        self.code = code
+        self.path = path
+        switch value {
+        case nil, .null?: pairs = []
+        case let .object(p)?: pairs = p
+        case let other?:
+            throw PhoneAuthError(code, "The \(path.isEmpty ? what : "field '\(path)'") must be a JSON object, not \(other.typeName).",
+                                 details: path.isEmpty ? [] : [("field", .string(path))])
+        }
+    }
+
+    private func name(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    private func fail(_ key: String, _ message: String) -> PhoneAuthError {
+        PhoneAuthError(code, message, details: [(code == .invalidConfiguration ? "key" : "field", .string(name(key)))])
+    }
+
+    /// Rejects any key not in `known`, naming it.
+    public func rejectUnknown(_ known: Set<String>) throws(PhoneAuthError) {
+        if let (key, _) = pairs.first(where: { !known.contains($0.0) }) {
+            let noun = code == .invalidConfiguration ? "configuration key" : "parameter"
+            throw fail(key, "Unknown \(noun) '\(name(key))'.")
+        }
+    }
+
+    public func value(_ key: String) -> JSONValue? {
+        guard let v = pairs.first(where: { $0.0 == key })?.1, v != .null else { return nil }
+        return v
+    }
+
+    public func string(_ key: String) throws(PhoneAuthError) -> String? {
+        guard let v = value(key) else { return nil }
+        guard case let .string(s) = v else { throw fail(key, "The field '\(name(key))' must be a string, not \(v.typeName).") }
+        return s
+    }
+
+    public func bool(_ key: String) throws(PhoneAuthError) -> Bool? {
+        guard let v = value(key) else { return nil }
+        guard case let .bool(b) = v else { throw fail(key, "The field '\(name(key))' must be true or false, not \(v.typeName).") }
+        return b
+    }
+
+    public func int(_ key: String, in range: ClosedRange<Int64>) throws(PhoneAuthError) -> Int64? {
+        guard let v = value(key) else { return nil }
+        guard case let .int(i) = v else { throw fail(key, "The field '\(name(key))' must be an integer, not \(v.typeName).") }
+        guard range.contains(i) else {
+            throw fail(key, "The field '\(name(key))' must be between \(range.lowerBound) and \(range.upperBound); it is \(i).")
+        }
+        return i
+    }
+
+    public func object(_ key: String) throws(PhoneAuthError) -> ObjectReader? {
+        guard let v = value(key) else { return nil }
+        return try ObjectReader(v, code: code, path: name(key))
+    }
+
+    /// The object's own pairs, for maps such as testPhoneNumbers.
+    public var entries: [(String, JSONValue)] { pairs }
+}

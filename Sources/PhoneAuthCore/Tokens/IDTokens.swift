@@ -1,0 +1,54 @@
+/// Issues and checks ID tokens: JWTs whose claims follow Firebase's, so code written for Firebase
+/// ID tokens reads them.
+public struct IDTokens: Sendable {
+    let keys: KeyRing
+    let issuer: String
+    let audience: String
+    let lifetimeSeconds: Int64
+
+    public func issue(for user: UserRecord, authTime: Timestamp, now: Timestamp) throws -> String {
+        var claims: [(String, JSONValue)] = [
+            ("iss", .string(issuer)),
+            ("aud", .string(audience)),
+            ("auth_time", .int(authTime.seconds)),
+            ("user_id", .string(user.uid)),
+            ("sub", .string(user.uid)),
+            ("iat", .int(now.seconds)),
+            ("exp", .int(now.seconds + lifetimeSeconds)),
+        ]
+        var identities: [(String, JSONValue)] = []
+        if let phone = user.phoneNumber {
+            claims.append(("phone_number", .string(phone)))
+            identities.append(("phone", .array([.string(phone)])))
+        }
+        claims.append(("firebase", .object([("identities", .object(identities)), ("sign_in_provider", .string("phone"))])))
+        return try JWT.sign(claims: .object(claims), with: keys.activeSigningKey)
+    }
+
+    /// Checks signature, algorithm, issuer, audience and expiry; returns the claims.
+    public func verify(_ token: String, now: Timestamp) throws(PhoneAuthError) -> JSONValue {
+        func invalid(_ reason: String, _ message: String) -> PhoneAuthError {
+            PhoneAuthError(.invalidIdToken, message, details: [("reason", .string(reason))])
+        }
+        guard let jwt = JWT.decode(token) else { throw invalid("malformed", "The ID token is not a well-formed JWT.") }
+        guard let kid = jwt.header["kid"]?.stringValue, let key = keys.signingKeys[kid] else {
+            throw invalid("unknownKey", "The ID token was not signed by a key of this engine.")
+        }
+        guard jwt.header["alg"]?.stringValue == key.algorithm.rawValue else {
+            throw invalid("algorithmMismatch", "The ID token's algorithm does not match its key.")
+        }
+        guard key.isValidSignature(jwt.signature, for: jwt.signingInput) else {
+            throw invalid("badSignature", "The ID token's signature is not valid.")
+        }
+        guard jwt.claims["iss"]?.stringValue == issuer else { throw invalid("wrongIssuer", "The ID token has another issuer.") }
+        guard jwt.claims["aud"]?.stringValue == audience else { throw invalid("wrongAudience", "The ID token is for another project.") }
+        guard let exp = jwt.claims["exp"]?.intValue, let sub = jwt.claims["sub"]?.stringValue, !sub.isEmpty,
+              jwt.claims["iat"]?.intValue != nil, jwt.claims["auth_time"]?.intValue != nil else {
+            throw invalid("missingClaim", "The ID token lacks a required claim.")
+        }
+        guard now.seconds < exp else {
+            throw PhoneAuthError(.userTokenExpired, "The ID token has expired.", details: [("expiredAt", .string(Timestamp(seconds: exp).rfc3339))])
+        }
+        return jwt.claims
+    }
+}

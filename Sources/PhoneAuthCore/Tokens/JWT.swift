@@ -1,0 +1,30 @@
+/// Compact JWS encoding of JSON Web Tokens (RFC 7515 / 7519).
+public enum JWT {
+    public struct Decoded {
+        public let header: JSONValue
+        public let claims: JSONValue
+        public let signingInput: [UInt8]
+        public let signature: [UInt8]
+    }
+
+    public static func sign(claims: JSONValue, with key: SigningKey) throws -> String {
+        let header: JSONValue = .object([("alg", .string(key.algorithm.rawValue)), ("kid", .string(key.kid)), ("typ", .string("JWT"))])
+        let input = Base64URL.encode(JSONCodec.serialize(header).utf8) + "." + Base64URL.encode(JSONCodec.serialize(claims).utf8)
+        return input + "." + Base64URL.encode(try key.sign(Array(input.utf8)))
+    }
+
+    /// Splits and decodes a token without checking its signature; nil when it is not a JWT.
+    public static func decode(_ token: String) -> Decoded? {
+        guard token.utf8.count <= 16_384 else { return nil }
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3,
+              let headerBytes = Base64URL.decode(parts[0]), let claimBytes = Base64URL.decode(parts[1]),
+              let signature = Base64URL.decode(parts[2]),
+              let header = try? JSONCodec.parse(String(decoding: headerBytes, as: UTF8.self)),
+              let claims = try? JSONCodec.parse(String(decoding: claimBytes, as: UTF8.self)),
+              case .object = header, case .object = claims
+        else { return nil }
+        let input = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+        return Decoded(header: header, claims: claims, signingInput: input, signature: signature)
+    }
+}

@@ -1,0 +1,401 @@
+/* testutil.c: see testutil.h. */
+#include "testutil.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- assertions ---------------------------------------------------------------------------- */
+
+static int g_passed, g_failed;
+static pthread_mutex_t g_print_mu = PTHREAD_MUTEX_INITIALIZER;
+
+int tu_check(int ok, const char *file, int line, const char *expr, const char *fmt, ...) {
+    if (ok) {
+        __atomic_add_fetch(&g_passed, 1, __ATOMIC_SEQ_CST);
+        return 1;
+    }
+    __atomic_add_fetch(&g_failed, 1, __ATOMIC_SEQ_CST);
+    pthread_mutex_lock(&g_print_mu);
+    fprintf(stdout, "FAIL %s:%d: %s", file, line, expr);
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        fputs(" -- ", stdout);
+        vfprintf(stdout, fmt, ap);
+        va_end(ap);
+    }
+    fputc('\n', stdout);
+    fflush(stdout);
+    pthread_mutex_unlock(&g_print_mu);
+    return 0;
+}
+
+int tu_failures(void) { return __atomic_load_n(&g_failed, __ATOMIC_SEQ_CST); }
+
+int tu_finish(void) {
+    int passed = __atomic_load_n(&g_passed, __ATOMIC_SEQ_CST);
+    int failed = __atomic_load_n(&g_failed, __ATOMIC_SEQ_CST);
+    if (passed + failed == 0) {
+        printf("no check ran\n");
+        failed = 1;
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    fflush(stdout);
+    return failed ? 1 : 0;
+}
+
+int tu_timeout_ms(int base_ms) {
+    const char *s = getenv("PHONEAUTH_TEST_TIMEOUT_SCALE");
+    int scale = s ? atoi(s) : 1;
+    if (scale < 1) scale = 1;
+    return base_ms * scale;
+}
+
+int tu_memcheck(void) {
+    const char *s = getenv("PHONEAUTH_TEST_MEMCHECK");
+    return s && *s && strcmp(s, "0") != 0;
+}
+
+void tu_sleep_ms(int ms) {
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+/* ---- scratch folders and engines ------------------------------------------------------------ */
+
+char *tu_tmpdir(void) {
+    char *path = strdup("/tmp/phoneauth-ctest-XXXXXX");
+    if (!path || !mkdtemp(path)) {
+        perror("mkdtemp");
+        exit(2);
+    }
+    return path;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw) {
+    (void)sb;
+    (void)type;
+    (void)ftw;
+    if (remove(path) != 0) perror(path);
+    return 0;
+}
+
+void tu_rmtree(const char *path) {
+    if (path) nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+phoneauth_engine *tu_open(const char *dir, const char *name, const char *extra_config) {
+    char db[4096];
+    snprintf(db, sizeof db, "%s/%s.db", dir, name);
+    json_t *config = json_pack("{s:s, s:i}", "database", db, "resendAfterSeconds", 0);
+    if (extra_config) {
+        json_error_t jerr;
+        json_t *extra = json_loads(extra_config, 0, &jerr);
+        if (!CHECKF(json_is_object(extra), "test bug: extra config is not an object: %s", jerr.text)) {
+            json_decref(config);
+            json_decref(extra);
+            return NULL;
+        }
+        json_object_update(config, extra);
+        json_decref(extra);
+    }
+    char *text = json_dumps(config, JSON_COMPACT);
+    json_decref(config);
+    char *err = NULL;
+    phoneauth_engine *e = phoneauth_open(text, &err);
+    CHECKF(e != NULL, "phoneauth_open(%s) failed: %s", text, err ? err : "(no error_json)");
+    if (e) CHECKF(err == NULL, "phoneauth_open succeeded but set error_json: %s", err);
+    phoneauth_free(err);
+    free(text);
+    return e;
+}
+
+/* ---- calls ---------------------------------------------------------------------------------- */
+
+json_t *tu_parse_out_at(const char *file, int line, int status, char *out) {
+    if (!tu_check(out != NULL, file, line, "out_json != NULL", "status %d", status)) return NULL;
+    json_error_t jerr;
+    json_t *res = json_loads(out, 0, &jerr);
+    int ok = tu_check(json_is_object(res), file, line, "output is a JSON object",
+                      "%s (%s)", out, res ? "not an object" : jerr.text);
+    if (!ok) {
+        json_decref(res);
+        phoneauth_free(out);
+        return NULL;
+    }
+    json_t *error = json_object_get(res, "error");
+    if (status == PHONEAUTH_OK) {
+        tu_check(error == NULL, file, line, "success output has no \"error\"", "%s", out);
+    } else {
+        json_t *code = json_object_get(error, "code");
+        json_t *st = json_object_get(error, "status");
+        json_t *msg = json_object_get(error, "message");
+        json_t *details = json_object_get(error, "details");
+        const char *se = phoneauth_strerror(status);
+        tu_check(json_is_object(error) && json_is_string(code) && json_string_length(code) > 0 &&
+                     json_is_integer(st) && json_integer_value(st) == status &&
+                     json_is_string(msg) && json_is_object(details) && se != NULL,
+                 file, line, "error object {code, status == return, message, details{}}",
+                 "returned %d, output %s, strerror %s", status, out, se ? se : "NULL");
+    }
+    phoneauth_free(out);
+    return res;
+}
+
+json_t *tu_call_at(const char *file, int line, phoneauth_engine *e, const char *method,
+                   const char *params, int *status) {
+    char *out = NULL;
+    int st = phoneauth_call(e, method, params, &out);
+    if (status) *status = st;
+    return tu_parse_out_at(file, line, st, out);
+}
+
+json_t *tu_callj_at(const char *file, int line, phoneauth_engine *e, const char *method,
+                    json_t *params, int *status) {
+    char *text = params ? json_dumps(params, JSON_COMPACT) : NULL;
+    json_decref(params);
+    json_t *res = tu_call_at(file, line, e, method, text, status);
+    free(text);
+    return res;
+}
+
+int tu_expect_err(const char *file, int line, json_t *res, int status, int want_status,
+                  const char *want_code) {
+    const char *code = tu_str(res, "error.code");
+    return tu_check(status == want_status && code && strcmp(code, want_code) == 0, file, line,
+                    "expected error", "want %d %s, got %d %s", want_status, want_code, status,
+                    tu_dump(res));
+}
+
+int tu_expect_ok(const char *file, int line, json_t *res, int status) {
+    return tu_check(status == PHONEAUTH_OK && res != NULL, file, line, "expected success",
+                    "got %d %s", status, tu_dump(res));
+}
+
+json_t *tu_get(json_t *root, const char *path) {
+    char key[256];
+    json_t *cur = root;
+    const char *p = path;
+    while (cur && *p) {
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        if (n >= sizeof key) return NULL;
+        memcpy(key, p, n);
+        key[n] = 0;
+        cur = json_is_object(cur) ? json_object_get(cur, key) : NULL;
+        p += n + (dot ? 1 : 0);
+    }
+    return cur;
+}
+
+const char *tu_str(json_t *root, const char *path) {
+    json_t *v = tu_get(root, path);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+long long tu_int(json_t *root, const char *path, long long dflt) {
+    json_t *v = tu_get(root, path);
+    return json_is_integer(v) ? (long long)json_integer_value(v) : dflt;
+}
+
+int tu_bool(json_t *root, const char *path) {
+    json_t *v = tu_get(root, path);
+    return json_is_boolean(v) ? json_is_true(v) : -1;
+}
+
+const char *tu_errmsg(json_t *res) {
+    const char *m = tu_str(res, "error.message");
+    return m ? m : "";
+}
+
+const char *tu_dump(json_t *v) {
+    static __thread char buf[2048];
+    if (!v) return "(null)";
+    char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    snprintf(buf, sizeof buf, "%s", s ? s : "(unprintable)");
+    free(s);
+    return buf;
+}
+
+/* ---- SMS capture ---------------------------------------------------------------------------- */
+
+void tu_sms_init(tu_sms *s, const char *tag) {
+    memset(s, 0, sizeof *s);
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    s->messages = json_array();
+    s->creator = pthread_self();
+    s->tag = tag;
+}
+
+void tu_sms_destroy(tu_sms *s) {
+    json_decref(s->messages);
+    pthread_cond_destroy(&s->cv);
+    pthread_mutex_destroy(&s->mu);
+}
+
+int tu_sms_sender(void *ctx, const char *message_json) {
+    tu_sms *s = ctx;
+    int overlapped = __atomic_add_fetch(&s->inflight, 1, __ATOMIC_SEQ_CST) > 1;
+    json_t *msg = message_json ? json_loads(message_json, 0, NULL) : NULL;
+    pthread_mutex_lock(&s->mu);
+    s->calls++;
+    if (overlapped) s->overlapped = 1;
+    if (pthread_equal(pthread_self(), s->creator)) s->on_caller_thread = 1;
+    if (json_is_object(msg)) {
+        if (s->tag) json_object_set_new(msg, "_tag", json_string(s->tag));
+        json_array_append(s->messages, msg);
+    } else {
+        s->bad_messages++;
+    }
+    int rc = 0;
+    if (s->fail_next > 0) {
+        s->fail_next--;
+        rc = 1;
+    }
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    json_decref(msg);
+    __atomic_sub_fetch(&s->inflight, 1, __ATOMIC_SEQ_CST);
+    return rc;
+}
+
+static void deadline_after(struct timespec *ts, int ms) {
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    ts->tv_sec += ms / 1000;
+    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+static json_t *find_message(tu_sms *s, const char *vid) {
+    size_t i;
+    json_t *m;
+    json_array_foreach(s->messages, i, m) {
+        const char *v = tu_str(m, "verificationId");
+        if (v && vid && strcmp(v, vid) == 0) return m;
+    }
+    return NULL;
+}
+
+json_t *tu_sms_wait(tu_sms *s, const char *verification_id, int timeout_ms) {
+    struct timespec deadline;
+    deadline_after(&deadline, timeout_ms);
+    pthread_mutex_lock(&s->mu);
+    json_t *m;
+    while ((m = find_message(s, verification_id)) == NULL) {
+        if (pthread_cond_timedwait(&s->cv, &s->mu, &deadline) == ETIMEDOUT) {
+            m = find_message(s, verification_id);
+            break;
+        }
+    }
+    json_incref(m);
+    pthread_mutex_unlock(&s->mu);
+    return m;
+}
+
+int tu_sms_wait_calls(tu_sms *s, int n, int timeout_ms) {
+    struct timespec deadline;
+    deadline_after(&deadline, timeout_ms);
+    pthread_mutex_lock(&s->mu);
+    while (s->calls < n) {
+        if (pthread_cond_timedwait(&s->cv, &s->mu, &deadline) == ETIMEDOUT) break;
+    }
+    int calls = s->calls;
+    pthread_mutex_unlock(&s->mu);
+    return calls;
+}
+
+int tu_sms_calls(tu_sms *s) {
+    pthread_mutex_lock(&s->mu);
+    int calls = s->calls;
+    pthread_mutex_unlock(&s->mu);
+    return calls;
+}
+
+void tu_sms_fail_next(tu_sms *s, int n) {
+    pthread_mutex_lock(&s->mu);
+    s->fail_next = n;
+    pthread_mutex_unlock(&s->mu);
+}
+
+int tu_extract_code(const char *body, int len, char *out) {
+    if (!body) return 0;
+    const char *p = body;
+    while (*p) {
+        if (*p >= '0' && *p <= '9') {
+            const char *start = p;
+            while (*p >= '0' && *p <= '9') p++;
+            if (p - start == len) {
+                memcpy(out, start, (size_t)len);
+                out[len] = 0;
+                return 1;
+            }
+        } else {
+            p++;
+        }
+    }
+    return 0;
+}
+
+/* ---- whole flows ---------------------------------------------------------------------------- */
+
+json_t *tu_sms_credential(phoneauth_engine *e, tu_sms *s, const char *phone, char **vid_out) {
+    int st;
+    json_t *v = tu_callj(e, "verifyPhoneNumber", json_pack("{s:s}", "phoneNumber", phone), &st);
+    if (!EXPECT_OK(v, st)) {
+        json_decref(v);
+        return NULL;
+    }
+    const char *vid = tu_str(v, "verificationId");
+    long long len = tu_int(v, "codeLength", -1);
+    if (!CHECKF(vid && *vid && len >= 6 && len <= 10, "%s", tu_dump(v))) {
+        json_decref(v);
+        return NULL;
+    }
+    json_t *msg = tu_sms_wait(s, vid, tu_timeout_ms(15000));
+    char code[16] = "";
+    const char *body = tu_str(msg, "body");
+    int found = CHECKF(msg != NULL, "no SMS for %s within the timeout", phone) &&
+                CHECKF(tu_extract_code(body, (int)len, code), "no %lld-digit code in %s", len,
+                       body ? body : "(no body)");
+    json_t *cred = NULL;
+    if (found) {
+        json_t *c = tu_callj(e, "credential",
+                             json_pack("{s:s, s:s}", "verificationId", vid, "verificationCode", code),
+                             &st);
+        if (EXPECT_OK(c, st) && CHECKF(json_is_object(tu_get(c, "credential")), "%s", tu_dump(c))) {
+            cred = json_incref(tu_get(c, "credential"));
+        }
+        json_decref(c);
+    }
+    if (vid_out) *vid_out = strdup(vid);
+    json_decref(msg);
+    json_decref(v);
+    return cred;
+}
+
+json_t *tu_sms_sign_in(phoneauth_engine *e, tu_sms *s, const char *phone) {
+    json_t *cred = tu_sms_credential(e, s, phone, NULL);
+    if (!cred) return NULL;
+    int st;
+    json_t *r = tu_callj(e, "signInWithCredential", json_pack("{s:o}", "credential", cred), &st);
+    if (!EXPECT_OK(r, st)) {
+        json_decref(r);
+        return NULL;
+    }
+    return r;
+}

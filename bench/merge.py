@@ -1,0 +1,59 @@
+"""Merges the drivers' JSON outputs into one document and adds the comparisons between them.
+
+Usage: merge.py c.json python.json handrolled.json > latest.json
+"""
+import json
+import os
+import platform
+import sys
+import time
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def main(c_path, py_path, hand_path):
+    c = load(c_path)
+    py = load(py_path)
+    hand = load(hand_path)
+    doc = {
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
+                    "python": platform.python_version()},
+        "c": c["c"],
+        "floor": c["floor"],
+        "python": py["python"],
+        "handrolled": hand["handrolled"],
+    }
+    floor_us = c["floor"]["floorPerFlowUs"]
+    for section in (doc["python"].get("threads1"), doc["python"].get("threads2"), doc["handrolled"]):
+        if section and floor_us:
+            section["ratioToFloor"] = round(section["costPerFlowUs"] / floor_us, 2)
+            if "cpuUsPerFlow" in section:
+                section["cpuRatioToFloor"] = round(section["cpuUsPerFlow"] / floor_us, 2)
+    hand_fps = hand["handrolled"]["flowsPerSecond"]
+    summary = {
+        "cFlowsPerSecond1Thread": c["c"]["threads1"]["flowsPerSecond"],
+        "cFlowsPerSecond2Threads": c["c"]["threads2"]["flowsPerSecond"],
+        "pythonFlowsPerSecond1Thread": py["python"]["threads1"]["flowsPerSecond"],
+        "pythonFlowsPerSecond2Threads": py["python"]["threads2"]["flowsPerSecond"],
+        "handrolledFlowsPerSecond": hand_fps,
+        "floorPerFlowUs": c["floor"]["floorPerFlowUs"],
+    }
+    best_py = max(summary["pythonFlowsPerSecond1Thread"], summary["pythonFlowsPerSecond2Threads"])
+    summary["pythonBestOverHandrolled"] = round(best_py / hand_fps, 2) if hand_fps else None
+    summary["targets"] = {
+        "c2ThreadsAtLeast8000": summary["cFlowsPerSecond2Threads"] >= 8000,
+        "pythonAboveHandrolled": best_py > hand_fps,
+    }
+    doc["summary"] = summary
+    json.dump(doc, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    main(*sys.argv[1:])

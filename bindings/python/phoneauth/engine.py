@@ -1,0 +1,295 @@
+"""The Engine class: one libphoneauth engine handle, its methods, and its SMS sender."""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import json
+import sys
+import threading
+import weakref
+from ctypes import byref, c_void_p
+from typing import Any, Callable, Dict, List, Mapping, Optional
+
+from . import _ffi
+from .errors import PhoneAuthError, error_from_object
+
+SmsSender = Callable[[Dict[str, Any]], Any]
+
+_UNSET: Any = object()  # "argument not given": distinct from None, which is sent as JSON null
+
+# Set on the thread that runs a Python SMS sender while it runs.
+_sender_state = threading.local()
+
+
+def _camel(name: str) -> str:
+    """phone_number -> phoneNumber; lowerCamel names pass through unchanged."""
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def _params(extra: Mapping[str, Any], **named: Any) -> Dict[str, Any]:
+    """Top-level keyword arguments -> a lowerCamel parameter object; unset arguments are left out."""
+    out = {_camel(k): v for k, v in named.items() if v is not _UNSET}
+    out.update((_camel(k), v) for k, v in extra.items())
+    return out
+
+
+def _encode(value: Any) -> bytes:
+    return json.dumps(value).encode("utf-8")
+
+
+def _decode(text: Optional[str]) -> Any:
+    try:
+        return json.loads(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def _error(status: Optional[int], obj: Any) -> PhoneAuthError:
+    """The exception for an error object (obj may be None when the library gave none)."""
+    exc = error_from_object(obj, status)
+    if not exc.message:
+        exc.message = _ffi.strerror(exc.status) if exc.status else "the library gave no error object"
+        exc.args = (exc.message,)
+    return exc
+
+
+def _result(status: int, text: Optional[str]) -> Dict[str, Any]:
+    """Decodes what a call returned: the result object, or raises the error it describes."""
+    obj = _decode(text)
+    if status != 0:
+        raise _error(status, obj)
+    if not isinstance(obj, dict):
+        raise PhoneAuthError("the library returned something that is not a JSON object",
+                             code="internalError", status=17999)
+    return obj
+
+
+def _sender_trampoline(sender: SmsSender):
+    """Wraps a Python sender as the C callback: 0 = delivered, 1 = failed (retry later)."""
+
+    def callback(ctx, message_json):
+        if not message_json:
+            return 1
+        _sender_state.active = True
+        try:
+            message = json.loads(ctypes.string_at(message_json).decode("utf-8"))
+            outcome = sender(message)
+        except BaseException as exc:  # nothing may unwind into the library
+            try:
+                # One short line; never the message itself (it holds the code).
+                sys.stderr.write(f"phoneauth: SMS sender raised {type(exc).__name__}; "
+                                 "the engine will retry\n")
+            except BaseException:
+                pass
+            return 1
+        finally:
+            _sender_state.active = False
+        return 1 if outcome is False else 0
+
+    return callback
+
+
+_live_engines: "weakref.WeakSet[Engine]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_live_engines() -> None:
+    # Closed before the interpreter finalizes, while the delivery thread can still take the GIL
+    # to finish a running callback (phoneauth_close waits for it).
+    for engine in list(_live_engines):
+        try:
+            engine.close()
+        except Exception:
+            pass
+
+
+class Engine:
+    """A phone sign-in engine over one database (see docs/API.md).
+
+    ``Engine(config)`` opens it from a configuration dict (``{"database": "auth.db", ...}``);
+    ``close()`` or a ``with`` block ends it. Methods take snake_case keyword arguments, sent as the
+    lowerCamel parameters of docs/API.md, and return the decoded result object. Failures raise
+    PhoneAuthError subclasses. An engine may be used from many threads at once.
+    """
+
+    def __init__(self, config: Mapping[str, Any]):
+        self._handle: Optional[int] = None  # first, so that __del__ works if opening fails
+        self._lib = _ffi.lib  # kept on the instance: module globals may be gone at shutdown
+        self._cond = threading.Condition()
+        self._busy = 0
+        # Every CFUNCTYPE object ever installed, kept until close: the library may still be
+        # running one when it is replaced.
+        self._senders: List[Any] = []
+        if not isinstance(config, Mapping):
+            raise TypeError("config must be a dict")
+        error = c_void_p()
+        handle = self._lib.phoneauth_open(_encode(dict(config)), byref(error))
+        text = _ffi.take_string(error)
+        if not handle:
+            raise _error(None, _decode(text))
+        self._handle = handle
+        _live_engines.add(self)
+
+    # -- lifetime ------------------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        return self._handle is None
+
+    def close(self) -> None:
+        """Stops the delivery thread and frees the engine. Calling it again does nothing.
+        Undelivered messages stay in the database's outbox for the next engine."""
+        if getattr(_sender_state, "active", False):
+            raise RuntimeError("phoneauth: an engine cannot be closed from its own SMS sender")
+        with self._cond:
+            handle, self._handle = self._handle, None
+            if handle is None:
+                return
+            while self._busy:  # calls running on other threads finish first
+                self._cond.wait()
+        self._lib.phoneauth_close(handle)
+        self._senders = []
+
+    def __enter__(self) -> "Engine":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except BaseException:
+            pass
+
+    def __repr__(self) -> str:
+        return f"<phoneauth.Engine {'closed' if self._handle is None else 'open'}>"
+
+    def _enter(self) -> int:
+        with self._cond:
+            if self._handle is None:
+                raise ValueError("phoneauth: operation on a closed engine")
+            self._busy += 1
+            return self._handle
+
+    def _leave(self) -> None:
+        with self._cond:
+            self._busy -= 1
+            if not self._busy:
+                self._cond.notify_all()
+
+    def _invoke(self, function, *args: Any) -> Dict[str, Any]:
+        out = c_void_p()
+        handle = self._enter()
+        try:
+            status = function(handle, *args, byref(out))
+        finally:
+            self._leave()
+        return _result(status, _ffi.take_string(out))
+
+    # -- generic calls ---------------------------------------------------------------------------
+
+    def call(self, method: str, params: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+        """Runs any method of docs/API.md by its name, with a dict of lowerCamel parameters."""
+        return self.call_json(method, None if params is None else _encode(dict(params)))
+
+    def call_json(self, method: str, params_json: Optional[Any] = None) -> Dict[str, Any]:
+        """Like call(), with the parameters given as JSON text (str or bytes) sent unchanged."""
+        if isinstance(params_json, str):
+            params_json = params_json.encode("utf-8")
+        return self._invoke(self._lib.phoneauth_call, method.encode("utf-8"), params_json)
+
+    # -- methods with a typed C wrapper ------------------------------------------------------------
+
+    def verify_phone_number(self, phone_number: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """Starts a verification and sends the SMS. Keywords: language_code, client_ip.
+        Returns {"verificationId", "codeLength", "expiresAt", "resendAt"}."""
+        return self._invoke(self._lib.phoneauth_verify_phone_number,
+                            _encode(_params(params, phone_number=phone_number)))
+
+    def credential(self, verification_id: Any = _UNSET, verification_code: Any = _UNSET,
+                   **params: Any) -> Dict[str, Any]:
+        """Returns {"credential": {...}}; pass its "credential" to sign_in_with_credential."""
+        return self._invoke(self._lib.phoneauth_credential, _encode(_params(
+            params, verification_id=verification_id, verification_code=verification_code)))
+
+    def sign_in_with_credential(self, credential: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """Signs in with a credential object. Returns {"user", "idToken", "refreshToken",
+        "expiresIn", "additionalUserInfo"}."""
+        return self._invoke(self._lib.phoneauth_sign_in_with_credential,
+                            _encode(_params(params, credential=credential)))
+
+    def sign_out(self, refresh_token: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """Ends the session of that refresh token. Returns {}."""
+        return self._invoke(self._lib.phoneauth_sign_out,
+                            _encode(_params(params, refresh_token=refresh_token)))
+
+    # -- methods through phoneauth_call ------------------------------------------------------------
+
+    def refresh_id_token(self, refresh_token: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """Rotates the refresh token. Returns {"idToken", "refreshToken", "expiresIn"}."""
+        return self.call("refreshIdToken", _params(params, refresh_token=refresh_token))
+
+    def verify_id_token(self, id_token: Any = _UNSET, check_revoked: Any = _UNSET,
+                        **params: Any) -> Dict[str, Any]:
+        """Checks an ID token. Returns {"claims": {...}}."""
+        return self.call("verifyIdToken",
+                         _params(params, id_token=id_token, check_revoked=check_revoked))
+
+    def get_user(self, uid: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        return self.call("getUser", _params(params, uid=uid))
+
+    def get_user_by_phone_number(self, phone_number: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        return self.call("getUserByPhoneNumber", _params(params, phone_number=phone_number))
+
+    def delete_user(self, uid: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        return self.call("deleteUser", _params(params, uid=uid))
+
+    def update_user(self, uid: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """Keywords: disabled (bool), display_name (str or None)."""
+        return self.call("updateUser", _params(params, uid=uid))
+
+    def revoke_refresh_tokens(self, uid: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        return self.call("revokeRefreshTokens", _params(params, uid=uid))
+
+    def get_jwks(self, **params: Any) -> Dict[str, Any]:
+        """Returns {"keys": [JWK, ...]}, the public keys that verify ID tokens."""
+        return self.call("getJwks", _params(params))
+
+    def get_verification_status(self, verification_id: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        return self.call("getVerificationStatus", _params(params, verification_id=verification_id))
+
+    # -- SMS sender --------------------------------------------------------------------------------
+
+    def set_sms_sender(self, sender: Optional[SmsSender]) -> None:
+        """Installs the SMS sender of the "callback" provider, or removes it with None.
+
+        ``sender(message)`` gets {"to", "body", "languageCode", "verificationId"} and runs on the
+        engine's delivery thread. Returning None or a true value means delivered; returning False
+        or raising means failed, and the engine retries later."""
+        if sender is None:
+            function = _ffi.SMS_SENDER()  # a NULL function pointer
+        elif callable(sender):
+            function = _ffi.SMS_SENDER(_sender_trampoline(sender))
+        else:
+            raise TypeError("sender must be callable or None")
+        handle = self._enter()
+        try:
+            self._senders.append(function)  # referenced before the library can call it
+            status = self._lib.phoneauth_set_sms_sender(handle, function, None)
+        finally:
+            self._leave()
+        if status != 0:
+            raise _error(status, None)
+
+
+def version() -> str:
+    """The library's version, e.g. "0.1.0"."""
+    return _ffi.version()
+
+
+def abi_version() -> int:
+    """The library's ABI version (1)."""
+    return _ffi.abi_version()

@@ -1,0 +1,171 @@
+"""Exceptions: one hierarchy, PhoneAuthError, with one subclass per error code of docs/API.md.
+
+A subclass is named after its code in CapWords followed by "Error" (``invalidVerificationCode``
+becomes ``InvalidVerificationCodeError``; ``storageError`` stays ``StorageError``). A code this
+version does not know maps to PhoneAuthError itself, so new codes never break a caller.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Type
+
+
+class PhoneAuthError(Exception):
+    """A failure reported by the library.
+
+    code     the stable lowerCamel name ("invalidVerificationCode"), or None if unknown
+    status   the number the C function returned (17044)
+    message  English text for developers; never holds codes, tokens or full phone numbers
+    details  a dict (maybe empty) with structured facts, e.g. {"attemptsLeft": 4}
+    """
+
+    code: Optional[str] = None
+    status: Optional[int] = None
+
+    def __init__(self, message: str = "", code: Optional[str] = None,
+                 status: Optional[int] = None, details: Optional[Dict[str, Any]] = None):
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        if status is not None:
+            self.status = status
+        self.details = dict(details) if isinstance(details, dict) else {}
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}" if self.code else self.message
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(code={self.code!r}, status={self.status!r}, "
+                f"message={self.message!r}, details={self.details!r})")
+
+    def __reduce__(self):
+        # Keeps the attributes when the exception crosses a process boundary (pickle).
+        return (type(self), (self.message, self.code, self.status, self.details))
+
+
+# One class per code of docs/API.md (code, status). Numbers never change meaning.
+
+class InvalidCredentialError(PhoneAuthError):
+    code, status = "invalidCredential", 17004
+
+
+class UserDisabledError(PhoneAuthError):
+    code, status = "userDisabled", 17005
+
+
+class OperationNotAllowedError(PhoneAuthError):
+    code, status = "operationNotAllowed", 17006
+
+
+class TooManyRequestsError(PhoneAuthError):
+    code, status = "tooManyRequests", 17010
+
+
+class UserNotFoundError(PhoneAuthError):
+    code, status = "userNotFound", 17011
+
+
+class InvalidUserTokenError(PhoneAuthError):
+    code, status = "invalidUserToken", 17017
+
+
+class UserTokenExpiredError(PhoneAuthError):
+    code, status = "userTokenExpired", 17021
+
+
+class MissingPhoneNumberError(PhoneAuthError):
+    code, status = "missingPhoneNumber", 17041
+
+
+class InvalidPhoneNumberError(PhoneAuthError):
+    code, status = "invalidPhoneNumber", 17042
+
+
+class MissingVerificationCodeError(PhoneAuthError):
+    code, status = "missingVerificationCode", 17043
+
+
+class InvalidVerificationCodeError(PhoneAuthError):
+    code, status = "invalidVerificationCode", 17044
+
+
+class MissingVerificationIDError(PhoneAuthError):
+    code, status = "missingVerificationID", 17045
+
+
+class InvalidVerificationIDError(PhoneAuthError):
+    code, status = "invalidVerificationID", 17046
+
+
+class SessionExpiredError(PhoneAuthError):
+    code, status = "sessionExpired", 17051
+
+
+class QuotaExceededError(PhoneAuthError):
+    code, status = "quotaExceeded", 17052
+
+
+class AppNotVerifiedError(PhoneAuthError):
+    code, status = "appNotVerified", 17055
+
+
+class SecondFactorRequiredError(PhoneAuthError):
+    code, status = "secondFactorRequired", 17078
+
+
+class InternalError(PhoneAuthError):
+    code, status = "internalError", 17999
+
+
+class InvalidArgumentError(PhoneAuthError):
+    code, status = "invalidArgument", 18000
+
+
+class InvalidConfigurationError(PhoneAuthError):
+    code, status = "invalidConfiguration", 18001
+
+
+class UnknownMethodError(PhoneAuthError):
+    code, status = "unknownMethod", 18002
+
+
+class StorageError(PhoneAuthError):
+    code, status = "storageError", 18003
+
+
+class InvalidIdTokenError(PhoneAuthError):
+    code, status = "invalidIdToken", 18004
+
+
+class IdTokenRevokedError(PhoneAuthError):
+    code, status = "idTokenRevoked", 18005
+
+
+_BY_CODE: Dict[str, Type[PhoneAuthError]] = {cls.code: cls for cls in PhoneAuthError.__subclasses__()}
+_BY_STATUS: Dict[int, Type[PhoneAuthError]] = {cls.status: cls for cls in _BY_CODE.values()}
+
+# code -> exception class, and code -> status number.
+ERROR_CLASSES: Dict[str, Type[PhoneAuthError]] = dict(_BY_CODE)
+ERROR_CODES: Dict[str, int] = {code: cls.status for code, cls in _BY_CODE.items()}
+
+
+def error_from_object(obj: Any, status: Optional[int] = None) -> PhoneAuthError:
+    """Builds the exception for a decoded error object {"error": {...}} and a C status number."""
+    err = obj.get("error") if isinstance(obj, dict) else None
+    if not isinstance(err, dict):
+        err = {}
+    code = err.get("code") if isinstance(err.get("code"), str) else None
+    err_status = err.get("status") if isinstance(err.get("status"), int) else status
+    message = err.get("message") if isinstance(err.get("message"), str) else ""
+    details = err.get("details") if isinstance(err.get("details"), dict) else {}
+    if code is not None:
+        cls = _BY_CODE.get(code, PhoneAuthError)
+    else:  # no code in the object: go by the status number
+        cls = _BY_STATUS.get(err_status, PhoneAuthError)
+    return cls(message, code=code, status=err_status, details=details)
+
+
+__all__ = ["PhoneAuthError", "ERROR_CODES", "ERROR_CLASSES", "error_from_object"] + [
+    cls.__name__ for cls in _BY_CODE.values()
+]

@@ -1,0 +1,122 @@
+/*
+ * phoneauth.h: the C interface of libphoneauth, a self-hosted phone-number sign-in engine.
+ *
+ * Conventions
+ *   - Every symbol starts with phoneauth_ / PHONEAUTH_. An engine is an opaque handle made by
+ *     phoneauth_open and destroyed by phoneauth_close.
+ *   - Operations take their parameters as a JSON object (UTF-8 text) and return an int status:
+ *     PHONEAUTH_OK (0) or an error number (PHONEAUTH_ERR_*). They always set *out_json to a new
+ *     string: the result object on success, an error object otherwise:
+ *       {"error": {"code": "invalidVerificationCode", "status": 17044, "message": "...", "details": {...}}}
+ *     The methods, their parameters, results and errors are listed in docs/API.md.
+ *   - Strings the library returns are owned by the caller and freed with phoneauth_free.
+ *     Strings the caller passes are copied; the library keeps no pointer to them after returning.
+ *   - Error numbers never change meaning; new ones may be added.
+ *
+ * Threads
+ *   An engine is safe to use from many threads at once: every function may be called
+ *   concurrently on the same engine, except phoneauth_close, which must be the last call on it.
+ *   Several engines, in one process or several, may open the same database.
+ *
+ * Callbacks
+ *   The SMS sender runs on the engine's own delivery thread, never on the caller's thread and
+ *   never two at a time for one engine. It must not call phoneauth_close on its engine.
+ */
+#ifndef PHONEAUTH_H
+#define PHONEAUTH_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PHONEAUTH_VERSION "0.1.0"
+/* major * 1000000 + minor * 1000 + patch, so versions compare as integers. */
+#define PHONEAUTH_VERSION_NUMBER 1000
+/* Raised only on an incompatible change of this header; a new value means a new SONAME. */
+#define PHONEAUTH_ABI_VERSION 1
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PHONEAUTH_WARN_UNUSED __attribute__((warn_unused_result))
+#else
+#define PHONEAUTH_WARN_UNUSED
+#endif
+
+/* Status numbers. Where Firebase's AuthErrorCode has the same meaning, its name and number. */
+#define PHONEAUTH_OK                              0
+#define PHONEAUTH_ERR_INVALID_CREDENTIAL      17004 /* credential object malformed */
+#define PHONEAUTH_ERR_USER_DISABLED           17005
+#define PHONEAUTH_ERR_OPERATION_NOT_ALLOWED   17006
+#define PHONEAUTH_ERR_TOO_MANY_REQUESTS       17010
+#define PHONEAUTH_ERR_USER_NOT_FOUND          17011
+#define PHONEAUTH_ERR_INVALID_USER_TOKEN      17017 /* refresh token unknown, revoked or reused */
+#define PHONEAUTH_ERR_USER_TOKEN_EXPIRED      17021 /* ID token expired */
+#define PHONEAUTH_ERR_MISSING_PHONE_NUMBER    17041
+#define PHONEAUTH_ERR_INVALID_PHONE_NUMBER    17042
+#define PHONEAUTH_ERR_MISSING_VERIFICATION_CODE 17043
+#define PHONEAUTH_ERR_INVALID_VERIFICATION_CODE 17044
+#define PHONEAUTH_ERR_MISSING_VERIFICATION_ID 17045
+#define PHONEAUTH_ERR_INVALID_VERIFICATION_ID 17046
+#define PHONEAUTH_ERR_SESSION_EXPIRED         17051
+#define PHONEAUTH_ERR_QUOTA_EXCEEDED          17052
+#define PHONEAUTH_ERR_APP_NOT_VERIFIED        17055
+#define PHONEAUTH_ERR_SECOND_FACTOR_REQUIRED  17078
+#define PHONEAUTH_ERR_INTERNAL                17999
+/* Engine-only errors. */
+#define PHONEAUTH_ERR_INVALID_ARGUMENT        18000 /* NULL, malformed JSON, wrong type, unknown field, too large */
+#define PHONEAUTH_ERR_INVALID_CONFIGURATION   18001
+#define PHONEAUTH_ERR_UNKNOWN_METHOD          18002
+#define PHONEAUTH_ERR_STORAGE                 18003 /* the database cannot be opened or written */
+#define PHONEAUTH_ERR_INVALID_ID_TOKEN        18004 /* malformed, bad signature, wrong issuer or audience */
+#define PHONEAUTH_ERR_ID_TOKEN_REVOKED        18005
+
+/* Opaque engine handle. */
+typedef struct phoneauth_engine phoneauth_engine;
+
+/* Opens an engine from a JSON configuration object (see docs/API.md, "Configuration").
+ * Returns the handle, or NULL with *error_json set to a new error object (when error_json is not
+ * NULL; free it with phoneauth_free). Creates or migrates the database and its keys. */
+phoneauth_engine *phoneauth_open(const char *config_json, char **error_json) PHONEAUTH_WARN_UNUSED;
+
+/* Stops the delivery thread (waiting for a running SMS callback to return) and frees the engine.
+ * Messages not yet delivered stay in the database's outbox for the next engine. NULL is a no-op. */
+void phoneauth_close(phoneauth_engine *engine);
+
+/* Runs the method named `method` (e.g. "verifyPhoneNumber") with a JSON object of parameters
+ * (NULL means {}). Returns PHONEAUTH_OK or an error number; *out_json is always set to a new
+ * string, the result or the error object, unless out_json is NULL. */
+int phoneauth_call(phoneauth_engine *engine, const char *method, const char *params_json,
+                   char **out_json);
+
+/* Typed wrappers: the same as phoneauth_call with the method named after the function. */
+int phoneauth_verify_phone_number(phoneauth_engine *engine, const char *params_json, char **out_json);
+int phoneauth_credential(phoneauth_engine *engine, const char *params_json, char **out_json);
+int phoneauth_sign_in_with_credential(phoneauth_engine *engine, const char *params_json, char **out_json);
+int phoneauth_sign_out(phoneauth_engine *engine, const char *params_json, char **out_json);
+
+/* Frees a string returned by this library. NULL is a no-op. */
+void phoneauth_free(void *ptr);
+
+/* The library's version, "0.1.0" (static text) and its ABI version (PHONEAUTH_ABI_VERSION of the
+ * header it was built with). Compare them with the macros to detect a wrong library. */
+const char *phoneauth_version(void);
+int phoneauth_abi_version(void);
+
+/* Static English text for a status number, e.g. "invalidVerificationCode: ..."; never NULL. */
+const char *phoneauth_strerror(int status);
+
+/* SMS sender callback. Receives a JSON object
+ *   {"to": "+16505553434", "body": "...", "languageCode": "en", "verificationId": "..."}
+ * valid only during the call. Returns 0 when the message was handed to the carrier, non-zero when
+ * delivery failed and should be retried later. Runs on the engine's delivery thread. */
+typedef int (*phoneauth_sms_sender)(void *ctx, const char *message_json);
+
+/* Installs (or, with sender NULL, removes) the SMS sender used by the "callback" provider.
+ * Returns PHONEAUTH_OK, or PHONEAUTH_ERR_INVALID_ARGUMENT for a NULL engine. Messages queued while
+ * no sender is installed wait in the outbox. After this returns with a new sender (or NULL), the
+ * previous sender is never called again. */
+int phoneauth_set_sms_sender(phoneauth_engine *engine, phoneauth_sms_sender sender, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PHONEAUTH_H */
