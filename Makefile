@@ -33,7 +33,7 @@ $(VENV)/.ready: bindings/python/pyproject.toml
 build: deps
 	swift build -c $(CONFIG) --product phoneauth
 	mkdir -p $(OUT)/lib $(OUT)/include
-	cp -f .build/$(CONFIG)/libphoneauth.so $(LIB)
+	cp -f .build/$(CONFIG)/libphoneauth.so $(LIB).tmp && mv -f $(LIB).tmp $(LIB)
 	ln -sf libphoneauth.so.1 $(OUT)/lib/libphoneauth.so
 	cp -f include/phoneauth.h $(OUT)/include/
 

@@ -1,0 +1,70 @@
+import Glibc
+import XCTest
+@testable import PhoneAuthCore
+
+final class DeliveryTests: XCTestCase {
+    let phone = "+16505553434"
+
+    func testFailedDeliveriesAreRetriedThenGivenUp() throws {
+        let sender = CapturingSender()
+        sender.failuresBeforeSuccess = 2
+        let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.smsRetryBackoffMs = 20 })
+        engine.setSMSSender(sender)
+        let id = try engine.verifyPhoneNumber(phone).verificationId
+        XCTAssertNotNil(sender.waitForMessage(to: phone))
+        usleep(100_000)
+        let status = try engine.verificationStatus(id)
+        XCTAssertEqual(status.delivery, "sent")
+        XCTAssertEqual(status.attempts, 3)
+        XCTAssertEqual(sender.calls, 3)
+
+        let failing = CapturingSender()
+        failing.failuresBeforeSuccess = 100
+        let engine2 = try Engine(config: makeConfig(temporaryDirectory()) { $0.smsRetryBackoffMs = 10; $0.smsMaxAttempts = 2 })
+        engine2.setSMSSender(failing)
+        let id2 = try engine2.verifyPhoneNumber(phone).verificationId
+        var delivery = ""
+        for _ in 0..<100 where delivery != "failed" {
+            usleep(20_000)
+            delivery = try engine2.verificationStatus(id2).delivery
+        }
+        XCTAssertEqual(delivery, "failed")
+        XCTAssertEqual(failing.calls, 2)
+    }
+
+    func testMessagesWaitForASender() throws {
+        let engine = try Engine(config: makeConfig(temporaryDirectory()))
+        let id = try engine.verifyPhoneNumber(phone).verificationId
+        usleep(100_000)
+        XCTAssertEqual(try engine.verificationStatus(id).delivery, "pending")
+        let sender = CapturingSender()
+        engine.setSMSSender(sender)
+        XCTAssertNotNil(sender.waitForMessage(to: phone))
+    }
+
+    func testTestNumbersSendNothing() throws {
+        let sender = CapturingSender()
+        let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"] })
+        engine.setSMSSender(sender)
+        let id = try engine.verifyPhoneNumber(phone).verificationId
+        usleep(200_000)
+        XCTAssertEqual(sender.calls, 0)
+        XCTAssertEqual(try engine.verificationStatus(id).delivery, "none")
+    }
+
+    func testLanguageChoosesTemplateWithCodeOnce() throws {
+        XCTAssertEqual(SMSTemplates.resolve("fr-CA", fallback: "en"), "fr")
+        XCTAssertEqual(SMSTemplates.resolve("zh-Hant", fallback: "en"), "zh-TW")
+        XCTAssertEqual(SMSTemplates.resolve("zh", fallback: "en"), "zh-CN")
+        XCTAssertEqual(SMSTemplates.resolve("pt_BR", fallback: "en"), "pt")
+        XCTAssertEqual(SMSTemplates.resolve("xx", fallback: "de"), "de")
+        var bodies = Set<String>()
+        for language in ["en", "fr", "de", "es", "pt", "ru", "zh-TW", "zh-CN", "id", "ja"] {
+            XCTAssertTrue(SMSTemplates.hasLanguage(language))
+            let body = SMSTemplates.body(language: language, code: "482915")
+            XCTAssertEqual(body.ranges(of: "482915").count, 1, body)
+            bodies.insert(body)
+        }
+        XCTAssertEqual(bodies.count, 10)
+    }
+}

@@ -1,0 +1,164 @@
+import Glibc
+import XCTest
+@testable import PhoneAuthCore
+
+final class VerificationTests: XCTestCase {
+    let phone = "+16505553434"
+
+    func testCodesAreUniformDigitsOfTheConfiguredLength() {
+        var counts = [Int](repeating: 0, count: 10)
+        for _ in 0..<2000 {
+            let code = VerificationCode.generate(length: 8)
+            XCTAssertEqual(code.count, 8)
+            for c in code.utf8 { counts[Int(c - 48)] += 1 }
+        }
+        // 16,000 digits: each expected 1,600; a biased generator falls far outside this band.
+        for count in counts { XCTAssertTrue((1300...1900).contains(count), "digit counts \(counts)") }
+    }
+
+    func testVerificationIdsAreLongRandomAndUrlSafe() {
+        let ids = Set((0..<1000).map { _ in VerificationCode.newVerificationId() })
+        XCTAssertEqual(ids.count, 1000)
+        for id in ids {
+            XCTAssertEqual(Base64URL.decode(id)?.count, 24)  // 192 bits
+            XCTAssertTrue(id.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+        }
+    }
+
+    func testCodeIsStoredOnlyAsKeyedHash() throws {
+        let dir = temporaryDirectory()
+        let sender = CapturingSender()
+        let engine = try Engine(config: makeConfig(dir) { $0.codeLength = 10 })
+        engine.setSMSSender(sender)
+        _ = try engine.verifyPhoneNumber(phone)
+        let code = code(in: try XCTUnwrap(sender.waitForMessage(to: phone)).body)
+        engine.close()
+        let bytes = try XCTUnwrap(readFile(dir + "/auth.db")) + (readFile(dir + "/auth.db-wal") ?? [])
+        XCTAssertNil(find(Array(code.utf8), in: bytes), "the code is in the database file in clear")
+    }
+
+    func testWrongCodesCountAndKillTheVerification() throws {
+        let clock = ManualClock()
+        let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"]; $0.maxAttempts = 3 }, clock: clock)
+        let id = try engine.verifyPhoneNumber(phone).verificationId
+        assertError(.invalidVerificationCode) { _ = try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000000")) }
+        assertError(.invalidVerificationCode) { _ = try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000001")) }
+        assertError(.sessionExpired, reason: "tooManyAttempts") { _ = try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000002")) }
+        assertError(.sessionExpired, reason: "tooManyAttempts") { _ = try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456")) }
+    }
+
+    func testCodesExpire() throws {
+        let clock = ManualClock()
+        let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"] }, clock: clock)
+        let id = try engine.verifyPhoneNumber(phone).verificationId
+        clock.advance(seconds: 301)
+        assertError(.sessionExpired, reason: "expired") { _ = try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456")) }
+    }
+
+    func testCodesAreSingleUse() throws {
+        let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"] })
+        let credential = PhoneCredential(verificationId: try engine.verifyPhoneNumber(phone).verificationId, verificationCode: "123456")
+        XCTAssertTrue(try engine.signIn(with: credential).isNewUser)
+        assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn(with: credential) }
+    }
+
+    func testConcurrentRedemptionSucceedsOnce() throws {
+        let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"] })
+        for _ in 0..<20 {
+            let credential = PhoneCredential(verificationId: try engine.verifyPhoneNumber(phone).verificationId, verificationCode: "123456")
+            let successes = Lock()
+            var count = 0
+            DispatchQueueLike.concurrentPerform(iterations: 4) { _ in
+                if (try? engine.signIn(with: credential)) != nil { successes.withLock { count += 1 } }
+            }
+            XCTAssertEqual(count, 1)
+        }
+    }
+
+    func testResendWindowReusesThenReplaces() throws {
+        let clock = ManualClock()
+        let sender = CapturingSender()
+        let engine = try Engine(config: makeConfig(temporaryDirectory()), clock: clock)
+        engine.setSMSSender(sender)
+        let first = try engine.verifyPhoneNumber(phone)
+        let again = try engine.verifyPhoneNumber("+1 650-555-3434")
+        XCTAssertEqual(first.verificationId, again.verificationId)
+        let firstMessage = try XCTUnwrap(sender.waitForMessage(to: phone))
+        usleep(200_000)
+        XCTAssertEqual(sender.all.count, 1, "a reused verification must not send a second SMS")
+        clock.advance(seconds: 61)
+        let replacement = try engine.verifyPhoneNumber(phone)
+        XCTAssertNotEqual(replacement.verificationId, first.verificationId)
+        assertError(.sessionExpired, reason: "replaced") {
+            _ = try engine.signIn(with: PhoneCredential(verificationId: first.verificationId, verificationCode: code(in: firstMessage.body)))
+        }
+    }
+
+    func testUnknownAndMalformedIds() throws {
+        let engine = try Engine(config: makeConfig(temporaryDirectory()))
+        assertError(.invalidVerificationID, reason: "malformed") { _ = try engine.signIn(with: PhoneCredential(verificationId: "abc", verificationCode: "123456")) }
+        assertError(.invalidVerificationID, reason: "unknown") {
+            _ = try engine.signIn(with: PhoneCredential(verificationId: VerificationCode.newVerificationId(), verificationCode: "123456"))
+        }
+    }
+
+    func testVerificationSurvivesRestart() throws {
+        let dir = temporaryDirectory()
+        let sender = CapturingSender()
+        var engine = try Engine(config: makeConfig(dir))
+        engine.setSMSSender(sender)
+        let id = try engine.verifyPhoneNumber(phone).verificationId
+        let code = code(in: try XCTUnwrap(sender.waitForMessage(to: phone)).body)
+        engine.close()
+        engine = try Engine(config: makeConfig(dir))
+        XCTAssertTrue(try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: code)).isNewUser)
+    }
+
+    func testDisabledAppVerificationAcceptsOnlyTestNumbers() throws {
+        let engine = try Engine(config: makeConfig(temporaryDirectory()) {
+            $0.testPhoneNumbers = ["+16505551234": "654321"]
+            $0.appVerificationDisabledForTesting = true
+        })
+        assertError(.appNotVerified) { _ = try engine.verifyPhoneNumber(phone) }
+        let id = try engine.verifyPhoneNumber("+16505551234").verificationId
+        XCTAssertNotNil(try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "654321")).idToken)
+    }
+}
+
+private func readFile(_ path: String) -> [UInt8]? {
+    guard let f = fopen(path, "rb") else { return nil }
+    defer { fclose(f) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = fread(&buffer, 1, buffer.count, f)
+        if n <= 0 { break }
+        bytes += buffer.prefix(n)
+    }
+    return bytes
+}
+
+private func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+    guard needle.count <= haystack.count else { return nil }
+    for i in 0...(haystack.count - needle.count) where haystack[i] == needle[0] && Array(haystack[i..<i + needle.count]) == needle { return i }
+    return nil
+}
+
+/// concurrentPerform without Dispatch: one pthread per iteration.
+enum DispatchQueueLike {
+    static func concurrentPerform(iterations: Int, _ body: @escaping (Int) -> Void) {
+        final class Box { let body: (Int) -> Void; let i: Int; init(_ b: @escaping (Int) -> Void, _ i: Int) { body = b; self.i = i } }
+        var threads: [pthread_t] = []
+        for i in 0..<iterations {
+            var t = pthread_t()
+            let box = Unmanaged.passRetained(Box(body, i)).toOpaque()
+            pthread_create(&t, nil, { raw in
+                let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+                box.body(box.i)
+                return nil
+            }, box)
+            threads.append(t)
+        }
+        for t in threads { pthread_join(t, nil) }
+    }
+}
