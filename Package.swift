@@ -7,7 +7,6 @@ let package = Package(
     name: "PhoneAuth",
     products: [
         .library(name: "phoneauth", type: .dynamic, targets: ["PhoneAuth"]),
-        .executable(name: "phoneauth-cli", targets: ["phoneauth-cli"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
@@ -41,7 +40,6 @@ let package = Package(
                 "-Xlinker", "-soname=libphoneauth.so.1",
             ])]
         ),
-        .executableTarget(name: "phoneauth-cli", dependencies: ["PhoneAuthCore"], path: "Sources/phoneauth-cli"),
         .testTarget(name: "PhoneAuthCoreTests", dependencies: ["PhoneAuthCore"], path: "Tests/PhoneAuthCoreTests"),
     ],
     swiftLanguageModes: [.v5]

@@ -68,3 +68,19 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(bodies.count, 10)
     }
 }
+
+final class RetentionTests: XCTestCase {
+    func testExpiredVerificationsArePurgedAfterADay() throws {
+        let dir = temporaryDirectory()
+        let store = try SQLiteStore(path: dir + "/auth.db", synchronous: .normal)
+        let now = Timestamp(seconds: 1_800_000_000)
+        for (i, expires) in [now.adding(seconds: -90_000), now.adding(seconds: 300)].enumerated() {
+            _ = try store.startVerification(NewVerification(id: VerificationCode.newVerificationId(), phone: "+1650555123\(i)", codeHash: [1],
+                                                            createdAt: expires.adding(seconds: -300), expiresAt: expires, outbox: nil),
+                                            reuseIfCreatedAfter: now)
+        }
+        try store.purgeVerifications(expiredBefore: now.adding(seconds: -86_400))
+        let remaining = try SQLiteConnection(path: dir + "/auth.db", synchronous: .normal).row("SELECT count(*) FROM verifications") { $0.int(0) }
+        XCTAssertEqual(remaining, 1)
+    }
+}

@@ -21,6 +21,9 @@ final class DeliveryWorker: @unchecked Sendable {
     static let pollMilliseconds: Int64 = 500
     static let batchSize = 64
     static let leaseMilliseconds: Int64 = 60_000
+    /// Verifications are kept this long after they expire (for getVerificationStatus), then purged.
+    static let retentionMilliseconds: Int64 = 24 * 3_600_000
+    static let purgeIntervalMilliseconds: Int64 = 10 * 60_000
 
     init(store: Store, keys: KeyRing, clock: Clock, maxAttempts: Int, backoffMs: Int64) {
         self.store = store
@@ -79,6 +82,7 @@ final class DeliveryWorker: @unchecked Sendable {
 
     private func run() {
         var nextDue: Timestamp? = nil
+        var nextPurge = clock.now()
         while true {
             let proceed: Bool = state.withLock {
                 if stopping { return false }
@@ -92,6 +96,11 @@ final class DeliveryWorker: @unchecked Sendable {
             }
             guard proceed else { return }
             nextDue = deliverDue()
+            let now = clock.now()
+            if now >= nextPurge {
+                try? store.purgeVerifications(expiredBefore: now.adding(milliseconds: -Self.retentionMilliseconds))
+                nextPurge = now.adding(milliseconds: Self.purgeIntervalMilliseconds)
+            }
         }
     }
 

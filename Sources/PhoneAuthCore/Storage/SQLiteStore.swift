@@ -195,6 +195,19 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         }
     }
 
+    public func purgeVerifications(expiredBefore before: Timestamp) throws {
+        try write { db in
+            try db.run("""
+                DELETE FROM outbox WHERE status IN ('sent', 'failed')
+                AND verification_id IN (SELECT id FROM verifications WHERE expires_at < ?)
+                """, [.int(before.milliseconds)])
+            try db.run("""
+                DELETE FROM verifications WHERE expires_at < ?
+                AND id NOT IN (SELECT verification_id FROM outbox)
+                """, [.int(before.milliseconds)])
+        }
+    }
+
     // MARK: Sessions
 
     public func rotateRefreshToken(hash: [UInt8], newHash: [UInt8], now: Timestamp) throws -> RefreshOutcome {
