@@ -17,7 +17,8 @@ enum ResultJSON {
             ("displayName", u.displayName.map { .string($0) } ?? .null),
             ("disabled", .bool(u.disabled)),
             ("metadata", metadata.value),
-            ("tokensValidAfterTime", u.validSince.map { .string($0.rfc3339) } ?? .null),
+            // Tokens are valid from the account's creation until its sessions are first revoked.
+            ("tokensValidAfterTime", .string((u.validSince ?? u.createdAt).rfc3339)),
             ("providerData", .array(providers)),
         ])
     }

@@ -43,7 +43,7 @@ final class VerificationTests: XCTestCase {
         let id = try engine.verifyPhoneNumber(phone).verificationId
         assertError(.invalidVerificationCode) { _ = try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000000")) }
         assertError(.invalidVerificationCode) { _ = try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000001")) }
-        assertError(.sessionExpired, reason: "tooManyAttempts") { _ = try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000002")) }
+        assertError(.invalidVerificationCode) { _ = try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000002")) }
         assertError(.sessionExpired, reason: "tooManyAttempts") { _ = try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456")) }
     }
 
@@ -73,6 +73,13 @@ final class VerificationTests: XCTestCase {
             }
             XCTAssertEqual(count, 1)
         }
+    }
+
+    func testZeroResendWindowAlwaysStartsAnew() throws {
+        let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.resendAfterSeconds = 0; $0.testPhoneNumbers = [phone: "123456"] },
+                                clock: ManualClock())
+        let ids = Set((0..<5).map { _ in try? engine.verifyPhoneNumber(phone).verificationId })
+        XCTAssertEqual(ids.count, 5)
     }
 
     func testResendWindowReusesThenReplaces() throws {

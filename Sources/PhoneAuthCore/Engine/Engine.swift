@@ -124,11 +124,9 @@ public final class Engine: @unchecked Sendable {
             return SignInResult(user: user, idToken: idToken, refreshToken: refreshToken,
                                 expiresIn: config.idTokenTtlSeconds, isNewUser: isNew)
         case let .wrongCode(left):
-            if left == 0 {
-                throw PhoneAuthError(.sessionExpired, "Too many wrong codes: this verification can no longer be used; request a new code.",
-                                     details: [("reason", .string("tooManyAttempts"))])
-            }
-            throw PhoneAuthError(.invalidVerificationCode, "The verification code is not correct.", details: [("attemptsLeft", .int(Int64(left)))])
+            let message = left == 0 ? "The verification code is not correct, and no tries are left: request a new code."
+                                    : "The verification code is not correct."
+            throw PhoneAuthError(.invalidVerificationCode, message, details: [("attemptsLeft", .int(Int64(left)))])
         case let .unusable(reason):
             let messages = [
                 "expired": "The code has expired; request a new one.",

@@ -65,7 +65,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             let latest = try db.row(
                 "SELECT id, created_at, expires_at FROM verifications WHERE phone = ? AND state = 'active' ORDER BY created_at DESC LIMIT 1",
                 [.text(v.phone)]) { row in (row.text(0), Timestamp(milliseconds: row.int(1)), Timestamp(milliseconds: row.int(2))) }
-            if let (id, createdAt, expiresAt) = latest, createdAt >= reuseIfCreatedAfter, expiresAt > v.createdAt {
+            if let (id, createdAt, expiresAt) = latest, createdAt > reuseIfCreatedAfter, expiresAt > v.createdAt {
                 return .reused(id: id, createdAt: createdAt, expiresAt: expiresAt)
             }
             if latest != nil {

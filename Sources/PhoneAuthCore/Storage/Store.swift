@@ -9,7 +9,7 @@ public protocol Store: AnyObject, Sendable {
     func addSecretIfNoneOfKind(_ secret: StoredSecret) throws -> [StoredSecret]
 
     // Verifications
-    /// Starts `verification` unless an active one for the same number was created at or after
+    /// Starts `verification` unless an active one for the same number was created after
     /// `reuseIfCreatedAfter`; a new one replaces older active ones. The SMS is queued in the same
     /// transaction.
     func startVerification(_ verification: NewVerification, reuseIfCreatedAfter: Timestamp) throws -> VerificationStart

@@ -9,8 +9,8 @@ The shared library is found through PHONEAUTH_LIBRARY, next to this package, or 
 importing fails with an ImportError (LibraryLoadError) when it is missing or of another ABI.
 """
 
-from ._ffi import ABI_VERSION, LibraryLoadError, strerror
-from .engine import Engine, abi_version, version
+from ._ffi import ABI_VERSION, LibraryLoadError, abi_version, strerror, version
+from .engine import Engine
 from .errors import *  # noqa: F401,F403  (PhoneAuthError and one subclass per error code)
 from .errors import __all__ as _error_names
 

@@ -18,7 +18,7 @@ SmsSender = Callable[[Dict[str, Any]], Any]
 
 _UNSET: Any = object()  # "argument not given": distinct from None, which is sent as JSON null
 
-# Set on the thread that runs a Python SMS sender while it runs.
+# On the thread running a Python SMS sender: the token of the engine whose sender it is.
 _sender_state = threading.local()
 
 
@@ -66,13 +66,14 @@ def _result(status: int, text: Optional[str]) -> Dict[str, Any]:
     return obj
 
 
-def _sender_trampoline(sender: SmsSender):
+def _sender_trampoline(sender: SmsSender, engine_token: object):
     """Wraps a Python sender as the C callback: 0 = delivered, 1 = failed (retry later)."""
 
     def callback(ctx, message_json):
         if not message_json:
             return 1
-        _sender_state.active = True
+        outer = getattr(_sender_state, "engine", None)
+        _sender_state.engine = engine_token
         try:
             message = json.loads(ctypes.string_at(message_json).decode("utf-8"))
             outcome = sender(message)
@@ -85,7 +86,7 @@ def _sender_trampoline(sender: SmsSender):
                 pass
             return 1
         finally:
-            _sender_state.active = False
+            _sender_state.engine = outer
         return 1 if outcome is False else 0
 
     return callback
@@ -116,6 +117,7 @@ class Engine:
 
     def __init__(self, config: Mapping[str, Any]):
         self._handle: Optional[int] = None  # first, so that __del__ works if opening fails
+        self._token = object()  # tells this engine's sender thread apart in close()
         self._lib = _ffi.lib  # kept on the instance: module globals may be gone at shutdown
         self._cond = threading.Condition()
         self._busy = 0
@@ -141,7 +143,8 @@ class Engine:
     def close(self) -> None:
         """Stops the delivery thread and frees the engine. Calling it again does nothing.
         Undelivered messages stay in the database's outbox for the next engine."""
-        if getattr(_sender_state, "active", False):
+        if getattr(_sender_state, "engine", None) is self._token:
+            # phoneauth_close waits for the running sender: from inside it, that never ends.
             raise RuntimeError("phoneauth: an engine cannot be closed from its own SMS sender")
         with self._cond:
             handle, self._handle = self._handle, None
@@ -272,7 +275,7 @@ class Engine:
         if sender is None:
             function = _ffi.SMS_SENDER()  # a NULL function pointer
         elif callable(sender):
-            function = _ffi.SMS_SENDER(_sender_trampoline(sender))
+            function = _ffi.SMS_SENDER(_sender_trampoline(sender, self._token))
         else:
             raise TypeError("sender must be callable or None")
         handle = self._enter()
@@ -284,12 +287,3 @@ class Engine:
         if status != 0:
             raise _error(status, None)
 
-
-def version() -> str:
-    """The library's version, e.g. "0.1.0"."""
-    return _ffi.version()
-
-
-def abi_version() -> int:
-    """The library's ABI version (1)."""
-    return _ffi.abi_version()

@@ -10,6 +10,7 @@ import sys
 import textwrap
 import threading
 import time
+from datetime import datetime
 from typing import Any, Callable, Dict, List, Optional
 
 import phoneauth
@@ -101,6 +102,11 @@ def sign_in(engine: phoneauth.Engine, sms: SmsCapture, number: str = REAL_NUMBER
     """The whole flow: verifyPhoneNumber, the code from the SMS, credential, signInWithCredential."""
     started, _message, code = start(engine, sms, number, **kwargs)
     return sign_in_with_code(engine, started["verificationId"], code)
+
+
+def parse_time(text: str) -> datetime:
+    """An RFC 3339 time of the library ("2026-11-21T09:30:00Z") as an aware datetime."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def wait_until(predicate: Callable[[], Any], timeout: float = WAIT, interval: float = 0.05, what: str = "condition"):

@@ -130,6 +130,23 @@ def test_replaced_sender_is_not_called(make_engine, sms):
     assert old == []
 
 
+def test_closing_from_its_own_sender_is_refused(make_engine, sms):
+    outcome = []
+
+    def sender(message):
+        try:
+            engine.close()
+            outcome.append("closed")
+        except RuntimeError:
+            outcome.append("refused")
+        sms(message)
+
+    engine = make_engine(sender=sender)
+    start(engine, sms, REAL_NUMBER)
+    assert outcome == ["refused"]
+    assert not engine.closed
+
+
 def test_camel_case_conversion_of_keyword_arguments(engine):
     with pytest.raises(phoneauth.InvalidArgumentError) as info:
         engine.verify_phone_number(REAL_NUMBER, some_unknown_thing=1)

@@ -7,11 +7,7 @@ from datetime import datetime, timezone
 import pytest
 
 import phoneauth
-from support import REAL_NUMBER, code_in, sign_in_with_code, start
-
-
-def parse_time(text):
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+from support import REAL_NUMBER, code_in, parse_time, sign_in_with_code, start
 
 
 def test_same_verification_inside_the_window(make_engine, sms):

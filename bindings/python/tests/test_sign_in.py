@@ -31,9 +31,9 @@ def test_user_fields(engine, sms):
     assert user["phoneNumber"] == REAL_NUMBER
     assert user["displayName"] is None
     assert user["disabled"] is False
-    assert RFC3339.match(user["metadata"]["creationTime"])
-    assert RFC3339.match(user["metadata"]["lastSignInTime"])
-    assert RFC3339.match(user["tokensValidAfterTime"])
+    for time_field in (user["metadata"]["creationTime"], user["metadata"]["lastSignInTime"],
+                       user["tokensValidAfterTime"]):
+        assert isinstance(time_field, str) and RFC3339.match(time_field), time_field
     assert user["providerData"] == [{"providerId": "phone", "uid": REAL_NUMBER, "phoneNumber": REAL_NUMBER}]
 
 

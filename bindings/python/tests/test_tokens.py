@@ -9,7 +9,7 @@ import jwt
 import pytest
 
 import phoneauth
-from support import REAL_NUMBER, sign_in
+from support import REAL_NUMBER, parse_time, sign_in
 
 KEY_TYPES = {"ES256": "EC", "RS256": "RSA", "EdDSA": "OKP"}
 PRIVATE_MEMBERS = {"d", "p", "q", "dp", "dq", "qi", "k"}
@@ -184,11 +184,11 @@ def test_sign_out_ends_only_that_session(engine, sms):
 def test_revoke_refresh_tokens(engine, sms):
     result = sign_in(engine, sms)
     uid = result["user"]["uid"]
-    before = engine.get_user(uid=uid)["user"]["tokensValidAfterTime"]
+    signed_in_at = parse_time(result["user"]["metadata"]["lastSignInTime"])
     engine.verify_id_token(id_token=result["idToken"], check_revoked=True)
     time.sleep(1.1)  # times are in seconds
     assert engine.revoke_refresh_tokens(uid=uid) == {}
-    assert engine.get_user(uid=uid)["user"]["tokensValidAfterTime"] > before
+    assert parse_time(engine.get_user(uid=uid)["user"]["tokensValidAfterTime"]) > signed_in_at
     with pytest.raises(phoneauth.IdTokenRevokedError):
         engine.verify_id_token(id_token=result["idToken"], check_revoked=True)
     engine.verify_id_token(id_token=result["idToken"])  # without checkRevoked: still valid

@@ -6,13 +6,10 @@ from datetime import datetime, timezone
 import pytest
 
 import phoneauth
-from support import REAL_NUMBER, code_in, engine_config, sign_in_with_code, start, verify_in_child
+from support import (REAL_NUMBER, code_in, engine_config, parse_time, sign_in_with_code, start,
+                     verify_in_child)
 
 ID_FORMAT = re.compile(r"^[A-Za-z0-9_-]{22,}$")  # base64url, at least 128 bits
-
-
-def parse_time(text):
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def test_result_shape(make_engine):
