@@ -52,12 +52,17 @@ bad=$(grep -Ei '^lib(swift|_?foundation|dispatch|blocksruntime|xctest|_?testing)
 ok "NEEDED: $(echo $needed)"
 
 # ---- 2. exported symbols ------------------------------------------------------------------------
-syms=$(nm -D --defined-only "$LIB")
-# Lines are "<value> <type> <name>"; the version node (e.g. PHONEAUTH_1) is an absolute (A) symbol.
+all_syms=$(nm -D --defined-only "$LIB")
+# Lines are "<value> <type> <name>". A lower-case type (d, t, b, r) is a LOCAL entry of .dynsym:
+# the version script's "local: *" leaves some there, but the dynamic linker never binds to them,
+# so they are not exported. Exported are the global ones (upper case) and weak/unique (v w u i).
+syms=$(awk '$(NF-1) ~ /^[A-Zuvwi]$/' <<<"$all_syms")
+locals=$(awk '$(NF-1) ~ /^[a-z]$/ && $(NF-1) !~ /^[uvwi]$/' <<<"$all_syms" | grep -c . || true)
+# The version node (e.g. PHONEAUTH_1) is an absolute (A) symbol.
 others=$(awk '{name=$NF; type=$(NF-1)} name !~ /^phoneauth_/ && !(type == "A" && name ~ /^PHONEAUTH_[0-9A-Za-z_.]*$/) {print type, name}' <<<"$syms")
 [ -z "$others" ] || fail "exports other symbols than phoneauth_*: $(echo "$others" | head -20 | tr '\n' ' ')"
 exported=$(awk '$NF ~ /^phoneauth_/ {sub(/@.*/, "", $NF); print $NF}' <<<"$syms" | sort -u)
-ok "exports only phoneauth_* ($(wc -l <<<"$exported") symbols$(awk '$(NF-1) == "A" {printf ", version node %s", $NF}' <<<"$syms"))"
+ok "exports only phoneauth_* ($(wc -l <<<"$exported") symbols$(awk '$(NF-1) == "A" {printf ", version node %s", $NF}' <<<"$syms"); $locals local, unexported .dynsym entries)"
 
 if [ -f "$HEADER" ]; then
     declared=$(grep -oE '\bphoneauth_[a-z0-9_]+[[:space:]]*\(' "$HEADER" | tr -d ' (' | sort -u)

@@ -96,6 +96,14 @@ static void test_bad_configs(void) {
            tu_dump(res));
     json_decref(res);
 
+    /* database of the wrong type */
+    res = OPEN_FAILS("{\"database\": 5}");
+    CHECKF(tu_int(res, "error.status", -1) == PHONEAUTH_ERR_INVALID_CONFIGURATION, "%s",
+           tu_dump(res));
+    CHECKF(tu_str(res, "error.details.key") && strcmp(tu_str(res, "error.details.key"), "database") == 0,
+           "%s", tu_dump(res));
+    json_decref(res);
+
     /* missing database: invalidConfiguration, key "database" */
     res = OPEN_FAILS("{}");
     CHECKF(tu_int(res, "error.status", -1) == PHONEAUTH_ERR_INVALID_CONFIGURATION, "%s",
@@ -112,7 +120,8 @@ static void test_bad_configs(void) {
     bad_key("noSuchOption", "\"noSuchOption\": 1");
     bad_key("datbase", "\"datbase\": \"typo.db\"");
     /* wrong types and out-of-range values */
-    bad_key("database", "\"database\": 5");
+    bad_key("sms", "\"sms\": []");
+    bad_key("sms.bogus", "\"sms\": {\"bogus\": 1}");
     bad_key("codeLength", "\"codeLength\": 3");
     bad_key("codeLength", "\"codeLength\": 11");
     bad_key("codeLength", "\"codeLength\": \"six\"");
@@ -158,7 +167,7 @@ static void test_good_configs(void) {
 
     /* the database and its key file exist; the key file is private */
     char path[4096];
-    struct stat sb;
+    struct stat sb = {0};
     snprintf(path, sizeof path, "%s/open.db", g_dir);
     CHECKF(stat(path, &sb) == 0, "%s was not created", path);
     snprintf(path, sizeof path, "%s/open.db.key", g_dir);
@@ -179,7 +188,7 @@ static void test_good_configs(void) {
         " \"masterKey\": \"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f\","
         " \"signingAlgorithm\": \"ES256\", \"idTokenTtlSeconds\": 600, \"codeLength\": 8,"
         " \"codeTtlSeconds\": 120, \"maxAttempts\": 3, \"resendAfterSeconds\": 30,"
-        " \"defaultLanguageCode\": \"fr\", \"testPhoneNumbers\": {\"+16505551234\": \"12345678\"},"
+        " \"defaultLanguageCode\": \"fr\", \"testPhoneNumbers\": {\"+16505551234\": \"123456\"},"
         " \"appVerification\": {\"disabledForTesting\": false},"
         " \"sms\": {\"provider\": \"callback\", \"maxAttempts\": 2, \"retryBackoffMs\": 100},"
         " \"sqliteSynchronous\": \"full\"");
@@ -193,9 +202,12 @@ static void test_good_configs(void) {
     phoneauth_free(err);
     if (e) {
         int st;
-        json_t *r = tu_call(e, "verifyPhoneNumber", "{\"phoneNumber\": \"+16505551234\"}", &st);
+        json_t *r = tu_call(e, "verifyPhoneNumber", "{\"phoneNumber\": \"+16505553434\"}", &st);
         EXPECT_OK(r, st);
         CHECKF(tu_int(r, "codeLength", -1) == 8, "codeLength 8 configured: %s", tu_dump(r));
+        json_decref(r);
+        r = tu_call(e, "verifyPhoneNumber", "{\"phoneNumber\": \"+16505551234\"}", &st);
+        EXPECT_OK(r, st);
         json_decref(r);
     }
     phoneauth_close(e);

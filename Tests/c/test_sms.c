@@ -1,11 +1,13 @@
 /* test_sms.c: the SMS sender callback: retries, giving up, removing and replacing the sender,
- * the outbox surviving an engine restart, the resend window, languages, and no message body
- * left in clear in the database after delivery. */
+ * the outbox surviving an engine restart, the resend window, languages, no message body left in
+ * clear in the database after delivery, phoneauth_close waiting for a running callback (and not
+ * for a far retry), and the console provider ignoring the callback. */
 #include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static char *g_dir;
 
@@ -21,7 +23,7 @@ static json_t *verify(phoneauth_engine *e, const char *phone, const char *lang) 
 static const char *delivery_of(phoneauth_engine *e, const char *vid, json_t **keep) {
     int st;
     *keep = tu_callj(e, "getVerificationStatus", json_pack("{s:s}", "verificationId", vid), &st);
-    EXPECT_OK(*keep, st);
+    if (st != PHONEAUTH_OK) EXPECT_OK(*keep, st); /* counted only when it fails: this is polled */
     return tu_str(*keep, "delivery");
 }
 
@@ -70,6 +72,10 @@ static void test_retry(void) {
         CHECKF(calls == 3, "2 failures then success: %d invocations", calls);
         if (vid) {
             wait_delivery(e, vid, "sent", tu_timeout_ms(5000));
+            json_t *stt;
+            delivery_of(e, vid, &stt);
+            CHECKF(tu_int(stt, "attempts", -1) == 3, "3 delivery attempts: %s", tu_dump(stt));
+            json_decref(stt);
             tu_sleep_ms(300); /* 6 backoffs' worth: no invocation after the success */
             CHECKF(tu_sms_calls(&s) == 3, "invoked again after success: %d", tu_sms_calls(&s));
             /* every attempt carried the same message */
@@ -277,6 +283,73 @@ static void test_body_not_kept(void) {
     tu_sms_destroy(&s);
 }
 
+/* With sms.provider "console" the message goes to stderr and the callback is ignored. */
+static void test_console_provider(void) {
+    tu_sms s;
+    tu_sms_init(&s, NULL);
+    phoneauth_engine *e = tu_open(g_dir, "console", "{\"sms\": {\"provider\": \"console\"}}");
+    if (e) {
+        CHECK(phoneauth_set_sms_sender(e, tu_sms_sender, &s) == PHONEAUTH_OK);
+        json_t *v = verify(e, "+16505553434", NULL);
+        const char *vid = tu_str(v, "verificationId");
+        if (vid) wait_delivery(e, vid, "sent", tu_timeout_ms(5000));
+        tu_sleep_ms(200);
+        CHECKF(tu_sms_calls(&s) == 0, "console provider called the callback %d times", tu_sms_calls(&s));
+        json_decref(v);
+    }
+    phoneauth_close(e);
+    tu_sms_destroy(&s);
+}
+
+static long long now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* phoneauth_close waits for a running callback to return; none runs after close returns. */
+static void test_close_waits_for_callback(void) {
+    tu_sms s;
+    tu_sms_init(&s, NULL);
+    tu_sms_set_delay(&s, 500);
+    phoneauth_engine *e = tu_open(g_dir, "closewait", NULL);
+    if (e) {
+        CHECK(phoneauth_set_sms_sender(e, tu_sms_sender, &s) == PHONEAUTH_OK);
+        json_t *v = verify(e, "+16505553434", NULL);
+        json_decref(v);
+        int started = tu_sms_wait_calls(&s, 1, tu_timeout_ms(10000));
+        CHECKF(started == 1, "the callback did not start");
+        phoneauth_close(e);
+        CHECKF(tu_sms_returned(&s) == tu_sms_calls(&s),
+               "phoneauth_close returned while the callback was still running");
+        int calls = tu_sms_calls(&s);
+        tu_sleep_ms(200);
+        CHECKF(tu_sms_calls(&s) == calls, "callback invoked after phoneauth_close");
+    }
+    tu_sms_destroy(&s);
+}
+
+/* phoneauth_close does not wait for a retry that is due far in the future. */
+static void test_close_with_pending_retry(void) {
+    tu_sms s;
+    tu_sms_init(&s, NULL);
+    phoneauth_engine *e = tu_open(g_dir, "closeretry", "{\"sms\": {\"retryBackoffMs\": 600000}}");
+    if (e) {
+        CHECK(phoneauth_set_sms_sender(e, tu_sms_sender, &s) == PHONEAUTH_OK);
+        tu_sms_fail_next(&s, 1);
+        json_t *v = verify(e, "+16505553434", NULL);
+        json_decref(v);
+        CHECKF(tu_sms_wait_calls(&s, 1, tu_timeout_ms(10000)) == 1, "the callback did not run");
+        tu_sleep_ms(50);
+        long long t0 = now_ms();
+        phoneauth_close(e);
+        long long took = now_ms() - t0;
+        CHECKF(took < tu_timeout_ms(3000), "phoneauth_close took %lld ms with a retry pending", took);
+        CHECK(tu_sms_calls(&s) == 1);
+    }
+    tu_sms_destroy(&s);
+}
+
 int main(void) {
     g_dir = tu_tmpdir();
     test_retry();
@@ -286,6 +359,9 @@ int main(void) {
     test_resend_window();
     test_language();
     test_body_not_kept();
+    test_close_waits_for_callback();
+    test_close_with_pending_retry();
+    test_console_provider();
     tu_rmtree(g_dir);
     free(g_dir);
     return tu_finish();

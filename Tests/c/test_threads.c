@@ -28,7 +28,7 @@ static void *signer_main(void *arg) {
     pthread_barrier_wait(&g_barrier);
     for (int i = 0; i < s->rounds; i++) {
         json_t *r = tu_sms_sign_in(g_e, &g_sms, s->phone);
-        if (!r) continue;
+        if (!r) break;
         s->ok++;
         if (tu_bool(r, "additionalUserInfo.isNewUser") == 1) s->new_users++;
         const char *uid = tu_str(r, "user.uid");
@@ -110,7 +110,7 @@ static void test_credential_race(void) {
     int rounds = tu_memcheck() ? 2 : 10;
     for (int i = 0; i < rounds; i++) {
         json_t *cred = tu_sms_credential(g_e, &g_sms, "+16505553436", NULL);
-        if (!cred) continue;
+        if (!cred) break;
         json_t *p = json_pack("{s:o}", "credential", cred);
         char *params = json_dumps(p, JSON_COMPACT);
         json_decref(p);
@@ -141,7 +141,7 @@ static void test_refresh_race(void) {
     int rounds = tu_memcheck() ? 2 : 10;
     for (int i = 0; i < rounds; i++) {
         json_t *r = tu_sms_sign_in(g_e, &g_sms, "+16505553437");
-        if (!r) continue;
+        if (!r) break;
         json_t *p = json_pack("{s:s?}", "refreshToken", tu_str(r, "refreshToken"));
         char *params = json_dumps(p, JSON_COMPACT);
         json_decref(p);

@@ -33,7 +33,7 @@ int main(void) {
 
     int st;
     json_t *r = sign_in(&st);
-    if (!EXPECT_OK(r, st) || !tu_str(r, "user.uid")) {
+    if (!EXPECT_OK(r, st) || !CHECKF(tu_str(r, "user.uid"), "no user.uid: %s", tu_dump(r))) {
         json_decref(r);
         goto done;
     }

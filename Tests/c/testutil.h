@@ -108,6 +108,8 @@ typedef struct tu_sms {
     int overlapped;         /* set when two invocations ran at the same time */
     int on_caller_thread;   /* set when an invocation ran on the thread that created the capture */
     int inflight;
+    int delay_ms;           /* each invocation sleeps this long before returning */
+    int returned;           /* invocations that have returned */
     pthread_t creator;
     const char *tag;        /* recorded in each message as "_tag" (to tell two senders apart) */
 } tu_sms;
@@ -122,6 +124,8 @@ json_t *tu_sms_wait(tu_sms *s, const char *verification_id, int timeout_ms);
 int tu_sms_wait_calls(tu_sms *s, int n, int timeout_ms);
 int tu_sms_calls(tu_sms *s);
 void tu_sms_fail_next(tu_sms *s, int n);
+void tu_sms_set_delay(tu_sms *s, int ms);
+int tu_sms_returned(tu_sms *s);
 
 /* Finds a run of exactly `len` digits in body; copies it to out (size >= len + 1). */
 int tu_extract_code(const char *body, int len, char *out);

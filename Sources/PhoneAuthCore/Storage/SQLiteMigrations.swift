@@ -42,10 +42,9 @@ enum SQLiteMigrations {
             sealed_body BLOB,
             status TEXT NOT NULL DEFAULT 'pending',
             attempts INTEGER NOT NULL DEFAULT 0,
-            due_at INTEGER NOT NULL,
-            lease_until INTEGER NOT NULL DEFAULT 0
+            due_at INTEGER NOT NULL
         );
-        CREATE INDEX outbox_due ON outbox(due_at) WHERE status = 'pending';
+        CREATE INDEX outbox_due ON outbox(due_at) WHERE status IN ('pending', 'sending');
         CREATE TABLE sessions (
             id TEXT PRIMARY KEY,
             uid TEXT NOT NULL REFERENCES users(uid) ON DELETE CASCADE,

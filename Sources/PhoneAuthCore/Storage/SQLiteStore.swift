@@ -150,14 +150,14 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             var messages: [OutboxMessage] = []
             try db.rows("""
                 SELECT id, verification_id, phone, language_code, sealed_body, attempts FROM outbox
-                WHERE (status = 'pending' AND due_at <= ?1) OR (status = 'sending' AND lease_until <= ?1)
-                ORDER BY due_at LIMIT ?2
+                WHERE status IN ('pending', 'sending') AND due_at <= ? ORDER BY due_at LIMIT ?
                 """, [.int(now.milliseconds), .int(Int64(limit))]) { row in
                 messages.append(OutboxMessage(id: row.int(0), verificationId: row.text(1), phone: row.text(2),
                                               languageCode: row.text(3), sealedBody: row.blob(4), attempts: Int(row.int(5))))
             }
             for m in messages {
-                try db.run("UPDATE outbox SET status = 'sending', lease_until = ? WHERE id = ?",
+                // While leased, due_at is when the lease runs out and another worker may retry it.
+                try db.run("UPDATE outbox SET status = 'sending', due_at = ? WHERE id = ?",
                            [.int(now.milliseconds + leaseMilliseconds), .int(m.id)])
             }
             return messages
@@ -188,10 +188,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     public func nextDeliveryDue() throws -> Timestamp? {
         try read { db in
-            try db.row("""
-                SELECT min(t) FROM (SELECT min(due_at) AS t FROM outbox WHERE status = 'pending'
-                UNION ALL SELECT min(lease_until) FROM outbox WHERE status = 'sending')
-                """) { $0.optionalInt(0).map { Timestamp(milliseconds: $0) } } ?? nil
+            try db.row("SELECT min(due_at) FROM outbox WHERE status IN ('pending', 'sending')") {
+                $0.optionalInt(0).map { Timestamp(milliseconds: $0) }
+            } ?? nil
         }
     }
 

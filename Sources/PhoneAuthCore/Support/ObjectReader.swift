@@ -10,11 +10,12 @@ public struct ObjectReader {
         self.code = code
         self.path = path
         switch value {
-        case nil, .null?: pairs = []
+        case nil: pairs = []
         case let .object(p)?: pairs = p
         case let other?:
-            throw PhoneAuthError(code, "The \(path.isEmpty ? what : "field '\(path)'") must be a JSON object, not \(other.typeName).",
-                                 details: path.isEmpty ? [] : [("field", .string(path))])
+            let noun = code == .invalidConfiguration ? "key" : "field"
+            throw PhoneAuthError(code, "The \(path.isEmpty ? what : "\(noun) '\(path)'") must be a JSON object, not \(other.typeName).",
+                                 details: path.isEmpty ? [] : [(noun, .string(path))])
         }
     }
 
