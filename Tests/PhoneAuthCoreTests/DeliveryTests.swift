@@ -77,7 +77,7 @@ final class RetentionTests: XCTestCase {
         for (i, expires) in [now.adding(seconds: -90_000), now.adding(seconds: 300)].enumerated() {
             _ = try store.startVerification(NewVerification(id: VerificationCode.newVerificationId(), phone: "+1650555123\(i)", codeHash: [1],
                                                             createdAt: expires.adding(seconds: -300), expiresAt: expires, outbox: nil),
-                                            reuseIfCreatedAfter: now)
+                                            reuseIfCreatedAfter: now, leaseUntil: now)
         }
         try store.purgeVerifications(expiredBefore: now.adding(seconds: -86_400))
         let remaining = try SQLiteConnection(path: dir + "/auth.db", synchronous: .normal).row("SELECT count(*) FROM verifications") { $0.int(0) }

@@ -1,7 +1,9 @@
 import Glibc
 
-/// The engine's delivery thread: takes due messages from the store's outbox, hands them to the
-/// SMS sender and records the outcome, retrying failures with doubling backoff.
+/// The engine's delivery thread. Messages this engine queues are handed to it directly (their
+/// outbox rows are leased to this engine when written); it also takes from the store's outbox
+/// whatever falls due there: retries, and messages of engines that stopped before sending them.
+/// Outcomes are recorded in one transaction per batch; failures are retried with doubling backoff.
 final class DeliveryWorker: @unchecked Sendable {
     private let store: Store
     private let keys: KeyRing
@@ -11,16 +13,19 @@ final class DeliveryWorker: @unchecked Sendable {
 
     private let state = Lock()
     private var sender: SMSSender?
+    private var queue: [OutboxMessage] = []
+    private var idle = false
     private var wakeRequested = false
     private var stopping = false
     private var thread: pthread_t?
-    /// Held while a message is being handed to the sender, so replacing the sender waits for it.
+    /// Held while messages are being handed to the sender, so replacing the sender waits for it.
     private let sending = Lock()
 
-    /// How long an idle worker sleeps before looking for work other processes queued.
+    /// How long an idle worker sleeps before looking for work that other processes queued.
     static let pollMilliseconds: Int64 = 500
     static let batchSize = 64
-    static let leaseMilliseconds: Int64 = 60_000
+    /// How long a message stays reserved for the worker that took it.
+    static let leaseMilliseconds: Int64 = 30_000
     /// Verifications are kept this long after they expire (for getVerificationStatus), then purged.
     static let retentionMilliseconds: Int64 = 24 * 3_600_000
     static let purgeIntervalMilliseconds: Int64 = 10 * 60_000
@@ -48,7 +53,8 @@ final class DeliveryWorker: @unchecked Sendable {
         thread = handle
     }
 
-    /// Stops the thread, waiting for a message being delivered.
+    /// Stops the thread, waiting for a message being delivered, and hands messages it still held
+    /// back to the store so the next engine sends them at once.
     func stop() {
         state.withLock {
             stopping = true
@@ -56,6 +62,11 @@ final class DeliveryWorker: @unchecked Sendable {
         }
         if let thread { pthread_join(thread, nil) }
         thread = nil
+        let left = state.withLock { () -> [OutboxMessage] in
+            defer { queue.removeAll() }
+            return queue
+        }
+        try? store.releaseLeases(verificationIds: left.map(\.verificationId), now: clock.now())
     }
 
     func setSender(_ newSender: SMSSender?) {
@@ -68,11 +79,15 @@ final class DeliveryWorker: @unchecked Sendable {
         }
     }
 
-    /// Tells the worker a message was queued.
-    func wake() {
+    /// Hands over a message whose outbox row this engine has just written.
+    func enqueue(_ message: OutboxMessage) {
         state.withLock {
-            wakeRequested = true
-            state.broadcast()
+            queue.append(message)
+            // Waking a thread costs a system call; only do it when the worker sleeps.
+            if idle {
+                wakeRequested = true
+                state.broadcast()
+            }
         }
     }
 
@@ -81,21 +96,38 @@ final class DeliveryWorker: @unchecked Sendable {
     }
 
     private func run() {
-        var nextDue: Timestamp? = nil
+        var nextStoreCheck = clock.now()
         var nextPurge = clock.now()
         while true {
-            let proceed: Bool = state.withLock {
-                if stopping { return false }
-                if !wakeRequested {
-                    var wait = Self.pollMilliseconds
-                    if let nextDue { wait = max(1, min(wait, nextDue.milliseconds - clock.now().milliseconds)) }
-                    state.wait(milliseconds: wait)
+            // Take queued messages, or sleep until there are some or the store needs a look.
+            let work: ([OutboxMessage], SMSSender?)? = state.withLock {
+                while !stopping {
+                    if sender != nil, !queue.isEmpty {
+                        let batch = Array(queue.prefix(Self.batchSize))
+                        queue.removeFirst(batch.count)
+                        return (batch, sender)
+                    }
+                    let wait = nextStoreCheck.milliseconds - clock.now().milliseconds
+                    if wait <= 0 || wakeRequested && sender != nil && queue.isEmpty {
+                        wakeRequested = false
+                        return ([], sender)
+                    }
+                    idle = true
+                    state.wait(milliseconds: min(wait, Self.pollMilliseconds))
+                    idle = false
                 }
-                wakeRequested = false
-                return !stopping
+                return nil
             }
-            guard proceed else { return }
-            nextDue = deliverDue()
+            guard let (queued, current) = work else { return }
+            if let current {
+                if !queued.isEmpty {
+                    deliver(queued, with: current)
+                    continue
+                }
+                nextStoreCheck = deliverDueFromStore(with: current)
+            } else {
+                nextStoreCheck = clock.now().adding(milliseconds: Self.pollMilliseconds)
+            }
             let now = clock.now()
             if now >= nextPurge {
                 try? store.purgeVerifications(expiredBefore: now.adding(milliseconds: -Self.retentionMilliseconds))
@@ -104,35 +136,41 @@ final class DeliveryWorker: @unchecked Sendable {
         }
     }
 
-    /// Delivers every due message; returns when the next one falls due, if known.
-    private func deliverDue() -> Timestamp? {
-        while true {
-            let canSend = state.withLock { sender != nil && !stopping }
-            guard canSend else { return nil }
-            do {
-                let now = clock.now()
-                if let due = try store.nextDeliveryDue(), due > now { return due }
-                let batch = try store.claimDueMessages(now: now, limit: Self.batchSize, leaseMilliseconds: Self.leaseMilliseconds)
-                if batch.isEmpty { return try store.nextDeliveryDue() }
-                var outcomes: [DeliveryOutcome] = []
-                outcomes.reserveCapacity(batch.count)
-                sending.withLock {
-                    let current = state.withLock { sender }
-                    for message in batch {
-                        guard let body = keys.openBody(message.sealedBody, verificationId: message.verificationId), let current else {
-                            outcomes.append(.failed(id: message.id))
-                            continue
-                        }
-                        let sms = SMSMessage(to: message.phone, body: body, languageCode: message.languageCode, verificationId: message.verificationId)
-                        outcomes.append(current.send(sms) ? .sent(id: message.id) : .failed(id: message.id))
-                    }
+    /// Hands each message to the sender and records the outcomes in one transaction.
+    private func deliver(_ batch: [OutboxMessage], with current: SMSSender) {
+        var outcomes: [DeliveryOutcome] = []
+        outcomes.reserveCapacity(batch.count)
+        sending.withLock {
+            for message in batch {
+                guard let body = keys.openBody(message.sealedBody, verificationId: message.verificationId) else {
+                    outcomes.append(.failed(verificationId: message.verificationId))
+                    continue
                 }
-                try store.recordDeliveries(outcomes, now: clock.now(), maxAttempts: maxAttempts, backoff: backoff)
-                if batch.count < Self.batchSize { return try store.nextDeliveryDue() }
-            } catch {
-                // The store is unavailable (busy, disk full): try again on the next poll.
-                return nil
+                let sms = SMSMessage(to: message.phone, body: body, languageCode: message.languageCode, verificationId: message.verificationId)
+                outcomes.append(current.send(sms) ? .sent(verificationId: message.verificationId) : .failed(verificationId: message.verificationId))
             }
+        }
+        // If recording fails the leases run out and the messages are sent again: at least once.
+        try? store.recordDeliveries(outcomes, now: clock.now(), maxAttempts: maxAttempts, backoff: backoff)
+    }
+
+    /// Delivers what is due in the store; returns when to look again.
+    private func deliverDueFromStore(with current: SMSSender) -> Timestamp {
+        let poll = clock.now().adding(milliseconds: Self.pollMilliseconds)
+        do {
+            while true {
+                let now = clock.now()
+                guard let due = try store.nextDeliveryDue(), due <= now else {
+                    return min(poll, try store.nextDeliveryDue() ?? poll)
+                }
+                let batch = try store.claimDueMessages(now: now, limit: Self.batchSize, leaseMilliseconds: Self.leaseMilliseconds)
+                if batch.isEmpty { return poll }
+                deliver(batch, with: current)
+                if state.withLock({ stopping || !queue.isEmpty }) { return now }
+            }
+        } catch {
+            // The store is busy or unavailable: look again on the next poll.
+            return poll
         }
     }
 }

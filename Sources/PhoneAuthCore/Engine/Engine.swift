@@ -72,10 +72,14 @@ public final class Engine: @unchecked Sendable {
         }
         let verification = NewVerification(id: id, phone: phone.e164, codeHash: keys.codeHash(verificationId: id, code: code),
                                            createdAt: now, expiresAt: now.adding(seconds: config.codeTtlSeconds), outbox: outbox)
-        let start = try store.startVerification(verification, reuseIfCreatedAfter: now.adding(seconds: -config.resendAfterSeconds))
+        let start = try store.startVerification(verification, reuseIfCreatedAfter: now.adding(seconds: -config.resendAfterSeconds),
+                                                leaseUntil: now.adding(milliseconds: DeliveryWorker.leaseMilliseconds))
         switch start {
         case .created:
-            if outbox != nil { worker.wake() }
+            if let outbox {
+                worker.enqueue(OutboxMessage(verificationId: id, phone: phone.e164, languageCode: outbox.languageCode,
+                                             sealedBody: outbox.sealedBody, attempts: 0))
+            }
             return VerificationStarted(verificationId: id, codeLength: testCode?.count ?? config.codeLength,
                                        expiresAt: verification.expiresAt, resendAt: now.adding(seconds: config.resendAfterSeconds))
         case let .reused(existingId, createdAt, expiresAt):

@@ -3,13 +3,15 @@
 enum SQLiteMigrations {
     static let all: [String] = [
         // 1: users, phone identities, verifications, outbox, sessions, keys
+        // Tables keyed by random text IDs are WITHOUT ROWID: one B-tree each instead of two,
+        // which halves the pages a sign-in writes.
         """
         CREATE TABLE secrets (
             kid TEXT PRIMARY KEY,
             kind TEXT NOT NULL,
             sealed BLOB NOT NULL,
             created_at INTEGER NOT NULL
-        );
+        ) WITHOUT ROWID;
         CREATE TABLE users (
             uid TEXT PRIMARY KEY,
             display_name TEXT,
@@ -17,12 +19,12 @@ enum SQLiteMigrations {
             created_at INTEGER NOT NULL,
             last_sign_in_at INTEGER,
             valid_since INTEGER
-        );
+        ) WITHOUT ROWID;
         CREATE TABLE phone_identities (
             phone TEXT PRIMARY KEY,
             uid TEXT NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
             created_at INTEGER NOT NULL
-        );
+        ) WITHOUT ROWID;
         CREATE INDEX phone_identities_uid ON phone_identities(uid);
         CREATE TABLE verifications (
             id TEXT PRIMARY KEY,
@@ -32,18 +34,17 @@ enum SQLiteMigrations {
             expires_at INTEGER NOT NULL,
             attempts INTEGER NOT NULL DEFAULT 0,
             state TEXT NOT NULL DEFAULT 'active'
-        );
+        ) WITHOUT ROWID;
         CREATE INDEX verifications_active ON verifications(phone, created_at) WHERE state = 'active';
         CREATE TABLE outbox (
-            id INTEGER PRIMARY KEY,
-            verification_id TEXT NOT NULL UNIQUE,
+            verification_id TEXT PRIMARY KEY,
             phone TEXT NOT NULL,
             language_code TEXT NOT NULL,
             sealed_body BLOB,
-            status TEXT NOT NULL DEFAULT 'pending',
+            status TEXT NOT NULL,
             attempts INTEGER NOT NULL DEFAULT 0,
             due_at INTEGER NOT NULL
-        );
+        ) WITHOUT ROWID;
         CREATE INDEX outbox_due ON outbox(due_at) WHERE status IN ('pending', 'sending');
         CREATE TABLE sessions (
             id TEXT PRIMARY KEY,
@@ -53,12 +54,12 @@ enum SQLiteMigrations {
             auth_time INTEGER NOT NULL,
             revoked_at INTEGER,
             revoked_reason TEXT
-        );
+        ) WITHOUT ROWID;
         CREATE INDEX sessions_uid ON sessions(uid);
         CREATE TABLE retired_refresh_tokens (
             token_hash BLOB PRIMARY KEY,
             session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE
-        );
+        ) WITHOUT ROWID;
         CREATE INDEX retired_refresh_tokens_session ON retired_refresh_tokens(session_id);
         """,
     ]

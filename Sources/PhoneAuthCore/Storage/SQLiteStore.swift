@@ -60,7 +60,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     // MARK: Verifications
 
-    public func startVerification(_ v: NewVerification, reuseIfCreatedAfter: Timestamp) throws -> VerificationStart {
+    public func startVerification(_ v: NewVerification, reuseIfCreatedAfter: Timestamp, leaseUntil: Timestamp) throws -> VerificationStart {
         try write { db in
             let latest = try db.row(
                 "SELECT id, created_at, expires_at FROM verifications WHERE phone = ? AND state = 'active' ORDER BY created_at DESC LIMIT 1",
@@ -74,8 +74,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             try db.run("INSERT INTO verifications (id, phone, code_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
                        [.text(v.id), .text(v.phone), .blob(v.codeHash), .int(v.createdAt.milliseconds), .int(v.expiresAt.milliseconds)])
             if let message = v.outbox {
-                try db.run("INSERT INTO outbox (verification_id, phone, language_code, sealed_body, due_at) VALUES (?, ?, ?, ?, ?)",
-                           [.text(v.id), .text(v.phone), .text(message.languageCode), .blob(message.sealedBody), .int(v.createdAt.milliseconds)])
+                try db.run("INSERT INTO outbox (verification_id, phone, language_code, sealed_body, status, due_at) VALUES (?, ?, ?, ?, 'sending', ?)",
+                           [.text(v.id), .text(v.phone), .text(message.languageCode), .blob(message.sealedBody), .int(leaseUntil.milliseconds)])
             }
             return .created
         }
@@ -149,16 +149,16 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         try write { db in
             var messages: [OutboxMessage] = []
             try db.rows("""
-                SELECT id, verification_id, phone, language_code, sealed_body, attempts FROM outbox
+                SELECT verification_id, phone, language_code, sealed_body, attempts FROM outbox
                 WHERE status IN ('pending', 'sending') AND due_at <= ? ORDER BY due_at LIMIT ?
                 """, [.int(now.milliseconds), .int(Int64(limit))]) { row in
-                messages.append(OutboxMessage(id: row.int(0), verificationId: row.text(1), phone: row.text(2),
-                                              languageCode: row.text(3), sealedBody: row.blob(4), attempts: Int(row.int(5))))
+                messages.append(OutboxMessage(verificationId: row.text(0), phone: row.text(1), languageCode: row.text(2),
+                                              sealedBody: row.blob(3), attempts: Int(row.int(4))))
             }
             for m in messages {
                 // While leased, due_at is when the lease runs out and another worker may retry it.
-                try db.run("UPDATE outbox SET status = 'sending', due_at = ? WHERE id = ?",
-                           [.int(now.milliseconds + leaseMilliseconds), .int(m.id)])
+                try db.run("UPDATE outbox SET status = 'sending', due_at = ? WHERE verification_id = ?",
+                           [.int(now.milliseconds + leaseMilliseconds), .text(m.verificationId)])
             }
             return messages
         }
@@ -171,15 +171,15 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             for outcome in outcomes {
                 switch outcome {
                 case let .sent(id):
-                    try db.run("UPDATE outbox SET status = 'sent', sealed_body = NULL, attempts = attempts + 1 WHERE id = ?", [.int(id)])
+                    try db.run("UPDATE outbox SET status = 'sent', sealed_body = NULL, attempts = attempts + 1 WHERE verification_id = ?", [.text(id)])
                 case let .failed(id):
-                    let attempts = Int(try db.row("SELECT attempts FROM outbox WHERE id = ?", [.int(id)]) { $0.int(0) } ?? 0) + 1
+                    let attempts = Int(try db.row("SELECT attempts FROM outbox WHERE verification_id = ?", [.text(id)]) { $0.int(0) } ?? 0) + 1
                     if attempts >= maxAttempts {
-                        try db.run("UPDATE outbox SET status = 'failed', sealed_body = NULL, attempts = ? WHERE id = ?",
-                                   [.int(Int64(attempts)), .int(id)])
+                        try db.run("UPDATE outbox SET status = 'failed', sealed_body = NULL, attempts = ? WHERE verification_id = ?",
+                                   [.int(Int64(attempts)), .text(id)])
                     } else {
-                        try db.run("UPDATE outbox SET status = 'pending', attempts = ?, due_at = ? WHERE id = ?",
-                                   [.int(Int64(attempts)), .int(now.milliseconds + backoff(attempts)), .int(id)])
+                        try db.run("UPDATE outbox SET status = 'pending', attempts = ?, due_at = ? WHERE verification_id = ?",
+                                   [.int(Int64(attempts)), .int(now.milliseconds + backoff(attempts)), .text(id)])
                     }
                 }
             }
@@ -191,6 +191,16 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             try db.row("SELECT min(due_at) FROM outbox WHERE status IN ('pending', 'sending')") {
                 $0.optionalInt(0).map { Timestamp(milliseconds: $0) }
             } ?? nil
+        }
+    }
+
+    public func releaseLeases(verificationIds: [String], now: Timestamp) throws {
+        guard !verificationIds.isEmpty else { return }
+        try write { db in
+            for id in verificationIds {
+                try db.run("UPDATE outbox SET status = 'pending', due_at = ? WHERE verification_id = ? AND status = 'sending'",
+                           [.int(now.milliseconds), .text(id)])
+            }
         }
     }
 

@@ -11,8 +11,9 @@ public protocol Store: AnyObject, Sendable {
     // Verifications
     /// Starts `verification` unless an active one for the same number was created after
     /// `reuseIfCreatedAfter`; a new one replaces older active ones. The SMS is queued in the same
-    /// transaction.
-    func startVerification(_ verification: NewVerification, reuseIfCreatedAfter: Timestamp) throws -> VerificationStart
+    /// transaction, already leased to this engine until `leaseUntil` (its worker is handed the
+    /// message directly; if this process dies, any worker takes it once the lease runs out).
+    func startVerification(_ verification: NewVerification, reuseIfCreatedAfter: Timestamp, leaseUntil: Timestamp) throws -> VerificationStart
     /// Checks a code and, if it matches, consumes the verification, creates the user on first
     /// sign-in and opens a session, all in one transaction. A wrong code counts an attempt.
     func redeemVerification(id: String, now: Timestamp, maxAttempts: Int,
@@ -28,6 +29,8 @@ public protocol Store: AnyObject, Sendable {
                           backoff: (Int) -> Int64) throws
     /// When the earliest pending message becomes due, if any.
     func nextDeliveryDue() throws -> Timestamp?
+    /// Gives leased messages back, due now, for messages this engine will not deliver after all.
+    func releaseLeases(verificationIds: [String], now: Timestamp) throws
 
     // Sessions
     func rotateRefreshToken(hash: [UInt8], newHash: [UInt8], now: Timestamp) throws -> RefreshOutcome

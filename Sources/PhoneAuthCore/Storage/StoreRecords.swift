@@ -66,7 +66,6 @@ public enum RefreshOutcome: Sendable {
 }
 
 public struct OutboxMessage: Sendable {
-    public var id: Int64
     public var verificationId: String
     public var phone: String
     public var languageCode: String
@@ -75,8 +74,8 @@ public struct OutboxMessage: Sendable {
 }
 
 public enum DeliveryOutcome: Sendable {
-    case sent(id: Int64)
-    case failed(id: Int64)
+    case sent(verificationId: String)
+    case failed(verificationId: String)
 }
 
 public struct VerificationStatus: Sendable {
