@@ -47,6 +47,10 @@ final class SQLiteConnection {
         sqlite3_extended_result_codes(db, 1)
         do {
             try execute("PRAGMA journal_mode=WAL")
+            // Checkpoint every 10,000 pages (about 40 MB of WAL) rather than 1,000: pages written
+            // by many transactions are copied back once, with one fsync, instead of ten times.
+            try execute("PRAGMA wal_autocheckpoint=10000")
+            try execute("PRAGMA mmap_size=268435456")
             try execute("PRAGMA synchronous=\(synchronous == .full ? "FULL" : "NORMAL")")
             try execute("PRAGMA foreign_keys=ON")
         } catch {

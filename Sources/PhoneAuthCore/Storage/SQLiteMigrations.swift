@@ -3,8 +3,10 @@
 enum SQLiteMigrations {
     static let all: [String] = [
         // 1: users, phone identities, verifications, outbox, sessions, keys
-        // Tables keyed by random text IDs are WITHOUT ROWID: one B-tree each instead of two,
-        // which halves the pages a sign-in writes.
+        // Every row a flow writes costs whole pages in the WAL, so the schema keeps the pages
+        // per flow few: tables keyed by random text IDs are WITHOUT ROWID (one B-tree, not two),
+        // a user's phone number is a unique column of users (its index is the phone identity
+        // lookup), and the SMS outbox lives in the verification's own row.
         """
         CREATE TABLE secrets (
             kid TEXT PRIMARY KEY,
@@ -14,18 +16,13 @@ enum SQLiteMigrations {
         ) WITHOUT ROWID;
         CREATE TABLE users (
             uid TEXT PRIMARY KEY,
+            phone TEXT UNIQUE,
             display_name TEXT,
             disabled INTEGER NOT NULL DEFAULT 0,
             created_at INTEGER NOT NULL,
             last_sign_in_at INTEGER,
             valid_since INTEGER
         ) WITHOUT ROWID;
-        CREATE TABLE phone_identities (
-            phone TEXT PRIMARY KEY,
-            uid TEXT NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
-            created_at INTEGER NOT NULL
-        ) WITHOUT ROWID;
-        CREATE INDEX phone_identities_uid ON phone_identities(uid);
         CREATE TABLE verifications (
             id TEXT PRIMARY KEY,
             phone TEXT NOT NULL,
@@ -33,34 +30,33 @@ enum SQLiteMigrations {
             created_at INTEGER NOT NULL,
             expires_at INTEGER NOT NULL,
             attempts INTEGER NOT NULL DEFAULT 0,
-            state TEXT NOT NULL DEFAULT 'active'
-        ) WITHOUT ROWID;
-        CREATE INDEX verifications_active ON verifications(phone, created_at) WHERE state = 'active';
-        CREATE TABLE outbox (
-            verification_id TEXT PRIMARY KEY,
-            phone TEXT NOT NULL,
+            state TEXT NOT NULL DEFAULT 'active',
+            -- outbox: 'none' (test numbers), 'sending' (leased), 'pending', 'sent', 'failed'
+            delivery TEXT NOT NULL,
             language_code TEXT NOT NULL,
             sealed_body BLOB,
-            status TEXT NOT NULL,
-            attempts INTEGER NOT NULL DEFAULT 0,
+            delivery_attempts INTEGER NOT NULL DEFAULT 0,
             due_at INTEGER NOT NULL
         ) WITHOUT ROWID;
-        CREATE INDEX outbox_due ON outbox(due_at) WHERE status IN ('pending', 'sending');
+        CREATE INDEX verifications_active ON verifications(phone, created_at) WHERE state = 'active';
+        CREATE INDEX verifications_due ON verifications(due_at) WHERE delivery IN ('pending', 'sending');
         CREATE TABLE sessions (
-            id TEXT PRIMARY KEY,
             uid TEXT NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
+            id TEXT NOT NULL,
             token_hash BLOB NOT NULL UNIQUE,
             created_at INTEGER NOT NULL,
             auth_time INTEGER NOT NULL,
             revoked_at INTEGER,
-            revoked_reason TEXT
+            revoked_reason TEXT,
+            PRIMARY KEY (uid, id)
         ) WITHOUT ROWID;
-        CREATE INDEX sessions_uid ON sessions(uid);
         CREATE TABLE retired_refresh_tokens (
             token_hash BLOB PRIMARY KEY,
-            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE
+            uid TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            FOREIGN KEY (uid, session_id) REFERENCES sessions(uid, id) ON DELETE CASCADE
         ) WITHOUT ROWID;
-        CREATE INDEX retired_refresh_tokens_session ON retired_refresh_tokens(session_id);
+        CREATE INDEX retired_refresh_tokens_session ON retired_refresh_tokens(uid, session_id);
         """,
     ]
 

@@ -71,12 +71,12 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             if latest != nil {
                 try db.run("UPDATE verifications SET state = 'replaced' WHERE phone = ? AND state = 'active'", [.text(v.phone)])
             }
-            try db.run("INSERT INTO verifications (id, phone, code_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
-                       [.text(v.id), .text(v.phone), .blob(v.codeHash), .int(v.createdAt.milliseconds), .int(v.expiresAt.milliseconds)])
-            if let message = v.outbox {
-                try db.run("INSERT INTO outbox (verification_id, phone, language_code, sealed_body, status, due_at) VALUES (?, ?, ?, ?, 'sending', ?)",
-                           [.text(v.id), .text(v.phone), .text(message.languageCode), .blob(message.sealedBody), .int(leaseUntil.milliseconds)])
-            }
+            try db.run("""
+                INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, sealed_body, due_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [.text(v.id), .text(v.phone), .blob(v.codeHash), .int(v.createdAt.milliseconds), .int(v.expiresAt.milliseconds),
+                      .text(v.outbox == nil ? "none" : "sending"), .text(v.outbox?.languageCode ?? ""),
+                      v.outbox.map { .blob($0.sealedBody) } ?? .null, .int(leaseUntil.milliseconds)])
             return .created
         }
     }
@@ -109,10 +109,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             }
             let isNew = user == nil
             if isNew {
-                try db.run("INSERT INTO users (uid, created_at, last_sign_in_at) VALUES (?, ?, ?)",
-                           [.text(signIn.newUid), .int(now.milliseconds), .int(now.milliseconds)])
-                try db.run("INSERT INTO phone_identities (phone, uid, created_at) VALUES (?, ?, ?)",
-                           [.text(phone), .text(signIn.newUid), .int(now.milliseconds)])
+                try db.run("INSERT INTO users (uid, phone, created_at, last_sign_in_at) VALUES (?, ?, ?, ?)",
+                           [.text(signIn.newUid), .text(phone), .int(now.milliseconds), .int(now.milliseconds)])
                 user = UserRecord(uid: signIn.newUid, phoneNumber: phone, displayName: nil, disabled: false,
                                   createdAt: now, lastSignInAt: now, validSince: nil)
             } else if var existing = user {
@@ -130,14 +128,13 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     public func verificationStatus(id: String, now: Timestamp) throws -> VerificationStatus? {
         try read { db in
             try db.row("""
-                SELECT v.phone, v.state, v.expires_at, o.status, o.attempts FROM verifications v
-                LEFT JOIN outbox o ON o.verification_id = v.id WHERE v.id = ?
+                SELECT phone, state, expires_at, delivery, delivery_attempts FROM verifications WHERE id = ?
                 """, [.text(id)]) { row in
                 let expiresAt = Timestamp(milliseconds: row.int(2))
                 var state = row.text(1)
                 if state == "active" && expiresAt <= now { state = "expired" }
                 return VerificationStatus(id: id, phone: row.text(0), state: state, expiresAt: expiresAt,
-                                          delivery: row.optionalText(3).map { $0 == "sending" ? "pending" : $0 } ?? "none",
+                                          delivery: row.text(3) == "sending" ? "pending" : row.text(3),
                                           attempts: Int(row.optionalInt(4) ?? 0))
             }
         }
@@ -149,15 +146,15 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         try write { db in
             var messages: [OutboxMessage] = []
             try db.rows("""
-                SELECT verification_id, phone, language_code, sealed_body, attempts FROM outbox
-                WHERE status IN ('pending', 'sending') AND due_at <= ? ORDER BY due_at LIMIT ?
+                SELECT id, phone, language_code, sealed_body, delivery_attempts FROM verifications
+                WHERE delivery IN ('pending', 'sending') AND due_at <= ? ORDER BY due_at LIMIT ?
                 """, [.int(now.milliseconds), .int(Int64(limit))]) { row in
                 messages.append(OutboxMessage(verificationId: row.text(0), phone: row.text(1), languageCode: row.text(2),
                                               sealedBody: row.blob(3), attempts: Int(row.int(4))))
             }
             for m in messages {
                 // While leased, due_at is when the lease runs out and another worker may retry it.
-                try db.run("UPDATE outbox SET status = 'sending', due_at = ? WHERE verification_id = ?",
+                try db.run("UPDATE verifications SET delivery = 'sending', due_at = ? WHERE id = ?",
                            [.int(now.milliseconds + leaseMilliseconds), .text(m.verificationId)])
             }
             return messages
@@ -171,14 +168,15 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             for outcome in outcomes {
                 switch outcome {
                 case let .sent(id):
-                    try db.run("UPDATE outbox SET status = 'sent', sealed_body = NULL, attempts = attempts + 1 WHERE verification_id = ?", [.text(id)])
+                    try db.run("UPDATE verifications SET delivery = 'sent', sealed_body = NULL, delivery_attempts = delivery_attempts + 1 WHERE id = ?",
+                               [.text(id)])
                 case let .failed(id):
-                    let attempts = Int(try db.row("SELECT attempts FROM outbox WHERE verification_id = ?", [.text(id)]) { $0.int(0) } ?? 0) + 1
+                    let attempts = Int(try db.row("SELECT delivery_attempts FROM verifications WHERE id = ?", [.text(id)]) { $0.int(0) } ?? 0) + 1
                     if attempts >= maxAttempts {
-                        try db.run("UPDATE outbox SET status = 'failed', sealed_body = NULL, attempts = ? WHERE verification_id = ?",
+                        try db.run("UPDATE verifications SET delivery = 'failed', sealed_body = NULL, delivery_attempts = ? WHERE id = ?",
                                    [.int(Int64(attempts)), .text(id)])
                     } else {
-                        try db.run("UPDATE outbox SET status = 'pending', attempts = ?, due_at = ? WHERE verification_id = ?",
+                        try db.run("UPDATE verifications SET delivery = 'pending', delivery_attempts = ?, due_at = ? WHERE id = ?",
                                    [.int(Int64(attempts)), .int(now.milliseconds + backoff(attempts)), .text(id)])
                     }
                 }
@@ -188,7 +186,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     public func nextDeliveryDue() throws -> Timestamp? {
         try read { db in
-            try db.row("SELECT min(due_at) FROM outbox WHERE status IN ('pending', 'sending')") {
+            try db.row("SELECT min(due_at) FROM verifications WHERE delivery IN ('pending', 'sending')") {
                 $0.optionalInt(0).map { Timestamp(milliseconds: $0) }
             } ?? nil
         }
@@ -198,7 +196,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         guard !verificationIds.isEmpty else { return }
         try write { db in
             for id in verificationIds {
-                try db.run("UPDATE outbox SET status = 'pending', due_at = ? WHERE verification_id = ? AND status = 'sending'",
+                try db.run("UPDATE verifications SET delivery = 'pending', due_at = ? WHERE id = ? AND delivery = 'sending'",
                            [.int(now.milliseconds), .text(id)])
             }
         }
@@ -206,14 +204,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     public func purgeVerifications(expiredBefore before: Timestamp) throws {
         try write { db in
-            try db.run("""
-                DELETE FROM outbox WHERE status IN ('sent', 'failed')
-                AND verification_id IN (SELECT id FROM verifications WHERE expires_at < ?)
-                """, [.int(before.milliseconds)])
-            try db.run("""
-                DELETE FROM verifications WHERE expires_at < ?
-                AND id NOT IN (SELECT verification_id FROM outbox)
-                """, [.int(before.milliseconds)])
+            try db.run("DELETE FROM verifications WHERE expires_at < ? AND delivery NOT IN ('pending', 'sending')", [.int(before.milliseconds)])
         }
     }
 
@@ -226,19 +217,20 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             }
             guard let (sessionId, uid, authTime, revokedReason) = session else {
                 // A token that was already rotated away: someone is replaying it, so end the session.
-                guard let stolen = try db.row("SELECT session_id FROM retired_refresh_tokens WHERE token_hash = ?", [.blob(hash)], { $0.text(0) }) else {
+                guard let (uid, stolen) = try db.row("SELECT uid, session_id FROM retired_refresh_tokens WHERE token_hash = ?", [.blob(hash)],
+                                                     { ($0.text(0), $0.text(1)) }) else {
                     return .unknown
                 }
-                try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'reused' WHERE id = ? AND revoked_at IS NULL",
-                           [.int(now.milliseconds), .text(stolen)])
-                let reason = try db.row("SELECT revoked_reason FROM sessions WHERE id = ?", [.text(stolen)]) { $0.text(0) }
+                try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'reused' WHERE uid = ? AND id = ? AND revoked_at IS NULL",
+                           [.int(now.milliseconds), .text(uid), .text(stolen)])
+                let reason = try db.row("SELECT revoked_reason FROM sessions WHERE uid = ? AND id = ?", [.text(uid), .text(stolen)]) { $0.text(0) }
                 return .revoked(reason: reason ?? "reused")
             }
             if let revokedReason { return .revoked(reason: revokedReason) }
             guard let user = try self.user(uid: uid, in: db) else { return .unknown }
             if user.disabled { return .userDisabled }
-            try db.run("UPDATE sessions SET token_hash = ? WHERE id = ?", [.blob(newHash), .text(sessionId)])
-            try db.run("INSERT INTO retired_refresh_tokens (token_hash, session_id) VALUES (?, ?)", [.blob(hash), .text(sessionId)])
+            try db.run("UPDATE sessions SET token_hash = ? WHERE uid = ? AND id = ?", [.blob(newHash), .text(uid), .text(sessionId)])
+            try db.run("INSERT INTO retired_refresh_tokens (token_hash, uid, session_id) VALUES (?, ?, ?)", [.blob(hash), .text(uid), .text(sessionId)])
             return .rotated(user, authTime: authTime)
         }
     }
@@ -252,10 +244,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     // MARK: Users
 
-    private static let userColumns = """
-        SELECT u.uid, p.phone, u.display_name, u.disabled, u.created_at, u.last_sign_in_at, u.valid_since
-        FROM users u LEFT JOIN phone_identities p ON p.uid = u.uid
-        """
+    private static let userColumns = "SELECT uid, phone, display_name, disabled, created_at, last_sign_in_at, valid_since FROM users"
 
     private static func userRecord(_ row: SQLRow) -> UserRecord {
         UserRecord(uid: row.text(0), phoneNumber: row.optionalText(1), displayName: row.optionalText(2),
@@ -265,11 +254,11 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     private func user(uid: String, in db: SQLiteConnection) throws -> UserRecord? {
-        try db.row(Self.userColumns + " WHERE u.uid = ?", [.text(uid)], Self.userRecord)
+        try db.row(Self.userColumns + " WHERE uid = ?", [.text(uid)], Self.userRecord)
     }
 
     private func user(phoneNumber: String, in db: SQLiteConnection) throws -> UserRecord? {
-        try db.row(Self.userColumns + " WHERE u.uid = (SELECT uid FROM phone_identities WHERE phone = ?)", [.text(phoneNumber)], Self.userRecord)
+        try db.row(Self.userColumns + " WHERE phone = ?", [.text(phoneNumber)], Self.userRecord)
     }
 
     public func user(uid: String) throws -> UserRecord? { try read { try user(uid: uid, in: $0) } }
