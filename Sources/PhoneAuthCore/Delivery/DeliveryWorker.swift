@@ -20,6 +20,9 @@ final class DeliveryWorker: @unchecked Sendable {
     private var thread: pthread_t?
     /// Held while messages are being handed to the sender, so replacing the sender waits for it.
     private let sending = Lock()
+    /// Outcomes not yet written to the store (worker thread only). They are written together a
+    /// moment later, so one transaction records the deliveries of many flows.
+    private var unrecorded: [DeliveryOutcome] = []
 
     /// How long an idle worker sleeps before looking for work that other processes queued.
     static let pollMilliseconds: Int64 = 500
@@ -29,6 +32,8 @@ final class DeliveryWorker: @unchecked Sendable {
     /// Verifications are kept this long after they expire (for getVerificationStatus), then purged.
     static let retentionMilliseconds: Int64 = 24 * 3_600_000
     static let purgeIntervalMilliseconds: Int64 = 10 * 60_000
+    /// How long delivery outcomes may wait to be recorded with later ones.
+    static let recordDelayMilliseconds: Int64 = 2
 
     init(store: Store, keys: KeyRing, clock: Clock, maxAttempts: Int, backoffMs: Int64) {
         self.store = store
@@ -62,6 +67,7 @@ final class DeliveryWorker: @unchecked Sendable {
         }
         if let thread { pthread_join(thread, nil) }
         thread = nil
+        recordOutcomes()
         let left = state.withLock { () -> [OutboxMessage] in
             defer { queue.removeAll() }
             return queue
@@ -100,12 +106,21 @@ final class DeliveryWorker: @unchecked Sendable {
         var nextPurge = clock.now()
         while true {
             // Take queued messages, or sleep until there are some or the store needs a look.
+            var waitedToRecord = false
             let work: ([OutboxMessage], SMSSender?)? = state.withLock {
                 while !stopping {
                     if sender != nil, !queue.isEmpty {
                         let batch = Array(queue.prefix(Self.batchSize))
                         queue.removeFirst(batch.count)
                         return (batch, sender)
+                    }
+                    if !unrecorded.isEmpty {
+                        if waitedToRecord { return ([], nil) }
+                        idle = true
+                        state.wait(milliseconds: Self.recordDelayMilliseconds)
+                        idle = false
+                        waitedToRecord = true
+                        continue
                     }
                     let wait = nextStoreCheck.milliseconds - clock.now().milliseconds
                     if wait <= 0 || wakeRequested && sender != nil && queue.isEmpty {
@@ -119,6 +134,7 @@ final class DeliveryWorker: @unchecked Sendable {
                 return nil
             }
             guard let (queued, current) = work else { return }
+            if !unrecorded.isEmpty && queued.isEmpty { recordOutcomes() }
             if let current {
                 if !queued.isEmpty {
                     deliver(queued, with: current)
@@ -136,22 +152,27 @@ final class DeliveryWorker: @unchecked Sendable {
         }
     }
 
-    /// Hands each message to the sender and records the outcomes in one transaction.
+    /// Hands each message to the sender; the outcomes are recorded soon after.
     private func deliver(_ batch: [OutboxMessage], with current: SMSSender) {
-        var outcomes: [DeliveryOutcome] = []
-        outcomes.reserveCapacity(batch.count)
         sending.withLock {
             for message in batch {
                 guard let body = keys.openBody(message.sealedBody, verificationId: message.verificationId) else {
-                    outcomes.append(.failed(verificationId: message.verificationId))
+                    unrecorded.append(.failed(verificationId: message.verificationId))
                     continue
                 }
                 let sms = SMSMessage(to: message.phone, body: body, languageCode: message.languageCode, verificationId: message.verificationId)
-                outcomes.append(current.send(sms) ? .sent(verificationId: message.verificationId) : .failed(verificationId: message.verificationId))
+                unrecorded.append(current.send(sms) ? .sent(verificationId: message.verificationId) : .failed(verificationId: message.verificationId))
             }
         }
-        // If recording fails the leases run out and the messages are sent again: at least once.
-        try? store.recordDeliveries(outcomes, now: clock.now(), maxAttempts: maxAttempts, backoff: backoff)
+        if unrecorded.count >= Self.batchSize { recordOutcomes() }
+    }
+
+    /// Writes the outcomes in one transaction. If that fails the leases run out and the messages
+    /// are sent again: delivery is at least once.
+    private func recordOutcomes() {
+        guard !unrecorded.isEmpty else { return }
+        try? store.recordDeliveries(unrecorded, now: clock.now(), maxAttempts: maxAttempts, backoff: backoff)
+        unrecorded.removeAll(keepingCapacity: true)
     }
 
     /// Delivers what is due in the store; returns when to look again.
@@ -166,6 +187,7 @@ final class DeliveryWorker: @unchecked Sendable {
                 let batch = try store.claimDueMessages(now: now, limit: Self.batchSize, leaseMilliseconds: Self.leaseMilliseconds)
                 if batch.isEmpty { return poll }
                 deliver(batch, with: current)
+                recordOutcomes()
                 if state.withLock({ stopping || !queue.isEmpty }) { return now }
             }
         } catch {
