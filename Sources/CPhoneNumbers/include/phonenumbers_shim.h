@@ -17,7 +17,6 @@ enum pa_phone_reason {
 
 typedef struct {
     int reason;        /* enum pa_phone_reason */
-    int type;          /* libphonenumber's PhoneNumberType, valid when reason is PA_PHONE_OK */
     char e164[24];     /* "+16505553434" */
     char region[4];    /* CLDR region code, "US"; "ZZ" when unknown */
 } pa_phone_result;
@@ -25,6 +24,10 @@ typedef struct {
 /* Parses `text` (UTF-8, with a leading + or a number valid in `default_region`) and checks it.
    Thread-safe: libphonenumber's PhoneNumberUtil is a process-wide immutable singleton. */
 void pa_phone_parse(const char *text, const char *default_region, pa_phone_result *out);
+
+/* libphonenumber's PhoneNumberType of a valid E.164 number (a separate call: it costs another
+   round of pattern matching, and most callers do not need it). */
+int pa_phone_type(const char *e164);
 
 #ifdef __cplusplus
 }

@@ -1,15 +1,11 @@
-/// Random bytes from the system CSPRNG and constant-time comparison.
+import Crypto
+
+/// Random bytes from a CSPRNG and constant-time comparison.
 public enum SecureBytes {
-    /// SystemRandomNumberGenerator reads the kernel CSPRNG (getrandom); taking 8 bytes a call
-    /// keeps it to one system call per word instead of one per byte.
+    /// BoringSSL's generator (seeded from the kernel's getrandom), through swift-crypto: one call
+    /// for any length, where the standard library's generator makes a system call per 8 bytes.
     public static func random(count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(count + 7)
-        while bytes.count < count {
-            withUnsafeBytes(of: generator.next()) { bytes.append(contentsOf: $0) }
-        }
-        return Array(bytes.prefix(count))
+        SymmetricKey(size: SymmetricKeySize(bitCount: count * 8)).withUnsafeBytes { Array($0) }
     }
 
     /// Compares without an early exit, so timing reveals nothing about where bytes differ.
