@@ -19,10 +19,11 @@ let package = Package(
             path: "Sources/CPhoneNumbers",
             linkerSettings: [.linkedLibrary("phonenumber"), .linkedLibrary("stdc++")]
         ),
+        .target(name: "CRandom", path: "Sources/CRandom"),
         .target(
             name: "PhoneAuthCore",
             dependencies: [
-                "CSQLite", "CPhoneNumbers", "CJansson",
+                "CSQLite", "CPhoneNumbers", "CJansson", "CRandom",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],

@@ -1,11 +1,19 @@
-import Crypto
+import CRandom
 
-/// Random bytes from a CSPRNG and constant-time comparison.
+/// Random bytes from the kernel CSPRNG and constant-time comparison.
 public enum SecureBytes {
-    /// BoringSSL's generator (seeded from the kernel's getrandom), through swift-crypto: one call
-    /// for any length, where the standard library's generator makes a system call per 8 bytes.
+    /// One getrandom call for the whole buffer (the standard library's generator makes one per
+    /// 8 bytes).
     public static func random(count: Int) -> [UInt8] {
-        SymmetricKey(size: SymmetricKeySize(bitCount: count * 8)).withUnsafeBytes { Array($0) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let status = bytes.withUnsafeMutableBytes { pa_random_bytes($0.baseAddress, count) }
+        if status != 0 {
+            // getrandom does not fail on Linux 3.17+ once booted; should it, the standard
+            // library's generator reads the same kernel source.
+            var generator = SystemRandomNumberGenerator()
+            for i in 0..<count { bytes[i] = UInt8.random(in: .min ... .max, using: &generator) }
+        }
+        return bytes
     }
 
     /// Compares without an early exit, so timing reveals nothing about where bytes differ.
