@@ -20,7 +20,10 @@
  *
  * Callbacks
  *   The SMS sender runs on the engine's own delivery thread, never on the caller's thread and
- *   never two at a time for one engine. It must not call phoneauth_close on its engine.
+ *   never two at a time for one engine. It must not call phoneauth_close or
+ *   phoneauth_set_sms_sender on its engine. Delivery is at least once: a message whose outcome
+ *   was not recorded (the process died mid-send) is sent again by an engine on the same database
+ *   once its 30-second lease runs out.
  */
 #ifndef PHONEAUTH_H
 #define PHONEAUTH_H

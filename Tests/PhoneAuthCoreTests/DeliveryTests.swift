@@ -42,6 +42,17 @@ final class DeliveryTests: XCTestCase {
         XCTAssertNotNil(sender.waitForMessage(to: phone))
     }
 
+    func testMessagesQueuedAtCloseGoOutFromTheNextEngine() throws {
+        let dir = temporaryDirectory()
+        var engine = try Engine(config: makeConfig(dir))
+        let id = try engine.verifyPhoneNumber(phone).verificationId
+        engine.close()
+        engine = try Engine(config: makeConfig(dir))
+        let sender = CapturingSender()
+        engine.setSMSSender(sender)
+        XCTAssertEqual(sender.waitForMessage(to: phone, timeoutMs: 3000)?.verificationId, id)
+    }
+
     func testTestNumbersSendNothing() throws {
         let sender = CapturingSender()
         let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"] })

@@ -101,6 +101,13 @@ final class VerificationTests: XCTestCase {
         }
     }
 
+    func testClientIpMustBeAnAddress() throws {
+        let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"] })
+        XCTAssertNoThrow(try engine.verifyPhoneNumber(phone, clientIp: "203.0.113.7"))
+        XCTAssertNoThrow(try engine.verifyPhoneNumber(phone, clientIp: "2001:db8::1"))
+        assertError(.invalidArgument) { _ = try engine.verifyPhoneNumber(phone, clientIp: "not-an-ip") }
+    }
+
     func testUnknownAndMalformedIds() throws {
         let engine = try Engine(config: makeConfig(temporaryDirectory()))
         assertError(.invalidVerificationID, reason: "malformed") { _ = try engine.signIn(with: PhoneCredential(verificationId: "abc", verificationCode: "123456")) }

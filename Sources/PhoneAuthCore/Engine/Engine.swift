@@ -1,4 +1,5 @@
 import Crypto
+import Glibc
 
 /// The engine: verifies phone numbers by SMS, signs users in and issues tokens. Thread-safe; all
 /// state lives in the store, so several engines (in one process or several) can share it.
@@ -55,6 +56,9 @@ public final class Engine: @unchecked Sendable {
             throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.")
         }
         let phone = try PhoneNumber.parse(phoneNumber)
+        if let clientIp, !Self.isIPAddress(clientIp) {
+            throw PhoneAuthError(.invalidArgument, "The field 'clientIp' must be an IPv4 or IPv6 address.", details: [("field", .string("clientIp"))])
+        }
         let testCode = config.testPhoneNumbers[phone.e164]
         if config.appVerificationDisabledForTesting && testCode == nil {
             throw PhoneAuthError(.appNotVerified,
@@ -220,6 +224,12 @@ public final class Engine: @unchecked Sendable {
 
     public func revokeRefreshTokens(uid: String) throws {
         guard try store.revokeSessions(uid: uid, now: clock.now()) else { throw Self.noUser }
+    }
+
+    /// The per-IP limits key on this address, so it must be one.
+    static func isIPAddress(_ text: String) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        return text.utf8.count <= 45 && (inet_pton(AF_INET, text, &buffer) == 1 || inet_pton(AF_INET6, text, &buffer) == 1)
     }
 
     private static let noUser = PhoneAuthError(.userNotFound, "There is no user with this identifier.")

@@ -96,8 +96,4 @@ public struct PhoneAuthError: Error, Sendable {
     static func argument(_ message: String, field: String) -> PhoneAuthError {
         PhoneAuthError(.invalidArgument, message, details: [("field", .string(field))])
     }
-
-    static func storage(_ message: String) -> PhoneAuthError {
-        PhoneAuthError(.storageError, message)
-    }
 }

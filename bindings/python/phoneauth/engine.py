@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import functools
 import json
 import sys
 import threading
@@ -22,6 +23,7 @@ _UNSET: Any = object()  # "argument not given": distinct from None, which is sen
 _sender_state = threading.local()
 
 
+@functools.lru_cache(maxsize=256)
 def _camel(name: str) -> str:
     """phone_number -> phoneNumber; lowerCamel names pass through unchanged."""
     head, *rest = name.split("_")
