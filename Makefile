@@ -65,7 +65,7 @@ bench: build venv
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 0755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libphoneauth.so.1
+	install -m 0755 -s $(LIB) $(DESTDIR)$(PREFIX)/lib/libphoneauth.so.1
 	ln -sf libphoneauth.so.1 $(DESTDIR)$(PREFIX)/lib/libphoneauth.so
 	install -m 0644 include/phoneauth.h $(DESTDIR)$(PREFIX)/include/phoneauth.h
 	sed -e 's|@PREFIX@|$(PREFIX)|g' phoneauth.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/phoneauth.pc
