@@ -107,15 +107,15 @@ final class DeliveryWorker: @unchecked Sendable {
         while true {
             // Take queued messages, or sleep until there are some or the store needs a look.
             var waitedToRecord = false
-            let work: ([OutboxMessage], SMSSender?)? = state.withLock {
+            let work: (batch: [OutboxMessage], canSend: Bool)? = state.withLock {
                 while !stopping {
                     if sender != nil, !queue.isEmpty {
                         let batch = Array(queue.prefix(Self.batchSize))
                         queue.removeFirst(batch.count)
-                        return (batch, sender)
+                        return (batch, true)
                     }
                     if !unrecorded.isEmpty {
-                        if waitedToRecord { return ([], nil) }
+                        if waitedToRecord { return ([], false) }
                         idle = true
                         state.wait(milliseconds: Self.recordDelayMilliseconds)
                         idle = false
@@ -125,7 +125,7 @@ final class DeliveryWorker: @unchecked Sendable {
                     let wait = nextStoreCheck.milliseconds - clock.now().milliseconds
                     if wait <= 0 || wakeRequested && sender != nil && queue.isEmpty {
                         wakeRequested = false
-                        return ([], sender)
+                        return ([], sender != nil)
                     }
                     idle = true
                     state.wait(milliseconds: min(wait, Self.pollMilliseconds))
@@ -133,14 +133,14 @@ final class DeliveryWorker: @unchecked Sendable {
                 }
                 return nil
             }
-            guard let (queued, current) = work else { return }
+            guard let (queued, canSend) = work else { return }
             if !unrecorded.isEmpty && queued.isEmpty { recordOutcomes() }
-            if let current {
+            if canSend {
                 if !queued.isEmpty {
-                    deliver(queued, with: current)
+                    deliver(queued)
                     continue
                 }
-                nextStoreCheck = deliverDueFromStore(with: current)
+                nextStoreCheck = deliverDueFromStore()
             } else {
                 nextStoreCheck = clock.now().adding(milliseconds: Self.pollMilliseconds)
             }
@@ -152,9 +152,15 @@ final class DeliveryWorker: @unchecked Sendable {
         }
     }
 
-    /// Hands each message to the sender; the outcomes are recorded soon after.
-    private func deliver(_ batch: [OutboxMessage], with current: SMSSender) {
+    /// Hands each message to the sender; the outcomes are recorded soon after. The sender is
+    /// read again under `sending`, so one replaced meanwhile is never called; with none left, the
+    /// messages wait in the queue.
+    private func deliver(_ batch: [OutboxMessage]) {
         sending.withLock {
+            guard let current = state.withLock({ sender }) else {
+                state.withLock { queue.insert(contentsOf: batch, at: 0) }
+                return
+            }
             for message in batch {
                 guard let body = keys.openBody(message.sealedBody, verificationId: message.verificationId) else {
                     unrecorded.append(.failed(verificationId: message.verificationId))
@@ -176,7 +182,7 @@ final class DeliveryWorker: @unchecked Sendable {
     }
 
     /// Delivers what is due in the store; returns when to look again.
-    private func deliverDueFromStore(with current: SMSSender) -> Timestamp {
+    private func deliverDueFromStore() -> Timestamp {
         let poll = clock.now().adding(milliseconds: Self.pollMilliseconds)
         do {
             while true {
@@ -186,7 +192,7 @@ final class DeliveryWorker: @unchecked Sendable {
                 }
                 let batch = try store.claimDueMessages(now: now, limit: Self.batchSize, leaseMilliseconds: Self.leaseMilliseconds)
                 if batch.isEmpty { return poll }
-                deliver(batch, with: current)
+                deliver(batch)
                 recordOutcomes()
                 if state.withLock({ stopping || !queue.isEmpty }) { return now }
             }
