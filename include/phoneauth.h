@@ -115,8 +115,9 @@ typedef int (*phoneauth_sms_sender)(void *ctx, const char *message_json);
 
 /* Installs (or, with sender NULL, removes) the SMS sender used by the "callback" provider.
  * Returns PHONEAUTH_OK, or PHONEAUTH_ERR_INVALID_ARGUMENT for a NULL engine. Messages queued while
- * no sender is installed wait in the outbox. After this returns with a new sender (or NULL), the
- * previous sender is never called again. */
+ * no sender is installed wait in the outbox. If the delivery thread is handing a batch of messages
+ * to the old sender, this waits for it (so do not hold a lock your sender needs while calling it);
+ * after it returns, the previous sender is never called again. */
 int phoneauth_set_sms_sender(phoneauth_engine *engine, phoneauth_sms_sender sender, void *ctx);
 
 #ifdef __cplusplus

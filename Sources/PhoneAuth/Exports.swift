@@ -4,26 +4,24 @@ import PhoneAuthCore
 // The C ABI. Every function here is declared in include/phoneauth.h; nothing else is exported.
 // No path from these functions may trap: errors become error objects.
 
-private let versionText = strdup("0.1.0")!
+// Static text lives in the binary's read-only data: nothing to allocate, nothing to free.
+private let versionText: StaticString = "0.1.0"
 private let abiVersion: Int32 = 1
 
-/// Static text for each status, made once and never freed.
-private let statusTexts: [Int32: UnsafeMutablePointer<CChar>] = {
-    var texts: [Int32: UnsafeMutablePointer<CChar>] = [0: strdup("ok: success")!]
-    for code in PhoneAuthError.Code.all { texts[code.status] = strdup("\(code.name): \(code.summary)")! }
-    return texts
-}()
-private let unknownStatusText = strdup("unknown status")!
+private func cString(_ text: StaticString) -> UnsafePointer<CChar> {
+    UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
+}
 
 @_cdecl("phoneauth_version")
-public func phoneauth_version() -> UnsafePointer<CChar> { UnsafePointer(versionText) }
+public func phoneauth_version() -> UnsafePointer<CChar> { cString(versionText) }
 
 @_cdecl("phoneauth_abi_version")
 public func phoneauth_abi_version() -> Int32 { abiVersion }
 
 @_cdecl("phoneauth_strerror")
 public func phoneauth_strerror(_ status: Int32) -> UnsafePointer<CChar> {
-    UnsafePointer(statusTexts[status] ?? unknownStatusText)
+    if status == 0 { return cString("ok: success") }
+    return cString(PhoneAuthError.Code.all.first(where: { $0.status == status })?.summary ?? "unknown status")
 }
 
 @_cdecl("phoneauth_free")

@@ -35,6 +35,24 @@ final class ConfigTests: XCTestCase {
         }
     }
 
+    func testParseErrorsDoNotQuoteTheInput() {
+        do {
+            _ = try JSONCodec.parse(#"{"verificationCode": "482915"#)
+            XCTFail("accepted")
+        } catch {
+            XCTAssertFalse(error.message.contains("482915"), error.message)
+            XCTAssertEqual(error.line, 1)
+        }
+        let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        XCTAssertThrowsError(try JSONCodec.parse(deep))
+        XCTAssertNoThrow(try JSONCodec.parse(String(repeating: "[", count: 60) + String(repeating: "]", count: 60)))
+    }
+
+    func testLanguageNamesAreCanonical() throws {
+        XCTAssertEqual(try read(#"{"database": "x.db", "defaultLanguageCode": "FR"}"#).defaultLanguageCode, "fr")
+        XCTAssertEqual(try read(#"{"database": "x.db", "defaultLanguageCode": "zh"}"#).defaultLanguageCode, "zh-CN")
+    }
+
     func testAtMostTenTestNumbers() {
         let entries = (0..<11).map { "\"+1650555\(1200 + $0)\": \"123456\"" }.joined(separator: ",")
         XCTAssertThrowsError(try read(#"{"database": "x.db", "testPhoneNumbers": {"# + entries + "}}"))

@@ -82,6 +82,7 @@ final class TokenTests: XCTestCase {
         XCTAssertNoThrow(try engine.verifyIdToken(again.idToken, checkRevoked: true))
         _ = try engine.updateUser(uid: again.user.uid, disabled: true, displayName: nil)
         assertError(.userDisabled) { _ = try engine.verifyIdToken(again.idToken, checkRevoked: true) }
+        assertError(.userDisabled) { _ = try engine.refreshIdToken(again.refreshToken) }
         assertError(.userDisabled) { _ = try signIn(engine) }
     }
 

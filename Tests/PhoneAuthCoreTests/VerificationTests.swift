@@ -47,6 +47,17 @@ final class VerificationTests: XCTestCase {
         assertError(.sessionExpired, reason: "tooManyAttempts") { _ = try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456")) }
     }
 
+    func testDeadVerificationBlocksNewCodesUntilTheWindowEnds() throws {
+        let clock = ManualClock()
+        let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"]; $0.maxAttempts = 1 }, clock: clock)
+        let id = try engine.verifyPhoneNumber(phone).verificationId
+        assertError(.invalidVerificationCode) { _ = try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000000")) }
+        assertError(.tooManyRequests, reason: "tooManyAttempts") { _ = try engine.verifyPhoneNumber(phone) }
+        clock.advance(seconds: 61)
+        let fresh = try engine.verifyPhoneNumber(phone).verificationId
+        XCTAssertNoThrow(try engine.signIn(with: PhoneCredential(verificationId: fresh, verificationCode: "123456")))
+    }
+
     func testCodesExpire() throws {
         let clock = ManualClock()
         let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"] }, clock: clock)

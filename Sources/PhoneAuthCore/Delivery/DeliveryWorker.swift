@@ -161,7 +161,12 @@ final class DeliveryWorker: @unchecked Sendable {
                 state.withLock { queue.insert(contentsOf: batch, at: 0) }
                 return
             }
-            for message in batch {
+            for (index, message) in batch.enumerated() {
+                // Closing waits for this loop: stop between messages and leave the rest queued.
+                if index > 0, state.withLock({ stopping }) {
+                    state.withLock { queue.insert(contentsOf: batch[index...], at: 0) }
+                    break
+                }
                 guard let body = keys.openBody(message.sealedBody, verificationId: message.verificationId) else {
                     unrecorded.append(.failed(verificationId: message.verificationId))
                     continue

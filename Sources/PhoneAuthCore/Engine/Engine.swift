@@ -86,6 +86,11 @@ public final class Engine: @unchecked Sendable {
             }
             return VerificationStarted(verificationId: id, codeLength: testCode?.count ?? config.codeLength,
                                        expiresAt: verification.expiresAt, resendAt: now.adding(seconds: config.resendAfterSeconds))
+        case let .blocked(since):
+            let retryAt = since.adding(seconds: config.resendAfterSeconds)
+            throw PhoneAuthError(.tooManyRequests, "Too many wrong codes were tried for this number; a new code can be sent at \(retryAt.rfc3339).",
+                                 details: [("reason", .string("tooManyAttempts")),
+                                           ("retryAfterSeconds", .int(max(1, (retryAt.milliseconds - now.milliseconds + 999) / 1000)))])
         case let .reused(existingId, createdAt, expiresAt):
             return VerificationStarted(verificationId: existingId, codeLength: testCode?.count ?? config.codeLength,
                                        expiresAt: expiresAt, resendAt: createdAt.adding(seconds: config.resendAfterSeconds))
@@ -162,16 +167,15 @@ public final class Engine: @unchecked Sendable {
             return SignInResult(user: user, idToken: idToken, refreshToken: next, expiresIn: config.idTokenTtlSeconds, isNewUser: false)
         case .unknown:
             throw PhoneAuthError(.invalidUserToken, "The refresh token is not valid.", details: [("reason", .string("unknown"))])
+        case .revoked(reason: "userDisabled"), .userDisabled:
+            throw PhoneAuthError(.userDisabled, "The user account has been disabled.")
         case let .revoked(reason):
             let messages = [
                 "signedOut": "The session was signed out.",
                 "reused": "The refresh token was already used; the session has been ended because the token may have been stolen.",
                 "revoked": "The user's sessions were revoked.",
-                "userDisabled": "The user account has been disabled.",
             ]
             throw PhoneAuthError(.invalidUserToken, messages[reason] ?? "The session has ended.", details: [("reason", .string(reason))])
-        case .userDisabled:
-            throw PhoneAuthError(.userDisabled, "The user account has been disabled.")
         }
     }
 

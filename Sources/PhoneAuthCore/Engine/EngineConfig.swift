@@ -60,8 +60,9 @@ public struct EngineConfig: Sendable {
         c.maxAttempts = Int(try r.int("maxAttempts", in: 1...20) ?? Int64(c.maxAttempts))
         c.resendAfterSeconds = try r.int("resendAfterSeconds", in: 0...3600) ?? c.resendAfterSeconds
         if let v = try r.string("defaultLanguageCode") {
-            guard SMSTemplates.hasLanguage(v) else { throw bad("defaultLanguageCode", "must be one of \(SMSTemplates.languages.joined(separator: ", "))") }
-            c.defaultLanguageCode = v
+            let language = SMSTemplates.resolve(v, fallback: "")
+            guard !language.isEmpty else { throw bad("defaultLanguageCode", "must be one of \(SMSTemplates.languages.joined(separator: ", "))") }
+            c.defaultLanguageCode = language
         }
         if let numbers = try r.object("testPhoneNumbers") {
             c.testPhoneNumbers = try readTestPhoneNumbers(numbers)

@@ -38,20 +38,21 @@ public enum MasterKey {
             return try decode(String(decoding: buffer.prefix(n), as: UTF8.self), source: "key file \(path)")
         }
         guard errno == ENOENT else { throw keyFileError(path, "cannot be opened (\(String(cString: strerror(errno))))") }
-        // O_EXCL: when two processes create it at once, one wins and the other reads its key.
-        let created = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        if created < 0 {
-            if errno == EEXIST { return try fromKeyFile(path) }
-            throw keyFileError(path, "cannot be created (\(String(cString: strerror(errno))))")
-        }
+        // Written whole to a private temporary file, then linked into place: another process
+        // opening the database at the same moment sees either no key file or a complete one.
+        let temporary = path + ".tmp-\(getpid())"
+        let created = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard created >= 0 else { throw keyFileError(path, "cannot be created (\(String(cString: strerror(errno))))") }
+        defer { unlink(temporary) }
         let key = SecureBytes.random(count: 32)
         let text = Array((Base64.encode(key) + "\n").utf8)
         let written = write(created, text, text.count)
         let synced = fsync(created)
         close(created)
-        guard written == text.count, synced == 0 else {
-            unlink(path)
-            throw keyFileError(path, "cannot be written")
+        guard written == text.count, synced == 0 else { throw keyFileError(path, "cannot be written") }
+        if link(temporary, path) != 0 {
+            if errno == EEXIST { return try fromKeyFile(path) }  // another process won the race
+            throw keyFileError(path, "cannot be created (\(String(cString: strerror(errno))))")
         }
         return key
     }

@@ -38,7 +38,8 @@ enum SQLiteMigrations {
             delivery_attempts INTEGER NOT NULL DEFAULT 0,
             due_at INTEGER NOT NULL
         ) WITHOUT ROWID;
-        CREATE INDEX verifications_active ON verifications(phone, created_at) WHERE state = 'active';
+        CREATE INDEX verifications_phone ON verifications(phone, created_at);
+        CREATE INDEX verifications_expiry ON verifications(expires_at);
         CREATE INDEX verifications_due ON verifications(due_at) WHERE delivery IN ('pending', 'sending');
         CREATE TABLE sessions (
             uid TEXT NOT NULL REFERENCES users(uid) ON DELETE CASCADE,

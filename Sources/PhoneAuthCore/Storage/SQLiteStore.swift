@@ -63,10 +63,12 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     public func startVerification(_ v: NewVerification, reuseIfCreatedAfter: Timestamp, leaseUntil: Timestamp) throws -> VerificationStart {
         try write { db in
             let latest = try db.row(
-                "SELECT id, created_at, expires_at FROM verifications WHERE phone = ? AND state = 'active' ORDER BY created_at DESC LIMIT 1",
-                [.text(v.phone)]) { row in (row.text(0), Timestamp(milliseconds: row.int(1)), Timestamp(milliseconds: row.int(2))) }
-            if let (id, createdAt, expiresAt) = latest, createdAt > reuseIfCreatedAfter, expiresAt > v.createdAt {
-                return .reused(id: id, createdAt: createdAt, expiresAt: expiresAt)
+                "SELECT id, created_at, expires_at, state FROM verifications WHERE phone = ? ORDER BY created_at DESC LIMIT 1",
+                [.text(v.phone)]) { row in (row.text(0), Timestamp(milliseconds: row.int(1)), Timestamp(milliseconds: row.int(2)), row.text(3)) }
+            if let (id, createdAt, expiresAt, state) = latest, createdAt > reuseIfCreatedAfter {
+                if state == "active" && expiresAt > v.createdAt { return .reused(id: id, createdAt: createdAt, expiresAt: expiresAt) }
+                // Five wrong codes must not buy five more at once: a new code waits for the window.
+                if state == "dead" { return .blocked(since: createdAt) }
             }
             if latest != nil {
                 try db.run("UPDATE verifications SET state = 'replaced' WHERE phone = ? AND state = 'active'", [.text(v.phone)])
@@ -147,11 +149,17 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             var messages: [OutboxMessage] = []
             try db.rows("""
                 SELECT id, phone, language_code, sealed_body, delivery_attempts FROM verifications
-                WHERE delivery IN ('pending', 'sending') AND due_at <= ? ORDER BY due_at LIMIT ?
-                """, [.int(now.milliseconds), .int(Int64(limit))]) { row in
+                WHERE delivery IN ('pending', 'sending') AND due_at <= ? AND state = 'active' AND expires_at > ?
+                ORDER BY due_at LIMIT ?
+                """, [.int(now.milliseconds), .int(now.milliseconds), .int(Int64(limit))]) { row in
                 messages.append(OutboxMessage(verificationId: row.text(0), phone: row.text(1), languageCode: row.text(2),
                                               sealedBody: row.blob(3), attempts: Int(row.int(4))))
             }
+            // A code that can no longer be used is not worth an SMS: give those messages up.
+            try db.run("""
+                UPDATE verifications SET delivery = 'failed', sealed_body = NULL
+                WHERE delivery IN ('pending', 'sending') AND due_at <= ? AND (state != 'active' OR expires_at <= ?)
+                """, [.int(now.milliseconds), .int(now.milliseconds)])
             for m in messages {
                 // While leased, due_at is when the lease runs out and another worker may retry it.
                 try db.run("UPDATE verifications SET delivery = 'sending', due_at = ? WHERE id = ?",

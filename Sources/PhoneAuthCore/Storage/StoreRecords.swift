@@ -28,6 +28,8 @@ public enum VerificationStart: Sendable {
     case created
     /// A verification for the same number started inside the resend window: reuse it.
     case reused(id: String, createdAt: Timestamp, expiresAt: Timestamp)
+    /// The latest verification, started inside the resend window, died of wrong codes.
+    case blocked(since: Timestamp)
 }
 
 public struct UserRecord: Sendable {

@@ -9,23 +9,18 @@ public enum JSONCodec {
         public let column: Int
     }
 
+    /// Deeper nesting than this is refused: no payload needs it, and converting it would recurse
+    /// on the host's thread.
+    public static let maxDepth = 64
+
     /// Parses one JSON value (objects, arrays and scalars alike). Invalid UTF-8 and NUL bytes are
     /// rejected by jansson with a position.
     public static func parse(_ text: String) throws(ParseError) -> JSONValue {
-        var error = json_error_t()
-        let flags = Int(JSON_DECODE_ANY | JSON_REJECT_DUPLICATES)
-        let root: UnsafeMutablePointer<json_t>? = text.utf8CString.withUnsafeBufferPointer { buffer in
-            // The buffer holds a trailing NUL; give jansson the exact length so an embedded NUL fails.
-            json_loadb(buffer.baseAddress, buffer.count - 1, flags, &error)
+        let utf8 = Array(text.utf8)
+        let result: Result<JSONValue, ParseError> = utf8.withUnsafeBytes { buffer in
+            Result { () throws(ParseError) -> JSONValue in try parse(bytes: buffer) }
         }
-        guard let root else {
-            let message = withUnsafeBytes(of: &error.text) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            throw ParseError(message: message, line: Int(error.line), column: Int(error.column))
-        }
-        defer { pa_json_decref(root) }
-        return value(of: root)
+        return try result.get()
     }
 
     /// Parses raw bytes (possibly invalid UTF-8) without first making a Swift string of them.
@@ -33,13 +28,19 @@ public enum JSONCodec {
         var error = json_error_t()
         let flags = Int(JSON_DECODE_ANY | JSON_REJECT_DUPLICATES)
         guard let root = json_loadb(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, flags, &error) else {
-            let message = withUnsafeBytes(of: &error.text) { raw in
+            let text = withUnsafeBytes(of: &error.text) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
+            // jansson quotes the input near the error ("... near '123456'"): it may be a code or a
+            // token, so only its description of the problem is kept.
+            let message = text.ranges(of: " near ").first.map { String(text[..<$0.lowerBound]) } ?? text
             throw ParseError(message: message, line: Int(error.line), column: Int(error.column))
         }
         defer { pa_json_decref(root) }
-        return value(of: root)
+        guard let value = value(of: root, depth: 0) else {
+            throw ParseError(message: "nesting deeper than \(maxDepth) levels", line: 1, column: 1)
+        }
+        return value
     }
 
     /// Compact JSON text of a value.
@@ -58,21 +59,29 @@ public enum JSONCodec {
         return json_dumps(json, Int(JSON_COMPACT | JSON_ENCODE_ANY))
     }
 
-    static func value(of json: UnsafeMutablePointer<json_t>) -> JSONValue {
+    /// nil when nested deeper than maxDepth.
+    static func value(of json: UnsafeMutablePointer<json_t>, depth: Int) -> JSONValue? {
+        guard depth <= maxDepth else { return nil }
         switch pa_json_typeof(json) {
         case Int32(JSON_OBJECT.rawValue):
             var pairs: [(String, JSONValue)] = []
             var iter = json_object_iter(json)
             while let it = iter {
                 let key = String(cString: json_object_iter_key(it))
-                if let child = json_object_iter_value(it) { pairs.append((key, value(of: child))) }
+                if let child = json_object_iter_value(it) {
+                    guard let converted = value(of: child, depth: depth + 1) else { return nil }
+                    pairs.append((key, converted))
+                }
                 iter = json_object_iter_next(json, it)
             }
             return .object(pairs)
         case Int32(JSON_ARRAY.rawValue):
-            return .array((0..<json_array_size(json)).compactMap { i in
-                json_array_get(json, i).map { value(of: $0) }
-            })
+            var items: [JSONValue] = []
+            for i in 0..<json_array_size(json) {
+                guard let child = json_array_get(json, i), let converted = value(of: child, depth: depth + 1) else { return nil }
+                items.append(converted)
+            }
+            return .array(items)
         case Int32(JSON_STRING.rawValue):
             let length = json_string_length(json)
             guard let bytes = json_string_value(json) else { return .string("") }
