@@ -61,7 +61,7 @@ demo: build venv
 	$(PY) bindings/python/examples/demo.py
 
 bench: build venv
-	$(MAKE) -C bench run LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include PY=$(CURDIR)/$(PY)
+	@$(MAKE) --no-print-directory -C bench run LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include PY=$(CURDIR)/$(PY)
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
