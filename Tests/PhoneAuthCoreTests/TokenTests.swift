@@ -57,6 +57,12 @@ final class TokenTests: XCTestCase {
         assertError(.invalidUserToken, reason: "reused") { _ = try engine.refreshIdToken(first.refreshToken) }
         assertError(.invalidUserToken, reason: "reused") { _ = try engine.refreshIdToken(second.refreshToken) }
         assertError(.invalidUserToken, reason: "unknown") { _ = try engine.refreshIdToken("nonsense") }
+        // A forged secret for the current generation is unknown, and does not end the session.
+        let third = try engine.refreshIdToken(try signIn(engine).refreshToken)
+        var parts = third.refreshToken.split(separator: ".").map(String.init)
+        parts[3] = Base64URL.encode(SecureBytes.random(count: 32))
+        assertError(.invalidUserToken, reason: "unknown") { _ = try engine.refreshIdToken(parts.joined(separator: ".")) }
+        XCTAssertNoThrow(try engine.refreshIdToken(third.refreshToken))
     }
 
     func testSignOutEndsOnlyThatSession() throws {

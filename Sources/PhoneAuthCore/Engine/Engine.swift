@@ -1,4 +1,3 @@
-import Crypto
 import Glibc
 
 /// The engine: verifies phone numbers by SMS, signs users in and issues tokens. Thread-safe; all
@@ -125,16 +124,17 @@ public final class Engine: @unchecked Sendable {
         let now = clock.now()
         let code = credential.verificationCode
         let expected = keys.codeHash(verificationId: credential.verificationId, code: code)
-        let refreshToken = Self.newRefreshToken()
+        // The uid is settled inside the transaction (new or existing user); the token names it after.
+        let firstToken = RefreshToken.issue(uid: "", sessionId: RefreshToken.newSessionId(), generation: 0)
         let signIn = NewSignIn(newUid: Base64URL.encode(SecureBytes.random(count: 21)),
-                               sessionId: Base64URL.encode(SecureBytes.random(count: 16)),
-                               refreshTokenHash: Self.hash(refreshToken))
+                               sessionId: firstToken.sessionId, refreshSecretHash: firstToken.secretHash)
         let outcome = try store.redeemVerification(id: credential.verificationId, now: now, maxAttempts: config.maxAttempts,
                                                    codeMatches: { SecureBytes.equal($0, expected) }, signIn: signIn)
         switch outcome {
         case let .signedIn(user, isNew):
             let idToken = try tokens.issue(for: user, authTime: now, now: now)
-            return SignInResult(user: user, idToken: idToken, refreshToken: refreshToken,
+            let refreshToken = RefreshToken(uid: user.uid, sessionId: firstToken.sessionId, generation: 0, secret: firstToken.secret)
+            return SignInResult(user: user, idToken: idToken, refreshToken: refreshToken.text,
                                 expiresIn: config.idTokenTtlSeconds, isNewUser: isNew)
         case let .wrongCode(left):
             let message = left == 0 ? "The verification code is not correct, and no tries are left: request a new code."
@@ -159,12 +159,16 @@ public final class Engine: @unchecked Sendable {
 
     public func refreshIdToken(_ refreshToken: String) throws -> SignInResult {
         guard !refreshToken.isEmpty else { throw PhoneAuthError.argument("The field 'refreshToken' is required.", field: "refreshToken") }
+        guard let token = RefreshToken.parse(refreshToken) else {
+            throw PhoneAuthError(.invalidUserToken, "The refresh token is not valid.", details: [("reason", .string("unknown"))])
+        }
         let now = clock.now()
-        let next = Self.newRefreshToken()
-        switch try store.rotateRefreshToken(hash: Self.hash(refreshToken), newHash: Self.hash(next), now: now) {
+        let next = RefreshToken.issue(uid: token.uid, sessionId: token.sessionId, generation: token.generation + 1)
+        let presented = token.secretHash
+        switch try store.rotateRefreshToken(token, secretMatches: { SecureBytes.equal($0, presented) }, newSecretHash: next.secretHash, now: now) {
         case let .rotated(user, authTime):
             let idToken = try tokens.issue(for: user, authTime: authTime, now: now)
-            return SignInResult(user: user, idToken: idToken, refreshToken: next, expiresIn: config.idTokenTtlSeconds, isNewUser: false)
+            return SignInResult(user: user, idToken: idToken, refreshToken: next.text, expiresIn: config.idTokenTtlSeconds, isNewUser: false)
         case .unknown:
             throw PhoneAuthError(.invalidUserToken, "The refresh token is not valid.", details: [("reason", .string("unknown"))])
         case .revoked(reason: "userDisabled"), .userDisabled:
@@ -197,7 +201,10 @@ public final class Engine: @unchecked Sendable {
 
     public func signOut(refreshToken: String) throws {
         guard !refreshToken.isEmpty else { throw PhoneAuthError.argument("The field 'refreshToken' is required.", field: "refreshToken") }
-        try store.signOut(refreshTokenHash: Self.hash(refreshToken), now: clock.now())
+        // Signing out with a token that is not a session's current one changes nothing.
+        guard let token = RefreshToken.parse(refreshToken) else { return }
+        let presented = token.secretHash
+        try store.signOut(token, secretMatches: { SecureBytes.equal($0, presented) }, now: clock.now())
     }
 
     public var jwks: JSONValue {
@@ -238,8 +245,4 @@ public final class Engine: @unchecked Sendable {
 
     private static let noUser = PhoneAuthError(.userNotFound, "There is no user with this identifier.")
 
-    private static func newRefreshToken() -> String { Base64URL.encode(SecureBytes.random(count: 32)) }
-
-    /// Refresh tokens carry 256 random bits, so a plain SHA-256 is enough to store them safely.
-    static func hash(_ token: String) -> [UInt8] { Array(SHA256.hash(data: Array(token.utf8))) }
 }

@@ -41,23 +41,19 @@ enum SQLiteMigrations {
         CREATE INDEX verifications_phone ON verifications(phone, created_at);
         CREATE INDEX verifications_expiry ON verifications(expires_at);
         CREATE INDEX verifications_due ON verifications(due_at) WHERE delivery IN ('pending', 'sending');
+        -- A session's refresh token names (uid, id) and its generation; only the hash of the
+        -- current generation's secret is kept.
         CREATE TABLE sessions (
             uid TEXT NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
             id TEXT NOT NULL,
-            token_hash BLOB NOT NULL UNIQUE,
+            generation INTEGER NOT NULL DEFAULT 0,
+            secret_hash BLOB NOT NULL,
             created_at INTEGER NOT NULL,
             auth_time INTEGER NOT NULL,
             revoked_at INTEGER,
             revoked_reason TEXT,
             PRIMARY KEY (uid, id)
         ) WITHOUT ROWID;
-        CREATE TABLE retired_refresh_tokens (
-            token_hash BLOB PRIMARY KEY,
-            uid TEXT NOT NULL,
-            session_id TEXT NOT NULL,
-            FOREIGN KEY (uid, session_id) REFERENCES sessions(uid, id) ON DELETE CASCADE
-        ) WITHOUT ROWID;
-        CREATE INDEX retired_refresh_tokens_session ON retired_refresh_tokens(uid, session_id);
         """,
     ]
 

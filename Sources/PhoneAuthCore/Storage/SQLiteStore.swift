@@ -121,8 +121,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 user = existing
             }
             guard let user else { return .unknown }
-            try db.run("INSERT INTO sessions (id, uid, token_hash, created_at, auth_time) VALUES (?, ?, ?, ?, ?)",
-                       [.text(signIn.sessionId), .text(user.uid), .blob(signIn.refreshTokenHash), .int(now.milliseconds), .int(now.milliseconds)])
+            try db.run("INSERT INTO sessions (id, uid, secret_hash, created_at, auth_time) VALUES (?, ?, ?, ?, ?)",
+                       [.text(signIn.sessionId), .text(user.uid), .blob(signIn.refreshSecretHash), .int(now.milliseconds), .int(now.milliseconds)])
             return .signedIn(user, isNewUser: isNew)
         }
     }
@@ -218,35 +218,39 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     // MARK: Sessions
 
-    public func rotateRefreshToken(hash: [UInt8], newHash: [UInt8], now: Timestamp) throws -> RefreshOutcome {
+    public func rotateRefreshToken(_ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, newSecretHash: [UInt8],
+                                   now: Timestamp) throws -> RefreshOutcome {
         try write { db in
-            let session = try db.row("SELECT id, uid, auth_time, revoked_reason FROM sessions WHERE token_hash = ?", [.blob(hash)]) {
-                ($0.text(0), $0.text(1), Timestamp(milliseconds: $0.int(2)), $0.optionalText(3))
-            }
-            guard let (sessionId, uid, authTime, revokedReason) = session else {
-                // A token that was already rotated away: someone is replaying it, so end the session.
-                guard let (uid, stolen) = try db.row("SELECT uid, session_id FROM retired_refresh_tokens WHERE token_hash = ?", [.blob(hash)],
-                                                     { ($0.text(0), $0.text(1)) }) else {
-                    return .unknown
-                }
-                try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'reused' WHERE uid = ? AND id = ? AND revoked_at IS NULL",
-                           [.int(now.milliseconds), .text(uid), .text(stolen)])
-                let reason = try db.row("SELECT revoked_reason FROM sessions WHERE uid = ? AND id = ?", [.text(uid), .text(stolen)]) { $0.text(0) }
-                return .revoked(reason: reason ?? "reused")
-            }
+            guard let (generation, secretHash, authTime, revokedReason) = try db.row(
+                "SELECT generation, secret_hash, auth_time, revoked_reason FROM sessions WHERE uid = ? AND id = ?",
+                [.text(token.uid), .text(token.sessionId)],
+                { ($0.int(0), $0.blob(1), Timestamp(milliseconds: $0.int(2)), $0.optionalText(3)) })
+            else { return .unknown }
             if let revokedReason { return .revoked(reason: revokedReason) }
-            guard let user = try self.user(uid: uid, in: db) else { return .unknown }
+            if token.generation < generation {
+                // A token that was already rotated away: someone is replaying it, so end the session.
+                try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'reused' WHERE uid = ? AND id = ?",
+                           [.int(now.milliseconds), .text(token.uid), .text(token.sessionId)])
+                return .revoked(reason: "reused")
+            }
+            guard token.generation == generation, secretMatches(secretHash) else { return .unknown }
+            guard let user = try self.user(uid: token.uid, in: db) else { return .unknown }
             if user.disabled { return .userDisabled }
-            try db.run("UPDATE sessions SET token_hash = ? WHERE uid = ? AND id = ?", [.blob(newHash), .text(uid), .text(sessionId)])
-            try db.run("INSERT INTO retired_refresh_tokens (token_hash, uid, session_id) VALUES (?, ?, ?)", [.blob(hash), .text(uid), .text(sessionId)])
+            try db.run("UPDATE sessions SET generation = ?, secret_hash = ? WHERE uid = ? AND id = ?",
+                       [.int(generation + 1), .blob(newSecretHash), .text(token.uid), .text(token.sessionId)])
             return .rotated(user, authTime: authTime)
         }
     }
 
-    public func signOut(refreshTokenHash hash: [UInt8], now: Timestamp) throws {
+    public func signOut(_ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, now: Timestamp) throws {
         try write { db in
-            try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'signedOut' WHERE token_hash = ? AND revoked_at IS NULL",
-                       [.int(now.milliseconds), .blob(hash)])
+            guard let (generation, secretHash) = try db.row(
+                "SELECT generation, secret_hash FROM sessions WHERE uid = ? AND id = ? AND revoked_at IS NULL",
+                [.text(token.uid), .text(token.sessionId)], { ($0.int(0), $0.blob(1)) }),
+                  generation == token.generation, secretMatches(secretHash)
+            else { return }
+            try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'signedOut' WHERE uid = ? AND id = ?",
+                       [.int(now.milliseconds), .text(token.uid), .text(token.sessionId)])
         }
     }
 

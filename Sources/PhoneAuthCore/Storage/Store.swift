@@ -33,8 +33,13 @@ public protocol Store: AnyObject, Sendable {
     func releaseLeases(verificationIds: [String], now: Timestamp) throws
 
     // Sessions
-    func rotateRefreshToken(hash: [UInt8], newHash: [UInt8], now: Timestamp) throws -> RefreshOutcome
-    func signOut(refreshTokenHash: [UInt8], now: Timestamp) throws
+    /// Moves the session named by `token` to its next generation if `token` is its current one
+    /// (`secretMatches` checks the stored hash in constant time); an earlier generation ends the
+    /// session as reused.
+    func rotateRefreshToken(_ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, newSecretHash: [UInt8],
+                            now: Timestamp) throws -> RefreshOutcome
+    /// Ends the session if `token` is its current one; anything else is ignored.
+    func signOut(_ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, now: Timestamp) throws
 
     // Users
     func user(uid: String) throws -> UserRecord?

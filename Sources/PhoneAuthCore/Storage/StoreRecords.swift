@@ -47,7 +47,8 @@ public struct UserRecord: Sendable {
 public struct NewSignIn: Sendable {
     public var newUid: String
     public var sessionId: String
-    public var refreshTokenHash: [UInt8]
+    /// SHA-256 of the first refresh token's secret.
+    public var refreshSecretHash: [UInt8]
 }
 
 public enum RedeemOutcome: Sendable {
@@ -60,6 +61,7 @@ public enum RedeemOutcome: Sendable {
 }
 
 public enum RefreshOutcome: Sendable {
+    /// The session moved to the token's next generation, with the new secret hash.
     case rotated(UserRecord, authTime: Timestamp)
     case unknown
     /// signedOut, reused, revoked or userDisabled
