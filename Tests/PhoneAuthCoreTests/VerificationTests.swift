@@ -17,12 +17,16 @@ final class VerificationTests: XCTestCase {
     }
 
     func testVerificationIdsAreLongRandomAndUrlSafe() {
-        let ids = Set((0..<1000).map { _ in VerificationCode.newVerificationId() })
-        XCTAssertEqual(ids.count, 1000)
+        let now = SystemClock().now()
+        let ids = (0..<1000).map { _ in VerificationCode.newVerificationId(at: now) }
+        XCTAssertEqual(Set(ids).count, 1000)
+        XCTAssertEqual(Set(ids.map { $0.prefix(12) }).count, 1, "the prefix is the time")
         for id in ids {
-            XCTAssertEqual(Base64URL.decode(id)?.count, 24)  // 192 bits
+            XCTAssertEqual(Base64URL.decode(id.dropFirst(12))?.count, 18)  // 144 random bits
             XCTAssertTrue(id.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+            XCTAssertTrue(VerificationCode.isWellFormedId(id))
         }
+        XCTAssertLessThan(VerificationCode.newVerificationId(at: now), VerificationCode.newVerificationId(at: now.adding(milliseconds: 1)))
     }
 
     func testCodeIsStoredOnlyAsKeyedHash() throws {
@@ -123,7 +127,7 @@ final class VerificationTests: XCTestCase {
         let engine = try Engine(config: makeConfig(temporaryDirectory()))
         assertError(.invalidVerificationID, reason: "malformed") { _ = try engine.signIn(with: PhoneCredential(verificationId: "abc", verificationCode: "123456")) }
         assertError(.invalidVerificationID, reason: "unknown") {
-            _ = try engine.signIn(with: PhoneCredential(verificationId: VerificationCode.newVerificationId(), verificationCode: "123456"))
+            _ = try engine.signIn(with: PhoneCredential(verificationId: VerificationCode.newVerificationId(at: SystemClock().now()), verificationCode: "123456"))
         }
     }
 

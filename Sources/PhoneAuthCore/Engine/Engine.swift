@@ -65,7 +65,7 @@ public final class Engine: @unchecked Sendable {
                                  details: [("setting", .string("appVerification.disabledForTesting"))])
         }
         let now = clock.now()
-        let id = VerificationCode.newVerificationId()
+        let id = VerificationCode.newVerificationId(at: now)
         let code = testCode ?? VerificationCode.generate(length: config.codeLength)
         let language = SMSTemplates.resolve(languageCode, fallback: config.defaultLanguageCode)
         var outbox: NewOutboxMessage?
@@ -126,7 +126,8 @@ public final class Engine: @unchecked Sendable {
         let expected = keys.codeHash(verificationId: credential.verificationId, code: code)
         // The uid is settled inside the transaction (new or existing user); the token names it after.
         let firstToken = RefreshToken.issue(uid: "", sessionId: RefreshToken.newSessionId(), generation: 0)
-        let signIn = NewSignIn(newUid: Base64URL.encode(SecureBytes.random(count: 21)),
+        // 28 characters like Firebase's uids: creation time and 96 random bits.
+        let signIn = NewSignIn(newUid: SortableID.make(at: now, randomBytes: 12),
                                sessionId: firstToken.sessionId, refreshSecretHash: firstToken.secretHash)
         let outcome = try store.redeemVerification(id: credential.verificationId, now: now, maxAttempts: config.maxAttempts,
                                                    codeMatches: { SecureBytes.equal($0, expected) }, signIn: signIn)

@@ -10,13 +10,14 @@ public enum VerificationCode {
         return String(repeating: "0", count: length - digits.count) + digits
     }
 
-    /// 192 random bits, base64url: 32 characters.
-    public static func newVerificationId() -> String { Base64URL.encode(SecureBytes.random(count: 24)) }
+    /// Random bits in a verification ID, after its time prefix.
+    static let idRandomBytes = 18
+
+    /// The creation time and 144 random bits: 36 URL-safe characters (see SortableID).
+    public static func newVerificationId(at time: Timestamp) -> String { SortableID.make(at: time, randomBytes: idRandomBytes) }
 
     /// Whether `id` has the shape of a verification ID, checked before any store access.
-    public static func isWellFormedId(_ id: String) -> Bool {
-        id.utf8.count == 32 && Base64URL.decode(id) != nil
-    }
+    public static func isWellFormedId(_ id: String) -> Bool { SortableID.isWellFormed(id, randomBytes: idRandomBytes) }
 
     public static func isWellFormedCode(_ code: String, length: Int) -> Bool {
         code.utf8.count == length && code.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }
