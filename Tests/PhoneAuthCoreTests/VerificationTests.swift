@@ -93,8 +93,10 @@ final class VerificationTests: XCTestCase {
     func testZeroResendWindowAlwaysStartsAnew() throws {
         let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.resendAfterSeconds = 0; $0.testPhoneNumbers = [phone: "123456"] },
                                 clock: ManualClock())
-        let ids = Set((0..<5).map { _ in try? engine.verifyPhoneNumber(phone).verificationId })
-        XCTAssertEqual(ids.count, 5)
+        let ids = try (0..<5).map { _ in try engine.verifyPhoneNumber(phone).verificationId }
+        XCTAssertEqual(Set(ids).count, 5)
+        // Only the newest stays usable; each earlier one was replaced by its successor.
+        XCTAssertEqual(try ids.map { try engine.verificationStatus($0).state }, ["replaced", "replaced", "replaced", "replaced", "active"])
     }
 
     func testResendWindowReusesThenReplaces() throws {

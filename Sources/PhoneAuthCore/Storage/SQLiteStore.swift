@@ -70,8 +70,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 // Five wrong codes must not buy five more at once: a new code waits for the window.
                 if state == "dead" { return .blocked(since: createdAt) }
             }
-            if latest != nil {
-                try db.run("UPDATE verifications SET state = 'replaced' WHERE phone = ? AND state = 'active'", [.text(v.phone)])
+            // Each new verification replaces the active one, so only the latest can still be active.
+            if let (id, _, _, state) = latest, state == "active" {
+                try db.run("UPDATE verifications SET state = 'replaced' WHERE id = ?", [.text(id)])
             }
             try db.run("""
                 INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, sealed_body, due_at)
