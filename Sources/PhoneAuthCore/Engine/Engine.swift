@@ -75,7 +75,8 @@ public final class Engine: @unchecked Sendable {
         }
         let verification = NewVerification(id: id, phone: phone.e164, codeHash: keys.codeHash(verificationId: id, code: code),
                                            createdAt: now, expiresAt: now.adding(seconds: config.codeTtlSeconds), outbox: outbox)
-        let start = try store.startVerification(verification, reuseIfCreatedAfter: now.adding(seconds: -config.resendAfterSeconds),
+        let reuseWindowStart = config.resendAfterSeconds > 0 ? now.adding(seconds: -config.resendAfterSeconds) : nil
+        let start = try store.startVerification(verification, reuseIfCreatedAfter: reuseWindowStart,
                                                 leaseUntil: now.adding(milliseconds: DeliveryWorker.leaseMilliseconds))
         switch start {
         case .created:

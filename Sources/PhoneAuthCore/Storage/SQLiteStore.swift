@@ -60,24 +60,28 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     // MARK: Verifications
 
-    public func startVerification(_ v: NewVerification, reuseIfCreatedAfter: Timestamp, leaseUntil: Timestamp) throws -> VerificationStart {
+    public func startVerification(_ v: NewVerification, reuseIfCreatedAfter: Timestamp?, leaseUntil: Timestamp) throws -> VerificationStart {
         try write { db in
             let latest = try db.row(
                 "SELECT id, created_at, expires_at, state FROM verifications WHERE phone = ? ORDER BY created_at DESC LIMIT 1",
                 [.text(v.phone)]) { row in (row.text(0), Timestamp(milliseconds: row.int(1)), Timestamp(milliseconds: row.int(2)), row.text(3)) }
-            if let (id, createdAt, expiresAt, state) = latest, createdAt > reuseIfCreatedAfter {
+            if let (id, createdAt, expiresAt, state) = latest, let reuseIfCreatedAfter, createdAt > reuseIfCreatedAfter {
                 if state == "active" && expiresAt > v.createdAt { return .reused(id: id, createdAt: createdAt, expiresAt: expiresAt) }
                 // Five wrong codes must not buy five more at once: a new code waits for the window.
                 if state == "dead" { return .blocked(since: createdAt) }
             }
-            // Each new verification replaces the active one, so only the latest can still be active.
-            if let (id, _, _, state) = latest, state == "active" {
-                try db.run("UPDATE verifications SET state = 'replaced' WHERE id = ?", [.text(id)])
+            // A number has at most one active verification, its latest: replacing it is one row,
+            // however often the number is verified. created_at is kept strictly increasing per
+            // number (a millisecond later than the latest at least), so "latest" is never a tie.
+            var createdAt = v.createdAt
+            if let (id, latestCreatedAt, _, state) = latest {
+                if state == "active" { try db.run("UPDATE verifications SET state = 'replaced' WHERE id = ?", [.text(id)]) }
+                createdAt = max(createdAt, latestCreatedAt.adding(milliseconds: 1))
             }
             try db.run("""
                 INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, sealed_body, due_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [.text(v.id), .text(v.phone), .blob(v.codeHash), .int(v.createdAt.milliseconds), .int(v.expiresAt.milliseconds),
+                """, [.text(v.id), .text(v.phone), .blob(v.codeHash), .int(createdAt.milliseconds), .int(v.expiresAt.milliseconds),
                       .text(v.outbox == nil ? "none" : "sending"), .text(v.outbox?.languageCode ?? ""),
                       v.outbox.map { .blob($0.sealedBody) } ?? .null, .int(leaseUntil.milliseconds)])
             return .created

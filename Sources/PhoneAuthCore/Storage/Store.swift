@@ -10,10 +10,10 @@ public protocol Store: AnyObject, Sendable {
 
     // Verifications
     /// Starts `verification` unless an active one for the same number was created after
-    /// `reuseIfCreatedAfter`; a new one replaces older active ones. The SMS is queued in the same
+    /// `reuseIfCreatedAfter` (nil: never reuse); a new one replaces older active ones. The SMS is queued in the same
     /// transaction, already leased to this engine until `leaseUntil` (its worker is handed the
     /// message directly; if this process dies, any worker takes it once the lease runs out).
-    func startVerification(_ verification: NewVerification, reuseIfCreatedAfter: Timestamp, leaseUntil: Timestamp) throws -> VerificationStart
+    func startVerification(_ verification: NewVerification, reuseIfCreatedAfter: Timestamp?, leaseUntil: Timestamp) throws -> VerificationStart
     /// Checks a code and, if it matches, consumes the verification, creates the user on first
     /// sign-in and opens a session, all in one transaction. A wrong code counts an attempt.
     func redeemVerification(id: String, now: Timestamp, maxAttempts: Int,
