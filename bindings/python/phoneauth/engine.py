@@ -121,7 +121,7 @@ class Engine:
         self._handle: Optional[int] = None  # first, so that __del__ works if opening fails
         self._token = object()  # tells this engine's sender thread apart in close()
         self._lib = _ffi.lib  # kept on the instance: module globals may be gone at shutdown
-        self._cond = threading.Condition()
+        self._cond = threading.Condition(threading.Lock())  # a plain lock: cheaper than the default RLock
         self._busy = 0
         # Every CFUNCTYPE object ever installed, kept until close: the library may still be
         # running one when it is replaced.
