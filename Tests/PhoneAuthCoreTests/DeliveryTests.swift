@@ -86,7 +86,7 @@ final class RetentionTests: XCTestCase {
         let store = try SQLiteStore(path: dir + "/auth.db", synchronous: .normal)
         let now = Timestamp(seconds: 1_800_000_000)
         for (i, expires) in [now.adding(seconds: -90_000), now.adding(seconds: 300)].enumerated() {
-            _ = try store.startVerification(NewVerification(id: VerificationCode.newVerificationId(at: now), phone: "+1650555123\(i)", codeHash: [1],
+            _ = try store.startVerification(NewVerification(id: VerificationCode.newVerificationId(at: expires.adding(seconds: -300)), phone: "+1650555123\(i)", codeHash: [1],
                                                             createdAt: expires.adding(seconds: -300), expiresAt: expires, outbox: nil),
                                             reuseIfCreatedAfter: now, leaseUntil: now)
         }

@@ -6,7 +6,9 @@ enum SQLiteMigrations {
         // Every row a flow writes costs whole pages in the WAL, so the schema keeps the pages
         // per flow few: tables keyed by random text IDs are WITHOUT ROWID (one B-tree, not two),
         // a user's phone number is a unique column of users (its index is the phone identity
-        // lookup), and the SMS outbox lives in the verification's own row.
+        // lookup), and the SMS outbox lives in the verification's own row. Verification IDs and
+        // uids begin with their creation time (SortableID), so new rows append and old ones are
+        // found by key range.
         """
         CREATE TABLE secrets (
             kid TEXT PRIMARY KEY,
@@ -39,7 +41,6 @@ enum SQLiteMigrations {
             due_at INTEGER NOT NULL
         ) WITHOUT ROWID;
         CREATE INDEX verifications_phone ON verifications(phone, created_at);
-        CREATE INDEX verifications_expiry ON verifications(expires_at);
         CREATE INDEX verifications_due ON verifications(due_at) WHERE delivery IN ('pending', 'sending');
         -- A session's refresh token names (uid, id) and its generation; only the hash of the
         -- current generation's secret is kept.

@@ -217,7 +217,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     public func purgeVerifications(expiredBefore before: Timestamp) throws {
         try write { db in
-            try db.run("DELETE FROM verifications WHERE expires_at < ? AND delivery NOT IN ('pending', 'sending')", [.int(before.milliseconds)])
+            // Expired before `before` means created before it: the time-ordered key bounds the scan.
+            try db.run("DELETE FROM verifications WHERE id < ? AND expires_at < ? AND delivery NOT IN ('pending', 'sending')",
+                       [.text(SortableID.prefix(before)), .int(before.milliseconds)])
         }
     }
 

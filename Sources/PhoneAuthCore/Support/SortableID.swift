@@ -3,8 +3,13 @@
 /// stays in cache, instead of to a random page of a large file.
 enum SortableID {
     static func make(at time: Timestamp, randomBytes: Int) -> String {
+        prefix(time) + Base64URL.encode(SecureBytes.random(count: randomBytes))
+    }
+
+    /// The time part: every identifier made before `time` sorts below it.
+    static func prefix(_ time: Timestamp) -> String {
         let hex = String(UInt64(max(0, time.milliseconds)), radix: 16)
-        return String(repeating: "0", count: max(0, 12 - hex.count)) + hex + Base64URL.encode(SecureBytes.random(count: randomBytes))
+        return String(repeating: "0", count: max(0, 12 - hex.count)) + hex
     }
 
     static func isWellFormed(_ id: String, randomBytes: Int) -> Bool {
