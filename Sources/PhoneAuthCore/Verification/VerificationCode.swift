@@ -18,8 +18,4 @@ public enum VerificationCode {
 
     /// Whether `id` has the shape of a verification ID, checked before any store access.
     public static func isWellFormedId(_ id: String) -> Bool { SortableID.isWellFormed(id, randomBytes: idRandomBytes) }
-
-    public static func isWellFormedCode(_ code: String, length: Int) -> Bool {
-        code.utf8.count == length && code.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }
-    }
 }
