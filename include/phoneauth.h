@@ -46,6 +46,8 @@ extern "C" {
 
 /* Status numbers. Where Firebase's AuthErrorCode has the same meaning, its name and number. */
 #define PHONEAUTH_OK                              0
+#define PHONEAUTH_ERR_INVALID_CUSTOM_TOKEN    17000 /* malformed, bad signature, expired */
+#define PHONEAUTH_ERR_CUSTOM_TOKEN_MISMATCH   17002 /* not a custom token of this project */
 #define PHONEAUTH_ERR_INVALID_CREDENTIAL      17004 /* credential object malformed */
 #define PHONEAUTH_ERR_USER_DISABLED           17005
 #define PHONEAUTH_ERR_OPERATION_NOT_ALLOWED   17006

@@ -22,6 +22,17 @@ enum Methods {
             try p.rejectUnknown(["credential"])
             return ResultJSON.signIn(try engine.signIn(with: try credential(p)))
         },
+        "createCustomToken": { engine, p in
+            try p.rejectUnknown(["uid", "claims"])
+            return .object([("customToken", .string(try engine.createCustomToken(uid: try required(p, "uid"), claims: p.value("claims"))))])
+        },
+        "signInWithCustomToken": { engine, p in
+            try p.rejectUnknown(["customToken"])
+            guard let token = try p.string("customToken"), !token.isEmpty else {
+                throw PhoneAuthError(.invalidCustomToken, "A custom token is required.", details: [("reason", .string("missing"))])
+            }
+            return ResultJSON.signIn(try engine.signIn(withCustomToken: token))
+        },
         "refreshIdToken": { engine, p in
             try p.rejectUnknown(["refreshToken"])
             return ResultJSON.refreshed(try engine.refreshIdToken(try required(p, "refreshToken")))

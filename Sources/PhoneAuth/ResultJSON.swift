@@ -29,7 +29,7 @@ enum ResultJSON {
             ("idToken", .string(r.idToken)),
             ("refreshToken", .string(r.refreshToken)),
             ("expiresIn", .int(r.expiresIn)),
-            ("additionalUserInfo", .object([("isNewUser", .bool(r.isNewUser)), ("providerId", .string("phone"))])),
+            ("additionalUserInfo", .object([("isNewUser", .bool(r.isNewUser)), ("providerId", .string(r.providerId))])),
         ])
     }
 

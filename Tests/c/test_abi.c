@@ -8,6 +8,8 @@ static const struct {
     int status;
     const char *code;
 } k_statuses[] = {
+    {PHONEAUTH_ERR_INVALID_CUSTOM_TOKEN, "invalidCustomToken"},
+    {PHONEAUTH_ERR_CUSTOM_TOKEN_MISMATCH, "customTokenMismatch"},
     {PHONEAUTH_ERR_INVALID_CREDENTIAL, "invalidCredential"},
     {PHONEAUTH_ERR_USER_DISABLED, "userDisabled"},
     {PHONEAUTH_ERR_OPERATION_NOT_ALLOWED, "operationNotAllowed"},

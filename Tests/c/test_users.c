@@ -1,5 +1,5 @@
 /* test_users.c: getUser, getUserByPhoneNumber, updateUser (disable), revokeRefreshTokens,
- * deleteUser. Users are made through test numbers (no SMS). */
+ * deleteUser, custom tokens. Users are made through test numbers (no SMS) and custom tokens. */
 #include "testutil.h"
 
 #include <stdio.h>
@@ -143,6 +143,34 @@ int main(void) {
     EXPECT_OK(r, st);
     CHECKF(tu_bool(r, "additionalUserInfo.isNewUser") == 1, "%s", tu_dump(r));
     CHECKF(tu_str(r, "user.uid") && strcmp(tu_str(r, "user.uid"), uid) != 0, "%s", tu_dump(r));
+    char phone_id_token[4096];
+    snprintf(phone_id_token, sizeof phone_id_token, "%s", tu_str(r, "idToken") ? tu_str(r, "idToken") : "");
+    json_decref(r);
+
+    /* createCustomToken / signInWithCustomToken: a host's own uid, claims in the ID token */
+    r = tu_callj(g_e, "createCustomToken", json_pack("{s:s, s:{s:s}}", "uid", "host-user-1", "claims", "role", "admin"), &st);
+    EXPECT_OK(r, st);
+    char custom[4096];
+    snprintf(custom, sizeof custom, "%s", tu_str(r, "customToken") ? tu_str(r, "customToken") : "");
+    json_decref(r);
+    r = tu_callj(g_e, "signInWithCustomToken", json_pack("{s:s}", "customToken", custom), &st);
+    EXPECT_OK(r, st);
+    CHECKF(tu_str(r, "user.uid") && strcmp(tu_str(r, "user.uid"), "host-user-1") == 0, "%s", tu_dump(r));
+    CHECKF(tu_str(r, "additionalUserInfo.providerId") && strcmp(tu_str(r, "additionalUserInfo.providerId"), "custom") == 0,
+           "%s", tu_dump(r));
+    json_t *v = tu_callj(g_e, "verifyIdToken", json_pack("{s:s?}", "idToken", tu_str(r, "idToken")), &st);
+    EXPECT_OK(v, st);
+    CHECKF(tu_str(v, "claims.role") && strcmp(tu_str(v, "claims.role"), "admin") == 0, "%s", tu_dump(v));
+    json_decref(v);
+    json_decref(r);
+    r = tu_callj(g_e, "signInWithCustomToken", json_pack("{s:s}", "customToken", phone_id_token), &st);
+    EXPECT_ERR(r, st, PHONEAUTH_ERR_CUSTOM_TOKEN_MISMATCH, "customTokenMismatch");
+    json_decref(r);
+    r = tu_callj(g_e, "signInWithCustomToken", json_pack("{s:s}", "customToken", "a.b.c"), &st);
+    EXPECT_ERR(r, st, PHONEAUTH_ERR_INVALID_CUSTOM_TOKEN, "invalidCustomToken");
+    json_decref(r);
+    r = tu_callj(g_e, "createCustomToken", json_pack("{s:s, s:{s:s}}", "uid", "u", "claims", "iss", "x"), &st);
+    EXPECT_ERR(r, st, PHONEAUTH_ERR_INVALID_ARGUMENT, "invalidArgument");
     json_decref(r);
 
 done:

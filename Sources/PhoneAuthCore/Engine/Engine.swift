@@ -8,6 +8,7 @@ public final class Engine: @unchecked Sendable {
     private let store: Store
     private let keys: KeyRing
     private let tokens: IDTokens
+    private let customTokens: CustomTokens
     private let worker: DeliveryWorker
     private let closeLock = Lock()
     private var closed = false
@@ -25,6 +26,7 @@ public final class Engine: @unchecked Sendable {
         }
         self.store = store
         tokens = IDTokens(keys: keys, issuer: config.effectiveIssuer, audience: config.projectId, lifetimeSeconds: config.idTokenTtlSeconds)
+        customTokens = CustomTokens(keys: keys, issuer: config.effectiveIssuer, projectId: config.projectId)
         worker = DeliveryWorker(store: store, keys: keys, clock: clock, maxAttempts: config.smsMaxAttempts, backoffMs: config.smsRetryBackoffMs)
         if config.smsProvider == .console { worker.setSender(ConsoleSender()) }
         do { try worker.start() } catch { store.close(); throw error }
@@ -157,6 +159,29 @@ public final class Engine: @unchecked Sendable {
         }
     }
 
+    // MARK: Custom tokens
+
+    /// A token the host hands to its user to sign in as `uid` (created on first sign-in).
+    public func createCustomToken(uid: String, claims: JSONValue?) throws -> String {
+        try customTokens.create(uid: uid, claims: claims, now: clock.now())
+    }
+
+    public func signIn(withCustomToken token: String) throws -> SignInResult {
+        let now = clock.now()
+        let grant = try customTokens.verify(token, now: now)
+        let first = RefreshToken.issue(uid: grant.uid, sessionId: RefreshToken.newSessionId(), generation: 0)
+        let signIn = NewSignIn(newUid: grant.uid, sessionId: first.sessionId, refreshSecretHash: first.secretHash,
+                               provider: "custom", developerClaims: grant.claims)
+        switch try store.signInUser(signIn, now: now) {
+        case let .signedIn(user, isNew):
+            let idToken = try tokens.issue(for: user, authTime: now, now: now, provider: "custom", developerClaims: grant.claims)
+            return SignInResult(user: user, idToken: idToken, refreshToken: first.text, expiresIn: config.idTokenTtlSeconds,
+                                isNewUser: isNew, providerId: "custom")
+        case .userDisabled:
+            throw PhoneAuthError(.userDisabled, "The user account has been disabled.")
+        }
+    }
+
     // MARK: Tokens
 
     public func refreshIdToken(_ refreshToken: String) throws -> SignInResult {
@@ -168,9 +193,11 @@ public final class Engine: @unchecked Sendable {
         let next = RefreshToken.issue(uid: token.uid, sessionId: token.sessionId, generation: token.generation + 1)
         let presented = token.secretHash
         switch try store.rotateRefreshToken(token, secretMatches: { SecureBytes.equal($0, presented) }, newSecretHash: next.secretHash, now: now) {
-        case let .rotated(user, authTime):
-            let idToken = try tokens.issue(for: user, authTime: authTime, now: now)
-            return SignInResult(user: user, idToken: idToken, refreshToken: next.text, expiresIn: config.idTokenTtlSeconds, isNewUser: false)
+        case let .rotated(session):
+            let idToken = try tokens.issue(for: session.user, authTime: session.authTime, now: now, provider: session.provider,
+                                           developerClaims: session.developerClaims)
+            return SignInResult(user: session.user, idToken: idToken, refreshToken: next.text, expiresIn: config.idTokenTtlSeconds,
+                                isNewUser: false, providerId: session.provider)
         case .unknown:
             throw PhoneAuthError(.invalidUserToken, "The refresh token is not valid.", details: [("reason", .string("unknown"))])
         case .revoked(reason: "userDisabled"), .userDisabled:

@@ -17,6 +17,8 @@ public struct PhoneAuthError: Error, Sendable {
         public let name: String
         public let status: Int32
 
+        public static let invalidCustomToken = Code(name: "invalidCustomToken", status: 17000)
+        public static let customTokenMismatch = Code(name: "customTokenMismatch", status: 17002)
         public static let invalidCredential = Code(name: "invalidCredential", status: 17004)
         public static let userDisabled = Code(name: "userDisabled", status: 17005)
         public static let operationNotAllowed = Code(name: "operationNotAllowed", status: 17006)
@@ -43,7 +45,7 @@ public struct PhoneAuthError: Error, Sendable {
         public static let idTokenRevoked = Code(name: "idTokenRevoked", status: 18005)
 
         public static let all: [Code] = [
-            .invalidCredential, .userDisabled, .operationNotAllowed, .tooManyRequests, .userNotFound,
+            .invalidCustomToken, .customTokenMismatch, .invalidCredential, .userDisabled, .operationNotAllowed, .tooManyRequests, .userNotFound,
             .invalidUserToken, .userTokenExpired, .missingPhoneNumber, .invalidPhoneNumber,
             .missingVerificationCode, .invalidVerificationCode, .missingVerificationID,
             .invalidVerificationID, .sessionExpired, .quotaExceeded, .appNotVerified,
@@ -54,6 +56,8 @@ public struct PhoneAuthError: Error, Sendable {
         /// Static text for each status, for phoneauth_strerror: "name: what it means".
         public var summary: StaticString {
             switch name {
+            case "invalidCustomToken": return "invalidCustomToken: the custom token is not valid"
+            case "customTokenMismatch": return "customTokenMismatch: the custom token is for another project"
             case "invalidCredential": return "invalidCredential: the credential is malformed"
             case "userDisabled": return "userDisabled: the user account is disabled"
             case "operationNotAllowed": return "operationNotAllowed: the operation is not allowed by configuration"

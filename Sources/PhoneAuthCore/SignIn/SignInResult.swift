@@ -5,6 +5,8 @@ public struct SignInResult: Sendable {
     public let refreshToken: String
     public let expiresIn: Int64
     public let isNewUser: Bool
+    /// How the session began: "phone" or "custom".
+    public var providerId = "phone"
 }
 
 /// What verifyPhoneNumber returns.

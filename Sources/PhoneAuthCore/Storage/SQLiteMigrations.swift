@@ -49,6 +49,8 @@ enum SQLiteMigrations {
             id TEXT NOT NULL,
             generation INTEGER NOT NULL DEFAULT 0,
             secret_hash BLOB NOT NULL,
+            provider TEXT NOT NULL DEFAULT 'phone',
+            developer_claims TEXT,
             created_at INTEGER NOT NULL,
             auth_time INTEGER NOT NULL,
             revoked_at INTEGER,

@@ -126,9 +126,29 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 user = existing
             }
             guard let user else { return .unknown }
-            try db.run("INSERT INTO sessions (id, uid, secret_hash, created_at, auth_time) VALUES (?, ?, ?, ?, ?)",
-                       [.text(signIn.sessionId), .text(user.uid), .blob(signIn.refreshSecretHash), .int(now.milliseconds), .int(now.milliseconds)])
+            try insertSession(signIn, uid: user.uid, now: now, in: db)
             return .signedIn(user, isNewUser: isNew)
+        }
+    }
+
+    private func insertSession(_ signIn: NewSignIn, uid: String, now: Timestamp, in db: SQLiteConnection) throws {
+        try db.run("""
+            INSERT INTO sessions (id, uid, secret_hash, created_at, auth_time, provider, developer_claims) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, [.text(signIn.sessionId), .text(uid), .blob(signIn.refreshSecretHash), .int(now.milliseconds), .int(now.milliseconds),
+                  .text(signIn.provider), signIn.developerClaims.map { .text($0) } ?? .null])
+    }
+
+    public func signInUser(_ signIn: NewSignIn, now: Timestamp) throws -> UserSignInOutcome {
+        try write { db in
+            let existing = try self.user(uid: signIn.newUid, in: db)
+            if existing?.disabled == true { return .userDisabled }
+            if existing == nil {
+                try db.run("INSERT INTO users (uid, created_at) VALUES (?, ?)", [.text(signIn.newUid), .int(now.milliseconds)])
+            }
+            try db.run("UPDATE users SET last_sign_in_at = ? WHERE uid = ?", [.int(now.milliseconds), .text(signIn.newUid)])
+            try insertSession(signIn, uid: signIn.newUid, now: now, in: db)
+            guard let user = try self.user(uid: signIn.newUid, in: db) else { throw PhoneAuthError(.internalError, "The user vanished.") }
+            return .signedIn(user, isNewUser: existing == nil)
         }
     }
 
@@ -228,10 +248,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     public func rotateRefreshToken(_ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, newSecretHash: [UInt8],
                                    now: Timestamp) throws -> RefreshOutcome {
         try write { db in
-            guard let (generation, secretHash, authTime, revokedReason) = try db.row(
-                "SELECT generation, secret_hash, auth_time, revoked_reason FROM sessions WHERE uid = ? AND id = ?",
+            guard let (generation, secretHash, authTime, revokedReason, provider, developerClaims) = try db.row(
+                "SELECT generation, secret_hash, auth_time, revoked_reason, provider, developer_claims FROM sessions WHERE uid = ? AND id = ?",
                 [.text(token.uid), .text(token.sessionId)],
-                { ($0.int(0), $0.blob(1), Timestamp(milliseconds: $0.int(2)), $0.optionalText(3)) })
+                { ($0.int(0), $0.blob(1), Timestamp(milliseconds: $0.int(2)), $0.optionalText(3), $0.text(4), $0.optionalText(5)) })
             else { return .unknown }
             if let revokedReason { return .revoked(reason: revokedReason) }
             if token.generation < generation {
@@ -245,7 +265,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             if user.disabled { return .userDisabled }
             try db.run("UPDATE sessions SET generation = ?, secret_hash = ? WHERE uid = ? AND id = ?",
                        [.int(generation + 1), .blob(newSecretHash), .text(token.uid), .text(token.sessionId)])
-            return .rotated(user, authTime: authTime)
+            return .rotated(SessionInfo(user: user, authTime: authTime, provider: provider, developerClaims: developerClaims))
         }
     }
 

@@ -19,6 +19,9 @@ public protocol Store: AnyObject, Sendable {
     func redeemVerification(id: String, now: Timestamp, maxAttempts: Int,
                             codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> RedeemOutcome
     func verificationStatus(id: String, now: Timestamp) throws -> VerificationStatus?
+    /// Signs in the user `signIn.newUid` (a host's own uid, from a custom token), creating it on
+    /// first sign-in, and opens a session, in one transaction.
+    func signInUser(_ signIn: NewSignIn, now: Timestamp) throws -> UserSignInOutcome
 
     // Outbox
     /// Leases up to `limit` messages due for delivery so no other worker sends them meanwhile.

@@ -49,6 +49,23 @@ public struct NewSignIn: Sendable {
     public var sessionId: String
     /// SHA-256 of the first refresh token's secret.
     public var refreshSecretHash: [UInt8]
+    /// How the session began ("phone", "custom") and the custom token's claims as JSON text:
+    /// every ID token of the session carries them.
+    public var provider: String = "phone"
+    public var developerClaims: String? = nil
+}
+
+public enum UserSignInOutcome: Sendable {
+    case signedIn(UserRecord, isNewUser: Bool)
+    case userDisabled
+}
+
+/// What a session's ID tokens are made from.
+public struct SessionInfo: Sendable {
+    public var user: UserRecord
+    public var authTime: Timestamp
+    public var provider: String
+    public var developerClaims: String?
 }
 
 public enum RedeemOutcome: Sendable {
@@ -62,7 +79,7 @@ public enum RedeemOutcome: Sendable {
 
 public enum RefreshOutcome: Sendable {
     /// The session moved to the token's next generation, with the new secret hash.
-    case rotated(UserRecord, authTime: Timestamp)
+    case rotated(SessionInfo)
     case unknown
     /// signedOut, reused, revoked or userDisabled
     case revoked(reason: String)

@@ -6,8 +6,13 @@ public struct IDTokens: Sendable {
     let audience: String
     let lifetimeSeconds: Int64
 
-    public func issue(for user: UserRecord, authTime: Timestamp, now: Timestamp) throws -> String {
-        var claims: [(String, JSONValue)] = [
+    /// `provider` is how the session began ("phone", "custom"); `developerClaims`, a JSON object
+    /// from a custom token, adds its members to the top level as Firebase does.
+    public func issue(for user: UserRecord, authTime: Timestamp, now: Timestamp, provider: String = "phone",
+                      developerClaims: String? = nil) throws -> String {
+        var claims: [(String, JSONValue)] = []
+        if let developerClaims, case let .object(pairs)? = try? JSONCodec.parse(developerClaims) { claims += pairs }
+        claims += [
             ("iss", .string(issuer)),
             ("aud", .string(audience)),
             ("auth_time", .int(authTime.seconds)),
@@ -21,7 +26,7 @@ public struct IDTokens: Sendable {
             claims.append(("phone_number", .string(phone)))
             identities.append(("phone", .array([.string(phone)])))
         }
-        claims.append(("firebase", .object([("identities", .object(identities)), ("sign_in_provider", .string("phone"))])))
+        claims.append(("firebase", .object([("identities", .object(identities)), ("sign_in_provider", .string(provider))])))
         return try JWT.sign(claims: .object(claims), with: keys.activeSigningKey)
     }
 
@@ -30,15 +35,9 @@ public struct IDTokens: Sendable {
         func invalid(_ reason: String, _ message: String) -> PhoneAuthError {
             PhoneAuthError(.invalidIdToken, message, details: [("reason", .string(reason))])
         }
-        guard let jwt = JWT.decode(token) else { throw invalid("malformed", "The ID token is not a well-formed JWT.") }
-        guard let kid = jwt.header["kid"]?.stringValue, let key = keys.signingKeys[kid] else {
-            throw invalid("unknownKey", "The ID token was not signed by a key of this engine.")
-        }
-        guard jwt.header["alg"]?.stringValue == key.algorithm.rawValue else {
-            throw invalid("algorithmMismatch", "The ID token's algorithm does not match its key.")
-        }
-        guard key.isValidSignature(jwt.signature, for: jwt.signingInput) else {
-            throw invalid("badSignature", "The ID token's signature is not valid.")
+        let jwt: JWT.Decoded
+        do { jwt = try JWT.verified(token, keys: keys.signingKeys) } catch {
+            throw invalid(error.rawValue, Self.messages[error] ?? "The ID token is not valid.")
         }
         guard jwt.claims["iss"]?.stringValue == issuer else { throw invalid("wrongIssuer", "The ID token has another issuer.") }
         guard jwt.claims["aud"]?.stringValue == audience else { throw invalid("wrongAudience", "The ID token is for another project.") }
@@ -51,4 +50,11 @@ public struct IDTokens: Sendable {
         }
         return jwt.claims
     }
+
+    static let messages: [JWT.Rejection: String] = [
+        .malformed: "The ID token is not a well-formed JWT.",
+        .unknownKey: "The ID token was not signed by a key of this engine.",
+        .algorithmMismatch: "The ID token's algorithm does not match its key.",
+        .badSignature: "The ID token's signature is not valid.",
+    ]
 }

@@ -13,6 +13,21 @@ public enum JWT {
         return input + "." + Base64URL.encode(try key.sign(Array(input.utf8)))
     }
 
+    /// Why a token's signature was not accepted, for the caller's error details.
+    public enum Rejection: String, Error {
+        case malformed, unknownKey, algorithmMismatch, badSignature
+    }
+
+    /// Decodes a token and checks its signature against `keys` (by `kid`, with the key's own
+    /// algorithm only, so a token cannot choose a weaker one).
+    public static func verified(_ token: String, keys: [String: SigningKey]) throws(Rejection) -> Decoded {
+        guard let jwt = decode(token) else { throw .malformed }
+        guard let kid = jwt.header["kid"]?.stringValue, let key = keys[kid] else { throw .unknownKey }
+        guard jwt.header["alg"]?.stringValue == key.algorithm.rawValue else { throw .algorithmMismatch }
+        guard key.isValidSignature(jwt.signature, for: jwt.signingInput) else { throw .badSignature }
+        return jwt
+    }
+
     /// Splits and decodes a token without checking its signature; nil when it is not a JWT.
     public static func decode(_ token: String) -> Decoded? {
         guard token.utf8.count <= 16_384 else { return nil }

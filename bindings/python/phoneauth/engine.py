@@ -233,6 +233,14 @@ class Engine:
 
     # -- methods through phoneauth_call ------------------------------------------------------------
 
+    def create_custom_token(self, uid: Any = _UNSET, claims: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """A token the host gives its user to sign in as uid. Returns {"customToken"}."""
+        return self.call("createCustomToken", _params(params, uid=uid, claims=claims))
+
+    def sign_in_with_custom_token(self, custom_token: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """Signs in with a custom token; the same result as sign_in_with_credential."""
+        return self.call("signInWithCustomToken", _params(params, custom_token=custom_token))
+
     def refresh_id_token(self, refresh_token: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """Rotates the refresh token. Returns {"idToken", "refreshToken", "expiresIn"}."""
         return self.call("refreshIdToken", _params(params, refresh_token=refresh_token))

@@ -46,6 +46,14 @@ class PhoneAuthError(Exception):
 
 # One class per code of docs/API.md (code, status). Numbers never change meaning.
 
+class InvalidCustomTokenError(PhoneAuthError):
+    code, status = "invalidCustomToken", 17000
+
+
+class CustomTokenMismatchError(PhoneAuthError):
+    code, status = "customTokenMismatch", 17002
+
+
 class InvalidCredentialError(PhoneAuthError):
     code, status = "invalidCredential", 17004
 

@@ -1,0 +1,67 @@
+/// Custom tokens: JWTs the engine signs for a host that authenticates its users itself, which
+/// then sign in with them (Firebase's createCustomToken / signInWithCustomToken). Their audience
+/// differs from ID tokens', so neither kind is accepted as the other.
+public struct CustomTokens: Sendable {
+    let keys: KeyRing
+    let issuer: String
+    let projectId: String
+
+    static let lifetimeSeconds: Int64 = 3600
+    static let maxClaimsBytes = 1000
+    /// Claims the ID token sets itself, or that JWT and OpenID Connect give a meaning.
+    static let reservedClaims: Set<String> = [
+        "acr", "amr", "at_hash", "aud", "auth_time", "azp", "cnf", "c_hash", "exp", "firebase", "iat",
+        "iss", "jti", "nbf", "nonce", "sub", "user_id", "phone_number",
+    ]
+
+    var audience: String { "custom-token:" + projectId }
+
+    /// A verified custom token: whom it signs in, with which developer claims (JSON text).
+    public struct Grant: Sendable {
+        public let uid: String
+        public let claims: String?
+    }
+
+    public func create(uid: String, claims: JSONValue?, now: Timestamp) throws -> String {
+        guard !uid.isEmpty, uid.utf8.count <= 128 else {
+            throw PhoneAuthError(.invalidArgument, "The field 'uid' must be 1 to 128 bytes.", details: [("field", .string("uid"))])
+        }
+        var payload: [(String, JSONValue)] = [
+            ("iss", .string(issuer)), ("sub", .string(uid)), ("aud", .string(audience)),
+            ("iat", .int(now.seconds)), ("exp", .int(now.seconds + Self.lifetimeSeconds)), ("uid", .string(uid)),
+        ]
+        if let claims {
+            guard case let .object(pairs) = claims else {
+                throw PhoneAuthError(.invalidArgument, "The field 'claims' must be a JSON object.", details: [("field", .string("claims"))])
+            }
+            if let reserved = pairs.first(where: { Self.reservedClaims.contains($0.0) }) {
+                throw PhoneAuthError(.invalidArgument, "The claim '\(reserved.0)' is reserved.", details: [("field", .string("claims.\(reserved.0)"))])
+            }
+            guard JSONCodec.serialize(claims).utf8.count <= Self.maxClaimsBytes else {
+                throw PhoneAuthError(.invalidArgument, "The claims must serialize to at most \(Self.maxClaimsBytes) bytes.",
+                                     details: [("field", .string("claims"))])
+            }
+            if !pairs.isEmpty { payload.append(("claims", claims)) }
+        }
+        return try JWT.sign(claims: .object(payload), with: keys.activeSigningKey)
+    }
+
+    public func verify(_ token: String, now: Timestamp) throws(PhoneAuthError) -> Grant {
+        func invalid(_ reason: String, _ message: String) -> PhoneAuthError {
+            PhoneAuthError(.invalidCustomToken, message, details: [("reason", .string(reason))])
+        }
+        let jwt: JWT.Decoded
+        do { jwt = try JWT.verified(token, keys: keys.signingKeys) } catch {
+            throw invalid(error.rawValue, "The custom token is not valid (\(error.rawValue)).")
+        }
+        guard jwt.claims["iss"]?.stringValue == issuer, jwt.claims["aud"]?.stringValue == audience else {
+            throw PhoneAuthError(.customTokenMismatch, "The token is not a custom token of this project.")
+        }
+        guard let uid = jwt.claims["uid"]?.stringValue, !uid.isEmpty, jwt.claims["sub"]?.stringValue == uid,
+              let exp = jwt.claims["exp"]?.intValue, let iat = jwt.claims["iat"]?.intValue else {
+            throw invalid("missingClaim", "The custom token lacks a required claim.")
+        }
+        guard now.seconds < exp, exp - iat <= Self.lifetimeSeconds else { throw invalid("expired", "The custom token has expired.") }
+        return Grant(uid: uid, claims: jwt.claims["claims"].map(JSONCodec.serialize))
+    }
+}
