@@ -200,9 +200,11 @@ public final class Engine: @unchecked Sendable {
                                 isNewUser: false, providerId: session.provider)
         case .unknown:
             throw PhoneAuthError(.invalidUserToken, "The refresh token is not valid.", details: [("reason", .string("unknown"))])
-        case .revoked(reason: "userDisabled"), .userDisabled:
+        case .userDisabled:
             throw PhoneAuthError(.userDisabled, "The user account has been disabled.")
         case let .revoked(reason):
+            // Disabling a user ends its sessions with this reason; say what the caller can act on.
+            if reason == "userDisabled" { throw PhoneAuthError(.userDisabled, "The user account has been disabled.") }
             let messages = [
                 "signedOut": "The session was signed out.",
                 "reused": "The refresh token was already used; the session has been ended because the token may have been stolen.",

@@ -60,12 +60,20 @@ public enum UserSignInOutcome: Sendable {
     case userDisabled
 }
 
-/// What a session's ID tokens are made from.
-public struct SessionInfo: Sendable {
-    public var user: UserRecord
-    public var authTime: Timestamp
-    public var provider: String
-    public var developerClaims: String?
+/// What a session's ID tokens are made from. A class: as a large struct inside RefreshOutcome it
+/// made Swift read the enum's tag from bytes valgrind considers uninitialised.
+public final class SessionInfo: Sendable {
+    public let user: UserRecord
+    public let authTime: Timestamp
+    public let provider: String
+    public let developerClaims: String?
+
+    init(user: UserRecord, authTime: Timestamp, provider: String, developerClaims: String?) {
+        self.user = user
+        self.authTime = authTime
+        self.provider = provider
+        self.developerClaims = developerClaims
+    }
 }
 
 public enum RedeemOutcome: Sendable {
