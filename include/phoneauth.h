@@ -73,6 +73,7 @@ extern "C" {
 #define PHONEAUTH_ERR_STORAGE                 18003 /* the database cannot be opened or written */
 #define PHONEAUTH_ERR_INVALID_ID_TOKEN        18004 /* malformed, bad signature, wrong issuer or audience */
 #define PHONEAUTH_ERR_ID_TOKEN_REVOKED        18005
+#define PHONEAUTH_ERR_PHONE_NUMBER_EXISTS     18006 /* updateUser: another user has that number */
 
 /* Opaque engine handle. */
 typedef struct phoneauth_engine phoneauth_engine;

@@ -64,18 +64,28 @@ enum Methods {
             return .object([])
         },
         "updateUser": { engine, p in
-            try p.rejectUnknown(["uid", "disabled", "displayName"])
+            try p.rejectUnknown(["uid", "disabled", "displayName", "phoneNumber"])
             let uid = try required(p, "uid")
-            var displayName: String?? = nil
-            if let raw = p.entries.first(where: { $0.0 == "displayName" })?.1 {
-                if raw == .null { displayName = .some(nil) } else {
-                    guard let name = try p.string("displayName"), name.utf8.count <= 256 else {
-                        throw PhoneAuthError(.invalidArgument, "The field 'displayName' must be at most 256 bytes.", details: [("field", .string("displayName"))])
-                    }
-                    displayName = .some(name)
-                }
+            let displayName = try clearable(p, "displayName")
+            if case let name?? = displayName, name.utf8.count > 256 {
+                throw PhoneAuthError(.invalidArgument, "The field 'displayName' must be at most 256 bytes.", details: [("field", .string("displayName"))])
             }
-            return .object([("user", ResultJSON.user(try engine.updateUser(uid: uid, disabled: try p.bool("disabled"), displayName: displayName)))])
+            let user = try engine.updateUser(uid: uid, disabled: try p.bool("disabled"), displayName: displayName,
+                                             phoneNumber: try clearable(p, "phoneNumber"))
+            return .object([("user", ResultJSON.user(user))])
+        },
+        "setCustomUserClaims": { engine, p in
+            try p.rejectUnknown(["uid", "claims"])
+            try engine.setCustomUserClaims(uid: try required(p, "uid"), claims: p.value("claims"))
+            return .object([])
+        },
+        "listUsers": { engine, p in
+            try p.rejectUnknown(["maxResults", "pageToken"])
+            let page = try engine.listUsers(maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000), pageToken: try p.string("pageToken"))
+            var result = JSONObjectBuilder()
+            result.set("users", .array(page.users.map(ResultJSON.user)))
+            result.set("pageToken", page.nextPageToken.map { .string($0) })
+            return result.value
         },
         "revokeRefreshTokens": { engine, p in
             try p.rejectUnknown(["uid"])
@@ -94,6 +104,13 @@ enum Methods {
             return ResultJSON.verificationStatus(try engine.verificationStatus(id))
         },
     ]
+
+    /// A string field that may be given as null to clear it: nil when absent, `.some(nil)` for null.
+    private static func clearable(_ p: ObjectReader, _ key: String) throws -> String?? {
+        guard let raw = p.entries.first(where: { $0.0 == key })?.1 else { return nil }
+        if raw == .null { return .some(nil) }
+        return .some(try p.string(key))
+    }
 
     private static func required(_ p: ObjectReader, _ key: String) throws -> String {
         guard let value = try p.string(key), !value.isEmpty else {

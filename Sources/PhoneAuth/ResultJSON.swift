@@ -19,6 +19,7 @@ enum ResultJSON {
             ("metadata", metadata.value),
             // Tokens are valid from the account's creation until its sessions are first revoked.
             ("tokensValidAfterTime", .string((u.validSince ?? u.createdAt).rfc3339)),
+            ("customClaims", u.customClaims.flatMap { try? JSONCodec.parse($0) } ?? .null),
             ("providerData", .array(providers)),
         ])
     }

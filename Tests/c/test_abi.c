@@ -34,6 +34,7 @@ static const struct {
     {PHONEAUTH_ERR_STORAGE, "storageError"},
     {PHONEAUTH_ERR_INVALID_ID_TOKEN, "invalidIdToken"},
     {PHONEAUTH_ERR_ID_TOKEN_REVOKED, "idTokenRevoked"},
+    {PHONEAUTH_ERR_PHONE_NUMBER_EXISTS, "phoneNumberAlreadyExists"},
 };
 
 static void test_version(void) {

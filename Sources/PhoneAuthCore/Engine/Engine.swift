@@ -259,9 +259,39 @@ public final class Engine: @unchecked Sendable {
         guard try store.deleteUser(uid: uid) else { throw Self.noUser }
     }
 
-    public func updateUser(uid: String, disabled: Bool?, displayName: String??) throws -> UserRecord {
-        guard let user = try store.updateUser(uid: uid, disabled: disabled, displayName: displayName, now: clock.now()) else { throw Self.noUser }
-        return user
+    /// `phoneNumber` `.some(nil)` removes the number; a number another user has is refused.
+    public func updateUser(uid: String, disabled: Bool? = nil, displayName: String?? = nil, phoneNumber: String?? = nil) throws -> UserRecord {
+        var changes = UserChanges(disabled: disabled, displayName: displayName)
+        if let phoneNumber { changes.phoneNumber = .some(try phoneNumber.map { try PhoneNumber.parse($0).e164 }) }
+        return try update(uid: uid, changes)
+    }
+
+    /// Claims every later ID token of the user carries; nil or {} removes them.
+    public func setCustomUserClaims(uid: String, claims: JSONValue?) throws {
+        _ = try update(uid: uid, UserChanges(customClaims: .some(try claims.flatMap { try DeveloperClaims.validated($0) })))
+    }
+
+    private func update(uid: String, _ changes: UserChanges) throws -> UserRecord {
+        switch try store.updateUser(uid: uid, changes: changes, now: clock.now()) {
+        case let .updated(user): return user
+        case .notFound: throw Self.noUser
+        case .phoneNumberTaken:
+            throw PhoneAuthError(.phoneNumberAlreadyExists, "Another user already has this phone number.", details: [("field", .string("phoneNumber"))])
+        }
+    }
+
+    /// One page of users in a stable order (by uid); `pageToken` continues after a page.
+    public func listUsers(maxResults: Int, pageToken: String?) throws -> (users: [UserRecord], nextPageToken: String?) {
+        var after: String?
+        if let pageToken {
+            guard let bytes = Base64URL.decode(pageToken), !bytes.isEmpty else {
+                throw PhoneAuthError(.invalidArgument, "The page token is not one listUsers returned.", details: [("field", .string("pageToken"))])
+            }
+            after = String(decoding: bytes, as: UTF8.self)
+        }
+        let users = try store.listUsers(afterUid: after, limit: maxResults)
+        let next = users.count == maxResults ? users.last.map { Base64URL.encode($0.uid.utf8) } : nil
+        return (users, next)
     }
 
     public func revokeRefreshTokens(uid: String) throws {

@@ -43,6 +43,7 @@ public struct PhoneAuthError: Error, Sendable {
         public static let storageError = Code(name: "storageError", status: 18003)
         public static let invalidIdToken = Code(name: "invalidIdToken", status: 18004)
         public static let idTokenRevoked = Code(name: "idTokenRevoked", status: 18005)
+        public static let phoneNumberAlreadyExists = Code(name: "phoneNumberAlreadyExists", status: 18006)
 
         public static let all: [Code] = [
             .invalidCustomToken, .customTokenMismatch, .invalidCredential, .userDisabled, .operationNotAllowed, .tooManyRequests, .userNotFound,
@@ -50,7 +51,7 @@ public struct PhoneAuthError: Error, Sendable {
             .missingVerificationCode, .invalidVerificationCode, .missingVerificationID,
             .invalidVerificationID, .sessionExpired, .quotaExceeded, .appNotVerified,
             .secondFactorRequired, .internalError, .invalidArgument, .invalidConfiguration,
-            .unknownMethod, .storageError, .invalidIdToken, .idTokenRevoked,
+            .unknownMethod, .storageError, .invalidIdToken, .idTokenRevoked, .phoneNumberAlreadyExists,
         ]
 
         /// Static text for each status, for phoneauth_strerror: "name: what it means".
@@ -82,6 +83,7 @@ public struct PhoneAuthError: Error, Sendable {
             case "storageError": return "storageError: the database cannot be used"
             case "invalidIdToken": return "invalidIdToken: the ID token is not valid"
             case "idTokenRevoked": return "idTokenRevoked: the ID token has been revoked"
+            case "phoneNumberAlreadyExists": return "phoneNumberAlreadyExists: another user has this phone number"
             default: return "unknown status"
             }
         }

@@ -23,7 +23,8 @@ enum SQLiteMigrations {
             disabled INTEGER NOT NULL DEFAULT 0,
             created_at INTEGER NOT NULL,
             last_sign_in_at INTEGER,
-            valid_since INTEGER
+            valid_since INTEGER,
+            custom_claims TEXT
         ) WITHOUT ROWID;
         CREATE TABLE verifications (
             id TEXT PRIMARY KEY,

@@ -283,13 +283,13 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     // MARK: Users
 
-    private static let userColumns = "SELECT uid, phone, display_name, disabled, created_at, last_sign_in_at, valid_since FROM users"
+    private static let userColumns = "SELECT uid, phone, display_name, disabled, created_at, last_sign_in_at, valid_since, custom_claims FROM users"
 
     private static func userRecord(_ row: SQLRow) -> UserRecord {
         UserRecord(uid: row.text(0), phoneNumber: row.optionalText(1), displayName: row.optionalText(2),
                    disabled: row.int(3) != 0, createdAt: Timestamp(milliseconds: row.int(4)),
                    lastSignInAt: row.optionalInt(5).map { Timestamp(milliseconds: $0) },
-                   validSince: row.optionalInt(6).map { Timestamp(milliseconds: $0) })
+                   validSince: row.optionalInt(6).map { Timestamp(milliseconds: $0) }, customClaims: row.optionalText(7))
     }
 
     private func user(uid: String, in db: SQLiteConnection) throws -> UserRecord? {
@@ -308,20 +308,38 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         try write { db in try db.run("DELETE FROM users WHERE uid = ?", [.text(uid)]) == 1 }
     }
 
-    public func updateUser(uid: String, disabled: Bool?, displayName: String??, now: Timestamp) throws -> UserRecord? {
+    public func updateUser(uid: String, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome {
         try write { db in
-            guard try user(uid: uid, in: db) != nil else { return nil }
-            if let disabled {
+            guard try user(uid: uid, in: db) != nil else { return .notFound }
+            if let phone = changes.phoneNumber {
+                if let phone, let owner = try user(phoneNumber: phone, in: db), owner.uid != uid { return .phoneNumberTaken }
+                try db.run("UPDATE users SET phone = ? WHERE uid = ?", [phone.map { .text($0) } ?? .null, .text(uid)])
+            }
+            if let claims = changes.customClaims {
+                try db.run("UPDATE users SET custom_claims = ? WHERE uid = ?", [claims.map { .text($0) } ?? .null, .text(uid)])
+            }
+            if let disabled = changes.disabled {
                 try db.run("UPDATE users SET disabled = ? WHERE uid = ?", [.int(disabled ? 1 : 0), .text(uid)])
                 if disabled {
                     try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'userDisabled' WHERE uid = ? AND revoked_at IS NULL",
                                [.int(now.milliseconds), .text(uid)])
                 }
             }
-            if let displayName {
+            if let displayName = changes.displayName {
                 try db.run("UPDATE users SET display_name = ? WHERE uid = ?", [displayName.map { .text($0) } ?? .null, .text(uid)])
             }
-            return try user(uid: uid, in: db)
+            guard let user = try user(uid: uid, in: db) else { return .notFound }
+            return .updated(user)
+        }
+    }
+
+    public func listUsers(afterUid: String?, limit: Int) throws -> [UserRecord] {
+        try read { db in
+            var users: [UserRecord] = []
+            try db.rows(Self.userColumns + " WHERE uid > ? ORDER BY uid LIMIT ?", [.text(afterUid ?? ""), .int(Int64(limit))]) {
+                users.append(Self.userRecord($0))
+            }
+            return users
         }
     }
 

@@ -48,8 +48,10 @@ public protocol Store: AnyObject, Sendable {
     func user(uid: String) throws -> UserRecord?
     func user(phoneNumber: String) throws -> UserRecord?
     func deleteUser(uid: String) throws -> Bool
-    /// `displayName` nil leaves it; `.some(nil)` clears it. Disabling ends the user's sessions.
-    func updateUser(uid: String, disabled: Bool?, displayName: String??, now: Timestamp) throws -> UserRecord?
+    /// Applies `changes`; disabling ends the user's sessions.
+    func updateUser(uid: String, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome
+    /// Up to `limit` users in uid order, starting after `afterUid`.
+    func listUsers(afterUid: String?, limit: Int) throws -> [UserRecord]
     /// Ends every session of the user and marks tokens issued before `now` revoked.
     func revokeSessions(uid: String, now: Timestamp) throws -> Bool
 

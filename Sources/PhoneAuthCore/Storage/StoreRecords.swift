@@ -40,6 +40,29 @@ public struct UserRecord: Sendable {
     public var createdAt: Timestamp
     public var lastSignInAt: Timestamp?
     public var validSince: Timestamp?
+    /// JSON object text set by setCustomUserClaims; every new ID token carries its members.
+    public var customClaims: String? = nil
+}
+
+/// What updateUser changes: nil leaves a field; `.some(nil)` clears an optional one.
+public struct UserChanges: Sendable {
+    public var disabled: Bool?
+    public var displayName: String??
+    public var phoneNumber: String??
+    public var customClaims: String??
+
+    public init(disabled: Bool? = nil, displayName: String?? = nil, phoneNumber: String?? = nil, customClaims: String?? = nil) {
+        self.disabled = disabled
+        self.displayName = displayName
+        self.phoneNumber = phoneNumber
+        self.customClaims = customClaims
+    }
+}
+
+public enum UpdateUserOutcome: Sendable {
+    case updated(UserRecord)
+    case notFound
+    case phoneNumberTaken
 }
 
 /// What a successful code check turns into: the uid to use if the number has no user yet, and

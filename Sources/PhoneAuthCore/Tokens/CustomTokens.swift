@@ -7,12 +7,6 @@ public struct CustomTokens: Sendable {
     let projectId: String
 
     static let lifetimeSeconds: Int64 = 3600
-    static let maxClaimsBytes = 1000
-    /// Claims the ID token sets itself, or that JWT and OpenID Connect give a meaning.
-    static let reservedClaims: Set<String> = [
-        "acr", "amr", "at_hash", "aud", "auth_time", "azp", "cnf", "c_hash", "exp", "firebase", "iat",
-        "iss", "jti", "nbf", "nonce", "sub", "user_id", "phone_number",
-    ]
 
     var audience: String { "custom-token:" + projectId }
 
@@ -30,19 +24,7 @@ public struct CustomTokens: Sendable {
             ("iss", .string(issuer)), ("sub", .string(uid)), ("aud", .string(audience)),
             ("iat", .int(now.seconds)), ("exp", .int(now.seconds + Self.lifetimeSeconds)), ("uid", .string(uid)),
         ]
-        if let claims {
-            guard case let .object(pairs) = claims else {
-                throw PhoneAuthError(.invalidArgument, "The field 'claims' must be a JSON object.", details: [("field", .string("claims"))])
-            }
-            if let reserved = pairs.first(where: { Self.reservedClaims.contains($0.0) }) {
-                throw PhoneAuthError(.invalidArgument, "The claim '\(reserved.0)' is reserved.", details: [("field", .string("claims.\(reserved.0)"))])
-            }
-            guard JSONCodec.serialize(claims).utf8.count <= Self.maxClaimsBytes else {
-                throw PhoneAuthError(.invalidArgument, "The claims must serialize to at most \(Self.maxClaimsBytes) bytes.",
-                                     details: [("field", .string("claims"))])
-            }
-            if !pairs.isEmpty { payload.append(("claims", claims)) }
-        }
+        if let claims, try DeveloperClaims.validated(claims) != nil { payload.append(("claims", claims)) }
         return try JWT.sign(claims: .object(payload), with: keys.activeSigningKey)
     }
 

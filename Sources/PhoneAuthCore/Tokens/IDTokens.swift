@@ -10,8 +10,17 @@ public struct IDTokens: Sendable {
     /// from a custom token, adds its members to the top level as Firebase does.
     public func issue(for user: UserRecord, authTime: Timestamp, now: Timestamp, provider: String = "phone",
                       developerClaims: String? = nil) throws -> String {
-        var claims: [(String, JSONValue)] = []
-        if let developerClaims, case let .object(pairs)? = try? JSONCodec.parse(developerClaims) { claims += pairs }
+        // The session's developer claims, then the user's own (which win on a clash), then ours.
+        var merged: [String: JSONValue] = [:]
+        var order: [String] = []
+        for text in [developerClaims, user.customClaims] {
+            guard let text, case let .object(pairs)? = try? JSONCodec.parse(text) else { continue }
+            for (name, value) in pairs {
+                if merged[name] == nil { order.append(name) }
+                merged[name] = value
+            }
+        }
+        var claims: [(String, JSONValue)] = order.compactMap { name in merged[name].map { (name, $0) } }
         claims += [
             ("iss", .string(issuer)),
             ("aud", .string(audience)),

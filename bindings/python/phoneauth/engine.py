@@ -261,8 +261,16 @@ class Engine:
         return self.call("deleteUser", _params(params, uid=uid))
 
     def update_user(self, uid: Any = _UNSET, **params: Any) -> Dict[str, Any]:
-        """Keywords: disabled (bool), display_name (str or None)."""
+        """Keywords: disabled (bool), display_name (str or None), phone_number (str or None)."""
         return self.call("updateUser", _params(params, uid=uid))
+
+    def set_custom_user_claims(self, uid: Any = _UNSET, claims: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """Claims every later ID token of the user carries; None or {} removes them. Returns {}."""
+        return self.call("setCustomUserClaims", _params(params, uid=uid, claims=claims))
+
+    def list_users(self, max_results: Any = _UNSET, page_token: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """One page of users by uid: {"users": [...], "pageToken"?}; pass pageToken for the next."""
+        return self.call("listUsers", _params(params, max_results=max_results, page_token=page_token))
 
     def revoke_refresh_tokens(self, uid: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         return self.call("revokeRefreshTokens", _params(params, uid=uid))

@@ -150,6 +150,10 @@ class IdTokenRevokedError(PhoneAuthError):
     code, status = "idTokenRevoked", 18005
 
 
+class PhoneNumberAlreadyExistsError(PhoneAuthError):
+    code, status = "phoneNumberAlreadyExists", 18006
+
+
 _BY_CODE: Dict[str, Type[PhoneAuthError]] = {cls.code: cls for cls in PhoneAuthError.__subclasses__()}
 _BY_STATUS: Dict[int, Type[PhoneAuthError]] = {cls.status: cls for cls in _BY_CODE.values()}
 
