@@ -90,8 +90,24 @@ final class RetentionTests: XCTestCase {
                                                             createdAt: expires.adding(seconds: -300), expiresAt: expires, outbox: nil),
                                             reuseIfCreatedAfter: now, leaseUntil: now)
         }
-        try store.purgeVerifications(expiredBefore: now.adding(seconds: -86_400))
+        try store.purge(verificationsExpiredBefore: now.adding(seconds: -86_400), sessionsEndedBefore: now)
         let remaining = try SQLiteConnection(path: dir + "/auth.db", synchronous: .normal).row("SELECT count(*) FROM verifications") { $0.int(0) }
         XCTAssertEqual(remaining, 1)
+    }
+
+    func testEndedSessionsArePurged() throws {
+        let dir = temporaryDirectory()
+        let clock = ManualClock()
+        let engine = try Engine(config: makeConfig(dir), clock: clock)
+        let ended = try engine.signIn(withCustomToken: try engine.createCustomToken(uid: "a", claims: nil))
+        let live = try engine.signIn(withCustomToken: try engine.createCustomToken(uid: "a", claims: nil))
+        try engine.signOut(refreshToken: ended.refreshToken)
+        engine.close()
+        let store = try SQLiteStore(path: dir + "/auth.db", synchronous: .normal)
+        try store.purge(verificationsExpiredBefore: clock.now(), sessionsEndedBefore: clock.now().adding(seconds: 1))
+        store.close()
+        let reopened = try Engine(config: makeConfig(dir), clock: clock)
+        assertError(.invalidUserToken, reason: "unknown") { _ = try reopened.refreshIdToken(ended.refreshToken) }
+        XCTAssertNoThrow(try reopened.refreshIdToken(live.refreshToken))
     }
 }

@@ -31,6 +31,8 @@ final class DeliveryWorker: @unchecked Sendable {
     static let leaseMilliseconds: Int64 = 30_000
     /// Verifications are kept this long after they expire (for getVerificationStatus), then purged.
     static let retentionMilliseconds: Int64 = 24 * 3_600_000
+    /// Ended sessions are kept this long (a replayed refresh token still reads "reused"), then purged.
+    static let sessionRetentionMilliseconds: Int64 = 30 * 24 * 3_600_000
     static let purgeIntervalMilliseconds: Int64 = 10 * 60_000
     /// How long delivery outcomes may wait to be recorded with later ones.
     static let recordDelayMilliseconds: Int64 = 2
@@ -146,7 +148,9 @@ final class DeliveryWorker: @unchecked Sendable {
             }
             let now = clock.now()
             if now >= nextPurge {
-                try? store.purgeVerifications(expiredBefore: now.adding(milliseconds: -Self.retentionMilliseconds))
+                // This thread is the engine's only background one, so it also keeps the tables small.
+                try? store.purge(verificationsExpiredBefore: now.adding(milliseconds: -Self.retentionMilliseconds),
+                                 sessionsEndedBefore: now.adding(milliseconds: -Self.sessionRetentionMilliseconds))
                 nextPurge = now.adding(milliseconds: Self.purgeIntervalMilliseconds)
             }
         }

@@ -58,6 +58,7 @@ enum SQLiteMigrations {
             revoked_reason TEXT,
             PRIMARY KEY (uid, id)
         ) WITHOUT ROWID;
+        CREATE INDEX sessions_ended ON sessions(revoked_at) WHERE revoked_at IS NOT NULL;
         """,
     ]
 

@@ -235,11 +235,12 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         }
     }
 
-    public func purgeVerifications(expiredBefore before: Timestamp) throws {
+    public func purge(verificationsExpiredBefore before: Timestamp, sessionsEndedBefore ended: Timestamp) throws {
         try write { db in
             // Expired before `before` means created before it: the time-ordered key bounds the scan.
             try db.run("DELETE FROM verifications WHERE id < ? AND expires_at < ? AND delivery NOT IN ('pending', 'sending')",
                        [.text(SortableID.prefix(before)), .int(before.milliseconds)])
+            try db.run("DELETE FROM sessions WHERE revoked_at < ?", [.int(ended.milliseconds)])
         }
     }
 

@@ -55,8 +55,9 @@ public protocol Store: AnyObject, Sendable {
     /// Ends every session of the user and marks tokens issued before `now` revoked.
     func revokeSessions(uid: String, now: Timestamp) throws -> Bool
 
-    /// Deletes verifications that expired before `before`, with their finished outbox rows.
-    func purgeVerifications(expiredBefore before: Timestamp) throws
+    /// Deletes verifications that expired before `verificationsExpiredBefore` (their SMS finished)
+    /// and sessions that ended before `sessionsEndedBefore`.
+    func purge(verificationsExpiredBefore: Timestamp, sessionsEndedBefore: Timestamp) throws
 
     func close()
 }
