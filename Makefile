@@ -9,7 +9,7 @@ OUT := $(CURDIR)/out
 LIB := $(OUT)/lib/libphoneauth.so.1
 export PHONEAUTH_LIBRARY := $(LIB)
 
-.PHONY: all deps venv build test test-swift test-c test-python check-memory check-portable demo bench install dist clean
+.PHONY: all deps venv build test test-swift test-c example test-python check-memory check-portable demo bench install dist clean
 
 all: build
 
@@ -38,7 +38,7 @@ build: deps
 	cp -f include/phoneauth.h $(OUT)/include/
 
 # pytest runs last so the run closes on its summary line.
-test: deps test-swift test-c check-memory check-portable test-python
+test: deps test-swift test-c check-memory check-portable example test-python
 
 test-swift: deps
 	swift test --disable-swift-testing
@@ -53,11 +53,14 @@ check-memory: build
 check-portable: build
 	bash Tests/c/check-portable.sh $(OUT)/lib
 
+# The C example, built as a user would: make install, then pkg-config (checks phoneauth.pc too).
+example: build
+	$(MAKE) -C bindings/c/examples run
+
 test-python: build venv
 	$(PY) -m pytest -q bindings/python/tests
 
-demo: build venv
-	$(MAKE) -C bindings/c/examples run LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include
+demo: example venv
 	$(PY) bindings/python/examples/demo.py
 
 bench: build venv

@@ -18,8 +18,6 @@ public enum SMSTemplates {
 
     public static var languages: [String] { templates.keys.sorted() }
 
-    public static func hasLanguage(_ code: String) -> Bool { templates[canonical(code)] != nil }
-
     /// The language used for `requested`: the exact tag, then its primary language ("fr-CA" →
     /// "fr"), then `fallback`.
     public static func resolve(_ requested: String?, fallback: String) -> String {

@@ -155,7 +155,7 @@ public final class Engine: @unchecked Sendable {
         case .unknown:
             throw PhoneAuthError(.invalidVerificationID, "No verification has this ID.", details: [("reason", .string("unknown"))])
         case .userDisabled:
-            throw PhoneAuthError(.userDisabled, "The user account has been disabled.")
+            throw Self.disabledUser
         }
     }
 
@@ -178,14 +178,13 @@ public final class Engine: @unchecked Sendable {
             return SignInResult(user: user, idToken: idToken, refreshToken: first.text, expiresIn: config.idTokenTtlSeconds,
                                 isNewUser: isNew, providerId: "custom")
         case .userDisabled:
-            throw PhoneAuthError(.userDisabled, "The user account has been disabled.")
+            throw Self.disabledUser
         }
     }
 
     // MARK: Tokens
 
     public func refreshIdToken(_ refreshToken: String) throws -> SignInResult {
-        guard !refreshToken.isEmpty else { throw PhoneAuthError.argument("The field 'refreshToken' is required.", field: "refreshToken") }
         guard let token = RefreshToken.parse(refreshToken) else {
             throw PhoneAuthError(.invalidUserToken, "The refresh token is not valid.", details: [("reason", .string("unknown"))])
         }
@@ -201,10 +200,10 @@ public final class Engine: @unchecked Sendable {
         case .unknown:
             throw PhoneAuthError(.invalidUserToken, "The refresh token is not valid.", details: [("reason", .string("unknown"))])
         case .userDisabled:
-            throw PhoneAuthError(.userDisabled, "The user account has been disabled.")
+            throw Self.disabledUser
         case let .revoked(reason):
             // Disabling a user ends its sessions with this reason; say what the caller can act on.
-            if reason == "userDisabled" { throw PhoneAuthError(.userDisabled, "The user account has been disabled.") }
+            if reason == "userDisabled" { throw Self.disabledUser }
             let messages = [
                 "signedOut": "The session was signed out.",
                 "reused": "The refresh token was already used; the session has been ended because the token may have been stolen.",
@@ -220,7 +219,7 @@ public final class Engine: @unchecked Sendable {
             guard let uid = claims["sub"]?.stringValue, let user = try store.user(uid: uid) else {
                 throw PhoneAuthError(.userNotFound, "The token's user no longer exists.")
             }
-            if user.disabled { throw PhoneAuthError(.userDisabled, "The user account has been disabled.") }
+            if user.disabled { throw Self.disabledUser }
             // Second granularity, as in Firebase: a token from the same second as a revocation counts as revoked.
             if let validSince = user.validSince, let authTime = claims["auth_time"]?.intValue,
                authTime * 1000 < validSince.milliseconds || authTime == validSince.seconds {
@@ -231,7 +230,6 @@ public final class Engine: @unchecked Sendable {
     }
 
     public func signOut(refreshToken: String) throws {
-        guard !refreshToken.isEmpty else { throw PhoneAuthError.argument("The field 'refreshToken' is required.", field: "refreshToken") }
         // Signing out with a token that is not a session's current one changes nothing.
         guard let token = RefreshToken.parse(refreshToken) else { return }
         let presented = token.secretHash
@@ -305,5 +303,6 @@ public final class Engine: @unchecked Sendable {
     }
 
     private static let noUser = PhoneAuthError(.userNotFound, "There is no user with this identifier.")
+    private static let disabledUser = PhoneAuthError(.userDisabled, "The user account has been disabled.")
 
 }

@@ -98,8 +98,4 @@ public struct PhoneAuthError: Error, Sendable {
             ("details", .object(details)),
         ]))])
     }
-
-    static func argument(_ message: String, field: String) -> PhoneAuthError {
-        PhoneAuthError(.invalidArgument, message, details: [("field", .string(field))])
-    }
 }
