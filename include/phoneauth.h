@@ -64,7 +64,19 @@ extern "C" {
 #define PHONEAUTH_ERR_SESSION_EXPIRED         17051
 #define PHONEAUTH_ERR_QUOTA_EXCEEDED          17052
 #define PHONEAUTH_ERR_APP_NOT_VERIFIED        17055
+#define PHONEAUTH_ERR_REQUIRES_RECENT_LOGIN   17014 /* sign in again (mfa.recentSignInSeconds) */
+#define PHONEAUTH_ERR_PROVIDER_ALREADY_LINKED 17015 /* the account already has a phone number */
+#define PHONEAUTH_ERR_NO_SUCH_PROVIDER        17016 /* unlink: nothing of that provider linked */
+#define PHONEAUTH_ERR_USER_MISMATCH           17024 /* reauthenticate: credential of another user */
+#define PHONEAUTH_ERR_CREDENTIAL_ALREADY_IN_USE 17025 /* details.temporaryProof: a secret, never log it */
 #define PHONEAUTH_ERR_SECOND_FACTOR_REQUIRED  17078
+#define PHONEAUTH_ERR_MISSING_MULTI_FACTOR_SESSION 17081
+#define PHONEAUTH_ERR_MISSING_MULTI_FACTOR_INFO 17082
+#define PHONEAUTH_ERR_INVALID_MULTI_FACTOR_SESSION 17083 /* unknown, expired or used */
+#define PHONEAUTH_ERR_MULTI_FACTOR_INFO_NOT_FOUND 17084
+#define PHONEAUTH_ERR_SECOND_FACTOR_ALREADY_ENROLLED 17087
+#define PHONEAUTH_ERR_MAXIMUM_SECOND_FACTOR_COUNT_EXCEEDED 17088
+#define PHONEAUTH_ERR_UNSUPPORTED_FIRST_FACTOR 17089 /* a number is a first or a second factor, not both */
 #define PHONEAUTH_ERR_INTERNAL                17999
 /* Engine-only errors. */
 #define PHONEAUTH_ERR_INVALID_ARGUMENT        18000 /* NULL, malformed JSON, wrong type, unknown field, too large */

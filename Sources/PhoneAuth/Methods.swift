@@ -8,7 +8,16 @@ enum Methods {
 
     static let table: [String: Handler] = [
         "verifyPhoneNumber": { engine, p in
-            try p.rejectUnknown(["phoneNumber", "languageCode", "clientIp"])
+            try p.rejectUnknown(["phoneNumber", "languageCode", "clientIp", "multiFactorHint", "multiFactorSession"])
+            let hint = try p.string("multiFactorHint"), session = try p.string("multiFactorSession")
+            if hint != nil || session != nil {
+                if p.value("phoneNumber") != nil {
+                    throw PhoneAuthError(.invalidArgument, "Give either 'phoneNumber' or 'multiFactorHint' with 'multiFactorSession', not both.",
+                                         details: [("field", .string("phoneNumber"))])
+                }
+                return ResultJSON.verificationStarted(try engine.verifySecondFactor(hint: hint, session: session, languageCode: try p.string("languageCode"),
+                                                                                    clientIp: try p.string("clientIp")))
+            }
             let started = try engine.verifyPhoneNumber(try p.string("phoneNumber"), languageCode: try p.string("languageCode"),
                                                        clientIp: try p.string("clientIp"))
             return ResultJSON.verificationStarted(started)
@@ -21,6 +30,66 @@ enum Methods {
         "signInWithCredential": { engine, p in
             try p.rejectUnknown(["credential"])
             return ResultJSON.signIn(try engine.signIn(with: try credential(p)))
+        },
+        "linkWithCredential": { engine, p in
+            try p.rejectUnknown(["idToken", "credential"])
+            return ResultJSON.signIn(try engine.link(idToken: try required(p, "idToken"), credential: try credential(p)))
+        },
+        "updatePhoneNumber": { engine, p in
+            try p.rejectUnknown(["idToken", "credential"])
+            return ResultJSON.signIn(try engine.updatePhoneNumber(idToken: try required(p, "idToken"), credential: try credential(p)))
+        },
+        "reauthenticateWithCredential": { engine, p in
+            try p.rejectUnknown(["idToken", "credential"])
+            return ResultJSON.signIn(try engine.reauthenticate(idToken: try required(p, "idToken"), credential: try credential(p)))
+        },
+        "unlink": { engine, p in
+            try p.rejectUnknown(["idToken", "providerId"])
+            return .object([("user", ResultJSON.user(try engine.unlink(idToken: try required(p, "idToken"), providerId: try required(p, "providerId"))))])
+        },
+        "mfaEnrollStart": { engine, p in
+            try p.rejectUnknown(["idToken", "phoneNumber", "languageCode", "clientIp"])
+            return ResultJSON.verificationStarted(try engine.startPhoneEnrollment(
+                idToken: try required(p, "idToken"), phoneNumber: try p.string("phoneNumber"),
+                languageCode: try p.string("languageCode"), clientIp: try p.string("clientIp")))
+        },
+        "mfaTotpStart": { engine, p in
+            try p.rejectUnknown(["idToken", "accountName", "issuer"])
+            let started = try engine.startTotpEnrollment(idToken: try required(p, "idToken"), accountName: try label(p, "accountName"),
+                                                         issuer: try label(p, "issuer"))
+            return .object([
+                ("sessionInfo", .string(started.sessionInfo)),
+                ("secretKey", .string(started.secretKey)),
+                ("otpauthUri", .string(started.otpauthUri)),
+                ("hashingAlgorithm", .string("SHA1")),
+                ("codeLength", .int(Int64(Totp.digits))),
+                ("period", .int(Totp.periodSeconds)),
+                ("enrollmentCompletionDeadline", .string(started.expiresAt.rfc3339)),
+            ])
+        },
+        "mfaEnrollFinalize": { engine, p in
+            try p.rejectUnknown(["idToken", "factorId", "credential", "sessionInfo", "verificationCode", "displayName"])
+            let idToken = try required(p, "idToken"), displayName = try label(p, "displayName")
+            switch try p.string("factorId") ?? "phone" {
+            case "phone":
+                try rejectPresent(p, ["sessionInfo", "verificationCode"], factor: "phone")
+                return ResultJSON.signIn(try engine.finishPhoneEnrollment(idToken: idToken, credential: try credential(p), displayName: displayName))
+            case "totp":
+                try rejectPresent(p, ["credential"], factor: "totp")
+                return ResultJSON.signIn(try engine.finishTotpEnrollment(idToken: idToken, sessionInfo: try required(p, "sessionInfo"),
+                                                                         code: try totpCode(p), displayName: displayName))
+            default:
+                throw PhoneAuthError(.invalidArgument, "The field 'factorId' must be \"phone\" or \"totp\".", details: [("field", .string("factorId"))])
+            }
+        },
+        "mfaUnenroll": { engine, p in
+            try p.rejectUnknown(["idToken", "enrollmentId"])
+            let user = try engine.unenroll(idToken: try required(p, "idToken"), enrollmentId: try required(p, "enrollmentId"))
+            return .object([("user", ResultJSON.user(user))])
+        },
+        "mfaResolveSignIn": { engine, p in
+            try p.rejectUnknown(["session", "assertion"])
+            return ResultJSON.signIn(try engine.resolveSignIn(session: try p.string("session"), assertion: try assertion(p)))
         },
         "createCustomToken": { engine, p in
             try p.rejectUnknown(["uid", "claims"])
@@ -67,9 +136,7 @@ enum Methods {
             try p.rejectUnknown(["uid", "disabled", "displayName", "phoneNumber"])
             let uid = try required(p, "uid")
             let displayName = try clearable(p, "displayName")
-            if case let name?? = displayName, name.utf8.count > 256 {
-                throw PhoneAuthError(.invalidArgument, "The field 'displayName' must be at most 256 bytes.", details: [("field", .string("displayName"))])
-            }
+            if case .some(.some) = displayName { _ = try label(p, "displayName") }
             let user = try engine.updateUser(uid: uid, disabled: try p.bool("disabled"), displayName: displayName,
                                              phoneNumber: try clearable(p, "phoneNumber"))
             return .object([("user", ResultJSON.user(user))])
@@ -119,18 +186,67 @@ enum Methods {
         return value
     }
 
-    /// Reads the `credential` object produced by the `credential` method.
-    private static func credential(_ p: ObjectReader) throws -> PhoneCredential {
-        guard let raw = p.value("credential") else {
-            throw PhoneAuthError(.invalidCredential, "A credential object is required.", details: [("field", .string("credential"))])
+    /// A short free-text field (display name, TOTP label): at most 256 bytes.
+    private static func label(_ p: ObjectReader, _ key: String) throws -> String? {
+        guard let value = try p.string(key) else { return nil }
+        guard value.utf8.count <= 256 else {
+            throw PhoneAuthError(.invalidArgument, "The field '\(key)' must be at most 256 bytes.", details: [("field", .string(key))])
+        }
+        return value
+    }
+
+    private static func rejectPresent(_ p: ObjectReader, _ keys: [String], factor: String) throws {
+        if let key = keys.first(where: { p.value($0) != nil }) {
+            throw PhoneAuthError(.invalidArgument, "The field '\(key)' does not apply to factorId \"\(factor)\".", details: [("field", .string(key))])
+        }
+    }
+
+    private static func totpCode(_ p: ObjectReader, _ key: String = "verificationCode") throws -> String {
+        guard let code = try p.string(key), !code.isEmpty else {
+            throw PhoneAuthError(.missingVerificationCode, "A verification code from the authenticator app is required.", details: [("field", .string(key))])
+        }
+        return code
+    }
+
+    /// Reads a second-factor assertion: {factorId: "phone", credential} or {factorId: "totp", enrollmentId, verificationCode}.
+    private static func assertion(_ p: ObjectReader) throws -> Engine.Assertion? {
+        guard let a = try p.object("assertion") else { return nil }
+        switch try a.string("factorId") {
+        case "phone":
+            try a.rejectUnknown(["factorId", "credential"])
+            return .phone(try credential(a, field: "assertion.credential"))
+        case "totp":
+            try a.rejectUnknown(["factorId", "enrollmentId", "verificationCode"])
+            guard let enrollmentId = try a.string("enrollmentId"), !enrollmentId.isEmpty else { throw PhoneAuthError(.missingMultiFactorInfo, "A TOTP assertion needs the factor's 'enrollmentId'.", details: [("field", .string("assertion.enrollmentId"))]) }
+            return .totp(enrollmentId: enrollmentId, code: try totpCode(a))
+        default:
+            throw PhoneAuthError(.invalidArgument, "The field 'assertion.factorId' must be \"phone\" or \"totp\".",
+                                 details: [("field", .string("assertion.factorId"))])
+        }
+    }
+
+    /// Reads a phone credential: {verificationId, verificationCode} as the `credential` method
+    /// makes it, or {temporaryProof} from a credentialAlreadyInUse error.
+    private static func credential(_ p: ObjectReader, field: String = "credential") throws -> PhoneCredential {
+        let key = field.split(separator: ".").last.map(String.init) ?? field
+        guard let raw = p.value(key) else {
+            throw PhoneAuthError(.invalidCredential, "A credential object is required.", details: [("field", .string(field))])
         }
         guard case .object = raw else {
-            throw PhoneAuthError(.invalidCredential, "The credential must be a JSON object, not \(raw.typeName).", details: [("field", .string("credential"))])
+            throw PhoneAuthError(.invalidCredential, "The credential must be a JSON object, not \(raw.typeName).", details: [("field", .string(field))])
         }
-        let c = try ObjectReader(raw, path: "credential")
-        try c.rejectUnknown(["providerId", "verificationId", "verificationCode"])
+        let c = try ObjectReader(raw, path: field)
+        try c.rejectUnknown(["providerId", "verificationId", "verificationCode", "temporaryProof", "phoneNumber"])
         if let provider = try c.string("providerId"), provider != "phone" {
-            throw PhoneAuthError(.invalidCredential, "The credential's providerId must be \"phone\".", details: [("field", .string("credential.providerId"))])
+            throw PhoneAuthError(.invalidCredential, "The credential's providerId must be \"phone\".", details: [("field", .string(field + ".providerId"))])
+        }
+        if let proof = try c.string("temporaryProof") {
+            let parts = proof.split(separator: ".", omittingEmptySubsequences: false)
+            guard c.value("verificationId") == nil, c.value("verificationCode") == nil, parts.count == 2 else {
+                throw PhoneAuthError(.invalidCredential, "A temporary proof credential holds 'temporaryProof' (and optionally 'phoneNumber') only, as credentialAlreadyInUse returned it.",
+                                     details: [("field", .string(field + ".temporaryProof"))])
+            }
+            return try Engine.credential(verificationId: String(parts[0]), verificationCode: String(parts[1]))
         }
         return try Engine.credential(verificationId: try c.string("verificationId"), verificationCode: try c.string("verificationCode"))
     }

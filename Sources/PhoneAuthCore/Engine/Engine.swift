@@ -4,10 +4,10 @@ import Glibc
 /// state lives in the store, so several engines (in one process or several) can share it.
 public final class Engine: @unchecked Sendable {
     public let config: EngineConfig
-    private let clock: Clock
-    private let store: Store
-    private let keys: KeyRing
-    private let tokens: IDTokens
+    let clock: Clock
+    let store: Store
+    let keys: KeyRing
+    let tokens: IDTokens
     private let customTokens: CustomTokens
     private let worker: DeliveryWorker
     private let closeLock = Lock()
@@ -56,7 +56,12 @@ public final class Engine: @unchecked Sendable {
         guard let phoneNumber, !phoneNumber.isEmpty else {
             throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.")
         }
-        let phone = try PhoneNumber.parse(phoneNumber)
+        return try sendCode(to: try PhoneNumber.parse(phoneNumber), purpose: .signIn, subject: nil, languageCode: languageCode, clientIp: clientIp)
+    }
+
+    /// Starts a verification of `phone` whose code serves `purpose` only, and queues its SMS.
+    func sendCode(to phone: PhoneNumber, purpose: VerificationPurpose, subject: String?, languageCode: String?,
+                  clientIp: String?) throws -> VerificationStarted {
         if let clientIp, !Self.isIPAddress(clientIp) {
             throw PhoneAuthError(.invalidArgument, "The field 'clientIp' must be an IPv4 or IPv6 address.", details: [("field", .string("clientIp"))])
         }
@@ -76,7 +81,8 @@ public final class Engine: @unchecked Sendable {
             outbox = NewOutboxMessage(languageCode: language, sealedBody: try keys.sealBody(body, verificationId: id))
         }
         let verification = NewVerification(id: id, phone: phone.e164, codeHash: keys.codeHash(verificationId: id, code: code),
-                                           createdAt: now, expiresAt: now.adding(seconds: config.codeTtlSeconds), outbox: outbox)
+                                           createdAt: now, expiresAt: now.adding(seconds: config.codeTtlSeconds), outbox: outbox,
+                                           purpose: purpose, subject: subject)
         let reuseWindowStart = config.resendAfterSeconds > 0 ? now.adding(seconds: -config.resendAfterSeconds) : nil
         let start = try store.startVerification(verification, reuseIfCreatedAfter: reuseWindowStart,
                                                 leaseUntil: now.adding(milliseconds: DeliveryWorker.leaseMilliseconds))
@@ -121,41 +127,96 @@ public final class Engine: @unchecked Sendable {
     // MARK: Sign-in
 
     public func signIn(with credential: PhoneCredential) throws -> SignInResult {
-        guard VerificationCode.isWellFormedId(credential.verificationId) else {
+        try Self.checkVerificationId(credential.verificationId)
+        let now = clock.now()
+        // 28 characters like Firebase's uids: creation time and 96 random bits (used if the user is new).
+        let (signIn, first) = newSignIn(uid: SortableID.make(at: now, randomBytes: 12), provider: "phone", now: now)
+        let outcome = try store.redeemVerification(id: credential.verificationId, now: now, maxAttempts: config.maxAttempts,
+                                                   codeMatches: codeMatcher(credential), signIn: signIn)
+        return try finish(outcome, signIn, first, now: now)
+    }
+
+    static func checkVerificationId(_ id: String) throws {
+        guard VerificationCode.isWellFormedId(id) else {
             throw PhoneAuthError(.invalidVerificationID, "The verification ID is malformed.", details: [("reason", .string("malformed"))])
         }
-        let now = clock.now()
-        let code = credential.verificationCode
-        let expected = keys.codeHash(verificationId: credential.verificationId, code: code)
-        // The uid is settled inside the transaction (new or existing user); the token names it after.
-        let firstToken = RefreshToken.issue(uid: "", sessionId: RefreshToken.newSessionId(), generation: 0)
-        // 28 characters like Firebase's uids: creation time and 96 random bits.
-        let signIn = NewSignIn(newUid: SortableID.make(at: now, randomBytes: 12),
-                               sessionId: firstToken.sessionId, refreshSecretHash: firstToken.secretHash)
-        let outcome = try store.redeemVerification(id: credential.verificationId, now: now, maxAttempts: config.maxAttempts,
-                                                   codeMatches: { SecureBytes.equal($0, expected) }, signIn: signIn)
+    }
+
+    /// Compares a stored code hash with the credential's, in constant time.
+    func codeMatcher(_ credential: PhoneCredential) -> ([UInt8]) -> Bool {
+        let expected = keys.codeHash(verificationId: credential.verificationId, code: credential.verificationCode)
+        return { SecureBytes.equal($0, expected) }
+    }
+
+    /// A session to open for `uid` (the store may settle another uid, for an existing user) and its
+    /// first refresh token. A user with second factors gets the challenge instead.
+    func newSignIn(uid: String, provider: String, now: Timestamp, developerClaims: String? = nil) -> (NewSignIn, RefreshToken) {
+        let first = RefreshToken.issue(uid: uid, sessionId: RefreshToken.newSessionId(), generation: 0)
+        let challenge = NewMFASession(id: SortableID.make(at: now, randomBytes: 18), kind: "signIn",
+                                      expiresAt: now.adding(seconds: config.mfaSessionTtlSeconds))
+        return (NewSignIn(newUid: uid, sessionId: first.sessionId, refreshSecretHash: first.secretHash, provider: provider,
+                          developerClaims: developerClaims, challenge: challenge), first)
+    }
+
+    /// Turns a store outcome into tokens, or into the error it stands for.
+    func finish(_ outcome: AccountOutcome, _ signIn: NewSignIn, _ first: RefreshToken, now: Timestamp) throws -> SignInResult {
         switch outcome {
-        case let .signedIn(user, isNew):
-            let idToken = try tokens.issue(for: user, authTime: now, now: now)
-            let refreshToken = RefreshToken(uid: user.uid, sessionId: firstToken.sessionId, generation: 0, secret: firstToken.secret)
-            return SignInResult(user: user, idToken: idToken, refreshToken: refreshToken.text,
-                                expiresIn: config.idTokenTtlSeconds, isNewUser: isNew)
+        case let .signedIn(session, isNew):
+            let refreshToken = RefreshToken(uid: session.user.uid, sessionId: session.sessionId, generation: 0, secret: first.secret)
+            return SignInResult(user: session.user, idToken: try tokens.issue(for: session, now: now), refreshToken: refreshToken.text,
+                                expiresIn: config.idTokenTtlSeconds, isNewUser: isNew, providerId: session.provider)
+        case let .done(user):
+            throw PhoneAuthError(.internalError, "No session was opened for user \(user.uid).")
+        case let .rejected(rejection):
+            throw Self.error(rejection)
+        case let .refused(refusal):
+            throw Self.error(refusal)
+        case let .secondFactorRequired(user):
+            throw MultiFactorErrors.secondFactorRequired(user, session: signIn.challenge?.id ?? "",
+                                                         expiresAt: signIn.challenge?.expiresAt ?? now)
+        }
+    }
+
+    static func error(_ rejection: CodeRejection) -> PhoneAuthError {
+        switch rejection {
         case let .wrongCode(left):
             let message = left == 0 ? "The verification code is not correct, and no tries are left: request a new code."
                                     : "The verification code is not correct."
-            throw PhoneAuthError(.invalidVerificationCode, message, details: [("attemptsLeft", .int(Int64(left)))])
+            return PhoneAuthError(.invalidVerificationCode, message, details: [("attemptsLeft", .int(Int64(left)))])
         case let .unusable(reason):
             let messages = [
                 "expired": "The code has expired; request a new one.",
                 "tooManyAttempts": "Too many wrong codes were tried; request a new code.",
                 "alreadyUsed": "This code was already used; request a new one.",
                 "replaced": "A newer code was sent to this number; use that one.",
+                "wrongPurpose": "This verification was started for another purpose (sign-in, enrolment or a second factor) and cannot be used here.",
             ]
-            throw PhoneAuthError(.sessionExpired, messages[reason] ?? "The verification can no longer be used.", details: [("reason", .string(reason))])
+            return PhoneAuthError(.sessionExpired, messages[reason] ?? "The verification can no longer be used.", details: [("reason", .string(reason))])
         case .unknown:
-            throw PhoneAuthError(.invalidVerificationID, "No verification has this ID.", details: [("reason", .string("unknown"))])
-        case .userDisabled:
-            throw Self.disabledUser
+            return PhoneAuthError(.invalidVerificationID, "No verification has this ID.", details: [("reason", .string("unknown"))])
+        }
+    }
+
+    static func error(_ refusal: AccountRefusal) -> PhoneAuthError {
+        switch refusal {
+        case .userNotFound: return noUser
+        case .userDisabled: return disabledUser
+        case .providerAlreadyLinked:
+            return PhoneAuthError(.providerAlreadyLinked, "The account already has a phone number; use updatePhoneNumber to change it.")
+        case .noSuchProvider: return PhoneAuthError(.noSuchProvider, "The account has no credential of this provider.")
+        case .userMismatch: return PhoneAuthError(.userMismatch, "The credential belongs to another user (or to none) than the signed-in one.")
+        case .credentialAlreadyInUse: return PhoneAuthError(.credentialAlreadyInUse, "Another account already has this phone number.")
+        case .unsupportedFirstFactor:
+            return PhoneAuthError(.unsupportedFirstFactor,
+                                  "A phone number is either a first factor (a user's sign-in number) or an SMS second factor, never both.")
+        case .secondFactorAlreadyEnrolled:
+            return PhoneAuthError(.secondFactorAlreadyEnrolled, "This phone number is already one of the user's second factors.")
+        case .maximumSecondFactorCountExceeded:
+            return PhoneAuthError(.maximumSecondFactorCountExceeded, "The user already has the maximum number of second factors (mfa.maxFactors).")
+        case .invalidMultiFactorSession:
+            return PhoneAuthError(.invalidMultiFactorSession, "The multi-factor session is unknown, expired or already used; sign in again.")
+        case .multiFactorInfoNotFound:
+            return PhoneAuthError(.multiFactorInfoNotFound, "The user has no second factor with this enrollment ID.")
         }
     }
 
@@ -169,17 +230,8 @@ public final class Engine: @unchecked Sendable {
     public func signIn(withCustomToken token: String) throws -> SignInResult {
         let now = clock.now()
         let grant = try customTokens.verify(token, now: now)
-        let first = RefreshToken.issue(uid: grant.uid, sessionId: RefreshToken.newSessionId(), generation: 0)
-        let signIn = NewSignIn(newUid: grant.uid, sessionId: first.sessionId, refreshSecretHash: first.secretHash,
-                               provider: "custom", developerClaims: grant.claims)
-        switch try store.signInUser(signIn, now: now) {
-        case let .signedIn(user, isNew):
-            let idToken = try tokens.issue(for: user, authTime: now, now: now, provider: "custom", developerClaims: grant.claims)
-            return SignInResult(user: user, idToken: idToken, refreshToken: first.text, expiresIn: config.idTokenTtlSeconds,
-                                isNewUser: isNew, providerId: "custom")
-        case .userDisabled:
-            throw Self.disabledUser
-        }
+        let (signIn, first) = newSignIn(uid: grant.uid, provider: "custom", now: now, developerClaims: grant.claims)
+        return try finish(try store.signInUser(signIn, now: now), signIn, first, now: now)
     }
 
     // MARK: Tokens
@@ -193,8 +245,7 @@ public final class Engine: @unchecked Sendable {
         let presented = token.secretHash
         switch try store.rotateRefreshToken(token, secretMatches: { SecureBytes.equal($0, presented) }, newSecretHash: next.secretHash, now: now) {
         case let .rotated(session):
-            let idToken = try tokens.issue(for: session.user, authTime: session.authTime, now: now, provider: session.provider,
-                                           developerClaims: session.developerClaims)
+            let idToken = try tokens.issue(for: session, now: now)
             return SignInResult(user: session.user, idToken: idToken, refreshToken: next.text, expiresIn: config.idTokenTtlSeconds,
                                 isNewUser: false, providerId: session.provider)
         case .unknown:
@@ -275,6 +326,9 @@ public final class Engine: @unchecked Sendable {
         case .notFound: throw Self.noUser
         case .phoneNumberTaken:
             throw PhoneAuthError(.phoneNumberAlreadyExists, "Another user already has this phone number.", details: [("field", .string("phoneNumber"))])
+        case .phoneIsSecondFactor:
+            throw PhoneAuthError(.unsupportedFirstFactor, "This phone number is enrolled as an SMS second factor, so it cannot be a user's phone number.",
+                                 details: [("field", .string("phoneNumber"))])
         }
     }
 
@@ -302,7 +356,7 @@ public final class Engine: @unchecked Sendable {
         return text.utf8.count <= 45 && (inet_pton(AF_INET, text, &buffer) == 1 || inet_pton(AF_INET6, text, &buffer) == 1)
     }
 
-    private static let noUser = PhoneAuthError(.userNotFound, "There is no user with this identifier.")
-    private static let disabledUser = PhoneAuthError(.userDisabled, "The user account has been disabled.")
+    static let noUser = PhoneAuthError(.userNotFound, "There is no user with this identifier.")
+    static let disabledUser = PhoneAuthError(.userDisabled, "The user account has been disabled.")
 
 }

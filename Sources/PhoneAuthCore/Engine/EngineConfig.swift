@@ -21,6 +21,13 @@ public struct EngineConfig: Sendable {
     public var smsMaxAttempts = 5
     public var smsRetryBackoffMs: Int64 = 1000
     public var sqliteSynchronous = Synchronous.normal
+    /// Enrolling or removing a second factor needs a sign-in at most this old.
+    public var mfaRecentSignInSeconds: Int64 = 300
+    public var mfaMaxFactors = 5
+    /// How long a multi-factor session (a challenge, or a TOTP enrolment) lasts.
+    public var mfaSessionTtlSeconds: Int64 = 300
+    /// How long a temporary proof from credentialAlreadyInUse can sign in.
+    public var temporaryProofTtlSeconds: Int64 = 300
 
     public init(database: String) { self.database = database }
 
@@ -34,7 +41,7 @@ public struct EngineConfig: Sendable {
         try r.rejectUnknown([
             "database", "projectId", "issuer", "masterKey", "signingAlgorithm", "idTokenTtlSeconds",
             "codeLength", "codeTtlSeconds", "maxAttempts", "resendAfterSeconds", "defaultLanguageCode",
-            "testPhoneNumbers", "appVerification", "sms", "sqliteSynchronous",
+            "testPhoneNumbers", "appVerification", "sms", "sqliteSynchronous", "mfa",
         ])
         guard let database = try r.string("database"), !database.isEmpty else {
             throw PhoneAuthError(.invalidConfiguration, "The configuration key 'database' (path of the SQLite file) is required.",
@@ -79,6 +86,12 @@ public struct EngineConfig: Sendable {
             }
             c.smsMaxAttempts = Int(try sms.int("maxAttempts", in: 1...20) ?? Int64(c.smsMaxAttempts))
             c.smsRetryBackoffMs = try sms.int("retryBackoffMs", in: 10...3_600_000) ?? c.smsRetryBackoffMs
+        }
+        if let mfa = try r.object("mfa") {
+            try mfa.rejectUnknown(["recentSignInSeconds", "maxFactors", "sessionTtlSeconds"])
+            c.mfaRecentSignInSeconds = try mfa.int("recentSignInSeconds", in: 10...86_400) ?? c.mfaRecentSignInSeconds
+            c.mfaMaxFactors = Int(try mfa.int("maxFactors", in: 1...20) ?? Int64(c.mfaMaxFactors))
+            c.mfaSessionTtlSeconds = try mfa.int("sessionTtlSeconds", in: 30...3600) ?? c.mfaSessionTtlSeconds
         }
         if let v = try r.string("sqliteSynchronous") {
             guard let s = Synchronous(rawValue: v) else { throw bad("sqliteSynchronous", "must be \"normal\" or \"full\"") }

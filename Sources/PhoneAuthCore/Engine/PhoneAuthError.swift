@@ -36,6 +36,18 @@ public struct PhoneAuthError: Error, Sendable {
         public static let quotaExceeded = Code(name: "quotaExceeded", status: 17052)
         public static let appNotVerified = Code(name: "appNotVerified", status: 17055)
         public static let secondFactorRequired = Code(name: "secondFactorRequired", status: 17078)
+        public static let requiresRecentLogin = Code(name: "requiresRecentLogin", status: 17014)
+        public static let providerAlreadyLinked = Code(name: "providerAlreadyLinked", status: 17015)
+        public static let noSuchProvider = Code(name: "noSuchProvider", status: 17016)
+        public static let userMismatch = Code(name: "userMismatch", status: 17024)
+        public static let credentialAlreadyInUse = Code(name: "credentialAlreadyInUse", status: 17025)
+        public static let missingMultiFactorSession = Code(name: "missingMultiFactorSession", status: 17081)
+        public static let missingMultiFactorInfo = Code(name: "missingMultiFactorInfo", status: 17082)
+        public static let invalidMultiFactorSession = Code(name: "invalidMultiFactorSession", status: 17083)
+        public static let multiFactorInfoNotFound = Code(name: "multiFactorInfoNotFound", status: 17084)
+        public static let secondFactorAlreadyEnrolled = Code(name: "secondFactorAlreadyEnrolled", status: 17087)
+        public static let maximumSecondFactorCountExceeded = Code(name: "maximumSecondFactorCountExceeded", status: 17088)
+        public static let unsupportedFirstFactor = Code(name: "unsupportedFirstFactor", status: 17089)
         public static let internalError = Code(name: "internalError", status: 17999)
         public static let invalidArgument = Code(name: "invalidArgument", status: 18000)
         public static let invalidConfiguration = Code(name: "invalidConfiguration", status: 18001)
@@ -50,7 +62,10 @@ public struct PhoneAuthError: Error, Sendable {
             .invalidUserToken, .userTokenExpired, .missingPhoneNumber, .invalidPhoneNumber,
             .missingVerificationCode, .invalidVerificationCode, .missingVerificationID,
             .invalidVerificationID, .sessionExpired, .quotaExceeded, .appNotVerified,
-            .secondFactorRequired, .internalError, .invalidArgument, .invalidConfiguration,
+            .secondFactorRequired, .requiresRecentLogin, .providerAlreadyLinked, .noSuchProvider, .userMismatch,
+            .credentialAlreadyInUse, .missingMultiFactorSession, .missingMultiFactorInfo, .invalidMultiFactorSession,
+            .multiFactorInfoNotFound, .secondFactorAlreadyEnrolled, .maximumSecondFactorCountExceeded, .unsupportedFirstFactor,
+            .internalError, .invalidArgument, .invalidConfiguration,
             .unknownMethod, .storageError, .invalidIdToken, .idTokenRevoked, .phoneNumberAlreadyExists,
         ]
 
@@ -76,6 +91,18 @@ public struct PhoneAuthError: Error, Sendable {
             case "quotaExceeded": return "quotaExceeded: a quota is exhausted"
             case "appNotVerified": return "appNotVerified: the app could not be verified"
             case "secondFactorRequired": return "secondFactorRequired: a second factor is required"
+            case "requiresRecentLogin": return "requiresRecentLogin: the operation needs a recent sign-in"
+            case "providerAlreadyLinked": return "providerAlreadyLinked: the account already has a credential of this provider"
+            case "noSuchProvider": return "noSuchProvider: the account has no credential of this provider"
+            case "userMismatch": return "userMismatch: the credential belongs to another user"
+            case "credentialAlreadyInUse": return "credentialAlreadyInUse: another account already has this credential"
+            case "missingMultiFactorSession": return "missingMultiFactorSession: the multi-factor session is missing"
+            case "missingMultiFactorInfo": return "missingMultiFactorInfo: the second factor is missing"
+            case "invalidMultiFactorSession": return "invalidMultiFactorSession: the multi-factor session is not valid"
+            case "multiFactorInfoNotFound": return "multiFactorInfoNotFound: no such second factor"
+            case "secondFactorAlreadyEnrolled": return "secondFactorAlreadyEnrolled: the second factor is already enrolled"
+            case "maximumSecondFactorCountExceeded": return "maximumSecondFactorCountExceeded: the user has the maximum number of second factors"
+            case "unsupportedFirstFactor": return "unsupportedFirstFactor: the credential cannot be a first factor"
             case "internalError": return "internalError: internal error"
             case "invalidArgument": return "invalidArgument: invalid argument"
             case "invalidConfiguration": return "invalidConfiguration: invalid configuration"

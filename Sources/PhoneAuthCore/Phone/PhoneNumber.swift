@@ -48,13 +48,13 @@ public struct PhoneNumber: Hashable, Sendable {
         PhoneAuthError(.invalidPhoneNumber, message, details: [("reason", .string(reason))])
     }
 
-    /// The number with all but the country code's first digit and the last four digits hidden,
-    /// for logs and for showing a user which number a code went to: "+1******3434".
+    /// The number with all but its last four digits hidden, for logs and for showing a user which
+    /// number a code went to: "+*******3434".
     public var masked: String { PhoneNumber.mask(e164) }
 
     public static func mask(_ e164: String) -> String {
         let digits = Array(e164.dropFirst())
-        guard digits.count > 5 else { return "+" + String(repeating: "*", count: digits.count) }
-        return "+" + String(digits[0]) + String(repeating: "*", count: digits.count - 5) + String(digits.suffix(4))
+        guard digits.count > 4 else { return "+" + String(repeating: "*", count: digits.count) }
+        return "+" + String(repeating: "*", count: digits.count - 4) + String(digits.suffix(4))
     }
 }

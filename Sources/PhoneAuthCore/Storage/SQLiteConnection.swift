@@ -25,6 +25,7 @@ struct SQLRow {
         guard count > 0, let p = sqlite3_column_blob(statement, i) else { return [] }
         return Array(UnsafeRawBufferPointer(start: p, count: count))
     }
+    func optionalBlob(_ i: Int32) -> [UInt8]? { isNull(i) ? nil : blob(i) }
 }
 
 /// A single SQLite connection with a statement cache. Not thread-safe: its owner serialises use.

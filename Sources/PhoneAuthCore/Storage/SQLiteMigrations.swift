@@ -60,6 +60,44 @@ enum SQLiteMigrations {
         ) WITHOUT ROWID;
         CREATE INDEX sessions_ended ON sessions(revoked_at) WHERE revoked_at IS NOT NULL;
         """,
+        // 2: second factors, pending multi-factor sessions, codes bound to a purpose
+        // A verification's purpose says what its code may be used for: 'signIn' (first factor,
+        // linking, re-authentication), 'enroll' (subject = the enrolling uid) or 'mfaSignIn'
+        // (subject = the multi-factor session), so a second-factor code never signs anyone in alone.
+        """
+        ALTER TABLE verifications ADD COLUMN purpose TEXT NOT NULL DEFAULT 'signIn';
+        ALTER TABLE verifications ADD COLUMN subject TEXT;
+        ALTER TABLE sessions ADD COLUMN second_factor TEXT;
+        ALTER TABLE sessions ADD COLUMN second_factor_enrollment TEXT;
+        CREATE TABLE factors (
+            uid TEXT NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
+            enrollment_id TEXT NOT NULL,
+            factor_id TEXT NOT NULL,
+            display_name TEXT,
+            phone TEXT,
+            sealed_secret BLOB,
+            -- the last TOTP time step accepted: a code of that step or an earlier one is a replay
+            last_step INTEGER NOT NULL DEFAULT 0,
+            enrolled_at INTEGER NOT NULL,
+            PRIMARY KEY (uid, enrollment_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX factors_phone ON factors(phone) WHERE phone IS NOT NULL;
+        -- 'signIn': a first factor passed, a second is awaited; 'totpEnrollment': a TOTP secret
+        -- handed out, its first code awaited.
+        CREATE TABLE mfa_sessions (
+            id TEXT PRIMARY KEY,
+            uid TEXT NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
+            kind TEXT NOT NULL,
+            provider TEXT NOT NULL,
+            developer_claims TEXT,
+            sealed_secret BLOB,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            state TEXT NOT NULL DEFAULT 'active',
+            created_at INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX mfa_sessions_uid ON mfa_sessions(uid);
+        """,
     ]
 
     static func apply(to connection: SQLiteConnection) throws {

@@ -63,10 +63,13 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     public func startVerification(_ v: NewVerification, reuseIfCreatedAfter: Timestamp?, leaseUntil: Timestamp) throws -> VerificationStart {
         try write { db in
             let latest = try db.row(
-                "SELECT id, created_at, expires_at, state FROM verifications WHERE phone = ? ORDER BY created_at DESC LIMIT 1",
-                [.text(v.phone)]) { row in (row.text(0), Timestamp(milliseconds: row.int(1)), Timestamp(milliseconds: row.int(2)), row.text(3)) }
-            if let (id, createdAt, expiresAt, state) = latest, let reuseIfCreatedAfter, createdAt > reuseIfCreatedAfter {
-                if state == "active" && expiresAt > v.createdAt { return .reused(id: id, createdAt: createdAt, expiresAt: expiresAt) }
+                "SELECT id, created_at, expires_at, state, purpose, subject FROM verifications WHERE phone = ? ORDER BY created_at DESC LIMIT 1",
+                [.text(v.phone)]) { row in
+                (row.text(0), Timestamp(milliseconds: row.int(1)), Timestamp(milliseconds: row.int(2)), row.text(3),
+                 row.text(4) == v.purpose.rawValue && row.optionalText(5) == v.subject)
+            }
+            if let (id, createdAt, expiresAt, state, samePurpose) = latest, let reuseIfCreatedAfter, createdAt > reuseIfCreatedAfter {
+                if state == "active" && samePurpose && expiresAt > v.createdAt { return .reused(id: id, createdAt: createdAt, expiresAt: expiresAt) }
                 // Five wrong codes must not buy five more at once: a new code waits for the window.
                 if state == "dead" { return .blocked(since: createdAt) }
             }
@@ -74,81 +77,301 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             // however often the number is verified. created_at is kept strictly increasing per
             // number (a millisecond later than the latest at least), so "latest" is never a tie.
             var createdAt = v.createdAt
-            if let (id, latestCreatedAt, _, state) = latest {
+            if let (id, latestCreatedAt, _, state, _) = latest {
                 if state == "active" { try db.run("UPDATE verifications SET state = 'replaced' WHERE id = ?", [.text(id)]) }
                 createdAt = max(createdAt, latestCreatedAt.adding(milliseconds: 1))
             }
             try db.run("""
-                INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, sealed_body, due_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, sealed_body, due_at, purpose, subject)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [.text(v.id), .text(v.phone), .blob(v.codeHash), .int(createdAt.milliseconds), .int(v.expiresAt.milliseconds),
                       .text(v.outbox == nil ? "none" : "sending"), .text(v.outbox?.languageCode ?? ""),
-                      v.outbox.map { .blob($0.sealedBody) } ?? .null, .int(leaseUntil.milliseconds)])
+                      v.outbox.map { .blob($0.sealedBody) } ?? .null, .int(leaseUntil.milliseconds), .text(v.purpose.rawValue),
+                      Self.optional(v.subject)])
             return .created
         }
     }
 
     public func redeemVerification(id: String, now: Timestamp, maxAttempts: Int,
-                                   codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> RedeemOutcome {
+                                   codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome {
         try write { db in
-            guard let (phone, codeHash, expiresAt, attempts, state) = try db.row(
-                "SELECT phone, code_hash, expires_at, attempts, state FROM verifications WHERE id = ?", [.text(id)],
-                { row in (row.text(0), row.blob(1), Timestamp(milliseconds: row.int(2)), Int(row.int(3)), row.text(4)) })
-            else { return .unknown }
-            switch state {
-            case "used": return .unusable(reason: "alreadyUsed")
-            case "dead": return .unusable(reason: "tooManyAttempts")
-            case "replaced": return .unusable(reason: "replaced")
-            default: break
-            }
-            if expiresAt <= now { return .unusable(reason: "expired") }
-            guard codeMatches(codeHash) else {
-                let used = attempts + 1
-                try db.run("UPDATE verifications SET attempts = ?, state = ? WHERE id = ?",
-                           [.int(Int64(used)), .text(used >= maxAttempts ? "dead" : "active"), .text(id)])
-                return .wrongCode(attemptsLeft: max(0, maxAttempts - used))
+            let phone: String
+            switch try checkCode(id: id, purpose: .signIn, subject: nil, now: now, maxAttempts: maxAttempts, codeMatches: codeMatches, in: db) {
+            case let .failure(rejection): return .rejected(rejection)
+            case let .success(p): phone = p
             }
             var user = try self.user(phoneNumber: phone, in: db)
-            if user?.disabled == true { return .userDisabled }
-            // The state check in the WHERE clause makes consumption atomic across processes.
-            guard try db.run("UPDATE verifications SET state = 'used' WHERE id = ? AND state = 'active'", [.text(id)]) == 1 else {
-                return .unusable(reason: "alreadyUsed")
-            }
+            if user?.disabled == true { return .refused(.userDisabled) }
+            if user == nil, try isSecondFactorNumber(phone, in: db) { return .refused(.unsupportedFirstFactor) }
+            try markUsed(id, in: db)
             let isNew = user == nil
-            if isNew {
-                try db.run("INSERT INTO users (uid, phone, created_at, last_sign_in_at) VALUES (?, ?, ?, ?)",
-                           [.text(signIn.newUid), .text(phone), .int(now.milliseconds), .int(now.milliseconds)])
+            if user == nil {
+                try db.run("INSERT INTO users (uid, phone, created_at) VALUES (?, ?, ?)",
+                           [.text(signIn.newUid), .text(phone), .int(now.milliseconds)])
                 user = UserRecord(uid: signIn.newUid, phoneNumber: phone, displayName: nil, disabled: false,
-                                  createdAt: now, lastSignInAt: now, validSince: nil)
-            } else if var existing = user {
-                try db.run("UPDATE users SET last_sign_in_at = ? WHERE uid = ?", [.int(now.milliseconds), .text(existing.uid)])
-                existing.lastSignInAt = now
-                user = existing
+                                  createdAt: now, lastSignInAt: nil, validSince: nil)
             }
-            guard let user else { return .unknown }
-            try insertSession(signIn, uid: user.uid, now: now, in: db)
-            return .signedIn(user, isNewUser: isNew)
+            guard let user else { return .refused(.userNotFound) }
+            return try open(signIn, for: user, isNew: isNew, now: now, in: db)
         }
     }
 
-    private func insertSession(_ signIn: NewSignIn, uid: String, now: Timestamp, in db: SQLiteConnection) throws {
+    /// Opens `signIn`'s session, or its challenge if the user has second factors.
+    private func open(_ signIn: NewSignIn, for user: UserRecord, isNew: Bool, now: Timestamp, in db: SQLiteConnection) throws -> AccountOutcome {
+        var user = user
+        if !user.factors.isEmpty, let challenge = signIn.challenge {
+            try insertMFASession(challenge, uid: user.uid, provider: signIn.provider, developerClaims: signIn.developerClaims, now: now, in: db)
+            return .secondFactorRequired(user)
+        }
+        try db.run("UPDATE users SET last_sign_in_at = ? WHERE uid = ?", [.int(now.milliseconds), .text(user.uid)])
+        user.lastSignInAt = now
         try db.run("""
-            INSERT INTO sessions (id, uid, secret_hash, created_at, auth_time, provider, developer_claims) VALUES (?, ?, ?, ?, ?, ?, ?)
-            """, [.text(signIn.sessionId), .text(uid), .blob(signIn.refreshSecretHash), .int(now.milliseconds), .int(now.milliseconds),
-                  .text(signIn.provider), signIn.developerClaims.map { .text($0) } ?? .null])
+            INSERT INTO sessions (id, uid, secret_hash, created_at, auth_time, provider, developer_claims, second_factor, second_factor_enrollment)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [.text(signIn.sessionId), .text(user.uid), .blob(signIn.refreshSecretHash), .int(now.milliseconds),
+                  .int((signIn.authTime ?? now).milliseconds), .text(signIn.provider), Self.optional(signIn.developerClaims),
+                  Self.optional(signIn.secondFactor), Self.optional(signIn.secondFactorEnrollment)])
+        return .signedIn(SessionInfo(user: user, sessionId: signIn.sessionId, authTime: signIn.authTime ?? now, provider: signIn.provider,
+                                     developerClaims: signIn.developerClaims, secondFactor: signIn.secondFactor,
+                                     secondFactorEnrollment: signIn.secondFactorEnrollment), isNewUser: isNew)
     }
 
-    public func signInUser(_ signIn: NewSignIn, now: Timestamp) throws -> UserSignInOutcome {
+    private static func optional(_ text: String?) -> SQLValue { text.map { .text($0) } ?? .null }
+
+    /// Checks a code against an active verification of `purpose` (and `subject`) and counts a
+    /// wrong one; the phone number it verified when it matches. Does not consume it.
+    private func checkCode(id: String, purpose: VerificationPurpose, subject: String?, now: Timestamp, maxAttempts: Int,
+                           codeMatches: ([UInt8]) -> Bool, in db: SQLiteConnection) throws -> Result<String, CodeRejection> {
+        guard let (phone, codeHash, expiresAt, attempts, state, storedPurpose, storedSubject) = try db.row(
+            "SELECT phone, code_hash, expires_at, attempts, state, purpose, subject FROM verifications WHERE id = ?", [.text(id)],
+            { row in (row.text(0), row.blob(1), Timestamp(milliseconds: row.int(2)), Int(row.int(3)), row.text(4), row.text(5), row.optionalText(6)) })
+        else { return .failure(.unknown) }
+        // A code sent for another purpose (or another user's enrolment or challenge) is not this one's.
+        guard storedPurpose == purpose.rawValue, storedSubject == subject else { return .failure(.unusable(reason: "wrongPurpose")) }
+        switch state {
+        case "used": return .failure(.unusable(reason: "alreadyUsed"))
+        case "dead": return .failure(.unusable(reason: "tooManyAttempts"))
+        case "replaced": return .failure(.unusable(reason: "replaced"))
+        default: break
+        }
+        if expiresAt <= now { return .failure(.unusable(reason: "expired")) }
+        guard codeMatches(codeHash) else {
+            let used = attempts + 1
+            try db.run("UPDATE verifications SET attempts = ?, state = ? WHERE id = ?",
+                       [.int(Int64(used)), .text(used >= maxAttempts ? "dead" : "active"), .text(id)])
+            return .failure(.wrongCode(attemptsLeft: max(0, maxAttempts - used)))
+        }
+        return .success(phone)
+    }
+
+    /// Consumes a verification checkCode accepted, in the same transaction.
+    private func markUsed(_ id: String, in db: SQLiteConnection) throws {
+        try db.run("UPDATE verifications SET state = 'used' WHERE id = ?", [.text(id)])
+    }
+
+    /// Numbers enrolled as SMS second factors are never first factors (and the reverse).
+    private func isSecondFactorNumber(_ phone: String, in db: SQLiteConnection) throws -> Bool {
+        try db.row("SELECT 1 FROM factors WHERE phone = ? LIMIT 1", [.text(phone)]) { _ in true } ?? false
+    }
+
+    public func redeemForAccount(id: String, uid: String, change: AccountChange, now: Timestamp, maxAttempts: Int,
+                                 codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome {
+        try write { db in
+            let purpose: VerificationPurpose
+            if case .enrollPhone = change { purpose = .enroll } else { purpose = .signIn }
+            let phone: String
+            switch try checkCode(id: id, purpose: purpose, subject: purpose == .enroll ? uid : nil, now: now,
+                                 maxAttempts: maxAttempts, codeMatches: codeMatches, in: db) {
+            case let .failure(rejection): return .rejected(rejection)
+            case let .success(p): phone = p
+            }
+            guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
+            if user.disabled { return .refused(.userDisabled) }
+            let owner = try self.user(phoneNumber: phone, in: db)
+            switch change {
+            case let .link(proof):
+                if user.phoneNumber != nil { return .refused(.providerAlreadyLinked) }
+                if owner != nil {
+                    try markUsed(id, in: db)
+                    try db.run("""
+                        INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, due_at)
+                        VALUES (?, ?, ?, ?, ?, 'none', '', ?)
+                        """, [.text(proof.verificationId), .text(phone), .blob(proof.codeHash), .int(now.milliseconds),
+                              .int(proof.expiresAt.milliseconds), .int(now.milliseconds)])
+                    return .refused(.credentialAlreadyInUse)
+                }
+                if try isSecondFactorNumber(phone, in: db) { return .refused(.unsupportedFirstFactor) }
+                try db.run("UPDATE users SET phone = ? WHERE uid = ?", [.text(phone), .text(uid)])
+                user.phoneNumber = phone
+            case .updatePhoneNumber:
+                if let owner, owner.uid != uid { return .refused(.credentialAlreadyInUse) }
+                if try isSecondFactorNumber(phone, in: db) { return .refused(.unsupportedFirstFactor) }
+                try db.run("UPDATE users SET phone = ? WHERE uid = ?", [.text(phone), .text(uid)])
+                user.phoneNumber = phone
+            case .reauthenticate:
+                if owner?.uid != uid { return .refused(.userMismatch) }
+            case let .enrollPhone(factor):
+                if owner != nil { return .refused(.unsupportedFirstFactor) }
+                if user.factors.contains(where: { $0.phoneNumber == phone }) { return .refused(.secondFactorAlreadyEnrolled) }
+                if user.factors.count >= factor.maxFactors { return .refused(.maximumSecondFactorCountExceeded) }
+                user.factors.append(try insertFactor(factor, uid: uid, phone: phone, lastStep: 0, now: now, in: db))
+            }
+            try markUsed(id, in: db)
+            return try open(signIn, for: user, isNew: false, now: now, in: db)
+        }
+    }
+
+    private func insertFactor(_ factor: NewFactor, uid: String, phone: String?, lastStep: Int64, now: Timestamp,
+                              in db: SQLiteConnection) throws -> EnrolledFactor {
+        try db.run("""
+            INSERT INTO factors (uid, enrollment_id, factor_id, display_name, phone, sealed_secret, last_step, enrolled_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """, [.text(uid), .text(factor.enrollmentId), .text(factor.factorId), Self.optional(factor.displayName), Self.optional(phone),
+                  factor.sealedSecret.map { .blob($0) } ?? .null, .int(lastStep), .int(now.milliseconds)])
+        return EnrolledFactor(enrollmentId: factor.enrollmentId, factorId: factor.factorId, displayName: factor.displayName,
+                              phoneNumber: phone, enrolledAt: now)
+    }
+
+    public func signInUser(_ signIn: NewSignIn, now: Timestamp) throws -> AccountOutcome {
         try write { db in
             let existing = try self.user(uid: signIn.newUid, in: db)
-            if existing?.disabled == true { return .userDisabled }
+            if existing?.disabled == true { return .refused(.userDisabled) }
             if existing == nil {
                 try db.run("INSERT INTO users (uid, created_at) VALUES (?, ?)", [.text(signIn.newUid), .int(now.milliseconds)])
             }
-            try db.run("UPDATE users SET last_sign_in_at = ? WHERE uid = ?", [.int(now.milliseconds), .text(signIn.newUid)])
-            try insertSession(signIn, uid: signIn.newUid, now: now, in: db)
-            guard let user = try self.user(uid: signIn.newUid, in: db) else { throw PhoneAuthError(.internalError, "The user vanished.") }
-            return .signedIn(user, isNewUser: existing == nil)
+            let user = existing ?? UserRecord(uid: signIn.newUid, phoneNumber: nil, displayName: nil, disabled: false,
+                                              createdAt: now, lastSignInAt: nil, validSince: nil)
+            return try open(signIn, for: user, isNew: existing == nil, now: now, in: db)
+        }
+    }
+
+    // MARK: Multi-factor
+
+    private func insertMFASession(_ session: NewMFASession, uid: String, provider: String, developerClaims: String?,
+                                  now: Timestamp, in db: SQLiteConnection) throws {
+        try db.run("""
+            INSERT INTO mfa_sessions (id, uid, kind, provider, developer_claims, sealed_secret, created_at, expires_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """, [.text(session.id), .text(uid), .text(session.kind), .text(provider), Self.optional(developerClaims),
+                  session.sealedSecret.map { .blob($0) } ?? .null, .int(now.milliseconds), .int(session.expiresAt.milliseconds)])
+    }
+
+    public func openMFASession(_ session: NewMFASession, uid: String, provider: String, now: Timestamp) throws -> AccountOutcome {
+        try write { db in
+            guard let user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
+            if user.disabled { return .refused(.userDisabled) }
+            try insertMFASession(session, uid: uid, provider: provider, developerClaims: nil, now: now, in: db)
+            return .done(user)
+        }
+    }
+
+    /// An active, unexpired multi-factor session of `kind`: its user, first factor and the state
+    /// needed to check a code.
+    private func mfaSession(id: String, kind: String, now: Timestamp, in db: SQLiteConnection)
+        throws -> (uid: String, provider: String, developerClaims: String?, sealedSecret: [UInt8]?, attempts: Int)? {
+        try db.row("""
+            SELECT uid, provider, developer_claims, sealed_secret, attempts FROM mfa_sessions
+            WHERE id = ? AND kind = ? AND state = 'active' AND expires_at > ?
+            """, [.text(id), .text(kind), .int(now.milliseconds)]) { row in
+            (row.text(0), row.text(1), row.optionalText(2), row.optionalBlob(3), Int(row.int(4)))
+        }
+    }
+
+    public func mfaSessionUser(id: String, kind: String, now: Timestamp) throws -> UserRecord? {
+        try read { db in
+            guard let session = try mfaSession(id: id, kind: kind, now: now, in: db) else { return nil }
+            return try user(uid: session.uid, in: db)
+        }
+    }
+
+    /// Counts a wrong TOTP code against a multi-factor session; the tries left.
+    private func countWrongTotp(sessionId: String, attempts: Int, maxAttempts: Int, in db: SQLiteConnection) throws -> CodeRejection {
+        let used = attempts + 1
+        try db.run("UPDATE mfa_sessions SET attempts = ?, state = ? WHERE id = ?",
+                   [.int(Int64(used)), .text(used >= maxAttempts ? "dead" : "active"), .text(sessionId)])
+        return .wrongCode(attemptsLeft: max(0, maxAttempts - used))
+    }
+
+    public func resolveSecondFactor(sessionId: String, proof: SecondFactorProof, now: Timestamp, maxAttempts: Int,
+                                    signIn: NewSignIn) throws -> AccountOutcome {
+        try write { db in
+            guard let session = try mfaSession(id: sessionId, kind: "signIn", now: now, in: db) else {
+                return .refused(.invalidMultiFactorSession)
+            }
+            guard let user = try self.user(uid: session.uid, in: db) else { return .refused(.userNotFound) }
+            if user.disabled { return .refused(.userDisabled) }
+            let factor: EnrolledFactor
+            switch proof {
+            case let .phone(verificationId, codeMatches):
+                switch try checkCode(id: verificationId, purpose: .mfaSignIn, subject: sessionId, now: now, maxAttempts: maxAttempts,
+                                     codeMatches: codeMatches, in: db) {
+                case let .failure(rejection): return .rejected(rejection)
+                case let .success(phone):
+                    guard let f = user.factors.first(where: { $0.factorId == "phone" && $0.phoneNumber == phone }) else {
+                        return .refused(.multiFactorInfoNotFound)
+                    }
+                    factor = f
+                    try markUsed(verificationId, in: db)
+                }
+            case let .totp(enrollmentId, check):
+                guard let f = user.factors.first(where: { $0.enrollmentId == enrollmentId && $0.factorId == "totp" }),
+                      let (secret, lastStep) = try db.row("SELECT sealed_secret, last_step FROM factors WHERE uid = ? AND enrollment_id = ?",
+                                                          [.text(user.uid), .text(enrollmentId)], { ($0.blob(0), $0.int(1)) })
+                else { return .refused(.multiFactorInfoNotFound) }
+                guard let step = check(secret, user.uid, lastStep) else {
+                    return .rejected(try countWrongTotp(sessionId: sessionId, attempts: session.attempts, maxAttempts: maxAttempts, in: db))
+                }
+                try db.run("UPDATE factors SET last_step = ? WHERE uid = ? AND enrollment_id = ?", [.int(step), .text(user.uid), .text(enrollmentId)])
+                factor = f
+            }
+            try db.run("UPDATE mfa_sessions SET state = 'used' WHERE id = ?", [.text(sessionId)])
+            var resolved = signIn
+            resolved.provider = session.provider
+            resolved.developerClaims = session.developerClaims
+            resolved.secondFactor = factor.factorId
+            resolved.secondFactorEnrollment = factor.enrollmentId
+            resolved.challenge = nil
+            return try open(resolved, for: user, isNew: false, now: now, in: db)
+        }
+    }
+
+    public func enrollTotp(sessionId: String, uid: String, check: TotpCheck, factor: NewFactor, now: Timestamp,
+                           maxAttempts: Int, signIn: NewSignIn) throws -> AccountOutcome {
+        try write { db in
+            guard let session = try mfaSession(id: sessionId, kind: "totpEnrollment", now: now, in: db), session.uid == uid,
+                  let secret = session.sealedSecret else { return .refused(.invalidMultiFactorSession) }
+            guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
+            if user.disabled { return .refused(.userDisabled) }
+            if user.factors.count >= factor.maxFactors { return .refused(.maximumSecondFactorCountExceeded) }
+            guard let step = check(secret, uid, 0) else {
+                return .rejected(try countWrongTotp(sessionId: sessionId, attempts: session.attempts, maxAttempts: maxAttempts, in: db))
+            }
+            try db.run("UPDATE mfa_sessions SET state = 'used', sealed_secret = NULL WHERE id = ?", [.text(sessionId)])
+            var enrolled = factor
+            enrolled.sealedSecret = secret
+            user.factors.append(try insertFactor(enrolled, uid: uid, phone: nil, lastStep: step, now: now, in: db))
+            return try open(signIn, for: user, isNew: false, now: now, in: db)
+        }
+    }
+
+    public func unenroll(uid: String, enrollmentId: String) throws -> AccountOutcome {
+        try write { db in
+            guard try self.user(uid: uid, in: db) != nil else { return .refused(.userNotFound) }
+            guard try db.run("DELETE FROM factors WHERE uid = ? AND enrollment_id = ?", [.text(uid), .text(enrollmentId)]) == 1 else {
+                return .refused(.multiFactorInfoNotFound)
+            }
+            guard let user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
+            return .done(user)
+        }
+    }
+
+    public func unlinkPhone(uid: String) throws -> AccountOutcome {
+        try write { db in
+            guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
+            guard user.phoneNumber != nil else { return .refused(.noSuchProvider) }
+            try db.run("UPDATE users SET phone = NULL WHERE uid = ?", [.text(uid)])
+            user.phoneNumber = nil
+            return .done(user)
         }
     }
 
@@ -241,6 +464,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             try db.run("DELETE FROM verifications WHERE id < ? AND expires_at < ? AND delivery NOT IN ('pending', 'sending')",
                        [.text(SortableID.prefix(before)), .int(before.milliseconds)])
             try db.run("DELETE FROM sessions WHERE revoked_at < ?", [.int(ended.milliseconds)])
+            try db.run("DELETE FROM mfa_sessions WHERE expires_at < ?", [.int(before.milliseconds)])
         }
     }
 
@@ -249,10 +473,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     public func rotateRefreshToken(_ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, newSecretHash: [UInt8],
                                    now: Timestamp) throws -> RefreshOutcome {
         try write { db in
-            guard let (generation, secretHash, authTime, revokedReason, provider, developerClaims) = try db.row(
-                "SELECT generation, secret_hash, auth_time, revoked_reason, provider, developer_claims FROM sessions WHERE uid = ? AND id = ?",
-                [.text(token.uid), .text(token.sessionId)],
-                { ($0.int(0), $0.blob(1), Timestamp(milliseconds: $0.int(2)), $0.optionalText(3), $0.text(4), $0.optionalText(5)) })
+            guard let (generation, secretHash, revokedReason) = try db.row(
+                "SELECT generation, secret_hash, revoked_reason FROM sessions WHERE uid = ? AND id = ?",
+                [.text(token.uid), .text(token.sessionId)], { ($0.int(0), $0.blob(1), $0.optionalText(2)) })
             else { return .unknown }
             if let revokedReason { return .revoked(reason: revokedReason) }
             if token.generation < generation {
@@ -262,11 +485,11 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 return .revoked(reason: "reused")
             }
             guard token.generation == generation, secretMatches(secretHash) else { return .unknown }
-            guard let user = try self.user(uid: token.uid, in: db) else { return .unknown }
-            if user.disabled { return .userDisabled }
+            guard let session = try liveSession(uid: token.uid, id: token.sessionId, in: db) else { return .unknown }
+            if session.user.disabled { return .userDisabled }
             try db.run("UPDATE sessions SET generation = ?, secret_hash = ? WHERE uid = ? AND id = ?",
                        [.int(generation + 1), .blob(newSecretHash), .text(token.uid), .text(token.sessionId)])
-            return .rotated(SessionInfo(user: user, authTime: authTime, provider: provider, developerClaims: developerClaims))
+            return .rotated(session)
         }
     }
 
@@ -282,6 +505,21 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         }
     }
 
+    public func liveSession(uid: String, id: String) throws -> SessionInfo? {
+        try read { try liveSession(uid: uid, id: id, in: $0) }
+    }
+
+    private func liveSession(uid: String, id: String, in db: SQLiteConnection) throws -> SessionInfo? {
+        guard let user = try self.user(uid: uid, in: db) else { return nil }
+        return try db.row("""
+            SELECT auth_time, provider, developer_claims, second_factor, second_factor_enrollment FROM sessions
+            WHERE uid = ? AND id = ? AND revoked_at IS NULL
+            """, [.text(uid), .text(id)]) { row in
+            SessionInfo(user: user, sessionId: id, authTime: Timestamp(milliseconds: row.int(0)), provider: row.text(1),
+                        developerClaims: row.optionalText(2), secondFactor: row.optionalText(3), secondFactorEnrollment: row.optionalText(4))
+        }
+    }
+
     // MARK: Users
 
     private static let userColumns = "SELECT uid, phone, display_name, disabled, created_at, last_sign_in_at, valid_since, custom_claims FROM users"
@@ -294,11 +532,22 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     private func user(uid: String, in db: SQLiteConnection) throws -> UserRecord? {
-        try db.row(Self.userColumns + " WHERE uid = ?", [.text(uid)], Self.userRecord)
+        try withFactors(try db.row(Self.userColumns + " WHERE uid = ?", [.text(uid)], Self.userRecord), in: db)
     }
 
     private func user(phoneNumber: String, in db: SQLiteConnection) throws -> UserRecord? {
-        try db.row(Self.userColumns + " WHERE phone = ?", [.text(phoneNumber)], Self.userRecord)
+        try withFactors(try db.row(Self.userColumns + " WHERE phone = ?", [.text(phoneNumber)], Self.userRecord), in: db)
+    }
+
+    private func withFactors(_ user: UserRecord?, in db: SQLiteConnection) throws -> UserRecord? {
+        guard var user else { return nil }
+        try db.rows("""
+            SELECT enrollment_id, factor_id, display_name, phone, enrolled_at FROM factors WHERE uid = ? ORDER BY enrolled_at, enrollment_id
+            """, [.text(user.uid)]) { row in
+            user.factors.append(EnrolledFactor(enrollmentId: row.text(0), factorId: row.text(1), displayName: row.optionalText(2),
+                                               phoneNumber: row.optionalText(3), enrolledAt: Timestamp(milliseconds: row.int(4))))
+        }
+        return user
     }
 
     public func user(uid: String) throws -> UserRecord? { try read { try user(uid: uid, in: $0) } }
@@ -314,6 +563,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             guard try user(uid: uid, in: db) != nil else { return .notFound }
             if let phone = changes.phoneNumber {
                 if let phone, let owner = try user(phoneNumber: phone, in: db), owner.uid != uid { return .phoneNumberTaken }
+                if let phone, try isSecondFactorNumber(phone, in: db) { return .phoneIsSecondFactor }
                 try db.run("UPDATE users SET phone = ? WHERE uid = ?", [phone.map { .text($0) } ?? .null, .text(uid)])
             }
             if let claims = changes.customClaims {
@@ -340,7 +590,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             try db.rows(Self.userColumns + " WHERE uid > ? ORDER BY uid LIMIT ?", [.text(afterUid ?? ""), .int(Int64(limit))]) {
                 users.append(Self.userRecord($0))
             }
-            return users
+            return try users.compactMap { try withFactors($0, in: db) }
         }
     }
 

@@ -14,14 +14,38 @@ public protocol Store: AnyObject, Sendable {
     /// transaction, already leased to this engine until `leaseUntil` (its worker is handed the
     /// message directly; if this process dies, any worker takes it once the lease runs out).
     func startVerification(_ verification: NewVerification, reuseIfCreatedAfter: Timestamp?, leaseUntil: Timestamp) throws -> VerificationStart
-    /// Checks a code and, if it matches, consumes the verification, creates the user on first
-    /// sign-in and opens a session, all in one transaction. A wrong code counts an attempt.
+    /// Checks a first-factor code and, if it matches, consumes the verification, creates the user
+    /// on first sign-in and opens a session (or, for a user with second factors, the challenge
+    /// `signIn.challenge`), all in one transaction. A wrong code counts an attempt.
     func redeemVerification(id: String, now: Timestamp, maxAttempts: Int,
-                            codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> RedeemOutcome
+                            codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome
+    /// Checks a code as `redeemVerification` does and applies it to the signed-in user `uid`:
+    /// links or changes its phone number, re-authenticates it, or enrols the number as a second
+    /// factor; then opens the session `signIn`. Refusals leave the code unused, except
+    /// credentialAlreadyInUse, which turns it into the temporary proof `change` carries.
+    func redeemForAccount(id: String, uid: String, change: AccountChange, now: Timestamp, maxAttempts: Int,
+                          codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome
     func verificationStatus(id: String, now: Timestamp) throws -> VerificationStatus?
     /// Signs in the user `signIn.newUid` (a host's own uid, from a custom token), creating it on
-    /// first sign-in, and opens a session, in one transaction.
-    func signInUser(_ signIn: NewSignIn, now: Timestamp) throws -> UserSignInOutcome
+    /// first sign-in, and opens a session or its challenge, in one transaction.
+    func signInUser(_ signIn: NewSignIn, now: Timestamp) throws -> AccountOutcome
+
+    // Multi-factor
+    /// Opens a pending multi-factor session for `uid` (the TOTP enrolment's).
+    func openMFASession(_ session: NewMFASession, uid: String, provider: String, now: Timestamp) throws -> AccountOutcome
+    /// The user an active, unexpired multi-factor session of `kind` belongs to.
+    func mfaSessionUser(id: String, kind: String, now: Timestamp) throws -> UserRecord?
+    /// Completes a challenge with a second factor: consumes the session and opens `signIn`
+    /// (whose second factor the store fills in). Wrong codes count against the verification
+    /// (phone) or the session (TOTP).
+    func resolveSecondFactor(sessionId: String, proof: SecondFactorProof, now: Timestamp, maxAttempts: Int,
+                             signIn: NewSignIn) throws -> AccountOutcome
+    /// Enrols the TOTP factor whose secret the session `sessionId` of `uid` holds, if `check`
+    /// accepts a code for it, and opens `signIn`.
+    func enrollTotp(sessionId: String, uid: String, check: TotpCheck, factor: NewFactor, now: Timestamp,
+                    maxAttempts: Int, signIn: NewSignIn) throws -> AccountOutcome
+    func unenroll(uid: String, enrollmentId: String) throws -> AccountOutcome
+    func unlinkPhone(uid: String) throws -> AccountOutcome
 
     // Outbox
     /// Leases up to `limit` messages due for delivery so no other worker sends them meanwhile.
@@ -43,6 +67,8 @@ public protocol Store: AnyObject, Sendable {
                             now: Timestamp) throws -> RefreshOutcome
     /// Ends the session if `token` is its current one; anything else is ignored.
     func signOut(_ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, now: Timestamp) throws
+    /// The session `id` of `uid` if it has not ended, with its user.
+    func liveSession(uid: String, id: String) throws -> SessionInfo?
 
     // Users
     func user(uid: String) throws -> UserRecord?
@@ -55,9 +81,37 @@ public protocol Store: AnyObject, Sendable {
     /// Ends every session of the user and marks tokens issued before `now` revoked.
     func revokeSessions(uid: String, now: Timestamp) throws -> Bool
 
-    /// Deletes verifications that expired before `verificationsExpiredBefore` (their SMS finished)
-    /// and sessions that ended before `sessionsEndedBefore`.
+    /// Deletes verifications that expired before `verificationsExpiredBefore` (their SMS finished),
+    /// sessions that ended before `sessionsEndedBefore` and multi-factor sessions expired by then.
     func purge(verificationsExpiredBefore: Timestamp, sessionsEndedBefore: Timestamp) throws
 
     func close()
+}
+
+/// What `redeemForAccount` does with a verified phone number.
+public enum AccountChange: Sendable {
+    /// Adds the number to a user without one; if another user has it, the verification becomes
+    /// `proof`, with which the caller may sign in to that user instead.
+    case link(proof: TemporaryProof)
+    case updatePhoneNumber
+    /// The number must be the user's own.
+    case reauthenticate
+    case enrollPhone(NewFactor)
+}
+
+/// A temporary proof: a verification of a number, created without SMS, whose code is a secret
+/// handed to the caller.
+public struct TemporaryProof: Sendable {
+    public var verificationId: String
+    public var codeHash: [UInt8]
+    public var expiresAt: Timestamp
+}
+
+/// Checks a TOTP code against a user's sealed secret: the time step it matches, if later than `lastStep`.
+public typealias TotpCheck = (_ sealedSecret: [UInt8], _ uid: String, _ lastStep: Int64) -> Int64?
+
+/// The second factor presented to complete a challenge.
+public enum SecondFactorProof {
+    case phone(verificationId: String, codeMatches: ([UInt8]) -> Bool)
+    case totp(enrollmentId: String, check: TotpCheck)
 }

@@ -17,6 +17,19 @@ public struct NewVerification: Sendable {
     public var expiresAt: Timestamp
     /// nil for test numbers, which send no SMS.
     public var outbox: NewOutboxMessage?
+    /// What the code may be used for, and for whom (see VerificationPurpose).
+    public var purpose = VerificationPurpose.signIn
+    public var subject: String? = nil
+}
+
+/// What a verification's code may be used for. A code sent for one purpose is refused for any other.
+public enum VerificationPurpose: String, Sendable {
+    /// First-factor sign-in, linking, phone number change, re-authentication.
+    case signIn
+    /// Enrolling the number as a second factor of the user named by `subject`.
+    case enroll
+    /// The second factor of the multi-factor session named by `subject`.
+    case mfaSignIn
 }
 
 public struct NewOutboxMessage: Sendable {
@@ -42,6 +55,36 @@ public struct UserRecord: Sendable {
     public var validSince: Timestamp?
     /// JSON object text set by setCustomUserClaims; every new ID token carries its members.
     public var customClaims: String? = nil
+    /// Second factors, in enrolment order.
+    public var factors: [EnrolledFactor] = []
+}
+
+/// A second factor of a user: a phone number that receives codes, or a TOTP authenticator.
+public struct EnrolledFactor: Sendable {
+    public var enrollmentId: String
+    /// "phone" or "totp"
+    public var factorId: String
+    public var displayName: String?
+    public var phoneNumber: String?
+    public var enrolledAt: Timestamp
+}
+
+/// A second factor about to be enrolled; `sealedSecret` is a TOTP factor's secret.
+public struct NewFactor: Sendable {
+    public var enrollmentId: String
+    public var factorId: String
+    public var displayName: String?
+    public var sealedSecret: [UInt8]? = nil
+    public var maxFactors: Int
+}
+
+/// A pending multi-factor session: after a first factor ('signIn') or a handed-out TOTP secret
+/// ('totpEnrollment').
+public struct NewMFASession: Sendable {
+    public var id: String
+    public var kind: String
+    public var expiresAt: Timestamp
+    public var sealedSecret: [UInt8]? = nil
 }
 
 /// What updateUser changes: nil leaves a field; `.some(nil)` clears an optional one.
@@ -63,6 +106,8 @@ public enum UpdateUserOutcome: Sendable {
     case updated(UserRecord)
     case notFound
     case phoneNumberTaken
+    /// The number is enrolled as an SMS second factor, so it cannot be a user's phone number.
+    case phoneIsSecondFactor
 }
 
 /// What a successful code check turns into: the uid to use if the number has no user yet, and
@@ -76,36 +121,64 @@ public struct NewSignIn: Sendable {
     /// every ID token of the session carries them.
     public var provider: String = "phone"
     public var developerClaims: String? = nil
+    /// When the user last proved a first factor (nil: now); kept when a session is re-issued.
+    public var authTime: Timestamp? = nil
+    /// The second factor this session was signed in with: factorId and enrollment ID.
+    public var secondFactor: String? = nil
+    public var secondFactorEnrollment: String? = nil
+    /// Opened instead of the session when the user has second factors.
+    public var challenge: NewMFASession? = nil
 }
 
-public enum UserSignInOutcome: Sendable {
-    case signedIn(UserRecord, isNewUser: Bool)
-    case userDisabled
-}
 
 /// What a session's ID tokens are made from. A class: as a large struct inside RefreshOutcome it
 /// made Swift read the enum's tag from bytes valgrind considers uninitialised.
 public final class SessionInfo: Sendable {
     public let user: UserRecord
+    public let sessionId: String
     public let authTime: Timestamp
     public let provider: String
     public let developerClaims: String?
+    public let secondFactor: String?
+    public let secondFactorEnrollment: String?
 
-    init(user: UserRecord, authTime: Timestamp, provider: String, developerClaims: String?) {
+    public init(user: UserRecord, sessionId: String, authTime: Timestamp, provider: String, developerClaims: String?,
+                secondFactor: String? = nil, secondFactorEnrollment: String? = nil) {
         self.user = user
+        self.sessionId = sessionId
         self.authTime = authTime
         self.provider = provider
         self.developerClaims = developerClaims
+        self.secondFactor = secondFactor
+        self.secondFactorEnrollment = secondFactorEnrollment
     }
 }
 
-public enum RedeemOutcome: Sendable {
-    case signedIn(UserRecord, isNewUser: Bool)
+/// Why a one-time code (SMS or TOTP) was not accepted.
+public enum CodeRejection: Error, Sendable {
     case wrongCode(attemptsLeft: Int)
-    /// expired, tooManyAttempts, alreadyUsed or replaced
+    /// expired, tooManyAttempts, alreadyUsed, replaced or wrongPurpose
     case unusable(reason: String)
     case unknown
-    case userDisabled
+}
+
+/// What an account operation refused, when the code (if any) was right.
+public enum AccountRefusal: String, Sendable {
+    case userNotFound, userDisabled, providerAlreadyLinked, noSuchProvider, userMismatch, credentialAlreadyInUse,
+         unsupportedFirstFactor, secondFactorAlreadyEnrolled, maximumSecondFactorCountExceeded,
+         invalidMultiFactorSession, multiFactorInfoNotFound
+}
+
+/// The outcome of every store transaction that signs a user in or changes an account.
+public enum AccountOutcome: Sendable {
+    /// A session was opened: what its tokens are made from.
+    case signedIn(SessionInfo, isNewUser: Bool)
+    /// Done without a session; the user as it now is.
+    case done(UserRecord)
+    case rejected(CodeRejection)
+    case refused(AccountRefusal)
+    /// The user has second factors: the challenge session was opened instead of a session.
+    case secondFactorRequired(UserRecord)
 }
 
 public enum RefreshOutcome: Sendable {

@@ -5,7 +5,7 @@ enum DeveloperClaims {
     /// Claims the ID token sets itself, or that JWT and OpenID Connect give a meaning.
     static let reserved: Set<String> = [
         "acr", "amr", "at_hash", "aud", "auth_time", "azp", "cnf", "c_hash", "exp", "firebase", "iat",
-        "iss", "jti", "nbf", "nonce", "sub", "user_id", "phone_number",
+        "iss", "jti", "nbf", "nonce", "sid", "sub", "user_id", "phone_number",
     ]
 
     /// The claims as JSON text, nil for none (an empty object too).

@@ -6,14 +6,15 @@ public struct IDTokens: Sendable {
     let audience: String
     let lifetimeSeconds: Int64
 
-    /// `provider` is how the session began ("phone", "custom"); `developerClaims`, a JSON object
-    /// from a custom token, adds its members to the top level as Firebase does.
-    public func issue(for user: UserRecord, authTime: Timestamp, now: Timestamp, provider: String = "phone",
-                      developerClaims: String? = nil) throws -> String {
+    /// An ID token of `session`: how it began (provider, second factor, auth_time) and, as
+    /// Firebase does, the custom token's developer claims and the user's custom claims at the
+    /// top level. `sid` names the session, so account changes can check it is still live.
+    public func issue(for session: SessionInfo, now: Timestamp) throws -> String {
+        let user = session.user
         // The session's developer claims, then the user's own (which win on a clash), then ours.
         var merged: [String: JSONValue] = [:]
         var order: [String] = []
-        for text in [developerClaims, user.customClaims] {
+        for text in [session.developerClaims, user.customClaims] {
             guard let text, case let .object(pairs)? = try? JSONCodec.parse(text) else { continue }
             for (name, value) in pairs {
                 if merged[name] == nil { order.append(name) }
@@ -24,9 +25,10 @@ public struct IDTokens: Sendable {
         claims += [
             ("iss", .string(issuer)),
             ("aud", .string(audience)),
-            ("auth_time", .int(authTime.seconds)),
+            ("auth_time", .int(session.authTime.seconds)),
             ("user_id", .string(user.uid)),
             ("sub", .string(user.uid)),
+            ("sid", .string(session.sessionId)),
             ("iat", .int(now.seconds)),
             ("exp", .int(now.seconds + lifetimeSeconds)),
         ]
@@ -35,7 +37,12 @@ public struct IDTokens: Sendable {
             claims.append(("phone_number", .string(phone)))
             identities.append(("phone", .array([.string(phone)])))
         }
-        claims.append(("firebase", .object([("identities", .object(identities)), ("sign_in_provider", .string(provider))])))
+        var firebase = JSONObjectBuilder()
+        firebase.set("identities", .object(identities))
+        firebase.set("sign_in_provider", .string(session.provider))
+        firebase.set("sign_in_second_factor", session.secondFactor.map { .string($0) })
+        firebase.set("second_factor_identifier", session.secondFactorEnrollment.map { .string($0) })
+        claims.append(("firebase", firebase.value))
         return try JWT.sign(claims: .object(claims), with: keys.activeSigningKey)
     }
 

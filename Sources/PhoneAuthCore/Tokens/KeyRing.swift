@@ -6,6 +6,7 @@ import FoundationEssentials
 public final class KeyRing: @unchecked Sendable {
     public let codeKey: SymmetricKey
     public let outboxKey: SymmetricKey
+    public let totpKey: SymmetricKey
     /// The key that signs new tokens.
     public let activeSigningKey: SigningKey
     /// Every signing key in the store, by kid, so tokens signed before an algorithm change verify.
@@ -16,6 +17,7 @@ public final class KeyRing: @unchecked Sendable {
     public init(store: Store, masterKey: [UInt8], algorithm: EngineConfig.SigningAlgorithm, now: Timestamp) throws {
         let master = SymmetricKey(data: masterKey)
         outboxKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: master, info: Array("phoneauth outbox body v1".utf8), outputByteCount: 32)
+        totpKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: master, info: Array("phoneauth totp secret v1".utf8), outputByteCount: 32)
 
         let stored = try store.secrets()
         // Generate a key only when the store has none of its kind; two processes racing settle on one.
@@ -68,14 +70,27 @@ public final class KeyRing: @unchecked Sendable {
     }
 
     public func sealBody(_ body: String, verificationId: String) throws -> [UInt8] {
-        let box = try AES.GCM.seal(Array(body.utf8), using: outboxKey, authenticating: Array(verificationId.utf8))
-        guard let combined = box.combined else { throw PhoneAuthError(.internalError, "Sealing a message failed.") }
-        return Array(combined)
+        try Self.seal(Array(body.utf8), key: outboxKey, context: verificationId)
     }
 
     public func openBody(_ sealed: [UInt8], verificationId: String) -> String? {
+        Self.open(sealed, key: outboxKey, context: verificationId).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// A TOTP secret sealed for the store, bound to its user.
+    public func sealTotpSecret(_ secret: [UInt8], uid: String) throws -> [UInt8] { try Self.seal(secret, key: totpKey, context: uid) }
+
+    public func openTotpSecret(_ sealed: [UInt8], uid: String) -> [UInt8]? { Self.open(sealed, key: totpKey, context: uid) }
+
+    private static func seal(_ plain: [UInt8], key: SymmetricKey, context: String) throws -> [UInt8] {
+        let box = try AES.GCM.seal(plain, using: key, authenticating: Array(context.utf8))
+        guard let combined = box.combined else { throw PhoneAuthError(.internalError, "Sealing failed.") }
+        return Array(combined)
+    }
+
+    private static func open(_ sealed: [UInt8], key: SymmetricKey, context: String) -> [UInt8]? {
         guard let box = try? AES.GCM.SealedBox(combined: sealed),
-              let plain = try? AES.GCM.open(box, using: outboxKey, authenticating: Array(verificationId.utf8)) else { return nil }
-        return String(decoding: plain, as: UTF8.self)
+              let plain = try? AES.GCM.open(box, using: key, authenticating: Array(context.utf8)) else { return nil }
+        return Array(plain)
     }
 }

@@ -1,0 +1,101 @@
+/// Account changes made by a signed-in user with a phone credential: linking, changing and
+/// unlinking the phone number, and re-authentication.
+extension Engine {
+    /// The live session `idToken` belongs to. `recent` also requires its sign-in to be at most
+    /// `mfa.recentSignInSeconds` old, as for changes a stolen token must not make.
+    func session(of idToken: String, recent: Bool) throws -> SessionInfo {
+        let now = clock.now()
+        let claims = try tokens.verify(idToken, now: now)
+        guard let uid = claims["sub"]?.stringValue, let sid = claims["sid"]?.stringValue else {
+            throw PhoneAuthError(.invalidIdToken, "The ID token does not name its session; sign in again.", details: [("reason", .string("missingClaim"))])
+        }
+        guard let session = try store.liveSession(uid: uid, id: sid) else {
+            guard let user = try store.user(uid: uid) else { throw Self.noUser }
+            if user.disabled { throw Self.disabledUser }
+            throw PhoneAuthError(.invalidUserToken, "The session of this ID token has ended (signed out or revoked); sign in again.",
+                                 details: [("reason", .string("sessionEnded"))])
+        }
+        if session.user.disabled { throw Self.disabledUser }
+        if recent && now.milliseconds - session.authTime.milliseconds > config.mfaRecentSignInSeconds * 1000 {
+            throw PhoneAuthError(.requiresRecentLogin, "This change needs a sign-in within the last \(config.mfaRecentSignInSeconds) seconds; re-authenticate first.",
+                                 details: [("authTime", .string(session.authTime.rfc3339))])
+        }
+        return session
+    }
+
+    /// A new session that carries on `session` (same first and second factor, same auth_time),
+    /// for the fresh tokens an account change returns. The presented session stays valid.
+    func continuation(of session: SessionInfo, now: Timestamp) -> (NewSignIn, RefreshToken) {
+        var (signIn, first) = newSignIn(uid: session.user.uid, provider: session.provider, now: now, developerClaims: session.developerClaims)
+        signIn.authTime = session.authTime
+        signIn.secondFactor = session.secondFactor
+        signIn.secondFactorEnrollment = session.secondFactorEnrollment
+        signIn.challenge = nil
+        return (signIn, first)
+    }
+
+    /// Adds the credential's phone number to the signed-in user. If another user has it, the error
+    /// credentialAlreadyInUse carries a temporary proof that signs in to that user instead.
+    public func link(idToken: String, credential: PhoneCredential) throws -> SignInResult {
+        try Self.checkVerificationId(credential.verificationId)
+        let session = try session(of: idToken, recent: false)
+        let now = clock.now()
+        let (signIn, first) = continuation(of: session, now: now)
+        let secret = Base64URL.encode(SecureBytes.random(count: 32))
+        let proofId = VerificationCode.newVerificationId(at: now)
+        let proof = TemporaryProof(verificationId: proofId, codeHash: keys.codeHash(verificationId: proofId, code: secret),
+                                   expiresAt: now.adding(seconds: config.temporaryProofTtlSeconds))
+        let outcome = try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, change: .link(proof: proof), now: now,
+                                                 maxAttempts: config.maxAttempts, codeMatches: codeMatcher(credential), signIn: signIn)
+        if case .refused(.credentialAlreadyInUse) = outcome {
+            throw PhoneAuthError(.credentialAlreadyInUse,
+                                 "Another account already has this phone number; details.temporaryProof signs in to that account (signInWithCredential).",
+                                 details: [("temporaryProof", .string(proofId + "." + secret)),
+                                           ("expiresAt", .string(proof.expiresAt.rfc3339))])
+        }
+        return try finish(outcome, signIn, first, now: now)
+    }
+
+    /// Replaces the signed-in user's phone number with the credential's (a recent sign-in is required).
+    public func updatePhoneNumber(idToken: String, credential: PhoneCredential) throws -> SignInResult {
+        try Self.checkVerificationId(credential.verificationId)
+        let session = try session(of: idToken, recent: true)
+        let now = clock.now()
+        let (signIn, first) = continuation(of: session, now: now)
+        return try finish(try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, change: .updatePhoneNumber, now: now,
+                                                     maxAttempts: config.maxAttempts, codeMatches: codeMatcher(credential), signIn: signIn),
+                          signIn, first, now: now)
+    }
+
+    /// Proves the signed-in user's phone number again: a new session whose auth_time is now (after
+    /// the second factor, if the user has any).
+    public func reauthenticate(idToken: String, credential: PhoneCredential) throws -> SignInResult {
+        try Self.checkVerificationId(credential.verificationId)
+        let session = try session(of: idToken, recent: false)
+        let now = clock.now()
+        let (signIn, first) = newSignIn(uid: session.user.uid, provider: "phone", now: now)
+        return try finish(try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, change: .reauthenticate, now: now,
+                                                     maxAttempts: config.maxAttempts, codeMatches: codeMatcher(credential), signIn: signIn),
+                          signIn, first, now: now)
+    }
+
+    /// Removes the phone number from the signed-in user. The user's sessions continue.
+    public func unlink(idToken: String, providerId: String) throws -> UserRecord {
+        let session = try session(of: idToken, recent: false)
+        guard providerId == "phone" else {
+            throw PhoneAuthError(.noSuchProvider, "PhoneAuth accounts have one linkable provider, \"phone\".", details: [("field", .string("providerId"))])
+        }
+        return try user(from: try store.unlinkPhone(uid: session.user.uid))
+    }
+
+    /// The user of an outcome that opens no session, or the error it stands for.
+    func user(from outcome: AccountOutcome) throws -> UserRecord {
+        switch outcome {
+        case let .done(user): return user
+        case let .signedIn(session, _): return session.user
+        case let .rejected(rejection): throw Self.error(rejection)
+        case let .refused(refusal): throw Self.error(refusal)
+        case let .secondFactorRequired(user): throw PhoneAuthError(.internalError, "Unexpected challenge for user \(user.uid).")
+        }
+    }
+}

@@ -1,0 +1,130 @@
+/// Second factors: enrolment (SMS and TOTP), removal, and completing a sign-in that needs one.
+extension Engine {
+    /// What mfaTotpStart hands the user's authenticator app.
+    public struct TotpEnrollmentStarted: Sendable {
+        public let sessionInfo: String
+        public let secretKey: String
+        public let otpauthUri: String
+        public let expiresAt: Timestamp
+    }
+
+    /// A second factor presented to complete a challenge.
+    public enum Assertion: Sendable {
+        case phone(PhoneCredential)
+        case totp(enrollmentId: String, code: String)
+    }
+
+    /// Sends a code to a number the signed-in user is enrolling as an SMS second factor.
+    public func startPhoneEnrollment(idToken: String, phoneNumber: String?, languageCode: String?, clientIp: String?) throws -> VerificationStarted {
+        let user = try session(of: idToken, recent: true).user
+        guard let phoneNumber, !phoneNumber.isEmpty else { throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.") }
+        let phone = try PhoneNumber.parse(phoneNumber)
+        // Refuse before sending an SMS what finalizing would refuse anyway.
+        if user.factors.contains(where: { $0.phoneNumber == phone.e164 }) { throw Self.error(AccountRefusal.secondFactorAlreadyEnrolled) }
+        if try user.phoneNumber == phone.e164 || store.user(phoneNumber: phone.e164) != nil { throw Self.error(AccountRefusal.unsupportedFirstFactor) }
+        try checkRoomForFactor(user)
+        return try sendCode(to: phone, purpose: .enroll, subject: user.uid, languageCode: languageCode, clientIp: clientIp)
+    }
+
+    public func finishPhoneEnrollment(idToken: String, credential: PhoneCredential, displayName: String?) throws -> SignInResult {
+        try Self.checkVerificationId(credential.verificationId)
+        let session = try session(of: idToken, recent: true)
+        let now = clock.now()
+        let factor = newFactor("phone", displayName: displayName, now: now)
+        let (signIn, first) = continuation(of: session, proving: factor, now: now)
+        return try finish(try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, change: .enrollPhone(factor), now: now,
+                                                     maxAttempts: config.maxAttempts, codeMatches: codeMatcher(credential), signIn: signIn),
+                          signIn, first, now: now)
+    }
+
+    /// Generates a TOTP secret for the signed-in user and keeps it, sealed, until a first code
+    /// from the authenticator proves the user stored it.
+    public func startTotpEnrollment(idToken: String, accountName: String?, issuer: String?) throws -> TotpEnrollmentStarted {
+        let session = try session(of: idToken, recent: true)
+        try checkRoomForFactor(session.user)
+        let now = clock.now()
+        let secret = Totp.newSecret()
+        let pending = NewMFASession(id: SortableID.make(at: now, randomBytes: 18), kind: "totpEnrollment",
+                                    expiresAt: now.adding(seconds: config.mfaSessionTtlSeconds),
+                                    sealedSecret: try keys.sealTotpSecret(secret, uid: session.user.uid))
+        _ = try user(from: try store.openMFASession(pending, uid: session.user.uid, provider: session.provider, now: now))
+        let account = accountName ?? session.user.phoneNumber ?? session.user.uid
+        return TotpEnrollmentStarted(sessionInfo: pending.id, secretKey: Base32.encode(secret),
+                                     otpauthUri: Totp.uri(secret: secret, account: account, issuer: issuer ?? config.projectId),
+                                     expiresAt: pending.expiresAt)
+    }
+
+    public func finishTotpEnrollment(idToken: String, sessionInfo: String, code: String, displayName: String?) throws -> SignInResult {
+        let session = try session(of: idToken, recent: true)
+        let now = clock.now()
+        let factor = newFactor("totp", displayName: displayName, now: now)
+        let (signIn, first) = continuation(of: session, proving: factor, now: now)
+        let outcome = try store.enrollTotp(sessionId: sessionInfo, uid: session.user.uid, check: totpCheck(code, now: now),
+                                           factor: factor, now: now, maxAttempts: config.maxAttempts, signIn: signIn)
+        return try finish(outcome, signIn, first, now: now)
+    }
+
+    /// Removes a second factor (a recent sign-in is required). Sessions continue.
+    public func unenroll(idToken: String, enrollmentId: String) throws -> UserRecord {
+        let session = try session(of: idToken, recent: true)
+        return try user(from: try store.unenroll(uid: session.user.uid, enrollmentId: enrollmentId))
+    }
+
+    /// Sends a code to the enrolled number `hint` of the challenge `session`, without revealing it.
+    public func verifySecondFactor(hint: String?, session: String?, languageCode: String?, clientIp: String?) throws -> VerificationStarted {
+        guard let session, !session.isEmpty else { throw MultiFactorErrors.missingSession }
+        guard let hint, !hint.isEmpty else { throw MultiFactorErrors.missingInfo }
+        guard let user = try store.mfaSessionUser(id: session, kind: "signIn", now: clock.now()) else {
+            throw Self.error(AccountRefusal.invalidMultiFactorSession)
+        }
+        if user.disabled { throw Self.disabledUser }
+        guard let number = user.factors.first(where: { $0.enrollmentId == hint && $0.factorId == "phone" })?.phoneNumber else {
+            throw Self.error(AccountRefusal.multiFactorInfoNotFound)
+        }
+        return try sendCode(to: try PhoneNumber.parse(number), purpose: .mfaSignIn, subject: session, languageCode: languageCode, clientIp: clientIp)
+    }
+
+    /// Completes a challenge: the session's user signs in with this second factor.
+    public func resolveSignIn(session: String?, assertion: Assertion?) throws -> SignInResult {
+        guard let session, !session.isEmpty else { throw MultiFactorErrors.missingSession }
+        guard let assertion else { throw MultiFactorErrors.missingInfo }
+        let now = clock.now()
+        let proof: SecondFactorProof
+        switch assertion {
+        case let .phone(credential):
+            try Self.checkVerificationId(credential.verificationId)
+            proof = .phone(verificationId: credential.verificationId, codeMatches: codeMatcher(credential))
+        case let .totp(enrollmentId, code):
+            proof = .totp(enrollmentId: enrollmentId, check: totpCheck(code, now: now))
+        }
+        let (signIn, first) = newSignIn(uid: "", provider: "", now: now)
+        return try finish(try store.resolveSecondFactor(sessionId: session, proof: proof, now: now, maxAttempts: config.maxAttempts, signIn: signIn),
+                          signIn, first, now: now)
+    }
+
+    private func checkRoomForFactor(_ user: UserRecord) throws {
+        if user.factors.count >= config.mfaMaxFactors { throw Self.error(AccountRefusal.maximumSecondFactorCountExceeded) }
+    }
+
+    private func newFactor(_ factorId: String, displayName: String?, now: Timestamp) -> NewFactor {
+        NewFactor(enrollmentId: SortableID.make(at: now, randomBytes: 12), factorId: factorId, displayName: displayName,
+                  maxFactors: config.mfaMaxFactors)
+    }
+
+    /// The fresh session an enrolment returns: signed in with the factor just proved.
+    private func continuation(of session: SessionInfo, proving factor: NewFactor, now: Timestamp) -> (NewSignIn, RefreshToken) {
+        var (signIn, first) = continuation(of: session, now: now)
+        signIn.secondFactor = factor.factorId
+        signIn.secondFactorEnrollment = factor.enrollmentId
+        return (signIn, first)
+    }
+
+    /// Opens the user's sealed secret and finds the step `code` belongs to.
+    private func totpCheck(_ code: String, now: Timestamp) -> TotpCheck {
+        let keys = self.keys
+        return { sealed, uid, lastStep in
+            guard let secret = keys.openTotpSecret(sealed, uid: uid) else { return nil }
+            return Totp.matchingStep(secret: secret, code: code, at: now, after: lastStep)
+        }
+    }
+}
