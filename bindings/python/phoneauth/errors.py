@@ -74,12 +74,32 @@ class UserNotFoundError(PhoneAuthError):
     code, status = "userNotFound", 17011
 
 
+class RequiresRecentLoginError(PhoneAuthError):
+    code, status = "requiresRecentLogin", 17014
+
+
+class ProviderAlreadyLinkedError(PhoneAuthError):
+    code, status = "providerAlreadyLinked", 17015
+
+
+class NoSuchProviderError(PhoneAuthError):
+    code, status = "noSuchProvider", 17016
+
+
 class InvalidUserTokenError(PhoneAuthError):
     code, status = "invalidUserToken", 17017
 
 
 class UserTokenExpiredError(PhoneAuthError):
     code, status = "userTokenExpired", 17021
+
+
+class UserMismatchError(PhoneAuthError):
+    code, status = "userMismatch", 17024
+
+
+class CredentialAlreadyInUseError(PhoneAuthError):
+    code, status = "credentialAlreadyInUse", 17025
 
 
 class MissingPhoneNumberError(PhoneAuthError):
@@ -120,6 +140,34 @@ class AppNotVerifiedError(PhoneAuthError):
 
 class SecondFactorRequiredError(PhoneAuthError):
     code, status = "secondFactorRequired", 17078
+
+
+class MissingMultiFactorSessionError(PhoneAuthError):
+    code, status = "missingMultiFactorSession", 17081
+
+
+class MissingMultiFactorInfoError(PhoneAuthError):
+    code, status = "missingMultiFactorInfo", 17082
+
+
+class InvalidMultiFactorSessionError(PhoneAuthError):
+    code, status = "invalidMultiFactorSession", 17083
+
+
+class MultiFactorInfoNotFoundError(PhoneAuthError):
+    code, status = "multiFactorInfoNotFound", 17084
+
+
+class SecondFactorAlreadyEnrolledError(PhoneAuthError):
+    code, status = "secondFactorAlreadyEnrolled", 17087
+
+
+class MaximumSecondFactorCountExceededError(PhoneAuthError):
+    code, status = "maximumSecondFactorCountExceeded", 17088
+
+
+class UnsupportedFirstFactorError(PhoneAuthError):
+    code, status = "unsupportedFirstFactor", 17089
 
 
 class InternalError(PhoneAuthError):

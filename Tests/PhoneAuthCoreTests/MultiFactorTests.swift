@@ -1,0 +1,194 @@
+import XCTest
+@testable import PhoneAuthCore
+
+final class MultiFactorTests: XCTestCase {
+    private let first = "+16505551234", second = "+16505559999"
+
+    private func makeEngine(_ clock: Clock = SystemClock(), _ adjust: (inout EngineConfig) -> Void = { _ in }) throws -> Engine {
+        try Engine(config: makeConfig(temporaryDirectory()) {
+            $0.testPhoneNumbers = [self.first: "123456", self.second: "654321"]
+            $0.resendAfterSeconds = 0
+            adjust(&$0)
+        }, clock: clock)
+    }
+
+    private func signIn(_ engine: Engine, _ phone: String, _ code: String) throws -> SignInResult {
+        let started = try engine.verifyPhoneNumber(phone)
+        return try engine.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: code))
+    }
+
+    /// Signs in by the first test number and enrols a TOTP factor; the secret and the enrolment.
+    private func enrolTotp(_ engine: Engine, at time: Timestamp) throws -> (secret: [UInt8], session: SignInResult) {
+        let session = try signIn(engine, first, "123456")
+        let started = try engine.startTotpEnrollment(idToken: session.idToken, accountName: nil, issuer: nil)
+        let secret = try XCTUnwrap(base32Decode(started.secretKey))
+        let code = Totp.code(secret: secret, step: Totp.step(at: time))
+        return (secret, try engine.finishTotpEnrollment(idToken: session.idToken, sessionInfo: started.sessionInfo, code: code, displayName: "app"))
+    }
+
+    /// The challenge's session id, from the secondFactorRequired error a sign-in raises.
+    private func challenge(_ body: () throws -> Void) throws -> String {
+        do {
+            try body()
+        } catch let error as PhoneAuthError where error.code == .secondFactorRequired {
+            return try XCTUnwrap(error.details.first(where: { $0.0 == "session" })?.1.stringValue)
+        }
+        XCTFail("no secondFactorRequired")
+        return ""
+    }
+
+    func testTotpMatchesRFC6238Vectors() {
+        let secret = Array("12345678901234567890".utf8)
+        XCTAssertEqual(Base32.encode(secret), "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ")
+        let vectors: [(Int64, String)] = [(59, "94287082"), (1_111_111_109, "07081804"), (1_111_111_111, "14050471"),
+                                          (1_234_567_890, "89005924"), (2_000_000_000, "69279037"), (20_000_000_000, "65353130")]
+        for (time, code) in vectors {
+            XCTAssertEqual(Totp.code(secret: secret, step: Totp.step(at: Timestamp(seconds: time)), length: 8), code, "T=\(time)")
+        }
+        XCTAssertEqual(Totp.code(secret: secret, step: 1), "287082", "6 digits are the last six")
+    }
+
+    func testTotpAcceptsOneStepEitherSideOnceEach() {
+        let secret = Totp.newSecret()
+        let now = Timestamp(seconds: 1_800_000_000)
+        let step = Totp.step(at: now)
+        for offset in [-1, 0, 1] as [Int64] {
+            XCTAssertEqual(Totp.matchingStep(secret: secret, code: Totp.code(secret: secret, step: step + offset), at: now, after: 0), step + offset)
+        }
+        for offset in [-2, 2] as [Int64] {
+            XCTAssertNil(Totp.matchingStep(secret: secret, code: Totp.code(secret: secret, step: step + offset), at: now, after: 0))
+        }
+        let code = Totp.code(secret: secret, step: step)
+        XCTAssertNil(Totp.matchingStep(secret: secret, code: code, at: now, after: step), "a step's code is accepted once")
+        XCTAssertNil(Totp.matchingStep(secret: secret, code: "12345", at: now, after: 0))
+    }
+
+    func testTotpSignInRejectsReplayAndCountsWrongCodes() throws {
+        let clock = ManualClock()
+        let engine = try makeEngine(clock)
+        let (secret, enrolled) = try enrolTotp(engine, at: clock.now())
+        let factor = try XCTUnwrap(enrolled.user.factors.first)
+        let enrolmentCode = Totp.code(secret: secret, step: Totp.step(at: clock.now()))
+        var session = try challenge { _ = try signIn(engine, first, "123456") }
+        assertError(.invalidVerificationCode) {
+            _ = try engine.resolveSignIn(session: session, assertion: .totp(enrollmentId: factor.enrollmentId, code: enrolmentCode))
+        }
+        clock.advance(seconds: 30)
+        let next = Totp.code(secret: secret, step: Totp.step(at: clock.now()))
+        let signedIn = try engine.resolveSignIn(session: session, assertion: .totp(enrollmentId: factor.enrollmentId, code: next))
+        let claims = try engine.verifyIdToken(signedIn.idToken, checkRevoked: true)
+        XCTAssertEqual(claims["firebase"]?["sign_in_second_factor"], .string("totp"))
+        XCTAssertEqual(claims["firebase"]?["second_factor_identifier"], .string(factor.enrollmentId))
+
+        session = try challenge { _ = try signIn(engine, first, "123456") }
+        for _ in 0..<4 {
+            assertError(.invalidVerificationCode) { _ = try engine.resolveSignIn(session: session, assertion: .totp(enrollmentId: factor.enrollmentId, code: "000000")) }
+        }
+        assertError(.invalidVerificationCode) { _ = try engine.resolveSignIn(session: session, assertion: .totp(enrollmentId: factor.enrollmentId, code: "000001")) }
+        clock.advance(seconds: 30)
+        let good = Totp.code(secret: secret, step: Totp.step(at: clock.now()))
+        assertError(.invalidMultiFactorSession) { _ = try engine.resolveSignIn(session: session, assertion: .totp(enrollmentId: factor.enrollmentId, code: good)) }
+    }
+
+    func testEnrolmentNeedsARecentSignIn() throws {
+        let clock = ManualClock()
+        let engine = try makeEngine(clock)
+        let session = try signIn(engine, first, "123456")
+        clock.advance(seconds: 301)
+        assertError(.requiresRecentLogin) { _ = try engine.startPhoneEnrollment(idToken: session.idToken, phoneNumber: second, languageCode: nil, clientIp: nil) }
+        assertError(.requiresRecentLogin) { _ = try engine.startTotpEnrollment(idToken: session.idToken, accountName: nil, issuer: nil) }
+        let started = try engine.verifyPhoneNumber(first)
+        let again = try engine.reauthenticate(idToken: session.idToken, credential: PhoneCredential(verificationId: started.verificationId, verificationCode: "123456"))
+        XCTAssertEqual(try engine.verifyIdToken(again.idToken, checkRevoked: false)["auth_time"], .int(clock.now().seconds))
+        XCTAssertNoThrow(try engine.startPhoneEnrollment(idToken: again.idToken, phoneNumber: second, languageCode: nil, clientIp: nil))
+    }
+
+    func testChallengeExpiresAndIsSingleUse() throws {
+        let clock = ManualClock()
+        let engine = try makeEngine(clock)
+        let (secret, enrolled) = try enrolTotp(engine, at: clock.now())
+        let enrollmentId = try XCTUnwrap(enrolled.user.factors.first?.enrollmentId)
+        clock.advance(seconds: 60)
+        let session = try challenge { _ = try signIn(engine, first, "123456") }
+        clock.advance(seconds: 301)
+        let code = Totp.code(secret: secret, step: Totp.step(at: clock.now()))
+        assertError(.invalidMultiFactorSession) { _ = try engine.resolveSignIn(session: session, assertion: .totp(enrollmentId: enrollmentId, code: code)) }
+        assertError(.invalidMultiFactorSession) { _ = try engine.verifySecondFactor(hint: enrollmentId, session: session, languageCode: nil, clientIp: nil) }
+        assertError(.missingMultiFactorSession) { _ = try engine.resolveSignIn(session: nil, assertion: nil) }
+        assertError(.missingMultiFactorInfo) { _ = try engine.resolveSignIn(session: session, assertion: nil) }
+    }
+
+    func testSecondFactorCodesServeOnlyTheirPurpose() throws {
+        let engine = try makeEngine()
+        let session = try signIn(engine, first, "123456")
+        let enrol = try engine.startPhoneEnrollment(idToken: session.idToken, phoneNumber: second, languageCode: nil, clientIp: nil)
+        assertError(.sessionExpired, reason: "wrongPurpose") {
+            _ = try engine.signIn(with: PhoneCredential(verificationId: enrol.verificationId, verificationCode: "654321"))
+        }
+        let plain = try engine.verifyPhoneNumber(second)
+        assertError(.sessionExpired, reason: "wrongPurpose") {
+            _ = try engine.finishPhoneEnrollment(idToken: session.idToken, credential: PhoneCredential(verificationId: plain.verificationId, verificationCode: "654321"), displayName: nil)
+        }
+        let enrolAgain = try engine.startPhoneEnrollment(idToken: session.idToken, phoneNumber: second, languageCode: nil, clientIp: nil)
+        let enrolled = try engine.finishPhoneEnrollment(idToken: session.idToken, credential: PhoneCredential(verificationId: enrolAgain.verificationId, verificationCode: "654321"), displayName: "work")
+        let hint = try XCTUnwrap(enrolled.user.factors.first?.enrollmentId)
+        // The enrolled number is a second factor only: it signs no one in by itself.
+        assertError(.unsupportedFirstFactor) { _ = try signIn(engine, second, "654321") }
+        let mfaSession = try challenge { _ = try signIn(engine, first, "123456") }
+        let mfaCode = try engine.verifySecondFactor(hint: hint, session: mfaSession, languageCode: nil, clientIp: nil)
+        assertError(.sessionExpired, reason: "wrongPurpose") {
+            _ = try engine.signIn(with: PhoneCredential(verificationId: mfaCode.verificationId, verificationCode: "654321"))
+        }
+        let other = try challenge { _ = try signIn(engine, first, "123456") }
+        assertError(.sessionExpired, reason: "wrongPurpose") {
+            _ = try engine.resolveSignIn(session: other, assertion: .phone(PhoneCredential(verificationId: mfaCode.verificationId, verificationCode: "654321")))
+        }
+    }
+
+    func testTotpSecretIsStoredSealed() throws {
+        let dir = temporaryDirectory()
+        let clock = ManualClock()
+        let engine = try Engine(config: makeConfig(dir) { $0.testPhoneNumbers = [self.first: "123456"] }, clock: clock)
+        let (secret, _) = try enrolTotp(engine, at: clock.now())
+        engine.close()
+        var stored: [UInt8] = []
+        for file in ["auth.db", "auth.db-wal"] {
+            if let f = fopen(dir + "/" + file, "rb") {
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                while case let n = fread(&buffer, 1, buffer.count, f), n > 0 { stored += buffer.prefix(n) }
+                fclose(f)
+            }
+        }
+        XCTAssertGreaterThan(stored.count, 0)
+        let found = stored.count >= secret.count && (0...(stored.count - secret.count)).contains { Array(stored[$0..<$0 + secret.count]) == secret }
+        XCTAssertFalse(found, "the raw TOTP secret must not be in the database files")
+    }
+
+    func testDeleteUserRemovesFactorsAndDisabledUsersCannotResolve() throws {
+        let clock = ManualClock()
+        let engine = try makeEngine(clock)
+        let (secret, enrolled) = try enrolTotp(engine, at: clock.now())
+        let enrollmentId = try XCTUnwrap(enrolled.user.factors.first?.enrollmentId)
+        clock.advance(seconds: 30)
+        let session = try challenge { _ = try signIn(engine, first, "123456") }
+        _ = try engine.updateUser(uid: enrolled.user.uid, disabled: true)
+        let code = Totp.code(secret: secret, step: Totp.step(at: clock.now()))
+        assertError(.userDisabled) { _ = try engine.resolveSignIn(session: session, assertion: .totp(enrollmentId: enrollmentId, code: code)) }
+        try engine.deleteUser(uid: enrolled.user.uid)
+        let fresh = try signIn(engine, first, "123456")
+        XCTAssertTrue(fresh.isNewUser)
+        XCTAssertTrue(fresh.user.factors.isEmpty, "a new account on the same number starts without factors")
+    }
+
+    private func base32Decode(_ text: String) -> [UInt8]? {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+        var bytes: [UInt8] = [], buffer: UInt32 = 0, bits = 0
+        for c in text {
+            guard let value = alphabet.firstIndex(of: c) else { return nil }
+            buffer = buffer << 5 | UInt32(value)
+            bits += 5
+            if bits >= 8 { bytes.append(UInt8(buffer >> UInt32(bits - 8) & 0xff)); bits -= 8 }
+        }
+        return bytes
+    }
+}
