@@ -14,6 +14,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional
 
 from . import _ffi
 from .errors import PhoneAuthError, error_from_object
+from .multifactor import MultiFactorResolver
 
 SmsSender = Callable[[Dict[str, Any]], Any]
 
@@ -209,8 +210,10 @@ class Engine:
     # -- methods with a typed C wrapper ------------------------------------------------------------
 
     def verify_phone_number(self, phone_number: Any = _UNSET, **params: Any) -> Dict[str, Any]:
-        """Starts a verification and sends the SMS. Keywords: language_code, client_ip.
-        Returns {"verificationId", "codeLength", "expiresAt", "resendAt"}."""
+        """Starts a verification and sends the SMS. Keywords: language_code, client_ip; for a
+        second factor, multi_factor_hint and multi_factor_session instead of phone_number (or use
+        MultiFactorResolver.verify_phone_number). Returns {"verificationId", "codeLength",
+        "expiresAt", "resendAt"}."""
         return self._invoke(self._lib.phoneauth_verify_phone_number,
                             _encode(_params(params, phone_number=phone_number)))
 
@@ -281,6 +284,60 @@ class Engine:
 
     def get_verification_status(self, verification_id: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         return self.call("getVerificationStatus", _params(params, verification_id=verification_id))
+
+    # -- linking, re-authentication and second factors --------------------------------------------
+
+    def link_with_credential(self, id_token: Any = _UNSET, credential: Any = _UNSET,
+                             **params: Any) -> Dict[str, Any]:
+        """Adds a verified phone number to the signed-in account. Returns a sign-in result."""
+        return self.call("linkWithCredential", _params(params, id_token=id_token, credential=credential))
+
+    def update_phone_number(self, id_token: Any = _UNSET, credential: Any = _UNSET,
+                            **params: Any) -> Dict[str, Any]:
+        """Replaces the account's phone number (needs a recent sign-in). Returns a sign-in result."""
+        return self.call("updatePhoneNumber", _params(params, id_token=id_token, credential=credential))
+
+    def reauthenticate_with_credential(self, id_token: Any = _UNSET, credential: Any = _UNSET,
+                                       **params: Any) -> Dict[str, Any]:
+        """Proves the user again with their own number; the new ID token has a fresh auth_time."""
+        return self.call("reauthenticateWithCredential",
+                         _params(params, id_token=id_token, credential=credential))
+
+    def unlink(self, id_token: Any = _UNSET, provider_id: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """Removes the account's phone number (provider_id "phone"). Returns {"user"}."""
+        return self.call("unlink", _params(params, id_token=id_token, provider_id=provider_id))
+
+    def mfa_enroll_start(self, id_token: Any = _UNSET, phone_number: Any = _UNSET,
+                         **params: Any) -> Dict[str, Any]:
+        """Sends an SMS to a number to enrol as a second factor. Keywords: language_code, client_ip.
+        Returns {"verificationId", ...}; finish with mfa_enroll_finalize."""
+        return self.call("mfaEnrollStart", _params(params, id_token=id_token, phone_number=phone_number))
+
+    def mfa_enroll_finalize(self, id_token: Any = _UNSET, credential: Any = _UNSET,
+                            display_name: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """Enrols the factor. SMS: credential=. TOTP: factor_id="totp", session_info=,
+        verification_code=. Returns a sign-in result of a new session."""
+        return self.call("mfaEnrollFinalize", _params(params, id_token=id_token, credential=credential,
+                                                      display_name=display_name))
+
+    def mfa_totp_start(self, id_token: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """A new TOTP secret. Keywords: account_name, issuer. Returns {"sessionInfo", "secretKey",
+        "otpauthUri", ...}."""
+        return self.call("mfaTotpStart", _params(params, id_token=id_token))
+
+    def mfa_unenroll(self, id_token: Any = _UNSET, enrollment_id: Any = _UNSET,
+                     **params: Any) -> Dict[str, Any]:
+        """Removes a second factor by its uid. Returns {"user"}."""
+        return self.call("mfaUnenroll", _params(params, id_token=id_token, enrollment_id=enrollment_id))
+
+    def mfa_resolve_sign_in(self, session: Any = _UNSET, assertion: Any = _UNSET,
+                            **params: Any) -> Dict[str, Any]:
+        """Completes a sign-in that raised SecondFactorRequiredError. Returns a sign-in result."""
+        return self.call("mfaResolveSignIn", _params(params, session=session, assertion=assertion))
+
+    def get_multi_factor_resolver(self, error: PhoneAuthError) -> "MultiFactorResolver":
+        """The resolver of a SecondFactorRequiredError (see phoneauth.multifactor)."""
+        return MultiFactorResolver(self, error)
 
     # -- SMS sender --------------------------------------------------------------------------------
 
