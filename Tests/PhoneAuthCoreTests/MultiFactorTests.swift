@@ -79,6 +79,8 @@ final class MultiFactorTests: XCTestCase {
         let claims = try engine.verifyIdToken(signedIn.idToken, checkRevoked: true)
         XCTAssertEqual(claims["firebase"]?["sign_in_second_factor"], .string("totp"))
         XCTAssertEqual(claims["firebase"]?["second_factor_identifier"], .string(factor.enrollmentId))
+        let refreshed = try engine.verifyIdToken(try engine.refreshIdToken(signedIn.refreshToken).idToken, checkRevoked: true)
+        XCTAssertEqual(refreshed["firebase"]?["sign_in_second_factor"], .string("totp"), "refreshed tokens keep the second factor")
 
         session = try challenge { _ = try signIn(engine, first, "123456") }
         for _ in 0..<4 {

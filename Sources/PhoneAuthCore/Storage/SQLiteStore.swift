@@ -106,10 +106,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             try markUsed(id, in: db)
             let isNew = user == nil
             if user == nil {
-                try db.run("INSERT INTO users (uid, phone, created_at) VALUES (?, ?, ?)",
-                           [.text(signIn.newUid), .text(phone), .int(now.milliseconds)])
+                try db.run("INSERT INTO users (uid, phone, created_at, last_sign_in_at) VALUES (?, ?, ?, ?)",
+                           [.text(signIn.newUid), .text(phone), .int(now.milliseconds), .int(now.milliseconds)])
                 user = UserRecord(uid: signIn.newUid, phoneNumber: phone, displayName: nil, disabled: false,
-                                  createdAt: now, lastSignInAt: nil, validSince: nil)
+                                  createdAt: now, lastSignInAt: now, validSince: nil)
             }
             guard let user else { return .refused(.userNotFound) }
             return try open(signIn, for: user, isNew: isNew, now: now, in: db)
@@ -123,8 +123,11 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             try insertMFASession(challenge, uid: user.uid, provider: signIn.provider, developerClaims: signIn.developerClaims, now: now, in: db)
             return .secondFactorRequired(user)
         }
-        try db.run("UPDATE users SET last_sign_in_at = ? WHERE uid = ?", [.int(now.milliseconds), .text(user.uid)])
-        user.lastSignInAt = now
+        // A new user's row was written with its sign-in time already.
+        if !isNew {
+            try db.run("UPDATE users SET last_sign_in_at = ? WHERE uid = ?", [.int(now.milliseconds), .text(user.uid)])
+            user.lastSignInAt = now
+        }
         try db.run("""
             INSERT INTO sessions (id, uid, secret_hash, created_at, auth_time, provider, developer_claims, second_factor, second_factor_enrollment)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -237,10 +240,11 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             let existing = try self.user(uid: signIn.newUid, in: db)
             if existing?.disabled == true { return .refused(.userDisabled) }
             if existing == nil {
-                try db.run("INSERT INTO users (uid, created_at) VALUES (?, ?)", [.text(signIn.newUid), .int(now.milliseconds)])
+                try db.run("INSERT INTO users (uid, created_at, last_sign_in_at) VALUES (?, ?, ?)",
+                           [.text(signIn.newUid), .int(now.milliseconds), .int(now.milliseconds)])
             }
             let user = existing ?? UserRecord(uid: signIn.newUid, phoneNumber: nil, displayName: nil, disabled: false,
-                                              createdAt: now, lastSignInAt: nil, validSince: nil)
+                                              createdAt: now, lastSignInAt: now, validSince: nil)
             return try open(signIn, for: user, isNew: existing == nil, now: now, in: db)
         }
     }
