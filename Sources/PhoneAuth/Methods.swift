@@ -76,7 +76,7 @@ enum Methods {
                 return ResultJSON.signIn(try engine.finishPhoneEnrollment(idToken: idToken, credential: try credential(p), displayName: displayName))
             case "totp":
                 try rejectPresent(p, ["credential"], factor: "totp")
-                return ResultJSON.signIn(try engine.finishTotpEnrollment(idToken: idToken, sessionInfo: try required(p, "sessionInfo"),
+                return ResultJSON.signIn(try engine.finishTotpEnrollment(idToken: idToken, sessionInfo: try totpSession(p),
                                                                          code: try totpCode(p), displayName: displayName))
             default:
                 throw PhoneAuthError(.invalidArgument, "The field 'factorId' must be \"phone\" or \"totp\".", details: [("field", .string("factorId"))])
@@ -195,6 +195,14 @@ enum Methods {
         return value
     }
 
+    private static func totpSession(_ p: ObjectReader) throws -> String {
+        guard let session = try p.string("sessionInfo"), !session.isEmpty else {
+            throw PhoneAuthError(.missingMultiFactorSession, "A TOTP enrolment needs the 'sessionInfo' mfaTotpStart returned.",
+                                 details: [("field", .string("sessionInfo"))])
+        }
+        return session
+    }
+
     private static func rejectPresent(_ p: ObjectReader, _ keys: [String], factor: String) throws {
         if let key = keys.first(where: { p.value($0) != nil }) {
             throw PhoneAuthError(.invalidArgument, "The field '\(key)' does not apply to factorId \"\(factor)\".", details: [("field", .string(key))])
@@ -241,12 +249,15 @@ enum Methods {
             throw PhoneAuthError(.invalidCredential, "The credential's providerId must be \"phone\".", details: [("field", .string(field + ".providerId"))])
         }
         if let proof = try c.string("temporaryProof") {
-            let parts = proof.split(separator: ".", omittingEmptySubsequences: false)
-            guard c.value("verificationId") == nil, c.value("verificationCode") == nil, parts.count == 2 else {
-                throw PhoneAuthError(.invalidCredential, "A temporary proof credential holds 'temporaryProof' (and optionally 'phoneNumber') only, as credentialAlreadyInUse returned it.",
+            guard c.value("verificationId") == nil, c.value("verificationCode") == nil else {
+                throw PhoneAuthError(.invalidCredential, "A credential holds either 'temporaryProof' or 'verificationId' and 'verificationCode', not both.",
                                      details: [("field", .string(field + ".temporaryProof"))])
             }
-            return try Engine.credential(verificationId: String(parts[0]), verificationCode: String(parts[1]))
+            guard let credential = PhoneCredential.temporaryProof(proof) else {
+                throw PhoneAuthError(.invalidCredential, "The temporary proof is malformed; pass it as the credentialAlreadyInUse error gave it.",
+                                     details: [("field", .string(field + ".temporaryProof"))])
+            }
+            return credential
         }
         return try Engine.credential(verificationId: try c.string("verificationId"), verificationCode: try c.string("verificationCode"))
     }

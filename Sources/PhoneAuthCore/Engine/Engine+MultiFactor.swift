@@ -92,7 +92,7 @@ extension Engine {
         let proof: SecondFactorProof
         switch assertion {
         case let .phone(credential):
-            try Self.checkVerificationId(credential.verificationId)
+            // Not shape-checked here: the session is checked first, and an unknown ID is simply unknown.
             proof = .phone(verificationId: credential.verificationId, codeMatches: codeMatcher(credential))
         case let .totp(enrollmentId, code):
             proof = .totp(enrollmentId: enrollmentId, check: totpCheck(code, now: now))

@@ -133,6 +133,11 @@ public final class Engine: @unchecked Sendable {
         let (signIn, first) = newSignIn(uid: SortableID.make(at: now, randomBytes: 12), provider: "phone", now: now)
         let outcome = try store.redeemVerification(id: credential.verificationId, now: now, maxAttempts: config.maxAttempts,
                                                    codeMatches: codeMatcher(credential), signIn: signIn)
+        if credential.isTemporaryProof, case let .rejected(rejection) = outcome {
+            var reason = "unknown"
+            if case let .unusable(why) = rejection { reason = why }
+            throw PhoneAuthError(.invalidCredential, "The temporary proof is unknown, expired or already used.", details: [("reason", .string(reason))])
+        }
         return try finish(outcome, signIn, first, now: now)
     }
 
@@ -189,7 +194,7 @@ public final class Engine: @unchecked Sendable {
                 "tooManyAttempts": "Too many wrong codes were tried; request a new code.",
                 "alreadyUsed": "This code was already used; request a new one.",
                 "replaced": "A newer code was sent to this number; use that one.",
-                "wrongPurpose": "This verification was started for another purpose (sign-in, enrolment or a second factor) and cannot be used here.",
+                "wrongPurpose": "This verification was started for another purpose (sign-in, enrolment, or another user's or challenge's second factor) and cannot be used here.",
             ]
             return PhoneAuthError(.sessionExpired, messages[reason] ?? "The verification can no longer be used.", details: [("reason", .string(reason))])
         case .unknown:

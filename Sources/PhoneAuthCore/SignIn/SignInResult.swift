@@ -17,8 +17,17 @@ public struct VerificationStarted: Sendable {
     public let resendAt: Timestamp
 }
 
-/// A phone credential: a verification ID and the code the user typed.
+/// A phone credential: a verification ID and the code the user typed, or a temporary proof
+/// (from credentialAlreadyInUse), which is a verification whose code is a secret.
 public struct PhoneCredential: Sendable {
     public let verificationId: String
     public let verificationCode: String
+    public var isTemporaryProof = false
+
+    /// Splits a temporary proof, "<verification ID>.<secret>"; nil if it has not that shape.
+    public static func temporaryProof(_ proof: String) -> PhoneCredential? {
+        let parts = proof.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, VerificationCode.isWellFormedId(String(parts[0])), parts[1].utf8.count == 43 else { return nil }
+        return PhoneCredential(verificationId: String(parts[0]), verificationCode: String(parts[1]), isTemporaryProof: true)
+    }
 }

@@ -156,3 +156,43 @@ def verify_in_child(config: Dict[str, Any], number: str, env: Optional[Dict[str,
     done = run_python(VERIFY_IN_CHILD, json.dumps(config), number, env=env)
     assert done.returncode == 0, f"child failed ({done.returncode}): {done.stderr[-2000:]}"
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# -- second factors and linking ------------------------------------------------------------------
+
+# Ten fictional numbers (the most testPhoneNumbers takes) with the fixed code TEST_CODE: for tests
+# that need several users or factors without waiting for SMS.
+FIXED_NUMBERS = {"+1650555%04d" % n: TEST_CODE for n in range(1230, 1240)}
+
+
+def fixed_credential(engine: phoneauth.Engine, number: str) -> Dict[str, Any]:
+    """A sign-in credential for one of FIXED_NUMBERS."""
+    return credential_for(engine, engine.verify_phone_number(number)["verificationId"], TEST_CODE)
+
+
+def custom_sign_in(engine: phoneauth.Engine, uid: str) -> Dict[str, Any]:
+    return engine.sign_in_with_custom_token(custom_token=engine.create_custom_token(uid=uid)["customToken"])
+
+
+def enrol_fixed(engine: phoneauth.Engine, id_token: str, number: str, **kwargs: Any) -> Dict[str, Any]:
+    """Enrols one of FIXED_NUMBERS as an SMS second factor; returns mfaEnrollFinalize's result."""
+    started = engine.mfa_enroll_start(id_token, number)
+    return engine.mfa_enroll_finalize(
+        id_token, credential=credential_for(engine, started["verificationId"], TEST_CODE), **kwargs)
+
+
+def resolver_of(engine: phoneauth.Engine, attempt: Callable[[], Any]) -> "phoneauth.MultiFactorResolver":
+    """Runs attempt(), a sign-in that must fail with secondFactorRequired; returns its resolver."""
+    try:
+        attempt()
+    except phoneauth.SecondFactorRequiredError as error:
+        return engine.get_multi_factor_resolver(error)
+    raise AssertionError("the sign-in did not ask for a second factor")
+
+
+def resolve_fixed(engine: phoneauth.Engine, resolver: "phoneauth.MultiFactorResolver",
+                  hint: Any) -> Dict[str, Any]:
+    """Completes the sign-in with an SMS factor whose number is one of FIXED_NUMBERS."""
+    challenge = resolver.verify_phone_number(hint)
+    cred = credential_for(engine, challenge["verificationId"], TEST_CODE)
+    return resolver.resolve_sign_in(phoneauth.PhoneMultiFactorGenerator.assertion(cred))

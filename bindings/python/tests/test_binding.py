@@ -55,6 +55,17 @@ def test_error_classes_cover_the_documented_codes(api_doc_text):
     assert phoneauth.StorageError.code == "storageError"
 
 
+def test_every_status_of_the_header_has_its_class(header_text):
+    statuses = [int(n) for n in re.findall(r"#define PHONEAUTH_ERR_\w+\s+(\d+)", header_text)]
+    assert len(statuses) >= 39
+    for status in statuses:
+        exc = phoneauth.error_from_object(None, status)  # no error object: found by status
+        assert type(exc) is not phoneauth.PhoneAuthError, status
+        assert exc.status == status
+        assert phoneauth.strerror(status).startswith(exc.code), (status, exc.code)
+        assert phoneauth.ERROR_CODES[exc.code] == status
+
+
 def test_unknown_error_code_maps_to_the_base_class():
     exc = phoneauth.error_from_object(
         {"error": {"code": "somethingNew", "status": 19000, "message": "m", "details": {"a": 1}}}, 19000)
