@@ -4,7 +4,7 @@ import XCTest
 final class MultiFactorTests: XCTestCase {
     private let first = "+16505551234", second = "+16505559999"
 
-    private func makeEngine(_ clock: Clock = SystemClock(), _ adjust: (inout EngineConfig) -> Void = { _ in }) throws -> Engine {
+    func makeEngine(_ clock: Clock = SystemClock(), _ adjust: (inout EngineConfig) -> Void = { _ in }) throws -> Engine {
         try Engine(config: makeConfig(temporaryDirectory()) {
             $0.testPhoneNumbers = [self.first: "123456", self.second: "654321"]
             $0.resendAfterSeconds = 0
@@ -12,7 +12,7 @@ final class MultiFactorTests: XCTestCase {
         }, clock: clock)
     }
 
-    private func signIn(_ engine: Engine, _ phone: String, _ code: String) throws -> SignInResult {
+    func signIn(_ engine: Engine, _ phone: String, _ code: String) throws -> SignInResult {
         let started = try engine.verifyPhoneNumber(phone)
         return try engine.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: code))
     }
@@ -27,7 +27,7 @@ final class MultiFactorTests: XCTestCase {
     }
 
     /// The challenge's session id, from the secondFactorRequired error a sign-in raises.
-    private func challenge(_ body: () throws -> Void) throws -> String {
+    func challenge(_ body: () throws -> Void) throws -> String {
         do {
             try body()
         } catch let error as PhoneAuthError where error.code == .secondFactorRequired {
@@ -182,7 +182,7 @@ final class MultiFactorTests: XCTestCase {
         XCTAssertTrue(fresh.user.factors.isEmpty, "a new account on the same number starts without factors")
     }
 
-    private func base32Decode(_ text: String) -> [UInt8]? {
+    func base32Decode(_ text: String) -> [UInt8]? {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
         var bytes: [UInt8] = [], buffer: UInt32 = 0, bits = 0
         for c in text {
@@ -192,5 +192,35 @@ final class MultiFactorTests: XCTestCase {
             if bits >= 8 { bytes.append(UInt8(buffer >> UInt32(bits - 8) & 0xff)); bits -= 8 }
         }
         return bytes
+    }
+}
+
+extension MultiFactorTests {
+    func testASignInRequestDoesNotCancelAPendingSecondFactor() throws {
+        let engine = try makeEngine()
+        let session = try signIn(engine, first, "123456")
+        let enrol = try engine.startPhoneEnrollment(idToken: session.idToken, phoneNumber: second, languageCode: nil, clientIp: nil)
+        let enrolled = try engine.finishPhoneEnrollment(idToken: session.idToken, credential: PhoneCredential(verificationId: enrol.verificationId, verificationCode: "654321"), displayName: nil)
+        let hint = try XCTUnwrap(enrolled.user.factors.first?.enrollmentId)
+        let challengeId = try challenge { _ = try signIn(engine, first, "123456") }
+        let code = try engine.verifySecondFactor(hint: hint, session: challengeId, languageCode: nil, clientIp: nil)
+        _ = try engine.verifyPhoneNumber(second)  // anyone may ask for a sign-in code to the same number
+        let resolved = try engine.resolveSignIn(session: challengeId, assertion: .phone(PhoneCredential(verificationId: code.verificationId, verificationCode: "654321")))
+        XCTAssertEqual(resolved.user.uid, enrolled.user.uid)
+    }
+
+    func testFactorsListInEnrolmentOrder() throws {
+        let engine = try makeEngine { $0.mfaMaxFactors = 6 }
+        let session = try signIn(engine, first, "123456")
+        var names: [String] = []
+        for i in 0..<6 {
+            let started = try engine.startTotpEnrollment(idToken: session.idToken, accountName: nil, issuer: nil)
+            let secret = try XCTUnwrap(base32Decode(started.secretKey))
+            let code = Totp.code(secret: secret, step: Totp.step(at: SystemClock().now()))
+            names.append("app \(i)")
+            _ = try engine.finishTotpEnrollment(idToken: session.idToken, sessionInfo: started.sessionInfo, code: code, displayName: names.last)
+        }
+        XCTAssertEqual(try engine.user(uid: session.user.uid).factors.map(\.displayName), names)
+        assertError(.maximumSecondFactorCountExceeded) { _ = try engine.startTotpEnrollment(idToken: session.idToken, accountName: nil, issuer: nil) }
     }
 }

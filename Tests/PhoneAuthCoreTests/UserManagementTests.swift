@@ -46,4 +46,14 @@ final class UserManagementTests: XCTestCase {
         XCTAssertNil(try engine.updateUser(uid: "a", phoneNumber: .some(nil)).phoneNumber)
         XCTAssertEqual(try engine.updateUser(uid: "b", phoneNumber: .some("+16505553434")).phoneNumber, "+16505553434")
     }
+
+    func testSessionsEndedByDisablingStayEndedAfterReEnabling() throws {
+        let engine = try Engine(config: makeConfig(temporaryDirectory()))
+        let session = try engine.signIn(withCustomToken: try engine.createCustomToken(uid: "u", claims: nil))
+        _ = try engine.updateUser(uid: "u", disabled: true)
+        assertError(.userDisabled) { _ = try engine.refreshIdToken(session.refreshToken) }
+        _ = try engine.updateUser(uid: "u", disabled: false)
+        assertError(.invalidUserToken, reason: "userDisabled") { _ = try engine.refreshIdToken(session.refreshToken) }
+        XCTAssertNoThrow(try engine.signIn(withCustomToken: try engine.createCustomToken(uid: "u", claims: nil)))
+    }
 }

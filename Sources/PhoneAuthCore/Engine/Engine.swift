@@ -258,12 +258,13 @@ public final class Engine: @unchecked Sendable {
         case .userDisabled:
             throw Self.disabledUser
         case let .revoked(reason):
-            // Disabling a user ends its sessions with this reason; say what the caller can act on.
-            if reason == "userDisabled" { throw Self.disabledUser }
+            // Disabling a user ends its sessions with this reason; while the user is still disabled, say so.
+            if reason == "userDisabled", try store.user(uid: token.uid)?.disabled == true { throw Self.disabledUser }
             let messages = [
                 "signedOut": "The session was signed out.",
                 "reused": "The refresh token was already used; the session has been ended because the token may have been stolen.",
                 "revoked": "The user's sessions were revoked.",
+                "userDisabled": "The session ended when the user was disabled.",
             ]
             throw PhoneAuthError(.invalidUserToken, messages[reason] ?? "The session has ended.", details: [("reason", .string(reason))])
         }

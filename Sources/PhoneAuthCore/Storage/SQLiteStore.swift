@@ -62,22 +62,24 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     public func startVerification(_ v: NewVerification, reuseIfCreatedAfter: Timestamp?, leaseUntil: Timestamp) throws -> VerificationStart {
         try write { db in
-            let latest = try db.row(
-                "SELECT id, created_at, expires_at, state, purpose, subject FROM verifications WHERE phone = ? ORDER BY created_at DESC LIMIT 1",
-                [.text(v.phone)]) { row in
-                (row.text(0), Timestamp(milliseconds: row.int(1)), Timestamp(milliseconds: row.int(2)), row.text(3),
-                 row.text(4) == v.purpose.rawValue && row.optionalText(5) == v.subject)
+            // Verifications of one number for different purposes (a sign-in, an enrolment, each
+            // challenge) are independent: a sign-in request must not cancel a user's pending second factor.
+            let latest = try db.row("""
+                SELECT id, created_at, expires_at, state FROM verifications WHERE phone = ? AND purpose = ? AND subject IS ?
+                ORDER BY created_at DESC LIMIT 1
+                """, [.text(v.phone), .text(v.purpose.rawValue), Self.optional(v.subject)]) { row in
+                (row.text(0), Timestamp(milliseconds: row.int(1)), Timestamp(milliseconds: row.int(2)), row.text(3))
             }
-            if let (id, createdAt, expiresAt, state, samePurpose) = latest, let reuseIfCreatedAfter, createdAt > reuseIfCreatedAfter {
-                if state == "active" && samePurpose && expiresAt > v.createdAt { return .reused(id: id, createdAt: createdAt, expiresAt: expiresAt) }
+            if let (id, createdAt, expiresAt, state) = latest, let reuseIfCreatedAfter, createdAt > reuseIfCreatedAfter {
+                if state == "active" && expiresAt > v.createdAt { return .reused(id: id, createdAt: createdAt, expiresAt: expiresAt) }
                 // Five wrong codes must not buy five more at once: a new code waits for the window.
                 if state == "dead" { return .blocked(since: createdAt) }
             }
-            // A number has at most one active verification, its latest: replacing it is one row,
-            // however often the number is verified. created_at is kept strictly increasing per
-            // number (a millisecond later than the latest at least), so "latest" is never a tie.
+            // A number has at most one active verification per purpose, its latest: replacing it is
+            // one row, however often the number is verified. created_at is kept strictly increasing
+            // (a millisecond later than the latest at least), so "latest" is never a tie.
             var createdAt = v.createdAt
-            if let (id, latestCreatedAt, _, state, _) = latest {
+            if let (id, latestCreatedAt, _, state) = latest {
                 if state == "active" { try db.run("UPDATE verifications SET state = 'replaced' WHERE id = ?", [.text(id)]) }
                 createdAt = max(createdAt, latestCreatedAt.adding(milliseconds: 1))
             }
@@ -226,6 +228,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     private func insertFactor(_ factor: NewFactor, uid: String, phone: String?, lastStep: Int64, now: Timestamp,
                               in db: SQLiteConnection) throws -> EnrolledFactor {
+        // Factors list in enrolment order: two enrolled in one millisecond still get distinct times.
+        let latest = try db.row("SELECT max(enrolled_at) FROM factors WHERE uid = ?", [.text(uid)]) { $0.optionalInt(0) } ?? nil
+        let now = Timestamp(milliseconds: max(now.milliseconds, (latest ?? 0) + 1))
         try db.run("""
             INSERT INTO factors (uid, enrollment_id, factor_id, display_name, phone, sealed_secret, last_step, enrolled_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)

@@ -103,10 +103,6 @@ def test_get_user_lists_factors_with_full_numbers(engine):
     assert [h["phoneNumber"] for h in hints] == ["+*******" + f["phoneNumber"][-4:] for f in factors]
 
 
-# Library bug: factors enrolled within the same millisecond come back ordered by their random
-# enrollment ID, not in enrolment order as docs/API.md says. Not strict: the order is sometimes
-# right by chance.
-@pytest.mark.xfail(reason="enrolledFactors sorted by enrollment ID, not enrolment order")
 def test_factors_are_listed_in_enrolment_order(engine):
     first = engine.sign_in_with_credential(credential=fixed_credential(engine, A))
     numbers = list(FIXED_NUMBERS)[1:6]

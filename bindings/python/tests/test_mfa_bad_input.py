@@ -39,7 +39,7 @@ CASES = [
     ("mfaEnrollFinalize", {"idToken": TOKEN, "factorId": "email"}, E.InvalidArgumentError, "factorId"),
     ("mfaEnrollFinalize", {"idToken": TOKEN, "factorId": "totp", "credential": CRED}, E.InvalidArgumentError, "credential"),
     ("mfaEnrollFinalize", {"idToken": TOKEN, "factorId": "totp", "verificationCode": "123456"},
-     E.InvalidArgumentError, "sessionInfo"),
+     E.MissingMultiFactorSessionError, "sessionInfo"),
     ("mfaEnrollFinalize", {"idToken": TOKEN, "factorId": "totp", "sessionInfo": "s"}, E.MissingVerificationCodeError, None),
     ("mfaTotpStart", {}, E.InvalidArgumentError, "idToken"),
     ("mfaTotpStart", {"idToken": TOKEN, "issuer": 1}, E.InvalidArgumentError, "issuer"),
