@@ -224,3 +224,92 @@ extension MultiFactorTests {
         assertError(.maximumSecondFactorCountExceeded) { _ = try engine.startTotpEnrollment(idToken: session.idToken, accountName: nil, issuer: nil) }
     }
 }
+
+extension MultiFactorTests {
+    func testWrongTotpCodesLockTheFactorAcrossChallenges() throws {
+        let clock = ManualClock()
+        let engine = try makeEngine(clock)
+        let (secret, enrolled) = try enrolTotp(engine, at: clock.now())
+        let id = try XCTUnwrap(enrolled.user.factors.first?.enrollmentId)
+        clock.advance(seconds: 30)
+        for _ in 0..<(FactorLockout.failuresPerLock - 1) {
+            let session = try challenge { _ = try signIn(engine, first, "123456") }
+            assertError(.invalidVerificationCode) { _ = try engine.resolveSignIn(session: session, assertion: .totp(enrollmentId: id, code: "000000")) }
+        }
+        var session = try challenge { _ = try signIn(engine, first, "123456") }
+        assertError(.invalidVerificationCode) { _ = try engine.resolveSignIn(session: session, assertion: .totp(enrollmentId: id, code: "000000")) }
+        var good = Totp.code(secret: secret, step: Totp.step(at: clock.now()))
+        assertError(.tooManyRequests, reason: "factorLocked") { _ = try engine.resolveSignIn(session: session, assertion: .totp(enrollmentId: id, code: good)) }
+        clock.advance(seconds: 301)
+        session = try challenge { _ = try signIn(engine, first, "123456") }
+        good = Totp.code(secret: secret, step: Totp.step(at: clock.now()))
+        XCTAssertNoThrow(try engine.resolveSignIn(session: session, assertion: .totp(enrollmentId: id, code: good)), "the lock ends")
+        XCTAssertEqual(FactorLockout.lockMilliseconds(afterFailures: 10), 600_000, "each lock doubles")
+        XCTAssertEqual(FactorLockout.lockMilliseconds(afterFailures: 500), 86_400_000)
+        XCTAssertNil(FactorLockout.lockMilliseconds(afterFailures: 6))
+    }
+
+    func testATemporaryProofOnlySignsInItsOwnerOnce() throws {
+        let clock = ManualClock()
+        let engine = try makeEngine(clock)
+        let owner = try signIn(engine, first, "123456")
+        let other = try engine.signIn(withCustomToken: try engine.createCustomToken(uid: "other", claims: nil))
+        var proof = ""
+        do {
+            let started = try engine.verifyPhoneNumber(first)
+            _ = try engine.link(idToken: other.idToken, credential: PhoneCredential(verificationId: started.verificationId, verificationCode: "123456"))
+        } catch let error as PhoneAuthError where error.code == .credentialAlreadyInUse {
+            proof = try XCTUnwrap(error.details.first(where: { $0.0 == "temporaryProof" })?.1.stringValue)
+        }
+        let credential = try XCTUnwrap(PhoneCredential.temporaryProof(proof))
+        assertError(.invalidCredential, reason: "temporaryProof") { _ = try engine.link(idToken: other.idToken, credential: credential) }
+        assertError(.invalidCredential) { _ = try engine.reauthenticate(idToken: owner.idToken, credential: credential) }
+        // A sign-in verification of the number is not the proof, nor replaced by it.
+        let started = try engine.verifyPhoneNumber(first)
+        XCTAssertNotEqual(started.verificationId, credential.verificationId)
+        XCTAssertEqual(try engine.signIn(with: credential).user.uid, owner.user.uid)
+        assertError(.invalidCredential, reason: "alreadyUsed") { _ = try engine.signIn(with: credential) }
+    }
+
+    func testAProofDiesWhenItsNumberChangesHands() throws {
+        let engine = try makeEngine()
+        let owner = try signIn(engine, first, "123456")
+        let other = try engine.signIn(withCustomToken: try engine.createCustomToken(uid: "other", claims: nil))
+        var proof: PhoneCredential?
+        do {
+            let started = try engine.verifyPhoneNumber(first)
+            _ = try engine.link(idToken: other.idToken, credential: PhoneCredential(verificationId: started.verificationId, verificationCode: "123456"))
+        } catch let error as PhoneAuthError where error.code == .credentialAlreadyInUse {
+            proof = error.details.first(where: { $0.0 == "temporaryProof" })?.1.stringValue.flatMap(PhoneCredential.temporaryProof)
+        }
+        _ = try engine.updateUser(uid: owner.user.uid, phoneNumber: .some(nil))
+        assertError(.invalidCredential, reason: "ownerChanged") { _ = try engine.signIn(with: try XCTUnwrap(proof)) }
+    }
+
+    func testRevokingEndsPendingChallengesAndAccountChangesCheckTheSession() throws {
+        let clock = ManualClock()
+        let engine = try makeEngine(clock)
+        let (secret, enrolled) = try enrolTotp(engine, at: clock.now())
+        let id = try XCTUnwrap(enrolled.user.factors.first?.enrollmentId)
+        clock.advance(seconds: 30)
+        let session = try challenge { _ = try signIn(engine, first, "123456") }
+        try engine.revokeRefreshTokens(uid: enrolled.user.uid)
+        let code = Totp.code(secret: secret, step: Totp.step(at: clock.now()))
+        assertError(.invalidMultiFactorSession) { _ = try engine.resolveSignIn(session: session, assertion: .totp(enrollmentId: id, code: code)) }
+        assertError(.invalidUserToken, reason: "sessionEnded") { _ = try engine.unenroll(idToken: enrolled.idToken, enrollmentId: id) }
+        assertError(.invalidUserToken, reason: "sessionEnded") { _ = try engine.unlink(idToken: enrolled.idToken, providerId: "phone") }
+    }
+
+    func testLinkingAndUnlinkingNeedARecentSignIn() throws {
+        let clock = ManualClock()
+        let engine = try makeEngine(clock)
+        let custom = try engine.signIn(withCustomToken: try engine.createCustomToken(uid: "u", claims: nil))
+        let phoneUser = try signIn(engine, second, "654321")
+        clock.advance(seconds: 301)
+        let started = try engine.verifyPhoneNumber(first)
+        assertError(.requiresRecentLogin) {
+            _ = try engine.link(idToken: custom.idToken, credential: PhoneCredential(verificationId: started.verificationId, verificationCode: "123456"))
+        }
+        assertError(.requiresRecentLogin) { _ = try engine.unlink(idToken: phoneUser.idToken, providerId: "phone") }
+    }
+}

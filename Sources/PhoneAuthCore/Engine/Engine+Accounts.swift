@@ -11,9 +11,7 @@ extension Engine {
         }
         guard let session = try store.liveSession(uid: uid, id: sid) else {
             guard let user = try store.user(uid: uid) else { throw Self.noUser }
-            if user.disabled { throw Self.disabledUser }
-            throw PhoneAuthError(.invalidUserToken, "The session of this ID token has ended (signed out or revoked); sign in again.",
-                                 details: [("reason", .string("sessionEnded"))])
+            throw Self.error(user.disabled ? AccountRefusal.userDisabled : .sessionEnded)
         }
         if session.user.disabled { throw Self.disabledUser }
         if recent && now.milliseconds - session.authTime.milliseconds > config.mfaRecentSignInSeconds * 1000 {
@@ -34,18 +32,19 @@ extension Engine {
         return (signIn, first)
     }
 
-    /// Adds the credential's phone number to the signed-in user. If another user has it, the error
+    /// Adds the credential's phone number to the signed-in user (a recent sign-in is required: a
+    /// stolen token must not add a permanent way in). If another user has it, the error
     /// credentialAlreadyInUse carries a temporary proof that signs in to that user instead.
     public func link(idToken: String, credential: PhoneCredential) throws -> SignInResult {
-        try Self.checkVerificationId(credential.verificationId)
-        let session = try session(of: idToken, recent: false)
+        try Self.checkCredential(credential)
+        let session = try session(of: idToken, recent: true)
         let now = clock.now()
         let (signIn, first) = continuation(of: session, now: now)
         let secret = Base64URL.encode(SecureBytes.random(count: 32))
         let proofId = VerificationCode.newVerificationId(at: now)
         let proof = TemporaryProof(verificationId: proofId, codeHash: keys.codeHash(verificationId: proofId, code: secret),
                                    expiresAt: now.adding(seconds: config.temporaryProofTtlSeconds))
-        let outcome = try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, change: .link(proof: proof), now: now,
+        let outcome = try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId, change: .link(proof: proof), now: now,
                                                  maxAttempts: config.maxAttempts, codeMatches: codeMatcher(credential), signIn: signIn)
         if case .refused(.credentialAlreadyInUse) = outcome {
             throw PhoneAuthError(.credentialAlreadyInUse,
@@ -58,11 +57,11 @@ extension Engine {
 
     /// Replaces the signed-in user's phone number with the credential's (a recent sign-in is required).
     public func updatePhoneNumber(idToken: String, credential: PhoneCredential) throws -> SignInResult {
-        try Self.checkVerificationId(credential.verificationId)
+        try Self.checkCredential(credential)
         let session = try session(of: idToken, recent: true)
         let now = clock.now()
         let (signIn, first) = continuation(of: session, now: now)
-        return try finish(try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, change: .updatePhoneNumber, now: now,
+        return try finish(try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId, change: .updatePhoneNumber, now: now,
                                                      maxAttempts: config.maxAttempts, codeMatches: codeMatcher(credential), signIn: signIn),
                           signIn, first, now: now)
     }
@@ -70,22 +69,23 @@ extension Engine {
     /// Proves the signed-in user's phone number again: a new session whose auth_time is now (after
     /// the second factor, if the user has any).
     public func reauthenticate(idToken: String, credential: PhoneCredential) throws -> SignInResult {
-        try Self.checkVerificationId(credential.verificationId)
+        try Self.checkCredential(credential)
         let session = try session(of: idToken, recent: false)
         let now = clock.now()
         let (signIn, first) = newSignIn(uid: session.user.uid, provider: "phone", now: now)
-        return try finish(try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, change: .reauthenticate, now: now,
+        return try finish(try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId, change: .reauthenticate, now: now,
                                                      maxAttempts: config.maxAttempts, codeMatches: codeMatcher(credential), signIn: signIn),
                           signIn, first, now: now)
     }
 
-    /// Removes the phone number from the signed-in user. The user's sessions continue.
+    /// Removes the phone number from the signed-in user (a recent sign-in is required: a stolen
+    /// token must not lock the owner out). The user's sessions continue.
     public func unlink(idToken: String, providerId: String) throws -> UserRecord {
-        let session = try session(of: idToken, recent: false)
+        let session = try session(of: idToken, recent: true)
         guard providerId == "phone" else {
             throw PhoneAuthError(.noSuchProvider, "PhoneAuth accounts have one linkable provider, \"phone\".", details: [("field", .string("providerId"))])
         }
-        return try user(from: try store.unlinkPhone(uid: session.user.uid))
+        return try user(from: try store.unlinkPhone(uid: session.user.uid, presentedSession: session.sessionId))
     }
 
     /// The user of an outcome that opens no session, or the error it stands for.
@@ -96,6 +96,7 @@ extension Engine {
         case let .rejected(rejection): throw Self.error(rejection)
         case let .refused(refusal): throw Self.error(refusal)
         case let .secondFactorRequired(user): throw PhoneAuthError(.internalError, "Unexpected challenge for user \(user.uid).")
+        case let .locked(until): throw MultiFactorErrors.factorLocked(until: until, now: clock.now())
         }
     }
 }

@@ -19,20 +19,21 @@ extension Engine {
         let user = try session(of: idToken, recent: true).user
         guard let phoneNumber, !phoneNumber.isEmpty else { throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.") }
         let phone = try PhoneNumber.parse(phoneNumber)
-        // Refuse before sending an SMS what finalizing would refuse anyway.
+        // Refuse before sending an SMS what finalizing would refuse anyway, as far as the user's own
+        // account tells: whether another user has the number is only said once the code proves it.
         if user.factors.contains(where: { $0.phoneNumber == phone.e164 }) { throw Self.error(AccountRefusal.secondFactorAlreadyEnrolled) }
-        if try user.phoneNumber == phone.e164 || store.user(phoneNumber: phone.e164) != nil { throw Self.error(AccountRefusal.unsupportedFirstFactor) }
+        if user.phoneNumber == phone.e164 { throw Self.error(AccountRefusal.unsupportedFirstFactor) }
         try checkRoomForFactor(user)
         return try sendCode(to: phone, purpose: .enroll, subject: user.uid, languageCode: languageCode, clientIp: clientIp)
     }
 
     public func finishPhoneEnrollment(idToken: String, credential: PhoneCredential, displayName: String?) throws -> SignInResult {
-        try Self.checkVerificationId(credential.verificationId)
+        try Self.checkCredential(credential)
         let session = try session(of: idToken, recent: true)
         let now = clock.now()
         let factor = newFactor("phone", displayName: displayName, now: now)
         let (signIn, first) = continuation(of: session, proving: factor, now: now)
-        return try finish(try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, change: .enrollPhone(factor), now: now,
+        return try finish(try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId, change: .enrollPhone(factor), now: now,
                                                      maxAttempts: config.maxAttempts, codeMatches: codeMatcher(credential), signIn: signIn),
                           signIn, first, now: now)
     }
@@ -47,7 +48,8 @@ extension Engine {
         let pending = NewMFASession(id: SortableID.make(at: now, randomBytes: 18), kind: "totpEnrollment",
                                     expiresAt: now.adding(seconds: config.mfaSessionTtlSeconds),
                                     sealedSecret: try keys.sealTotpSecret(secret, uid: session.user.uid))
-        _ = try user(from: try store.openMFASession(pending, uid: session.user.uid, provider: session.provider, now: now))
+        _ = try user(from: try store.openMFASession(pending, uid: session.user.uid, presentedSession: session.sessionId,
+                                                   provider: session.provider, now: now))
         let account = accountName ?? session.user.phoneNumber ?? session.user.uid
         return TotpEnrollmentStarted(sessionInfo: pending.id, secretKey: Base32.encode(secret),
                                      otpauthUri: Totp.uri(secret: secret, account: account, issuer: issuer ?? config.projectId),
@@ -59,7 +61,7 @@ extension Engine {
         let now = clock.now()
         let factor = newFactor("totp", displayName: displayName, now: now)
         let (signIn, first) = continuation(of: session, proving: factor, now: now)
-        let outcome = try store.enrollTotp(sessionId: sessionInfo, uid: session.user.uid, check: totpCheck(code, now: now),
+        let outcome = try store.enrollTotp(sessionId: sessionInfo, uid: session.user.uid, presentedSession: session.sessionId, check: totpCheck(code, now: now),
                                            factor: factor, now: now, maxAttempts: config.maxAttempts, signIn: signIn)
         return try finish(outcome, signIn, first, now: now)
     }
@@ -67,17 +69,14 @@ extension Engine {
     /// Removes a second factor (a recent sign-in is required). Sessions continue.
     public func unenroll(idToken: String, enrollmentId: String) throws -> UserRecord {
         let session = try session(of: idToken, recent: true)
-        return try user(from: try store.unenroll(uid: session.user.uid, enrollmentId: enrollmentId))
+        return try user(from: try store.unenroll(uid: session.user.uid, presentedSession: session.sessionId, enrollmentId: enrollmentId))
     }
 
     /// Sends a code to the enrolled number `hint` of the challenge `session`, without revealing it.
     public func verifySecondFactor(hint: String?, session: String?, languageCode: String?, clientIp: String?) throws -> VerificationStarted {
         guard let session, !session.isEmpty else { throw MultiFactorErrors.missingSession }
         guard let hint, !hint.isEmpty else { throw MultiFactorErrors.missingInfo }
-        guard let user = try store.mfaSessionUser(id: session, kind: "signIn", now: clock.now()) else {
-            throw Self.error(AccountRefusal.invalidMultiFactorSession)
-        }
-        if user.disabled { throw Self.disabledUser }
+        let user = try user(from: try store.mfaSessionUser(id: session, kind: "signIn", now: clock.now()))
         guard let number = user.factors.first(where: { $0.enrollmentId == hint && $0.factorId == "phone" })?.phoneNumber else {
             throw Self.error(AccountRefusal.multiFactorInfoNotFound)
         }
@@ -92,7 +91,8 @@ extension Engine {
         let proof: SecondFactorProof
         switch assertion {
         case let .phone(credential):
-            // Not shape-checked here: the session is checked first, and an unknown ID is simply unknown.
+            // The ID's shape is not checked here: the session is checked first, and a malformed ID is simply unknown.
+            if credential.isTemporaryProof { try Self.checkCredential(credential) }
             proof = .phone(verificationId: credential.verificationId, codeMatches: codeMatcher(credential))
         case let .totp(enrollmentId, code):
             proof = .totp(enrollmentId: enrollmentId, check: totpCheck(code, now: now))

@@ -127,12 +127,12 @@ public final class Engine: @unchecked Sendable {
     // MARK: Sign-in
 
     public func signIn(with credential: PhoneCredential) throws -> SignInResult {
-        try Self.checkVerificationId(credential.verificationId)
+        try Self.checkCredential(credential, allowProof: true)
         let now = clock.now()
         // 28 characters like Firebase's uids: creation time and 96 random bits (used if the user is new).
         let (signIn, first) = newSignIn(uid: SortableID.make(at: now, randomBytes: 12), provider: "phone", now: now)
-        let outcome = try store.redeemVerification(id: credential.verificationId, now: now, maxAttempts: config.maxAttempts,
-                                                   codeMatches: codeMatcher(credential), signIn: signIn)
+        let outcome = try store.redeemVerification(id: credential.verificationId, temporaryProof: credential.isTemporaryProof, now: now,
+                                                   maxAttempts: config.maxAttempts, codeMatches: codeMatcher(credential), signIn: signIn)
         if credential.isTemporaryProof, case let .rejected(rejection) = outcome {
             var reason = "unknown"
             if case let .unusable(why) = rejection { reason = why }
@@ -141,8 +141,14 @@ public final class Engine: @unchecked Sendable {
         return try finish(outcome, signIn, first, now: now)
     }
 
-    static func checkVerificationId(_ id: String) throws {
-        guard VerificationCode.isWellFormedId(id) else {
+    /// Checks a credential's verification ID before any store access; a temporary proof is only
+    /// accepted where `allowProof` (signing in).
+    static func checkCredential(_ credential: PhoneCredential, allowProof: Bool = false) throws {
+        if credential.isTemporaryProof && !allowProof {
+            throw PhoneAuthError(.invalidCredential, "A temporary proof only signs in (signInWithCredential); use a code sent to the number here.",
+                                 details: [("reason", .string("temporaryProof"))])
+        }
+        guard VerificationCode.isWellFormedId(credential.verificationId) else {
             throw PhoneAuthError(.invalidVerificationID, "The verification ID is malformed.", details: [("reason", .string("malformed"))])
         }
     }
@@ -179,6 +185,8 @@ public final class Engine: @unchecked Sendable {
         case let .secondFactorRequired(user):
             throw MultiFactorErrors.secondFactorRequired(user, session: signIn.challenge?.id ?? "",
                                                          expiresAt: signIn.challenge?.expiresAt ?? now)
+        case let .locked(until):
+            throw MultiFactorErrors.factorLocked(until: until, now: now)
         }
     }
 
@@ -204,6 +212,9 @@ public final class Engine: @unchecked Sendable {
 
     static func error(_ refusal: AccountRefusal) -> PhoneAuthError {
         switch refusal {
+        case .sessionEnded:
+            return PhoneAuthError(.invalidUserToken, "The session of this ID token has ended (signed out or revoked); sign in again.",
+                                  details: [("reason", .string("sessionEnded"))])
         case .userNotFound: return noUser
         case .userDisabled: return disabledUser
         case .providerAlreadyLinked:

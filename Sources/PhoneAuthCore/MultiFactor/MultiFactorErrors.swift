@@ -11,6 +11,13 @@ enum MultiFactorErrors {
                        ])
     }
 
+    /// Too many wrong TOTP codes in a row for one factor (FactorLockout).
+    static func factorLocked(until: Timestamp, now: Timestamp) -> PhoneAuthError {
+        PhoneAuthError(.tooManyRequests, "Too many wrong codes for this factor; it is locked until \(until.rfc3339).",
+                       details: [("reason", .string("factorLocked")),
+                                 ("retryAfterSeconds", .int(max(1, (until.milliseconds - now.milliseconds + 999) / 1000)))])
+    }
+
     static let missingSession = PhoneAuthError(.missingMultiFactorSession, "A multi-factor session (from the secondFactorRequired error) is required.")
     static let missingInfo = PhoneAuthError(.missingMultiFactorInfo, "A second factor is required: a hint's uid, or an assertion.")
 }

@@ -62,8 +62,9 @@ enum SQLiteMigrations {
         """,
         // 2: second factors, pending multi-factor sessions, codes bound to a purpose
         // A verification's purpose says what its code may be used for: 'signIn' (first factor,
-        // linking, re-authentication), 'enroll' (subject = the enrolling uid) or 'mfaSignIn'
-        // (subject = the multi-factor session), so a second-factor code never signs anyone in alone.
+        // linking, re-authentication), 'enroll' (subject = the enrolling uid), 'mfaSignIn'
+        // (subject = the multi-factor session) or 'temporaryProof' (subject = the number's owner),
+        // so a second-factor code never signs anyone in alone.
         """
         ALTER TABLE verifications ADD COLUMN purpose TEXT NOT NULL DEFAULT 'signIn';
         ALTER TABLE verifications ADD COLUMN subject TEXT;
@@ -78,6 +79,9 @@ enum SQLiteMigrations {
             sealed_secret BLOB,
             -- the last TOTP time step accepted: a code of that step or an earlier one is a replay
             last_step INTEGER NOT NULL DEFAULT 0,
+            -- consecutive wrong TOTP codes, across challenges, and the lock they earned
+            failures INTEGER NOT NULL DEFAULT 0,
+            locked_until INTEGER NOT NULL DEFAULT 0,
             enrolled_at INTEGER NOT NULL,
             PRIMARY KEY (uid, enrollment_id)
         ) WITHOUT ROWID;

@@ -94,15 +94,19 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         }
     }
 
-    public func redeemVerification(id: String, now: Timestamp, maxAttempts: Int,
+    public func redeemVerification(id: String, temporaryProof: Bool, now: Timestamp, maxAttempts: Int,
                                    codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome {
         try write { db in
-            let phone: String
-            switch try checkCode(id: id, purpose: .signIn, subject: nil, now: now, maxAttempts: maxAttempts, codeMatches: codeMatches, in: db) {
+            let verified: (phone: String, subject: String?)
+            switch try checkCode(id: id, purpose: temporaryProof ? .temporaryProof : .signIn, subject: nil, anySubject: temporaryProof,
+                                 now: now, maxAttempts: maxAttempts, codeMatches: codeMatches, in: db) {
             case let .failure(rejection): return .rejected(rejection)
-            case let .success(p): phone = p
+            case let .success(v): verified = v
             }
+            let phone = verified.phone
             var user = try self.user(phoneNumber: phone, in: db)
+            // A proof signs in the user who had the number when it was made, and no one else.
+            if temporaryProof && user?.uid != verified.subject { return .rejected(.unusable(reason: "ownerChanged")) }
             if user?.disabled == true { return .refused(.userDisabled) }
             if user == nil, try isSecondFactorNumber(phone, in: db) { return .refused(.unsupportedFirstFactor) }
             try markUsed(id, in: db)
@@ -145,14 +149,15 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     /// Checks a code against an active verification of `purpose` (and `subject`) and counts a
     /// wrong one; the phone number it verified when it matches. Does not consume it.
-    private func checkCode(id: String, purpose: VerificationPurpose, subject: String?, now: Timestamp, maxAttempts: Int,
-                           codeMatches: ([UInt8]) -> Bool, in db: SQLiteConnection) throws -> Result<String, CodeRejection> {
+    private func checkCode(id: String, purpose: VerificationPurpose, subject: String?, anySubject: Bool = false, now: Timestamp,
+                           maxAttempts: Int, codeMatches: ([UInt8]) -> Bool,
+                           in db: SQLiteConnection) throws -> Result<(phone: String, subject: String?), CodeRejection> {
         guard let (phone, codeHash, expiresAt, attempts, state, storedPurpose, storedSubject) = try db.row(
             "SELECT phone, code_hash, expires_at, attempts, state, purpose, subject FROM verifications WHERE id = ?", [.text(id)],
             { row in (row.text(0), row.blob(1), Timestamp(milliseconds: row.int(2)), Int(row.int(3)), row.text(4), row.text(5), row.optionalText(6)) })
         else { return .failure(.unknown) }
         // A code sent for another purpose (or another user's enrolment or challenge) is not this one's.
-        guard storedPurpose == purpose.rawValue, storedSubject == subject else { return .failure(.unusable(reason: "wrongPurpose")) }
+        guard storedPurpose == purpose.rawValue, anySubject || storedSubject == subject else { return .failure(.unusable(reason: "wrongPurpose")) }
         switch state {
         case "used": return .failure(.unusable(reason: "alreadyUsed"))
         case "dead": return .failure(.unusable(reason: "tooManyAttempts"))
@@ -166,7 +171,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                        [.int(Int64(used)), .text(used >= maxAttempts ? "dead" : "active"), .text(id)])
             return .failure(.wrongCode(attemptsLeft: max(0, maxAttempts - used)))
         }
-        return .success(phone)
+        return .success((phone, storedSubject))
     }
 
     /// Consumes a verification checkCode accepted, in the same transaction.
@@ -179,19 +184,19 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         try db.row("SELECT 1 FROM factors WHERE phone = ? LIMIT 1", [.text(phone)]) { _ in true } ?? false
     }
 
-    public func redeemForAccount(id: String, uid: String, change: AccountChange, now: Timestamp, maxAttempts: Int,
-                                 codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome {
+    public func redeemForAccount(id: String, uid: String, presentedSession: String, change: AccountChange, now: Timestamp,
+                                 maxAttempts: Int, codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome {
         try write { db in
+            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
             let purpose: VerificationPurpose
             if case .enrollPhone = change { purpose = .enroll } else { purpose = .signIn }
             let phone: String
             switch try checkCode(id: id, purpose: purpose, subject: purpose == .enroll ? uid : nil, now: now,
                                  maxAttempts: maxAttempts, codeMatches: codeMatches, in: db) {
             case let .failure(rejection): return .rejected(rejection)
-            case let .success(p): phone = p
+            case let .success(v): phone = v.phone
             }
             guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
-            if user.disabled { return .refused(.userDisabled) }
             let owner = try self.user(phoneNumber: phone, in: db)
             switch change {
             case let .link(proof):
@@ -199,10 +204,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 if owner != nil {
                     try markUsed(id, in: db)
                     try db.run("""
-                        INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, due_at)
-                        VALUES (?, ?, ?, ?, ?, 'none', '', ?)
+                        INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, due_at, purpose, subject)
+                        VALUES (?, ?, ?, ?, ?, 'none', '', ?, 'temporaryProof', ?)
                         """, [.text(proof.verificationId), .text(phone), .blob(proof.codeHash), .int(now.milliseconds),
-                              .int(proof.expiresAt.milliseconds), .int(now.milliseconds)])
+                              .int(proof.expiresAt.milliseconds), .int(now.milliseconds), .text(owner?.uid ?? "")])
                     return .refused(.credentialAlreadyInUse)
                 }
                 if try isSecondFactorNumber(phone, in: db) { return .refused(.unsupportedFirstFactor) }
@@ -265,10 +270,11 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                   session.sealedSecret.map { .blob($0) } ?? .null, .int(now.milliseconds), .int(session.expiresAt.milliseconds)])
     }
 
-    public func openMFASession(_ session: NewMFASession, uid: String, provider: String, now: Timestamp) throws -> AccountOutcome {
+    public func openMFASession(_ session: NewMFASession, uid: String, presentedSession: String, provider: String,
+                               now: Timestamp) throws -> AccountOutcome {
         try write { db in
+            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
             guard let user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
-            if user.disabled { return .refused(.userDisabled) }
             try insertMFASession(session, uid: uid, provider: provider, developerClaims: nil, now: now, in: db)
             return .done(user)
         }
@@ -286,11 +292,19 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         }
     }
 
-    public func mfaSessionUser(id: String, kind: String, now: Timestamp) throws -> UserRecord? {
+    public func mfaSessionUser(id: String, kind: String, now: Timestamp) throws -> AccountOutcome {
         try read { db in
-            guard let session = try mfaSession(id: id, kind: kind, now: now, in: db) else { return nil }
-            return try user(uid: session.uid, in: db)
+            guard let session = try mfaSession(id: id, kind: kind, now: now, in: db) else { return .refused(try deadSessionRefusal(id, in: db)) }
+            guard let user = try user(uid: session.uid, in: db) else { return .refused(.userNotFound) }
+            return user.disabled ? .refused(.userDisabled) : .done(user)
         }
+    }
+
+    /// Why a multi-factor session is not active: its user was disabled (which ends them), or it
+    /// is unknown, expired or used.
+    private func deadSessionRefusal(_ id: String, in db: SQLiteConnection) throws -> AccountRefusal {
+        let disabled = try db.row("SELECT u.disabled FROM mfa_sessions m JOIN users u ON u.uid = m.uid WHERE m.id = ?", [.text(id)]) { $0.int(0) != 0 }
+        return disabled == true ? .userDisabled : .invalidMultiFactorSession
     }
 
     /// Counts a wrong TOTP code against a multi-factor session; the tries left.
@@ -305,7 +319,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                                     signIn: NewSignIn) throws -> AccountOutcome {
         try write { db in
             guard let session = try mfaSession(id: sessionId, kind: "signIn", now: now, in: db) else {
-                return .refused(.invalidMultiFactorSession)
+                return .refused(try deadSessionRefusal(sessionId, in: db))
             }
             guard let user = try self.user(uid: session.uid, in: db) else { return .refused(.userNotFound) }
             if user.disabled { return .refused(.userDisabled) }
@@ -315,22 +329,28 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 switch try checkCode(id: verificationId, purpose: .mfaSignIn, subject: sessionId, now: now, maxAttempts: maxAttempts,
                                      codeMatches: codeMatches, in: db) {
                 case let .failure(rejection): return .rejected(rejection)
-                case let .success(phone):
-                    guard let f = user.factors.first(where: { $0.factorId == "phone" && $0.phoneNumber == phone }) else {
+                case let .success(verified):
+                    guard let f = user.factors.first(where: { $0.factorId == "phone" && $0.phoneNumber == verified.phone }) else {
                         return .refused(.multiFactorInfoNotFound)
                     }
                     factor = f
                     try markUsed(verificationId, in: db)
                 }
             case let .totp(enrollmentId, check):
+                let key: [SQLValue] = [.text(user.uid), .text(enrollmentId)]
                 guard let f = user.factors.first(where: { $0.enrollmentId == enrollmentId && $0.factorId == "totp" }),
-                      let (secret, lastStep) = try db.row("SELECT sealed_secret, last_step FROM factors WHERE uid = ? AND enrollment_id = ?",
-                                                          [.text(user.uid), .text(enrollmentId)], { ($0.blob(0), $0.int(1)) })
+                      let (secret, lastStep, failures, lockedUntil) = try db.row(
+                        "SELECT sealed_secret, last_step, failures, locked_until FROM factors WHERE uid = ? AND enrollment_id = ?", key,
+                        { ($0.blob(0), $0.int(1), Int($0.int(2)), Timestamp(milliseconds: $0.int(3))) })
                 else { return .refused(.multiFactorInfoNotFound) }
+                if lockedUntil > now { return .locked(until: lockedUntil) }
                 guard let step = check(secret, user.uid, lastStep) else {
+                    let lock = FactorLockout.lockMilliseconds(afterFailures: failures + 1).map { now.milliseconds + $0 } ?? 0
+                    try db.run("UPDATE factors SET failures = failures + 1, locked_until = ? WHERE uid = ? AND enrollment_id = ?",
+                               [.int(lock)] + key)
                     return .rejected(try countWrongTotp(sessionId: sessionId, attempts: session.attempts, maxAttempts: maxAttempts, in: db))
                 }
-                try db.run("UPDATE factors SET last_step = ? WHERE uid = ? AND enrollment_id = ?", [.int(step), .text(user.uid), .text(enrollmentId)])
+                try db.run("UPDATE factors SET last_step = ?, failures = 0 WHERE uid = ? AND enrollment_id = ?", [.int(step)] + key)
                 factor = f
             }
             try db.run("UPDATE mfa_sessions SET state = 'used' WHERE id = ?", [.text(sessionId)])
@@ -344,13 +364,13 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         }
     }
 
-    public func enrollTotp(sessionId: String, uid: String, check: TotpCheck, factor: NewFactor, now: Timestamp,
-                           maxAttempts: Int, signIn: NewSignIn) throws -> AccountOutcome {
+    public func enrollTotp(sessionId: String, uid: String, presentedSession: String, check: TotpCheck, factor: NewFactor,
+                           now: Timestamp, maxAttempts: Int, signIn: NewSignIn) throws -> AccountOutcome {
         try write { db in
+            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
             guard let session = try mfaSession(id: sessionId, kind: "totpEnrollment", now: now, in: db), session.uid == uid,
                   let secret = session.sealedSecret else { return .refused(.invalidMultiFactorSession) }
             guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
-            if user.disabled { return .refused(.userDisabled) }
             if user.factors.count >= factor.maxFactors { return .refused(.maximumSecondFactorCountExceeded) }
             guard let step = check(secret, uid, 0) else {
                 return .rejected(try countWrongTotp(sessionId: sessionId, attempts: session.attempts, maxAttempts: maxAttempts, in: db))
@@ -363,9 +383,24 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         }
     }
 
-    public func unenroll(uid: String, enrollmentId: String) throws -> AccountOutcome {
+    /// Refuses a change made with an ID token whose session has ended (checked inside the
+    /// change's transaction, so a concurrent sign-out or revocation cannot slip in between).
+    private func checkPresented(uid: String, session: String, in db: SQLiteConnection) throws -> AccountRefusal? {
+        guard let live = try liveSession(uid: uid, id: session, in: db) else {
+            guard let user = try self.user(uid: uid, in: db) else { return .userNotFound }
+            return user.disabled ? .userDisabled : .sessionEnded
+        }
+        return live.user.disabled ? .userDisabled : nil
+    }
+
+    /// Pending challenges and TOTP enrolments of a user whose sessions end, end too.
+    private func endChallenges(uid: String, in db: SQLiteConnection) throws {
+        try db.run("UPDATE mfa_sessions SET state = 'ended' WHERE uid = ? AND state = 'active'", [.text(uid)])
+    }
+
+    public func unenroll(uid: String, presentedSession: String, enrollmentId: String) throws -> AccountOutcome {
         try write { db in
-            guard try self.user(uid: uid, in: db) != nil else { return .refused(.userNotFound) }
+            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
             guard try db.run("DELETE FROM factors WHERE uid = ? AND enrollment_id = ?", [.text(uid), .text(enrollmentId)]) == 1 else {
                 return .refused(.multiFactorInfoNotFound)
             }
@@ -374,8 +409,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         }
     }
 
-    public func unlinkPhone(uid: String) throws -> AccountOutcome {
+    public func unlinkPhone(uid: String, presentedSession: String) throws -> AccountOutcome {
         try write { db in
+            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
             guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
             guard user.phoneNumber != nil else { return .refused(.noSuchProvider) }
             try db.run("UPDATE users SET phone = NULL WHERE uid = ?", [.text(uid)])
@@ -473,7 +509,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             try db.run("DELETE FROM verifications WHERE id < ? AND expires_at < ? AND delivery NOT IN ('pending', 'sending')",
                        [.text(SortableID.prefix(before)), .int(before.milliseconds)])
             try db.run("DELETE FROM sessions WHERE revoked_at < ?", [.int(ended.milliseconds)])
-            try db.run("DELETE FROM mfa_sessions WHERE expires_at < ?", [.int(before.milliseconds)])
+            try db.run("DELETE FROM mfa_sessions WHERE id < ? AND expires_at < ?", [.text(SortableID.prefix(before)), .int(before.milliseconds)])
         }
     }
 
@@ -583,6 +619,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 if disabled {
                     try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'userDisabled' WHERE uid = ? AND revoked_at IS NULL",
                                [.int(now.milliseconds), .text(uid)])
+                    try endChallenges(uid: uid, in: db)
                 }
             }
             if let displayName = changes.displayName {
@@ -608,6 +645,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             guard try db.run("UPDATE users SET valid_since = ? WHERE uid = ?", [.int(now.milliseconds), .text(uid)]) == 1 else { return false }
             try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'revoked' WHERE uid = ? AND revoked_at IS NULL",
                        [.int(now.milliseconds), .text(uid)])
+            try endChallenges(uid: uid, in: db)
             return true
         }
     }

@@ -17,13 +17,15 @@ public protocol Store: AnyObject, Sendable {
     /// Checks a first-factor code and, if it matches, consumes the verification, creates the user
     /// on first sign-in and opens a session (or, for a user with second factors, the challenge
     /// `signIn.challenge`), all in one transaction. A wrong code counts an attempt.
-    func redeemVerification(id: String, now: Timestamp, maxAttempts: Int,
+    /// With `temporaryProof`, `id` names a temporary proof, valid while its user still has the number.
+    func redeemVerification(id: String, temporaryProof: Bool, now: Timestamp, maxAttempts: Int,
                             codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome
-    /// Checks a code as `redeemVerification` does and applies it to the signed-in user `uid`:
-    /// links or changes its phone number, re-authenticates it, or enrols the number as a second
-    /// factor; then opens the session `signIn`. Refusals leave the code unused, except
-    /// credentialAlreadyInUse, which turns it into the temporary proof `change` carries.
-    func redeemForAccount(id: String, uid: String, change: AccountChange, now: Timestamp, maxAttempts: Int,
+    /// Checks a code as `redeemVerification` does and applies it to the signed-in user `uid`,
+    /// whose session `presentedSession` must still be live: links or changes its phone number,
+    /// re-authenticates it, or enrols the number as a second factor; then opens the session
+    /// `signIn`. Refusals leave the code unused, except credentialAlreadyInUse, which consumes it
+    /// and stores the temporary proof `change` carries.
+    func redeemForAccount(id: String, uid: String, presentedSession: String, change: AccountChange, now: Timestamp, maxAttempts: Int,
                           codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome
     func verificationStatus(id: String, now: Timestamp) throws -> VerificationStatus?
     /// Signs in the user `signIn.newUid` (a host's own uid, from a custom token), creating it on
@@ -31,21 +33,23 @@ public protocol Store: AnyObject, Sendable {
     func signInUser(_ signIn: NewSignIn, now: Timestamp) throws -> AccountOutcome
 
     // Multi-factor
-    /// Opens a pending multi-factor session for `uid` (the TOTP enrolment's).
-    func openMFASession(_ session: NewMFASession, uid: String, provider: String, now: Timestamp) throws -> AccountOutcome
-    /// The user an active, unexpired multi-factor session of `kind` belongs to.
-    func mfaSessionUser(id: String, kind: String, now: Timestamp) throws -> UserRecord?
+    /// Opens a pending multi-factor session for `uid` (the TOTP enrolment's). Like the methods
+    /// below that take `presentedSession`, refuses if that session of `uid` has ended.
+    func openMFASession(_ session: NewMFASession, uid: String, presentedSession: String, provider: String, now: Timestamp) throws -> AccountOutcome
+    /// `.done` with the user an active, unexpired multi-factor session of `kind` belongs to, or why not.
+    func mfaSessionUser(id: String, kind: String, now: Timestamp) throws -> AccountOutcome
     /// Completes a challenge with a second factor: consumes the session and opens `signIn`
     /// (whose second factor the store fills in). Wrong codes count against the verification
-    /// (phone) or the session (TOTP).
+    /// (phone) or the session and the factor (TOTP: consecutive wrong codes lock the factor, as
+    /// FactorLockout says).
     func resolveSecondFactor(sessionId: String, proof: SecondFactorProof, now: Timestamp, maxAttempts: Int,
                              signIn: NewSignIn) throws -> AccountOutcome
     /// Enrols the TOTP factor whose secret the session `sessionId` of `uid` holds, if `check`
     /// accepts a code for it, and opens `signIn`.
-    func enrollTotp(sessionId: String, uid: String, check: TotpCheck, factor: NewFactor, now: Timestamp,
+    func enrollTotp(sessionId: String, uid: String, presentedSession: String, check: TotpCheck, factor: NewFactor, now: Timestamp,
                     maxAttempts: Int, signIn: NewSignIn) throws -> AccountOutcome
-    func unenroll(uid: String, enrollmentId: String) throws -> AccountOutcome
-    func unlinkPhone(uid: String) throws -> AccountOutcome
+    func unenroll(uid: String, presentedSession: String, enrollmentId: String) throws -> AccountOutcome
+    func unlinkPhone(uid: String, presentedSession: String) throws -> AccountOutcome
 
     // Outbox
     /// Leases up to `limit` messages due for delivery so no other worker sends them meanwhile.

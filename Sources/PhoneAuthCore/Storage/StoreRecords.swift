@@ -30,6 +30,9 @@ public enum VerificationPurpose: String, Sendable {
     case enroll
     /// The second factor of the multi-factor session named by `subject`.
     case mfaSignIn
+    /// A temporary proof (no SMS; the code is a secret) that signs in the user `subject`, who
+    /// had the number when the proof was made.
+    case temporaryProof
 }
 
 public struct NewOutboxMessage: Sendable {
@@ -164,7 +167,7 @@ public enum CodeRejection: Error, Sendable {
 
 /// What an account operation refused, when the code (if any) was right.
 public enum AccountRefusal: String, Sendable {
-    case userNotFound, userDisabled, providerAlreadyLinked, noSuchProvider, userMismatch, credentialAlreadyInUse,
+    case sessionEnded, userNotFound, userDisabled, providerAlreadyLinked, noSuchProvider, userMismatch, credentialAlreadyInUse,
          unsupportedFirstFactor, secondFactorAlreadyEnrolled, maximumSecondFactorCountExceeded,
          invalidMultiFactorSession, multiFactorInfoNotFound
 }
@@ -179,6 +182,8 @@ public enum AccountOutcome: Sendable {
     case refused(AccountRefusal)
     /// The user has second factors: the challenge session was opened instead of a session.
     case secondFactorRequired(UserRecord)
+    /// Too many wrong codes for this factor: it is locked until then.
+    case locked(until: Timestamp)
 }
 
 public enum RefreshOutcome: Sendable {

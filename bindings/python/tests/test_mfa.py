@@ -171,8 +171,11 @@ def test_enrolment_refusals(make_engine, sms):
     engine.sign_in_with_credential(credential=fixed_credential(engine, B))  # Bob signs in with B
     with pytest.raises(phoneauth.UnsupportedFirstFactorError):
         engine.mfa_enroll_start(alice["idToken"], A)  # her own sign-in number
+    # Bob's sign-in number: refused only once the code proves Alice holds the number, so that
+    # enrolment cannot be used to find out which numbers have accounts.
+    started = engine.mfa_enroll_start(alice["idToken"], B)
     with pytest.raises(phoneauth.UnsupportedFirstFactorError):
-        engine.mfa_enroll_start(alice["idToken"], B)  # Bob's sign-in number
+        engine.mfa_enroll_finalize(alice["idToken"], credential=credential_for(engine, started["verificationId"], TEST_CODE))
     enrol_fixed(engine, alice["idToken"], C)
     with pytest.raises(phoneauth.SecondFactorAlreadyEnrolledError):
         engine.mfa_enroll_start(alice["idToken"], C)

@@ -167,9 +167,12 @@ def test_five_wrong_codes_kill_the_sign_in_session(engine):
     assert left == [4, 3, 2, 1, 0]
     with pytest.raises(phoneauth.InvalidMultiFactorSessionError):
         resolver.resolve_sign_in(TotpMultiFactorGenerator.assertion_for_sign_in(uid, totp.at(now)))
-    # A new sign-in gets a new session with the code still unused.
+    # A new challenge does not buy new guesses: five wrong codes in a row lock the factor itself.
     resolver = resolver_of(engine, lambda: sign_in_a(engine))
-    resolver.resolve_sign_in(TotpMultiFactorGenerator.assertion_for_sign_in(uid, totp.at(now)))
+    with pytest.raises(phoneauth.TooManyRequestsError) as info:
+        resolver.resolve_sign_in(TotpMultiFactorGenerator.assertion_for_sign_in(uid, totp.at(now)))
+    assert info.value.details["reason"] == "factorLocked"
+    assert 1 <= info.value.details["retryAfterSeconds"] <= 300
 
 
 def test_enrolment_session_is_single_use_and_the_users_own(engine):
