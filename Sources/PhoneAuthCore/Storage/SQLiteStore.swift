@@ -201,13 +201,13 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             switch change {
             case let .link(proof):
                 if user.phoneNumber != nil { return .refused(.providerAlreadyLinked) }
-                if owner != nil {
+                if let owner {
                     try markUsed(id, in: db)
                     try db.run("""
                         INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, due_at, purpose, subject)
                         VALUES (?, ?, ?, ?, ?, 'none', '', ?, 'temporaryProof', ?)
                         """, [.text(proof.verificationId), .text(phone), .blob(proof.codeHash), .int(now.milliseconds),
-                              .int(proof.expiresAt.milliseconds), .int(now.milliseconds), .text(owner?.uid ?? "")])
+                              .int(proof.expiresAt.milliseconds), .int(now.milliseconds), .text(owner.uid)])
                     return .refused(.credentialAlreadyInUse)
                 }
                 if try isSecondFactorNumber(phone, in: db) { return .refused(.unsupportedFirstFactor) }
