@@ -147,7 +147,9 @@ def run_flows(threads, flows):
     tmp = tempfile.mkdtemp(prefix="phoneauth-pybench-")
     box = Mailbox()
     try:
-        engine = phoneauth.Engine({"database": os.path.join(tmp, "phoneauth.sqlite")})
+        # More flows than the default daily project quota: raise it (its counting still runs).
+        engine = phoneauth.Engine({"database": os.path.join(tmp, "phoneauth.sqlite"),
+                                   "quotas": {"smsPerProjectPerDay": 100_000_000}})
         with engine:
             engine.set_sms_sender(box.sender)
             warmup = min(200, flows // 20)

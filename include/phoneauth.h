@@ -135,6 +135,21 @@ typedef int (*phoneauth_sms_sender)(void *ctx, const char *message_json);
  * after it returns, the previous sender is never called again. */
 int phoneauth_set_sms_sender(phoneauth_engine *engine, phoneauth_sms_sender sender, void *ctx);
 
+/* Log sink callback. Receives one event as a JSON object, valid only during the call:
+ *   {"event": "limitTripped", "time": "2026-11-21T09:30:00Z", "limit": "smsPerNumberPerHour",
+ *    "scope": "+*******3434", "retryAfterSeconds": 1800}
+ * Events: codeSent, deliveryFailed, signInSucceeded, signInFailed, limitTripped, lockout (their
+ * fields are listed in docs/API.md). Phone numbers are masked to their last four digits; codes,
+ * secrets and tokens never appear. It runs on the thread of the call that caused the event, or on
+ * the delivery thread, possibly on several threads at once: it must be thread-safe, quick, and
+ * must not call back into the engine. */
+typedef void (*phoneauth_log_sink)(void *ctx, const char *event_json);
+
+/* Installs (or, with sink NULL, removes) the log sink. Returns PHONEAUTH_OK, or
+ * PHONEAUTH_ERR_INVALID_ARGUMENT for a NULL engine. A sink being called when it is replaced may
+ * finish that call afterwards; keep its ctx valid until phoneauth_close. */
+int phoneauth_set_log_sink(phoneauth_engine *engine, phoneauth_log_sink sink, void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,7 @@
 #include <phonenumbers/phonenumberutil.h>
 #include <phonenumbers/phonenumber.pb.h>
 #include <cstring>
+#include <set>
 #include <string>
 
 using i18n::phonenumbers::PhoneNumber;
@@ -71,4 +72,13 @@ extern "C" int pa_phone_type(const char *e164) {
         return static_cast<int>(PhoneNumberUtil::UNKNOWN);
     }
     return static_cast<int>(util->GetNumberType(number));
+}
+
+extern "C" int pa_phone_region_supported(const char *region) {
+    if (region == nullptr) return 0;
+    const std::string code(region);
+    if (code == "001") return 1;
+    std::set<std::string> regions;
+    PhoneNumberUtil::GetInstance()->GetSupportedRegions(&regions);
+    return regions.count(code) ? 1 : 0;
 }

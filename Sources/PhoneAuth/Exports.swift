@@ -104,3 +104,10 @@ public func phoneauth_set_sms_sender(_ engine: OpaquePointer?, _ sender: (@conve
     handle.engine.setSMSSender(sender.map { CallbackSender(function: $0, context: context) })
     return 0
 }
+
+@_cdecl("phoneauth_set_log_sink")
+public func phoneauth_set_log_sink(_ engine: OpaquePointer?, _ sink: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void)?, _ context: UnsafeMutableRawPointer?) -> Int32 {
+    guard let handle = EngineHandle.from(engine) else { return PhoneAuthError.Code.invalidArgument.status }
+    handle.engine.setEventSink(sink.map { CallbackEventSink(function: $0, context: context) })
+    return 0
+}

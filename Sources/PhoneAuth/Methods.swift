@@ -28,19 +28,19 @@ enum Methods {
                                                                verificationCode: try p.string("verificationCode")))
         },
         "signInWithCredential": { engine, p in
-            try p.rejectUnknown(["credential"])
+            try p.rejectUnknown(["credential", "clientIp"])
             return ResultJSON.signIn(try engine.signIn(with: try credential(p)))
         },
         "linkWithCredential": { engine, p in
-            try p.rejectUnknown(["idToken", "credential"])
+            try p.rejectUnknown(["idToken", "credential", "clientIp"])
             return ResultJSON.signIn(try engine.link(idToken: try required(p, "idToken"), credential: try credential(p)))
         },
         "updatePhoneNumber": { engine, p in
-            try p.rejectUnknown(["idToken", "credential"])
+            try p.rejectUnknown(["idToken", "credential", "clientIp"])
             return ResultJSON.signIn(try engine.updatePhoneNumber(idToken: try required(p, "idToken"), credential: try credential(p)))
         },
         "reauthenticateWithCredential": { engine, p in
-            try p.rejectUnknown(["idToken", "credential"])
+            try p.rejectUnknown(["idToken", "credential", "clientIp"])
             return ResultJSON.signIn(try engine.reauthenticate(idToken: try required(p, "idToken"), credential: try credential(p)))
         },
         "unlink": { engine, p in
@@ -68,7 +68,7 @@ enum Methods {
             ])
         },
         "mfaEnrollFinalize": { engine, p in
-            try p.rejectUnknown(["idToken", "factorId", "credential", "sessionInfo", "verificationCode", "displayName"])
+            try p.rejectUnknown(["idToken", "factorId", "credential", "sessionInfo", "verificationCode", "displayName", "clientIp"])
             let idToken = try required(p, "idToken"), displayName = try label(p, "displayName")
             switch try p.string("factorId") ?? "phone" {
             case "phone":
@@ -88,7 +88,7 @@ enum Methods {
             return .object([("user", ResultJSON.user(user))])
         },
         "mfaResolveSignIn": { engine, p in
-            try p.rejectUnknown(["session", "assertion"])
+            try p.rejectUnknown(["session", "assertion", "clientIp"])
             return ResultJSON.signIn(try engine.resolveSignIn(session: try p.string("session"), assertion: try assertion(p)))
         },
         "createCustomToken": { engine, p in
@@ -222,7 +222,9 @@ enum Methods {
         switch try a.string("factorId") {
         case "phone":
             try a.rejectUnknown(["factorId", "credential"])
-            return .phone(try credential(a, field: "assertion.credential"))
+            var phone = try credential(a, field: "assertion.credential")
+            phone.clientIp = try clientIp(p)
+            return .phone(phone)
         case "totp":
             try a.rejectUnknown(["factorId", "enrollmentId", "verificationCode"])
             guard let enrollmentId = try a.string("enrollmentId"), !enrollmentId.isEmpty else { throw PhoneAuthError(.missingMultiFactorInfo, "A TOTP assertion needs the factor's 'enrollmentId'.", details: [("field", .string("assertion.enrollmentId"))]) }
@@ -253,12 +255,25 @@ enum Methods {
                 throw PhoneAuthError(.invalidCredential, "A credential holds either 'temporaryProof' or 'verificationId' and 'verificationCode', not both.",
                                      details: [("field", .string(field + ".temporaryProof"))])
             }
-            guard let credential = PhoneCredential.temporaryProof(proof) else {
+            guard var credential = PhoneCredential.temporaryProof(proof) else {
                 throw PhoneAuthError(.invalidCredential, "The temporary proof is malformed; pass it as the credentialAlreadyInUse error gave it.",
                                      details: [("field", .string(field + ".temporaryProof"))])
             }
+            credential.clientIp = try clientIp(p)
             return credential
         }
-        return try Engine.credential(verificationId: try c.string("verificationId"), verificationCode: try c.string("verificationCode"))
+        var result = try Engine.credential(verificationId: try c.string("verificationId"), verificationCode: try c.string("verificationCode"))
+        result.clientIp = try clientIp(p)
+        return result
+    }
+
+    /// The call's `clientIp` (the address the end user's request came from), checked to be one;
+    /// read from the top-level parameters.
+    private static func clientIp(_ p: ObjectReader) throws -> String? {
+        guard let ip = try p.string("clientIp") else { return nil }
+        guard Engine.isIPAddress(ip) else {
+            throw PhoneAuthError(.invalidArgument, "The field 'clientIp' must be an IPv4 or IPv6 address.", details: [("field", .string("clientIp"))])
+        }
+        return ip
     }
 }

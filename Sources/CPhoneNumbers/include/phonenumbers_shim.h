@@ -29,6 +29,10 @@ void pa_phone_parse(const char *text, const char *default_region, pa_phone_resul
    round of pattern matching, and most callers do not need it). */
 int pa_phone_type(const char *e164);
 
+/* 1 if `region` is a region code libphonenumber knows (a CLDR code such as "US", or "001" for
+   non-geographic numbers), else 0. */
+int pa_phone_region_supported(const char *region);
+
 #ifdef __cplusplus
 }
 #endif

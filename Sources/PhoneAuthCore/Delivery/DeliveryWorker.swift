@@ -8,6 +8,7 @@ final class DeliveryWorker: @unchecked Sendable {
     private let store: Store
     private let keys: KeyRing
     private let clock: Clock
+    private let events: EventLog
     private let maxAttempts: Int
     private let backoffMs: Int64
 
@@ -37,10 +38,11 @@ final class DeliveryWorker: @unchecked Sendable {
     /// How long delivery outcomes may wait to be recorded with later ones.
     static let recordDelayMilliseconds: Int64 = 2
 
-    init(store: Store, keys: KeyRing, clock: Clock, maxAttempts: Int, backoffMs: Int64) {
+    init(store: Store, keys: KeyRing, clock: Clock, events: EventLog, maxAttempts: Int, backoffMs: Int64) {
         self.store = store
         self.keys = keys
         self.clock = clock
+        self.events = events
         self.maxAttempts = maxAttempts
         self.backoffMs = backoffMs
     }
@@ -171,12 +173,15 @@ final class DeliveryWorker: @unchecked Sendable {
                     state.withLock { queue.insert(contentsOf: batch[index...], at: 0) }
                     break
                 }
-                guard let body = keys.openBody(message.sealedBody, verificationId: message.verificationId) else {
-                    unrecorded.append(.failed(verificationId: message.verificationId))
-                    continue
-                }
-                let sms = SMSMessage(to: message.phone, body: body, languageCode: message.languageCode, verificationId: message.verificationId)
-                unrecorded.append(current.send(sms) ? .sent(verificationId: message.verificationId) : .failed(verificationId: message.verificationId))
+                let sent = keys.openBody(message.sealedBody, verificationId: message.verificationId).map { body in
+                    current.send(SMSMessage(to: message.phone, body: body, languageCode: message.languageCode, verificationId: message.verificationId))
+                } ?? false
+                unrecorded.append(sent ? .sent(verificationId: message.verificationId) : .failed(verificationId: message.verificationId))
+                let attempt = message.attempts + 1
+                events.emit(sent ? "codeSent" : "deliveryFailed", at: clock.now(), [
+                    ("phoneNumber", .string(PhoneNumber.mask(message.phone))), ("languageCode", .string(message.languageCode)),
+                    ("attempt", .int(Int64(attempt))), ("willRetry", sent ? nil : .bool(attempt < maxAttempts)),
+                ])
             }
         }
         if unrecorded.count >= Self.batchSize { recordOutcomes() }

@@ -45,14 +45,14 @@ extension Engine {
         let proof = TemporaryProof(verificationId: proofId, codeHash: keys.codeHash(verificationId: proofId, code: secret),
                                    expiresAt: now.adding(seconds: config.temporaryProofTtlSeconds))
         let outcome = try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId, change: .link(proof: proof), now: now,
-                                                 maxAttempts: config.maxAttempts, codeMatches: codeMatcher(credential), signIn: signIn)
+                                                 maxAttempts: config.maxAttempts, limits: checkLimits(credential), codeMatches: codeMatcher(credential), signIn: signIn)
         if case .refused(.credentialAlreadyInUse) = outcome {
             throw PhoneAuthError(.credentialAlreadyInUse,
                                  "Another account already has this phone number; details.temporaryProof signs in to that account (signInWithCredential).",
                                  details: [("temporaryProof", .string(proofId + "." + secret)),
                                            ("expiresAt", .string(proof.expiresAt.rfc3339))])
         }
-        return try finish(outcome, signIn, first, now: now)
+        return try finish(outcome, signIn, first, now: now, clientIp: credential.clientIp)
     }
 
     /// Replaces the signed-in user's phone number with the credential's (a recent sign-in is required).
@@ -62,8 +62,8 @@ extension Engine {
         let now = clock.now()
         let (signIn, first) = continuation(of: session, now: now)
         return try finish(try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId, change: .updatePhoneNumber, now: now,
-                                                     maxAttempts: config.maxAttempts, codeMatches: codeMatcher(credential), signIn: signIn),
-                          signIn, first, now: now)
+                                                     maxAttempts: config.maxAttempts, limits: checkLimits(credential), codeMatches: codeMatcher(credential), signIn: signIn),
+                          signIn, first, now: now, clientIp: credential.clientIp)
     }
 
     /// Proves the signed-in user's phone number again: a new session whose auth_time is now (after
@@ -74,8 +74,8 @@ extension Engine {
         let now = clock.now()
         let (signIn, first) = newSignIn(uid: session.user.uid, provider: "phone", now: now)
         return try finish(try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId, change: .reauthenticate, now: now,
-                                                     maxAttempts: config.maxAttempts, codeMatches: codeMatcher(credential), signIn: signIn),
-                          signIn, first, now: now)
+                                                     maxAttempts: config.maxAttempts, limits: checkLimits(credential), codeMatches: codeMatcher(credential), signIn: signIn),
+                          signIn, first, now: now, clientIp: credential.clientIp)
     }
 
     /// Removes the phone number from the signed-in user (a recent sign-in is required: a stolen
@@ -93,7 +93,7 @@ extension Engine {
         switch outcome {
         case let .done(user): return user
         case let .signedIn(session, _): return session.user
-        case let .rejected(rejection): throw Self.error(rejection)
+        case let .rejected(rejection): throw rejected(rejection, clientIp: nil, now: clock.now())
         case let .refused(refusal): throw Self.error(refusal)
         case let .secondFactorRequired(user): throw PhoneAuthError(.internalError, "Unexpected challenge for user \(user.uid).")
         case let .locked(until): throw MultiFactorErrors.factorLocked(until: until, now: clock.now())

@@ -34,8 +34,8 @@ extension Engine {
         let factor = newFactor("phone", displayName: displayName, now: now)
         let (signIn, first) = continuation(of: session, proving: factor, now: now)
         return try finish(try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId, change: .enrollPhone(factor), now: now,
-                                                     maxAttempts: config.maxAttempts, codeMatches: codeMatcher(credential), signIn: signIn),
-                          signIn, first, now: now)
+                                                     maxAttempts: config.maxAttempts, limits: checkLimits(credential), codeMatches: codeMatcher(credential), signIn: signIn),
+                          signIn, first, now: now, clientIp: credential.clientIp)
     }
 
     /// Generates a TOTP secret for the signed-in user and keeps it, sealed, until a first code
@@ -89,17 +89,20 @@ extension Engine {
         guard let assertion else { throw MultiFactorErrors.missingInfo }
         let now = clock.now()
         let proof: SecondFactorProof
+        var limits = CheckLimits.none
         switch assertion {
         case let .phone(credential):
             // The ID's shape is not checked here: the session is checked first, and a malformed ID is simply unknown.
             if credential.isTemporaryProof { try Self.checkCredential(credential) }
             proof = .phone(verificationId: credential.verificationId, codeMatches: codeMatcher(credential))
+            limits = checkLimits(credential)
         case let .totp(enrollmentId, code):
             proof = .totp(enrollmentId: enrollmentId, check: totpCheck(code, now: now))
         }
         let (signIn, first) = newSignIn(uid: "", provider: "", now: now)
-        return try finish(try store.resolveSecondFactor(sessionId: session, proof: proof, now: now, maxAttempts: config.maxAttempts, signIn: signIn),
-                          signIn, first, now: now)
+        return try finish(try store.resolveSecondFactor(sessionId: session, proof: proof, now: now, maxAttempts: config.maxAttempts,
+                                                        limits: limits, signIn: signIn),
+                          signIn, first, now: now, clientIp: limits.clientIp)
     }
 
     private func checkRoomForFactor(_ user: UserRecord) throws {

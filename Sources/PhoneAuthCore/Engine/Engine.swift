@@ -10,6 +10,7 @@ public final class Engine: @unchecked Sendable {
     let tokens: IDTokens
     private let customTokens: CustomTokens
     private let worker: DeliveryWorker
+    let events = EventLog()
     private let closeLock = Lock()
     private var closed = false
 
@@ -27,7 +28,8 @@ public final class Engine: @unchecked Sendable {
         self.store = store
         tokens = IDTokens(keys: keys, issuer: config.effectiveIssuer, audience: config.projectId, lifetimeSeconds: config.idTokenTtlSeconds)
         customTokens = CustomTokens(keys: keys, issuer: config.effectiveIssuer, projectId: config.projectId)
-        worker = DeliveryWorker(store: store, keys: keys, clock: clock, maxAttempts: config.smsMaxAttempts, backoffMs: config.smsRetryBackoffMs)
+        worker = DeliveryWorker(store: store, keys: keys, clock: clock, events: events, maxAttempts: config.smsMaxAttempts,
+                                backoffMs: config.smsRetryBackoffMs)
         if config.smsProvider == .console { worker.setSender(ConsoleSender()) }
         do { try worker.start() } catch { store.close(); throw error }
     }
@@ -50,6 +52,9 @@ public final class Engine: @unchecked Sendable {
         if config.smsProvider == .callback { worker.setSender(sender) }
     }
 
+    /// Where events go (sends, deliveries, sign-ins, limits, lockouts); nil stops them.
+    public func setEventSink(_ sink: EventSink?) { events.setSink(sink) }
+
     // MARK: Verification
 
     public func verifyPhoneNumber(_ phoneNumber: String?, languageCode: String? = nil, clientIp: String? = nil) throws -> VerificationStarted {
@@ -64,6 +69,16 @@ public final class Engine: @unchecked Sendable {
                   clientIp: String?) throws -> VerificationStarted {
         if let clientIp, !Self.isIPAddress(clientIp) {
             throw PhoneAuthError(.invalidArgument, "The field 'clientIp' must be an IPv4 or IPv6 address.", details: [("field", .string("clientIp"))])
+        }
+        let policy = config.abuse
+        // Where an SMS may go at all: checked for test numbers too, so tests meet the production rules.
+        if !policy.deniedTypes.isEmpty, case let type = phone.type, policy.deniedTypes.contains(type) {
+            throw PhoneAuthError(.invalidPhoneNumber, "SMS codes are not sent to \(type.name) numbers (phoneNumberTypes.deny).",
+                                 details: [("reason", .string("typeNotAllowed")), ("type", .string(type.name))])
+        }
+        guard policy.allowsRegion(phone.region) else {
+            throw PhoneAuthError(.operationNotAllowed, "SMS codes are not sent to numbers of region \(phone.region) (smsRegionPolicy).",
+                                 details: [("reason", .string("regionNotAllowed")), ("region", .string(phone.region))])
         }
         let testCode = config.testPhoneNumbers[phone.e164]
         if config.appVerificationDisabledForTesting && testCode == nil {
@@ -84,8 +99,13 @@ public final class Engine: @unchecked Sendable {
                                            createdAt: now, expiresAt: now.adding(seconds: config.codeTtlSeconds), outbox: outbox,
                                            purpose: purpose, subject: subject)
         let reuseWindowStart = config.resendAfterSeconds > 0 ? now.adding(seconds: -config.resendAfterSeconds) : nil
+        // Test numbers are exempt from the send limits (they send nothing).
+        let limits = testCode != nil ? nil : SendLimits(
+            region: phone.region, clientIp: clientIp, perNumberPerHour: policy.smsPerNumberPerHour, perIpPerHour: policy.smsPerIpPerHour,
+            perProjectPerDay: policy.smsPerProjectPerDay, perRegionPerDay: policy.smsPerRegionPerDay[phone.region] ?? 0,
+            regionBurstPerHour: policy.regionBurstPerHour)
         let start = try store.startVerification(verification, reuseIfCreatedAfter: reuseWindowStart,
-                                                leaseUntil: now.adding(milliseconds: DeliveryWorker.leaseMilliseconds))
+                                                leaseUntil: now.adding(milliseconds: DeliveryWorker.leaseMilliseconds), limits: limits)
         switch start {
         case .created:
             if let outbox {
@@ -99,6 +119,10 @@ public final class Engine: @unchecked Sendable {
             throw PhoneAuthError(.tooManyRequests, "Too many wrong codes were tried for this number; a new code can be sent at \(retryAt.rfc3339).",
                                  details: [("reason", .string("tooManyAttempts")),
                                            ("retryAfterSeconds", .int(max(1, (retryAt.milliseconds - now.milliseconds + 999) / 1000)))])
+        case let .limited(trip):
+            throw limitError(trip, now: now)
+        case let .numberLocked(until):
+            throw Self.numberLocked(until: until, now: now)
         case let .reused(existingId, createdAt, expiresAt):
             return VerificationStarted(verificationId: existingId, codeLength: testCode?.count ?? config.codeLength,
                                        expiresAt: expiresAt, resendAt: createdAt.adding(seconds: config.resendAfterSeconds))
@@ -132,13 +156,14 @@ public final class Engine: @unchecked Sendable {
         // 28 characters like Firebase's uids: creation time and 96 random bits (used if the user is new).
         let (signIn, first) = newSignIn(uid: SortableID.make(at: now, randomBytes: 12), provider: "phone", now: now)
         let outcome = try store.redeemVerification(id: credential.verificationId, temporaryProof: credential.isTemporaryProof, now: now,
-                                                   maxAttempts: config.maxAttempts, codeMatches: codeMatcher(credential), signIn: signIn)
+                                                   maxAttempts: config.maxAttempts, limits: checkLimits(credential),
+                                                   codeMatches: codeMatcher(credential), signIn: signIn)
         if credential.isTemporaryProof, case let .rejected(rejection) = outcome {
             var reason = "unknown"
             if case let .unusable(why) = rejection { reason = why }
             throw PhoneAuthError(.invalidCredential, "The temporary proof is unknown, expired or already used.", details: [("reason", .string(reason))])
         }
-        return try finish(outcome, signIn, first, now: now)
+        return try finish(outcome, signIn, first, now: now, clientIp: credential.clientIp)
     }
 
     /// Checks a credential's verification ID before any store access; a temporary proof is only
@@ -151,6 +176,14 @@ public final class Engine: @unchecked Sendable {
         guard VerificationCode.isWellFormedId(credential.verificationId) else {
             throw PhoneAuthError(.invalidVerificationID, "The verification ID is malformed.", details: [("reason", .string("malformed"))])
         }
+    }
+
+    /// The wrong-code limits of a code check from the credential's client.
+    func checkLimits(_ credential: PhoneCredential) -> CheckLimits {
+        let policy = config.abuse
+        return CheckLimits(maxConsecutiveFailures: policy.maxConsecutiveFailures, lockoutMilliseconds: policy.lockoutSeconds * 1000,
+                           clientIp: credential.clientIp, wrongCodesPerIpPer5Minutes: policy.wrongCodesPerIpPer5Minutes,
+                           exempt: Set(config.testPhoneNumbers.keys))
     }
 
     /// Compares a stored code hash with the credential's, in constant time.
@@ -170,17 +203,23 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// Turns a store outcome into tokens, or into the error it stands for.
-    func finish(_ outcome: AccountOutcome, _ signIn: NewSignIn, _ first: RefreshToken, now: Timestamp) throws -> SignInResult {
+    func finish(_ outcome: AccountOutcome, _ signIn: NewSignIn, _ first: RefreshToken, now: Timestamp, clientIp: String? = nil) throws -> SignInResult {
         switch outcome {
         case let .signedIn(session, isNew):
+            events.emit("signInSucceeded", at: now, [
+                ("uid", .string(session.user.uid)), ("phoneNumber", session.user.phoneNumber.map { .string(PhoneNumber.mask($0)) }),
+                ("provider", .string(session.provider)), ("secondFactor", session.secondFactor.map { .string($0) }),
+                ("isNewUser", .bool(isNew)), ("clientIp", clientIp.map { .string($0) }),
+            ])
             let refreshToken = RefreshToken(uid: session.user.uid, sessionId: session.sessionId, generation: 0, secret: first.secret)
             return SignInResult(user: session.user, idToken: try tokens.issue(for: session, now: now), refreshToken: refreshToken.text,
                                 expiresIn: config.idTokenTtlSeconds, isNewUser: isNew, providerId: session.provider)
         case let .done(user):
             throw PhoneAuthError(.internalError, "No session was opened for user \(user.uid).")
         case let .rejected(rejection):
-            throw Self.error(rejection)
+            throw rejected(rejection, clientIp: clientIp, now: now)
         case let .refused(refusal):
+            events.emit("signInFailed", at: now, [("code", .string(refusal.rawValue)), ("clientIp", clientIp.map { .string($0) })])
             throw Self.error(refusal)
         case let .secondFactorRequired(user):
             throw MultiFactorErrors.secondFactorRequired(user, session: signIn.challenge?.id ?? "",
@@ -190,8 +229,45 @@ public final class Engine: @unchecked Sendable {
         }
     }
 
-    static func error(_ rejection: CodeRejection) -> PhoneAuthError {
+    /// The error of a rejected code, after reporting it (and a limit or lockout it tripped).
+    func rejected(_ rejection: CodeRejection, clientIp: String?, now: Timestamp) -> PhoneAuthError {
         switch rejection {
+        case let .limited(trip): return limitError(trip, now: now)
+        case let .numberLocked(phone, until, justLocked) where justLocked:
+            events.emit("lockout", at: now, [("phoneNumber", .string(PhoneNumber.mask(phone))), ("until", .string(until.rfc3339)),
+                                             ("clientIp", clientIp.map { .string($0) })])
+        default: break
+        }
+        let error = Self.error(rejection, now: now)
+        let reason = error.details.first(where: { $0.0 == "reason" })?.1
+        events.emit("signInFailed", at: now, [("code", .string(error.code.name)), ("reason", reason), ("clientIp", clientIp.map { .string($0) })])
+        return error
+    }
+
+    /// The error of a tripped limit, after reporting it.
+    func limitError(_ trip: LimitTrip, now: Timestamp) -> PhoneAuthError {
+        events.emit("limitTripped", at: now, [("limit", .string(trip.limit)), ("scope", .string(trip.scope)),
+                                              ("retryAfterSeconds", .int(trip.retryAfterSeconds))])
+        return Self.error(trip)
+    }
+
+    static func error(_ trip: LimitTrip) -> PhoneAuthError {
+        PhoneAuthError(trip.isQuota ? .quotaExceeded : .tooManyRequests,
+                       "The limit \(trip.limit) is reached for \(trip.scope); try again in \(trip.retryAfterSeconds) seconds.",
+                       details: [("reason", .string("rateLimit")), ("limit", .string(trip.limit)), ("scope", .string(trip.scope)),
+                                 ("retryAfterSeconds", .int(trip.retryAfterSeconds))])
+    }
+
+    static func numberLocked(until: Timestamp, now: Timestamp) -> PhoneAuthError {
+        PhoneAuthError(.tooManyRequests, "Too many wrong codes in a row for this number; it is locked until \(until.rfc3339).",
+                       details: [("reason", .string("numberLocked")),
+                                 ("retryAfterSeconds", .int(max(1, (until.milliseconds - now.milliseconds + 999) / 1000)))])
+    }
+
+    static func error(_ rejection: CodeRejection, now: Timestamp) -> PhoneAuthError {
+        switch rejection {
+        case let .limited(trip): return error(trip)
+        case let .numberLocked(_, until, _): return numberLocked(until: until, now: now)
         case let .wrongCode(left):
             let message = left == 0 ? "The verification code is not correct, and no tries are left: request a new code."
                                     : "The verification code is not correct."
@@ -368,7 +444,7 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// The per-IP limits key on this address, so it must be one.
-    static func isIPAddress(_ text: String) -> Bool {
+    public static func isIPAddress(_ text: String) -> Bool {
         var buffer = [UInt8](repeating: 0, count: 16)
         return text.utf8.count <= 45 && (inet_pton(AF_INET, text, &buffer) == 1 || inet_pton(AF_INET6, text, &buffer) == 1)
     }

@@ -28,6 +28,7 @@ public struct EngineConfig: Sendable {
     public var mfaSessionTtlSeconds: Int64 = 300
     /// How long a temporary proof from credentialAlreadyInUse can sign in.
     public var temporaryProofTtlSeconds: Int64 = 300
+    public var abuse = AbusePolicy()
 
     public init(database: String) { self.database = database }
 
@@ -42,6 +43,7 @@ public struct EngineConfig: Sendable {
             "database", "projectId", "issuer", "masterKey", "signingAlgorithm", "idTokenTtlSeconds",
             "codeLength", "codeTtlSeconds", "maxAttempts", "resendAfterSeconds", "defaultLanguageCode",
             "testPhoneNumbers", "appVerification", "sms", "sqliteSynchronous", "mfa",
+            "quotas", "smsRegionPolicy", "phoneNumberTypes",
         ])
         guard let database = try r.string("database"), !database.isEmpty else {
             throw PhoneAuthError(.invalidConfiguration, "The configuration key 'database' (path of the SQLite file) is required.",
@@ -93,6 +95,7 @@ public struct EngineConfig: Sendable {
             c.mfaMaxFactors = Int(try mfa.int("maxFactors", in: 1...20) ?? Int64(c.mfaMaxFactors))
             c.mfaSessionTtlSeconds = try mfa.int("sessionTtlSeconds", in: 30...3600) ?? c.mfaSessionTtlSeconds
         }
+        c.abuse = try AbusePolicy.read(r)
         if let v = try r.string("sqliteSynchronous") {
             guard let s = Synchronous(rawValue: v) else { throw bad("sqliteSynchronous", "must be \"normal\" or \"full\"") }
             c.sqliteSynchronous = s

@@ -8,10 +8,19 @@ public struct PhoneNumber: Hashable, Sendable {
     /// The kind of line (mobile, fixed line, premium rate, …) as libphonenumber classifies it.
     public var type: NumberType { NumberType(rawValue: pa_phone_type(e164)) ?? .unknown }
 
-    public enum NumberType: Int32, Sendable {
+    public enum NumberType: Int32, Sendable, CaseIterable {
         case fixedLine = 0, mobile, fixedLineOrMobile, tollFree, premiumRate, sharedCost, voip,
              personalNumber, pager, uan, voicemail, unknown
+
+        /// libphonenumber's name of the type, as configuration and error details spell it.
+        public var name: String {
+            ["FIXED_LINE", "MOBILE", "FIXED_LINE_OR_MOBILE", "TOLL_FREE", "PREMIUM_RATE", "SHARED_COST", "VOIP",
+             "PERSONAL_NUMBER", "PAGER", "UAN", "VOICEMAIL", "UNKNOWN"][Int(rawValue)]
+        }
     }
+
+    /// Whether libphonenumber knows `code` as a region (CLDR, or "001" for non-geographic numbers).
+    public static func isSupportedRegion(_ code: String) -> Bool { pa_phone_region_supported(code) == 1 }
 
     /// Parses any common human format with a leading "+". Throws `invalidPhoneNumber` whose
     /// details carry the reason, or `missingPhoneNumber` for an empty string.

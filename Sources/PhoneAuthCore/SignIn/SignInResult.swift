@@ -23,6 +23,8 @@ public struct PhoneCredential: Sendable {
     public let verificationId: String
     public let verificationCode: String
     public var isTemporaryProof = false
+    /// The address of the client that sent the code (for the per-IP wrong-code limit), if known.
+    public var clientIp: String? = nil
 
     /// Splits a temporary proof, "<verification ID>.<secret>"; nil if it has not that shape.
     public static func temporaryProof(_ proof: String) -> PhoneCredential? {

@@ -102,6 +102,23 @@ enum SQLiteMigrations {
         ) WITHOUT ROWID;
         CREATE INDEX mfa_sessions_uid ON mfa_sessions(uid);
         """,
+        // 3: abuse limits. Per-number send counts come from the verifications themselves (their
+        // phone index); the other limits count events in fixed windows ('bucket' = window start
+        // in ms), two consecutive windows making a sliding estimate. number_failures holds only
+        // numbers with a wrong code since their last right one, so a sign-in reads one index entry.
+        """
+        CREATE TABLE counters (
+            scope TEXT NOT NULL,
+            bucket INTEGER NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (scope, bucket)
+        ) WITHOUT ROWID;
+        CREATE TABLE number_failures (
+            phone TEXT PRIMARY KEY,
+            consecutive INTEGER NOT NULL,
+            locked_until INTEGER NOT NULL DEFAULT 0
+        ) WITHOUT ROWID;
+        """,
     ]
 
     static func apply(to connection: SQLiteConnection) throws {

@@ -60,7 +60,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     // MARK: Verifications
 
-    public func startVerification(_ v: NewVerification, reuseIfCreatedAfter: Timestamp?, leaseUntil: Timestamp) throws -> VerificationStart {
+    public func startVerification(_ v: NewVerification, reuseIfCreatedAfter: Timestamp?, leaseUntil: Timestamp,
+                                  limits: SendLimits?) throws -> VerificationStart {
         try write { db in
             // Verifications of one number for different purposes (a sign-in, an enrolment, each
             // challenge) are independent: a sign-in request must not cancel a user's pending second factor.
@@ -74,6 +75,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 if state == "active" && expiresAt > v.createdAt { return .reused(id: id, createdAt: createdAt, expiresAt: expiresAt) }
                 // Five wrong codes must not buy five more at once: a new code waits for the window.
                 if state == "dead" { return .blocked(since: createdAt) }
+            }
+            if let limits {
+                if let until = try lockedUntil(v.phone, now: v.createdAt, in: db) { return .numberLocked(until: until) }
+                if let trip = try checkSendLimits(limits, phone: v.phone, now: v.createdAt, in: db) { return .limited(trip) }
             }
             // A number has at most one active verification per purpose, its latest: replacing it is
             // one row, however often the number is verified. created_at is kept strictly increasing
@@ -90,16 +95,17 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                       .text(v.outbox == nil ? "none" : "sending"), .text(v.outbox?.languageCode ?? ""),
                       v.outbox.map { .blob($0.sealedBody) } ?? .null, .int(leaseUntil.milliseconds), .text(v.purpose.rawValue),
                       Self.optional(v.subject)])
+            if let limits { try countSend(limits, now: v.createdAt, in: db) }
             return .created
         }
     }
 
-    public func redeemVerification(id: String, temporaryProof: Bool, now: Timestamp, maxAttempts: Int,
+    public func redeemVerification(id: String, temporaryProof: Bool, now: Timestamp, maxAttempts: Int, limits: CheckLimits,
                                    codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome {
         try write { db in
             let verified: (phone: String, subject: String?)
             switch try checkCode(id: id, purpose: temporaryProof ? .temporaryProof : .signIn, subject: nil, anySubject: temporaryProof,
-                                 now: now, maxAttempts: maxAttempts, codeMatches: codeMatches, in: db) {
+                                 now: now, maxAttempts: maxAttempts, limits: limits, codeMatches: codeMatches, in: db) {
             case let .failure(rejection): return .rejected(rejection)
             case let .success(v): verified = v
             }
@@ -150,7 +156,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     /// Checks a code against an active verification of `purpose` (and `subject`) and counts a
     /// wrong one; the phone number it verified when it matches. Does not consume it.
     private func checkCode(id: String, purpose: VerificationPurpose, subject: String?, anySubject: Bool = false, now: Timestamp,
-                           maxAttempts: Int, codeMatches: ([UInt8]) -> Bool,
+                           maxAttempts: Int, limits: CheckLimits, codeMatches: ([UInt8]) -> Bool,
                            in db: SQLiteConnection) throws -> Result<(phone: String, subject: String?), CodeRejection> {
         guard let (phone, codeHash, expiresAt, attempts, state, storedPurpose, storedSubject) = try db.row(
             "SELECT phone, code_hash, expires_at, attempts, state, purpose, subject FROM verifications WHERE id = ?", [.text(id)],
@@ -165,12 +171,26 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         default: break
         }
         if expiresAt <= now { return .failure(.unusable(reason: "expired")) }
+        let counted = !limits.exempt.contains(phone)
+        if counted {
+            if let until = try lockedUntil(phone, now: now, in: db) { return .failure(.numberLocked(phone: phone, until: until, justLocked: false)) }
+            if let ip = limits.clientIp, let trip = try slidingLimit(.wrongCodesPerIp, key: ip, limit: limits.wrongCodesPerIpPer5Minutes, now: now, in: db) {
+                return .failure(.limited(trip))
+            }
+        }
         guard codeMatches(codeHash) else {
             let used = attempts + 1
             try db.run("UPDATE verifications SET attempts = ?, state = ? WHERE id = ?",
                        [.int(Int64(used)), .text(used >= maxAttempts ? "dead" : "active"), .text(id)])
+            if counted {
+                if let ip = limits.clientIp, limits.wrongCodesPerIpPer5Minutes > 0 { try bump(.wrongCodesPerIp, key: ip, now: now, in: db) }
+                if let until = try countFailure(phone, limits: limits, now: now, in: db) {
+                    return .failure(.numberLocked(phone: phone, until: until, justLocked: true))
+                }
+            }
             return .failure(.wrongCode(attemptsLeft: max(0, maxAttempts - used)))
         }
+        if counted { try db.run("DELETE FROM number_failures WHERE phone = ?", [.text(phone)]) }
         return .success((phone, storedSubject))
     }
 
@@ -185,14 +205,14 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     public func redeemForAccount(id: String, uid: String, presentedSession: String, change: AccountChange, now: Timestamp,
-                                 maxAttempts: Int, codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome {
+                                 maxAttempts: Int, limits: CheckLimits, codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome {
         try write { db in
             if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
             let purpose: VerificationPurpose
             if case .enrollPhone = change { purpose = .enroll } else { purpose = .signIn }
             let phone: String
             switch try checkCode(id: id, purpose: purpose, subject: purpose == .enroll ? uid : nil, now: now,
-                                 maxAttempts: maxAttempts, codeMatches: codeMatches, in: db) {
+                                 maxAttempts: maxAttempts, limits: limits, codeMatches: codeMatches, in: db) {
             case let .failure(rejection): return .rejected(rejection)
             case let .success(v): phone = v.phone
             }
@@ -316,7 +336,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     public func resolveSecondFactor(sessionId: String, proof: SecondFactorProof, now: Timestamp, maxAttempts: Int,
-                                    signIn: NewSignIn) throws -> AccountOutcome {
+                                    limits: CheckLimits, signIn: NewSignIn) throws -> AccountOutcome {
         try write { db in
             guard let session = try mfaSession(id: sessionId, kind: "signIn", now: now, in: db) else {
                 return .refused(try deadSessionRefusal(sessionId, in: db))
@@ -327,7 +347,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             switch proof {
             case let .phone(verificationId, codeMatches):
                 switch try checkCode(id: verificationId, purpose: .mfaSignIn, subject: sessionId, now: now, maxAttempts: maxAttempts,
-                                     codeMatches: codeMatches, in: db) {
+                                     limits: limits, codeMatches: codeMatches, in: db) {
                 case let .failure(rejection): return .rejected(rejection)
                 case let .success(verified):
                     guard let f = user.factors.first(where: { $0.factorId == "phone" && $0.phoneNumber == verified.phone }) else {
@@ -435,6 +455,113 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         }
     }
 
+    // MARK: Limits
+
+    /// The counted windows, by what they count.
+    enum Window: String {
+        case smsPerIp = "ip", smsPerProject = "project", smsPerRegion = "region", regionBurst = "burst", wrongCodesPerIp = "ipfail"
+
+        var milliseconds: Int64 {
+            switch self {
+            case .smsPerIp, .regionBurst: return 3_600_000
+            case .smsPerProject, .smsPerRegion: return Self.dayMilliseconds
+            case .wrongCodesPerIp: return 300_000
+            }
+        }
+        static let dayMilliseconds: Int64 = 86_400_000
+
+        /// The configuration key of the limit, as errors and events name it.
+        var limitName: String {
+            switch self {
+            case .smsPerIp: return "smsPerIpPerHour"
+            case .smsPerProject: return "smsPerProjectPerDay"
+            case .smsPerRegion: return "smsPerRegionPerDay"
+            case .regionBurst: return "regionBurstPerHour"
+            case .wrongCodesPerIp: return "wrongCodesPerIpPer5Minutes"
+            }
+        }
+    }
+
+    /// The first send limit a new SMS to `phone` would break, if any.
+    private func checkSendLimits(_ limits: SendLimits, phone: String, now: Timestamp, in db: SQLiteConnection) throws -> LimitTrip? {
+        if limits.perNumberPerHour > 0 {
+            // Exact: the number's own verifications of the last hour that sent an SMS.
+            var sent: [Int64] = []
+            try db.rows("SELECT created_at FROM verifications WHERE phone = ? AND created_at > ? AND delivery != 'none' ORDER BY created_at",
+                        [.text(phone), .int(now.milliseconds - 3_600_000)]) { sent.append($0.int(0)) }
+            if sent.count >= limits.perNumberPerHour {
+                let freedAt = sent[sent.count - limits.perNumberPerHour] + 3_600_000
+                return LimitTrip(limit: "smsPerNumberPerHour", scope: PhoneNumber.mask(phone),
+                                 retryAfterSeconds: Self.seconds(freedAt - now.milliseconds), isQuota: false)
+            }
+        }
+        if let ip = limits.clientIp, let trip = try slidingLimit(.smsPerIp, key: ip, limit: limits.perIpPerHour, now: now, in: db) { return trip }
+        if let trip = try slidingLimit(.regionBurst, key: limits.region, limit: limits.regionBurstPerHour, now: now, in: db) { return trip }
+        if let trip = try slidingLimit(.smsPerRegion, key: limits.region, limit: limits.perRegionPerDay, now: now, in: db) { return trip }
+        return try slidingLimit(.smsPerProject, key: "", limit: limits.perProjectPerDay, now: now, in: db)
+    }
+
+    private func countSend(_ limits: SendLimits, now: Timestamp, in db: SQLiteConnection) throws {
+        if let ip = limits.clientIp, limits.perIpPerHour > 0 { try bump(.smsPerIp, key: ip, now: now, in: db) }
+        if limits.regionBurstPerHour > 0 { try bump(.regionBurst, key: limits.region, now: now, in: db) }
+        if limits.perRegionPerDay > 0 { try bump(.smsPerRegion, key: limits.region, now: now, in: db) }
+        if limits.perProjectPerDay > 0 { try bump(.smsPerProject, key: "", now: now, in: db) }
+    }
+
+    /// Refuses when the events of the last window (the current fixed window's count plus the
+    /// previous one's, weighted by how much of it the sliding window still covers) reach `limit`.
+    private func slidingLimit(_ window: Window, key: String, limit: Int, now: Timestamp, in db: SQLiteConnection) throws -> LimitTrip? {
+        guard limit > 0 else { return nil }
+        let length = window.milliseconds
+        let bucket = now.milliseconds - now.milliseconds % length
+        let scope = window.rawValue + ":" + key
+        var current = 0.0, previous = 0.0
+        try db.rows("SELECT bucket, count FROM counters WHERE scope = ? AND bucket IN (?, ?)",
+                    [.text(scope), .int(bucket), .int(bucket - length)]) { row in
+            if row.int(0) == bucket { current = Double(row.int(1)) } else { previous = Double(row.int(1)) }
+        }
+        let elapsed = Double(now.milliseconds - bucket), w = Double(length), cap = Double(limit)
+        guard previous * (1 - elapsed / w) + current >= cap else { return nil }
+        // When the estimate falls below the limit if nothing more is counted: while the previous
+        // window fades out, or, if the current one alone reaches the limit, while it fades in turn.
+        let position = current >= cap ? w + w * (1 - (cap - 0.5) / current) : w * (1 - (cap - current - 0.5) / max(previous, 1))
+        let scopeName: String
+        switch window {
+        case .smsPerProject: scopeName = "project"
+        default: scopeName = key
+        }
+        return LimitTrip(limit: window.limitName, scope: scopeName, retryAfterSeconds: Self.seconds(Int64(position - elapsed)),
+                         isQuota: window == .smsPerProject || window == .smsPerRegion || window == .regionBurst)
+    }
+
+    private func bump(_ window: Window, key: String, now: Timestamp, in db: SQLiteConnection) throws {
+        let bucket = now.milliseconds - now.milliseconds % window.milliseconds
+        try db.run("INSERT INTO counters (scope, bucket, count) VALUES (?, ?, 1) ON CONFLICT (scope, bucket) DO UPDATE SET count = count + 1",
+                   [.text(window.rawValue + ":" + key), .int(bucket)])
+    }
+
+    private func lockedUntil(_ phone: String, now: Timestamp, in db: SQLiteConnection) throws -> Timestamp? {
+        guard let until = try db.row("SELECT locked_until FROM number_failures WHERE phone = ?", [.text(phone)], { $0.int(0) }),
+              until > now.milliseconds else { return nil }
+        return Timestamp(milliseconds: until)
+    }
+
+    /// Counts a wrong code for the number; when that makes `maxConsecutiveFailures` in a row, locks
+    /// the number (and starts counting afresh for after the lock) and returns until when.
+    private func countFailure(_ phone: String, limits: CheckLimits, now: Timestamp, in db: SQLiteConnection) throws -> Timestamp? {
+        guard limits.maxConsecutiveFailures > 0 else { return nil }
+        let failures = try db.row("""
+            INSERT INTO number_failures (phone, consecutive) VALUES (?, 1)
+            ON CONFLICT (phone) DO UPDATE SET consecutive = consecutive + 1 RETURNING consecutive
+            """, [.text(phone)]) { Int($0.int(0)) } ?? 1
+        guard failures >= limits.maxConsecutiveFailures else { return nil }
+        let until = now.adding(milliseconds: limits.lockoutMilliseconds)
+        try db.run("UPDATE number_failures SET consecutive = 0, locked_until = ? WHERE phone = ?", [.int(until.milliseconds), .text(phone)])
+        return until
+    }
+
+    private static func seconds(_ milliseconds: Int64) -> Int64 { max(1, (milliseconds + 999) / 1000) }
+
     // MARK: Outbox
 
     public func claimDueMessages(now: Timestamp, limit: Int, leaseMilliseconds: Int64) throws -> [OutboxMessage] {
@@ -510,6 +637,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                        [.text(SortableID.prefix(before)), .int(before.milliseconds)])
             try db.run("DELETE FROM sessions WHERE revoked_at < ?", [.int(ended.milliseconds)])
             try db.run("DELETE FROM mfa_sessions WHERE id < ? AND expires_at < ?", [.text(SortableID.prefix(before)), .int(before.milliseconds)])
+            // The longest window is a day; its previous window is still read.
+            try db.run("DELETE FROM counters WHERE bucket < ?", [.int(before.milliseconds - 2 * Window.dayMilliseconds)])
+            try db.run("DELETE FROM number_failures WHERE consecutive = 0 AND locked_until < ?", [.int(before.milliseconds)])
         }
     }
 

@@ -13,12 +13,17 @@ public protocol Store: AnyObject, Sendable {
     /// `reuseIfCreatedAfter` (nil: never reuse); a new one replaces older active ones. The SMS is queued in the same
     /// transaction, already leased to this engine until `leaseUntil` (its worker is handed the
     /// message directly; if this process dies, any worker takes it once the lease runs out).
-    func startVerification(_ verification: NewVerification, reuseIfCreatedAfter: Timestamp?, leaseUntil: Timestamp) throws -> VerificationStart
+    /// `limits` (nil for test numbers) are checked and counted in the same transaction, so they
+    /// hold across threads and processes.
+    func startVerification(_ verification: NewVerification, reuseIfCreatedAfter: Timestamp?, leaseUntil: Timestamp,
+                           limits: SendLimits?) throws -> VerificationStart
     /// Checks a first-factor code and, if it matches, consumes the verification, creates the user
     /// on first sign-in and opens a session (or, for a user with second factors, the challenge
     /// `signIn.challenge`), all in one transaction. A wrong code counts an attempt.
     /// With `temporaryProof`, `id` names a temporary proof, valid while its user still has the number.
-    func redeemVerification(id: String, temporaryProof: Bool, now: Timestamp, maxAttempts: Int,
+    /// Every method that checks an SMS code applies `limits`: a locked number or an IP with too
+    /// many wrong codes is refused before the code is compared; wrong codes are counted.
+    func redeemVerification(id: String, temporaryProof: Bool, now: Timestamp, maxAttempts: Int, limits: CheckLimits,
                             codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome
     /// Checks a code as `redeemVerification` does and applies it to the signed-in user `uid`,
     /// whose session `presentedSession` must still be live: links or changes its phone number,
@@ -26,7 +31,7 @@ public protocol Store: AnyObject, Sendable {
     /// `signIn`. Refusals leave the code unused, except credentialAlreadyInUse, which consumes it
     /// and stores the temporary proof `change` carries.
     func redeemForAccount(id: String, uid: String, presentedSession: String, change: AccountChange, now: Timestamp, maxAttempts: Int,
-                          codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome
+                          limits: CheckLimits, codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome
     func verificationStatus(id: String, now: Timestamp) throws -> VerificationStatus?
     /// Signs in the user `signIn.newUid` (a host's own uid, from a custom token), creating it on
     /// first sign-in, and opens a session or its challenge, in one transaction.
@@ -43,7 +48,7 @@ public protocol Store: AnyObject, Sendable {
     /// (phone) or the session and the factor (TOTP: consecutive wrong codes lock the factor, as
     /// FactorLockout says).
     func resolveSecondFactor(sessionId: String, proof: SecondFactorProof, now: Timestamp, maxAttempts: Int,
-                             signIn: NewSignIn) throws -> AccountOutcome
+                             limits: CheckLimits, signIn: NewSignIn) throws -> AccountOutcome
     /// Enrols the TOTP factor whose secret the session `sessionId` of `uid` holds, if `check`
     /// accepts a code for it, and opens `signIn`.
     func enrollTotp(sessionId: String, uid: String, presentedSession: String, check: TotpCheck, factor: NewFactor, now: Timestamp,

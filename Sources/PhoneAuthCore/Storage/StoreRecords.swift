@@ -46,6 +46,51 @@ public enum VerificationStart: Sendable {
     case reused(id: String, createdAt: Timestamp, expiresAt: Timestamp)
     /// The latest verification, started inside the resend window, died of wrong codes.
     case blocked(since: Timestamp)
+    /// A send limit refused it: nothing was written or sent.
+    case limited(LimitTrip)
+    /// Too many wrong codes in a row for the number: it is locked until then.
+    case numberLocked(until: Timestamp)
+}
+
+/// The send limits a new verification is checked against in its transaction (0: no limit).
+/// Test numbers have none.
+public struct SendLimits: Sendable {
+    public var region: String
+    public var clientIp: String?
+    public var perNumberPerHour: Int
+    public var perIpPerHour: Int
+    public var perProjectPerDay: Int
+    public var perRegionPerDay: Int
+    public var regionBurstPerHour: Int
+}
+
+/// The wrong-code limits checked with each code (0: no limit). Numbers in `exempt` (the test
+/// numbers) are neither counted nor locked.
+public struct CheckLimits: Sendable {
+    public var maxConsecutiveFailures: Int
+    public var lockoutMilliseconds: Int64
+    public var clientIp: String?
+    public var wrongCodesPerIpPer5Minutes: Int
+    public var exempt: Set<String>
+
+    public static let none = CheckLimits(maxConsecutiveFailures: 0, lockoutMilliseconds: 0, clientIp: nil, wrongCodesPerIpPer5Minutes: 0, exempt: [])
+}
+
+/// A limit that refused a call: its configuration key, what it counts (a masked number, an IP
+/// address, a region or "project"), and when trying again may succeed.
+public final class LimitTrip: Sendable {
+    public let limit: String
+    public let scope: String
+    public let retryAfterSeconds: Int64
+    /// A quota of the whole project or a region (quotaExceeded), not of one caller (tooManyRequests).
+    public let isQuota: Bool
+
+    public init(limit: String, scope: String, retryAfterSeconds: Int64, isQuota: Bool) {
+        self.limit = limit
+        self.scope = scope
+        self.retryAfterSeconds = retryAfterSeconds
+        self.isQuota = isQuota
+    }
 }
 
 public struct UserRecord: Sendable {
@@ -160,9 +205,13 @@ public final class SessionInfo: Sendable {
 /// Why a one-time code (SMS or TOTP) was not accepted.
 public enum CodeRejection: Error, Sendable {
     case wrongCode(attemptsLeft: Int)
-    /// expired, tooManyAttempts, alreadyUsed, replaced or wrongPurpose
+    /// expired, tooManyAttempts, alreadyUsed, replaced, wrongPurpose or ownerChanged
     case unusable(reason: String)
     case unknown
+    /// Too many wrong codes from the caller's IP address.
+    case limited(LimitTrip)
+    /// Too many wrong codes in a row for the number; `justLocked` when this code locked it.
+    case numberLocked(phone: String, until: Timestamp, justLocked: Bool)
 }
 
 /// What an account operation refused, when the code (if any) was right.

@@ -1,0 +1,21 @@
+import Glibc
+import PhoneAuthCore
+
+/// The log sink: hands each event, as JSON, to the host's C function.
+final class CallbackEventSink: EventSink, @unchecked Sendable {
+    typealias Function = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void
+
+    private let function: Function
+    private let context: UnsafeMutableRawPointer?
+
+    init(function: Function, context: UnsafeMutableRawPointer?) {
+        self.function = function
+        self.context = context
+    }
+
+    func record(_ event: JSONValue) {
+        guard let text = JSONCodec.serializeToCString(event) else { return }
+        defer { free(text) }
+        function(context, text)
+    }
+}

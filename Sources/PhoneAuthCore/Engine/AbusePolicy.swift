@@ -1,0 +1,119 @@
+/// What the engine refuses to protect SMS spend and codes: send quotas, wrong-code limits, and
+/// which destinations may get an SMS at all. Read from the configuration keys `quotas`,
+/// `smsRegionPolicy` and `phoneNumberTypes`. A limit of 0 is no limit.
+public struct AbusePolicy: Sendable {
+    /// SMS per phone number per hour (sliding window, counted exactly).
+    public var smsPerNumberPerHour = 5
+    /// SMS per client IP per hour (sliding window, estimated from two fixed windows).
+    public var smsPerIpPerHour = 20
+    /// SMS per project per day (sliding window, estimated).
+    public var smsPerProjectPerDay = 10_000
+    /// SMS per destination region per day, by CLDR region code (sliding window, estimated).
+    public var smsPerRegionPerDay: [String: Int] = [:]
+    /// The pumping circuit breaker: SMS to any one region per hour; 0 is off.
+    public var regionBurstPerHour = 0
+    /// Wrong codes in a row for one number, across verifications, before it is locked.
+    public var maxConsecutiveFailures = 100
+    public var lockoutSeconds: Int64 = 3600
+    /// Wrong codes per client IP per 5 minutes (sliding window, estimated).
+    public var wrongCodesPerIpPer5Minutes = 50
+
+    public enum RegionPolicy: Sendable, Equatable {
+        case allowByDefault(disallowed: Set<String>)
+        case allowlistOnly(allowed: Set<String>)
+    }
+    public var regionPolicy = RegionPolicy.allowByDefault(disallowed: [])
+    public var deniedTypes: Set<PhoneNumber.NumberType> = [.premiumRate, .sharedCost, .unknown]
+
+    public init() {}
+
+    public func allowsRegion(_ region: String) -> Bool {
+        switch regionPolicy {
+        case let .allowByDefault(disallowed): return !disallowed.contains(region)
+        case let .allowlistOnly(allowed): return allowed.contains(region)
+        }
+    }
+
+    static func read(_ r: ObjectReader) throws(PhoneAuthError) -> AbusePolicy {
+        var p = AbusePolicy()
+        if let q = try r.object("quotas") {
+            try q.rejectUnknown(["smsPerNumberPerHour", "smsPerIpPerHour", "smsPerProjectPerDay", "smsPerRegionPerDay",
+                                 "regionBurstPerHour", "maxConsecutiveFailures", "lockoutSeconds", "wrongCodesPerIpPer5Minutes"])
+            func limit(_ key: String, _ current: Int) throws(PhoneAuthError) -> Int {
+                Int(try q.int(key, in: 0...100_000_000) ?? Int64(current))
+            }
+            p.smsPerNumberPerHour = try limit("smsPerNumberPerHour", p.smsPerNumberPerHour)
+            p.smsPerIpPerHour = try limit("smsPerIpPerHour", p.smsPerIpPerHour)
+            p.smsPerProjectPerDay = try limit("smsPerProjectPerDay", p.smsPerProjectPerDay)
+            p.regionBurstPerHour = try limit("regionBurstPerHour", p.regionBurstPerHour)
+            p.maxConsecutiveFailures = try limit("maxConsecutiveFailures", p.maxConsecutiveFailures)
+            p.wrongCodesPerIpPer5Minutes = try limit("wrongCodesPerIpPer5Minutes", p.wrongCodesPerIpPer5Minutes)
+            p.lockoutSeconds = try q.int("lockoutSeconds", in: 1...31_536_000) ?? p.lockoutSeconds
+            if let regions = try q.object("smsPerRegionPerDay") {
+                try checkRegions(regions.entries.map(\.0), key: "quotas.smsPerRegionPerDay")
+                for (region, value) in regions.entries {
+                    guard case let .int(n) = value, n >= 0 else {
+                        throw bad("quotas.smsPerRegionPerDay", "must map each region to a count (an integer, 0 or more)")
+                    }
+                    p.smsPerRegionPerDay[region] = Int(min(n, 100_000_000))
+                }
+            }
+        }
+        if let policy = try r.object("smsRegionPolicy") {
+            try policy.rejectUnknown(["allowByDefault", "allowlistOnly"])
+            let allow = try policy.object("allowByDefault"), only = try policy.object("allowlistOnly")
+            switch (allow, only) {
+            case let (allow?, nil):
+                try allow.rejectUnknown(["disallowedRegions"])
+                p.regionPolicy = .allowByDefault(disallowed: try regionList(allow, "disallowedRegions", "smsRegionPolicy.allowByDefault"))
+            case let (nil, only?):
+                try only.rejectUnknown(["allowedRegions"])
+                p.regionPolicy = .allowlistOnly(allowed: try regionList(only, "allowedRegions", "smsRegionPolicy.allowlistOnly"))
+            default:
+                throw bad("smsRegionPolicy", "must hold exactly one of 'allowByDefault' and 'allowlistOnly'")
+            }
+        }
+        if let types = try r.object("phoneNumberTypes") {
+            try types.rejectUnknown(["deny"])
+            if let deny = types.value("deny") {
+                guard case let .array(items) = deny else { throw bad("phoneNumberTypes.deny", "must be an array of type names") }
+                var denied: Set<PhoneNumber.NumberType> = []
+                for item in items {
+                    guard case let .string(name) = item, let type = PhoneNumber.NumberType.allCases.first(where: { $0.name == name }) else {
+                        throw bad("phoneNumberTypes.deny", "must list libphonenumber type names (\(PhoneNumber.NumberType.allCases.map(\.name).joined(separator: ", ")))")
+                    }
+                    denied.insert(type)
+                }
+                p.deniedTypes = denied
+            }
+        }
+        return p
+    }
+
+    private static func regionList(_ r: ObjectReader, _ field: String, _ path: String) throws(PhoneAuthError) -> Set<String> {
+        guard let value = r.value(field), case let .array(items) = value else {
+            throw bad("\(path).\(field)", "must be an array of region codes")
+        }
+        var codes: [String] = []
+        for item in items {
+            guard case let .string(code) = item else { throw bad("\(path).\(field)", "must hold region codes as strings") }
+            codes.append(code)
+        }
+        try checkRegions(codes, key: "\(path).\(field)")
+        return Set(codes)
+    }
+
+    /// Refuses, naming them all, the codes libphonenumber does not know.
+    private static func checkRegions(_ codes: [String], key: String) throws(PhoneAuthError) {
+        let unknown = codes.filter { !PhoneNumber.isSupportedRegion($0) }
+        guard unknown.isEmpty else {
+            throw PhoneAuthError(.invalidConfiguration,
+                                 "The configuration key '\(key)' has unknown region codes: \(unknown.map { "'\(String($0.prefix(8)))'" }.joined(separator: ", ")) (use CLDR codes such as \"US\").",
+                                 details: [("key", .string(key)), ("regions", .array(unknown.map { .string(String($0.prefix(8))) }))])
+        }
+    }
+
+    private static func bad(_ key: String, _ problem: String) -> PhoneAuthError {
+        PhoneAuthError(.invalidConfiguration, "The configuration key '\(key)' \(problem).", details: [("key", .string(key))])
+    }
+}
