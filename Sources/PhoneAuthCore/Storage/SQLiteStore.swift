@@ -508,8 +508,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         if limits.perProjectPerDay > 0 { try bump(.smsPerProject, key: "", now: now, in: db) }
     }
 
-    /// Refuses when the events of the last window (the current fixed window's count plus the
-    /// previous one's, weighted by how much of it the sliding window still covers) reach `limit`.
+    /// Refuses when one more event would take the events of the last window (the current fixed
+    /// window's count plus the previous one's, weighted by how much of it the sliding window
+    /// still covers) over `limit`.
     private func slidingLimit(_ window: Window, key: String, limit: Int, now: Timestamp, in db: SQLiteConnection) throws -> LimitTrip? {
         guard limit > 0 else { return nil }
         let length = window.milliseconds
@@ -520,11 +521,11 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                     [.text(scope), .int(bucket), .int(bucket - length)]) { row in
             if row.int(0) == bucket { current = Double(row.int(1)) } else { previous = Double(row.int(1)) }
         }
-        let elapsed = Double(now.milliseconds - bucket), w = Double(length), cap = Double(limit)
-        guard previous * (1 - elapsed / w) + current >= cap else { return nil }
-        // When the estimate falls below the limit if nothing more is counted: while the previous
-        // window fades out, or, if the current one alone reaches the limit, while it fades in turn.
-        let position = current >= cap ? w + w * (1 - (cap - 0.5) / current) : w * (1 - (cap - current - 0.5) / max(previous, 1))
+        let elapsed = Double(now.milliseconds - bucket), w = Double(length), room = Double(limit - 1)
+        guard previous * (1 - elapsed / w) + current > room else { return nil }
+        // When there is room for one more if nothing else is counted: as the previous window
+        // fades out, or, if the current one alone fills the limit, as it fades in turn.
+        let position = current > room ? w + w * (1 - room / current) : w * (1 - (room - current) / previous)
         let scopeName: String
         switch window {
         case .smsPerProject: scopeName = "project"

@@ -57,6 +57,8 @@ def _load() -> ctypes.CDLL:
 
 # int (*)(void *ctx, const char *message_json): the SMS sender callback type.
 SMS_SENDER = CFUNCTYPE(c_int, c_void_p, c_void_p)
+# void (*)(void *ctx, const char *event_json): the log sink callback type.
+LOG_SINK = CFUNCTYPE(None, c_void_p, c_void_p)
 
 _OUT = POINTER(c_void_p)  # char **out_json
 
@@ -82,6 +84,7 @@ def _declare(lib: ctypes.CDLL) -> None:
     fn("phoneauth_sign_in_with_credential", c_int, c_void_p, c_char_p, _OUT)
     fn("phoneauth_sign_out", c_int, c_void_p, c_char_p, _OUT)
     fn("phoneauth_set_sms_sender", c_int, c_void_p, SMS_SENDER, c_void_p)
+    fn("phoneauth_set_log_sink", c_int, c_void_p, LOG_SINK, c_void_p)
 
 
 def _open_library() -> ctypes.CDLL:

@@ -1,4 +1,4 @@
-"""The Engine class: one libphoneauth engine handle, its methods, and its SMS sender."""
+"""The Engine class: one libphoneauth engine handle, its methods, its SMS sender and log sink."""
 
 from __future__ import annotations
 
@@ -17,10 +17,11 @@ from .errors import PhoneAuthError, error_from_object
 from .multifactor import MultiFactorResolver
 
 SmsSender = Callable[[Dict[str, Any]], Any]
+LogSink = Callable[[Dict[str, Any]], Any]
 
 _UNSET: Any = object()  # "argument not given": distinct from None, which is sent as JSON null
 
-# On the thread running a Python SMS sender: the token of the engine whose sender it is.
+# On the thread running a Python SMS sender or log sink: the token of the engine it belongs to.
 _sender_state = threading.local()
 
 
@@ -95,6 +96,32 @@ def _sender_trampoline(sender: SmsSender, engine_token: object):
     return callback
 
 
+def _log_sink_trampoline(sink: LogSink, engine_token: object):
+    """Wraps a Python log sink as the C callback. Its exceptions stop here; the first one is
+    reported on stderr in one line (never the event), later ones silently."""
+    reported = []
+
+    def callback(ctx, event_json):
+        if not event_json:
+            return
+        outer = getattr(_sender_state, "engine", None)
+        _sender_state.engine = engine_token
+        try:
+            sink(json.loads(ctypes.string_at(event_json).decode("utf-8")))
+        except BaseException as exc:  # nothing may unwind into the library
+            if not reported:
+                reported.append(True)
+                try:
+                    sys.stderr.write(f"phoneauth: log sink raised {type(exc).__name__}; "
+                                     "further errors of this sink are not reported\n")
+                except BaseException:
+                    pass
+        finally:
+            _sender_state.engine = outer
+
+    return callback
+
+
 _live_engines: "weakref.WeakSet[Engine]" = weakref.WeakSet()
 
 
@@ -124,9 +151,9 @@ class Engine:
         self._lib = _ffi.lib  # kept on the instance: module globals may be gone at shutdown
         self._cond = threading.Condition(threading.Lock())  # a plain lock: cheaper than the default RLock
         self._busy = 0
-        # Every CFUNCTYPE object ever installed, kept until close: the library may still be
-        # running one when it is replaced.
-        self._senders: List[Any] = []
+        # Every CFUNCTYPE object ever installed (SMS senders, log sinks), kept until close: the
+        # library may still be running one when it is replaced.
+        self._callbacks: List[Any] = []
         if not isinstance(config, Mapping):
             raise TypeError("config must be a dict")
         error = c_void_p()
@@ -147,8 +174,9 @@ class Engine:
         """Stops the delivery thread and frees the engine. Calling it again does nothing.
         Undelivered messages stay in the database's outbox for the next engine."""
         if getattr(_sender_state, "engine", None) is self._token:
-            # phoneauth_close waits for the running sender: from inside it, that never ends.
-            raise RuntimeError("phoneauth: an engine cannot be closed from its own SMS sender")
+            # phoneauth_close waits for the running callback: from inside it, that never ends.
+            raise RuntimeError("phoneauth: an engine cannot be closed from its own SMS sender "
+                               "or log sink")
         with self._cond:
             handle, self._handle = self._handle, None
             if handle is None:
@@ -156,7 +184,7 @@ class Engine:
             while self._busy:  # calls running on other threads finish first
                 self._cond.wait()
         self._lib.phoneauth_close(handle)
-        self._senders = []
+        self._callbacks = []
 
     def __enter__(self) -> "Engine":
         return self
@@ -355,8 +383,40 @@ class Engine:
             raise TypeError("sender must be callable or None")
         handle = self._enter()
         try:
-            self._senders.append(function)  # referenced before the library can call it
+            self._callbacks.append(function)  # referenced before the library can call it
             status = self._lib.phoneauth_set_sms_sender(handle, function, None)
+        finally:
+            self._leave()
+        if status != 0:
+            raise _error(status, None)
+
+    # -- log sink ----------------------------------------------------------------------------------
+
+    def set_log_sink(self, sink: Optional[LogSink]) -> None:
+        """Installs a sink for the engine's security events, or removes it with None.
+
+        ``sink(event)`` gets each event as a dict {"event", "time" (RFC 3339), ...fields}:
+          codeSent        phoneNumber, languageCode, attempt
+          deliveryFailed  phoneNumber, languageCode, attempt, willRetry
+          signInSucceeded uid, phoneNumber?, provider, secondFactor?, isNewUser, clientIp?
+          signInFailed    code, reason?, clientIp?
+          limitTripped    limit, scope, retryAfterSeconds
+          lockout         phoneNumber, until, clientIp?
+        Phone numbers are masked ("+*******3434"); codes, secrets and tokens never appear. The sink runs on the thread that made the call, or on the engine's delivery
+        thread, possibly on both at once: it must be thread-safe and quick. Its return value is
+        ignored; an exception it raises is swallowed (the first one is reported on stderr), so it
+        never reaches the library or the caller. A sink being called when it is replaced or
+        removed may still finish that call afterwards."""
+        if sink is None:
+            function = _ffi.LOG_SINK()  # a NULL function pointer
+        elif callable(sink):
+            function = _ffi.LOG_SINK(_log_sink_trampoline(sink, self._token))
+        else:
+            raise TypeError("sink must be callable or None")
+        handle = self._enter()
+        try:
+            self._callbacks.append(function)  # referenced before the library can call it
+            status = self._lib.phoneauth_set_log_sink(handle, function, None)
         finally:
             self._leave()
         if status != 0:
