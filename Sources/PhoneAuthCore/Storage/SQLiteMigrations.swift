@@ -116,7 +116,8 @@ enum SQLiteMigrations {
         CREATE TABLE number_failures (
             phone TEXT PRIMARY KEY,
             consecutive INTEGER NOT NULL,
-            locked_until INTEGER NOT NULL DEFAULT 0
+            locked_until INTEGER NOT NULL DEFAULT 0,
+            last_failure_at INTEGER NOT NULL
         ) WITHOUT ROWID;
         """,
     ]

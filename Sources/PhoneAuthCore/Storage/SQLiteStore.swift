@@ -552,9 +552,10 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     private func countFailure(_ phone: String, limits: CheckLimits, now: Timestamp, in db: SQLiteConnection) throws -> Timestamp? {
         guard limits.maxConsecutiveFailures > 0 else { return nil }
         let failures = try db.row("""
-            INSERT INTO number_failures (phone, consecutive) VALUES (?, 1)
-            ON CONFLICT (phone) DO UPDATE SET consecutive = consecutive + 1 RETURNING consecutive
-            """, [.text(phone)]) { Int($0.int(0)) } ?? 1
+            INSERT INTO number_failures (phone, consecutive, last_failure_at) VALUES (?, 1, ?)
+            ON CONFLICT (phone) DO UPDATE SET consecutive = consecutive + 1, last_failure_at = excluded.last_failure_at
+            RETURNING consecutive
+            """, [.text(phone), .int(now.milliseconds)]) { Int($0.int(0)) } ?? 1
         guard failures >= limits.maxConsecutiveFailures else { return nil }
         let until = now.adding(milliseconds: limits.lockoutMilliseconds)
         try db.run("UPDATE number_failures SET consecutive = 0, locked_until = ? WHERE phone = ?", [.int(until.milliseconds), .text(phone)])
@@ -640,7 +641,9 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             try db.run("DELETE FROM mfa_sessions WHERE id < ? AND expires_at < ?", [.text(SortableID.prefix(before)), .int(before.milliseconds)])
             // The longest window is a day; its previous window is still read.
             try db.run("DELETE FROM counters WHERE bucket < ?", [.int(before.milliseconds - 2 * Window.dayMilliseconds)])
-            try db.run("DELETE FROM number_failures WHERE consecutive = 0 AND locked_until < ?", [.int(before.milliseconds)])
+            // A run of wrong codes is forgotten a month after its last one (as ended sessions are).
+            try db.run("DELETE FROM number_failures WHERE locked_until < ? AND last_failure_at < ?",
+                       [.int(before.milliseconds), .int(ended.milliseconds)])
         }
     }
 

@@ -91,7 +91,8 @@ public protocol Store: AnyObject, Sendable {
     func revokeSessions(uid: String, now: Timestamp) throws -> Bool
 
     /// Deletes verifications that expired before `verificationsExpiredBefore` (their SMS finished),
-    /// sessions that ended before `sessionsEndedBefore` and multi-factor sessions expired by then.
+    /// sessions that ended before `sessionsEndedBefore` (and runs of wrong codes that old), expired
+    /// multi-factor sessions and spent limit counters.
     func purge(verificationsExpiredBefore: Timestamp, sessionsEndedBefore: Timestamp) throws
 
     func close()
