@@ -26,7 +26,7 @@ venv: $(VENV)/.ready
 $(VENV)/.ready: bindings/python/pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q pytest 'pyjwt[crypto]' cryptography pyotp
+	$(PY) -m pip install -q pytest 'pyjwt[crypto]' cryptography pyotp phonenumbers
 	$(PY) -m pip install -q -e bindings/python
 	touch $@
 

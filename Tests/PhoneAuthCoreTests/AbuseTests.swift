@@ -142,6 +142,18 @@ final class AbuseTests: XCTestCase {
         XCTAssertNoThrow(try engine.signIn(with: right))
     }
 
+    func testAddressesAreCountedAsOneClientHoldsThem() throws {
+        XCTAssertEqual(Engine.limitKey(forIp: "192.0.2.1"), "192.0.2.1")
+        XCTAssertEqual(Engine.limitKey(forIp: "::ffff:192.0.2.1"), "192.0.2.1", "IPv4-mapped is the IPv4 address")
+        XCTAssertEqual(Engine.limitKey(forIp: "2001:db8:1:2:aaaa::1"), "2001:db8:1:2::/64")
+        XCTAssertEqual(Engine.limitKey(forIp: "2001:DB8:1:2:bbbb::9"), "2001:db8:1:2::/64", "one /64 is one client")
+        XCTAssertNil(Engine.limitKey(forIp: "192.0.2"))
+        XCTAssertNil(Engine.limitKey(forIp: "example.com"))
+        let engine = try makeEngines(clockAtWindowStart()) { $0.abuse.smsPerIpPerHour = 1 }[0]
+        XCTAssertNoThrow(try engine.verifyPhoneNumber("+16505553401", clientIp: "::ffff:192.0.2.1"))
+        XCTAssertEqual(limitName { _ = try engine.verifyPhoneNumber("+16505553402", clientIp: "192.0.2.1") }, "smsPerIpPerHour")
+    }
+
     func testPolicyConfigurationIsCheckedWhenTheEngineOpens() throws {
         func read(_ json: String) throws -> EngineConfig { try EngineConfig.read(try JSONCodec.parse(json)) }
         XCTAssertEqual(try read(#"{"database": "x", "smsRegionPolicy": {"allowlistOnly": {"allowedRegions": ["US", "GB"]}}}"#).abuse.regionPolicy,
@@ -155,6 +167,7 @@ final class AbuseTests: XCTestCase {
         }
         assertError(.invalidConfiguration) { _ = try read(#"{"database": "x", "smsRegionPolicy": {"allowByDefault": {"disallowedRegions": []}, "allowlistOnly": {"allowedRegions": []}}}"#) }
         assertError(.invalidConfiguration) { _ = try read(#"{"database": "x", "phoneNumberTypes": {"deny": ["PREMIUM"]}}"#) }
+        assertError(.invalidConfiguration) { _ = try read(#"{"database": "x", "smsRegionPolicy": {"allowlistOnly": {"allowedRegions": []}}}"#) }
         assertError(.invalidConfiguration) { _ = try read(#"{"database": "x", "quotas": {"smsPerNumberPerHour": -1}}"#) }
         XCTAssertEqual(try read(#"{"database": "x", "phoneNumberTypes": {"deny": ["VOIP"]}}"#).abuse.deniedTypes, [.voip])
     }

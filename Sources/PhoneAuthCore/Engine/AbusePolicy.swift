@@ -53,7 +53,7 @@ public struct AbusePolicy: Sendable {
                 try checkRegions(regions.entries.map(\.0), key: "quotas.smsPerRegionPerDay")
                 for (region, value) in regions.entries {
                     guard case let .int(n) = value, n >= 0 else {
-                        throw bad("quotas.smsPerRegionPerDay", "must map each region to a count (an integer, 0 or more)")
+                        throw bad("quotas.smsPerRegionPerDay", "must map each region to a count (an integer, 0 or more); '\(region)' does not")
                     }
                     p.smsPerRegionPerDay[region] = Int(min(n, 100_000_000))
                 }
@@ -68,7 +68,10 @@ public struct AbusePolicy: Sendable {
                 p.regionPolicy = .allowByDefault(disallowed: try regionList(allow, "disallowedRegions", "smsRegionPolicy.allowByDefault"))
             case let (nil, only?):
                 try only.rejectUnknown(["allowedRegions"])
-                p.regionPolicy = .allowlistOnly(allowed: try regionList(only, "allowedRegions", "smsRegionPolicy.allowlistOnly"))
+                let allowed = try regionList(only, "allowedRegions", "smsRegionPolicy.allowlistOnly")
+                // An empty allowlist would refuse every SMS, test numbers included: surely a mistake.
+                guard !allowed.isEmpty else { throw bad("smsRegionPolicy.allowlistOnly.allowedRegions", "must list at least one region") }
+                p.regionPolicy = .allowlistOnly(allowed: allowed)
             default:
                 throw bad("smsRegionPolicy", "must hold exactly one of 'allowByDefault' and 'allowlistOnly'")
             }
@@ -80,7 +83,8 @@ public struct AbusePolicy: Sendable {
                 var denied: Set<PhoneNumber.NumberType> = []
                 for item in items {
                     guard case let .string(name) = item, let type = PhoneNumber.NumberType.allCases.first(where: { $0.name == name }) else {
-                        throw bad("phoneNumberTypes.deny", "must list libphonenumber type names (\(PhoneNumber.NumberType.allCases.map(\.name).joined(separator: ", ")))")
+                        let shown = item.stringValue.map { "'\(String($0.prefix(32)))'" } ?? "a \(item.typeName)"
+                        throw bad("phoneNumberTypes.deny", "must list libphonenumber type names (\(PhoneNumber.NumberType.allCases.map(\.name).joined(separator: ", "))), not \(shown)")
                     }
                     denied.insert(type)
                 }

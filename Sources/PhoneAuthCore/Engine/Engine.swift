@@ -101,7 +101,7 @@ public final class Engine: @unchecked Sendable {
         let reuseWindowStart = config.resendAfterSeconds > 0 ? now.adding(seconds: -config.resendAfterSeconds) : nil
         // Test numbers are exempt from the send limits (they send nothing).
         let limits = testCode != nil ? nil : SendLimits(
-            region: phone.region, clientIp: clientIp, perNumberPerHour: policy.smsPerNumberPerHour, perIpPerHour: policy.smsPerIpPerHour,
+            region: phone.region, clientIp: clientIp.flatMap(Self.limitKey(forIp:)), perNumberPerHour: policy.smsPerNumberPerHour, perIpPerHour: policy.smsPerIpPerHour,
             perProjectPerDay: policy.smsPerProjectPerDay, perRegionPerDay: policy.smsPerRegionPerDay[phone.region] ?? 0,
             regionBurstPerHour: policy.regionBurstPerHour)
         let start = try store.startVerification(verification, reuseIfCreatedAfter: reuseWindowStart,
@@ -182,7 +182,7 @@ public final class Engine: @unchecked Sendable {
     func checkLimits(_ credential: PhoneCredential) -> CheckLimits {
         let policy = config.abuse
         return CheckLimits(maxConsecutiveFailures: policy.maxConsecutiveFailures, lockoutMilliseconds: policy.lockoutSeconds * 1000,
-                           clientIp: credential.clientIp, wrongCodesPerIpPer5Minutes: policy.wrongCodesPerIpPer5Minutes,
+                           clientIp: credential.clientIp.flatMap(Self.limitKey(forIp:)), wrongCodesPerIpPer5Minutes: policy.wrongCodesPerIpPer5Minutes,
                            exempt: Set(config.testPhoneNumbers.keys))
     }
 
@@ -444,9 +444,28 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// The per-IP limits key on this address, so it must be one.
-    public static func isIPAddress(_ text: String) -> Bool {
-        var buffer = [UInt8](repeating: 0, count: 16)
-        return text.utf8.count <= 45 && (inet_pton(AF_INET, text, &buffer) == 1 || inet_pton(AF_INET6, text, &buffer) == 1)
+    public static func isIPAddress(_ text: String) -> Bool { limitKey(forIp: text) != nil }
+
+    /// What the per-IP limits count an address as: an IPv4 address in dotted form (also when
+    /// written IPv4-mapped, ::ffff:a.b.c.d), an IPv6 address by its /64 network, which one client
+    /// usually holds whole. nil for anything else.
+    static func limitKey(forIp text: String) -> String? {
+        guard text.utf8.count <= 45 else { return nil }
+        var v4 = in_addr(), v6 = in6_addr()
+        var bytes: [UInt8]
+        if inet_pton(AF_INET, text, &v4) == 1 {
+            bytes = withUnsafeBytes(of: &v4) { Array($0) }
+        } else if inet_pton(AF_INET6, text, &v6) == 1 {
+            bytes = withUnsafeBytes(of: &v6) { Array($0) }
+            guard bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff else {
+                let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+                return groups.joined(separator: ":") + "::/64"
+            }
+            bytes = Array(bytes[12..<16])
+        } else {
+            return nil
+        }
+        return bytes.map { String($0) }.joined(separator: ".")
     }
 
     static let noUser = PhoneAuthError(.userNotFound, "There is no user with this identifier.")

@@ -252,8 +252,8 @@ class Engine:
             params, verification_id=verification_id, verification_code=verification_code)))
 
     def sign_in_with_credential(self, credential: Any = _UNSET, **params: Any) -> Dict[str, Any]:
-        """Signs in with a credential object. Returns {"user", "idToken", "refreshToken",
-        "expiresIn", "additionalUserInfo"}."""
+        """Signs in with a credential object. Keywords: client_ip. Returns {"user", "idToken",
+        "refreshToken", "expiresIn", "additionalUserInfo"}."""
         return self._invoke(self._lib.phoneauth_sign_in_with_credential,
                             _encode(_params(params, credential=credential)))
 

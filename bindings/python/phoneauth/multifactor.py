@@ -43,10 +43,10 @@ class MultiFactorResolver:
         return self.engine.verify_phone_number(multi_factor_hint=uid, multi_factor_session=self.session,
                                                **params)
 
-    def resolve_sign_in(self, assertion: Mapping[str, Any]) -> Dict[str, Any]:
+    def resolve_sign_in(self, assertion: Mapping[str, Any], **params: Any) -> Dict[str, Any]:
         """Completes the sign-in with an assertion of PhoneMultiFactorGenerator or
-        TotpMultiFactorGenerator. Returns a sign-in result."""
-        return self.engine.mfa_resolve_sign_in(session=self.session, assertion=assertion)
+        TotpMultiFactorGenerator. Keywords: client_ip. Returns a sign-in result."""
+        return self.engine.mfa_resolve_sign_in(session=self.session, assertion=assertion, **params)
 
 
 class PhoneMultiFactorGenerator:
