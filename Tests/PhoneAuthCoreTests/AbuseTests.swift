@@ -101,8 +101,12 @@ final class AbuseTests: XCTestCase {
         }
         let last = try engines[0].verifyPhoneNumber(number)
         assertError(.tooManyRequests, reason: "numberLocked") { _ = try engines[0].signIn(with: PhoneCredential(verificationId: last.verificationId, verificationCode: "000000")) }
+        assertError(.tooManyRequests, reason: "numberLocked") { _ = try engines[0].verifyPhoneNumber(number) }
+        XCTAssertEqual(sink.events.last?["limit"], .string("maxConsecutiveFailures"), "a refused send is reported")
         assertError(.tooManyRequests, reason: "numberLocked") { _ = try engines[1].verifyPhoneNumber(number) }
         XCTAssertEqual(sink.events.filter { $0["event"] == .string("lockout") }.count, 1)
+        assertError(.invalidVerificationID) { _ = try engines[0].signIn(with: PhoneCredential(verificationId: "forged", verificationCode: "1")) }
+        XCTAssertEqual(sink.events.last?["reason"], .string("malformed"), "guessed IDs are reported too")
         XCTAssertEqual(sink.events.first { $0["event"] == .string("lockout") }?["phoneNumber"], .string("+*******3434"))
         clock.advance(seconds: 3600)
         let fresh = try engines[1].verifyPhoneNumber(number)

@@ -122,6 +122,8 @@ public final class Engine: @unchecked Sendable {
         case let .limited(trip):
             throw limitError(trip, now: now)
         case let .numberLocked(until):
+            events.emit("limitTripped", at: now, [("limit", .string("maxConsecutiveFailures")), ("scope", .string(phone.masked)),
+                                                  ("retryAfterSeconds", .int(max(1, (until.milliseconds - now.milliseconds + 999) / 1000)))])
             throw Self.numberLocked(until: until, now: now)
         case let .reused(existingId, createdAt, expiresAt):
             return VerificationStarted(verificationId: existingId, codeLength: testCode?.count ?? config.codeLength,
@@ -151,8 +153,10 @@ public final class Engine: @unchecked Sendable {
     // MARK: Sign-in
 
     public func signIn(with credential: PhoneCredential) throws -> SignInResult {
-        try Self.checkCredential(credential, allowProof: true)
         let now = clock.now()
+        do { try Self.checkCredential(credential, allowProof: true) } catch let error as PhoneAuthError {
+            throw reported(error, clientIp: credential.clientIp, now: now)
+        }
         // 28 characters like Firebase's uids: creation time and 96 random bits (used if the user is new).
         let (signIn, first) = newSignIn(uid: SortableID.make(at: now, randomBytes: 12), provider: "phone", now: now)
         let outcome = try store.redeemVerification(id: credential.verificationId, temporaryProof: credential.isTemporaryProof, now: now,
@@ -219,8 +223,7 @@ public final class Engine: @unchecked Sendable {
         case let .rejected(rejection):
             throw rejected(rejection, clientIp: clientIp, now: now)
         case let .refused(refusal):
-            events.emit("signInFailed", at: now, [("code", .string(refusal.rawValue)), ("clientIp", clientIp.map { .string($0) })])
-            throw Self.error(refusal)
+            throw reported(Self.error(refusal), clientIp: clientIp, now: now)
         case let .secondFactorRequired(user):
             throw MultiFactorErrors.secondFactorRequired(user, session: signIn.challenge?.id ?? "",
                                                          expiresAt: signIn.challenge?.expiresAt ?? now)
@@ -238,7 +241,11 @@ public final class Engine: @unchecked Sendable {
                                              ("clientIp", clientIp.map { .string($0) })])
         default: break
         }
-        let error = Self.error(rejection, now: now)
+        return reported(Self.error(rejection, now: now), clientIp: clientIp, now: now)
+    }
+
+    /// Reports a failed sign-in (`signInFailed`) and returns its error.
+    func reported(_ error: PhoneAuthError, clientIp: String?, now: Timestamp) -> PhoneAuthError {
         let reason = error.details.first(where: { $0.0 == "reason" })?.1
         events.emit("signInFailed", at: now, [("code", .string(error.code.name)), ("reason", reason), ("clientIp", clientIp.map { .string($0) })])
         return error
@@ -321,7 +328,8 @@ public final class Engine: @unchecked Sendable {
 
     public func signIn(withCustomToken token: String) throws -> SignInResult {
         let now = clock.now()
-        let grant = try customTokens.verify(token, now: now)
+        let grant: CustomTokens.Grant
+        do { grant = try customTokens.verify(token, now: now) } catch { throw reported(error, clientIp: nil, now: now) }
         let (signIn, first) = newSignIn(uid: grant.uid, provider: "custom", now: now, developerClaims: grant.claims)
         return try finish(try store.signInUser(signIn, now: now), signIn, first, now: now)
     }
