@@ -89,7 +89,8 @@ enum Methods {
         },
         "mfaResolveSignIn": { engine, p in
             try p.rejectUnknown(["session", "assertion", "clientIp"])
-            return ResultJSON.signIn(try engine.resolveSignIn(session: try p.string("session"), assertion: try assertion(p)))
+            return ResultJSON.signIn(try engine.resolveSignIn(session: try p.string("session"), assertion: try assertion(p),
+                                                              clientIp: try clientIp(p)))
         },
         "createCustomToken": { engine, p in
             try p.rejectUnknown(["uid", "claims"])
@@ -222,9 +223,7 @@ enum Methods {
         switch try a.string("factorId") {
         case "phone":
             try a.rejectUnknown(["factorId", "credential"])
-            var phone = try credential(a, field: "assertion.credential")
-            phone.clientIp = try clientIp(p)
-            return .phone(phone)
+            return .phone(try credential(a, field: "assertion.credential"))
         case "totp":
             try a.rejectUnknown(["factorId", "enrollmentId", "verificationCode"])
             guard let enrollmentId = try a.string("enrollmentId"), !enrollmentId.isEmpty else { throw PhoneAuthError(.missingMultiFactorInfo, "A TOTP assertion needs the factor's 'enrollmentId'.", details: [("field", .string("assertion.enrollmentId"))]) }
@@ -270,10 +269,8 @@ enum Methods {
     /// The call's `clientIp` (the address the end user's request came from), checked to be one;
     /// read from the top-level parameters.
     private static func clientIp(_ p: ObjectReader) throws -> String? {
-        guard let ip = try p.string("clientIp") else { return nil }
-        guard Engine.isIPAddress(ip) else {
-            throw PhoneAuthError(.invalidArgument, "The field 'clientIp' must be an IPv4 or IPv6 address.", details: [("field", .string("clientIp"))])
-        }
+        let ip = try p.string("clientIp")
+        try Engine.checkClientIp(ip)
         return ip
     }
 }

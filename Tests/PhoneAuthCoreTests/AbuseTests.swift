@@ -113,6 +113,34 @@ final class AbuseTests: XCTestCase {
         XCTAssertNoThrow(try engines[1].signIn(with: PhoneCredential(verificationId: fresh.verificationId, verificationCode: try code(of: engines[1], fresh))))
     }
 
+    func testRetryAfterIsExactlyWhenTheNextSendFits() throws {
+        let clock = clockAtWindowStart()
+        let engine = try makeEngines(clock) { $0.abuse.smsPerIpPerHour = 3 }[0]
+        for i in 0..<3 { XCTAssertNoThrow(try engine.verifyPhoneNumber("+1650555340\(i)", clientIp: "192.0.2.1")) }
+        clock.advance(seconds: 3600 + 7)
+        var wait: Int64 = 0
+        do { _ = try engine.verifyPhoneNumber("+16505553409", clientIp: "192.0.2.1") } catch let error as PhoneAuthError {
+            wait = error.details.first(where: { $0.0 == "retryAfterSeconds" })?.1.intValue ?? 0
+        }
+        XCTAssertEqual(wait, 1200 - 7)
+        clock.advance(seconds: wait - 1)
+        assertError(.tooManyRequests) { _ = try engine.verifyPhoneNumber("+16505553409", clientIp: "192.0.2.1") }
+        clock.advance(seconds: 1)
+        XCTAssertNoThrow(try engine.verifyPhoneNumber("+16505553409", clientIp: "192.0.2.1"))
+    }
+
+    func testALockedNumberGetsNothingNotEvenItsCurrentVerification() throws {
+        let clock = clockAtWindowStart()
+        let engine = try makeEngines(clock) {
+            $0.abuse.maxConsecutiveFailures = 2
+            $0.resendAfterSeconds = 60
+        }[0]
+        let started = try engine.verifyPhoneNumber(number)
+        assertError(.invalidVerificationCode) { _ = try engine.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: "000000")) }
+        assertError(.tooManyRequests, reason: "numberLocked") { _ = try engine.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: "000000")) }
+        assertError(.tooManyRequests, reason: "numberLocked") { _ = try engine.verifyPhoneNumber(number) }
+    }
+
     func testARightCodeResetsTheFailureCount() throws {
         let clock = clockAtWindowStart()
         let engine = try makeEngines(clock) {

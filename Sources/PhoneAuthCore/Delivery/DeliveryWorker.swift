@@ -162,6 +162,17 @@ final class DeliveryWorker: @unchecked Sendable {
     /// read again under `sending`, so one replaced meanwhile is never called; with none left, the
     /// messages wait in the queue.
     private func deliver(_ batch: [OutboxMessage]) {
+        // Reported after `sending` is released: a sink may take its time, or even replace the sender.
+        var delivered: [(message: OutboxMessage, sent: Bool)] = []
+        defer {
+            for (message, sent) in delivered {
+                let attempt = message.attempts + 1
+                events.emit(sent ? "codeSent" : "deliveryFailed", at: clock.now(), [
+                    ("phoneNumber", .string(PhoneNumber.mask(message.phone))), ("languageCode", .string(message.languageCode)),
+                    ("attempt", .int(Int64(attempt))), ("willRetry", sent ? nil : .bool(attempt < maxAttempts)),
+                ])
+            }
+        }
         sending.withLock {
             guard let current = state.withLock({ sender }) else {
                 state.withLock { queue.insert(contentsOf: batch, at: 0) }
@@ -177,11 +188,7 @@ final class DeliveryWorker: @unchecked Sendable {
                     current.send(SMSMessage(to: message.phone, body: body, languageCode: message.languageCode, verificationId: message.verificationId))
                 } ?? false
                 unrecorded.append(sent ? .sent(verificationId: message.verificationId) : .failed(verificationId: message.verificationId))
-                let attempt = message.attempts + 1
-                events.emit(sent ? "codeSent" : "deliveryFailed", at: clock.now(), [
-                    ("phoneNumber", .string(PhoneNumber.mask(message.phone))), ("languageCode", .string(message.languageCode)),
-                    ("attempt", .int(Int64(attempt))), ("willRetry", sent ? nil : .bool(attempt < maxAttempts)),
-                ])
+                delivered.append((message, sent))
             }
         }
         if unrecorded.count >= Self.batchSize { recordOutcomes() }

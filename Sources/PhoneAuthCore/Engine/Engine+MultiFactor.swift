@@ -84,15 +84,18 @@ extension Engine {
     }
 
     /// Completes a challenge: the session's user signs in with this second factor.
-    public func resolveSignIn(session: String?, assertion: Assertion?) throws -> SignInResult {
+    /// `clientIp` is the end user's address, for events (and, with an SMS code, the per-IP limit).
+    public func resolveSignIn(session: String?, assertion: Assertion?, clientIp: String? = nil) throws -> SignInResult {
         guard let session, !session.isEmpty else { throw MultiFactorErrors.missingSession }
         guard let assertion else { throw MultiFactorErrors.missingInfo }
+        try Self.checkClientIp(clientIp)
         let now = clock.now()
         let proof: SecondFactorProof
         var limits = CheckLimits.none
         switch assertion {
-        case let .phone(credential):
+        case var .phone(credential):
             // The ID's shape is not checked here: the session is checked first, and a malformed ID is simply unknown.
+            credential.clientIp = clientIp
             if credential.isTemporaryProof { try Self.checkCredential(credential) }
             proof = .phone(verificationId: credential.verificationId, codeMatches: codeMatcher(credential))
             limits = checkLimits(credential)
@@ -102,7 +105,7 @@ extension Engine {
         let (signIn, first) = newSignIn(uid: "", provider: "", now: now)
         return try finish(try store.resolveSecondFactor(sessionId: session, proof: proof, now: now, maxAttempts: config.maxAttempts,
                                                         limits: limits, signIn: signIn),
-                          signIn, first, now: now, clientIp: limits.clientIp)
+                          signIn, first, now: now, clientIp: clientIp)
     }
 
     private func checkRoomForFactor(_ user: UserRecord) throws {

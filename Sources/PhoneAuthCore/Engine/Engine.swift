@@ -67,9 +67,7 @@ public final class Engine: @unchecked Sendable {
     /// Starts a verification of `phone` whose code serves `purpose` only, and queues its SMS.
     func sendCode(to phone: PhoneNumber, purpose: VerificationPurpose, subject: String?, languageCode: String?,
                   clientIp: String?) throws -> VerificationStarted {
-        if let clientIp, !Self.isIPAddress(clientIp) {
-            throw PhoneAuthError(.invalidArgument, "The field 'clientIp' must be an IPv4 or IPv6 address.", details: [("field", .string("clientIp"))])
-        }
+        try Self.checkClientIp(clientIp)
         let policy = config.abuse
         // Where an SMS may go at all: checked for test numbers too, so tests meet the production rules.
         if !policy.deniedTypes.isEmpty, case let type = phone.type, policy.deniedTypes.contains(type) {
@@ -163,9 +161,15 @@ public final class Engine: @unchecked Sendable {
                                                    maxAttempts: config.maxAttempts, limits: checkLimits(credential),
                                                    codeMatches: codeMatcher(credential), signIn: signIn)
         if credential.isTemporaryProof, case let .rejected(rejection) = outcome {
-            var reason = "unknown"
-            if case let .unusable(why) = rejection { reason = why }
-            throw PhoneAuthError(.invalidCredential, "The temporary proof is unknown, expired or already used.", details: [("reason", .string(reason))])
+            switch rejection {
+            case .limited, .numberLocked: break  // reported as for any code: the proof may work later
+            case let .unusable(why):
+                throw reported(PhoneAuthError(.invalidCredential, "The temporary proof is expired or already used.", details: [("reason", .string(why))]),
+                               clientIp: credential.clientIp, now: now)
+            case .wrongCode, .unknown:
+                throw reported(PhoneAuthError(.invalidCredential, "The temporary proof is unknown.", details: [("reason", .string("unknown"))]),
+                               clientIp: credential.clientIp, now: now)
+            }
         }
         return try finish(outcome, signIn, first, now: now, clientIp: credential.clientIp)
     }
@@ -173,6 +177,7 @@ public final class Engine: @unchecked Sendable {
     /// Checks a credential's verification ID before any store access; a temporary proof is only
     /// accepted where `allowProof` (signing in).
     static func checkCredential(_ credential: PhoneCredential, allowProof: Bool = false) throws {
+        try checkClientIp(credential.clientIp)
         if credential.isTemporaryProof && !allowProof {
             throw PhoneAuthError(.invalidCredential, "A temporary proof only signs in (signInWithCredential); use a code sent to the number here.",
                                  details: [("reason", .string("temporaryProof"))])
@@ -210,14 +215,15 @@ public final class Engine: @unchecked Sendable {
     func finish(_ outcome: AccountOutcome, _ signIn: NewSignIn, _ first: RefreshToken, now: Timestamp, clientIp: String? = nil) throws -> SignInResult {
         switch outcome {
         case let .signedIn(session, isNew):
+            let refreshToken = RefreshToken(uid: session.user.uid, sessionId: session.sessionId, generation: 0, secret: first.secret)
+            let result = SignInResult(user: session.user, idToken: try tokens.issue(for: session, now: now), refreshToken: refreshToken.text,
+                                      expiresIn: config.idTokenTtlSeconds, isNewUser: isNew, providerId: session.provider)
             events.emit("signInSucceeded", at: now, [
                 ("uid", .string(session.user.uid)), ("phoneNumber", session.user.phoneNumber.map { .string(PhoneNumber.mask($0)) }),
                 ("provider", .string(session.provider)), ("secondFactor", session.secondFactor.map { .string($0) }),
                 ("isNewUser", .bool(isNew)), ("clientIp", clientIp.map { .string($0) }),
             ])
-            let refreshToken = RefreshToken(uid: session.user.uid, sessionId: session.sessionId, generation: 0, secret: first.secret)
-            return SignInResult(user: session.user, idToken: try tokens.issue(for: session, now: now), refreshToken: refreshToken.text,
-                                expiresIn: config.idTokenTtlSeconds, isNewUser: isNew, providerId: session.provider)
+            return result
         case let .done(user):
             throw PhoneAuthError(.internalError, "No session was opened for user \(user.uid).")
         case let .rejected(rejection):
@@ -451,8 +457,12 @@ public final class Engine: @unchecked Sendable {
         guard try store.revokeSessions(uid: uid, now: clock.now()) else { throw Self.noUser }
     }
 
-    /// The per-IP limits key on this address, so it must be one.
-    public static func isIPAddress(_ text: String) -> Bool { limitKey(forIp: text) != nil }
+    /// The per-IP limits key on the end user's address, so it must be one.
+    public static func checkClientIp(_ text: String?) throws {
+        if let text, limitKey(forIp: text) == nil {
+            throw PhoneAuthError(.invalidArgument, "The field 'clientIp' must be an IPv4 or IPv6 address.", details: [("field", .string("clientIp"))])
+        }
+    }
 
     /// What the per-IP limits count an address as: an IPv4 address in dotted form (also when
     /// written IPv4-mapped, ::ffff:a.b.c.d), an IPv6 address by its /64 network, which one client

@@ -107,11 +107,12 @@ enum SQLiteMigrations {
         // in ms), two consecutive windows making a sliding estimate. number_failures holds only
         // numbers with a wrong code since their last right one, so a sign-in reads one index entry.
         """
+        -- Keyed by bucket first, so spent windows are deleted by a range of the key.
         CREATE TABLE counters (
-            scope TEXT NOT NULL,
             bucket INTEGER NOT NULL,
+            scope TEXT NOT NULL,
             count INTEGER NOT NULL,
-            PRIMARY KEY (scope, bucket)
+            PRIMARY KEY (bucket, scope)
         ) WITHOUT ROWID;
         CREATE TABLE number_failures (
             phone TEXT PRIMARY KEY,

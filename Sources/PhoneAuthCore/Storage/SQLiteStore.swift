@@ -71,15 +71,14 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                 """, [.text(v.phone), .text(v.purpose.rawValue), Self.optional(v.subject)]) { row in
                 (row.text(0), Timestamp(milliseconds: row.int(1)), Timestamp(milliseconds: row.int(2)), row.text(3))
             }
+            // A locked number gets nothing, not even the verification it already has.
+            if limits != nil, let until = try lockedUntil(v.phone, now: v.createdAt, in: db) { return .numberLocked(until: until) }
             if let (id, createdAt, expiresAt, state) = latest, let reuseIfCreatedAfter, createdAt > reuseIfCreatedAfter {
                 if state == "active" && expiresAt > v.createdAt { return .reused(id: id, createdAt: createdAt, expiresAt: expiresAt) }
                 // Five wrong codes must not buy five more at once: a new code waits for the window.
                 if state == "dead" { return .blocked(since: createdAt) }
             }
-            if let limits {
-                if let until = try lockedUntil(v.phone, now: v.createdAt, in: db) { return .numberLocked(until: until) }
-                if let trip = try checkSendLimits(limits, phone: v.phone, now: v.createdAt, in: db) { return .limited(trip) }
-            }
+            if let limits, let trip = try checkSendLimits(limits, phone: v.phone, now: v.createdAt, in: db) { return .limited(trip) }
             // A number has at most one active verification per purpose, its latest: replacing it is
             // one row, however often the number is verified. created_at is kept strictly increasing
             // (a millisecond later than the latest at least), so "latest" is never a tie.
@@ -516,29 +515,31 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         let length = window.milliseconds
         let bucket = now.milliseconds - now.milliseconds % length
         let scope = window.rawValue + ":" + key
-        var current = 0.0, previous = 0.0
-        try db.rows("SELECT bucket, count FROM counters WHERE scope = ? AND bucket IN (?, ?)",
-                    [.text(scope), .int(bucket), .int(bucket - length)]) { row in
-            if row.int(0) == bucket { current = Double(row.int(1)) } else { previous = Double(row.int(1)) }
+        var current: Int64 = 0, previous: Int64 = 0
+        try db.rows("SELECT bucket, count FROM counters WHERE bucket IN (?, ?) AND scope = ?",
+                    [.int(bucket), .int(bucket - length), .text(scope)]) { row in
+            if row.int(0) == bucket { current = row.int(1) } else { previous = row.int(1) }
         }
-        let elapsed = Double(now.milliseconds - bucket), w = Double(length), room = Double(limit - 1)
-        guard previous * (1 - elapsed / w) + current > room else { return nil }
+        // In integers, scaled by the window length w: previous * (w - elapsed) / w + current > room.
+        let elapsed = now.milliseconds - bucket, w = length, room = Int64(limit - 1)
+        guard previous * (w - elapsed) + current * w > room * w else { return nil }
         // When there is room for one more if nothing else is counted: as the previous window
-        // fades out, or, if the current one alone fills the limit, as it fades in turn.
-        let position = current > room ? w + w * (1 - room / current) : w * (1 - (room - current) / previous)
+        // fades out, or, if the current one alone fills the limit, as it fades in turn (rounded up).
+        func ceilDiv(_ a: Int64, _ b: Int64) -> Int64 { (a + b - 1) / b }
+        let position = current > room ? w + ceilDiv(w * (current - room), current) : ceilDiv(w * (previous - room + current), previous)
         let scopeName: String
         switch window {
         case .smsPerProject: scopeName = "project"
         default: scopeName = key
         }
-        return LimitTrip(limit: window.limitName, scope: scopeName, retryAfterSeconds: Self.seconds(Int64(position - elapsed)),
+        return LimitTrip(limit: window.limitName, scope: scopeName, retryAfterSeconds: Self.seconds(position - elapsed),
                          isQuota: window == .smsPerProject || window == .smsPerRegion || window == .regionBurst)
     }
 
     private func bump(_ window: Window, key: String, now: Timestamp, in db: SQLiteConnection) throws {
         let bucket = now.milliseconds - now.milliseconds % window.milliseconds
-        try db.run("INSERT INTO counters (scope, bucket, count) VALUES (?, ?, 1) ON CONFLICT (scope, bucket) DO UPDATE SET count = count + 1",
-                   [.text(window.rawValue + ":" + key), .int(bucket)])
+        try db.run("INSERT INTO counters (bucket, scope, count) VALUES (?, ?, 1) ON CONFLICT (bucket, scope) DO UPDATE SET count = count + 1",
+                   [.int(bucket), .text(window.rawValue + ":" + key)])
     }
 
     private func lockedUntil(_ phone: String, now: Timestamp, in db: SQLiteConnection) throws -> Timestamp? {
@@ -639,8 +640,11 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                        [.text(SortableID.prefix(before)), .int(before.milliseconds)])
             try db.run("DELETE FROM sessions WHERE revoked_at < ?", [.int(ended.milliseconds)])
             try db.run("DELETE FROM mfa_sessions WHERE id < ? AND expires_at < ?", [.text(SortableID.prefix(before)), .int(before.milliseconds)])
-            // The longest window is a day; its previous window is still read.
-            try db.run("DELETE FROM counters WHERE bucket < ?", [.int(before.milliseconds - 2 * Window.dayMilliseconds)])
+            // A counter is read until two of its windows have passed: daily ones are kept a day
+            // longer than `before` (a day ago), the hourly and shorter ones until `before`.
+            try db.run("DELETE FROM counters WHERE bucket < ?", [.int(before.milliseconds - Window.dayMilliseconds)])
+            try db.run("DELETE FROM counters WHERE bucket < ? AND scope NOT LIKE 'project:%' AND scope NOT LIKE 'region:%'",
+                       [.int(before.milliseconds)])
             // A run of wrong codes is forgotten a month after its last one (as ended sessions are).
             try db.run("DELETE FROM number_failures WHERE locked_until < ? AND last_failure_at < ?",
                        [.int(before.milliseconds), .int(ended.milliseconds)])
