@@ -402,8 +402,10 @@ class Engine:
           signInFailed    code, reason?, clientIp?
           limitTripped    limit, scope, retryAfterSeconds
           lockout         phoneNumber, until, clientIp?
-        Phone numbers are masked ("+*******3434"); codes, secrets and tokens never appear. The sink runs on the thread that made the call, or on the engine's delivery
-        thread, possibly on both at once: it must be thread-safe and quick. Its return value is
+        Phone numbers are masked ("+*******3434"); codes, secrets and tokens never appear.
+        The sink runs on the thread that made the call, or on the engine's delivery thread,
+        possibly on both at once: it must be thread-safe and quick, and must not call the engine
+        (queue the event and handle it elsewhere if you need to). Its return value is
         ignored; an exception it raises is swallowed (the first one is reported on stderr), so it
         never reaches the library or the caller. A sink being called when it is replaced or
         removed may still finish that call afterwards."""
