@@ -28,6 +28,8 @@
 #ifndef PHONEAUTH_H
 #define PHONEAUTH_H
 
+#include <stddef.h> /* size_t */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -63,7 +65,11 @@ extern "C" {
 #define PHONEAUTH_ERR_INVALID_VERIFICATION_ID 17046
 #define PHONEAUTH_ERR_SESSION_EXPIRED         17051
 #define PHONEAUTH_ERR_QUOTA_EXCEEDED          17052
+#define PHONEAUTH_ERR_MISSING_APP_CREDENTIAL  17047 /* app verification enforced, no proof given */
+#define PHONEAUTH_ERR_INVALID_APP_CREDENTIAL  17048 /* receipt/secret wrong, used or expired */
+#define PHONEAUTH_ERR_MISSING_APP_TOKEN       17053 /* verifyClient without appToken */
 #define PHONEAUTH_ERR_APP_NOT_VERIFIED        17055
+#define PHONEAUTH_ERR_CAPTCHA_CHECK_FAILED    17056 /* the captcha verifier said no */
 #define PHONEAUTH_ERR_REQUIRES_RECENT_LOGIN   17014 /* sign in again (mfa.recentSignInSeconds) */
 #define PHONEAUTH_ERR_PROVIDER_ALREADY_LINKED 17015 /* the account already has a phone number */
 #define PHONEAUTH_ERR_NO_SUCH_PROVIDER        17016 /* unlink: nothing of that provider linked */
@@ -149,6 +155,31 @@ typedef void (*phoneauth_log_sink)(void *ctx, const char *event_json);
  * PHONEAUTH_ERR_INVALID_ARGUMENT for a NULL engine. A sink being called when it is replaced may
  * finish that call afterwards; keep its ctx valid until phoneauth_close. */
 int phoneauth_set_log_sink(phoneauth_engine *engine, phoneauth_log_sink sink, void *ctx);
+
+/* App verification (docs/API.md, "App verification").
+ *
+ * Push sender callback. Receives {"appToken": "...", "tokenType": "prod" | "sandbox" | "unknown",
+ * "payload": {"phoneauth": {"receipt": "...", "secret": "..."}}}, valid only during the call, and
+ * sends the payload to the app as a silent push (APNs, FCM). Returns 0 when the push service
+ * accepted it. Runs on the thread that called verifyClient. The text holds a secret: do not log it. */
+typedef int (*phoneauth_push_sender)(void *ctx, const char *message_json);
+
+/* Installs (or, with sender NULL, removes) the push sender. Installing a push sender or a captcha
+ * verifier turns app verification on unless the configuration sets appVerification.enforce.
+ * Returns PHONEAUTH_OK, or PHONEAUTH_ERR_INVALID_ARGUMENT for a NULL engine. */
+int phoneauth_set_push_sender(phoneauth_engine *engine, phoneauth_push_sender sender, void *ctx);
+
+/* Captcha verifier callback. Receives {"token": "...", "clientIp": "..."} (clientIp when the call
+ * gave one) and checks the token with its provider (reCAPTCHA, hCaptcha, Turnstile...). Writes a
+ * NUL-terminated JSON answer {"success": true, "score": 0.9} ("score" optional) of at most
+ * response_size bytes into response_json and returns 0; returns non-zero when it could not check.
+ * Runs on the thread that called verifyPhoneNumber. */
+typedef int (*phoneauth_captcha_verifier)(void *ctx, const char *request_json, char *response_json,
+                                          size_t response_size);
+
+/* Installs (or, with verifier NULL, removes) the captcha verifier. Returns PHONEAUTH_OK, or
+ * PHONEAUTH_ERR_INVALID_ARGUMENT for a NULL engine. */
+int phoneauth_set_captcha_verifier(phoneauth_engine *engine, phoneauth_captcha_verifier verifier, void *ctx);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,7 @@ enum Methods {
 
     static let table: [String: Handler] = [
         "verifyPhoneNumber": { engine, p in
-            try p.rejectUnknown(["phoneNumber", "languageCode", "clientIp", "multiFactorHint", "multiFactorSession"])
+            try p.rejectUnknown(["phoneNumber", "languageCode", "clientIp", "multiFactorHint", "multiFactorSession", "appVerification"])
             let hint = try p.string("multiFactorHint"), session = try p.string("multiFactorSession")
             if hint != nil || session != nil {
                 if p.value("phoneNumber") != nil {
@@ -16,11 +16,42 @@ enum Methods {
                                          details: [("field", .string("phoneNumber"))])
                 }
                 return ResultJSON.verificationStarted(try engine.verifySecondFactor(hint: hint, session: session, languageCode: try p.string("languageCode"),
-                                                                                    clientIp: try p.string("clientIp")))
+                                                                                    clientIp: try p.string("clientIp"), appProof: try appProof(p)))
             }
             let started = try engine.verifyPhoneNumber(try p.string("phoneNumber"), languageCode: try p.string("languageCode"),
-                                                       clientIp: try p.string("clientIp"))
+                                                       clientIp: try p.string("clientIp"), appProof: try appProof(p))
             return ResultJSON.verificationStarted(started)
+        },
+        "verifyClient": { engine, p in
+            try p.rejectUnknown(["appToken", "tokenType"])
+            let (receipt, timeout) = try engine.verifyClient(appToken: try p.string("appToken"), tokenType: try p.string("tokenType"))
+            return .object([("receipt", .string(receipt)), ("suggestedTimeout", .int(timeout))])
+        },
+        "canHandleNotification": { _, p in
+            try p.rejectUnknown(["notification"])
+            guard let notification = p.value("notification") else {
+                throw PhoneAuthError(.invalidArgument, "The field 'notification' (the notification's payload) is required.", details: [("field", .string("notification"))])
+            }
+            let found = Engine.canHandleNotification(notification)
+            var result = JSONObjectBuilder()
+            result.set("handled", .bool(found.handled))
+            result.set("receipt", found.receipt.map { .string($0) })
+            result.set("secret", found.secret.map { .string($0) })
+            return result.value
+        },
+        "getCaptchaChallenge": { engine, p in
+            try p.rejectUnknown(["callbackScheme", "languageCode"])
+            let (url, eventId) = try engine.captchaChallenge(callbackScheme: try required(p, "callbackScheme"), languageCode: try p.string("languageCode"))
+            return .object([("url", .string(url)), ("eventId", .string(eventId))])
+        },
+        "canHandleURL": { engine, p in
+            try p.rejectUnknown(["url"])
+            let found = try engine.canHandleURL(try required(p, "url"))
+            var result = JSONObjectBuilder()
+            result.set("handled", .bool(found.handled))
+            result.set("captchaToken", found.captchaToken.map { .string($0) })
+            result.set("error", found.error.map { .string($0) })
+            return result.value
         },
         "credential": { _, p in
             try p.rejectUnknown(["verificationId", "verificationCode"])
@@ -48,10 +79,10 @@ enum Methods {
             return .object([("user", ResultJSON.user(try engine.unlink(idToken: try required(p, "idToken"), providerId: try required(p, "providerId"))))])
         },
         "mfaEnrollStart": { engine, p in
-            try p.rejectUnknown(["idToken", "phoneNumber", "languageCode", "clientIp"])
+            try p.rejectUnknown(["idToken", "phoneNumber", "languageCode", "clientIp", "appVerification"])
             return ResultJSON.verificationStarted(try engine.startPhoneEnrollment(
                 idToken: try required(p, "idToken"), phoneNumber: try p.string("phoneNumber"),
-                languageCode: try p.string("languageCode"), clientIp: try p.string("clientIp")))
+                languageCode: try p.string("languageCode"), clientIp: try p.string("clientIp"), appProof: try appProof(p)))
         },
         "mfaTotpStart": { engine, p in
             try p.rejectUnknown(["idToken", "accountName", "issuer"])
@@ -185,6 +216,20 @@ enum Methods {
             throw PhoneAuthError(.invalidArgument, "The field '\(key)' is required.", details: [("field", .string(key))])
         }
         return value
+    }
+
+    /// Reads `appVerification`: {receipt, secret} from the verification push, or {captchaToken}.
+    private static func appProof(_ p: ObjectReader) throws -> Engine.AppProof? {
+        guard let a = try p.object("appVerification") else { return nil }
+        try a.rejectUnknown(["receipt", "secret", "captchaToken"])
+        let receipt = try a.string("receipt"), secret = try a.string("secret"), token = try a.string("captchaToken")
+        switch (receipt, secret, token) {
+        case let (receipt?, secret?, nil) where !receipt.isEmpty && !secret.isEmpty: return .receipt(receipt: receipt, secret: secret)
+        case let (nil, nil, token?) where !token.isEmpty && token.utf8.count <= 16_384: return .captcha(token: token)
+        default:
+            throw PhoneAuthError(.invalidAppCredential, "The field 'appVerification' must hold either 'receipt' and 'secret', or 'captchaToken'.",
+                                 details: [("field", .string("appVerification"))])
+        }
     }
 
     /// A short free-text field (display name, TOTP label): at most 256 bytes.

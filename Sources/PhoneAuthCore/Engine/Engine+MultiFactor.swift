@@ -15,7 +15,8 @@ extension Engine {
     }
 
     /// Sends a code to a number the signed-in user is enrolling as an SMS second factor.
-    public func startPhoneEnrollment(idToken: String, phoneNumber: String?, languageCode: String?, clientIp: String?) throws -> VerificationStarted {
+    public func startPhoneEnrollment(idToken: String, phoneNumber: String?, languageCode: String?, clientIp: String?,
+                                     appProof: AppProof? = nil) throws -> VerificationStarted {
         let user = try session(of: idToken, recent: true).user
         guard let phoneNumber, !phoneNumber.isEmpty else { throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.") }
         let phone = try PhoneNumber.parse(phoneNumber)
@@ -24,7 +25,7 @@ extension Engine {
         if user.factors.contains(where: { $0.phoneNumber == phone.e164 }) { throw Self.error(AccountRefusal.secondFactorAlreadyEnrolled) }
         if user.phoneNumber == phone.e164 { throw Self.error(AccountRefusal.unsupportedFirstFactor) }
         try checkRoomForFactor(user)
-        return try sendCode(to: phone, purpose: .enroll, subject: user.uid, languageCode: languageCode, clientIp: clientIp)
+        return try sendCode(to: phone, purpose: .enroll, subject: user.uid, languageCode: languageCode, clientIp: clientIp, appProof: appProof)
     }
 
     public func finishPhoneEnrollment(idToken: String, credential: PhoneCredential, displayName: String?) throws -> SignInResult {
@@ -73,14 +74,16 @@ extension Engine {
     }
 
     /// Sends a code to the enrolled number `hint` of the challenge `session`, without revealing it.
-    public func verifySecondFactor(hint: String?, session: String?, languageCode: String?, clientIp: String?) throws -> VerificationStarted {
+    public func verifySecondFactor(hint: String?, session: String?, languageCode: String?, clientIp: String?,
+                                   appProof: AppProof? = nil) throws -> VerificationStarted {
         guard let session, !session.isEmpty else { throw MultiFactorErrors.missingSession }
         guard let hint, !hint.isEmpty else { throw MultiFactorErrors.missingInfo }
         let user = try user(from: try store.mfaSessionUser(id: session, kind: "signIn", now: clock.now()))
         guard let number = user.factors.first(where: { $0.enrollmentId == hint && $0.factorId == "phone" })?.phoneNumber else {
             throw Self.error(AccountRefusal.multiFactorInfoNotFound)
         }
-        return try sendCode(to: try PhoneNumber.parse(number), purpose: .mfaSignIn, subject: session, languageCode: languageCode, clientIp: clientIp)
+        return try sendCode(to: try PhoneNumber.parse(number), purpose: .mfaSignIn, subject: session, languageCode: languageCode,
+                            clientIp: clientIp, appProof: appProof)
     }
 
     /// Completes a challenge: the session's user signs in with this second factor.

@@ -11,6 +11,7 @@ public final class Engine: @unchecked Sendable {
     private let customTokens: CustomTokens
     private let worker: DeliveryWorker
     let events = EventLog()
+    let appHooks = AppVerificationHooks()
     private let closeLock = Lock()
     private var closed = false
 
@@ -57,16 +58,18 @@ public final class Engine: @unchecked Sendable {
 
     // MARK: Verification
 
-    public func verifyPhoneNumber(_ phoneNumber: String?, languageCode: String? = nil, clientIp: String? = nil) throws -> VerificationStarted {
+    public func verifyPhoneNumber(_ phoneNumber: String?, languageCode: String? = nil, clientIp: String? = nil,
+                                  appProof: AppProof? = nil) throws -> VerificationStarted {
         guard let phoneNumber, !phoneNumber.isEmpty else {
             throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.")
         }
-        return try sendCode(to: try PhoneNumber.parse(phoneNumber), purpose: .signIn, subject: nil, languageCode: languageCode, clientIp: clientIp)
+        return try sendCode(to: try PhoneNumber.parse(phoneNumber), purpose: .signIn, subject: nil, languageCode: languageCode,
+                            clientIp: clientIp, appProof: appProof)
     }
 
     /// Starts a verification of `phone` whose code serves `purpose` only, and queues its SMS.
     func sendCode(to phone: PhoneNumber, purpose: VerificationPurpose, subject: String?, languageCode: String?,
-                  clientIp: String?) throws -> VerificationStarted {
+                  clientIp: String?, appProof: AppProof?) throws -> VerificationStarted {
         try Self.checkClientIp(clientIp)
         let policy = config.abuse
         // Where an SMS may go at all: checked for test numbers too, so tests meet the production rules.
@@ -84,6 +87,7 @@ public final class Engine: @unchecked Sendable {
                                  "App verification is disabled for testing (appVerification.disabledForTesting), so only the configured test phone numbers are accepted.",
                                  details: [("setting", .string("appVerification.disabledForTesting"))])
         }
+        try checkAppProof(appProof, clientIp: clientIp)
         let now = clock.now()
         let id = VerificationCode.newVerificationId(at: now)
         let code = testCode ?? VerificationCode.generate(length: config.codeLength)

@@ -17,6 +17,16 @@ public struct EngineConfig: Sendable {
     public var defaultLanguageCode = "en"
     public var testPhoneNumbers: [String: String] = [:]
     public var appVerificationDisabledForTesting = false
+    /// Whether verifyPhoneNumber needs a proof that the request comes from the app; nil: when a
+    /// push sender or a captcha verifier is installed.
+    public var appVerificationEnforce: Bool? = nil
+    public var pushTimeoutSeconds: Int64 = 5
+    /// How long a push receipt or a captcha challenge can be used.
+    public var receiptTtlSeconds: Int64 = 300
+    /// The host's page that shows the captcha (getCaptchaChallenge), and the score a verifier's
+    /// answer must reach when it gives one.
+    public var captchaPageUrl: String?
+    public var captchaMinScore = 0.5
     public var smsProvider = SMSProviderKind.callback
     public var smsMaxAttempts = 5
     public var smsRetryBackoffMs: Int64 = 1000
@@ -43,7 +53,7 @@ public struct EngineConfig: Sendable {
             "database", "projectId", "issuer", "masterKey", "signingAlgorithm", "idTokenTtlSeconds",
             "codeLength", "codeTtlSeconds", "maxAttempts", "resendAfterSeconds", "defaultLanguageCode",
             "testPhoneNumbers", "appVerification", "sms", "sqliteSynchronous", "mfa",
-            "quotas", "smsRegionPolicy", "phoneNumberTypes",
+            "quotas", "smsRegionPolicy", "phoneNumberTypes", "captcha",
         ])
         guard let database = try r.string("database"), !database.isEmpty else {
             throw PhoneAuthError(.invalidConfiguration, "The configuration key 'database' (path of the SQLite file) is required.",
@@ -77,8 +87,30 @@ public struct EngineConfig: Sendable {
             c.testPhoneNumbers = try readTestPhoneNumbers(numbers)
         }
         if let app = try r.object("appVerification") {
-            try app.rejectUnknown(["disabledForTesting"])
+            try app.rejectUnknown(["disabledForTesting", "enforce", "pushTimeoutSeconds", "receiptTtlSeconds"])
             c.appVerificationDisabledForTesting = try app.bool("disabledForTesting") ?? false
+            c.appVerificationEnforce = try app.bool("enforce")
+            c.pushTimeoutSeconds = try app.int("pushTimeoutSeconds", in: 1...120) ?? c.pushTimeoutSeconds
+            c.receiptTtlSeconds = try app.int("receiptTtlSeconds", in: 30...3600) ?? c.receiptTtlSeconds
+        }
+        if let captcha = try r.object("captcha") {
+            try captcha.rejectUnknown(["pageUrl", "minScore"])
+            if let url = try captcha.string("pageUrl") {
+                guard url.hasPrefix("https://") || url.hasPrefix("http://"), url.utf8.count <= 2048, !url.contains("#") else {
+                    throw bad("captcha.pageUrl", "must be an http(s) URL without a fragment")
+                }
+                c.captchaPageUrl = url
+            }
+            if let score = captcha.value("minScore") {
+                let value: Double
+                switch score {
+                case let .int(i): value = Double(i)
+                case let .double(d): value = d
+                default: throw bad("captcha.minScore", "must be a number between 0 and 1")
+                }
+                guard (0...1).contains(value) else { throw bad("captcha.minScore", "must be a number between 0 and 1") }
+                c.captchaMinScore = value
+            }
         }
         if let sms = try r.object("sms") {
             try sms.rejectUnknown(["provider", "maxAttempts", "retryBackoffMs"])

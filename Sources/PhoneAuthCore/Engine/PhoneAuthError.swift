@@ -34,6 +34,10 @@ public struct PhoneAuthError: Error, Sendable {
         public static let invalidVerificationID = Code(name: "invalidVerificationID", status: 17046)
         public static let sessionExpired = Code(name: "sessionExpired", status: 17051)
         public static let quotaExceeded = Code(name: "quotaExceeded", status: 17052)
+        public static let missingAppCredential = Code(name: "missingAppCredential", status: 17047)
+        public static let invalidAppCredential = Code(name: "invalidAppCredential", status: 17048)
+        public static let missingAppToken = Code(name: "missingAppToken", status: 17053)
+        public static let captchaCheckFailed = Code(name: "captchaCheckFailed", status: 17056)
         public static let appNotVerified = Code(name: "appNotVerified", status: 17055)
         public static let secondFactorRequired = Code(name: "secondFactorRequired", status: 17078)
         public static let requiresRecentLogin = Code(name: "requiresRecentLogin", status: 17014)
@@ -61,7 +65,8 @@ public struct PhoneAuthError: Error, Sendable {
             .invalidCustomToken, .customTokenMismatch, .invalidCredential, .userDisabled, .operationNotAllowed, .tooManyRequests, .userNotFound,
             .invalidUserToken, .userTokenExpired, .missingPhoneNumber, .invalidPhoneNumber,
             .missingVerificationCode, .invalidVerificationCode, .missingVerificationID,
-            .invalidVerificationID, .sessionExpired, .quotaExceeded, .appNotVerified,
+            .invalidVerificationID, .sessionExpired, .quotaExceeded, .missingAppCredential, .invalidAppCredential, .missingAppToken,
+            .appNotVerified, .captchaCheckFailed,
             .secondFactorRequired, .requiresRecentLogin, .providerAlreadyLinked, .noSuchProvider, .userMismatch,
             .credentialAlreadyInUse, .missingMultiFactorSession, .missingMultiFactorInfo, .invalidMultiFactorSession,
             .multiFactorInfoNotFound, .secondFactorAlreadyEnrolled, .maximumSecondFactorCountExceeded, .unsupportedFirstFactor,
@@ -89,6 +94,10 @@ public struct PhoneAuthError: Error, Sendable {
             case "invalidVerificationID": return "invalidVerificationID: the verification ID is not valid"
             case "sessionExpired": return "sessionExpired: the verification can no longer be used"
             case "quotaExceeded": return "quotaExceeded: a quota is exhausted"
+            case "missingAppCredential": return "missingAppCredential: the app verification proof is missing"
+            case "invalidAppCredential": return "invalidAppCredential: the app verification proof is not valid"
+            case "missingAppToken": return "missingAppToken: the app's push token is missing"
+            case "captchaCheckFailed": return "captchaCheckFailed: the captcha check failed"
             case "appNotVerified": return "appNotVerified: the app could not be verified"
             case "secondFactorRequired": return "secondFactorRequired: a second factor is required"
             case "requiresRecentLogin": return "requiresRecentLogin: the operation needs a recent sign-in"

@@ -41,22 +41,7 @@ public enum Totp {
 
     /// The otpauth:// URI authenticator apps import (as a QR code), Google Authenticator's format.
     public static func uri(secret: [UInt8], account: String, issuer: String) -> String {
-        let label = percentEncode(issuer) + ":" + percentEncode(account)
-        return "otpauth://totp/\(label)?secret=\(Base32.encode(secret))&issuer=\(percentEncode(issuer))&algorithm=SHA1&digits=\(digits)&period=\(periodSeconds)"
-    }
-
-    private static func percentEncode(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = String(byte, radix: 16, uppercase: true)
-                out += "%" + (hex.count == 1 ? "0" + hex : hex)
-            }
-        }
-        return out
+        let label = PercentEncoding.encode(issuer) + ":" + PercentEncoding.encode(account)
+        return "otpauth://totp/\(label)?secret=\(Base32.encode(secret))&issuer=\(PercentEncoding.encode(issuer))&algorithm=SHA1&digits=\(digits)&period=\(periodSeconds)"
     }
 }

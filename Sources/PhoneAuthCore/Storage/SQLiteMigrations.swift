@@ -121,6 +121,18 @@ enum SQLiteMigrations {
             last_failure_at INTEGER NOT NULL
         ) WITHOUT ROWID;
         """,
+        // 4: app verification: push receipts (with the hash of their secret) and captcha
+        // challenges (with the callback scheme), each usable once until it expires.
+        """
+        CREATE TABLE app_checks (
+            id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            secret_hash BLOB,
+            scheme TEXT,
+            expires_at INTEGER NOT NULL,
+            state TEXT NOT NULL DEFAULT 'active'
+        ) WITHOUT ROWID;
+        """,
     ]
 
     static func apply(to connection: SQLiteConnection) throws {

@@ -56,6 +56,14 @@ public protocol Store: AnyObject, Sendable {
     func unenroll(uid: String, presentedSession: String, enrollmentId: String) throws -> AccountOutcome
     func unlinkPhone(uid: String, presentedSession: String) throws -> AccountOutcome
 
+    // App verification
+    /// Records a push receipt (`secretHash` set) or a captcha challenge (`scheme` set).
+    func addAppCheck(id: String, kind: String, secretHash: [UInt8]?, scheme: String?, expiresAt: Timestamp) throws
+    /// Uses up the active, unexpired check `id` of `kind` if `accepts(secretHash, scheme)`; with
+    /// `spendOnMismatch` a wrong answer uses it up too (a secret gets one guess). nil when it was
+    /// accepted, else why not.
+    func useAppCheck(id: String, kind: String, now: Timestamp, spendOnMismatch: Bool, accepts: ([UInt8]?, String?) -> Bool) throws -> String?
+
     // Outbox
     /// Leases up to `limit` messages due for delivery so no other worker sends them meanwhile.
     func claimDueMessages(now: Timestamp, limit: Int, leaseMilliseconds: Int64) throws -> [OutboxMessage]

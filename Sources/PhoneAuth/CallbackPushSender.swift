@@ -1,0 +1,26 @@
+import Glibc
+import PhoneAuthCore
+
+/// The host's push sender: gets {appToken, tokenType, payload} as JSON; 0 means sent.
+final class CallbackPushSender: PushSender, @unchecked Sendable {
+    typealias Function = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Int32
+
+    private let function: Function
+    private let context: UnsafeMutableRawPointer?
+
+    init(function: Function, context: UnsafeMutableRawPointer?) {
+        self.function = function
+        self.context = context
+    }
+
+    func send(appToken: String, tokenType: String, payload: JSONValue) -> Bool {
+        let message: JSONValue = .object([("appToken", .string(appToken)), ("tokenType", .string(tokenType)), ("payload", payload)])
+        guard let text = JSONCodec.serializeToCString(message) else { return false }
+        defer {
+            // The text holds the receipt's secret: wipe it before giving the memory back.
+            memset(text, 0, strlen(text))
+            free(text)
+        }
+        return function(context, text) == 0
+    }
+}

@@ -1,0 +1,165 @@
+/// App verification: proof that an SMS request comes from the real app, by a silent push that
+/// carries a secret to the device, or by a captcha the host checks.
+extension Engine {
+    /// What verifyPhoneNumber is given as proof.
+    public enum AppProof: Sendable {
+        case receipt(receipt: String, secret: String)
+        case captcha(token: String)
+    }
+
+    /// What canHandleNotification found in a notification.
+    public struct NotificationResult: Sendable {
+        public var handled = false
+        public var receipt: String?
+        public var secret: String?
+    }
+
+    /// What canHandleURL found in a URL: a captcha token, or the error the captcha page reported.
+    public struct URLResult: Sendable {
+        public var handled = false
+        public var captchaToken: String?
+        public var error: String?
+    }
+
+    static let pushKey = "phoneauth"
+    static let tokenTypes: Set<String> = ["prod", "sandbox", "unknown"]
+
+    public func setPushSender(_ sender: PushSender?) { appHooks.pushSender = sender }
+    public func setCaptchaVerifier(_ verifier: CaptchaVerifier?) { appHooks.captchaVerifier = verifier }
+
+    var appVerificationEnforced: Bool { config.appVerificationEnforce ?? appHooks.anyInstalled }
+
+    /// Sends the app a silent push with a receipt and its secret; returns the receipt and how long
+    /// to wait for the push before falling back to the captcha.
+    public func verifyClient(appToken: String?, tokenType: String?) throws -> (receipt: String, suggestedTimeout: Int64) {
+        guard let appToken, !appToken.isEmpty else { throw PhoneAuthError(.missingAppToken, "The app's push token (appToken) is required.") }
+        guard appToken.utf8.count <= 4096 else {
+            throw PhoneAuthError(.invalidArgument, "The field 'appToken' must be at most 4096 bytes.", details: [("field", .string("appToken"))])
+        }
+        let type = tokenType ?? "unknown"
+        guard Self.tokenTypes.contains(type) else {
+            throw PhoneAuthError(.invalidArgument, "The field 'tokenType' must be \"prod\", \"sandbox\" or \"unknown\".", details: [("field", .string("tokenType"))])
+        }
+        guard let sender = appHooks.pushSender else {
+            throw PhoneAuthError(.operationNotAllowed, "No push sender is installed (phoneauth_set_push_sender); use the captcha.",
+                                 details: [("reason", .string("noPushSender"))])
+        }
+        let now = clock.now()
+        let receipt = SortableID.make(at: now, randomBytes: 18)
+        let secret = Base64URL.encode(SecureBytes.random(count: 32))
+        try store.addAppCheck(id: receipt, kind: "receipt", secretHash: receiptHash(receipt, secret), scheme: nil,
+                              expiresAt: now.adding(seconds: config.receiptTtlSeconds))
+        let payload: JSONValue = .object([(Self.pushKey, .object([("receipt", .string(receipt)), ("secret", .string(secret))]))])
+        guard sender.send(appToken: appToken, tokenType: type, payload: payload) else {
+            throw PhoneAuthError(.appNotVerified, "The push sender could not send the verification push; use the captcha.",
+                                 details: [("reason", .string("pushFailed"))])
+        }
+        return (receipt, config.pushTimeoutSeconds)
+    }
+
+    /// Recognises the verification push in a notification's payload: the `phoneauth` key holding
+    /// the receipt and secret (as an object or as JSON text), or the forwarding probe
+    /// (`{"phoneauth": {"warning": ...}}`). Anything else is not ours.
+    public static func canHandleNotification(_ notification: JSONValue) -> NotificationResult {
+        var value = notification[pushKey]
+        if case let .string(text)? = value, text.utf8.count <= 4096 { value = try? JSONCodec.parse(text) }
+        guard let value, case .object = value else { return NotificationResult() }
+        if let receipt = value["receipt"]?.stringValue, let secret = value["secret"]?.stringValue,
+           !receipt.isEmpty, !secret.isEmpty, receipt.utf8.count <= 128, secret.utf8.count <= 128 {
+            return NotificationResult(handled: true, receipt: receipt, secret: secret)
+        }
+        return NotificationResult(handled: value["warning"] != nil)
+    }
+
+    /// The URL of the host's captcha page for a new challenge, which reports back through
+    /// `<callbackScheme>://phoneauth/link?deep_link_id=...` (see canHandleURL).
+    public func captchaChallenge(callbackScheme: String, languageCode: String?) throws -> (url: String, eventId: String) {
+        guard let page = config.captchaPageUrl else {
+            throw PhoneAuthError(.operationNotAllowed, "No captcha page is configured (captcha.pageUrl).", details: [("reason", .string("noCaptchaPage"))])
+        }
+        guard Self.isScheme(callbackScheme) else {
+            throw PhoneAuthError(.invalidArgument, "The field 'callbackScheme' must be a URL scheme (a letter, then letters, digits, '+', '-' or '.').",
+                                 details: [("field", .string("callbackScheme"))])
+        }
+        let now = clock.now()
+        let eventId = SortableID.make(at: now, randomBytes: 18)
+        try store.addAppCheck(id: eventId, kind: "captcha", secretHash: nil, scheme: callbackScheme, expiresAt: now.adding(seconds: config.receiptTtlSeconds))
+        let language = SMSTemplates.resolve(languageCode, fallback: config.defaultLanguageCode)
+        let query = "eventId=\(eventId)&callbackScheme=\(PercentEncoding.encode(callbackScheme))&hl=\(PercentEncoding.encode(language))"
+        return (page + (page.contains("?") ? "&" : "?") + query, eventId)
+    }
+
+    /// Recognises the captcha page's answer: exactly `<scheme>://phoneauth/link?deep_link_id=<URL>`
+    /// whose URL's query holds an `eventId` this engine issued for that scheme (usable once) and
+    /// either `captchaToken` or `error`. Anything else is answered `handled: false`.
+    public func canHandleURL(_ url: String) throws -> URLResult {
+        guard url.utf8.count <= 8192, let (scheme, link) = Self.parseCallback(url),
+              let deepQuery = link.split(separator: "?", maxSplits: 1).dropFirst().first?.split(separator: "#").first,
+              let items = PercentEncoding.queryItems(deepQuery),
+              let eventId = Self.single("eventId", in: items) else { return URLResult() }
+        let token = Self.single("captchaToken", in: items), error = Self.single("error", in: items)
+        guard (token == nil) != (error == nil), VerificationCode.isWellFormedId(eventId) else { return URLResult() }
+        guard try store.useAppCheck(id: eventId, kind: "captcha", now: clock.now(), spendOnMismatch: false, accepts: { _, stored in stored == scheme }) == nil else {
+            return URLResult()
+        }
+        return URLResult(handled: true, captchaToken: token, error: error)
+    }
+
+    /// Refuses an SMS request without a valid proof, when app verification is enforced.
+    func checkAppProof(_ proof: AppProof?, clientIp: String?) throws {
+        guard !config.appVerificationDisabledForTesting, appVerificationEnforced else { return }
+        switch proof {
+        case nil:
+            throw PhoneAuthError(.missingAppCredential,
+                                 "App verification is required: pass appVerification {receipt, secret} from the verification push, or {captchaToken}.")
+        case let .receipt(receipt, secret)?:
+            let expected = receiptHash(receipt, secret)
+            if let why = try store.useAppCheck(id: receipt, kind: "receipt", now: clock.now(), spendOnMismatch: true,
+                                           accepts: { stored, _ in SecureBytes.equal(stored ?? [], expected) }) {
+                let reason = why == "mismatch" ? "wrongSecret" : why
+                throw PhoneAuthError(.invalidAppCredential, "The push receipt and secret are not valid (\(reason)); request a new receipt.",
+                                     details: [("reason", .string(reason))])
+            }
+        case let .captcha(token)?:
+            func failed(_ reason: String, _ message: String) -> PhoneAuthError {
+                PhoneAuthError(.captchaCheckFailed, message, details: [("reason", .string(reason))])
+            }
+            guard let verifier = appHooks.captchaVerifier else { throw failed("noVerifier", "No captcha verifier is installed (phoneauth_set_captcha_verifier).") }
+            guard let verdict = verifier.verify(token: token, clientIp: clientIp) else { throw failed("verifierFailed", "The captcha verifier could not check the token.") }
+            guard verdict.success else { throw failed("rejected", "The captcha verifier rejected the token.") }
+            if let score = verdict.score, score < config.captchaMinScore {
+                throw failed("lowScore", "The captcha score is below captcha.minScore.")
+            }
+        }
+    }
+
+    private func receiptHash(_ receipt: String, _ secret: String) -> [UInt8] {
+        keys.codeHash(verificationId: "receipt:" + receipt, code: secret)
+    }
+
+    /// RFC 3986: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), kept short.
+    static func isScheme(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard let first = bytes.first, bytes.count <= 128, (first | 0x20) >= 97 && (first | 0x20) <= 122 else { return false }
+        return bytes.allSatisfy { ($0 | 0x20) >= 97 && ($0 | 0x20) <= 122 || (48...57).contains($0) || $0 == 43 || $0 == 45 || $0 == 46 }
+    }
+
+    /// Splits `<scheme>://phoneauth/link?deep_link_id=<encoded URL>`; nil for any other shape.
+    private static func parseCallback(_ url: String) -> (scheme: String, link: String)? {
+        guard let colon = url.firstIndex(of: ":") else { return nil }
+        let scheme = String(url[..<colon])
+        let afterScheme = url[colon...]
+        guard afterScheme.hasPrefix("://") else { return nil }
+        let rest = afterScheme.dropFirst(3)
+        let prefix = "phoneauth/link?"
+        guard isScheme(scheme), rest.hasPrefix(prefix), let items = PercentEncoding.queryItems(rest.dropFirst(prefix.count)),
+              items.count == 1, items[0].0 == "deep_link_id" else { return nil }
+        return (scheme, items[0].1)
+    }
+
+    /// The value of a query item that appears exactly once.
+    private static func single(_ name: String, in items: [(String, String)]) -> String? {
+        let values = items.filter { $0.0 == name }
+        return values.count == 1 && !values[0].1.isEmpty ? values[0].1 : nil
+    }
+}

@@ -1,0 +1,147 @@
+import XCTest
+@testable import PhoneAuthCore
+
+final class AppVerificationTests: XCTestCase {
+    private let number = "+16505553434"
+
+    /// Pushes land here, as on a device.
+    final class Device: PushSender, @unchecked Sendable {
+        private let lock = Lock()
+        private var pushes: [JSONValue] = []
+        var accept = true
+        func send(appToken: String, tokenType: String, payload: JSONValue) -> Bool {
+            lock.withLock { pushes.append(payload) }
+            return accept
+        }
+        var last: JSONValue? { lock.withLock { pushes.last } }
+    }
+
+    final class Verifier: CaptchaVerifier, @unchecked Sendable {
+        var verdict: CaptchaVerdict? = CaptchaVerdict(success: true, score: 0.9)
+        private(set) var tokens: [String] = []
+        func verify(token: String, clientIp: String?) -> CaptchaVerdict? {
+            tokens.append(token)
+            return verdict
+        }
+    }
+
+    private func makeEngine(_ clock: Clock = SystemClock(), dir: String = temporaryDirectory(), _ adjust: (inout EngineConfig) -> Void = { _ in }) throws -> Engine {
+        try Engine(config: makeConfig(dir) {
+            $0.resendAfterSeconds = 0
+            $0.captchaPageUrl = "https://auth.example.com/captcha"
+            $0.testPhoneNumbers = ["+16505551234": "123456"]
+            adjust(&$0)
+        }, clock: clock)
+    }
+
+    /// verifyClient, then the push as the device's notification handler sees it.
+    private func receiptAndSecret(_ engine: Engine, _ device: Device) throws -> (String, String) {
+        let (receipt, timeout) = try engine.verifyClient(appToken: "device-token", tokenType: "sandbox")
+        XCTAssertEqual(timeout, 5)
+        let found = Engine.canHandleNotification(try XCTUnwrap(device.last))
+        XCTAssertTrue(found.handled)
+        XCTAssertEqual(found.receipt, receipt)
+        return (receipt, try XCTUnwrap(found.secret))
+    }
+
+    func testThePushPathSendsTheSMS() throws {
+        let engine = try makeEngine()
+        let device = Device(), sms = CapturingSender()
+        engine.setPushSender(device)
+        engine.setSMSSender(sms)
+        assertError(.missingAppCredential) { _ = try engine.verifyPhoneNumber(number) }
+        let (receipt, secret) = try receiptAndSecret(engine, device)
+        let started = try engine.verifyPhoneNumber(number, appProof: .receipt(receipt: receipt, secret: secret))
+        XCTAssertEqual(sms.waitForMessage(to: number)?.verificationId, started.verificationId)
+        assertError(.invalidAppCredential, reason: "alreadyUsed") { _ = try engine.verifyPhoneNumber(number, appProof: .receipt(receipt: receipt, secret: secret)) }
+        // The payload also arrives as JSON text under the key.
+        let text = Engine.canHandleNotification(.object([("phoneauth", .string(JSONCodec.serialize(try XCTUnwrap(device.last?["phoneauth"]))))]))
+        XCTAssertEqual(text.receipt, receipt)
+    }
+
+    func testWrongExpiredAndForeignSecretsAreRefused() throws {
+        let clock = ManualClock()
+        let engine = try makeEngine(clock)
+        let other = try makeEngine(clock)
+        let device = Device()
+        engine.setPushSender(device)
+        other.setPushSender(device)
+        let (receipt, _) = try receiptAndSecret(engine, device)
+        assertError(.invalidAppCredential, reason: "wrongSecret") { _ = try engine.verifyPhoneNumber(number, appProof: .receipt(receipt: receipt, secret: "guess")) }
+        let (second, secret) = try receiptAndSecret(engine, device)
+        assertError(.invalidAppCredential, reason: "alreadyUsed") { _ = try engine.verifyPhoneNumber(number, appProof: .receipt(receipt: receipt, secret: "guess")) }
+        clock.advance(seconds: 301)
+        assertError(.invalidAppCredential, reason: "expired") { _ = try engine.verifyPhoneNumber(number, appProof: .receipt(receipt: second, secret: secret)) }
+        let (foreign, foreignSecret) = try receiptAndSecret(other, device)
+        assertError(.invalidAppCredential, reason: "unknown") { _ = try engine.verifyPhoneNumber(number, appProof: .receipt(receipt: foreign, secret: foreignSecret)) }
+    }
+
+    func testWithoutThePushTheCaptchaPathSucceeds() throws {
+        let engine = try makeEngine()
+        let device = Device(), verifier = Verifier()
+        device.accept = false
+        engine.setPushSender(device)
+        engine.setCaptchaVerifier(verifier)
+        assertError(.appNotVerified, reason: "pushFailed") { _ = try engine.verifyClient(appToken: "device-token", tokenType: "prod") }
+        let (url, eventId) = try engine.captchaChallenge(callbackScheme: "com.example.app", languageCode: "fr-CA")
+        XCTAssertEqual(url, "https://auth.example.com/captcha?eventId=\(eventId)&callbackScheme=com.example.app&hl=fr")
+        let deepLink = "https://auth.example.com/captcha/done?eventId=\(eventId)&captchaToken=tok-123"
+        let callback = "com.example.app://phoneauth/link?deep_link_id=" + PercentEncoding.encode(deepLink)
+        XCTAssertFalse(try engine.canHandleURL("com.other.app" + callback.dropFirst("com.example.app".count)).handled,
+                       "another scheme is not ours")
+        let found = try engine.canHandleURL(callback)
+        XCTAssertTrue(found.handled)
+        XCTAssertEqual(found.captchaToken, "tok-123")
+        XCTAssertFalse(try engine.canHandleURL(callback).handled, "an answer is used once")
+        XCTAssertNoThrow(try engine.verifyPhoneNumber(number, appProof: .captcha(token: "tok-123")))
+        XCTAssertEqual(verifier.tokens, ["tok-123"])
+        verifier.verdict = CaptchaVerdict(success: false, score: nil)
+        assertError(.captchaCheckFailed, reason: "rejected") { _ = try engine.verifyPhoneNumber(number, appProof: .captcha(token: "x")) }
+        verifier.verdict = CaptchaVerdict(success: true, score: 0.2)
+        assertError(.captchaCheckFailed, reason: "lowScore") { _ = try engine.verifyPhoneNumber(number, appProof: .captcha(token: "x")) }
+        verifier.verdict = nil
+        assertError(.captchaCheckFailed, reason: "verifierFailed") { _ = try engine.verifyPhoneNumber(number, appProof: .captcha(token: "x")) }
+    }
+
+    func testMalformedNotificationsAndURLsAreNotHandled() throws {
+        let engine = try makeEngine()
+        for notification: JSONValue in [.object([]), .object([("phoneauth", .string("{not json"))]), .object([("phoneauth", .int(3))]),
+                                        .object([("phoneauth", .object([("receipt", .string("r"))]))]), .array([]), .string("phoneauth"),
+                                        .object([("aps", .object([("content-available", .int(1))]))])] {
+            XCTAssertFalse(Engine.canHandleNotification(notification).handled, "\(notification)")
+        }
+        let probe = Engine.canHandleNotification(.object([("phoneauth", .object([("warning", .string("forwarding check"))]))]))
+        XCTAssertTrue(probe.handled)
+        XCTAssertNil(probe.receipt)
+        let (_, eventId) = try engine.captchaChallenge(callbackScheme: "app", languageCode: nil)
+        let good = PercentEncoding.encode("https://x/y?eventId=\(eventId)&captchaToken=t")
+        for url in ["", "app://", "app://phoneauth/link", "app://phoneauth/link?deep_link_id=%zz", "app://phoneauth/other?deep_link_id=\(good)",
+                    "app:/phoneauth/link?deep_link_id=\(good)", "app://phoneauth/link?deep_link_id=\(good)&extra=1",
+                    "app://phoneauth/link?deep_link_id=" + PercentEncoding.encode("https://x/y?eventId=\(eventId)"),
+                    "app://phoneauth/link?deep_link_id=" + PercentEncoding.encode("https://x/y?eventId=\(eventId)&captchaToken=t&error=e"),
+                    "app://phoneauth/link?deep_link_id=" + PercentEncoding.encode("https://x/y?eventId=unknown&captchaToken=t"),
+                    "1app://phoneauth/link?deep_link_id=\(good)"] {
+            XCTAssertFalse(try engine.canHandleURL(url).handled, url)
+        }
+        let error = try engine.canHandleURL("app://phoneauth/link?deep_link_id=" + PercentEncoding.encode("https://x/y?eventId=\(eventId)&error=cancelled"))
+        XCTAssertTrue(error.handled)
+        XCTAssertEqual(error.error, "cancelled")
+    }
+
+    func testEnforcementFollowsTheConfiguration() throws {
+        let off = try makeEngine { $0.appVerificationEnforce = false }
+        off.setPushSender(Device())
+        XCTAssertNoThrow(try off.verifyPhoneNumber(number), "enforce: false needs no proof even with a push sender")
+        let on = try makeEngine { $0.appVerificationEnforce = true }
+        assertError(.missingAppCredential) { _ = try on.verifyPhoneNumber(number) }
+        assertError(.captchaCheckFailed, reason: "noVerifier") { _ = try on.verifyPhoneNumber(number, appProof: .captcha(token: "t")) }
+        let plain = try makeEngine()
+        XCTAssertNoThrow(try plain.verifyPhoneNumber(number), "nothing installed, nothing enforced")
+        let testing = try makeEngine { $0.appVerificationDisabledForTesting = true; $0.appVerificationEnforce = true }
+        XCTAssertNoThrow(try testing.verifyPhoneNumber("+16505551234"), "disabledForTesting skips the proof for test numbers")
+        assertError(.appNotVerified) { _ = try testing.verifyPhoneNumber(number) }
+        assertError(.missingAppToken) { _ = try on.verifyClient(appToken: nil, tokenType: nil) }
+        assertError(.operationNotAllowed, reason: "noPushSender") { _ = try on.verifyClient(appToken: "t", tokenType: nil) }
+        assertError(.invalidArgument) { _ = try on.captchaChallenge(callbackScheme: "not a scheme", languageCode: nil) }
+    }
+}
