@@ -17,14 +17,14 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     /// Runs `body` in a transaction under the lock.
-    private func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try lock.withLock { () throws -> T in
             guard !closed else { throw PhoneAuthError(.storageError, "The engine is closed.") }
             return try db.transaction { try body(db) }
         }
     }
 
-    private func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try lock.withLock { () throws -> T in
             guard !closed else { throw PhoneAuthError(.storageError, "The engine is closed.") }
             return try body(db)
@@ -128,7 +128,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     /// Opens `signIn`'s session, or its challenge if the user has second factors.
-    private func open(_ signIn: NewSignIn, for user: UserRecord, isNew: Bool, now: Timestamp, in db: SQLiteConnection) throws -> AccountOutcome {
+    func open(_ signIn: NewSignIn, for user: UserRecord, isNew: Bool, now: Timestamp, in db: SQLiteConnection) throws -> AccountOutcome {
         var user = user
         if !user.factors.isEmpty, let challenge = signIn.challenge {
             try insertMFASession(challenge, uid: user.uid, provider: signIn.provider, developerClaims: signIn.developerClaims, now: now, in: db)
@@ -150,11 +150,11 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                                      secondFactorEnrollment: signIn.secondFactorEnrollment), isNewUser: isNew)
     }
 
-    private static func optional(_ text: String?) -> SQLValue { text.map { .text($0) } ?? .null }
+    static func optional(_ text: String?) -> SQLValue { text.map { .text($0) } ?? .null }
 
     /// Checks a code against an active verification of `purpose` (and `subject`) and counts a
     /// wrong one; the phone number it verified when it matches. Does not consume it.
-    private func checkCode(id: String, purpose: VerificationPurpose, subject: String?, anySubject: Bool = false, now: Timestamp,
+    func checkCode(id: String, purpose: VerificationPurpose, subject: String?, anySubject: Bool = false, now: Timestamp,
                            maxAttempts: Int, limits: CheckLimits, codeMatches: ([UInt8]) -> Bool,
                            in db: SQLiteConnection) throws -> Result<(phone: String, subject: String?), CodeRejection> {
         guard let (phone, codeHash, expiresAt, attempts, state, storedPurpose, storedSubject) = try db.row(
@@ -194,12 +194,12 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     /// Consumes a verification checkCode accepted, in the same transaction.
-    private func markUsed(_ id: String, in db: SQLiteConnection) throws {
+    func markUsed(_ id: String, in db: SQLiteConnection) throws {
         try db.run("UPDATE verifications SET state = 'used' WHERE id = ?", [.text(id)])
     }
 
     /// Numbers enrolled as SMS second factors are never first factors (and the reverse).
-    private func isSecondFactorNumber(_ phone: String, in db: SQLiteConnection) throws -> Bool {
+    func isSecondFactorNumber(_ phone: String, in db: SQLiteConnection) throws -> Bool {
         try db.row("SELECT 1 FROM factors WHERE phone = ? LIMIT 1", [.text(phone)]) { _ in true } ?? false
     }
 
@@ -250,7 +250,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         }
     }
 
-    private func insertFactor(_ factor: NewFactor, uid: String, phone: String?, lastStep: Int64, now: Timestamp,
+    func insertFactor(_ factor: NewFactor, uid: String, phone: String?, lastStep: Int64, now: Timestamp,
                               in db: SQLiteConnection) throws -> EnrolledFactor {
         // Factors list in enrolment order: two enrolled in one millisecond still get distinct times.
         let latest = try db.row("SELECT max(enrolled_at) FROM factors WHERE uid = ?", [.text(uid)]) { $0.optionalInt(0) } ?? nil
@@ -275,317 +275,6 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             let user = existing ?? UserRecord(uid: signIn.newUid, phoneNumber: nil, displayName: nil, disabled: false,
                                               createdAt: now, lastSignInAt: now, validSince: nil)
             return try open(signIn, for: user, isNew: existing == nil, now: now, in: db)
-        }
-    }
-
-    // MARK: Multi-factor
-
-    private func insertMFASession(_ session: NewMFASession, uid: String, provider: String, developerClaims: String?,
-                                  now: Timestamp, in db: SQLiteConnection) throws {
-        try db.run("""
-            INSERT INTO mfa_sessions (id, uid, kind, provider, developer_claims, sealed_secret, created_at, expires_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, [.text(session.id), .text(uid), .text(session.kind), .text(provider), Self.optional(developerClaims),
-                  session.sealedSecret.map { .blob($0) } ?? .null, .int(now.milliseconds), .int(session.expiresAt.milliseconds)])
-    }
-
-    public func openMFASession(_ session: NewMFASession, uid: String, presentedSession: String, provider: String,
-                               now: Timestamp) throws -> AccountOutcome {
-        try write { db in
-            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
-            guard let user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
-            try insertMFASession(session, uid: uid, provider: provider, developerClaims: nil, now: now, in: db)
-            return .done(user)
-        }
-    }
-
-    /// An active, unexpired multi-factor session of `kind`: its user, first factor and the state
-    /// needed to check a code.
-    private func mfaSession(id: String, kind: String, now: Timestamp, in db: SQLiteConnection)
-        throws -> (uid: String, provider: String, developerClaims: String?, sealedSecret: [UInt8]?, attempts: Int)? {
-        try db.row("""
-            SELECT uid, provider, developer_claims, sealed_secret, attempts FROM mfa_sessions
-            WHERE id = ? AND kind = ? AND state = 'active' AND expires_at > ?
-            """, [.text(id), .text(kind), .int(now.milliseconds)]) { row in
-            (row.text(0), row.text(1), row.optionalText(2), row.optionalBlob(3), Int(row.int(4)))
-        }
-    }
-
-    public func mfaSessionUser(id: String, kind: String, now: Timestamp) throws -> AccountOutcome {
-        try read { db in
-            guard let session = try mfaSession(id: id, kind: kind, now: now, in: db) else { return .refused(try deadSessionRefusal(id, in: db)) }
-            guard let user = try user(uid: session.uid, in: db) else { return .refused(.userNotFound) }
-            return user.disabled ? .refused(.userDisabled) : .done(user)
-        }
-    }
-
-    /// Why a multi-factor session is not active: its user was disabled (which ends them), or it
-    /// is unknown, expired or used.
-    private func deadSessionRefusal(_ id: String, in db: SQLiteConnection) throws -> AccountRefusal {
-        let disabled = try db.row("SELECT u.disabled FROM mfa_sessions m JOIN users u ON u.uid = m.uid WHERE m.id = ?", [.text(id)]) { $0.int(0) != 0 }
-        return disabled == true ? .userDisabled : .invalidMultiFactorSession
-    }
-
-    /// Counts a wrong TOTP code against a multi-factor session; the tries left.
-    private func countWrongTotp(sessionId: String, attempts: Int, maxAttempts: Int, in db: SQLiteConnection) throws -> CodeRejection {
-        let used = attempts + 1
-        try db.run("UPDATE mfa_sessions SET attempts = ?, state = ? WHERE id = ?",
-                   [.int(Int64(used)), .text(used >= maxAttempts ? "dead" : "active"), .text(sessionId)])
-        return .wrongCode(attemptsLeft: max(0, maxAttempts - used))
-    }
-
-    public func resolveSecondFactor(sessionId: String, proof: SecondFactorProof, now: Timestamp, maxAttempts: Int,
-                                    limits: CheckLimits, signIn: NewSignIn) throws -> AccountOutcome {
-        try write { db in
-            guard let session = try mfaSession(id: sessionId, kind: "signIn", now: now, in: db) else {
-                return .refused(try deadSessionRefusal(sessionId, in: db))
-            }
-            guard let user = try self.user(uid: session.uid, in: db) else { return .refused(.userNotFound) }
-            if user.disabled { return .refused(.userDisabled) }
-            let factor: EnrolledFactor
-            switch proof {
-            case let .phone(verificationId, codeMatches):
-                switch try checkCode(id: verificationId, purpose: .mfaSignIn, subject: sessionId, now: now, maxAttempts: maxAttempts,
-                                     limits: limits, codeMatches: codeMatches, in: db) {
-                case let .failure(rejection): return .rejected(rejection)
-                case let .success(verified):
-                    guard let f = user.factors.first(where: { $0.factorId == "phone" && $0.phoneNumber == verified.phone }) else {
-                        return .refused(.multiFactorInfoNotFound)
-                    }
-                    factor = f
-                    try markUsed(verificationId, in: db)
-                }
-            case let .totp(enrollmentId, check):
-                let key: [SQLValue] = [.text(user.uid), .text(enrollmentId)]
-                guard let f = user.factors.first(where: { $0.enrollmentId == enrollmentId && $0.factorId == "totp" }),
-                      let (secret, lastStep, failures, lockedUntil) = try db.row(
-                        "SELECT sealed_secret, last_step, failures, locked_until FROM factors WHERE uid = ? AND enrollment_id = ?", key,
-                        { ($0.blob(0), $0.int(1), Int($0.int(2)), Timestamp(milliseconds: $0.int(3))) })
-                else { return .refused(.multiFactorInfoNotFound) }
-                if lockedUntil > now { return .locked(until: lockedUntil) }
-                guard let step = check(secret, user.uid, lastStep) else {
-                    let lock = FactorLockout.lockMilliseconds(afterFailures: failures + 1).map { now.milliseconds + $0 } ?? 0
-                    try db.run("UPDATE factors SET failures = failures + 1, locked_until = ? WHERE uid = ? AND enrollment_id = ?",
-                               [.int(lock)] + key)
-                    return .rejected(try countWrongTotp(sessionId: sessionId, attempts: session.attempts, maxAttempts: maxAttempts, in: db))
-                }
-                try db.run("UPDATE factors SET last_step = ?, failures = 0 WHERE uid = ? AND enrollment_id = ?", [.int(step)] + key)
-                factor = f
-            }
-            try db.run("UPDATE mfa_sessions SET state = 'used' WHERE id = ?", [.text(sessionId)])
-            var resolved = signIn
-            resolved.provider = session.provider
-            resolved.developerClaims = session.developerClaims
-            resolved.secondFactor = factor.factorId
-            resolved.secondFactorEnrollment = factor.enrollmentId
-            resolved.challenge = nil
-            return try open(resolved, for: user, isNew: false, now: now, in: db)
-        }
-    }
-
-    public func enrollTotp(sessionId: String, uid: String, presentedSession: String, check: TotpCheck, factor: NewFactor,
-                           now: Timestamp, maxAttempts: Int, signIn: NewSignIn) throws -> AccountOutcome {
-        try write { db in
-            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
-            guard let session = try mfaSession(id: sessionId, kind: "totpEnrollment", now: now, in: db), session.uid == uid,
-                  let secret = session.sealedSecret else { return .refused(.invalidMultiFactorSession) }
-            guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
-            if user.factors.count >= factor.maxFactors { return .refused(.maximumSecondFactorCountExceeded) }
-            guard let step = check(secret, uid, 0) else {
-                return .rejected(try countWrongTotp(sessionId: sessionId, attempts: session.attempts, maxAttempts: maxAttempts, in: db))
-            }
-            try db.run("UPDATE mfa_sessions SET state = 'used', sealed_secret = NULL WHERE id = ?", [.text(sessionId)])
-            var enrolled = factor
-            enrolled.sealedSecret = secret
-            user.factors.append(try insertFactor(enrolled, uid: uid, phone: nil, lastStep: step, now: now, in: db))
-            return try open(signIn, for: user, isNew: false, now: now, in: db)
-        }
-    }
-
-    /// Refuses a change made with an ID token whose session has ended (checked inside the
-    /// change's transaction, so a concurrent sign-out or revocation cannot slip in between).
-    private func checkPresented(uid: String, session: String, in db: SQLiteConnection) throws -> AccountRefusal? {
-        guard let live = try liveSession(uid: uid, id: session, in: db) else {
-            guard let user = try self.user(uid: uid, in: db) else { return .userNotFound }
-            return user.disabled ? .userDisabled : .sessionEnded
-        }
-        return live.user.disabled ? .userDisabled : nil
-    }
-
-    /// Pending challenges and TOTP enrolments of a user whose sessions end, end too.
-    private func endChallenges(uid: String, in db: SQLiteConnection) throws {
-        try db.run("UPDATE mfa_sessions SET state = 'ended' WHERE uid = ? AND state = 'active'", [.text(uid)])
-    }
-
-    public func unenroll(uid: String, presentedSession: String, enrollmentId: String) throws -> AccountOutcome {
-        try write { db in
-            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
-            guard try db.run("DELETE FROM factors WHERE uid = ? AND enrollment_id = ?", [.text(uid), .text(enrollmentId)]) == 1 else {
-                return .refused(.multiFactorInfoNotFound)
-            }
-            guard let user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
-            return .done(user)
-        }
-    }
-
-    public func unlinkPhone(uid: String, presentedSession: String) throws -> AccountOutcome {
-        try write { db in
-            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
-            guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
-            guard user.phoneNumber != nil else { return .refused(.noSuchProvider) }
-            try db.run("UPDATE users SET phone = NULL WHERE uid = ?", [.text(uid)])
-            user.phoneNumber = nil
-            return .done(user)
-        }
-    }
-
-    public func verificationStatus(id: String, now: Timestamp) throws -> VerificationStatus? {
-        try read { db in
-            try db.row("""
-                SELECT phone, state, expires_at, delivery, delivery_attempts FROM verifications WHERE id = ?
-                """, [.text(id)]) { row in
-                let expiresAt = Timestamp(milliseconds: row.int(2))
-                var state = row.text(1)
-                if state == "active" && expiresAt <= now { state = "expired" }
-                return VerificationStatus(id: id, phone: row.text(0), state: state, expiresAt: expiresAt,
-                                          delivery: row.text(3) == "sending" ? "pending" : row.text(3),
-                                          attempts: Int(row.optionalInt(4) ?? 0))
-            }
-        }
-    }
-
-    // MARK: Limits
-
-    /// The counted windows, by what they count.
-    enum Window: String {
-        case smsPerIp = "ip", smsPerProject = "project", smsPerRegion = "region", regionBurst = "burst", wrongCodesPerIp = "ipfail"
-
-        var milliseconds: Int64 {
-            switch self {
-            case .smsPerIp, .regionBurst: return 3_600_000
-            case .smsPerProject, .smsPerRegion: return Self.dayMilliseconds
-            case .wrongCodesPerIp: return 300_000
-            }
-        }
-        static let dayMilliseconds: Int64 = 86_400_000
-
-        /// The configuration key of the limit, as errors and events name it.
-        var limitName: String {
-            switch self {
-            case .smsPerIp: return "smsPerIpPerHour"
-            case .smsPerProject: return "smsPerProjectPerDay"
-            case .smsPerRegion: return "smsPerRegionPerDay"
-            case .regionBurst: return "regionBurstPerHour"
-            case .wrongCodesPerIp: return "wrongCodesPerIpPer5Minutes"
-            }
-        }
-    }
-
-    /// The first send limit a new SMS to `phone` would break, if any.
-    private func checkSendLimits(_ limits: SendLimits, phone: String, now: Timestamp, in db: SQLiteConnection) throws -> LimitTrip? {
-        if limits.perNumberPerHour > 0 {
-            // Exact: the number's own verifications of the last hour that sent an SMS.
-            var sent: [Int64] = []
-            try db.rows("SELECT created_at FROM verifications WHERE phone = ? AND created_at > ? AND delivery != 'none' ORDER BY created_at",
-                        [.text(phone), .int(now.milliseconds - 3_600_000)]) { sent.append($0.int(0)) }
-            if sent.count >= limits.perNumberPerHour {
-                let freedAt = sent[sent.count - limits.perNumberPerHour] + 3_600_000
-                return LimitTrip(limit: "smsPerNumberPerHour", scope: PhoneNumber.mask(phone),
-                                 retryAfterSeconds: Self.seconds(freedAt - now.milliseconds), isQuota: false)
-            }
-        }
-        if let ip = limits.clientIp, let trip = try slidingLimit(.smsPerIp, key: ip, limit: limits.perIpPerHour, now: now, in: db) { return trip }
-        if let trip = try slidingLimit(.regionBurst, key: limits.region, limit: limits.regionBurstPerHour, now: now, in: db) { return trip }
-        if let trip = try slidingLimit(.smsPerRegion, key: limits.region, limit: limits.perRegionPerDay, now: now, in: db) { return trip }
-        return try slidingLimit(.smsPerProject, key: "", limit: limits.perProjectPerDay, now: now, in: db)
-    }
-
-    private func countSend(_ limits: SendLimits, now: Timestamp, in db: SQLiteConnection) throws {
-        if let ip = limits.clientIp, limits.perIpPerHour > 0 { try bump(.smsPerIp, key: ip, now: now, in: db) }
-        if limits.regionBurstPerHour > 0 { try bump(.regionBurst, key: limits.region, now: now, in: db) }
-        if limits.perRegionPerDay > 0 { try bump(.smsPerRegion, key: limits.region, now: now, in: db) }
-        if limits.perProjectPerDay > 0 { try bump(.smsPerProject, key: "", now: now, in: db) }
-    }
-
-    /// Refuses when one more event would take the events of the last window (the current fixed
-    /// window's count plus the previous one's, weighted by how much of it the sliding window
-    /// still covers) over `limit`.
-    private func slidingLimit(_ window: Window, key: String, limit: Int, now: Timestamp, in db: SQLiteConnection) throws -> LimitTrip? {
-        guard limit > 0 else { return nil }
-        let length = window.milliseconds
-        let bucket = now.milliseconds - now.milliseconds % length
-        let scope = window.rawValue + ":" + key
-        var current: Int64 = 0, previous: Int64 = 0
-        try db.rows("SELECT bucket, count FROM counters WHERE bucket IN (?, ?) AND scope = ?",
-                    [.int(bucket), .int(bucket - length), .text(scope)]) { row in
-            if row.int(0) == bucket { current = row.int(1) } else { previous = row.int(1) }
-        }
-        // In integers, scaled by the window length w: previous * (w - elapsed) / w + current > room.
-        let elapsed = now.milliseconds - bucket, w = length, room = Int64(limit - 1)
-        guard previous * (w - elapsed) + current * w > room * w else { return nil }
-        // When there is room for one more if nothing else is counted: as the previous window
-        // fades out, or, if the current one alone fills the limit, as it fades in turn (rounded up).
-        func ceilDiv(_ a: Int64, _ b: Int64) -> Int64 { (a + b - 1) / b }
-        let position = current > room ? w + ceilDiv(w * (current - room), current) : ceilDiv(w * (previous - room + current), previous)
-        let scopeName: String
-        switch window {
-        case .smsPerProject: scopeName = "project"
-        default: scopeName = key
-        }
-        return LimitTrip(limit: window.limitName, scope: scopeName, retryAfterSeconds: Self.seconds(position - elapsed),
-                         isQuota: window == .smsPerProject || window == .smsPerRegion || window == .regionBurst)
-    }
-
-    private func bump(_ window: Window, key: String, now: Timestamp, in db: SQLiteConnection) throws {
-        let bucket = now.milliseconds - now.milliseconds % window.milliseconds
-        try db.run("INSERT INTO counters (bucket, scope, count) VALUES (?, ?, 1) ON CONFLICT (bucket, scope) DO UPDATE SET count = count + 1",
-                   [.int(bucket), .text(window.rawValue + ":" + key)])
-    }
-
-    private func lockedUntil(_ phone: String, now: Timestamp, in db: SQLiteConnection) throws -> Timestamp? {
-        guard let until = try db.row("SELECT locked_until FROM number_failures WHERE phone = ?", [.text(phone)], { $0.int(0) }),
-              until > now.milliseconds else { return nil }
-        return Timestamp(milliseconds: until)
-    }
-
-    /// Counts a wrong code for the number; when that makes `maxConsecutiveFailures` in a row, locks
-    /// the number (and starts counting afresh for after the lock) and returns until when.
-    private func countFailure(_ phone: String, limits: CheckLimits, now: Timestamp, in db: SQLiteConnection) throws -> Timestamp? {
-        guard limits.maxConsecutiveFailures > 0 else { return nil }
-        let failures = try db.row("""
-            INSERT INTO number_failures (phone, consecutive, last_failure_at) VALUES (?, 1, ?)
-            ON CONFLICT (phone) DO UPDATE SET consecutive = consecutive + 1, last_failure_at = excluded.last_failure_at
-            RETURNING consecutive
-            """, [.text(phone), .int(now.milliseconds)]) { Int($0.int(0)) } ?? 1
-        guard failures >= limits.maxConsecutiveFailures else { return nil }
-        let until = now.adding(milliseconds: limits.lockoutMilliseconds)
-        try db.run("UPDATE number_failures SET consecutive = 0, locked_until = ? WHERE phone = ?", [.int(until.milliseconds), .text(phone)])
-        return until
-    }
-
-    private static func seconds(_ milliseconds: Int64) -> Int64 { max(1, (milliseconds + 999) / 1000) }
-
-    // MARK: App verification
-
-    public func addAppCheck(id: String, kind: String, secretHash: [UInt8]?, scheme: String?, expiresAt: Timestamp) throws {
-        try write { db in
-            try db.run("INSERT INTO app_checks (id, kind, secret_hash, scheme, expires_at) VALUES (?, ?, ?, ?, ?)",
-                       [.text(id), .text(kind), secretHash.map { .blob($0) } ?? .null, Self.optional(scheme), .int(expiresAt.milliseconds)])
-        }
-    }
-
-    public func useAppCheck(id: String, kind: String, now: Timestamp, spendOnMismatch: Bool,
-                            accepts: ([UInt8]?, String?) -> Bool) throws -> String? {
-        try write { db in
-            guard let (secretHash, scheme, expiresAt, state) = try db.row(
-                "SELECT secret_hash, scheme, expires_at, state FROM app_checks WHERE id = ? AND kind = ?", [.text(id), .text(kind)],
-                { ($0.optionalBlob(0), $0.optionalText(1), $0.int(2), $0.text(3)) })
-            else { return "unknown" }
-            if state != "active" { return "alreadyUsed" }
-            if expiresAt <= now.milliseconds { return "expired" }
-            let accepted = accepts(secretHash, scheme)
-            if accepted || spendOnMismatch { try db.run("UPDATE app_checks SET state = 'used' WHERE id = ?", [.text(id)]) }
-            return accepted ? nil : "mismatch"
         }
     }
 
@@ -717,7 +406,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         try read { try liveSession(uid: uid, id: id, in: $0) }
     }
 
-    private func liveSession(uid: String, id: String, in db: SQLiteConnection) throws -> SessionInfo? {
+    func liveSession(uid: String, id: String, in db: SQLiteConnection) throws -> SessionInfo? {
         guard let user = try self.user(uid: uid, in: db) else { return nil }
         return try db.row("""
             SELECT auth_time, provider, developer_claims, second_factor, second_factor_enrollment FROM sessions
@@ -732,22 +421,22 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     private static let userColumns = "SELECT uid, phone, display_name, disabled, created_at, last_sign_in_at, valid_since, custom_claims FROM users"
 
-    private static func userRecord(_ row: SQLRow) -> UserRecord {
+    static func userRecord(_ row: SQLRow) -> UserRecord {
         UserRecord(uid: row.text(0), phoneNumber: row.optionalText(1), displayName: row.optionalText(2),
                    disabled: row.int(3) != 0, createdAt: Timestamp(milliseconds: row.int(4)),
                    lastSignInAt: row.optionalInt(5).map { Timestamp(milliseconds: $0) },
                    validSince: row.optionalInt(6).map { Timestamp(milliseconds: $0) }, customClaims: row.optionalText(7))
     }
 
-    private func user(uid: String, in db: SQLiteConnection) throws -> UserRecord? {
+    func user(uid: String, in db: SQLiteConnection) throws -> UserRecord? {
         try withFactors(try db.row(Self.userColumns + " WHERE uid = ?", [.text(uid)], Self.userRecord), in: db)
     }
 
-    private func user(phoneNumber: String, in db: SQLiteConnection) throws -> UserRecord? {
+    func user(phoneNumber: String, in db: SQLiteConnection) throws -> UserRecord? {
         try withFactors(try db.row(Self.userColumns + " WHERE phone = ?", [.text(phoneNumber)], Self.userRecord), in: db)
     }
 
-    private func withFactors(_ user: UserRecord?, in db: SQLiteConnection) throws -> UserRecord? {
+    func withFactors(_ user: UserRecord?, in db: SQLiteConnection) throws -> UserRecord? {
         guard var user else { return nil }
         try db.rows("""
             SELECT enrollment_id, factor_id, display_name, phone, enrolled_at FROM factors WHERE uid = ? ORDER BY enrolled_at, enrollment_id

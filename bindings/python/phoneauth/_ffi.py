@@ -17,7 +17,7 @@ import ctypes
 import ctypes.util
 import glob
 import os
-from ctypes import CFUNCTYPE, POINTER, c_char_p, c_int, c_void_p
+from ctypes import CFUNCTYPE, POINTER, c_char_p, c_int, c_size_t, c_void_p
 from typing import List, Optional
 
 ABI_VERSION = 1  # PHONEAUTH_ABI_VERSION of the header this binding was written against
@@ -59,6 +59,11 @@ def _load() -> ctypes.CDLL:
 SMS_SENDER = CFUNCTYPE(c_int, c_void_p, c_void_p)
 # void (*)(void *ctx, const char *event_json): the log sink callback type.
 LOG_SINK = CFUNCTYPE(None, c_void_p, c_void_p)
+# int (*)(void *ctx, const char *message_json): the push sender callback type.
+PUSH_SENDER = CFUNCTYPE(c_int, c_void_p, c_void_p)
+# int (*)(void *ctx, const char *request_json, char *response_json, size_t response_size):
+# the captcha verifier callback type (response_json is a buffer the library owns).
+CAPTCHA_VERIFIER = CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_size_t)
 
 _OUT = POINTER(c_void_p)  # char **out_json
 
@@ -85,6 +90,8 @@ def _declare(lib: ctypes.CDLL) -> None:
     fn("phoneauth_sign_out", c_int, c_void_p, c_char_p, _OUT)
     fn("phoneauth_set_sms_sender", c_int, c_void_p, SMS_SENDER, c_void_p)
     fn("phoneauth_set_log_sink", c_int, c_void_p, LOG_SINK, c_void_p)
+    fn("phoneauth_set_push_sender", c_int, c_void_p, PUSH_SENDER, c_void_p)
+    fn("phoneauth_set_captcha_verifier", c_int, c_void_p, CAPTCHA_VERIFIER, c_void_p)
 
 
 def _open_library() -> ctypes.CDLL:

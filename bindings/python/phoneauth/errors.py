@@ -126,6 +126,14 @@ class InvalidVerificationIDError(PhoneAuthError):
     code, status = "invalidVerificationID", 17046
 
 
+class MissingAppCredentialError(PhoneAuthError):
+    code, status = "missingAppCredential", 17047
+
+
+class InvalidAppCredentialError(PhoneAuthError):
+    code, status = "invalidAppCredential", 17048
+
+
 class SessionExpiredError(PhoneAuthError):
     code, status = "sessionExpired", 17051
 
@@ -134,8 +142,16 @@ class QuotaExceededError(PhoneAuthError):
     code, status = "quotaExceeded", 17052
 
 
+class MissingAppTokenError(PhoneAuthError):
+    code, status = "missingAppToken", 17053
+
+
 class AppNotVerifiedError(PhoneAuthError):
     code, status = "appNotVerified", 17055
+
+
+class CaptchaCheckFailedError(PhoneAuthError):
+    code, status = "captchaCheckFailed", 17056
 
 
 class SecondFactorRequiredError(PhoneAuthError):

@@ -1,0 +1,24 @@
+/// Push receipts and captcha challenges.
+extension SQLiteStore {
+    public func addAppCheck(id: String, kind: String, secretHash: [UInt8]?, scheme: String?, expiresAt: Timestamp) throws {
+        try write { db in
+            try db.run("INSERT INTO app_checks (id, kind, secret_hash, scheme, expires_at) VALUES (?, ?, ?, ?, ?)",
+                       [.text(id), .text(kind), secretHash.map { .blob($0) } ?? .null, Self.optional(scheme), .int(expiresAt.milliseconds)])
+        }
+    }
+
+    public func useAppCheck(id: String, kind: String, now: Timestamp, spendOnMismatch: Bool,
+                            accepts: ([UInt8]?, String?) -> Bool) throws -> String? {
+        try write { db in
+            guard let (secretHash, scheme, expiresAt, state) = try db.row(
+                "SELECT secret_hash, scheme, expires_at, state FROM app_checks WHERE id = ? AND kind = ?", [.text(id), .text(kind)],
+                { ($0.optionalBlob(0), $0.optionalText(1), $0.int(2), $0.text(3)) })
+            else { return "unknown" }
+            if state != "active" { return "alreadyUsed" }
+            if expiresAt <= now.milliseconds { return "expired" }
+            let accepted = accepts(secretHash, scheme)
+            if accepted || spendOnMismatch { try db.run("UPDATE app_checks SET state = 'used' WHERE id = ?", [.text(id)]) }
+            return accepted ? nil : "mismatch"
+        }
+    }
+}

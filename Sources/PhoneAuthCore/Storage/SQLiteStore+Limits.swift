@@ -1,0 +1,112 @@
+/// The abuse limits: send counts, wrong-code counts and number lockouts, all in the caller's
+/// transaction.
+extension SQLiteStore {
+    /// The counted windows, by what they count.
+    enum Window: String {
+        case smsPerIp = "ip", smsPerProject = "project", smsPerRegion = "region", regionBurst = "burst", wrongCodesPerIp = "ipfail"
+
+        var milliseconds: Int64 {
+            switch self {
+            case .smsPerIp, .regionBurst: return 3_600_000
+            case .smsPerProject, .smsPerRegion: return Self.dayMilliseconds
+            case .wrongCodesPerIp: return 300_000
+            }
+        }
+        static let dayMilliseconds: Int64 = 86_400_000
+
+        /// The configuration key of the limit, as errors and events name it.
+        var limitName: String {
+            switch self {
+            case .smsPerIp: return "smsPerIpPerHour"
+            case .smsPerProject: return "smsPerProjectPerDay"
+            case .smsPerRegion: return "smsPerRegionPerDay"
+            case .regionBurst: return "regionBurstPerHour"
+            case .wrongCodesPerIp: return "wrongCodesPerIpPer5Minutes"
+            }
+        }
+    }
+
+    /// The first send limit a new SMS to `phone` would break, if any.
+    func checkSendLimits(_ limits: SendLimits, phone: String, now: Timestamp, in db: SQLiteConnection) throws -> LimitTrip? {
+        if limits.perNumberPerHour > 0 {
+            // Exact: the number's own verifications of the last hour that sent an SMS.
+            var sent: [Int64] = []
+            try db.rows("SELECT created_at FROM verifications WHERE phone = ? AND created_at > ? AND delivery != 'none' ORDER BY created_at",
+                        [.text(phone), .int(now.milliseconds - 3_600_000)]) { sent.append($0.int(0)) }
+            if sent.count >= limits.perNumberPerHour {
+                let freedAt = sent[sent.count - limits.perNumberPerHour] + 3_600_000
+                return LimitTrip(limit: "smsPerNumberPerHour", scope: PhoneNumber.mask(phone),
+                                 retryAfterSeconds: Self.seconds(freedAt - now.milliseconds), isQuota: false)
+            }
+        }
+        if let ip = limits.clientIp, let trip = try slidingLimit(.smsPerIp, key: ip, limit: limits.perIpPerHour, now: now, in: db) { return trip }
+        if let trip = try slidingLimit(.regionBurst, key: limits.region, limit: limits.regionBurstPerHour, now: now, in: db) { return trip }
+        if let trip = try slidingLimit(.smsPerRegion, key: limits.region, limit: limits.perRegionPerDay, now: now, in: db) { return trip }
+        return try slidingLimit(.smsPerProject, key: "", limit: limits.perProjectPerDay, now: now, in: db)
+    }
+
+    func countSend(_ limits: SendLimits, now: Timestamp, in db: SQLiteConnection) throws {
+        if let ip = limits.clientIp, limits.perIpPerHour > 0 { try bump(.smsPerIp, key: ip, now: now, in: db) }
+        if limits.regionBurstPerHour > 0 { try bump(.regionBurst, key: limits.region, now: now, in: db) }
+        if limits.perRegionPerDay > 0 { try bump(.smsPerRegion, key: limits.region, now: now, in: db) }
+        if limits.perProjectPerDay > 0 { try bump(.smsPerProject, key: "", now: now, in: db) }
+    }
+
+    /// Refuses when one more event would take the events of the last window (the current fixed
+    /// window's count plus the previous one's, weighted by how much of it the sliding window
+    /// still covers) over `limit`.
+    func slidingLimit(_ window: Window, key: String, limit: Int, now: Timestamp, in db: SQLiteConnection) throws -> LimitTrip? {
+        guard limit > 0 else { return nil }
+        let length = window.milliseconds
+        let bucket = now.milliseconds - now.milliseconds % length
+        let scope = window.rawValue + ":" + key
+        var current: Int64 = 0, previous: Int64 = 0
+        try db.rows("SELECT bucket, count FROM counters WHERE bucket IN (?, ?) AND scope = ?",
+                    [.int(bucket), .int(bucket - length), .text(scope)]) { row in
+            if row.int(0) == bucket { current = row.int(1) } else { previous = row.int(1) }
+        }
+        // In integers, scaled by the window length w: previous * (w - elapsed) / w + current > room.
+        let elapsed = now.milliseconds - bucket, w = length, room = Int64(limit - 1)
+        guard previous * (w - elapsed) + current * w > room * w else { return nil }
+        // When there is room for one more if nothing else is counted: as the previous window
+        // fades out, or, if the current one alone fills the limit, as it fades in turn (rounded up).
+        func ceilDiv(_ a: Int64, _ b: Int64) -> Int64 { (a + b - 1) / b }
+        let position = current > room ? w + ceilDiv(w * (current - room), current) : ceilDiv(w * (previous - room + current), previous)
+        let scopeName: String
+        switch window {
+        case .smsPerProject: scopeName = "project"
+        default: scopeName = key
+        }
+        return LimitTrip(limit: window.limitName, scope: scopeName, retryAfterSeconds: Self.seconds(position - elapsed),
+                         isQuota: window == .smsPerProject || window == .smsPerRegion || window == .regionBurst)
+    }
+
+    func bump(_ window: Window, key: String, now: Timestamp, in db: SQLiteConnection) throws {
+        let bucket = now.milliseconds - now.milliseconds % window.milliseconds
+        try db.run("INSERT INTO counters (bucket, scope, count) VALUES (?, ?, 1) ON CONFLICT (bucket, scope) DO UPDATE SET count = count + 1",
+                   [.int(bucket), .text(window.rawValue + ":" + key)])
+    }
+
+    func lockedUntil(_ phone: String, now: Timestamp, in db: SQLiteConnection) throws -> Timestamp? {
+        guard let until = try db.row("SELECT locked_until FROM number_failures WHERE phone = ?", [.text(phone)], { $0.int(0) }),
+              until > now.milliseconds else { return nil }
+        return Timestamp(milliseconds: until)
+    }
+
+    /// Counts a wrong code for the number; when that makes `maxConsecutiveFailures` in a row, locks
+    /// the number (and starts counting afresh for after the lock) and returns until when.
+    func countFailure(_ phone: String, limits: CheckLimits, now: Timestamp, in db: SQLiteConnection) throws -> Timestamp? {
+        guard limits.maxConsecutiveFailures > 0 else { return nil }
+        let failures = try db.row("""
+            INSERT INTO number_failures (phone, consecutive, last_failure_at) VALUES (?, 1, ?)
+            ON CONFLICT (phone) DO UPDATE SET consecutive = consecutive + 1, last_failure_at = excluded.last_failure_at
+            RETURNING consecutive
+            """, [.text(phone), .int(now.milliseconds)]) { Int($0.int(0)) } ?? 1
+        guard failures >= limits.maxConsecutiveFailures else { return nil }
+        let until = now.adding(milliseconds: limits.lockoutMilliseconds)
+        try db.run("UPDATE number_failures SET consecutive = 0, locked_until = ? WHERE phone = ?", [.int(until.milliseconds), .text(phone)])
+        return until
+    }
+
+    static func seconds(_ milliseconds: Int64) -> Int64 { max(1, (milliseconds + 999) / 1000) }
+}

@@ -1,0 +1,176 @@
+/// Second factors and multi-factor sessions (challenges, TOTP enrolments).
+extension SQLiteStore {
+    func insertMFASession(_ session: NewMFASession, uid: String, provider: String, developerClaims: String?,
+                                  now: Timestamp, in db: SQLiteConnection) throws {
+        try db.run("""
+            INSERT INTO mfa_sessions (id, uid, kind, provider, developer_claims, sealed_secret, created_at, expires_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """, [.text(session.id), .text(uid), .text(session.kind), .text(provider), Self.optional(developerClaims),
+                  session.sealedSecret.map { .blob($0) } ?? .null, .int(now.milliseconds), .int(session.expiresAt.milliseconds)])
+    }
+
+    public func openMFASession(_ session: NewMFASession, uid: String, presentedSession: String, provider: String,
+                               now: Timestamp) throws -> AccountOutcome {
+        try write { db in
+            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
+            guard let user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
+            try insertMFASession(session, uid: uid, provider: provider, developerClaims: nil, now: now, in: db)
+            return .done(user)
+        }
+    }
+
+    /// An active, unexpired multi-factor session of `kind`: its user, first factor and the state
+    /// needed to check a code.
+    func mfaSession(id: String, kind: String, now: Timestamp, in db: SQLiteConnection)
+        throws -> (uid: String, provider: String, developerClaims: String?, sealedSecret: [UInt8]?, attempts: Int)? {
+        try db.row("""
+            SELECT uid, provider, developer_claims, sealed_secret, attempts FROM mfa_sessions
+            WHERE id = ? AND kind = ? AND state = 'active' AND expires_at > ?
+            """, [.text(id), .text(kind), .int(now.milliseconds)]) { row in
+            (row.text(0), row.text(1), row.optionalText(2), row.optionalBlob(3), Int(row.int(4)))
+        }
+    }
+
+    public func mfaSessionUser(id: String, kind: String, now: Timestamp) throws -> AccountOutcome {
+        try read { db in
+            guard let session = try mfaSession(id: id, kind: kind, now: now, in: db) else { return .refused(try deadSessionRefusal(id, in: db)) }
+            guard let user = try user(uid: session.uid, in: db) else { return .refused(.userNotFound) }
+            return user.disabled ? .refused(.userDisabled) : .done(user)
+        }
+    }
+
+    /// Why a multi-factor session is not active: its user was disabled (which ends them), or it
+    /// is unknown, expired or used.
+    func deadSessionRefusal(_ id: String, in db: SQLiteConnection) throws -> AccountRefusal {
+        let disabled = try db.row("SELECT u.disabled FROM mfa_sessions m JOIN users u ON u.uid = m.uid WHERE m.id = ?", [.text(id)]) { $0.int(0) != 0 }
+        return disabled == true ? .userDisabled : .invalidMultiFactorSession
+    }
+
+    /// Counts a wrong TOTP code against a multi-factor session; the tries left.
+    func countWrongTotp(sessionId: String, attempts: Int, maxAttempts: Int, in db: SQLiteConnection) throws -> CodeRejection {
+        let used = attempts + 1
+        try db.run("UPDATE mfa_sessions SET attempts = ?, state = ? WHERE id = ?",
+                   [.int(Int64(used)), .text(used >= maxAttempts ? "dead" : "active"), .text(sessionId)])
+        return .wrongCode(attemptsLeft: max(0, maxAttempts - used))
+    }
+
+    public func resolveSecondFactor(sessionId: String, proof: SecondFactorProof, now: Timestamp, maxAttempts: Int,
+                                    limits: CheckLimits, signIn: NewSignIn) throws -> AccountOutcome {
+        try write { db in
+            guard let session = try mfaSession(id: sessionId, kind: "signIn", now: now, in: db) else {
+                return .refused(try deadSessionRefusal(sessionId, in: db))
+            }
+            guard let user = try self.user(uid: session.uid, in: db) else { return .refused(.userNotFound) }
+            if user.disabled { return .refused(.userDisabled) }
+            let factor: EnrolledFactor
+            switch proof {
+            case let .phone(verificationId, codeMatches):
+                switch try checkCode(id: verificationId, purpose: .mfaSignIn, subject: sessionId, now: now, maxAttempts: maxAttempts,
+                                     limits: limits, codeMatches: codeMatches, in: db) {
+                case let .failure(rejection): return .rejected(rejection)
+                case let .success(verified):
+                    guard let f = user.factors.first(where: { $0.factorId == "phone" && $0.phoneNumber == verified.phone }) else {
+                        return .refused(.multiFactorInfoNotFound)
+                    }
+                    factor = f
+                    try markUsed(verificationId, in: db)
+                }
+            case let .totp(enrollmentId, check):
+                let key: [SQLValue] = [.text(user.uid), .text(enrollmentId)]
+                guard let f = user.factors.first(where: { $0.enrollmentId == enrollmentId && $0.factorId == "totp" }),
+                      let (secret, lastStep, failures, lockedUntil) = try db.row(
+                        "SELECT sealed_secret, last_step, failures, locked_until FROM factors WHERE uid = ? AND enrollment_id = ?", key,
+                        { ($0.blob(0), $0.int(1), Int($0.int(2)), Timestamp(milliseconds: $0.int(3))) })
+                else { return .refused(.multiFactorInfoNotFound) }
+                if lockedUntil > now { return .locked(until: lockedUntil) }
+                guard let step = check(secret, user.uid, lastStep) else {
+                    let lock = FactorLockout.lockMilliseconds(afterFailures: failures + 1).map { now.milliseconds + $0 } ?? 0
+                    try db.run("UPDATE factors SET failures = failures + 1, locked_until = ? WHERE uid = ? AND enrollment_id = ?",
+                               [.int(lock)] + key)
+                    return .rejected(try countWrongTotp(sessionId: sessionId, attempts: session.attempts, maxAttempts: maxAttempts, in: db))
+                }
+                try db.run("UPDATE factors SET last_step = ?, failures = 0 WHERE uid = ? AND enrollment_id = ?", [.int(step)] + key)
+                factor = f
+            }
+            try db.run("UPDATE mfa_sessions SET state = 'used' WHERE id = ?", [.text(sessionId)])
+            var resolved = signIn
+            resolved.provider = session.provider
+            resolved.developerClaims = session.developerClaims
+            resolved.secondFactor = factor.factorId
+            resolved.secondFactorEnrollment = factor.enrollmentId
+            resolved.challenge = nil
+            return try open(resolved, for: user, isNew: false, now: now, in: db)
+        }
+    }
+
+    public func enrollTotp(sessionId: String, uid: String, presentedSession: String, check: TotpCheck, factor: NewFactor,
+                           now: Timestamp, maxAttempts: Int, signIn: NewSignIn) throws -> AccountOutcome {
+        try write { db in
+            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
+            guard let session = try mfaSession(id: sessionId, kind: "totpEnrollment", now: now, in: db), session.uid == uid,
+                  let secret = session.sealedSecret else { return .refused(.invalidMultiFactorSession) }
+            guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
+            if user.factors.count >= factor.maxFactors { return .refused(.maximumSecondFactorCountExceeded) }
+            guard let step = check(secret, uid, 0) else {
+                return .rejected(try countWrongTotp(sessionId: sessionId, attempts: session.attempts, maxAttempts: maxAttempts, in: db))
+            }
+            try db.run("UPDATE mfa_sessions SET state = 'used', sealed_secret = NULL WHERE id = ?", [.text(sessionId)])
+            var enrolled = factor
+            enrolled.sealedSecret = secret
+            user.factors.append(try insertFactor(enrolled, uid: uid, phone: nil, lastStep: step, now: now, in: db))
+            return try open(signIn, for: user, isNew: false, now: now, in: db)
+        }
+    }
+
+    /// Refuses a change made with an ID token whose session has ended (checked inside the
+    /// change's transaction, so a concurrent sign-out or revocation cannot slip in between).
+    func checkPresented(uid: String, session: String, in db: SQLiteConnection) throws -> AccountRefusal? {
+        guard let live = try liveSession(uid: uid, id: session, in: db) else {
+            guard let user = try self.user(uid: uid, in: db) else { return .userNotFound }
+            return user.disabled ? .userDisabled : .sessionEnded
+        }
+        return live.user.disabled ? .userDisabled : nil
+    }
+
+    /// Pending challenges and TOTP enrolments of a user whose sessions end, end too.
+    func endChallenges(uid: String, in db: SQLiteConnection) throws {
+        try db.run("UPDATE mfa_sessions SET state = 'ended' WHERE uid = ? AND state = 'active'", [.text(uid)])
+    }
+
+    public func unenroll(uid: String, presentedSession: String, enrollmentId: String) throws -> AccountOutcome {
+        try write { db in
+            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
+            guard try db.run("DELETE FROM factors WHERE uid = ? AND enrollment_id = ?", [.text(uid), .text(enrollmentId)]) == 1 else {
+                return .refused(.multiFactorInfoNotFound)
+            }
+            guard let user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
+            return .done(user)
+        }
+    }
+
+    public func unlinkPhone(uid: String, presentedSession: String) throws -> AccountOutcome {
+        try write { db in
+            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
+            guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
+            guard user.phoneNumber != nil else { return .refused(.noSuchProvider) }
+            try db.run("UPDATE users SET phone = NULL WHERE uid = ?", [.text(uid)])
+            user.phoneNumber = nil
+            return .done(user)
+        }
+    }
+
+    public func verificationStatus(id: String, now: Timestamp) throws -> VerificationStatus? {
+        try read { db in
+            try db.row("""
+                SELECT phone, state, expires_at, delivery, delivery_attempts FROM verifications WHERE id = ?
+                """, [.text(id)]) { row in
+                let expiresAt = Timestamp(milliseconds: row.int(2))
+                var state = row.text(1)
+                if state == "active" && expiresAt <= now { state = "expired" }
+                return VerificationStatus(id: id, phone: row.text(0), state: state, expiresAt: expiresAt,
+                                          delivery: row.text(3) == "sending" ? "pending" : row.text(3),
+                                          attempts: Int(row.optionalInt(4) ?? 0))
+            }
+        }
+    }
+}
