@@ -46,7 +46,10 @@ enum Methods {
         },
         "canHandleURL": { engine, p in
             try p.rejectUnknown(["url"])
-            let found = try engine.canHandleURL(try required(p, "url"))
+            guard let url = try p.string("url") else {
+                throw PhoneAuthError(.invalidArgument, "The field 'url' is required.", details: [("field", .string("url"))])
+            }
+            let found = try engine.canHandleURL(url)
             var result = JSONObjectBuilder()
             result.set("handled", .bool(found.handled))
             result.set("captchaToken", found.captchaToken.map { .string($0) })

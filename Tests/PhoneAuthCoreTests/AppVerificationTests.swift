@@ -83,6 +83,11 @@ final class AppVerificationTests: XCTestCase {
         engine.setPushSender(device)
         engine.setCaptchaVerifier(verifier)
         assertError(.appNotVerified, reason: "pushFailed") { _ = try engine.verifyClient(appToken: "device-token", tokenType: "prod") }
+        if let leaked = device.last?["phoneauth"], let receipt = leaked["receipt"]?.stringValue, let secret = leaked["secret"]?.stringValue {
+            assertError(.invalidAppCredential, reason: "alreadyUsed") { _ = try engine.verifyPhoneNumber(number, appProof: .receipt(receipt: receipt, secret: secret)) }
+        } else {
+            XCTFail("the push was not handed to the sender")
+        }
         let (url, eventId) = try engine.captchaChallenge(callbackScheme: "com.example.app", languageCode: "fr-CA")
         XCTAssertEqual(url, "https://auth.example.com/captcha?eventId=\(eventId)&callbackScheme=com.example.app&hl=fr")
         let deepLink = "https://auth.example.com/captcha/done?eventId=\(eventId)&captchaToken=tok-123"
@@ -123,7 +128,7 @@ final class AppVerificationTests: XCTestCase {
                     "1app://phoneauth/link?deep_link_id=\(good)"] {
             XCTAssertFalse(try engine.canHandleURL(url).handled, url)
         }
-        let error = try engine.canHandleURL("app://phoneauth/link?deep_link_id=" + PercentEncoding.encode("https://x/y?eventId=\(eventId)&error=cancelled"))
+        let error = try engine.canHandleURL("APP://phoneauth/link?deep_link_id=" + PercentEncoding.encode("https://x/y?eventId=\(eventId)&error=cancelled"))
         XCTAssertTrue(error.handled)
         XCTAssertEqual(error.error, "cancelled")
     }

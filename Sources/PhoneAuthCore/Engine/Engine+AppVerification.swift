@@ -51,6 +51,8 @@ extension Engine {
                               expiresAt: now.adding(seconds: config.receiptTtlSeconds))
         let payload: JSONValue = .object([(Self.pushKey, .object([("receipt", .string(receipt)), ("secret", .string(secret))]))])
         guard sender.send(appToken: appToken, tokenType: type, payload: payload) else {
+            // The host says the push did not go: its secret must not work if it went anyway.
+            _ = try store.useAppCheck(id: receipt, kind: "receipt", now: now, spendOnMismatch: true, accepts: { _, _ in false })
             throw PhoneAuthError(.appNotVerified, "The push sender could not send the verification push; use the captcha.",
                                  details: [("reason", .string("pushFailed"))])
         }
@@ -83,7 +85,9 @@ extension Engine {
         }
         let now = clock.now()
         let eventId = SortableID.make(at: now, randomBytes: 18)
-        try store.addAppCheck(id: eventId, kind: "captcha", secretHash: nil, scheme: callbackScheme, expiresAt: now.adding(seconds: config.receiptTtlSeconds))
+        // Schemes are case-insensitive, and systems hand them back lower-cased.
+        try store.addAppCheck(id: eventId, kind: "captcha", secretHash: nil, scheme: callbackScheme.lowercased(),
+                              expiresAt: now.adding(seconds: config.receiptTtlSeconds))
         let language = SMSTemplates.resolve(languageCode, fallback: config.defaultLanguageCode)
         let query = "eventId=\(eventId)&callbackScheme=\(PercentEncoding.encode(callbackScheme))&hl=\(PercentEncoding.encode(language))"
         return (page + (page.contains("?") ? "&" : "?") + query, eventId)
@@ -99,7 +103,7 @@ extension Engine {
               let eventId = Self.single("eventId", in: items) else { return URLResult() }
         let token = Self.single("captchaToken", in: items), error = Self.single("error", in: items)
         guard (token == nil) != (error == nil), VerificationCode.isWellFormedId(eventId) else { return URLResult() }
-        guard try store.useAppCheck(id: eventId, kind: "captcha", now: clock.now(), spendOnMismatch: false, accepts: { _, stored in stored == scheme }) == nil else {
+        guard try store.useAppCheck(id: eventId, kind: "captcha", now: clock.now(), spendOnMismatch: false, accepts: { _, stored in stored == scheme.lowercased() }) == nil else {
             return URLResult()
         }
         return URLResult(handled: true, captchaToken: token, error: error)

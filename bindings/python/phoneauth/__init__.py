@@ -10,6 +10,7 @@ importing fails with an ImportError (LibraryLoadError) when it is missing or of 
 """
 
 from ._ffi import ABI_VERSION, LibraryLoadError, abi_version, strerror, version
+from .appverification import AppVerificationFlow
 from .engine import Engine
 from .multifactor import MultiFactorResolver, PhoneMultiFactorGenerator, TotpMultiFactorGenerator
 from .errors import *  # noqa: F401,F403  (PhoneAuthError and one subclass per error code)
@@ -17,7 +18,7 @@ from .errors import __all__ as _error_names
 
 __version__ = "0.1.0"
 
-__all__ = ["Engine", "MultiFactorResolver", "PhoneMultiFactorGenerator", "TotpMultiFactorGenerator",
-           "version", "abi_version", "strerror", "ABI_VERSION", "LibraryLoadError"] + list(
+__all__ = ["Engine", "AppVerificationFlow", "MultiFactorResolver", "PhoneMultiFactorGenerator",
+           "TotpMultiFactorGenerator", "version", "abi_version", "strerror", "ABI_VERSION", "LibraryLoadError"] + list(
     _error_names
 )

@@ -1,4 +1,5 @@
-"""The Engine class: one libphoneauth engine handle, its methods, its SMS sender and log sink."""
+"""The Engine class: one libphoneauth engine handle, its methods and its callbacks (SMS sender,
+log sink, push sender, captcha verifier)."""
 
 from __future__ import annotations
 
@@ -18,10 +19,13 @@ from .multifactor import MultiFactorResolver
 
 SmsSender = Callable[[Dict[str, Any]], Any]
 LogSink = Callable[[Dict[str, Any]], Any]
+PushSender = Callable[[Dict[str, Any]], Any]
+CaptchaVerifier = Callable[[Dict[str, Any]], Optional[Mapping[str, Any]]]
 
 _UNSET: Any = object()  # "argument not given": distinct from None, which is sent as JSON null
 
-# On the thread running a Python SMS sender or log sink: the token of the engine it belongs to.
+# On the thread running a Python callback (SMS sender, log sink, push sender, captcha verifier):
+# the token of the engine it belongs to.
 _sender_state = threading.local()
 
 
@@ -122,6 +126,62 @@ def _log_sink_trampoline(sink: LogSink, engine_token: object):
     return callback
 
 
+def _report(what: str, exc: BaseException, outcome: str) -> None:
+    """One short line on stderr for an exception stopped at the C boundary (never the data)."""
+    try:
+        sys.stderr.write(f"phoneauth: {what} raised {type(exc).__name__}; {outcome}\n")
+    except BaseException:
+        pass
+
+
+def _push_sender_trampoline(sender: PushSender, engine_token: object):
+    """Wraps a Python push sender as the C callback: 0 = sent (a true result), 1 = not sent."""
+
+    def callback(ctx, message_json):
+        if not message_json:
+            return 1
+        outer = getattr(_sender_state, "engine", None)
+        _sender_state.engine = engine_token
+        try:
+            outcome = sender(json.loads(ctypes.string_at(message_json).decode("utf-8")))
+        except BaseException as exc:  # nothing may unwind into the library
+            _report("push sender", exc, "the push counts as not sent")
+            return 1
+        finally:
+            _sender_state.engine = outer
+        return 0 if outcome else 1
+
+    return callback
+
+
+def _captcha_verifier_trampoline(verifier: CaptchaVerifier, engine_token: object):
+    """Wraps a Python captcha verifier as the C callback: writes its answer as NUL-terminated JSON
+    into the library's buffer and returns 0; returns 1 (could not check) for None, an exception
+    or an answer that does not fit."""
+
+    def callback(ctx, request_json, response_json, response_size):
+        if not request_json or not response_json:
+            return 1
+        outer = getattr(_sender_state, "engine", None)
+        _sender_state.engine = engine_token
+        try:
+            answer = verifier(json.loads(ctypes.string_at(request_json).decode("utf-8")))
+            if answer is None:
+                return 1
+            data = json.dumps(answer).encode("utf-8") + b"\0"
+        except BaseException as exc:  # nothing may unwind into the library
+            _report("captcha verifier", exc, "the token counts as not checked")
+            return 1
+        finally:
+            _sender_state.engine = outer
+        if len(data) > response_size:
+            return 1
+        ctypes.memmove(response_json, data, len(data))
+        return 0
+
+    return callback
+
+
 _live_engines: "weakref.WeakSet[Engine]" = weakref.WeakSet()
 
 
@@ -151,8 +211,8 @@ class Engine:
         self._lib = _ffi.lib  # kept on the instance: module globals may be gone at shutdown
         self._cond = threading.Condition(threading.Lock())  # a plain lock: cheaper than the default RLock
         self._busy = 0
-        # Every CFUNCTYPE object ever installed (SMS senders, log sinks), kept until close: the
-        # library may still be running one when it is replaced.
+        # Every CFUNCTYPE object ever installed (SMS senders, log sinks, push senders, captcha
+        # verifiers), kept until close: the library may still be running one when it is replaced.
         self._callbacks: List[Any] = []
         if not isinstance(config, Mapping):
             raise TypeError("config must be a dict")
@@ -175,8 +235,8 @@ class Engine:
         Undelivered messages stay in the database's outbox for the next engine."""
         if getattr(_sender_state, "engine", None) is self._token:
             # phoneauth_close waits for the running callback: from inside it, that never ends.
-            raise RuntimeError("phoneauth: an engine cannot be closed from its own SMS sender "
-                               "or log sink")
+            raise RuntimeError("phoneauth: an engine cannot be closed from its own callback "
+                               "(SMS sender, log sink, push sender, captcha verifier)")
         with self._cond:
             handle, self._handle = self._handle, None
             if handle is None:
@@ -223,6 +283,17 @@ class Engine:
             self._leave()
         return _result(status, _ffi.take_string(out))
 
+    def _install(self, setter, function) -> None:
+        """Installs a CFUNCTYPE object (or a NULL one) through one of the C setters."""
+        handle = self._enter()
+        try:
+            self._callbacks.append(function)  # referenced before the library can call it
+            status = setter(handle, function, None)
+        finally:
+            self._leave()
+        if status != 0:
+            raise _error(status, None)
+
     # -- generic calls ---------------------------------------------------------------------------
 
     def call(self, method: str, params: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
@@ -238,8 +309,9 @@ class Engine:
     # -- methods with a typed C wrapper ------------------------------------------------------------
 
     def verify_phone_number(self, phone_number: Any = _UNSET, **params: Any) -> Dict[str, Any]:
-        """Starts a verification and sends the SMS. Keywords: language_code, client_ip; for a
-        second factor, multi_factor_hint and multi_factor_session instead of phone_number (or use
+        """Starts a verification and sends the SMS. Keywords: language_code, client_ip,
+        app_verification ({"receipt", "secret"} or {"captchaToken"}, see AppVerificationFlow); for
+        a second factor, multi_factor_hint and multi_factor_session instead of phone_number (or use
         MultiFactorResolver.verify_phone_number). Returns {"verificationId", "codeLength",
         "expiresAt", "resendAt"}."""
         return self._invoke(self._lib.phoneauth_verify_phone_number,
@@ -337,8 +409,8 @@ class Engine:
 
     def mfa_enroll_start(self, id_token: Any = _UNSET, phone_number: Any = _UNSET,
                          **params: Any) -> Dict[str, Any]:
-        """Sends an SMS to a number to enrol as a second factor. Keywords: language_code, client_ip.
-        Returns {"verificationId", ...}; finish with mfa_enroll_finalize."""
+        """Sends an SMS to a number to enrol as a second factor. Keywords: language_code, client_ip,
+        app_verification. Returns {"verificationId", ...}; finish with mfa_enroll_finalize."""
         return self.call("mfaEnrollStart", _params(params, id_token=id_token, phone_number=phone_number))
 
     def mfa_enroll_finalize(self, id_token: Any = _UNSET, credential: Any = _UNSET,
@@ -381,14 +453,7 @@ class Engine:
             function = _ffi.SMS_SENDER(_sender_trampoline(sender, self._token))
         else:
             raise TypeError("sender must be callable or None")
-        handle = self._enter()
-        try:
-            self._callbacks.append(function)  # referenced before the library can call it
-            status = self._lib.phoneauth_set_sms_sender(handle, function, None)
-        finally:
-            self._leave()
-        if status != 0:
-            raise _error(status, None)
+        self._install(self._lib.phoneauth_set_sms_sender, function)
 
     # -- log sink ----------------------------------------------------------------------------------
 
@@ -415,12 +480,61 @@ class Engine:
             function = _ffi.LOG_SINK(_log_sink_trampoline(sink, self._token))
         else:
             raise TypeError("sink must be callable or None")
-        handle = self._enter()
-        try:
-            self._callbacks.append(function)  # referenced before the library can call it
-            status = self._lib.phoneauth_set_log_sink(handle, function, None)
-        finally:
-            self._leave()
-        if status != 0:
-            raise _error(status, None)
+        self._install(self._lib.phoneauth_set_log_sink, function)
 
+    # -- app verification (docs/API.md, "App verification"; AppVerificationFlow runs the steps) ------
+
+    def verify_client(self, app_token: Any = _UNSET, token_type: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """Sends the app a silent push with a receipt and its secret, through the push sender.
+        token_type: "prod", "sandbox" or "unknown". Returns {"receipt", "suggestedTimeout"}."""
+        return self.call("verifyClient", _params(params, app_token=app_token, token_type=token_type))
+
+    def can_handle_notification(self, notification: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """Reads a push payload: {"handled": True, "receipt", "secret"} for the verification push,
+        {"handled": True} for the forwarding probe, {"handled": False} for anything else."""
+        return self.call("canHandleNotification", _params(params, notification=notification))
+
+    def get_captcha_challenge(self, callback_scheme: Any = _UNSET, language_code: Any = _UNSET,
+                              **params: Any) -> Dict[str, Any]:
+        """A new captcha challenge on the page of captcha.pageUrl. Returns {"url", "eventId"}."""
+        return self.call("getCaptchaChallenge",
+                         _params(params, callback_scheme=callback_scheme, language_code=language_code))
+
+    def can_handle_url(self, url: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """Reads the captcha page's callback URL: {"handled": True, "captchaToken"} (or "error"),
+        {"handled": False} for anything else. Each challenge is handled once."""
+        return self.call("canHandleURL", _params(params, url=url))
+
+    def set_push_sender(self, sender: Optional[PushSender]) -> None:
+        """Installs the sender of verify_client's silent pushes, or removes it with None.
+
+        ``sender(message)`` gets {"appToken", "tokenType", "payload"} and delivers "payload" to the
+        app (APNs, FCM) on the thread calling verify_client. A true result means the push service
+        accepted it; a false one (None included) or an exception means not sent (verify_client
+        then fails with AppNotVerifiedError, reason "pushFailed"). The message holds a secret:
+        do not log it. Installing a push sender turns app verification on unless the
+        configuration sets appVerification.enforce."""
+        if sender is None:
+            function = _ffi.PUSH_SENDER()  # a NULL function pointer
+        elif callable(sender):
+            function = _ffi.PUSH_SENDER(_push_sender_trampoline(sender, self._token))
+        else:
+            raise TypeError("sender must be callable or None")
+        self._install(self._lib.phoneauth_set_push_sender, function)
+
+    def set_captcha_verifier(self, verifier: Optional[CaptchaVerifier]) -> None:
+        """Installs the checker of captcha tokens, or removes it with None.
+
+        ``verifier(request)`` gets {"token", "clientIp"?} on the thread calling
+        verify_phone_number, asks the captcha provider, and returns {"success": bool, "score":
+        float (optional)}; None, an exception or an answer longer than the library's buffer
+        (1024 bytes as JSON) means it could not check (CaptchaCheckFailedError, reason
+        "verifierFailed"). Installing a verifier turns app verification on unless the
+        configuration sets appVerification.enforce."""
+        if verifier is None:
+            function = _ffi.CAPTCHA_VERIFIER()  # a NULL function pointer
+        elif callable(verifier):
+            function = _ffi.CAPTCHA_VERIFIER(_captcha_verifier_trampoline(verifier, self._token))
+        else:
+            raise TypeError("verifier must be callable or None")
+        self._install(self._lib.phoneauth_set_captcha_verifier, function)
