@@ -157,6 +157,11 @@ typedef void (*phoneauth_log_sink)(void *ctx, const char *event_json);
 int phoneauth_set_log_sink(phoneauth_engine *engine, phoneauth_log_sink sink, void *ctx);
 
 /* App verification (docs/API.md, "App verification").
+ * Both callbacks run on the threads of the calls that need them, possibly several at once: they
+ * must be thread-safe. A callback being called when it is replaced or removed may finish that call
+ * afterwards: keep its ctx valid until phoneauth_close. Their JSON inputs are valid only during the
+ * call. Installing either turns app verification on for good (unless the configuration sets
+ * appVerification.enforce): removing or replacing one later does not turn it off.
  *
  * Push sender callback. Receives {"appToken": "...", "tokenType": "prod" | "sandbox" | "unknown",
  * "payload": {"phoneauth": {"receipt": "...", "secret": "..."}}}, valid only during the call, and
@@ -164,16 +169,17 @@ int phoneauth_set_log_sink(phoneauth_engine *engine, phoneauth_log_sink sink, vo
  * accepted it. Runs on the thread that called verifyClient. The text holds a secret: do not log it. */
 typedef int (*phoneauth_push_sender)(void *ctx, const char *message_json);
 
-/* Installs (or, with sender NULL, removes) the push sender. Installing a push sender or a captcha
- * verifier turns app verification on unless the configuration sets appVerification.enforce.
- * Returns PHONEAUTH_OK, or PHONEAUTH_ERR_INVALID_ARGUMENT for a NULL engine. */
+/* Installs (or, with sender NULL, removes) the push sender. Returns PHONEAUTH_OK, or
+ * PHONEAUTH_ERR_INVALID_ARGUMENT for a NULL engine. */
 int phoneauth_set_push_sender(phoneauth_engine *engine, phoneauth_push_sender sender, void *ctx);
 
 /* Captcha verifier callback. Receives {"token": "...", "clientIp": "..."} (clientIp when the call
  * gave one) and checks the token with its provider (reCAPTCHA, hCaptcha, Turnstile...). Writes a
- * NUL-terminated JSON answer {"success": true, "score": 0.9} ("score" optional) of at most
- * response_size bytes into response_json and returns 0; returns non-zero when it could not check.
- * Runs on the thread that called verifyPhoneNumber. */
+ * NUL-terminated JSON answer {"success": true, "score": 0.9} ("score" optional, a number) of at
+ * most response_size (1024) bytes into response_json and returns 0; returns non-zero when it could
+ * not check. Runs on the thread of the call that sends an SMS (verifyPhoneNumber, its
+ * second-factor form, mfaEnrollStart). The engine asks about each token once: a token presented
+ * again is refused without calling the verifier. */
 typedef int (*phoneauth_captcha_verifier)(void *ctx, const char *request_json, char *response_json,
                                           size_t response_size);
 

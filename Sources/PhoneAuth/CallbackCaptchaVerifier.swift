@@ -32,7 +32,8 @@ final class CallbackCaptchaVerifier: CaptchaVerifier, @unchecked Sendable {
         switch answer["score"] {
         case let .double(d)?: score = d
         case let .int(i)?: score = Double(i)
-        default: score = nil
+        case nil, .null?: score = nil
+        default: return nil  // a score that is not a number is an answer we cannot read
         }
         return CaptchaVerdict(success: success, score: score)
     }

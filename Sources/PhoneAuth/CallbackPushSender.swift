@@ -18,7 +18,7 @@ final class CallbackPushSender: PushSender, @unchecked Sendable {
         guard let text = JSONCodec.serializeToCString(message) else { return false }
         defer {
             // The text holds the receipt's secret: wipe it before giving the memory back.
-            memset(text, 0, strlen(text))
+            explicit_bzero(text, strlen(text))
             free(text)
         }
         return function(context, text) == 0

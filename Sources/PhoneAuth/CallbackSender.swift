@@ -23,7 +23,7 @@ final class CallbackSender: SMSSender, @unchecked Sendable {
         guard let text = JSONCodec.serializeToCString(json) else { return false }
         defer {
             // The text holds the code: wipe it before giving the memory back.
-            memset(text, 0, strlen(text))
+            explicit_bzero(text, strlen(text))
             free(text)
         }
         return function(context, text) == 0

@@ -23,8 +23,9 @@ enum Methods {
             return ResultJSON.verificationStarted(started)
         },
         "verifyClient": { engine, p in
-            try p.rejectUnknown(["appToken", "tokenType"])
-            let (receipt, timeout) = try engine.verifyClient(appToken: try p.string("appToken"), tokenType: try p.string("tokenType"))
+            try p.rejectUnknown(["appToken", "tokenType", "clientIp"])
+            let (receipt, timeout) = try engine.verifyClient(appToken: try p.string("appToken"), tokenType: try p.string("tokenType"),
+                                                             clientIp: try clientIp(p))
             return .object([("receipt", .string(receipt)), ("suggestedTimeout", .int(timeout))])
         },
         "canHandleNotification": { _, p in
@@ -40,8 +41,9 @@ enum Methods {
             return result.value
         },
         "getCaptchaChallenge": { engine, p in
-            try p.rejectUnknown(["callbackScheme", "languageCode"])
-            let (url, eventId) = try engine.captchaChallenge(callbackScheme: try required(p, "callbackScheme"), languageCode: try p.string("languageCode"))
+            try p.rejectUnknown(["callbackScheme", "languageCode", "clientIp"])
+            let (url, eventId) = try engine.captchaChallenge(callbackScheme: try required(p, "callbackScheme"), languageCode: try p.string("languageCode"),
+                                                             clientIp: try clientIp(p))
             return .object([("url", .string(url)), ("eventId", .string(eventId))])
         },
         "canHandleURL": { engine, p in
@@ -223,9 +225,14 @@ enum Methods {
 
     /// Reads `appVerification`: {receipt, secret} from the verification push, or {captchaToken}.
     private static func appProof(_ p: ObjectReader) throws -> Engine.AppProof? {
-        guard let a = try p.object("appVerification") else { return nil }
-        try a.rejectUnknown(["receipt", "secret", "captchaToken"])
-        let receipt = try a.string("receipt"), secret = try a.string("secret"), token = try a.string("captchaToken")
+        let receipt: String?, secret: String?, token: String?
+        do {
+            guard let a = try p.object("appVerification") else { return nil }
+            try a.rejectUnknown(["receipt", "secret", "captchaToken"])
+            (receipt, secret, token) = (try a.string("receipt"), try a.string("secret"), try a.string("captchaToken"))
+        } catch {
+            throw PhoneAuthError(.invalidAppCredential, error.message, details: error.details)
+        }
         switch (receipt, secret, token) {
         case let (receipt?, secret?, nil) where !receipt.isEmpty && !secret.isEmpty: return .receipt(receipt: receipt, secret: secret)
         case let (nil, nil, token?) where !token.isEmpty && token.utf8.count <= 16_384: return .captcha(token: token)

@@ -100,12 +100,16 @@ final class AppVerificationTests: XCTestCase {
         XCTAssertFalse(try engine.canHandleURL(callback).handled, "an answer is used once")
         XCTAssertNoThrow(try engine.verifyPhoneNumber(number, appProof: .captcha(token: "tok-123")))
         XCTAssertEqual(verifier.tokens, ["tok-123"])
+        assertError(.captchaCheckFailed, reason: "alreadyUsed") { _ = try engine.verifyPhoneNumber(number, appProof: .captcha(token: "tok-123")) }
+        XCTAssertEqual(verifier.tokens, ["tok-123"], "a used token is refused without asking the verifier")
+        verifier.verdict = CaptchaVerdict(success: true, score: .nan)
+        assertError(.captchaCheckFailed, reason: "lowScore") { _ = try engine.verifyPhoneNumber(number, appProof: .captcha(token: "nan")) }
         verifier.verdict = CaptchaVerdict(success: false, score: nil)
-        assertError(.captchaCheckFailed, reason: "rejected") { _ = try engine.verifyPhoneNumber(number, appProof: .captcha(token: "x")) }
+        assertError(.captchaCheckFailed, reason: "rejected") { _ = try engine.verifyPhoneNumber(number, appProof: .captcha(token: "x1")) }
         verifier.verdict = CaptchaVerdict(success: true, score: 0.2)
-        assertError(.captchaCheckFailed, reason: "lowScore") { _ = try engine.verifyPhoneNumber(number, appProof: .captcha(token: "x")) }
+        assertError(.captchaCheckFailed, reason: "lowScore") { _ = try engine.verifyPhoneNumber(number, appProof: .captcha(token: "x2")) }
         verifier.verdict = nil
-        assertError(.captchaCheckFailed, reason: "verifierFailed") { _ = try engine.verifyPhoneNumber(number, appProof: .captcha(token: "x")) }
+        assertError(.captchaCheckFailed, reason: "verifierFailed") { _ = try engine.verifyPhoneNumber(number, appProof: .captcha(token: "x3")) }
     }
 
     func testMalformedNotificationsAndURLsAreNotHandled() throws {
@@ -131,6 +135,22 @@ final class AppVerificationTests: XCTestCase {
         let error = try engine.canHandleURL("APP://phoneauth/link?deep_link_id=" + PercentEncoding.encode("https://x/y?eventId=\(eventId)&error=cancelled"))
         XCTAssertTrue(error.handled)
         XCTAssertEqual(error.error, "cancelled")
+    }
+
+    func testRemovingAHookKeepsEnforcementOn() throws {
+        let engine = try makeEngine()
+        engine.setCaptchaVerifier(Verifier())
+        engine.setCaptchaVerifier(nil)
+        assertError(.missingAppCredential) { _ = try engine.verifyPhoneNumber(number) }
+    }
+
+    func testReceiptsAndChallengesPerAddressAreLimited() throws {
+        let engine = try makeEngine { $0.abuse.appChecksPerIpPerHour = 2 }
+        engine.setPushSender(Device())
+        XCTAssertNoThrow(try engine.verifyClient(appToken: "t", tokenType: nil, clientIp: "192.0.2.9"))
+        XCTAssertNoThrow(try engine.captchaChallenge(callbackScheme: "app", languageCode: nil, clientIp: "192.0.2.9"))
+        assertError(.tooManyRequests, reason: "rateLimit") { _ = try engine.verifyClient(appToken: "t", tokenType: nil, clientIp: "192.0.2.9") }
+        XCTAssertNoThrow(try engine.verifyClient(appToken: "t", tokenType: nil, clientIp: "192.0.2.10"))
     }
 
     func testEnforcementFollowsTheConfiguration() throws {

@@ -614,7 +614,10 @@ static void test_captcha_flow(void) {
         v.answer = verdicts[i].answer;
         v.rc = verdicts[i].rc;
         int calls = v.calls;
-        r = verify(e, REAL, json_pack("{s:s}", "captchaToken", "tok"), NULL, &st);
+        /* each token proves one request, right or wrong: a fresh one per verdict */
+        char token[32];
+        snprintf(token, sizeof token, "verdict-%zu", i);
+        r = verify(e, REAL, json_pack("{s:s}", "captchaToken", token), NULL, &st);
         CHECKF(st == PHONEAUTH_ERR_CAPTCHA_CHECK_FAILED &&
                    streq(tu_str(r, "error.code"), "captchaCheckFailed") &&
                    streq(tu_str(r, "error.details.reason"), verdicts[i].reason),
@@ -626,8 +629,15 @@ static void test_captcha_flow(void) {
     /* success without a score is a pass */
     v.answer = "{\"success\":true}";
     v.rc = 0;
-    r = verify(e, REAL, json_pack("{s:s}", "captchaToken", "tok"), NULL, &st);
+    r = verify(e, REAL, json_pack("{s:s}", "captchaToken", "tok-pass"), NULL, &st);
     EXPECT_OK(r, st);
+    json_decref(r);
+    /* a token is used once: presented again it is refused without asking the verifier */
+    int calls_before = v.calls;
+    r = verify(e, REAL, json_pack("{s:s}", "captchaToken", "tok-pass"), NULL, &st);
+    CHECKF(st == PHONEAUTH_ERR_CAPTCHA_CHECK_FAILED && streq(tu_str(r, "error.details.reason"), "alreadyUsed"),
+           "reused token: %s", tu_dump(r));
+    CHECK(v.calls == calls_before);
     json_decref(r);
     tu_sms_wait_calls(&s, sms_before + 1, tu_timeout_ms(10000));
     tu_sleep_ms(tu_timeout_ms(300));
@@ -774,7 +784,7 @@ static void test_enforcement(void) {
     }
     phoneauth_close(e);
 
-    /* default: a captcha verifier alone turns it on; removing both turns it off */
+    /* default: a captcha verifier alone turns it on, for good: removing the hooks keeps it on */
     e = tu_open(g_dir, "default", "{" BASE_CONFIG "}");
     if (e) {
         CHECK(phoneauth_set_captcha_verifier(e, captcha_verifier, &v) == PHONEAUTH_OK);
@@ -788,7 +798,7 @@ static void test_enforcement(void) {
         json_decref(r);
         CHECK(phoneauth_set_push_sender(e, NULL, NULL) == PHONEAUTH_OK);
         r = verify(e, REAL, NULL, NULL, &st);
-        EXPECT_OK(r, st);
+        EXPECT_ERR(r, st, PHONEAUTH_ERR_MISSING_APP_CREDENTIAL, "missingAppCredential");
         json_decref(r);
     }
     phoneauth_close(e);
@@ -906,11 +916,11 @@ static void test_bad_params(void) {
         {"canHandleURL", NULL, PHONEAUTH_ERR_INVALID_ARGUMENT, "invalidArgument", "url"},
         {"canHandleURL", "{\"url\": 5}", PHONEAUTH_ERR_INVALID_ARGUMENT, "invalidArgument", "url"},
         {"canHandleURL", "{\"url\": \"x\", \"scheme\": \"y\"}", PHONEAUTH_ERR_INVALID_ARGUMENT, "invalidArgument", "scheme"},
-        {"verifyPhoneNumber", "{\"phoneNumber\": \"" REAL "\", \"appVerification\": 5}", PHONEAUTH_ERR_INVALID_ARGUMENT, "invalidArgument", "appVerification"},
-        {"verifyPhoneNumber", "{\"phoneNumber\": \"" REAL "\", \"appVerification\": \"tok\"}", PHONEAUTH_ERR_INVALID_ARGUMENT, "invalidArgument", "appVerification"},
-        {"verifyPhoneNumber", "{\"phoneNumber\": \"" REAL "\", \"appVerification\": {\"receipt\": 5, \"secret\": \"s\"}}", PHONEAUTH_ERR_INVALID_ARGUMENT, "invalidArgument", "appVerification.receipt"},
-        {"verifyPhoneNumber", "{\"phoneNumber\": \"" REAL "\", \"appVerification\": {\"captchaToken\": true}}", PHONEAUTH_ERR_INVALID_ARGUMENT, "invalidArgument", "appVerification.captchaToken"},
-        {"verifyPhoneNumber", "{\"phoneNumber\": \"" REAL "\", \"appVerification\": {\"captchaToken\": \"t\", \"x\": 1}}", PHONEAUTH_ERR_INVALID_ARGUMENT, "invalidArgument", "appVerification.x"},
+        {"verifyPhoneNumber", "{\"phoneNumber\": \"" REAL "\", \"appVerification\": 5}", PHONEAUTH_ERR_INVALID_APP_CREDENTIAL, "invalidAppCredential", "appVerification"},
+        {"verifyPhoneNumber", "{\"phoneNumber\": \"" REAL "\", \"appVerification\": \"tok\"}", PHONEAUTH_ERR_INVALID_APP_CREDENTIAL, "invalidAppCredential", "appVerification"},
+        {"verifyPhoneNumber", "{\"phoneNumber\": \"" REAL "\", \"appVerification\": {\"receipt\": 5, \"secret\": \"s\"}}", PHONEAUTH_ERR_INVALID_APP_CREDENTIAL, "invalidAppCredential", "appVerification.receipt"},
+        {"verifyPhoneNumber", "{\"phoneNumber\": \"" REAL "\", \"appVerification\": {\"captchaToken\": true}}", PHONEAUTH_ERR_INVALID_APP_CREDENTIAL, "invalidAppCredential", "appVerification.captchaToken"},
+        {"verifyPhoneNumber", "{\"phoneNumber\": \"" REAL "\", \"appVerification\": {\"captchaToken\": \"t\", \"x\": 1}}", PHONEAUTH_ERR_INVALID_APP_CREDENTIAL, "invalidAppCredential", "appVerification.x"},
         {"verifyPhoneNumber", "{\"phoneNumber\": \"" REAL "\", \"appVerification\": {}}", PHONEAUTH_ERR_INVALID_APP_CREDENTIAL, "invalidAppCredential", "appVerification"},
         {"verifyPhoneNumber", "{\"phoneNumber\": \"" REAL "\", \"appVerification\": {\"receipt\": \"r\"}}", PHONEAUTH_ERR_INVALID_APP_CREDENTIAL, "invalidAppCredential", "appVerification"},
         {"verifyPhoneNumber", "{\"phoneNumber\": \"" REAL "\", \"appVerification\": {\"secret\": \"s\"}}", PHONEAUTH_ERR_INVALID_APP_CREDENTIAL, "invalidAppCredential", "appVerification"},

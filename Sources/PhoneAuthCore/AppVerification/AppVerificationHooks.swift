@@ -3,17 +3,19 @@ final class AppVerificationHooks: @unchecked Sendable {
     private let lock = Lock()
     private var push: PushSender?
     private var captcha: CaptchaVerifier?
+    private var everInstalled = false
 
     var pushSender: PushSender? {
         get { lock.withLock { push } }
-        set { lock.withLock { push = newValue } }
+        set { lock.withLock { push = newValue; everInstalled = everInstalled || newValue != nil } }
     }
 
     var captchaVerifier: CaptchaVerifier? {
         get { lock.withLock { captcha } }
-        set { lock.withLock { captcha = newValue } }
+        set { lock.withLock { captcha = newValue; everInstalled = everInstalled || newValue != nil } }
     }
 
-    /// Installing either turns enforcement on unless the configuration says otherwise.
-    var anyInstalled: Bool { lock.withLock { push != nil || captcha != nil } }
+    /// Installing either turns enforcement on for good (unless the configuration says otherwise):
+    /// replacing a hook must not open a window in which no proof is needed.
+    var anyInstalled: Bool { lock.withLock { everInstalled } }
 }

@@ -17,6 +17,8 @@ public struct AbusePolicy: Sendable {
     public var lockoutSeconds: Int64 = 3600
     /// Wrong codes per client IP per 5 minutes (sliding window, estimated).
     public var wrongCodesPerIpPer5Minutes = 50
+    /// Push receipts and captcha challenges per client IP per hour (sliding window, estimated).
+    public var appChecksPerIpPerHour = 60
 
     public enum RegionPolicy: Sendable, Equatable {
         case allowByDefault(disallowed: Set<String>)
@@ -38,7 +40,8 @@ public struct AbusePolicy: Sendable {
         var p = AbusePolicy()
         if let q = try r.object("quotas") {
             try q.rejectUnknown(["smsPerNumberPerHour", "smsPerIpPerHour", "smsPerProjectPerDay", "smsPerRegionPerDay",
-                                 "regionBurstPerHour", "maxConsecutiveFailures", "lockoutSeconds", "wrongCodesPerIpPer5Minutes"])
+                                 "regionBurstPerHour", "maxConsecutiveFailures", "lockoutSeconds", "wrongCodesPerIpPer5Minutes",
+                                 "appChecksPerIpPerHour"])
             func limit(_ key: String, _ current: Int) throws(PhoneAuthError) -> Int {
                 Int(try q.int(key, in: 0...100_000_000) ?? Int64(current))
             }
@@ -48,6 +51,7 @@ public struct AbusePolicy: Sendable {
             p.regionBurstPerHour = try limit("regionBurstPerHour", p.regionBurstPerHour)
             p.maxConsecutiveFailures = try limit("maxConsecutiveFailures", p.maxConsecutiveFailures)
             p.wrongCodesPerIpPer5Minutes = try limit("wrongCodesPerIpPer5Minutes", p.wrongCodesPerIpPer5Minutes)
+            p.appChecksPerIpPerHour = try limit("appChecksPerIpPerHour", p.appChecksPerIpPerHour)
             p.lockoutSeconds = try q.int("lockoutSeconds", in: 1...31_536_000) ?? p.lockoutSeconds
             if let regions = try q.object("smsPerRegionPerDay") {
                 try checkRegions(regions.entries.map(\.0), key: "quotas.smsPerRegionPerDay")

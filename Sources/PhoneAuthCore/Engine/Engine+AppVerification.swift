@@ -31,7 +31,8 @@ extension Engine {
 
     /// Sends the app a silent push with a receipt and its secret; returns the receipt and how long
     /// to wait for the push before falling back to the captcha.
-    public func verifyClient(appToken: String?, tokenType: String?) throws -> (receipt: String, suggestedTimeout: Int64) {
+    public func verifyClient(appToken: String?, tokenType: String?, clientIp: String? = nil) throws -> (receipt: String, suggestedTimeout: Int64) {
+        try Self.checkClientIp(clientIp)
         guard let appToken, !appToken.isEmpty else { throw PhoneAuthError(.missingAppToken, "The app's push token (appToken) is required.") }
         guard appToken.utf8.count <= 4096 else {
             throw PhoneAuthError(.invalidArgument, "The field 'appToken' must be at most 4096 bytes.", details: [("field", .string("appToken"))])
@@ -47,8 +48,11 @@ extension Engine {
         let now = clock.now()
         let receipt = SortableID.make(at: now, randomBytes: 18)
         let secret = Base64URL.encode(SecureBytes.random(count: 32))
-        try store.addAppCheck(id: receipt, kind: "receipt", secretHash: receiptHash(receipt, secret), scheme: nil,
-                              expiresAt: now.adding(seconds: config.receiptTtlSeconds))
+        if let trip = try store.addAppCheck(id: receipt, kind: "receipt", secretHash: receiptHash(receipt, secret), scheme: nil,
+                                            expiresAt: now.adding(seconds: config.receiptTtlSeconds), now: now,
+                                            ipKey: clientIp.flatMap(Self.limitKey(forIp:)), ipLimit: config.abuse.appChecksPerIpPerHour) {
+            throw limitError(trip, now: now)
+        }
         let payload: JSONValue = .object([(Self.pushKey, .object([("receipt", .string(receipt)), ("secret", .string(secret))]))])
         guard sender.send(appToken: appToken, tokenType: type, payload: payload) else {
             // The host says the push did not go: its secret must not work if it went anyway.
@@ -75,7 +79,8 @@ extension Engine {
 
     /// The URL of the host's captcha page for a new challenge, which reports back through
     /// `<callbackScheme>://phoneauth/link?deep_link_id=...` (see canHandleURL).
-    public func captchaChallenge(callbackScheme: String, languageCode: String?) throws -> (url: String, eventId: String) {
+    public func captchaChallenge(callbackScheme: String, languageCode: String?, clientIp: String? = nil) throws -> (url: String, eventId: String) {
+        try Self.checkClientIp(clientIp)
         guard let page = config.captchaPageUrl else {
             throw PhoneAuthError(.operationNotAllowed, "No captcha page is configured (captcha.pageUrl).", details: [("reason", .string("noCaptchaPage"))])
         }
@@ -86,8 +91,11 @@ extension Engine {
         let now = clock.now()
         let eventId = SortableID.make(at: now, randomBytes: 18)
         // Schemes are case-insensitive, and systems hand them back lower-cased.
-        try store.addAppCheck(id: eventId, kind: "captcha", secretHash: nil, scheme: callbackScheme.lowercased(),
-                              expiresAt: now.adding(seconds: config.receiptTtlSeconds))
+        if let trip = try store.addAppCheck(id: eventId, kind: "captcha", secretHash: nil, scheme: callbackScheme.lowercased(),
+                                            expiresAt: now.adding(seconds: config.receiptTtlSeconds), now: now,
+                                            ipKey: clientIp.flatMap(Self.limitKey(forIp:)), ipLimit: config.abuse.appChecksPerIpPerHour) {
+            throw limitError(trip, now: now)
+        }
         let language = SMSTemplates.resolve(languageCode, fallback: config.defaultLanguageCode)
         let query = "eventId=\(eventId)&callbackScheme=\(PercentEncoding.encode(callbackScheme))&hl=\(PercentEncoding.encode(language))"
         return (page + (page.contains("?") ? "&" : "?") + query, eventId)
@@ -97,7 +105,7 @@ extension Engine {
     /// whose URL's query holds an `eventId` this engine issued for that scheme (usable once) and
     /// either `captchaToken` or `error`. Anything else is answered `handled: false`.
     public func canHandleURL(_ url: String) throws -> URLResult {
-        guard url.utf8.count <= 8192, let (scheme, link) = Self.parseCallback(url),
+        guard url.utf8.count <= 8192, !url.contains("#"), let (scheme, link) = Self.parseCallback(url),
               let deepQuery = link.split(separator: "?", maxSplits: 1).dropFirst().first?.split(separator: "#").first,
               let items = PercentEncoding.queryItems(deepQuery),
               let eventId = Self.single("eventId", in: items) else { return URLResult() }
@@ -129,9 +137,14 @@ extension Engine {
                 PhoneAuthError(.captchaCheckFailed, message, details: [("reason", .string(reason))])
             }
             guard let verifier = appHooks.captchaVerifier else { throw failed("noVerifier", "No captcha verifier is installed (phoneauth_set_captcha_verifier).") }
+            // A token proves one request: claimed (by its hash) before the verifier is asked.
+            let tokenId = Base64URL.encode(keys.codeHash(verificationId: "captcha-token", code: token))
+            guard try store.claimAppCheck(id: tokenId, kind: "captchaToken", expiresAt: clock.now().adding(seconds: config.receiptTtlSeconds)) else {
+                throw failed("alreadyUsed", "This captcha token was already used; solve a new captcha.")
+            }
             guard let verdict = verifier.verify(token: token, clientIp: clientIp) else { throw failed("verifierFailed", "The captcha verifier could not check the token.") }
             guard verdict.success else { throw failed("rejected", "The captcha verifier rejected the token.") }
-            if let score = verdict.score, score < config.captchaMinScore {
+            if let score = verdict.score, !(score >= config.captchaMinScore) {
                 throw failed("lowScore", "The captcha score is below captcha.minScore.")
             }
         }

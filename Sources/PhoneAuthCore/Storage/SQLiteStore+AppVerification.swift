@@ -1,9 +1,22 @@
 /// Push receipts and captcha challenges.
 extension SQLiteStore {
-    public func addAppCheck(id: String, kind: String, secretHash: [UInt8]?, scheme: String?, expiresAt: Timestamp) throws {
+    public func addAppCheck(id: String, kind: String, secretHash: [UInt8]?, scheme: String?, expiresAt: Timestamp, now: Timestamp,
+                            ipKey: String?, ipLimit: Int) throws -> LimitTrip? {
         try write { db in
+            if let ipKey {
+                if let trip = try slidingLimit(.appChecksPerIp, key: ipKey, limit: ipLimit, now: now, in: db) { return trip }
+                if ipLimit > 0 { try bump(.appChecksPerIp, key: ipKey, now: now, in: db) }
+            }
             try db.run("INSERT INTO app_checks (id, kind, secret_hash, scheme, expires_at) VALUES (?, ?, ?, ?, ?)",
                        [.text(id), .text(kind), secretHash.map { .blob($0) } ?? .null, Self.optional(scheme), .int(expiresAt.milliseconds)])
+            return nil
+        }
+    }
+
+    public func claimAppCheck(id: String, kind: String, expiresAt: Timestamp) throws -> Bool {
+        try write { db in
+            try db.run("INSERT INTO app_checks (id, kind, expires_at, state) VALUES (?, ?, ?, 'used') ON CONFLICT (id) DO NOTHING",
+                       [.text(id), .text(kind), .int(expiresAt.milliseconds)]) == 1
         }
     }
 

@@ -3,11 +3,12 @@
 extension SQLiteStore {
     /// The counted windows, by what they count.
     enum Window: String {
-        case smsPerIp = "ip", smsPerProject = "project", smsPerRegion = "region", regionBurst = "burst", wrongCodesPerIp = "ipfail"
+        case smsPerIp = "ip", smsPerProject = "project", smsPerRegion = "region", regionBurst = "burst", wrongCodesPerIp = "ipfail",
+             appChecksPerIp = "appip"
 
         var milliseconds: Int64 {
             switch self {
-            case .smsPerIp, .regionBurst: return 3_600_000
+            case .smsPerIp, .regionBurst, .appChecksPerIp: return 3_600_000
             case .smsPerProject, .smsPerRegion: return Self.dayMilliseconds
             case .wrongCodesPerIp: return 300_000
             }
@@ -22,6 +23,7 @@ extension SQLiteStore {
             case .smsPerRegion: return "smsPerRegionPerDay"
             case .regionBurst: return "regionBurstPerHour"
             case .wrongCodesPerIp: return "wrongCodesPerIpPer5Minutes"
+            case .appChecksPerIp: return "appChecksPerIpPerHour"
             }
         }
     }

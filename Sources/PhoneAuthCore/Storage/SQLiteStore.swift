@@ -353,7 +353,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
                        [.text(SortableID.prefix(before)), .int(before.milliseconds)])
             try db.run("DELETE FROM sessions WHERE revoked_at < ?", [.int(ended.milliseconds)])
             try db.run("DELETE FROM mfa_sessions WHERE id < ? AND expires_at < ?", [.text(SortableID.prefix(before)), .int(before.milliseconds)])
-            try db.run("DELETE FROM app_checks WHERE id < ? AND expires_at < ?", [.text(SortableID.prefix(before)), .int(before.milliseconds)])
+            // Used captcha tokens are keyed by their hash, not by time: this one scans (a small table).
+            try db.run("DELETE FROM app_checks WHERE expires_at < ?", [.int(before.milliseconds)])
             // A counter is read until two of its windows have passed: daily ones are kept a day
             // longer than `before` (a day ago), the hourly and shorter ones until `before`.
             try db.run("DELETE FROM counters WHERE bucket < ?", [.int(before.milliseconds - Window.dayMilliseconds)])
