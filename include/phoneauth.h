@@ -116,6 +116,7 @@ int phoneauth_verify_phone_number(phoneauth_engine *engine, const char *params_j
 int phoneauth_credential(phoneauth_engine *engine, const char *params_json, char **out_json);
 int phoneauth_sign_in_with_credential(phoneauth_engine *engine, const char *params_json, char **out_json);
 int phoneauth_sign_out(phoneauth_engine *engine, const char *params_json, char **out_json);
+int phoneauth_mfa_resolve_sign_in(phoneauth_engine *engine, const char *params_json, char **out_json);
 
 /* Frees a string returned by this library. NULL is a no-op. */
 void phoneauth_free(void *ptr);

@@ -98,6 +98,12 @@ public func phoneauth_sign_out(_ engine: OpaquePointer?, _ params: UnsafePointer
     "signOut".withCString { phoneauth_call(engine, $0, params, out) }
 }
 
+@_cdecl("phoneauth_mfa_resolve_sign_in")
+public func phoneauth_mfa_resolve_sign_in(_ engine: OpaquePointer?, _ params: UnsafePointer<CChar>?,
+                                          _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    "mfaResolveSignIn".withCString { phoneauth_call(engine, $0, params, out) }
+}
+
 @_cdecl("phoneauth_set_sms_sender")
 public func phoneauth_set_sms_sender(_ engine: OpaquePointer?, _ sender: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Int32)?, _ context: UnsafeMutableRawPointer?) -> Int32 {
     guard let handle = EngineHandle.from(engine) else { return PhoneAuthError.Code.invalidArgument.status }

@@ -16,6 +16,7 @@ static const struct {
     {"credential", phoneauth_credential},
     {"signInWithCredential", phoneauth_sign_in_with_credential},
     {"signOut", phoneauth_sign_out},
+    {"mfaResolveSignIn", phoneauth_mfa_resolve_sign_in},
 };
 #define N_WRAPPERS (sizeof k_wrappers / sizeof k_wrappers[0])
 
@@ -24,7 +25,11 @@ static const char *k_methods[] = {
     "verifyPhoneNumber", "credential",   "signInWithCredential", "refreshIdToken",
     "verifyIdToken",     "signOut",      "getUser",              "getUserByPhoneNumber",
     "deleteUser",        "updateUser",   "revokeRefreshTokens",  "getJwks",
-    "getVerificationStatus",
+    "getVerificationStatus", "createCustomToken", "signInWithCustomToken", "setCustomUserClaims",
+    "listUsers",         "linkWithCredential", "updatePhoneNumber", "reauthenticateWithCredential",
+    "unlink",            "mfaEnrollStart", "mfaTotpStart",      "mfaEnrollFinalize",
+    "mfaUnenroll",       "mfaResolveSignIn", "verifyClient",    "canHandleNotification",
+    "getCaptchaChallenge", "canHandleURL",
 };
 #define N_METHODS (sizeof k_methods / sizeof k_methods[0])
 

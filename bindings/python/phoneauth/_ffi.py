@@ -88,6 +88,7 @@ def _declare(lib: ctypes.CDLL) -> None:
     fn("phoneauth_credential", c_int, c_void_p, c_char_p, _OUT)
     fn("phoneauth_sign_in_with_credential", c_int, c_void_p, c_char_p, _OUT)
     fn("phoneauth_sign_out", c_int, c_void_p, c_char_p, _OUT)
+    fn("phoneauth_mfa_resolve_sign_in", c_int, c_void_p, c_char_p, _OUT)
     fn("phoneauth_set_sms_sender", c_int, c_void_p, SMS_SENDER, c_void_p)
     fn("phoneauth_set_log_sink", c_int, c_void_p, LOG_SINK, c_void_p)
     fn("phoneauth_set_push_sender", c_int, c_void_p, PUSH_SENDER, c_void_p)
