@@ -11,7 +11,7 @@ import sys
 import threading
 import weakref
 from ctypes import byref, c_void_p
-from typing import Any, Callable, Dict, List, Mapping, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from . import _ffi
 from .errors import PhoneAuthError, error_from_object
@@ -74,58 +74,6 @@ def _result(status: int, text: Optional[str]) -> Dict[str, Any]:
     return obj
 
 
-def _sender_trampoline(sender: SmsSender, engine_token: object):
-    """Wraps a Python sender as the C callback: 0 = delivered, 1 = failed (retry later)."""
-
-    def callback(ctx, message_json):
-        if not message_json:
-            return 1
-        outer = getattr(_sender_state, "engine", None)
-        _sender_state.engine = engine_token
-        try:
-            message = json.loads(ctypes.string_at(message_json).decode("utf-8"))
-            outcome = sender(message)
-        except BaseException as exc:  # nothing may unwind into the library
-            try:
-                # One short line; never the message itself (it holds the code).
-                sys.stderr.write(f"phoneauth: SMS sender raised {type(exc).__name__}; "
-                                 "the engine will retry\n")
-            except BaseException:
-                pass
-            return 1
-        finally:
-            _sender_state.engine = outer
-        return 1 if outcome is False else 0
-
-    return callback
-
-
-def _log_sink_trampoline(sink: LogSink, engine_token: object):
-    """Wraps a Python log sink as the C callback. Its exceptions stop here; the first one is
-    reported on stderr in one line (never the event), later ones silently."""
-    reported = []
-
-    def callback(ctx, event_json):
-        if not event_json:
-            return
-        outer = getattr(_sender_state, "engine", None)
-        _sender_state.engine = engine_token
-        try:
-            sink(json.loads(ctypes.string_at(event_json).decode("utf-8")))
-        except BaseException as exc:  # nothing may unwind into the library
-            if not reported:
-                reported.append(True)
-                try:
-                    sys.stderr.write(f"phoneauth: log sink raised {type(exc).__name__}; "
-                                     "further errors of this sink are not reported\n")
-                except BaseException:
-                    pass
-        finally:
-            _sender_state.engine = outer
-
-    return callback
-
-
 def _report(what: str, exc: BaseException, outcome: str) -> None:
     """One short line on stderr for an exception stopped at the C boundary (never the data)."""
     try:
@@ -134,22 +82,59 @@ def _report(what: str, exc: BaseException, outcome: str) -> None:
         pass
 
 
+def _call_host(host: Callable[[Any], Any], engine_token: object, argument_json: int, what: str, outcome: str,
+               reported: Optional[List[bool]] = None) -> Tuple[bool, Any]:
+    """Runs a host callable on the JSON a C callback received, marking the thread as inside this
+    engine's callback (so close() from it raises instead of deadlocking). Returns (True, result),
+    or (False, None) after an exception, which stops here: nothing may unwind into the library.
+    With `reported`, only the first exception is reported."""
+    outer = getattr(_sender_state, "engine", None)
+    _sender_state.engine = engine_token
+    try:
+        return True, host(json.loads(ctypes.string_at(argument_json).decode("utf-8")))
+    except BaseException as exc:
+        if reported is None or not reported:
+            _report(what, exc, outcome)
+            if reported is not None:
+                reported.append(True)
+        return False, None
+    finally:
+        _sender_state.engine = outer
+
+
+def _sender_trampoline(sender: SmsSender, engine_token: object):
+    """Wraps a Python sender as the C callback: 0 = delivered, 1 = failed (retry later)."""
+
+    def callback(ctx, message_json):
+        if not message_json:
+            return 1
+        ok, outcome = _call_host(sender, engine_token, message_json, "SMS sender", "the engine will retry")
+        return 0 if ok and outcome is not False else 1
+
+    return callback
+
+
+def _log_sink_trampoline(sink: LogSink, engine_token: object):
+    """Wraps a Python log sink as the C callback. Its exceptions stop here; the first one is
+    reported on stderr in one line (never the event), later ones silently."""
+    reported: List[bool] = []
+
+    def callback(ctx, event_json):
+        if event_json:
+            _call_host(sink, engine_token, event_json, "log sink", "further errors of this sink are not reported",
+                       reported)
+
+    return callback
+
+
 def _push_sender_trampoline(sender: PushSender, engine_token: object):
     """Wraps a Python push sender as the C callback: 0 = sent (a true result), 1 = not sent."""
 
     def callback(ctx, message_json):
         if not message_json:
             return 1
-        outer = getattr(_sender_state, "engine", None)
-        _sender_state.engine = engine_token
-        try:
-            outcome = sender(json.loads(ctypes.string_at(message_json).decode("utf-8")))
-        except BaseException as exc:  # nothing may unwind into the library
-            _report("push sender", exc, "the push counts as not sent")
-            return 1
-        finally:
-            _sender_state.engine = outer
-        return 0 if outcome else 1
+        ok, outcome = _call_host(sender, engine_token, message_json, "push sender", "the push counts as not sent")
+        return 0 if ok and outcome else 1
 
     return callback
 
@@ -162,18 +147,14 @@ def _captcha_verifier_trampoline(verifier: CaptchaVerifier, engine_token: object
     def callback(ctx, request_json, response_json, response_size):
         if not request_json or not response_json:
             return 1
-        outer = getattr(_sender_state, "engine", None)
-        _sender_state.engine = engine_token
+        ok, answer = _call_host(verifier, engine_token, request_json, "captcha verifier", "the token counts as not checked")
+        if not ok or answer is None:
+            return 1
         try:
-            answer = verifier(json.loads(ctypes.string_at(request_json).decode("utf-8")))
-            if answer is None:
-                return 1
             data = json.dumps(answer).encode("utf-8") + b"\0"
-        except BaseException as exc:  # nothing may unwind into the library
+        except (TypeError, ValueError) as exc:
             _report("captcha verifier", exc, "the token counts as not checked")
             return 1
-        finally:
-            _sender_state.engine = outer
         if len(data) > response_size:
             return 1
         ctypes.memmove(response_json, data, len(data))
