@@ -20,10 +20,10 @@ final class CallbackCaptchaVerifier: CaptchaVerifier, @unchecked Sendable {
         var request = JSONObjectBuilder()
         request.set("token", .string(token))
         request.set("clientIp", clientIp.map { .string($0) })
-        guard let text = JSONCodec.serializeToCString(request.value) else { return nil }
-        defer { free(text) }
         var response = [CChar](repeating: 0, count: Self.responseSize)
-        let status = response.withUnsafeMutableBufferPointer { function(context, text, $0.baseAddress, $0.count) }
+        let status = ABI.withJSONText(request.value) { text in
+            response.withUnsafeMutableBufferPointer { function(context, text, $0.baseAddress, $0.count) }
+        }
         response[Self.responseSize - 1] = 0
         guard status == 0, let answer = try? JSONCodec.parse(String(cString: response)), case let .bool(success)? = answer["success"] else {
             return nil

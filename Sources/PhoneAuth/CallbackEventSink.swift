@@ -14,8 +14,6 @@ final class CallbackEventSink: EventSink, @unchecked Sendable {
     }
 
     func record(_ event: JSONValue) {
-        guard let text = JSONCodec.serializeToCString(event) else { return }
-        defer { free(text) }
-        function(context, text)
+        _ = ABI.withJSONText(event) { function(context, $0) }
     }
 }

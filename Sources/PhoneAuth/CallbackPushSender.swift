@@ -15,12 +15,7 @@ final class CallbackPushSender: PushSender, @unchecked Sendable {
 
     func send(appToken: String, tokenType: String, payload: JSONValue) -> Bool {
         let message: JSONValue = .object([("appToken", .string(appToken)), ("tokenType", .string(tokenType)), ("payload", payload)])
-        guard let text = JSONCodec.serializeToCString(message) else { return false }
-        defer {
-            // The text holds the receipt's secret: wipe it before giving the memory back.
-            explicit_bzero(text, strlen(text))
-            free(text)
-        }
-        return function(context, text) == 0
+        // The text holds the receipt's secret.
+        return ABI.withJSONText(message, secret: true) { function(context, $0) == 0 } ?? false
     }
 }

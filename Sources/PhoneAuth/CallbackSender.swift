@@ -20,12 +20,7 @@ final class CallbackSender: SMSSender, @unchecked Sendable {
             ("languageCode", .string(message.languageCode)),
             ("verificationId", .string(message.verificationId)),
         ])
-        guard let text = JSONCodec.serializeToCString(json) else { return false }
-        defer {
-            // The text holds the code: wipe it before giving the memory back.
-            explicit_bzero(text, strlen(text))
-            free(text)
-        }
-        return function(context, text) == 0
+        // The text holds the code.
+        return ABI.withJSONText(json, secret: true) { function(context, $0) == 0 } ?? false
     }
 }

@@ -56,6 +56,17 @@ enum ABI {
     }
 
     /// Writes `value` as a new string into `out`, when the host gave one.
+    /// Hands `value` to a host callback as a NUL-terminated JSON text valid only during `body`;
+    /// nil if it cannot be serialized. With `secret`, the text is wiped before it is freed.
+    static func withJSONText<T>(_ value: JSONValue, secret: Bool = false, _ body: (UnsafePointer<CChar>) -> T) -> T? {
+        guard let text = JSONCodec.serializeToCString(value) else { return nil }
+        defer {
+            if secret { explicit_bzero(text, strlen(text)) }
+            free(text)
+        }
+        return body(text)
+    }
+
     static func write(_ value: JSONValue, to out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) {
         guard let out else { return }
         out.pointee = JSONCodec.serializeToCString(value)

@@ -213,28 +213,6 @@ static json_t *sign_in(phoneauth_engine *e, json_t *verification, const char *co
     return NULL;
 }
 
-/* Searches <db>, <db>-wal, <db>-journal for needle. */
-static int db_contains(const char *db, const char *needle) {
-    const char *suffixes[] = {"", "-wal", "-journal"};
-    size_t nl = strlen(needle);
-    for (size_t i = 0; i < 3; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s%s", db, suffixes[i]);
-        FILE *f = fopen(path, "rb");
-        if (!f) continue;
-        fseek(f, 0, SEEK_END);
-        long n = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        char *buf = malloc((size_t)n + 1);
-        size_t got = fread(buf, 1, (size_t)n, f);
-        fclose(f);
-        int found = got >= nl && memmem(buf, got, needle, nl) != NULL;
-        free(buf);
-        if (found) return 1;
-    }
-    return 0;
-}
-
 /* ---- tests ------------------------------------------------------------------------------------ */
 
 static void test_null_engine(void) {
@@ -360,7 +338,7 @@ static void test_push_flow(void) {
     /* the secret is a password: not kept in clear */
     char db[4096];
     snprintf(db, sizeof db, "%s/push.db", g_dir);
-    if (secret_copy[0]) CHECKF(!db_contains(db, secret_copy), "push secret in clear in %s", db);
+    if (secret_copy[0]) CHECKF(!tu_db_contains(db, secret_copy), "push secret in clear in %s", db);
 out:
     device_destroy(&d);
     tu_sms_destroy(&s);

@@ -236,28 +236,6 @@ static void test_language(void) {
     tu_sms_destroy(&s);
 }
 
-/* Searches the files <db>, <db>-wal for needle. */
-static int db_contains(const char *db, const char *needle) {
-    const char *suffixes[] = {"", "-wal", "-journal"};
-    size_t nl = strlen(needle);
-    for (size_t i = 0; i < 3; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s%s", db, suffixes[i]);
-        FILE *f = fopen(path, "rb");
-        if (!f) continue;
-        fseek(f, 0, SEEK_END);
-        long n = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        char *buf = malloc((size_t)n + 1);
-        size_t got = fread(buf, 1, (size_t)n, f);
-        fclose(f);
-        int found = got >= nl && memmem(buf, got, needle, nl) != NULL;
-        free(buf);
-        if (found) return 1;
-    }
-    return 0;
-}
-
 /* "The message body is not kept in clear once it has been delivered." */
 static void test_body_not_kept(void) {
     tu_sms s;
@@ -278,7 +256,7 @@ static void test_body_not_kept(void) {
     if (body[0]) {
         char db[4096];
         snprintf(db, sizeof db, "%s/clear.db", g_dir);
-        CHECKF(!db_contains(db, body), "the delivered SMS body \"%s\" is still in %s", body, db);
+        CHECKF(!tu_db_contains(db, body), "the delivered SMS body \"%s\" is still in %s", body, db);
     }
     tu_sms_destroy(&s);
 }

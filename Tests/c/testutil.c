@@ -424,3 +424,24 @@ json_t *tu_sms_sign_in(phoneauth_engine *e, tu_sms *s, const char *phone) {
     }
     return r;
 }
+
+int tu_db_contains(const char *db, const char *needle) {
+    const char *suffixes[] = {"", "-wal", "-journal"};
+    size_t nl = strlen(needle);
+    for (size_t i = 0; i < 3; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s%s", db, suffixes[i]);
+        FILE *f = fopen(path, "rb");
+        if (!f) continue;
+        fseek(f, 0, SEEK_END);
+        long n = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        char *buf = malloc((size_t)n + 1);
+        size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
+        fclose(f);
+        int found = got >= nl && memmem(buf, got, needle, nl) != NULL;
+        free(buf);
+        if (found) return 1;
+    }
+    return 0;
+}

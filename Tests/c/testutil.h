@@ -44,6 +44,8 @@ void tu_sleep_ms(int ms);
 
 /* Creates a fresh folder /tmp/phoneauth-ctest-XXXXXX; returns a malloc'ed path (free it). */
 char *tu_tmpdir(void);
+/* Whether the database file db, or its -wal or -journal file, contains needle (secrets at rest). */
+int tu_db_contains(const char *db, const char *needle);
 
 /* Removes a folder and everything under it. */
 void tu_rmtree(const char *path);
