@@ -2,14 +2,15 @@
 SHELL := /bin/bash
 PREFIX ?= /usr/local
 CONFIG ?= release
-APT_PACKAGES := libjansson-dev libphonenumber-dev libsqlite3-dev pkg-config valgrind libssl-dev python3-venv
+APT_PACKAGES := libjansson-dev libphonenumber-dev libsqlite3-dev pkg-config valgrind libssl-dev python3-venv libpq-dev postgresql
 VENV := .venv
 PY := $(VENV)/bin/python
 OUT := $(CURDIR)/out
 LIB := $(OUT)/lib/libphoneauth.so.1
 export PHONEAUTH_LIBRARY := $(LIB)
 
-.PHONY: all deps venv build test test-swift test-c example test-python check-memory check-portable demo bench install dist clean
+.PHONY: all deps venv build test test-all test-swift test-swift-postgres test-c test-c-postgres example \
+        test-python test-python-postgres check-memory check-portable demo bench install dist clean
 
 all: build
 
@@ -27,7 +28,8 @@ venv: $(VENV)/.ready
 $(VENV)/.ready: bindings/python/pyproject.toml Makefile
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q pytest 'pyjwt[crypto]' cryptography pyotp 'phonenumbers==9.0.43'
+	$(PY) -m pip install -q pytest 'pyjwt[crypto]' cryptography pyotp 'phonenumbers==9.0.43' \
+	  'psycopg[binary]>=3.3,<3.4'
 	$(PY) -m pip install -q -e bindings/python
 	touch $@
 
@@ -38,14 +40,31 @@ build: deps
 	ln -sf libphoneauth.so.1 $(OUT)/lib/libphoneauth.so
 	cp -f include/phoneauth.h $(OUT)/include/
 
+# The whole suite inside one private PostgreSQL cluster (Tests/pg/with-cluster.sh: started in a
+# temporary folder, stopped and removed however the run ends), which the *-postgres targets use
+# through PHONEAUTH_TEST_POSTGRES_URL; the other targets run as before and also work alone.
+test: deps
+	bash Tests/pg/with-cluster.sh $(MAKE) --no-print-directory test-all
+
 # pytest runs last so the run closes on its summary line.
-test: deps test-swift test-c check-memory check-portable example test-python
+test-all: test-swift test-swift-postgres test-c test-c-postgres check-memory check-portable example \
+          test-python-postgres test-python
 
 test-swift: deps
 	swift test --disable-swift-testing
 
+# The same Swift suite against PostgreSQL (needs the PHONEAUTH_TEST_* variables of a cluster).
+test-swift-postgres: deps
+	PHONEAUTH_TEST_DATABASE=postgres swift test --disable-swift-testing
+
 test-c: build
 	$(MAKE) -C Tests/c run LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include
+
+# The C tests that go through the store, against PostgreSQL.
+PG_C_TESTS := test_signin test_sms test_threads test_mfa test_limits test_app_verification
+test-c-postgres: build
+	PHONEAUTH_TEST_DATABASE=postgres $(MAKE) -C Tests/c run TESTS="$(PG_C_TESTS)" \
+	  LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include
 
 check-memory: build
 	$(MAKE) -C Tests/c memcheck LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include
@@ -57,6 +76,13 @@ check-portable: build
 # The C example, built as a user would: make install, then pkg-config (checks phoneauth.pc too).
 example: build
 	$(MAKE) -C bindings/c/examples run
+
+# The Python tests that go through the store, against PostgreSQL, and any test_postgres*.py.
+PG_PY_TESTS = $(addprefix bindings/python/tests/,test_sign_in.py test_limits.py test_mfa.py \
+                test_app_verification.py test_lockout.py test_delivery.py) \
+              $(wildcard bindings/python/tests/test_postgres*.py)
+test-python-postgres: build venv
+	PHONEAUTH_TEST_DATABASE=postgres $(PY) -m pytest -q $(PG_PY_TESTS)
 
 test-python: build venv
 	$(PY) -m pytest -q bindings/python/tests
