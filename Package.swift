@@ -14,6 +14,7 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CJansson", path: "Sources/CJansson", pkgConfig: "jansson"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3"),
+        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq"),
         .target(
             name: "CPhoneNumbers",
             path: "Sources/CPhoneNumbers",
@@ -23,7 +24,7 @@ let package = Package(
         .target(
             name: "PhoneAuthCore",
             dependencies: [
-                "CSQLite", "CPhoneNumbers", "CJansson", "CRandom",
+                "CSQLite", "CLibPQ", "CPhoneNumbers", "CJansson", "CRandom",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],

@@ -200,6 +200,13 @@ enum Methods {
             try p.rejectUnknown([])
             return engine.jwks
         },
+        "getStorageStatistics": { engine, p in
+            try p.rejectUnknown([])
+            let s = engine.storageStatistics()
+            return .object([("driver", .string(s.driver)), ("poolSize", .int(Int64(s.poolSize))),
+                            ("transactions", .int(Int64(s.transactions))), ("retries", .int(Int64(s.retries))),
+                            ("roundTrips", .int(Int64(s.roundTrips)))])
+        },
         "getVerificationStatus": { engine, p in
             try p.rejectUnknown(["verificationId"])
             guard let id = try p.string("verificationId"), !id.isEmpty else {

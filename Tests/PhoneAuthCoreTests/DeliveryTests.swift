@@ -83,7 +83,7 @@ final class DeliveryTests: XCTestCase {
 final class RetentionTests: XCTestCase {
     func testExpiredVerificationsArePurgedAfterADay() throws {
         let dir = temporaryDirectory()
-        let store = try SQLiteStore(path: dir + "/auth.db", synchronous: .normal)
+        let store = try Database(makeConfig(dir)).open()
         let now = Timestamp(seconds: 1_800_000_000)
         for (i, expires) in [now.adding(seconds: -90_000), now.adding(seconds: 300)].enumerated() {
             _ = try store.startVerification(NewVerification(id: VerificationCode.newVerificationId(at: expires.adding(seconds: -300)), phone: "+1650555123\(i)", codeHash: [1],
@@ -91,8 +91,8 @@ final class RetentionTests: XCTestCase {
                                             reuseIfCreatedAfter: now, leaseUntil: now, limits: nil)
         }
         try store.purge(verificationsExpiredBefore: now.adding(seconds: -86_400), sessionsEndedBefore: now)
-        let remaining = try SQLiteConnection(path: dir + "/auth.db", synchronous: .normal).row("SELECT count(*) FROM verifications") { $0.int(0) }
-        XCTAssertEqual(remaining, 1)
+        store.close()
+        XCTAssertEqual(try rowCount(dir, "verifications"), 1)
     }
 
     func testEndedSessionsArePurged() throws {
@@ -103,7 +103,7 @@ final class RetentionTests: XCTestCase {
         let live = try engine.signIn(withCustomToken: try engine.createCustomToken(uid: "a", claims: nil))
         try engine.signOut(refreshToken: ended.refreshToken)
         engine.close()
-        let store = try SQLiteStore(path: dir + "/auth.db", synchronous: .normal)
+        let store = try Database(makeConfig(dir)).open()
         try store.purge(verificationsExpiredBefore: clock.now(), sessionsEndedBefore: clock.now().adding(seconds: 1))
         store.close()
         let reopened = try Engine(config: makeConfig(dir), clock: clock)

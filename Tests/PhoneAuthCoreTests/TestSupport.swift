@@ -44,11 +44,76 @@ func code(in body: String) -> String {
     String(body.drop(while: { !$0.isNumber }).prefix(while: { $0.isNumber }))
 }
 
+/// Whether this run tests the PostgreSQL store (PHONEAUTH_TEST_DATABASE=postgres, with the
+/// server at PHONEAUTH_TEST_POSTGRES_URL, as `make test` sets them) instead of SQLite files.
+let testingPostgres = environment("PHONEAUTH_TEST_DATABASE") == "postgres"
+
+func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+
+/// The configuration of an engine whose state is "in" `dir`: the SQLite file dir/auth.db, or,
+/// when testing PostgreSQL, a schema of the test server named after `dir`. Engines opened on
+/// one dir share their state either way.
 func makeConfig(_ dir: String, _ adjust: (inout EngineConfig) -> Void = { _ in }) -> EngineConfig {
     var config = EngineConfig(database: dir + "/auth.db")
+    if testingPostgres {
+        config.database = environment("PHONEAUTH_TEST_POSTGRES_URL") ?? "postgresql://missing-PHONEAUTH_TEST_POSTGRES_URL"
+        config.postgres.schema = schemaName(dir)
+    }
     config.masterKey = Array(repeating: 7, count: 32)
     adjust(&config)
     return config
+}
+
+/// A schema name for a test folder: "t_" and the folder's name, lower-cased, with its
+/// upper-case letters marked so that two folders never share one.
+func schemaName(_ dir: String) -> String {
+    let name = dir.split(separator: "/").last.map(String.init) ?? dir
+    return "t_" + name.map { $0.isUppercase ? "_" + $0.lowercased() : String($0) }.joined().filter { $0.isLetter || $0.isNumber || $0 == "_" }
+}
+
+/// Every value stored in the database of `dir` (the SQLite files' bytes, or every column of
+/// every row in PostgreSQL), to look for secrets at rest.
+func storedBytes(_ dir: String) throws -> [UInt8] {
+    guard testingPostgres else {
+        return ["auth.db", "auth.db-wal"].flatMap { readFile(dir + "/" + $0) ?? [] }
+    }
+    let connection = try Database(makeConfig(dir)).connect()
+    defer { connection.close() }
+    var bytes: [UInt8] = []
+    for table in StoreCopy.tables {
+        try connection.rows("SELECT * FROM \(table)") { row in
+            for i in 0..<row.columnCount {
+                switch row.value(i) {
+                case let .blob(b): bytes += b
+                case let .text(t): bytes += Array(t.utf8)
+                default: break
+                }
+            }
+        }
+    }
+    return bytes
+}
+
+/// How many rows `table` of the database of `dir` has.
+func rowCount(_ dir: String, _ table: String) throws -> Int64? {
+    let connection = try Database(makeConfig(dir)).connect()
+    defer { connection.close() }
+    return try connection.row("SELECT count(*) FROM \(table)", [], { $0.int(0) })
+}
+
+func readFile(_ path: String) -> [UInt8]? {
+    guard let f = fopen(path, "rb") else { return nil }
+    defer { fclose(f) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while case let n = fread(&buffer, 1, buffer.count, f), n > 0 { bytes += buffer.prefix(n) }
+    return bytes
+}
+
+/// Whether `needle` occurs in `haystack`.
+func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+    guard !needle.isEmpty, haystack.count >= needle.count else { return false }
+    return (0...(haystack.count - needle.count)).contains { haystack[$0..<$0 + needle.count].elementsEqual(needle) }
 }
 
 func assertError(_ code: PhoneAuthError.Code, reason: String? = nil, file: StaticString = #filePath, line: UInt = #line, _ body: () throws -> Void) {

@@ -18,8 +18,9 @@ public final class Engine: @unchecked Sendable {
     public init(config: EngineConfig, clock: Clock = SystemClock()) throws {
         self.config = config
         self.clock = clock
-        let master = try MasterKey.resolve(configured: config.masterKey, database: config.database)
-        let store = try SQLiteStore(path: config.database, synchronous: config.sqliteSynchronous)
+        let database = Database(config)
+        let master = try MasterKey.resolve(configured: config.masterKey, database: database)
+        let store = try database.open()
         do {
             keys = try KeyRing(store: store, masterKey: master, algorithm: config.signingAlgorithm, now: clock.now())
         } catch {
@@ -52,6 +53,9 @@ public final class Engine: @unchecked Sendable {
     public func setSMSSender(_ sender: SMSSender?) {
         if config.smsProvider == .callback { worker.setSender(sender) }
     }
+
+    /// What the store has done since the engine opened (statements, transactions, retries).
+    public func storageStatistics() -> StoreStatistics { store.statistics() }
 
     /// Where events go (sends, deliveries, sign-ins, limits, lockouts); nil stops them.
     public func setEventSink(_ sink: EventSink?) { events.setSink(sink) }

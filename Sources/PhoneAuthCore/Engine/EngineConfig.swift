@@ -1,10 +1,15 @@
+import Glibc
+
 /// The engine's configuration, read from the JSON object given to phoneauth_open.
 public struct EngineConfig: Sendable {
     public enum SigningAlgorithm: String, Sendable, CaseIterable { case es256 = "ES256", rs256 = "RS256", edDSA = "EdDSA" }
     public enum SMSProviderKind: String, Sendable { case callback, console }
     public enum Synchronous: String, Sendable { case normal, full }
 
+    /// A SQLite file's path, or a postgresql:// URI.
     public var database: String
+    /// The PostgreSQL options (their `uri` is `database`'s).
+    public var postgres = PostgresSettings(uri: "")
     public var projectId = "phoneauth"
     public var issuer: String?
     public var masterKey: [UInt8]?
@@ -53,13 +58,26 @@ public struct EngineConfig: Sendable {
             "database", "projectId", "issuer", "masterKey", "signingAlgorithm", "idTokenTtlSeconds",
             "codeLength", "codeTtlSeconds", "maxAttempts", "resendAfterSeconds", "defaultLanguageCode",
             "testPhoneNumbers", "appVerification", "sms", "sqliteSynchronous", "mfa",
-            "quotas", "smsRegionPolicy", "phoneNumberTypes", "captcha",
+            "quotas", "smsRegionPolicy", "phoneNumberTypes", "captcha", "postgres",
         ])
-        guard let database = try r.string("database"), !database.isEmpty else {
-            throw PhoneAuthError(.invalidConfiguration, "The configuration key 'database' (path of the SQLite file) is required.",
+        guard let database = try r.string("database") ?? environment(databaseVariable), !database.isEmpty else {
+            throw PhoneAuthError(.invalidConfiguration,
+                                 "The configuration key 'database' (a SQLite file's path or a postgresql:// URI) is required, unless \(databaseVariable) gives it.",
                                  details: [("key", .string("database"))])
         }
         var c = EngineConfig(database: database)
+        if let postgres = try r.object("postgres") {
+            try postgres.rejectUnknown(["poolSize", "schema", "connectTimeoutSeconds", "statementTimeoutMs"])
+            c.postgres.poolSize = Int(try postgres.int("poolSize", in: 1...100) ?? Int64(c.postgres.poolSize))
+            if let schema = try postgres.string("schema") {
+                guard PostgresSettings.isValidSchema(schema) else {
+                    throw bad("postgres.schema", "must be 1 to 63 lower-case letters, digits and _, not starting with a digit")
+                }
+                c.postgres.schema = schema
+            }
+            c.postgres.connectTimeoutSeconds = Int(try postgres.int("connectTimeoutSeconds", in: 1...300) ?? Int64(c.postgres.connectTimeoutSeconds))
+            c.postgres.statementTimeoutMs = Int(try postgres.int("statementTimeoutMs", in: 100...600_000) ?? Int64(c.postgres.statementTimeoutMs))
+        }
         if let v = try r.string("projectId") {
             guard !v.isEmpty, v.utf8.count <= 128 else { throw bad("projectId", "must be 1 to 128 characters") }
             c.projectId = v
@@ -152,6 +170,13 @@ public struct EngineConfig: Sendable {
             result[phone.e164] = c
         }
         return result
+    }
+
+    public static let databaseVariable = "PHONEAUTH_DATABASE_URL"
+
+    private static func environment(_ name: String) -> String? {
+        guard let value = getenv(name), value.pointee != 0 else { return nil }
+        return String(cString: value)
     }
 
     private static func bad(_ key: String, _ problem: String) -> PhoneAuthError {

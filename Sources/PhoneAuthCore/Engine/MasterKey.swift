@@ -15,12 +15,21 @@ public enum MasterKey {
                              details: [("key", .string("masterKey"))])
     }
 
-    public static func resolve(configured: [UInt8]?, database: String) throws(PhoneAuthError) -> [UInt8] {
+    public static func resolve(configured: [UInt8]?, database: Database) throws(PhoneAuthError) -> [UInt8] {
         if let configured { return configured }
         if let env = getenv(environmentVariable), env.pointee != 0 {
             return try decode(String(cString: env), source: "environment variable \(environmentVariable)")
         }
-        return try fromKeyFile(database + ".key")
+        switch database {
+        case let .sqlite(path, _):
+            return try fromKeyFile(path + ".key")
+        case .postgres:
+            // Engines on several machines must seal and open the same keys: a key file generated
+            // on one machine would lock the others out.
+            throw PhoneAuthError(.invalidConfiguration,
+                                 "With a PostgreSQL database the master key must be given, in the configuration key 'masterKey' or the environment variable \(environmentVariable): every engine sharing the database needs the same one, so none can be generated beside it.",
+                                 details: [("key", .string("masterKey"))])
+        }
     }
 
     private static func fromKeyFile(_ path: String) throws(PhoneAuthError) -> [UInt8] {

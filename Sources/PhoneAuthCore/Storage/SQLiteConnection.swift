@@ -1,36 +1,38 @@
 import CSQLite
 
-/// A value bound to a statement parameter.
-enum SQLValue {
-    case int(Int64)
-    case text(String)
-    case blob([UInt8])
-    case null
-}
-
-/// One result row, read by column index.
-struct SQLRow {
+/// One result row of a SQLite statement.
+struct SQLiteRow: SQLRow {
     let statement: OpaquePointer
 
     func int(_ i: Int32) -> Int64 { sqlite3_column_int64(statement, i) }
     func isNull(_ i: Int32) -> Bool { sqlite3_column_type(statement, i) == SQLITE_NULL }
-    func optionalInt(_ i: Int32) -> Int64? { isNull(i) ? nil : int(i) }
     func text(_ i: Int32) -> String {
         guard let p = sqlite3_column_text(statement, i) else { return "" }
         return String(decoding: UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(statement, i))), as: UTF8.self)
     }
-    func optionalText(_ i: Int32) -> String? { isNull(i) ? nil : text(i) }
     func blob(_ i: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(statement, i))
         guard count > 0, let p = sqlite3_column_blob(statement, i) else { return [] }
         return Array(UnsafeRawBufferPointer(start: p, count: count))
     }
-    func optionalBlob(_ i: Int32) -> [UInt8]? { isNull(i) ? nil : blob(i) }
+    var columnCount: Int32 { sqlite3_column_count(statement) }
+    func columnName(_ i: Int32) -> String { sqlite3_column_name(statement, i).map { String(cString: $0) } ?? "" }
+    func value(_ i: Int32) -> SQLValue {
+        switch sqlite3_column_type(statement, i) {
+        case SQLITE_NULL: return .null
+        case SQLITE_INTEGER: return .int(int(i))
+        case SQLITE_BLOB: return .blob(blob(i))
+        default: return .text(text(i))
+        }
+    }
 }
 
 /// A single SQLite connection with a statement cache. Not thread-safe: its owner serialises use.
 /// Errors carry SQLite's message, never the bound values (phone numbers, hashes).
-final class SQLiteConnection {
+final class SQLiteConnection: SQLConnection {
+    let dialect = SQLDialect.sqlite
+    let isHealthy = true
+    var roundTrips = 0
     private let db: OpaquePointer
     private var cache: [String: OpaquePointer] = [:]
 
@@ -41,7 +43,7 @@ final class SQLiteConnection {
         guard rc == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_close(handle)
-            throw PhoneAuthError(.storageError, "The database \(path) cannot be opened: \(message).", details: [("path", .string(path))])
+            throw StorageFailure(.other, "The database \(path) cannot be opened: \(message).")
         }
         db = handle
         sqlite3_busy_timeout(db, 10_000)
@@ -56,8 +58,7 @@ final class SQLiteConnection {
             try execute("PRAGMA foreign_keys=ON")
         } catch {
             close()
-            throw PhoneAuthError(.storageError, "The database \(path) cannot be used: \((error as? PhoneAuthError)?.message ?? "\(error)")",
-                                 details: [("path", .string(path))])
+            throw StorageFailure(.other, "The database \(path) cannot be used: \((error as? StorageFailure)?.message ?? "\(error)")")
         }
     }
 
@@ -67,20 +68,22 @@ final class SQLiteConnection {
         sqlite3_close_v2(db)
     }
 
-    private func failure(_ what: String) -> PhoneAuthError {
-        PhoneAuthError(.storageError, "Database \(what) failed: \(String(cString: sqlite3_errmsg(db))).")
+    private func failure(_ what: String) -> StorageFailure {
+        StorageFailure(.other, "Database \(what) failed: \(String(cString: sqlite3_errmsg(db))).")
     }
 
     func execute(_ sql: String) throws {
+        roundTrips += 1
         var message: UnsafeMutablePointer<CChar>?
         if sqlite3_exec(db, sql, nil, nil, &message) != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? "unknown error"
             sqlite3_free(message)
-            throw PhoneAuthError(.storageError, "Database statement failed: \(text).")
+            throw StorageFailure(.other, "Database statement failed: \(text).")
         }
     }
 
     private func prepared(_ sql: String, _ args: [SQLValue]) throws -> OpaquePointer {
+        roundTrips += 1
         let statement: OpaquePointer
         if let cached = cache[sql] {
             statement = cached
@@ -108,7 +111,7 @@ final class SQLiteConnection {
 
     /// Runs a statement that returns no rows; returns the number of rows it changed.
     @discardableResult
-    func run(_ sql: String, _ args: [SQLValue] = []) throws -> Int {
+    func run(_ sql: String, _ args: [SQLValue]) throws -> Int {
         let statement = try prepared(sql, args)
         defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
         let rc = sqlite3_step(statement)
@@ -117,24 +120,15 @@ final class SQLiteConnection {
     }
 
     /// Calls `each` for every row.
-    func rows(_ sql: String, _ args: [SQLValue] = [], _ each: (SQLRow) throws -> Void) throws {
+    func rows(_ sql: String, _ args: [SQLValue], _ each: (SQLiteRow) throws -> Void) throws {
         let statement = try prepared(sql, args)
         defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
         while true {
             let rc = sqlite3_step(statement)
             if rc == SQLITE_DONE { return }
             guard rc == SQLITE_ROW else { throw failure("read") }
-            try each(SQLRow(statement: statement))
+            try each(SQLiteRow(statement: statement))
         }
-    }
-
-    /// The first row mapped by `map`, or nil.
-    func row<T>(_ sql: String, _ args: [SQLValue] = [], _ map: (SQLRow) throws -> T) throws -> T? {
-        var result: T?
-        try rows(sql, args) { row in
-            if result == nil { result = try map(row) }
-        }
-        return result
     }
 
     /// Runs `body` in a write transaction (BEGIN IMMEDIATE, so concurrent writers from other
@@ -150,4 +144,7 @@ final class SQLiteConnection {
             throw error
         }
     }
+
+    /// BEGIN IMMEDIATE already keeps every other writer out.
+    func tryTransactionLock(_ key: String) throws -> Bool { true }
 }

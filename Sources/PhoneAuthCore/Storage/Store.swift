@@ -1,6 +1,6 @@
-/// Where the engine keeps its state. Each operation is one transaction the engine needs, so a
-/// PostgreSQL implementation can follow without touching the engine. Implementations are
-/// thread-safe and safe to share with other processes opening the same database.
+/// Where the engine keeps its state. Each operation is one transaction the engine needs.
+/// Implementations are thread-safe and safe to share with other processes (on other machines,
+/// for PostgreSQL) opening the same database.
 public protocol Store: AnyObject, Sendable {
     // Keys
     func secrets() throws -> [StoredSecret]
@@ -107,6 +107,8 @@ public protocol Store: AnyObject, Sendable {
     /// multi-factor sessions and spent limit counters.
     func purge(verificationsExpiredBefore: Timestamp, sessionsEndedBefore: Timestamp) throws
 
+    /// Statements, transactions and retries since the store opened.
+    func statistics() -> StoreStatistics
     func close()
 }
 

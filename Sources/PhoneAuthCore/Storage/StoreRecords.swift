@@ -266,3 +266,14 @@ public struct VerificationStatus: Sendable {
     public var delivery: String
     public var attempts: Int
 }
+
+/// What a store has done since it opened: for benchmarks and monitoring.
+public struct StoreStatistics: Sendable {
+    public var driver: String
+    public var poolSize: Int
+    public var transactions: Int
+    /// Transactions run again after a conflict with another engine's, or a broken connection.
+    public var retries: Int
+    /// Statements sent to the database (each one round trip to a PostgreSQL server).
+    public var roundTrips: Int
+}

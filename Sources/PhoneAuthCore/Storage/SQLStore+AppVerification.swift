@@ -1,5 +1,5 @@
 /// Push receipts and captcha challenges.
-extension SQLiteStore {
+extension SQLStore {
     public func addAppCheck(id: String, kind: String, secretHash: [UInt8]?, scheme: String?, expiresAt: Timestamp, now: Timestamp,
                             ipKey: String?, ipLimit: Int) throws -> LimitTrip? {
         try write { db in

@@ -1,34 +1,59 @@
-/// The embedded store: one SQLite file in WAL mode. One connection per engine, serialised by a
-/// lock; other processes on the same file are coordinated by SQLite's own locking.
-public final class SQLiteStore: Store, @unchecked Sendable {
-    private let lock = Lock()
-    private let db: SQLiteConnection
-    private var closed = false
+import Glibc
 
-    public init(path: String, synchronous: EngineConfig.Synchronous) throws {
-        db = try SQLiteConnection(path: path, synchronous: synchronous)
-        do { try SQLiteMigrations.apply(to: db) } catch { db.close(); throw error }
+/// The store's logic, written once over a SQL driver: every operation is one transaction, and
+/// SQLite and PostgreSQL differ only in their `SQLConnection` (and its `SQLDialect`). With
+/// SQLite the pool holds one connection (SQLite has one writer at a time anyway); with
+/// PostgreSQL it holds several, and transactions that conflict with another engine's are run
+/// again.
+final class SQLStore<Connection: SQLConnection>: Store, @unchecked Sendable {
+    let pool: ConnectionPool<Connection>
+    let dialect: SQLDialect
+    /// A transaction that keeps conflicting is reported after this many tries.
+    static var maxTries: Int { 10 }
+
+    init(pool: ConnectionPool<Connection>, dialect: SQLDialect) {
+        self.pool = pool
+        self.dialect = dialect
     }
 
-    public func close() {
-        lock.withLock {
-            if !closed { db.close(); closed = true }
+    public func close() { pool.close() }
+
+    /// Runs `body` in a write transaction, again if it conflicted with another one (after a
+    /// short random pause, so the contenders spread out) or met a connection that had broken.
+    func write<T>(_ body: (Connection) throws -> T) throws -> T {
+        try retrying(transaction: true) { db in try db.transaction { try body(db) } }
+    }
+
+    func read<T>(_ body: (Connection) throws -> T) throws -> T {
+        try retrying(transaction: false, body)
+    }
+
+    private func retrying<T>(transaction: Bool, _ body: (Connection) throws -> T) throws -> T {
+        var conflicts = 0, staleConnections = 0
+        while true {
+            do {
+                let result = try pool.withConnection(body)
+                if transaction { pool.count(transactions: 1, retries: conflicts + staleConnections) }
+                return result
+            } catch let failure as StorageFailure {
+                switch failure.kind {
+                case .conflict where conflicts + 1 < Self.maxTries:
+                    conflicts += 1
+                    usleep(UInt32.random(in: 0...UInt32(250 << min(conflicts, 5))))
+                case .stale where staleConnections <= pool.size:
+                    staleConnections += 1
+                default:
+                    throw failure.asPhoneAuthError
+                }
+            }
         }
     }
 
-    /// Runs `body` in a transaction under the lock.
-    func write<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try lock.withLock { () throws -> T in
-            guard !closed else { throw PhoneAuthError(.storageError, "The engine is closed.") }
-            return try db.transaction { try body(db) }
-        }
-    }
-
-    func read<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try lock.withLock { () throws -> T in
-            guard !closed else { throw PhoneAuthError(.storageError, "The engine is closed.") }
-            return try body(db)
-        }
+    /// Statements, transactions and retries so far (for benchmarks and monitoring).
+    public func statistics() -> StoreStatistics {
+        let s = pool.currentStatistics
+        return StoreStatistics(driver: dialect.name, poolSize: s.size, transactions: s.transactions, retries: s.retries,
+                               roundTrips: s.roundTrips)
     }
 
     // MARK: Keys
@@ -66,7 +91,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             // Verifications of one number for different purposes (a sign-in, an enrolment, each
             // challenge) are independent: a sign-in request must not cancel a user's pending second factor.
             let latest = try db.row("""
-                SELECT id, created_at, expires_at, state FROM verifications WHERE phone = ? AND purpose = ? AND subject IS ?
+                SELECT id, created_at, expires_at, state FROM verifications WHERE phone = ? AND purpose = ? AND subject \(dialect.isNotDistinctFrom) ?
                 ORDER BY created_at DESC LIMIT 1
                 """, [.text(v.phone), .text(v.purpose.rawValue), Self.optional(v.subject)]) { row in
                 (row.text(0), Timestamp(milliseconds: row.int(1)), Timestamp(milliseconds: row.int(2)), row.text(3))
@@ -128,7 +153,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     /// Opens `signIn`'s session, or its challenge if the user has second factors.
-    func open(_ signIn: NewSignIn, for user: UserRecord, isNew: Bool, now: Timestamp, in db: SQLiteConnection) throws -> AccountOutcome {
+    func open(_ signIn: NewSignIn, for user: UserRecord, isNew: Bool, now: Timestamp, in db: Connection) throws -> AccountOutcome {
         var user = user
         if !user.factors.isEmpty, let challenge = signIn.challenge {
             try insertMFASession(challenge, uid: user.uid, provider: signIn.provider, developerClaims: signIn.developerClaims, now: now, in: db)
@@ -156,7 +181,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     /// wrong one; the phone number it verified when it matches. Does not consume it.
     func checkCode(id: String, purpose: VerificationPurpose, subject: String?, anySubject: Bool = false, now: Timestamp,
                            maxAttempts: Int, limits: CheckLimits, codeMatches: ([UInt8]) -> Bool,
-                           in db: SQLiteConnection) throws -> Result<(phone: String, subject: String?), CodeRejection> {
+                           in db: Connection) throws -> Result<(phone: String, subject: String?), CodeRejection> {
         guard let (phone, codeHash, expiresAt, attempts, state, storedPurpose, storedSubject) = try db.row(
             "SELECT phone, code_hash, expires_at, attempts, state, purpose, subject FROM verifications WHERE id = ?", [.text(id)],
             { row in (row.text(0), row.blob(1), Timestamp(milliseconds: row.int(2)), Int(row.int(3)), row.text(4), row.text(5), row.optionalText(6)) })
@@ -194,12 +219,12 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     /// Consumes a verification checkCode accepted, in the same transaction.
-    func markUsed(_ id: String, in db: SQLiteConnection) throws {
+    func markUsed(_ id: String, in db: Connection) throws {
         try db.run("UPDATE verifications SET state = 'used' WHERE id = ?", [.text(id)])
     }
 
     /// Numbers enrolled as SMS second factors are never first factors (and the reverse).
-    func isSecondFactorNumber(_ phone: String, in db: SQLiteConnection) throws -> Bool {
+    func isSecondFactorNumber(_ phone: String, in db: Connection) throws -> Bool {
         try db.row("SELECT 1 FROM factors WHERE phone = ? LIMIT 1", [.text(phone)]) { _ in true } ?? false
     }
 
@@ -251,7 +276,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
     }
 
     func insertFactor(_ factor: NewFactor, uid: String, phone: String?, lastStep: Int64, now: Timestamp,
-                              in db: SQLiteConnection) throws -> EnrolledFactor {
+                              in db: Connection) throws -> EnrolledFactor {
         // Factors list in enrolment order: two enrolled in one millisecond still get distinct times.
         let latest = try db.row("SELECT max(enrolled_at) FROM factors WHERE uid = ?", [.text(uid)]) { $0.optionalInt(0) } ?? nil
         let now = Timestamp(milliseconds: max(now.milliseconds, (latest ?? 0) + 1))
@@ -286,7 +311,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             try db.rows("""
                 SELECT id, phone, language_code, sealed_body, delivery_attempts FROM verifications
                 WHERE delivery IN ('pending', 'sending') AND due_at <= ? AND state = 'active' AND expires_at > ?
-                ORDER BY due_at LIMIT ?
+                ORDER BY due_at LIMIT ?\(dialect.skipLocked)
                 """, [.int(now.milliseconds), .int(now.milliseconds), .int(Int64(limit))]) { row in
                 messages.append(OutboxMessage(verificationId: row.text(0), phone: row.text(1), languageCode: row.text(2),
                                               sealedBody: row.blob(3), attempts: Int(row.int(4))))
@@ -348,6 +373,8 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     public func purge(verificationsExpiredBefore before: Timestamp, sessionsEndedBefore ended: Timestamp) throws {
         try write { db in
+            // One engine at a time: the others' purges would only wait for this one's row locks.
+            guard try db.tryTransactionLock("purge") else { return }
             // Expired before `before` means created before it: the time-ordered key bounds the scan.
             try db.run("DELETE FROM verifications WHERE id < ? AND expires_at < ? AND delivery NOT IN ('pending', 'sending')",
                        [.text(SortableID.prefix(before)), .int(before.milliseconds)])
@@ -357,7 +384,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
             try db.run("DELETE FROM app_checks WHERE expires_at < ?", [.int(before.milliseconds)])
             // A counter is read until two of its windows have passed: daily ones are kept a day
             // longer than `before` (a day ago), the hourly and shorter ones until `before`.
-            try db.run("DELETE FROM counters WHERE bucket < ?", [.int(before.milliseconds - Window.dayMilliseconds)])
+            try db.run("DELETE FROM counters WHERE bucket < ?", [.int(before.milliseconds - LimitWindow.dayMilliseconds)])
             try db.run("DELETE FROM counters WHERE bucket < ? AND scope NOT LIKE 'project:%' AND scope NOT LIKE 'region:%'",
                        [.int(before.milliseconds)])
             // A run of wrong codes is forgotten a month after its last one (as ended sessions are).
@@ -407,7 +434,7 @@ public final class SQLiteStore: Store, @unchecked Sendable {
         try read { try liveSession(uid: uid, id: id, in: $0) }
     }
 
-    func liveSession(uid: String, id: String, in db: SQLiteConnection) throws -> SessionInfo? {
+    func liveSession(uid: String, id: String, in db: Connection) throws -> SessionInfo? {
         guard let user = try self.user(uid: uid, in: db) else { return nil }
         return try db.row("""
             SELECT auth_time, provider, developer_claims, second_factor, second_factor_enrollment FROM sessions
@@ -420,24 +447,24 @@ public final class SQLiteStore: Store, @unchecked Sendable {
 
     // MARK: Users
 
-    private static let userColumns = "SELECT uid, phone, display_name, disabled, created_at, last_sign_in_at, valid_since, custom_claims FROM users"
+    private static var userColumns: String { "SELECT uid, phone, display_name, disabled, created_at, last_sign_in_at, valid_since, custom_claims FROM users" }
 
-    static func userRecord(_ row: SQLRow) -> UserRecord {
+    static func userRecord(_ row: Connection.Row) -> UserRecord {
         UserRecord(uid: row.text(0), phoneNumber: row.optionalText(1), displayName: row.optionalText(2),
                    disabled: row.int(3) != 0, createdAt: Timestamp(milliseconds: row.int(4)),
                    lastSignInAt: row.optionalInt(5).map { Timestamp(milliseconds: $0) },
                    validSince: row.optionalInt(6).map { Timestamp(milliseconds: $0) }, customClaims: row.optionalText(7))
     }
 
-    func user(uid: String, in db: SQLiteConnection) throws -> UserRecord? {
+    func user(uid: String, in db: Connection) throws -> UserRecord? {
         try withFactors(try db.row(Self.userColumns + " WHERE uid = ?", [.text(uid)], Self.userRecord), in: db)
     }
 
-    func user(phoneNumber: String, in db: SQLiteConnection) throws -> UserRecord? {
+    func user(phoneNumber: String, in db: Connection) throws -> UserRecord? {
         try withFactors(try db.row(Self.userColumns + " WHERE phone = ?", [.text(phoneNumber)], Self.userRecord), in: db)
     }
 
-    func withFactors(_ user: UserRecord?, in db: SQLiteConnection) throws -> UserRecord? {
+    func withFactors(_ user: UserRecord?, in db: Connection) throws -> UserRecord? {
         guard var user else { return nil }
         try db.rows("""
             SELECT enrollment_id, factor_id, display_name, phone, enrolled_at FROM factors WHERE uid = ? ORDER BY enrolled_at, enrollment_id

@@ -1,7 +1,7 @@
 /// Second factors and multi-factor sessions (challenges, TOTP enrolments).
-extension SQLiteStore {
+extension SQLStore {
     func insertMFASession(_ session: NewMFASession, uid: String, provider: String, developerClaims: String?,
-                                  now: Timestamp, in db: SQLiteConnection) throws {
+                                  now: Timestamp, in db: Connection) throws {
         try db.run("""
             INSERT INTO mfa_sessions (id, uid, kind, provider, developer_claims, sealed_secret, created_at, expires_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -21,7 +21,7 @@ extension SQLiteStore {
 
     /// An active, unexpired multi-factor session of `kind`: its user, first factor and the state
     /// needed to check a code.
-    func mfaSession(id: String, kind: String, now: Timestamp, in db: SQLiteConnection)
+    func mfaSession(id: String, kind: String, now: Timestamp, in db: Connection)
         throws -> (uid: String, provider: String, developerClaims: String?, sealedSecret: [UInt8]?, attempts: Int)? {
         try db.row("""
             SELECT uid, provider, developer_claims, sealed_secret, attempts FROM mfa_sessions
@@ -41,13 +41,13 @@ extension SQLiteStore {
 
     /// Why a multi-factor session is not active: its user was disabled (which ends them), or it
     /// is unknown, expired or used.
-    func deadSessionRefusal(_ id: String, in db: SQLiteConnection) throws -> AccountRefusal {
+    func deadSessionRefusal(_ id: String, in db: Connection) throws -> AccountRefusal {
         let disabled = try db.row("SELECT u.disabled FROM mfa_sessions m JOIN users u ON u.uid = m.uid WHERE m.id = ?", [.text(id)]) { $0.int(0) != 0 }
         return disabled == true ? .userDisabled : .invalidMultiFactorSession
     }
 
     /// Counts a wrong TOTP code against a multi-factor session; the tries left.
-    func countWrongTotp(sessionId: String, attempts: Int, maxAttempts: Int, in db: SQLiteConnection) throws -> CodeRejection {
+    func countWrongTotp(sessionId: String, attempts: Int, maxAttempts: Int, in db: Connection) throws -> CodeRejection {
         let used = attempts + 1
         try db.run("UPDATE mfa_sessions SET attempts = ?, state = ? WHERE id = ?",
                    [.int(Int64(used)), .text(used >= maxAttempts ? "dead" : "active"), .text(sessionId)])
@@ -124,7 +124,7 @@ extension SQLiteStore {
 
     /// Refuses a change made with an ID token whose session has ended (checked inside the
     /// change's transaction, so a concurrent sign-out or revocation cannot slip in between).
-    func checkPresented(uid: String, session: String, in db: SQLiteConnection) throws -> AccountRefusal? {
+    func checkPresented(uid: String, session: String, in db: Connection) throws -> AccountRefusal? {
         guard let live = try liveSession(uid: uid, id: session, in: db) else {
             guard let user = try self.user(uid: uid, in: db) else { return .userNotFound }
             return user.disabled ? .userDisabled : .sessionEnded
@@ -133,7 +133,7 @@ extension SQLiteStore {
     }
 
     /// Pending challenges and TOTP enrolments of a user whose sessions end, end too.
-    func endChallenges(uid: String, in db: SQLiteConnection) throws {
+    func endChallenges(uid: String, in db: Connection) throws {
         try db.run("UPDATE mfa_sessions SET state = 'ended' WHERE uid = ? AND state = 'active'", [.text(uid)])
     }
 

@@ -1,6 +1,7 @@
-/// The SQLite schema, as numbered migrations; `PRAGMA user_version` records how many ran.
-/// Append new migrations; never edit one that has shipped.
-enum SQLiteMigrations {
+/// The schema, as numbered migrations written once in SQLite's dialect; PostgreSQL gets each
+/// one translated (`postgres(_:)`). SQLite records how many ran in `PRAGMA user_version`,
+/// PostgreSQL in the table `schema_version`. Append new migrations; never edit one that has shipped.
+enum Migrations {
     static let all: [String] = [
         // 1: users, phone identities, verifications, outbox, sessions, keys
         // Every row a flow writes costs whole pages in the WAL, so the schema keeps the pages
@@ -138,13 +139,67 @@ enum SQLiteMigrations {
     static func apply(to connection: SQLiteConnection) throws {
         try connection.transaction {
             let current = try connection.row("PRAGMA user_version") { Int($0.int(0)) } ?? 0
-            guard current <= all.count else {
-                throw PhoneAuthError(.storageError, "The database was written by a newer PhoneAuth (schema \(current); this one knows \(all.count)).")
-            }
+            try refuseNewer(current)
             for (index, sql) in all.enumerated() where index >= current {
                 try connection.execute(sql)
             }
             try connection.execute("PRAGMA user_version = \(all.count)")
         }
+    }
+
+    /// Engines starting together on an empty database queue on an advisory lock, so the first
+    /// one migrates and the others find the schema done.
+    static func apply(to connection: PostgresConnection, schema: String) throws {
+        let lock = "migrate"
+        try connection.sessionLock(lock)
+        defer { try? connection.sessionUnlock(lock) }
+        try connection.execute("BEGIN")
+        do {
+            let exists = try connection.row("SELECT 1 FROM pg_namespace WHERE nspname = ?", [.text(schema)]) { _ in true } ?? false
+            if !exists { try connection.execute("CREATE SCHEMA \(schema)") }
+            try connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)")
+            let found: Int64?? = try connection.row("SELECT max(version) FROM schema_version") { $0.optionalInt(0) }
+            let current = Int((found ?? nil) ?? 0)
+            try refuseNewer(current)
+            for (index, sql) in all.enumerated() where index >= current {
+                try connection.execute(postgres(sql))
+            }
+            if current < all.count {
+                try connection.execute("DELETE FROM schema_version")
+                try connection.run("INSERT INTO schema_version (version) VALUES (?)", [.int(Int64(all.count))])
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private static func refuseNewer(_ current: Int) throws {
+        guard current <= all.count else {
+            throw StorageFailure(.other, "The database was written by a newer PhoneAuth (schema \(current); this one knows \(all.count)).")
+        }
+    }
+
+    /// A SQLite migration in PostgreSQL's words: 64-bit integers, bytea, text compared bytewise
+    /// (IDs that start with their creation time must sort as SQLite sorts them), and no
+    /// WITHOUT ROWID, which PostgreSQL's heap tables have no use for.
+    static func postgres(_ sql: String) -> String {
+        let words = [(" INTEGER", " BIGINT"), (" BLOB", " BYTEA"), (" TEXT", " TEXT COLLATE \"C\""), (") WITHOUT ROWID;", ");")]
+        return words.reduce(sql) { $0.replacingEvery($1.0, with: $1.1) }
+    }
+}
+
+extension String {
+    /// The string with every occurrence of `target` replaced.
+    func replacingEvery(_ target: String, with replacement: String) -> String {
+        var result = ""
+        var rest = Substring(self)
+        while let range = rest.firstRange(of: target) {
+            result += rest[..<range.lowerBound]
+            result += replacement
+            rest = rest[range.upperBound...]
+        }
+        return result + rest
     }
 }

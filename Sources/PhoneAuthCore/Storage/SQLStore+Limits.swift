@@ -1,35 +1,35 @@
-/// The abuse limits: send counts, wrong-code counts and number lockouts, all in the caller's
-/// transaction.
-extension SQLiteStore {
-    /// The counted windows, by what they count.
-    enum Window: String {
-        case smsPerIp = "ip", smsPerProject = "project", smsPerRegion = "region", regionBurst = "burst", wrongCodesPerIp = "ipfail",
-             appChecksPerIp = "appip"
+/// The counted windows, by what they count.
+enum LimitWindow: String {
+    case smsPerIp = "ip", smsPerProject = "project", smsPerRegion = "region", regionBurst = "burst", wrongCodesPerIp = "ipfail",
+         appChecksPerIp = "appip"
 
-        var milliseconds: Int64 {
-            switch self {
-            case .smsPerIp, .regionBurst, .appChecksPerIp: return 3_600_000
-            case .smsPerProject, .smsPerRegion: return Self.dayMilliseconds
-            case .wrongCodesPerIp: return 300_000
-            }
-        }
-        static let dayMilliseconds: Int64 = 86_400_000
-
-        /// The configuration key of the limit, as errors and events name it.
-        var limitName: String {
-            switch self {
-            case .smsPerIp: return "smsPerIpPerHour"
-            case .smsPerProject: return "smsPerProjectPerDay"
-            case .smsPerRegion: return "smsPerRegionPerDay"
-            case .regionBurst: return "regionBurstPerHour"
-            case .wrongCodesPerIp: return "wrongCodesPerIpPer5Minutes"
-            case .appChecksPerIp: return "appChecksPerIpPerHour"
-            }
+    var milliseconds: Int64 {
+        switch self {
+        case .smsPerIp, .regionBurst, .appChecksPerIp: return 3_600_000
+        case .smsPerProject, .smsPerRegion: return Self.dayMilliseconds
+        case .wrongCodesPerIp: return 300_000
         }
     }
+    static let dayMilliseconds: Int64 = 86_400_000
 
+    /// The configuration key of the limit, as errors and events name it.
+    var limitName: String {
+        switch self {
+        case .smsPerIp: return "smsPerIpPerHour"
+        case .smsPerProject: return "smsPerProjectPerDay"
+        case .smsPerRegion: return "smsPerRegionPerDay"
+        case .regionBurst: return "regionBurstPerHour"
+        case .wrongCodesPerIp: return "wrongCodesPerIpPer5Minutes"
+        case .appChecksPerIp: return "appChecksPerIpPerHour"
+        }
+    }
+}
+
+/// The abuse limits: send counts, wrong-code counts and number lockouts, all in the caller's
+/// transaction.
+extension SQLStore {
     /// The first send limit a new SMS to `phone` would break, if any.
-    func checkSendLimits(_ limits: SendLimits, phone: String, now: Timestamp, in db: SQLiteConnection) throws -> LimitTrip? {
+    func checkSendLimits(_ limits: SendLimits, phone: String, now: Timestamp, in db: Connection) throws -> LimitTrip? {
         if limits.perNumberPerHour > 0 {
             // Exact: the number's own verifications of the last hour that sent an SMS.
             var sent: [Int64] = []
@@ -47,7 +47,7 @@ extension SQLiteStore {
         return try slidingLimit(.smsPerProject, key: "", limit: limits.perProjectPerDay, now: now, in: db)
     }
 
-    func countSend(_ limits: SendLimits, now: Timestamp, in db: SQLiteConnection) throws {
+    func countSend(_ limits: SendLimits, now: Timestamp, in db: Connection) throws {
         if let ip = limits.clientIp, limits.perIpPerHour > 0 { try bump(.smsPerIp, key: ip, now: now, in: db) }
         if limits.regionBurstPerHour > 0 { try bump(.regionBurst, key: limits.region, now: now, in: db) }
         if limits.perRegionPerDay > 0 { try bump(.smsPerRegion, key: limits.region, now: now, in: db) }
@@ -57,7 +57,7 @@ extension SQLiteStore {
     /// Refuses when one more event would take the events of the last window (the current fixed
     /// window's count plus the previous one's, weighted by how much of it the sliding window
     /// still covers) over `limit`.
-    func slidingLimit(_ window: Window, key: String, limit: Int, now: Timestamp, in db: SQLiteConnection) throws -> LimitTrip? {
+    func slidingLimit(_ window: LimitWindow, key: String, limit: Int, now: Timestamp, in db: Connection) throws -> LimitTrip? {
         guard limit > 0 else { return nil }
         let length = window.milliseconds
         let bucket = now.milliseconds - now.milliseconds % length
@@ -83,13 +83,13 @@ extension SQLiteStore {
                          isQuota: window == .smsPerProject || window == .smsPerRegion || window == .regionBurst)
     }
 
-    func bump(_ window: Window, key: String, now: Timestamp, in db: SQLiteConnection) throws {
+    func bump(_ window: LimitWindow, key: String, now: Timestamp, in db: Connection) throws {
         let bucket = now.milliseconds - now.milliseconds % window.milliseconds
-        try db.run("INSERT INTO counters (bucket, scope, count) VALUES (?, ?, 1) ON CONFLICT (bucket, scope) DO UPDATE SET count = count + 1",
+        try db.run("INSERT INTO counters (bucket, scope, count) VALUES (?, ?, 1) ON CONFLICT (bucket, scope) DO UPDATE SET count = counters.count + 1",
                    [.int(bucket), .text(window.rawValue + ":" + key)])
     }
 
-    func lockedUntil(_ phone: String, now: Timestamp, in db: SQLiteConnection) throws -> Timestamp? {
+    func lockedUntil(_ phone: String, now: Timestamp, in db: Connection) throws -> Timestamp? {
         guard let until = try db.row("SELECT locked_until FROM number_failures WHERE phone = ?", [.text(phone)], { $0.int(0) }),
               until > now.milliseconds else { return nil }
         return Timestamp(milliseconds: until)
@@ -97,11 +97,11 @@ extension SQLiteStore {
 
     /// Counts a wrong code for the number; when that makes `maxConsecutiveFailures` in a row, locks
     /// the number (and starts counting afresh for after the lock) and returns until when.
-    func countFailure(_ phone: String, limits: CheckLimits, now: Timestamp, in db: SQLiteConnection) throws -> Timestamp? {
+    func countFailure(_ phone: String, limits: CheckLimits, now: Timestamp, in db: Connection) throws -> Timestamp? {
         guard limits.maxConsecutiveFailures > 0 else { return nil }
         let failures = try db.row("""
             INSERT INTO number_failures (phone, consecutive, last_failure_at) VALUES (?, 1, ?)
-            ON CONFLICT (phone) DO UPDATE SET consecutive = consecutive + 1, last_failure_at = excluded.last_failure_at
+            ON CONFLICT (phone) DO UPDATE SET consecutive = number_failures.consecutive + 1, last_failure_at = excluded.last_failure_at
             RETURNING consecutive
             """, [.text(phone), .int(now.milliseconds)]) { Int($0.int(0)) } ?? 1
         guard failures >= limits.maxConsecutiveFailures else { return nil }

@@ -1,0 +1,62 @@
+/// Where an engine keeps its state: a SQLite file (the embedded default) or a PostgreSQL
+/// database that engines on several machines share.
+public enum Database: Sendable {
+    case sqlite(path: String, synchronous: EngineConfig.Synchronous)
+    case postgres(PostgresSettings)
+
+    public init(_ config: EngineConfig) {
+        if PostgresSettings.isURI(config.database) {
+            var settings = config.postgres
+            settings.uri = config.database
+            self = .postgres(settings)
+        } else {
+            self = .sqlite(path: config.database, synchronous: config.sqliteSynchronous)
+        }
+    }
+
+    /// Opens the database and brings its schema up to date.
+    public func open() throws -> Store {
+        do {
+            switch self {
+            case let .sqlite(path, synchronous):
+                let pool = ConnectionPool(size: 1, first: try migratedSQLite()) { try SQLiteConnection(path: path, synchronous: synchronous) }
+                return SQLStore(pool: pool, dialect: .sqlite)
+            case let .postgres(settings):
+                let pool = ConnectionPool(size: settings.poolSize, first: try migratedPostgres()) { try PostgresConnection(settings) }
+                return SQLStore(pool: pool, dialect: .postgres)
+            }
+        } catch let failure as StorageFailure {
+            throw failure.asPhoneAuthError
+        }
+    }
+
+    /// One connection to the database, its schema brought up to date.
+    func connect() throws -> any SQLConnection {
+        switch self {
+        case .sqlite: return try migratedSQLite()
+        case .postgres: return try migratedPostgres()
+        }
+    }
+
+    private func migratedSQLite() throws -> SQLiteConnection {
+        guard case let .sqlite(path, synchronous) = self else { throw StorageFailure(.other, "Not a SQLite database.") }
+        let connection = try SQLiteConnection(path: path, synchronous: synchronous)
+        do { try Migrations.apply(to: connection) } catch { connection.close(); throw error }
+        return connection
+    }
+
+    private func migratedPostgres() throws -> PostgresConnection {
+        guard case let .postgres(settings) = self else { throw StorageFailure(.other, "Not a PostgreSQL database.") }
+        let connection = try PostgresConnection(settings)
+        do { try Migrations.apply(to: connection, schema: settings.schema) } catch { connection.close(); throw error }
+        return connection
+    }
+
+    /// Where it is, for messages: the file's path, or PostgreSQL's host and database.
+    public var location: String {
+        switch self {
+        case let .sqlite(path, _): return path
+        case let .postgres(settings): return settings.location
+        }
+    }
+}

@@ -1,0 +1,255 @@
+import CLibPQ
+import Glibc
+
+/// One result row of a PostgreSQL statement, fetched in binary format.
+struct PostgresRow: SQLRow {
+    let result: OpaquePointer
+    let row: Int32
+
+    private func bytes(_ i: Int32) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: PQgetvalue(result, row, i), count: Int(PQgetlength(result, row, i)))
+    }
+
+    func isNull(_ i: Int32) -> Bool { PQgetisnull(result, row, i) == 1 }
+    func int(_ i: Int32) -> Int64 {
+        guard !isNull(i) else { return 0 }
+        // Binary integers are big-endian, as wide as their type: int8, int4, int2 or bool.
+        var value: Int64 = 0
+        let data = bytes(i)
+        for byte in data { value = value << 8 | Int64(byte) }
+        switch data.count {
+        case 4: return Int64(Int32(truncatingIfNeeded: value))
+        case 2: return Int64(Int16(truncatingIfNeeded: value))
+        default: return value
+        }
+    }
+    func text(_ i: Int32) -> String { String(decoding: bytes(i), as: UTF8.self) }
+    func blob(_ i: Int32) -> [UInt8] { Array(bytes(i)) }
+    var columnCount: Int32 { PQnfields(result) }
+    func columnName(_ i: Int32) -> String { PQfname(result, i).map { String(cString: $0) } ?? "" }
+    func value(_ i: Int32) -> SQLValue {
+        if isNull(i) { return .null }
+        switch PQftype(result, i) {
+        case 16, 20, 21, 23: return .int(int(i))  // bool, int8, int2, int4
+        case 17: return .blob(blob(i))  // bytea
+        default: return .text(text(i))
+        }
+    }
+}
+
+/// A PostgreSQL connection through libpq, with a cache of prepared statements. Not
+/// thread-safe: the pool gives it to one thread at a time. Every exchange with the server has a
+/// deadline (`statementTimeoutMs`, also set as the server's statement_timeout), so a call never
+/// waits on a server that went away. Errors carry the server's primary message (never the
+/// bound values, which PostgreSQL puts in the detail) and name host and database, never the password.
+final class PostgresConnection: SQLConnection {
+    let dialect = SQLDialect.postgres
+    private(set) var isHealthy = true
+    var roundTrips = 0
+    private let connection: OpaquePointer
+    private let settings: PostgresSettings
+    private var statements: [String: (name: String, parameters: Int32)] = [:]
+    /// Whether a transaction is open and has run a statement besides BEGIN.
+    private var inTransaction = false
+
+    init(_ settings: PostgresSettings) throws {
+        self.settings = settings
+        let options = "-c search_path=\(settings.schema) -c statement_timeout=\(settings.statementTimeoutMs)"
+        // The URI comes first and is expanded; the later values override what it says.
+        let parameters: [(String, String)] = [
+            ("dbname", settings.uri), ("connect_timeout", String(settings.connectTimeoutSeconds)), ("options", options),
+            ("application_name", "phoneauth"), ("client_encoding", "UTF8"),
+            // A server that vanishes without closing the socket is noticed within seconds.
+            ("keepalives", "1"), ("keepalives_idle", "5"), ("keepalives_interval", "2"), ("keepalives_count", "2"),
+        ]
+        let made = withCStrings(parameters.map(\.0)) { keys in
+            withCStrings(parameters.map(\.1)) { values in PQconnectdbParams(keys, values, 1) }
+        }
+        guard let made else { throw StorageFailure(.unavailable, "libpq could not allocate a connection.") }
+        guard PQstatus(made) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(made))
+            PQfinish(made)
+            throw StorageFailure(.unavailable, "Cannot connect to PostgreSQL (\(settings.location)): \(settings.redact(Self.firstLine(message)))")
+        }
+        connection = made
+    }
+
+    func close() { PQfinish(connection) }
+
+    // MARK: SQLConnection
+
+    func execute(_ sql: String) throws {
+        PQclear(try exchange { PQsendQuery(connection, sql) })
+    }
+
+    @discardableResult
+    func run(_ sql: String, _ args: [SQLValue]) throws -> Int {
+        let result = try query(sql, args)
+        defer { PQclear(result) }
+        return Int(String(cString: PQcmdTuples(result))) ?? 0
+    }
+
+    func rows(_ sql: String, _ args: [SQLValue], _ each: (PostgresRow) throws -> Void) throws {
+        let result = try query(sql, args)
+        defer { PQclear(result) }
+        for row in 0..<PQntuples(result) { try each(PostgresRow(result: result, row: row)) }
+    }
+
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+        inTransaction = true
+        defer { inTransaction = false }
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if isHealthy { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    func tryTransactionLock(_ key: String) throws -> Bool {
+        try row("SELECT pg_try_advisory_xact_lock(hashtext(?))", [.text(lockName(key))]) { $0.int(0) != 0 } ?? false
+    }
+
+    /// Waits for the lock `key` of this schema, held until `sessionUnlock` or the connection ends.
+    func sessionLock(_ key: String) throws { try run("SELECT pg_advisory_lock(hashtext(?))", [.text(lockName(key))]) }
+    func sessionUnlock(_ key: String) throws { try run("SELECT pg_advisory_unlock(hashtext(?))", [.text(lockName(key))]) }
+
+    private func lockName(_ key: String) -> String { "phoneauth:" + settings.schema + ":" + key }
+
+    // MARK: Statements
+
+    /// Runs `sql` as a prepared statement (prepared once per connection), `?` placeholders
+    /// becoming $1, $2, …; integers and text go as text, blobs as binary; rows come back binary.
+    private func query(_ sql: String, _ args: [SQLValue]) throws -> OpaquePointer {
+        let statement: (name: String, parameters: Int32)
+        if let cached = statements[sql] {
+            statement = cached
+        } else {
+            let (text, count) = Self.numberPlaceholders(sql)
+            let name = "s\(statements.count + 1)"
+            PQclear(try exchange { PQsendPrepare(connection, name, text, count, nil) })
+            statement = (name, count)
+            statements[sql] = statement
+        }
+        var buffer: [UInt8] = []
+        var offsets: [Int?] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        for arg in args {
+            let bytes: [UInt8]?
+            switch arg {
+            case let .int(v): bytes = Array(String(v).utf8) + [0]
+            case let .text(v): bytes = Array(v.utf8) + [0]
+            case let .blob(v): bytes = v
+            case .null: bytes = nil
+            }
+            offsets.append(bytes.map { _ in buffer.count })
+            lengths.append(Int32(bytes?.count ?? 0))
+            if case .blob = arg { formats.append(1) } else { formats.append(0) }
+            buffer += bytes ?? []
+        }
+        buffer.append(0)  // so that the base address of an all-empty buffer is valid
+        return try buffer.withUnsafeBufferPointer { base in
+            let values: [UnsafePointer<CChar>?] = offsets.map { offset in
+                offset.map { UnsafeRawPointer(base.baseAddress! + $0).assumingMemoryBound(to: CChar.self) }
+            }
+            return try exchange {
+                PQsendQueryPrepared(connection, statement.name, Int32(args.count), values, lengths, formats, 1)
+            }
+        }
+    }
+
+    /// Sends one request and waits, at most the statement timeout, for its result. A broken
+    /// connection is marked unhealthy; if that happened before this transaction (or read) had
+    /// done anything, the failure is `stale` and the store runs it again on another connection.
+    private func exchange(_ send: () -> Int32) throws -> OpaquePointer {
+        roundTrips += 1
+        let first = !inTransaction
+        guard isHealthy, send() == 1 else { throw broken(first: first) }
+        let deadline = Self.milliseconds() + Int64(settings.statementTimeoutMs)
+        while PQisBusy(connection) == 1 {
+            let left = deadline - Self.milliseconds()
+            guard left > 0 else {
+                isHealthy = false
+                throw StorageFailure(.unavailable, "PostgreSQL (\(settings.location)) did not answer within \(settings.statementTimeoutMs) ms.")
+            }
+            var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
+            if poll(&descriptor, 1, Int32(min(left, 1000))) < 0 && errno != EINTR { throw broken(first: first) }
+            guard PQconsumeInput(connection) == 1 else { throw broken(first: first) }
+        }
+        var last: OpaquePointer?
+        var failure: StorageFailure?
+        while let result = PQgetResult(connection) {
+            switch PQresultStatus(result) {
+            case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+                PQclear(last)
+                last = result
+            default:
+                if failure == nil { failure = serverFailure(result) }
+                PQclear(result)
+            }
+        }
+        if PQstatus(connection) != CONNECTION_OK { PQclear(last); throw broken(first: first) }
+        if let failure { PQclear(last); throw failure }
+        guard let last else { throw StorageFailure(.other, "PostgreSQL returned no result.") }
+        return last
+    }
+
+    private func broken(first: Bool) -> StorageFailure {
+        isHealthy = false
+        let message = settings.redact(Self.firstLine(String(cString: PQerrorMessage(connection))))
+        return StorageFailure(first ? .stale : .unavailable, "The connection to PostgreSQL (\(settings.location)) broke: \(message)")
+    }
+
+    private func serverFailure(_ result: OpaquePointer) -> StorageFailure {
+        let state = PQresultErrorField(result, pa_pg_diag_sqlstate()).map { String(cString: $0) } ?? ""
+        let message = PQresultErrorField(result, pa_pg_diag_message()).map { String(cString: $0) } ?? "unknown error"
+        let kind: StorageFailure.Kind
+        switch state {
+        // Serialization failure, deadlock; and a unique key another transaction inserted
+        // meanwhile, which running again sees and decides on.
+        case "40001", "40P01", "23505": kind = .conflict
+        // Connection exceptions, shutdown, statement timeout: the caller may try again.
+        case _ where state.hasPrefix("08") || state.hasPrefix("57"): kind = .unavailable
+        default: kind = .other
+        }
+        return StorageFailure(kind, "PostgreSQL (\(settings.location)) refused a statement: \(settings.redact(message)) (SQLSTATE \(state)).")
+    }
+
+    /// `?` placeholders (outside quoted literals) as $1, $2, …, and how many there are.
+    static func numberPlaceholders(_ sql: String) -> (String, Int32) {
+        var result = ""
+        var count: Int32 = 0
+        var quoted = false
+        for c in sql {
+            if c == "'" { quoted.toggle() }
+            if c == "?" && !quoted {
+                count += 1
+                result += "$\(count)"
+            } else {
+                result.append(c)
+            }
+        }
+        return (result, count)
+    }
+
+    private static func firstLine(_ message: String) -> String {
+        String(message.split(separator: "\n").first ?? "unknown error")
+    }
+
+    private static func milliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+}
+
+/// Calls `body` with the strings as a NULL-terminated array of C strings.
+private func withCStrings<T>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
+    let copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    return body(copies.map { UnsafePointer($0) } + [nil])
+}

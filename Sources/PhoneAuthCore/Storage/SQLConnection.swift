@@ -1,0 +1,106 @@
+/// A value bound to a statement parameter.
+enum SQLValue {
+    case int(Int64)
+    case text(String)
+    case blob([UInt8])
+    case null
+}
+
+/// One result row, read by column index.
+protocol SQLRow {
+    func int(_ i: Int32) -> Int64
+    func isNull(_ i: Int32) -> Bool
+    func text(_ i: Int32) -> String
+    func blob(_ i: Int32) -> [UInt8]
+    var columnCount: Int32 { get }
+    func columnName(_ i: Int32) -> String
+    /// The column as the value that would bind it again (for copying rows between databases).
+    func value(_ i: Int32) -> SQLValue
+}
+
+extension SQLRow {
+    func optionalInt(_ i: Int32) -> Int64? { isNull(i) ? nil : int(i) }
+    func optionalText(_ i: Int32) -> String? { isNull(i) ? nil : text(i) }
+    func optionalBlob(_ i: Int32) -> [UInt8]? { isNull(i) ? nil : blob(i) }
+}
+
+/// The SQL a dialect writes its own way. The store's statements are written once with `?`
+/// placeholders; these fragments fill in where SQLite and PostgreSQL differ.
+struct SQLDialect: Sendable {
+    let name: String
+    /// `x IS ?` compares with NULL equal to NULL in SQLite; PostgreSQL spells it out.
+    let isNotDistinctFrom: String
+    /// Appended to the outbox claim so workers of several engines skip each other's rows.
+    let skipLocked: String
+    /// Starts a read-only transaction that sees one consistent state of every table.
+    let beginSnapshot: String
+
+    static let sqlite = SQLDialect(name: "sqlite", isNotDistinctFrom: "IS", skipLocked: "", beginSnapshot: "BEGIN")
+    static let postgres = SQLDialect(name: "postgresql", isNotDistinctFrom: "IS NOT DISTINCT FROM", skipLocked: " FOR UPDATE SKIP LOCKED",
+                                         beginSnapshot: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+}
+
+/// What a driver gives the store: one connection, used by one thread at a time. Errors are
+/// `StorageFailure`s carrying the database's message, never the bound values.
+protocol SQLConnection: AnyObject {
+    associatedtype Row: SQLRow
+    var dialect: SQLDialect { get }
+    /// False once the connection is known to be unusable (the pool then drops it).
+    var isHealthy: Bool { get }
+    /// Statements sent to the database since the connection opened (round trips, for PostgreSQL).
+    var roundTrips: Int { get set }
+    /// Runs one or more statements that return no rows (schema changes).
+    func execute(_ sql: String) throws
+    /// Runs a statement that returns no rows; returns the number of rows it changed.
+    @discardableResult func run(_ sql: String, _ args: [SQLValue]) throws -> Int
+    /// Calls `each` for every row.
+    func rows(_ sql: String, _ args: [SQLValue], _ each: (Row) throws -> Void) throws
+    /// Runs `body` in a write transaction that other writers (of any process) cannot interleave
+    /// with: SQLite's BEGIN IMMEDIATE, PostgreSQL's SERIALIZABLE. Rolls back on error.
+    func transaction<T>(_ body: () throws -> T) throws -> T
+    /// Takes the lock `key` for the rest of the transaction if no one else holds it; false if
+    /// someone does (so only one engine at a time runs a job such as the purge).
+    func tryTransactionLock(_ key: String) throws -> Bool
+    func close()
+}
+
+extension SQLConnection {
+    @discardableResult func run(_ sql: String) throws -> Int { try run(sql, []) }
+    func rows(_ sql: String, _ each: (Row) throws -> Void) throws { try rows(sql, [], each) }
+
+    /// The first row mapped by `map`, or nil.
+    func row<T>(_ sql: String, _ args: [SQLValue] = [], _ map: (Row) throws -> T) throws -> T? {
+        var result: T?
+        try rows(sql, args) { row in
+            if result == nil { result = try map(row) }
+        }
+        return result
+    }
+}
+
+/// A database failure as a driver reports it, before the store turns it into a storageError.
+struct StorageFailure: Error {
+    enum Kind {
+        /// A serialization failure or deadlock: the transaction can simply run again.
+        case conflict
+        /// A pooled connection turned out broken before this transaction or read had done
+        /// anything: it runs again, at once, on another connection.
+        case stale
+        /// The server cannot be reached, or the connection broke or timed out mid-transaction
+        /// (nothing half-applied: PostgreSQL rolls back what did not commit). The caller may retry.
+        case unavailable
+        case other
+    }
+    var kind: Kind
+    var message: String
+
+    init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    var asPhoneAuthError: PhoneAuthError {
+        let retryable = kind != .other
+        return PhoneAuthError(.storageError, message, details: [("retryable", .bool(retryable))])
+    }
+}
