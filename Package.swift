@@ -7,9 +7,12 @@ let package = Package(
     name: "PhoneAuth",
     products: [
         .library(name: "phoneauth", type: .dynamic, targets: ["PhoneAuth"]),
+        // Installed as `phoneauth` (a product cannot share the library's name).
+        .executable(name: "phoneauth-cli", targets: ["phoneauth-cli"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
     ],
     targets: [
         .systemLibrary(name: "CJansson", path: "Sources/CJansson", pkgConfig: "jansson"),
@@ -41,6 +44,11 @@ let package = Package(
                 "-Xlinker", "--version-script=Sources/PhoneAuth/exports.map",
                 "-Xlinker", "-soname=libphoneauth.so.1",
             ])]
+        ),
+        .executableTarget(
+            name: "phoneauth-cli",
+            dependencies: ["PhoneAuthCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/phoneauth-cli"
         ),
         .testTarget(name: "PhoneAuthCoreTests", dependencies: ["PhoneAuthCore"], path: "Tests/PhoneAuthCoreTests"),
     ],

@@ -72,6 +72,8 @@ final class PostgresConnection: SQLConnection {
             throw StorageFailure(.unavailable, "Cannot connect to PostgreSQL (\(settings.location)): \(settings.redact(Self.firstLine(message)))")
         }
         connection = made
+        // Notices (such as "relation already exists, skipping") are not for the host's stderr.
+        PQsetNoticeProcessor(made, { _, _ in }, nil)
     }
 
     func close() { PQfinish(connection) }

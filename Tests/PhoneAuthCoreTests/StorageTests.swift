@@ -1,0 +1,231 @@
+import Glibc
+import XCTest
+@testable import PhoneAuthCore
+
+/// The store itself: configuration, schema versions, transactions under contention, faults and
+/// copying a deployment. Runs on the database of the run (SQLite, or PostgreSQL with
+/// PHONEAUTH_TEST_DATABASE=postgres); the PostgreSQL-only tests skip on SQLite.
+final class StorageTests: XCTestCase {
+    let phone = "+16505551234"
+
+    private func read(_ json: String) throws -> EngineConfig {
+        try EngineConfig.read(try JSONCodec.parse(json))
+    }
+
+    func testDatabaseURLComesFromTheEnvironmentWhenNotConfigured() throws {
+        setenv(EngineConfig.databaseVariable, "postgresql://u@db.example/auth", 1)
+        defer { unsetenv(EngineConfig.databaseVariable) }
+        XCTAssertEqual(try read(#"{}"#).database, "postgresql://u@db.example/auth")
+        XCTAssertEqual(try read(#"{"database": "x.db"}"#).database, "x.db")
+        let c = try read(#"{"postgres": {"poolSize": 8, "schema": "auth_2", "connectTimeoutSeconds": 2, "statementTimeoutMs": 700}}"#)
+        XCTAssertEqual([c.postgres.poolSize, c.postgres.connectTimeoutSeconds, c.postgres.statementTimeoutMs], [8, 2, 700])
+        XCTAssertEqual(c.postgres.schema, "auth_2")
+        guard case .postgres = Database(c) else { return XCTFail("a postgresql:// URI is PostgreSQL") }
+        guard case .sqlite = Database(try read(#"{"database": "postgres.db"}"#)) else { return XCTFail("a path is SQLite") }
+    }
+
+    func testPostgresOptionsAreValidated() {
+        for (json, key) in [
+            (#"{"database": "x.db", "postgres": {"poolSize": 0}}"#, "postgres.poolSize"),
+            (#"{"database": "x.db", "postgres": {"schema": "Auth"}}"#, "postgres.schema"),
+            (#"{"database": "x.db", "postgres": {"schema": "a;drop"}}"#, "postgres.schema"),
+            (#"{"database": "x.db", "postgres": {"schema": "1a"}}"#, "postgres.schema"),
+            (#"{"database": "x.db", "postgres": {"statementTimeoutMs": 5}}"#, "postgres.statementTimeoutMs"),
+            (#"{"database": "x.db", "postgres": {"pool": 2}}"#, "postgres.pool"),
+        ] {
+            do {
+                _ = try read(json)
+                XCTFail("accepted \(json)")
+            } catch let error as PhoneAuthError {
+                XCTAssertEqual(error.code, .invalidConfiguration, json)
+                XCTAssertEqual(error.details.first { $0.0 == "key" }?.1, .string(key), json)
+            } catch { XCTFail("\(error)") }
+        }
+    }
+
+    func testPostgresNeedsAGivenMasterKey() throws {
+        let saved = environment(MasterKey.environmentVariable)
+        unsetenv(MasterKey.environmentVariable)
+        defer { if let saved { setenv(MasterKey.environmentVariable, saved, 1) } }
+        var config = EngineConfig(database: "postgresql://u:pw@127.0.0.1:1/auth")
+        config.masterKey = nil
+        do {
+            _ = try Engine(config: config)
+            XCTFail("opened without a master key")
+        } catch let error as PhoneAuthError {
+            XCTAssertEqual(error.code, .invalidConfiguration)
+            XCTAssertEqual(error.details.first { $0.0 == "key" }?.1, .string("masterKey"))
+            XCTAssertTrue(error.message.contains("masterKey"), error.message)
+        }
+    }
+
+    func testPasswordsNeverAppearInErrors() throws {
+        let settings = PostgresSettings(uri: "postgresql://app:s3cr%40tPW@127.0.0.1:1/auth?sslmode=disable&password=other")
+        XCTAssertEqual(settings.location, "127.0.0.1:1/auth")
+        let redacted = settings.redact("s3cr%40tPW s3cr@tPW other")
+        XCTAssertFalse(redacted.contains("s3cr") || redacted.contains("other"), redacted)
+        XCTAssertFalse(settings.redactedURI.contains("s3cr"), settings.redactedURI)
+
+        // Nothing listens on port 1: the connection fails at once, retryable, naming host and
+        // database but not the password.
+        var config = makeConfig(temporaryDirectory())
+        config.database = settings.uri
+        config.postgres.connectTimeoutSeconds = 2
+        let started = SystemClock().now()
+        do {
+            _ = try Engine(config: config)
+            XCTFail("connected to port 1")
+        } catch let error as PhoneAuthError {
+            XCTAssertEqual(error.code, .storageError)
+            XCTAssertEqual(error.details.first { $0.0 == "retryable" }?.1, .bool(true))
+            XCTAssertTrue(error.message.contains("127.0.0.1:1/auth"), error.message)
+            XCTAssertFalse(error.message.contains("s3cr") || error.message.contains("other"), error.message)
+        }
+        XCTAssertLessThan(SystemClock().now().milliseconds - started.milliseconds, 2500)
+    }
+
+    func testNewerSchemaIsRefused() throws {
+        let dir = temporaryDirectory()
+        _ = try Engine(config: makeConfig(dir))
+        let connection = try Database(makeConfig(dir)).connect()
+        if connection.dialect.name == "sqlite" {
+            try connection.execute("PRAGMA user_version = \(Migrations.all.count + 1)")
+        } else {
+            try connection.run("UPDATE schema_version SET version = version + 1")
+        }
+        connection.close()
+        assertError(.storageError) { _ = try Engine(config: makeConfig(dir)) }
+        do { _ = try Engine(config: makeConfig(dir)) } catch let error as PhoneAuthError {
+            XCTAssertTrue(error.message.contains("newer PhoneAuth"), error.message)
+        }
+    }
+
+    func testMigrationsRunOnceWhateverTheNumberOfEngines() throws {
+        let dir = temporaryDirectory()
+        let engines = try (0..<3).map { _ in try Engine(config: makeConfig(dir)) }
+        let connection = try Database(makeConfig(dir)).connect()
+        defer { connection.close() }
+        if connection.dialect.name == "postgresql" {
+            XCTAssertEqual(try connection.row("SELECT count(*), max(version) FROM schema_version", [], { [$0.int(0), $0.int(1)] }),
+                           [1, Int64(Migrations.all.count)])
+        }
+        XCTAssertEqual(try connection.row("SELECT count(*) FROM secrets WHERE kind = 'code-hmac'", [], { $0.int(0) }), 1)
+        engines.forEach { $0.close() }
+    }
+
+    /// Every send counts against the project's quota in its own transaction; with many threads
+    /// (and, on PostgreSQL, a pool of connections whose serializable transactions conflict and
+    /// are run again) the quota still holds exactly.
+    func testQuotasHoldExactlyUnderConcurrency() throws {
+        let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.abuse.smsPerProjectPerDay = 20 })
+        let outcomes = Lock()
+        var sent = 0, refused = 0, other: [String] = []
+        DispatchQueueLike.concurrentPerform(iterations: 8) { thread in
+            for i in 0..<5 {
+                do {
+                    _ = try engine.verifyPhoneNumber("+1650555\(2000 + thread * 10 + i)")
+                    outcomes.withLock { sent += 1 }
+                } catch let error as PhoneAuthError where error.code == .quotaExceeded {
+                    outcomes.withLock { refused += 1 }
+                } catch {
+                    outcomes.withLock { other.append("\(error)") }
+                }
+            }
+        }
+        XCTAssertEqual(other, [])
+        XCTAssertEqual(sent, 20)
+        XCTAssertEqual(refused, 20)
+        let statistics = engine.storageStatistics()
+        XCTAssertEqual(statistics.driver, testingPostgres ? "postgresql" : "sqlite")
+        XCTAssertGreaterThanOrEqual(statistics.transactions, 40)
+        XCTAssertGreaterThan(statistics.roundTrips, statistics.transactions)
+    }
+
+    /// Connections killed under the engine (as a server restart does) are noticed, dropped and
+    /// replaced; the next calls succeed without reopening the engine.
+    func testBrokenConnectionsAreReplaced() throws {
+        try XCTSkipUnless(testingPostgres, "PostgreSQL only")
+        let dir = temporaryDirectory()
+        let engine = try Engine(config: makeConfig(dir) { $0.testPhoneNumbers = [self.phone: "123456"] })
+        // Put several connections in the pool.
+        DispatchQueueLike.concurrentPerform(iterations: 4) { _ in _ = try? engine.verifyPhoneNumber(self.phone) }
+        let killer = try Database(makeConfig(dir)).connect()
+        defer { killer.close() }
+        let killed = try killer.row("""
+            SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+            WHERE application_name = 'phoneauth' AND pid <> pg_backend_pid() AND usename = current_user
+            """, [], { $0.int(0) })
+        XCTAssertGreaterThan(killed ?? 0, 0)
+        usleep(100_000)
+        for _ in 0..<5 {
+            let id = try engine.verifyPhoneNumber(phone).verificationId
+            XCTAssertNotNil(try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456")).idToken)
+        }
+        XCTAssertGreaterThan(engine.storageStatistics().retries, 0)
+    }
+
+    /// A statement that cannot finish (here: a table locked by someone else) fails after the
+    /// statement timeout, retryable, and leaves nothing half-done.
+    func testStatementsTimeOut() throws {
+        try XCTSkipUnless(testingPostgres, "PostgreSQL only")
+        let dir = temporaryDirectory()
+        let engine = try Engine(config: makeConfig(dir) { $0.postgres.statementTimeoutMs = 300; $0.testPhoneNumbers = [self.phone: "123456"] })
+        let id = try engine.verifyPhoneNumber(phone).verificationId
+        let locker = try Database(makeConfig(dir)).connect()
+        defer { locker.close() }
+        try locker.execute("BEGIN")
+        try locker.execute("LOCK TABLE users IN ACCESS EXCLUSIVE MODE")
+        let started = SystemClock().now()
+        do {
+            _ = try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456"))
+            XCTFail("signed in through a locked table")
+        } catch let error as PhoneAuthError {
+            XCTAssertEqual(error.code, .storageError)
+            XCTAssertEqual(error.details.first { $0.0 == "retryable" }?.1, .bool(true), error.message)
+        }
+        XCTAssertLessThan(SystemClock().now().milliseconds - started.milliseconds, 1500)
+        try locker.execute("ROLLBACK")
+        // The failed sign-in consumed nothing: the code still works.
+        XCTAssertTrue(try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456")).isNewUser)
+    }
+
+    /// `phoneauth copy`'s core: a SQLite deployment copied into the run's database keeps its
+    /// users signed in (refresh and ID tokens), its verifications in flight and its lockouts.
+    func testCopyKeepsUsersSignedIn() throws {
+        let source = temporaryDirectory()
+        let sourceConfig = { (c: inout EngineConfig) in
+            c.database = source + "/auth.db"
+            c.testPhoneNumbers = [self.phone: "123456"]
+            c.abuse.maxConsecutiveFailures = 3
+        }
+        let clock = ManualClock()
+        let old = try Engine(config: makeConfig(source, sourceConfig), clock: clock)
+        let first = try old.verifyPhoneNumber(phone).verificationId
+        let signedIn = try old.signIn(with: PhoneCredential(verificationId: first, verificationCode: "123456"))
+        let pending = try old.verifyPhoneNumber(phone).verificationId
+        let locked = "+16505550199"
+        let sender = CapturingSender()
+        old.setSMSSender(sender)
+        let lockedId = try old.verifyPhoneNumber(locked).verificationId
+        for wrong in ["000000", "000001", "000002"] {
+            _ = try? old.signIn(with: PhoneCredential(verificationId: lockedId, verificationCode: wrong))
+        }
+        old.close()
+
+        let target = temporaryDirectory()
+        let copied = try StoreCopy.copy(from: Database(makeConfig(source, sourceConfig)), to: Database(makeConfig(target)))
+        XCTAssertEqual(copied.first { $0.table == "users" }?.rows, 1)
+        XCTAssertEqual(copied.first { $0.table == "sessions" }?.rows, 1)
+        assertError(.invalidArgument) { _ = try StoreCopy.copy(from: Database(makeConfig(source, sourceConfig)), to: Database(makeConfig(target))) }
+
+        let moved = try Engine(config: makeConfig(target) { $0.testPhoneNumbers = [self.phone: "123456"]; $0.abuse.maxConsecutiveFailures = 3 },
+                               clock: clock)
+        XCTAssertEqual(try moved.verifyIdToken(signedIn.idToken, checkRevoked: true)["sub"], .string(signedIn.user.uid))
+        let refreshed = try moved.refreshIdToken(signedIn.refreshToken)
+        XCTAssertEqual(try moved.verifyIdToken(refreshed.idToken, checkRevoked: true)["sub"], .string(signedIn.user.uid))
+        let again = try moved.signIn(with: PhoneCredential(verificationId: pending, verificationCode: "123456"))
+        XCTAssertFalse(again.isNewUser)
+        XCTAssertEqual(again.user.uid, signedIn.user.uid)
+        assertError(.tooManyRequests) { _ = try moved.verifyPhoneNumber(locked) }
+    }
+}
