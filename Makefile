@@ -8,6 +8,7 @@ PY := $(VENV)/bin/python
 OUT := $(CURDIR)/out
 LIB := $(OUT)/lib/libphoneauth.so.1
 export PHONEAUTH_LIBRARY := $(LIB)
+export PHONEAUTH_CLI := $(OUT)/bin/phoneauth
 
 .PHONY: all deps venv build test test-all test-swift test-swift-postgres test-c test-c-postgres example \
         test-python test-python-postgres check-memory check-portable demo bench install dist clean
@@ -39,6 +40,9 @@ build: deps
 	cp -f .build/$(CONFIG)/libphoneauth.so $(LIB).tmp && mv -f $(LIB).tmp $(LIB)
 	ln -sf libphoneauth.so.1 $(OUT)/lib/libphoneauth.so
 	cp -f include/phoneauth.h $(OUT)/include/
+	swift build -c $(CONFIG) --product phoneauth-cli
+	mkdir -p $(OUT)/bin
+	cp -f .build/$(CONFIG)/phoneauth-cli $(OUT)/bin/phoneauth.tmp && mv -f $(OUT)/bin/phoneauth.tmp $(OUT)/bin/phoneauth
 
 # The whole suite inside one private PostgreSQL cluster (Tests/pg/with-cluster.sh: started in a
 # temporary folder, stopped and removed however the run ends), which the *-postgres targets use
@@ -96,6 +100,8 @@ bench: build venv
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 0755 -s $(LIB) $(DESTDIR)$(PREFIX)/lib/libphoneauth.so.1
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 -s $(OUT)/bin/phoneauth $(DESTDIR)$(PREFIX)/bin/phoneauth
 	ln -sf libphoneauth.so.1 $(DESTDIR)$(PREFIX)/lib/libphoneauth.so
 	install -m 0644 include/phoneauth.h $(DESTDIR)$(PREFIX)/include/phoneauth.h
 	sed -e 's|@PREFIX@|$(PREFIX)|g' phoneauth.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/phoneauth.pc

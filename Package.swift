@@ -48,7 +48,9 @@ let package = Package(
         .executableTarget(
             name: "phoneauth-cli",
             dependencies: ["PhoneAuthCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            path: "Sources/phoneauth-cli"
+            path: "Sources/phoneauth-cli",
+            swiftSettings: [.unsafeFlags(["-static-stdlib"])],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"])]
         ),
         .testTarget(name: "PhoneAuthCoreTests", dependencies: ["PhoneAuthCore"], path: "Tests/PhoneAuthCoreTests"),
     ],

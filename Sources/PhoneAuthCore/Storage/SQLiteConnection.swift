@@ -140,7 +140,7 @@ final class SQLiteConnection: SQLConnection {
             try run("COMMIT")
             return result
         } catch {
-            try? run("ROLLBACK")
+            _ = try? run("ROLLBACK")
             throw error
         }
     }
