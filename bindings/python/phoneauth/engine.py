@@ -363,6 +363,12 @@ class Engine:
         """Returns {"keys": [JWK, ...]}, the public keys that verify ID tokens."""
         return self.call("getJwks", _params(params))
 
+    def get_storage_statistics(self, **params: Any) -> Dict[str, Any]:
+        """Returns {driver, poolSize, transactions, retries, roundTrips}: what the store has done
+        since the engine opened (retries: transactions run again after a conflict with another
+        engine's, or a broken connection)."""
+        return self.call("getStorageStatistics", _params(params))
+
     def get_verification_status(self, verification_id: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         return self.call("getVerificationStatus", _params(params, verification_id=verification_id))
 

@@ -91,3 +91,26 @@ def test_copy_errors_name_the_server_not_the_password(tmp_path):
     missing = copy("--from", str(tmp_path / "none.db"), "--to", "postgresql://app@127.0.0.1:1/auth")
     assert missing.returncode != 0 and "none.db" in missing.stderr
     assert not (tmp_path / "none.db").exists()
+
+
+def test_storage_statistics_count_what_the_store_did(tmp_path, url):
+    schema = "stats_" + uuid.uuid4().hex[:12]
+    engine = phoneauth.Engine({"database": url, "masterKey": "07" * 32, "resendAfterSeconds": 0,
+                               "postgres": {"schema": schema, "poolSize": 3},
+                               "testPhoneNumbers": {"+16505551234": "123456"}})
+    try:
+        before = engine.get_storage_statistics()
+        assert before["driver"] == "postgresql" and before["poolSize"] == 3
+        for _ in range(3):
+            verification = engine.verify_phone_number("+16505551234")["verificationId"]
+            engine.call("signInWithCredential", {"credential": {"verificationId": verification,
+                                                                "verificationCode": "123456"}})
+        after = engine.get_storage_statistics()
+        # Three verifications and three sign-ins (and perhaps the delivery thread's purge).
+        assert 6 <= after["transactions"] - before["transactions"] <= 7
+        # Each transaction is at least BEGIN, one statement and COMMIT.
+        assert after["roundTrips"] - before["roundTrips"] >= 18
+        with pytest.raises(phoneauth.InvalidArgumentError):
+            engine.get_storage_statistics(extra=1)
+    finally:
+        engine.close()
