@@ -49,8 +49,10 @@ let package = Package(
             name: "phoneauth-cli",
             dependencies: ["PhoneAuthCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/phoneauth-cli",
-            swiftSettings: [.unsafeFlags(["-static-stdlib"])],
-            linkerSettings: [.unsafeFlags(["-static-stdlib"])]
+            // Self-contained in release (as installed); the debug link of the static runtime
+            // misses FoundationEssentials' dependencies, and debug builds only run here.
+            swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
         ),
         .testTarget(name: "PhoneAuthCoreTests", dependencies: ["PhoneAuthCore"], path: "Tests/PhoneAuthCoreTests"),
     ],

@@ -196,8 +196,11 @@ final class SQLStore<Connection: SQLConnection>: Store, @unchecked Sendable {
         }
         if expiresAt <= now { return .failure(.unusable(reason: "expired")) }
         let counted = !limits.exempt.contains(phone)
+        var hasFailures = false
         if counted {
-            if let until = try lockedUntil(phone, now: now, in: db) { return .failure(.numberLocked(phone: phone, until: until, justLocked: false)) }
+            let run = try failureRun(phone, now: now, in: db)
+            if let until = run.lockedUntil { return .failure(.numberLocked(phone: phone, until: until, justLocked: false)) }
+            hasFailures = run.exists
             if let ip = limits.clientIp, let trip = try slidingLimit(.wrongCodesPerIp, key: ip, limit: limits.wrongCodesPerIpPer5Minutes, now: now, in: db) {
                 return .failure(.limited(trip))
             }
@@ -214,7 +217,8 @@ final class SQLStore<Connection: SQLConnection>: Store, @unchecked Sendable {
             }
             return .failure(.wrongCode(attemptsLeft: max(0, maxAttempts - used)))
         }
-        if counted { try db.run("DELETE FROM number_failures WHERE phone = ?", [.text(phone)]) }
+        // A right code ends the number's run of wrong ones (most numbers have none to end).
+        if hasFailures { try db.run("DELETE FROM number_failures WHERE phone = ?", [.text(phone)]) }
         return .success((phone, storedSubject))
     }
 
