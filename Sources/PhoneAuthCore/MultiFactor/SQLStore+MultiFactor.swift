@@ -159,18 +159,17 @@ extension SQLStore {
         }
     }
 
-    public func verificationStatus(id: String, now: Timestamp) throws -> VerificationStatus? {
-        try read { db in
-            try db.row("""
-                SELECT phone, state, expires_at, delivery, delivery_attempts FROM verifications WHERE id = ?
-                """, [.text(id)]) { row in
-                let expiresAt = Timestamp(milliseconds: row.int(2))
-                var state = row.text(1)
-                if state == "active" && expiresAt <= now { state = "expired" }
-                return VerificationStatus(id: id, phone: row.text(0), state: state, expiresAt: expiresAt,
-                                          delivery: row.text(3) == "sending" ? "pending" : row.text(3),
-                                          attempts: Int(row.optionalInt(4) ?? 0))
-            }
-        }
+    func insertFactor(_ factor: NewFactor, uid: String, phone: String?, lastStep: Int64, now: Timestamp,
+                              in db: Connection) throws -> EnrolledFactor {
+        // Factors list in enrolment order: two enrolled in one millisecond still get distinct times.
+        let latest = try db.row("SELECT max(enrolled_at) FROM factors WHERE uid = ?", [.text(uid)]) { $0.optionalInt(0) } ?? nil
+        let now = Timestamp(milliseconds: max(now.milliseconds, (latest ?? 0) + 1))
+        try db.run("""
+            INSERT INTO factors (uid, enrollment_id, factor_id, display_name, phone, sealed_secret, last_step, enrolled_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """, [.text(uid), .text(factor.enrollmentId), .text(factor.factorId), Self.optional(factor.displayName), Self.optional(phone),
+                  factor.sealedSecret.map { .blob($0) } ?? .null, .int(lastStep), .int(now.milliseconds)])
+        return EnrolledFactor(enrollmentId: factor.enrollmentId, factorId: factor.factorId, displayName: factor.displayName,
+                              phoneNumber: phone, enrolledAt: now)
     }
 }

@@ -1,0 +1,68 @@
+/// The SMS outbox, kept in the verifications' rows: leases, outcomes, retries.
+extension SQLStore {
+    public func claimDueMessages(now: Timestamp, limit: Int, leaseMilliseconds: Int64) throws -> [OutboxMessage] {
+        try write { db in
+            var messages: [OutboxMessage] = []
+            try db.rows("""
+                SELECT id, phone, language_code, sealed_body, delivery_attempts FROM verifications
+                WHERE delivery IN ('pending', 'sending') AND due_at <= ? AND state = 'active' AND expires_at > ?
+                ORDER BY due_at LIMIT ?\(dialect.skipLocked)
+                """, [.int(now.milliseconds), .int(now.milliseconds), .int(Int64(limit))]) { row in
+                messages.append(OutboxMessage(verificationId: row.text(0), phone: row.text(1), languageCode: row.text(2),
+                                              sealedBody: row.blob(3), attempts: Int(row.int(4))))
+            }
+            // A code that can no longer be used is not worth an SMS: give those messages up.
+            try db.run("""
+                UPDATE verifications SET delivery = 'failed', sealed_body = NULL
+                WHERE delivery IN ('pending', 'sending') AND due_at <= ? AND (state != 'active' OR expires_at <= ?)
+                """, [.int(now.milliseconds), .int(now.milliseconds)])
+            for m in messages {
+                // While leased, due_at is when the lease runs out and another worker may retry it.
+                try db.run("UPDATE verifications SET delivery = 'sending', due_at = ? WHERE id = ?",
+                           [.int(now.milliseconds + leaseMilliseconds), .text(m.verificationId)])
+            }
+            return messages
+        }
+    }
+
+    public func recordDeliveries(_ outcomes: [DeliveryOutcome], now: Timestamp, maxAttempts: Int,
+                                 backoff: (Int) -> Int64) throws {
+        guard !outcomes.isEmpty else { return }
+        try write { db in
+            for outcome in outcomes {
+                switch outcome {
+                case let .sent(id):
+                    try db.run("UPDATE verifications SET delivery = 'sent', sealed_body = NULL, delivery_attempts = delivery_attempts + 1 WHERE id = ?",
+                               [.text(id)])
+                case let .failed(id):
+                    let attempts = Int(try db.row("SELECT delivery_attempts FROM verifications WHERE id = ?", [.text(id)]) { $0.int(0) } ?? 0) + 1
+                    if attempts >= maxAttempts {
+                        try db.run("UPDATE verifications SET delivery = 'failed', sealed_body = NULL, delivery_attempts = ? WHERE id = ?",
+                                   [.int(Int64(attempts)), .text(id)])
+                    } else {
+                        try db.run("UPDATE verifications SET delivery = 'pending', delivery_attempts = ?, due_at = ? WHERE id = ?",
+                                   [.int(Int64(attempts)), .int(now.milliseconds + backoff(attempts)), .text(id)])
+                    }
+                }
+            }
+        }
+    }
+
+    public func nextDeliveryDue() throws -> Timestamp? {
+        try read { db in
+            try db.row("SELECT min(due_at) FROM verifications WHERE delivery IN ('pending', 'sending')") {
+                $0.optionalInt(0).map { Timestamp(milliseconds: $0) }
+            } ?? nil
+        }
+    }
+
+    public func releaseLeases(verificationIds: [String], now: Timestamp) throws {
+        guard !verificationIds.isEmpty else { return }
+        try write { db in
+            for id in verificationIds {
+                try db.run("UPDATE verifications SET delivery = 'pending', due_at = ? WHERE id = ? AND delivery = 'sending'",
+                           [.int(now.milliseconds), .text(id)])
+            }
+        }
+    }
+}

@@ -1,0 +1,120 @@
+/// What a sign-in writes: the user on first sign-in, the session (or the challenge of a user
+/// with second factors), and the account changes a verified number makes.
+extension SQLStore {
+    public func redeemVerification(id: String, temporaryProof: Bool, now: Timestamp, maxAttempts: Int, limits: CheckLimits,
+                                   codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome {
+        try write { db in
+            let verified: (phone: String, subject: String?)
+            switch try checkCode(id: id, purpose: temporaryProof ? .temporaryProof : .signIn, subject: nil, anySubject: temporaryProof,
+                                 now: now, maxAttempts: maxAttempts, limits: limits, codeMatches: codeMatches, in: db) {
+            case let .failure(rejection): return .rejected(rejection)
+            case let .success(v): verified = v
+            }
+            let phone = verified.phone
+            var user = try self.user(phoneNumber: phone, in: db)
+            // A proof signs in the user who had the number when it was made, and no one else.
+            if temporaryProof && user?.uid != verified.subject { return .rejected(.unusable(reason: "ownerChanged")) }
+            if user?.disabled == true { return .refused(.userDisabled) }
+            if user == nil, try isSecondFactorNumber(phone, in: db) { return .refused(.unsupportedFirstFactor) }
+            try markUsed(id, in: db)
+            let isNew = user == nil
+            if user == nil {
+                try db.run("INSERT INTO users (uid, phone, created_at, last_sign_in_at) VALUES (?, ?, ?, ?)",
+                           [.text(signIn.newUid), .text(phone), .int(now.milliseconds), .int(now.milliseconds)])
+                user = UserRecord(uid: signIn.newUid, phoneNumber: phone, displayName: nil, disabled: false,
+                                  createdAt: now, lastSignInAt: now, validSince: nil)
+            }
+            guard let user else { return .refused(.userNotFound) }
+            return try open(signIn, for: user, isNew: isNew, now: now, in: db)
+        }
+    }
+
+    /// Opens `signIn`'s session, or its challenge if the user has second factors.
+    func open(_ signIn: NewSignIn, for user: UserRecord, isNew: Bool, now: Timestamp, in db: Connection) throws -> AccountOutcome {
+        var user = user
+        if !user.factors.isEmpty, let challenge = signIn.challenge {
+            try insertMFASession(challenge, uid: user.uid, provider: signIn.provider, developerClaims: signIn.developerClaims, now: now, in: db)
+            return .secondFactorRequired(user)
+        }
+        // A new user's row was written with its sign-in time already.
+        if !isNew {
+            try db.run("UPDATE users SET last_sign_in_at = ? WHERE uid = ?", [.int(now.milliseconds), .text(user.uid)])
+            user.lastSignInAt = now
+        }
+        try db.run("""
+            INSERT INTO sessions (id, uid, secret_hash, created_at, auth_time, provider, developer_claims, second_factor, second_factor_enrollment)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [.text(signIn.sessionId), .text(user.uid), .blob(signIn.refreshSecretHash), .int(now.milliseconds),
+                  .int((signIn.authTime ?? now).milliseconds), .text(signIn.provider), Self.optional(signIn.developerClaims),
+                  Self.optional(signIn.secondFactor), Self.optional(signIn.secondFactorEnrollment)])
+        return .signedIn(SessionInfo(user: user, sessionId: signIn.sessionId, authTime: signIn.authTime ?? now, provider: signIn.provider,
+                                     developerClaims: signIn.developerClaims, secondFactor: signIn.secondFactor,
+                                     secondFactorEnrollment: signIn.secondFactorEnrollment), isNewUser: isNew)
+    }
+
+    /// Numbers enrolled as SMS second factors are never first factors (and the reverse).
+    func isSecondFactorNumber(_ phone: String, in db: Connection) throws -> Bool {
+        try db.row("SELECT 1 FROM factors WHERE phone = ? LIMIT 1", [.text(phone)]) { _ in true } ?? false
+    }
+
+    public func redeemForAccount(id: String, uid: String, presentedSession: String, change: AccountChange, now: Timestamp,
+                                 maxAttempts: Int, limits: CheckLimits, codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome {
+        try write { db in
+            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
+            let purpose: VerificationPurpose
+            if case .enrollPhone = change { purpose = .enroll } else { purpose = .signIn }
+            let phone: String
+            switch try checkCode(id: id, purpose: purpose, subject: purpose == .enroll ? uid : nil, now: now,
+                                 maxAttempts: maxAttempts, limits: limits, codeMatches: codeMatches, in: db) {
+            case let .failure(rejection): return .rejected(rejection)
+            case let .success(v): phone = v.phone
+            }
+            guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
+            let owner = try self.user(phoneNumber: phone, in: db)
+            switch change {
+            case let .link(proof):
+                if user.phoneNumber != nil { return .refused(.providerAlreadyLinked) }
+                if let owner {
+                    try markUsed(id, in: db)
+                    try db.run("""
+                        INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, due_at, purpose, subject)
+                        VALUES (?, ?, ?, ?, ?, 'none', '', ?, 'temporaryProof', ?)
+                        """, [.text(proof.verificationId), .text(phone), .blob(proof.codeHash), .int(now.milliseconds),
+                              .int(proof.expiresAt.milliseconds), .int(now.milliseconds), .text(owner.uid)])
+                    return .refused(.credentialAlreadyInUse)
+                }
+                if try isSecondFactorNumber(phone, in: db) { return .refused(.unsupportedFirstFactor) }
+                try db.run("UPDATE users SET phone = ? WHERE uid = ?", [.text(phone), .text(uid)])
+                user.phoneNumber = phone
+            case .updatePhoneNumber:
+                if let owner, owner.uid != uid { return .refused(.credentialAlreadyInUse) }
+                if try isSecondFactorNumber(phone, in: db) { return .refused(.unsupportedFirstFactor) }
+                try db.run("UPDATE users SET phone = ? WHERE uid = ?", [.text(phone), .text(uid)])
+                user.phoneNumber = phone
+            case .reauthenticate:
+                if owner?.uid != uid { return .refused(.userMismatch) }
+            case let .enrollPhone(factor):
+                if owner != nil { return .refused(.unsupportedFirstFactor) }
+                if user.factors.contains(where: { $0.phoneNumber == phone }) { return .refused(.secondFactorAlreadyEnrolled) }
+                if user.factors.count >= factor.maxFactors { return .refused(.maximumSecondFactorCountExceeded) }
+                user.factors.append(try insertFactor(factor, uid: uid, phone: phone, lastStep: 0, now: now, in: db))
+            }
+            try markUsed(id, in: db)
+            return try open(signIn, for: user, isNew: false, now: now, in: db)
+        }
+    }
+
+    public func signInUser(_ signIn: NewSignIn, now: Timestamp) throws -> AccountOutcome {
+        try write { db in
+            let existing = try self.user(uid: signIn.newUid, in: db)
+            if existing?.disabled == true { return .refused(.userDisabled) }
+            if existing == nil {
+                try db.run("INSERT INTO users (uid, created_at, last_sign_in_at) VALUES (?, ?, ?)",
+                           [.text(signIn.newUid), .int(now.milliseconds), .int(now.milliseconds)])
+            }
+            let user = existing ?? UserRecord(uid: signIn.newUid, phoneNumber: nil, displayName: nil, disabled: false,
+                                              createdAt: now, lastSignInAt: now, validSince: nil)
+            return try open(signIn, for: user, isNew: existing == nil, now: now, in: db)
+        }
+    }
+}

@@ -1,0 +1,52 @@
+/// Sessions: refresh-token rotation (with reuse detection), sign-out, live sessions.
+extension SQLStore {
+    public func rotateRefreshToken(_ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, newSecretHash: [UInt8],
+                                   now: Timestamp) throws -> RefreshOutcome {
+        try write { db in
+            guard let (generation, secretHash, revokedReason) = try db.row(
+                "SELECT generation, secret_hash, revoked_reason FROM sessions WHERE uid = ? AND id = ?",
+                [.text(token.uid), .text(token.sessionId)], { ($0.int(0), $0.blob(1), $0.optionalText(2)) })
+            else { return .unknown }
+            if let revokedReason { return .revoked(reason: revokedReason) }
+            if token.generation < generation {
+                // A token that was already rotated away: someone is replaying it, so end the session.
+                try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'reused' WHERE uid = ? AND id = ?",
+                           [.int(now.milliseconds), .text(token.uid), .text(token.sessionId)])
+                return .revoked(reason: "reused")
+            }
+            guard token.generation == generation, secretMatches(secretHash) else { return .unknown }
+            guard let session = try liveSession(uid: token.uid, id: token.sessionId, in: db) else { return .unknown }
+            if session.user.disabled { return .userDisabled }
+            try db.run("UPDATE sessions SET generation = ?, secret_hash = ? WHERE uid = ? AND id = ?",
+                       [.int(generation + 1), .blob(newSecretHash), .text(token.uid), .text(token.sessionId)])
+            return .rotated(session)
+        }
+    }
+
+    public func signOut(_ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, now: Timestamp) throws {
+        try write { db in
+            guard let (generation, secretHash) = try db.row(
+                "SELECT generation, secret_hash FROM sessions WHERE uid = ? AND id = ? AND revoked_at IS NULL",
+                [.text(token.uid), .text(token.sessionId)], { ($0.int(0), $0.blob(1)) }),
+                  generation == token.generation, secretMatches(secretHash)
+            else { return }
+            try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'signedOut' WHERE uid = ? AND id = ?",
+                       [.int(now.milliseconds), .text(token.uid), .text(token.sessionId)])
+        }
+    }
+
+    public func liveSession(uid: String, id: String) throws -> SessionInfo? {
+        try read { try liveSession(uid: uid, id: id, in: $0) }
+    }
+
+    func liveSession(uid: String, id: String, in db: Connection) throws -> SessionInfo? {
+        guard let user = try self.user(uid: uid, in: db) else { return nil }
+        return try db.row("""
+            SELECT auth_time, provider, developer_claims, second_factor, second_factor_enrollment FROM sessions
+            WHERE uid = ? AND id = ? AND revoked_at IS NULL
+            """, [.text(uid), .text(id)]) { row in
+            SessionInfo(user: user, sessionId: id, authTime: Timestamp(milliseconds: row.int(0)), provider: row.text(1),
+                        developerClaims: row.optionalText(2), secondFactor: row.optionalText(3), secondFactorEnrollment: row.optionalText(4))
+        }
+    }
+}

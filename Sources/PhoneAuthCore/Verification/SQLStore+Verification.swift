@@ -1,0 +1,107 @@
+/// What a verification is in the store: starting one (with its SMS queued in the same
+/// transaction), checking a code against it, consuming it.
+extension SQLStore {
+    public func startVerification(_ v: NewVerification, reuseIfCreatedAfter: Timestamp?, leaseUntil: Timestamp,
+                                  limits: SendLimits?) throws -> VerificationStart {
+        try write { db in
+            // Verifications of one number for different purposes (a sign-in, an enrolment, each
+            // challenge) are independent: a sign-in request must not cancel a user's pending second factor.
+            let latest = try db.row("""
+                SELECT id, created_at, expires_at, state FROM verifications WHERE phone = ? AND purpose = ? AND subject \(dialect.isNotDistinctFrom) ?
+                ORDER BY created_at DESC LIMIT 1
+                """, [.text(v.phone), .text(v.purpose.rawValue), Self.optional(v.subject)]) { row in
+                (row.text(0), Timestamp(milliseconds: row.int(1)), Timestamp(milliseconds: row.int(2)), row.text(3))
+            }
+            // A locked number gets nothing, not even the verification it already has.
+            if limits != nil, let until = try lockedUntil(v.phone, now: v.createdAt, in: db) { return .numberLocked(until: until) }
+            if let (id, createdAt, expiresAt, state) = latest, let reuseIfCreatedAfter, createdAt > reuseIfCreatedAfter {
+                if state == "active" && expiresAt > v.createdAt { return .reused(id: id, createdAt: createdAt, expiresAt: expiresAt) }
+                // Five wrong codes must not buy five more at once: a new code waits for the window.
+                if state == "dead" { return .blocked(since: createdAt) }
+            }
+            if let limits, let trip = try checkSendLimits(limits, phone: v.phone, now: v.createdAt, in: db) { return .limited(trip) }
+            // A number has at most one active verification per purpose, its latest: replacing it is
+            // one row, however often the number is verified. created_at is kept strictly increasing
+            // (a millisecond later than the latest at least), so "latest" is never a tie.
+            var createdAt = v.createdAt
+            if let (id, latestCreatedAt, _, state) = latest {
+                if state == "active" { try db.run("UPDATE verifications SET state = 'replaced' WHERE id = ?", [.text(id)]) }
+                createdAt = max(createdAt, latestCreatedAt.adding(milliseconds: 1))
+            }
+            try db.run("""
+                INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, sealed_body, due_at, purpose, subject)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [.text(v.id), .text(v.phone), .blob(v.codeHash), .int(createdAt.milliseconds), .int(v.expiresAt.milliseconds),
+                      .text(v.outbox == nil ? "none" : "sending"), .text(v.outbox?.languageCode ?? ""),
+                      v.outbox.map { .blob($0.sealedBody) } ?? .null, .int(leaseUntil.milliseconds), .text(v.purpose.rawValue),
+                      Self.optional(v.subject)])
+            if let limits { try countSend(limits, now: v.createdAt, in: db) }
+            return .created
+        }
+    }
+
+    /// Checks a code against an active verification of `purpose` (and `subject`) and counts a
+    /// wrong one; the phone number it verified when it matches. Does not consume it.
+    func checkCode(id: String, purpose: VerificationPurpose, subject: String?, anySubject: Bool = false, now: Timestamp,
+                           maxAttempts: Int, limits: CheckLimits, codeMatches: ([UInt8]) -> Bool,
+                           in db: Connection) throws -> Result<(phone: String, subject: String?), CodeRejection> {
+        guard let (phone, codeHash, expiresAt, attempts, state, storedPurpose, storedSubject) = try db.row(
+            "SELECT phone, code_hash, expires_at, attempts, state, purpose, subject FROM verifications WHERE id = ?", [.text(id)],
+            { row in (row.text(0), row.blob(1), Timestamp(milliseconds: row.int(2)), Int(row.int(3)), row.text(4), row.text(5), row.optionalText(6)) })
+        else { return .failure(.unknown) }
+        // A code sent for another purpose (or another user's enrolment or challenge) is not this one's.
+        guard storedPurpose == purpose.rawValue, anySubject || storedSubject == subject else { return .failure(.unusable(reason: "wrongPurpose")) }
+        switch state {
+        case "used": return .failure(.unusable(reason: "alreadyUsed"))
+        case "dead": return .failure(.unusable(reason: "tooManyAttempts"))
+        case "replaced": return .failure(.unusable(reason: "replaced"))
+        default: break
+        }
+        if expiresAt <= now { return .failure(.unusable(reason: "expired")) }
+        let counted = !limits.exempt.contains(phone)
+        var hasFailures = false
+        if counted {
+            let run = try failureRun(phone, now: now, in: db)
+            if let until = run.lockedUntil { return .failure(.numberLocked(phone: phone, until: until, justLocked: false)) }
+            hasFailures = run.exists
+            if let ip = limits.clientIp, let trip = try slidingLimit(.wrongCodesPerIp, key: ip, limit: limits.wrongCodesPerIpPer5Minutes, now: now, in: db) {
+                return .failure(.limited(trip))
+            }
+        }
+        guard codeMatches(codeHash) else {
+            let used = attempts + 1
+            try db.run("UPDATE verifications SET attempts = ?, state = ? WHERE id = ?",
+                       [.int(Int64(used)), .text(used >= maxAttempts ? "dead" : "active"), .text(id)])
+            if counted {
+                if let ip = limits.clientIp, limits.wrongCodesPerIpPer5Minutes > 0 { try bump(.wrongCodesPerIp, key: ip, now: now, in: db) }
+                if let until = try countFailure(phone, limits: limits, now: now, in: db) {
+                    return .failure(.numberLocked(phone: phone, until: until, justLocked: true))
+                }
+            }
+            return .failure(.wrongCode(attemptsLeft: max(0, maxAttempts - used)))
+        }
+        // A right code ends the number's run of wrong ones (most numbers have none to end).
+        if hasFailures { try db.run("DELETE FROM number_failures WHERE phone = ?", [.text(phone)]) }
+        return .success((phone, storedSubject))
+    }
+
+    /// Consumes a verification checkCode accepted, in the same transaction.
+    func markUsed(_ id: String, in db: Connection) throws {
+        try db.run("UPDATE verifications SET state = 'used' WHERE id = ?", [.text(id)])
+    }
+
+    public func verificationStatus(id: String, now: Timestamp) throws -> VerificationStatus? {
+        try read { db in
+            try db.row("""
+                SELECT phone, state, expires_at, delivery, delivery_attempts FROM verifications WHERE id = ?
+                """, [.text(id)]) { row in
+                let expiresAt = Timestamp(milliseconds: row.int(2))
+                var state = row.text(1)
+                if state == "active" && expiresAt <= now { state = "expired" }
+                return VerificationStatus(id: id, phone: row.text(0), state: state, expiresAt: expiresAt,
+                                          delivery: row.text(3) == "sending" ? "pending" : row.text(3),
+                                          attempts: Int(row.optionalInt(4) ?? 0))
+            }
+        }
+    }
+}
