@@ -16,7 +16,8 @@
  * Threads
  *   An engine is safe to use from many threads at once: every function may be called
  *   concurrently on the same engine, except phoneauth_close, which must be the last call on it.
- *   Several engines, in one process or several, may open the same database.
+ *   Several engines, in one process or several (on several machines, with PostgreSQL), may open
+ *   the same database.
  *
  * Callbacks
  *   The SMS sender runs on the engine's own delivery thread, never on the caller's thread and
@@ -88,7 +89,8 @@ extern "C" {
 #define PHONEAUTH_ERR_INVALID_ARGUMENT        18000 /* NULL, malformed JSON, wrong type, unknown field, too large */
 #define PHONEAUTH_ERR_INVALID_CONFIGURATION   18001
 #define PHONEAUTH_ERR_UNKNOWN_METHOD          18002
-#define PHONEAUTH_ERR_STORAGE                 18003 /* the database cannot be opened or written */
+#define PHONEAUTH_ERR_STORAGE                 18003 /* the database cannot be opened or written;
+                                                       details.retryable says if trying later may work */
 #define PHONEAUTH_ERR_INVALID_ID_TOKEN        18004 /* malformed, bad signature, wrong issuer or audience */
 #define PHONEAUTH_ERR_ID_TOKEN_REVOKED        18005
 #define PHONEAUTH_ERR_PHONE_NUMBER_EXISTS     18006 /* updateUser: another user has that number */
@@ -98,7 +100,8 @@ typedef struct phoneauth_engine phoneauth_engine;
 
 /* Opens an engine from a JSON configuration object (see docs/API.md, "Configuration").
  * Returns the handle, or NULL with *error_json set to a new error object (when error_json is not
- * NULL; free it with phoneauth_free). Creates or migrates the database and its keys. */
+ * NULL; free it with phoneauth_free). Creates or migrates the database and its keys. The
+ * database is a SQLite file's path or a postgresql:// URI (then a masterKey must be given). */
 phoneauth_engine *phoneauth_open(const char *config_json, char **error_json) PHONEAUTH_WARN_UNUSED;
 
 /* Stops the delivery thread (waiting for a running SMS callback to return) and frees the engine.

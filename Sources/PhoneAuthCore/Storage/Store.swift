@@ -1,6 +1,8 @@
 /// Where the engine keeps its state. Each operation is one transaction the engine needs.
 /// Implementations are thread-safe and safe to share with other processes (on other machines,
-/// for PostgreSQL) opening the same database.
+/// for PostgreSQL) opening the same database. A transaction that conflicts with another runs
+/// again, so the closures given to an operation (code and secret checks) may be called more than
+/// once and must have no effect but their answer.
 public protocol Store: AnyObject, Sendable {
     // Keys
     func secrets() throws -> [StoredSecret]

@@ -203,7 +203,13 @@ class UnknownMethodError(PhoneAuthError):
 
 
 class StorageError(PhoneAuthError):
+    """The database could not be used; ``details["retryable"]`` is True when trying again later
+    may succeed (PostgreSQL unreachable, a broken connection, repeated conflicts)."""
     code, status = "storageError", 18003
+
+    @property
+    def retryable(self) -> bool:
+        return bool(self.details.get("retryable", False))
 
 
 class InvalidIdTokenError(PhoneAuthError):
