@@ -49,8 +49,9 @@ final class PostgresConnection: SQLConnection {
     private let connection: OpaquePointer
     private let settings: PostgresSettings
     private var statements: [String: (name: String, parameters: Int32)] = [:]
-    /// Whether a transaction is open and has run a statement besides BEGIN.
+    /// Whether a transaction is open, and whether its BEGIN still waits to go with its first statement.
     private var inTransaction = false
+    private var beginPending = false
 
     init(_ settings: PostgresSettings) throws {
         self.settings = settings
@@ -97,16 +98,18 @@ final class PostgresConnection: SQLConnection {
         for row in 0..<PQntuples(result) { try each(PostgresRow(result: result, row: row)) }
     }
 
+    /// BEGIN is not sent on its own: it goes in one round trip with the transaction's first
+    /// statement (libpq's pipeline mode).
     func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+        beginPending = true
         inTransaction = true
-        defer { inTransaction = false }
+        defer { inTransaction = false; beginPending = false }
         do {
             let result = try body()
-            try execute("COMMIT")
+            if !beginPending { try execute("COMMIT") }
             return result
         } catch {
-            if isHealthy { try? execute("ROLLBACK") }
+            if isHealthy && !beginPending { try? execute("ROLLBACK") }
             throw error
         }
     }
@@ -164,14 +167,57 @@ final class PostgresConnection: SQLConnection {
         }
     }
 
-    /// Sends one request and waits, at most the statement timeout, for its result. A broken
-    /// connection is marked unhealthy; if that happened before this transaction (or read) had
-    /// done anything, the failure is `stale` and the store runs it again on another connection.
+    /// Sends one request (after a pending BEGIN, in the same round trip) and waits, at most the
+    /// statement timeout, for its result. A broken connection is marked unhealthy; if that
+    /// happened before this transaction (or read) had done anything, the failure is `stale` and
+    /// the store runs it again on another connection.
     private func exchange(_ send: () -> Int32) throws -> OpaquePointer {
         roundTrips += 1
-        let first = !inTransaction
-        guard isHealthy, send() == 1 else { throw broken(first: first) }
+        let first = !inTransaction || beginPending
+        let pipelined = beginPending
+        beginPending = false
+        guard isHealthy else { throw broken(first: first) }
+        if pipelined {
+            guard PQenterPipelineMode(connection) == 1,
+                  PQsendQueryParams(connection, "BEGIN ISOLATION LEVEL SERIALIZABLE", 0, nil, nil, nil, nil, 0) == 1,
+                  send() == 1, PQpipelineSync(connection) == 1 else { throw broken(first: first) }
+        } else {
+            guard send() == 1 else { throw broken(first: first) }
+        }
         let deadline = Self.milliseconds() + Int64(settings.statementTimeoutMs)
+        var last: OpaquePointer?
+        var failure: StorageFailure?
+        defer { if pipelined { PQexitPipelineMode(connection) } }
+        // Every result up to the end of the request: the final NULL, or in a pipeline its sync
+        // (each statement's results there end with a NULL of their own).
+        results: while true {
+            try waitForResult(until: deadline, first: first)
+            guard let result = PQgetResult(connection) else {
+                if pipelined && PQstatus(connection) == CONNECTION_OK { continue }
+                break
+            }
+            switch PQresultStatus(result) {
+            case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+                PQclear(last)
+                last = result
+            case PGRES_PIPELINE_SYNC:
+                PQclear(result)
+                break results
+            case PGRES_PIPELINE_ABORTED:
+                PQclear(result)
+            default:
+                if failure == nil { failure = serverFailure(result) }
+                PQclear(result)
+            }
+        }
+        if PQstatus(connection) != CONNECTION_OK { PQclear(last); throw broken(first: first) }
+        if let failure { PQclear(last); throw failure }
+        guard let last else { throw StorageFailure(.other, "PostgreSQL returned no result.") }
+        return last
+    }
+
+    /// Reads from the server until libpq has a result ready, or the deadline passes.
+    private func waitForResult(until deadline: Int64, first: Bool) throws {
         while PQisBusy(connection) == 1 {
             let left = deadline - Self.milliseconds()
             guard left > 0 else {
@@ -182,22 +228,6 @@ final class PostgresConnection: SQLConnection {
             if poll(&descriptor, 1, Int32(min(left, 1000))) < 0 && errno != EINTR { throw broken(first: first) }
             guard PQconsumeInput(connection) == 1 else { throw broken(first: first) }
         }
-        var last: OpaquePointer?
-        var failure: StorageFailure?
-        while let result = PQgetResult(connection) {
-            switch PQresultStatus(result) {
-            case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
-                PQclear(last)
-                last = result
-            default:
-                if failure == nil { failure = serverFailure(result) }
-                PQclear(result)
-            }
-        }
-        if PQstatus(connection) != CONNECTION_OK { PQclear(last); throw broken(first: first) }
-        if let failure { PQclear(last); throw failure }
-        guard let last else { throw StorageFailure(.other, "PostgreSQL returned no result.") }
-        return last
     }
 
     private func broken(first: Bool) -> StorageFailure {
