@@ -208,9 +208,8 @@ final class DeliveryWorker: @unchecked Sendable {
         do {
             while true {
                 let now = clock.now()
-                guard let due = try store.nextDeliveryDue(), due <= now else {
-                    return min(poll, try store.nextDeliveryDue() ?? poll)
-                }
+                let due = try store.nextDeliveryDue()
+                guard let due, due <= now else { return min(poll, due ?? poll) }
                 let batch = try store.claimDueMessages(now: now, limit: Self.batchSize, leaseMilliseconds: Self.leaseMilliseconds)
                 if batch.isEmpty { return poll }
                 deliver(batch)

@@ -90,15 +90,9 @@ extension SQLStore {
     }
 
     func lockedUntil(_ phone: String, now: Timestamp, in db: Connection) throws -> Timestamp? {
-        try failureRun(phone, now: now, in: db).lockedUntil
-    }
-
-    /// Whether the number has a run of wrong codes on record, and until when it is locked.
-    func failureRun(_ phone: String, now: Timestamp, in db: Connection) throws -> (exists: Bool, lockedUntil: Timestamp?) {
-        guard let until = try db.row("SELECT locked_until FROM number_failures WHERE phone = ?", [.text(phone)], { $0.int(0) }) else {
-            return (false, nil)
-        }
-        return (true, until > now.milliseconds ? Timestamp(milliseconds: until) : nil)
+        guard let until = try db.row("SELECT locked_until FROM number_failures WHERE phone = ?", [.text(phone)], { $0.int(0) }),
+              until > now.milliseconds else { return nil }
+        return Timestamp(milliseconds: until)
     }
 
     /// Counts a wrong code for the number; when that makes `maxConsecutiveFailures` in a row, locks

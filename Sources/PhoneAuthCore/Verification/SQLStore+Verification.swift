@@ -45,9 +45,14 @@ extension SQLStore {
     func checkCode(id: String, purpose: VerificationPurpose, subject: String?, anySubject: Bool = false, now: Timestamp,
                            maxAttempts: Int, limits: CheckLimits, codeMatches: ([UInt8]) -> Bool,
                            in db: Connection) throws -> Result<(phone: String, subject: String?), CodeRejection> {
-        guard let (phone, codeHash, expiresAt, attempts, state, storedPurpose, storedSubject) = try db.row(
-            "SELECT phone, code_hash, expires_at, attempts, state, purpose, subject FROM verifications WHERE id = ?", [.text(id)],
-            { row in (row.text(0), row.blob(1), Timestamp(milliseconds: row.int(2)), Int(row.int(3)), row.text(4), row.text(5), row.optionalText(6)) })
+        // The number's run of wrong codes comes in the same statement (one round trip less).
+        guard let (phone, codeHash, expiresAt, attempts, state, storedPurpose, storedSubject, lockedUntil) = try db.row("""
+            SELECT v.phone, v.code_hash, v.expires_at, v.attempts, v.state, v.purpose, v.subject, f.locked_until
+            FROM verifications v LEFT JOIN number_failures f ON f.phone = v.phone WHERE v.id = ?
+            """, [.text(id)], { row in
+                (row.text(0), row.blob(1), Timestamp(milliseconds: row.int(2)), Int(row.int(3)), row.text(4), row.text(5), row.optionalText(6),
+                 row.optionalInt(7))
+            })
         else { return .failure(.unknown) }
         // A code sent for another purpose (or another user's enrolment or challenge) is not this one's.
         guard storedPurpose == purpose.rawValue, anySubject || storedSubject == subject else { return .failure(.unusable(reason: "wrongPurpose")) }
@@ -59,11 +64,11 @@ extension SQLStore {
         }
         if expiresAt <= now { return .failure(.unusable(reason: "expired")) }
         let counted = !limits.exempt.contains(phone)
-        var hasFailures = false
+        let hasFailures = lockedUntil != nil
         if counted {
-            let run = try failureRun(phone, now: now, in: db)
-            if let until = run.lockedUntil { return .failure(.numberLocked(phone: phone, until: until, justLocked: false)) }
-            hasFailures = run.exists
+            if let until = lockedUntil, until > now.milliseconds {
+                return .failure(.numberLocked(phone: phone, until: Timestamp(milliseconds: until), justLocked: false))
+            }
             if let ip = limits.clientIp, let trip = try slidingLimit(.wrongCodesPerIp, key: ip, limit: limits.wrongCodesPerIpPer5Minutes, now: now, in: db) {
                 return .failure(.limited(trip))
             }
