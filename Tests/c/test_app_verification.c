@@ -939,7 +939,7 @@ out:
         char db[4096];
         snprintf(db, sizeof db, "%s/badconfig.db", g_dir);
         json_t *cfg = json_loads(configs[i][0], 0, NULL);
-        json_object_set_new(cfg, "database", json_string(db));
+        tu_set_database(cfg, db);
         char *text = json_dumps(cfg, JSON_COMPACT);
         json_decref(cfg);
         char *err = NULL;

@@ -131,7 +131,7 @@ static void test_bad_test_numbers(void) {
         json_t *cfg = json_loads(configs[i], 0, NULL);
         char db[4096];
         snprintf(db, sizeof db, "%s/badtn.db", g_dir);
-        json_object_set_new(cfg, "database", json_string(db));
+        tu_set_database(cfg, db);
         dbcfg = json_dumps(cfg, JSON_COMPACT);
         json_decref(cfg);
         phoneauth_engine *e = phoneauth_open(dbcfg, &err);

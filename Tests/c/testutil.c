@@ -1,8 +1,11 @@
 /* testutil.c: see testutil.h. */
 #include "testutil.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <ftw.h>
+#include <libpq-fe.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,14 +90,195 @@ static int rm_entry(const char *path, const struct stat *sb, int type, struct FT
     return 0;
 }
 
+static void drop_schemas_under(const char *path);
+
 void tu_rmtree(const char *path) {
-    if (path) nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (!path) return;
+    drop_schemas_under(path);
+    nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ---- the database: SQLite files or PostgreSQL schemas ---------------------------------------- */
+
+/* A fixed master key for PostgreSQL runs (SQLite runs keep the key file beside the database). */
+#define TU_PG_MASTER_KEY "5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e"
+
+int tu_postgres(void) {
+    const char *s = getenv("PHONEAUTH_TEST_DATABASE");
+    return s && strcmp(s, "postgres") == 0;
+}
+
+static const char *pg_url(void) {
+    const char *url = getenv("PHONEAUTH_TEST_POSTGRES_URL");
+    if (!url || !*url) {
+        fprintf(stderr, "PHONEAUTH_TEST_DATABASE=postgres needs PHONEAUTH_TEST_POSTGRES_URL "
+                        "(source the env file of Tests/pg/cluster.sh start)\n");
+        exit(2);
+    }
+    return url;
+}
+
+/* Appends the lower-case letters and digits of s (others become _) to out, at most max chars. */
+static void append_sanitised(char *out, size_t size, const char *s, size_t max) {
+    size_t n = strlen(out);
+    for (size_t i = 0; s[i] && max > 0 && n + 1 < size; i++, max--) {
+        unsigned char c = (unsigned char)s[i];
+        out[n++] = isalnum(c) && c < 128 ? (char)tolower(c) : '_';
+    }
+    out[n] = 0;
+}
+
+/* "c_<mkdtemp suffix>_<name>_<hash of the path>": readable, and unique because of the hash
+ * (the suffix is mixed-case, so lower-casing it alone could make two folders meet). */
+const char *tu_schema_for(const char *db) {
+    static __thread char out[64];
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)db; *p; p++) h = (h ^ *p) * 16777619u;
+    const char *slash = strrchr(db, '/');
+    const char *file = slash ? slash + 1 : db;
+    char name[64] = "", folder[64] = "";
+    size_t flen = strcspn(file, ".");
+    snprintf(name, sizeof name, "%.*s", (int)(flen < 40 ? flen : 40), file);
+    if (slash) {
+        const char *start = slash;
+        while (start > db && start[-1] != '/') start--;
+        const char *dash = memrchr(start, '-', (size_t)(slash - start));
+        if (dash) start = dash + 1;
+        snprintf(folder, sizeof folder, "%.*s", (int)((slash - start) < 12 ? (slash - start) : 12), start);
+    }
+    snprintf(out, sizeof out, "c_");
+    append_sanitised(out, sizeof out, folder, 12);
+    snprintf(out + strlen(out), sizeof out - strlen(out), "_");
+    append_sanitised(out, sizeof out, name, 30);
+    snprintf(out + strlen(out), sizeof out - strlen(out), "_%08x", h);
+    return out;
+}
+
+/* The database paths this process pointed an engine at on PostgreSQL, for tu_rmtree. */
+static pthread_mutex_t g_db_mu = PTHREAD_MUTEX_INITIALIZER;
+static char **g_dbs;
+static size_t g_ndbs;
+
+static void remember_db(const char *db) {
+    pthread_mutex_lock(&g_db_mu);
+    int known = 0;
+    for (size_t i = 0; i < g_ndbs && !known; i++) known = strcmp(g_dbs[i], db) == 0;
+    if (!known) {
+        char **grown = realloc(g_dbs, (g_ndbs + 1) * sizeof *grown);
+        if (grown) {
+            g_dbs = grown;
+            g_dbs[g_ndbs] = strdup(db);
+            if (g_dbs[g_ndbs]) g_ndbs++;
+        }
+    }
+    pthread_mutex_unlock(&g_db_mu);
+}
+
+void tu_set_database(json_t *config, const char *db) {
+    if (!tu_postgres()) {
+        json_object_set_new(config, "database", json_string(db));
+        return;
+    }
+    json_object_set_new(config, "database", json_string(pg_url()));
+    json_t *pg = json_object_get(config, "postgres");
+    if (!json_is_object(pg)) {
+        pg = json_object();
+        json_object_set_new(config, "postgres", pg);
+    }
+    if (!json_object_get(pg, "schema")) json_object_set_new(pg, "schema", json_string(tu_schema_for(db)));
+    if (!json_object_get(config, "masterKey"))
+        json_object_set_new(config, "masterKey", json_string(TU_PG_MASTER_KEY));
+    remember_db(db);
+}
+
+static PGconn *pg_connect(void) {
+    PGconn *c = PQconnectdb(pg_url());
+    if (PQstatus(c) != CONNECTION_OK) {
+        tu_check(0, __FILE__, __LINE__, "connect to PHONEAUTH_TEST_POSTGRES_URL", "%s",
+                 PQerrorMessage(c));
+        PQfinish(c);
+        return NULL;
+    }
+    return c;
+}
+
+static void drop_schemas_under(const char *path) {
+    if (!tu_postgres()) return;
+    size_t plen = strlen(path);
+    PGconn *c = NULL;
+    pthread_mutex_lock(&g_db_mu);
+    for (size_t i = 0; i < g_ndbs;) {
+        if (strncmp(g_dbs[i], path, plen) != 0 || g_dbs[i][plen] != '/') {
+            i++;
+            continue;
+        }
+        if (!c && (c = pg_connect()) != NULL) {
+            /* an engine left open (after a failure) must not make the run hang here */
+            PQclear(PQexec(c, "SET lock_timeout = '5s'; SET client_min_messages = warning"));
+        }
+        if (c) {
+            char sql[160];
+            snprintf(sql, sizeof sql, "DROP SCHEMA IF EXISTS %s CASCADE", tu_schema_for(g_dbs[i]));
+            PGresult *r = PQexec(c, sql);
+            if (PQresultStatus(r) != PGRES_COMMAND_OK)
+                fprintf(stderr, "note: %s: %s", sql, PQerrorMessage(c));
+            PQclear(r);
+        }
+        free(g_dbs[i]);
+        g_dbs[i] = g_dbs[--g_ndbs];
+    }
+    pthread_mutex_unlock(&g_db_mu);
+    PQfinish(c);
+}
+
+/* Every value of every table of the schema of db, in binary form, searched for needle. A schema
+ * without tables is a failed check: the search would prove nothing. */
+static int pg_db_contains(const char *db, const char *needle) {
+    const char *schema = tu_schema_for(db);
+    char schema_copy[64];
+    snprintf(schema_copy, sizeof schema_copy, "%s", schema);
+    PGconn *c = pg_connect();
+    if (!c) return 0;
+    size_t nl = strlen(needle);
+    int found = 0;
+    const char *params[1] = {schema_copy};
+    PGresult *tables = PQexecParams(c,
+        "SELECT quote_ident(table_name) FROM information_schema.tables "
+        "WHERE table_schema = $1 AND table_type = 'BASE TABLE' ORDER BY table_name",
+        1, NULL, params, NULL, NULL, 0);
+    if (PQresultStatus(tables) != PGRES_TUPLES_OK) {
+        tu_check(0, __FILE__, __LINE__, "list the tables of the schema", "%s: %s", schema_copy,
+                 PQerrorMessage(c));
+    } else if (PQntuples(tables) == 0) {
+        tu_check(0, __FILE__, __LINE__, "the schema has tables", "schema %s of %s has none",
+                 schema_copy, db);
+    }
+    for (int t = 0; PQresultStatus(tables) == PGRES_TUPLES_OK && t < PQntuples(tables) && !found; t++) {
+        char sql[256];
+        snprintf(sql, sizeof sql, "SELECT * FROM %s.%s", schema_copy, PQgetvalue(tables, t, 0));
+        /* resultFormat 1: every value as stored (bytea raw, not hex-escaped) */
+        PGresult *rows = PQexecParams(c, sql, 0, NULL, NULL, NULL, NULL, 1);
+        if (PQresultStatus(rows) != PGRES_TUPLES_OK) {
+            tu_check(0, __FILE__, __LINE__, "read a table", "%s: %s", sql, PQerrorMessage(c));
+        } else {
+            for (int r = 0; r < PQntuples(rows) && !found; r++)
+                for (int f = 0; f < PQnfields(rows) && !found; f++) {
+                    if (PQgetisnull(rows, r, f)) continue;
+                    size_t len = (size_t)PQgetlength(rows, r, f);
+                    found = len >= nl && memmem(PQgetvalue(rows, r, f), len, needle, nl) != NULL;
+                }
+        }
+        PQclear(rows);
+    }
+    PQclear(tables);
+    PQfinish(c);
+    return found;
 }
 
 phoneauth_engine *tu_open(const char *dir, const char *name, const char *extra_config) {
     char db[4096];
     snprintf(db, sizeof db, "%s/%s.db", dir, name);
-    json_t *config = json_pack("{s:s, s:i}", "database", db, "resendAfterSeconds", 0);
+    json_t *config = json_pack("{s:i}", "resendAfterSeconds", 0);
     if (extra_config) {
         json_error_t jerr;
         json_t *extra = json_loads(extra_config, 0, &jerr);
@@ -106,6 +290,7 @@ phoneauth_engine *tu_open(const char *dir, const char *name, const char *extra_c
         json_object_update(config, extra);
         json_decref(extra);
     }
+    tu_set_database(config, db);
     char *text = json_dumps(config, JSON_COMPACT);
     json_decref(config);
     char *err = NULL;
@@ -426,6 +611,7 @@ json_t *tu_sms_sign_in(phoneauth_engine *e, tu_sms *s, const char *phone) {
 }
 
 int tu_db_contains(const char *db, const char *needle) {
+    if (tu_postgres()) return pg_db_contains(db, needle);
     const char *suffixes[] = {"", "-wal", "-journal"};
     size_t nl = strlen(needle);
     for (size_t i = 0; i < 3; i++) {

@@ -6,6 +6,10 @@
  *   tu_call* / EXPECT_OK / EXPECT_ERR      run a method and check the result/error object's shape
  *   tu_sms_*                               an SMS sender that captures messages (mutex + condvar)
  *   tu_tmpdir / tu_rmtree / tu_open        a scratch folder under /tmp with an engine on it
+ *
+ * The store: SQLite files in the scratch folder, or, with PHONEAUTH_TEST_DATABASE=postgres, the
+ * PostgreSQL server at $PHONEAUTH_TEST_POSTGRES_URL, one schema per database path (see
+ * tu_set_database).
  */
 #ifndef PHONEAUTH_TESTUTIL_H
 #define PHONEAUTH_TESTUTIL_H
@@ -44,13 +48,31 @@ void tu_sleep_ms(int ms);
 
 /* Creates a fresh folder /tmp/phoneauth-ctest-XXXXXX; returns a malloc'ed path (free it). */
 char *tu_tmpdir(void);
-/* Whether the database file db, or its -wal or -journal file, contains needle (secrets at rest). */
+
+/* True when the tests run against PostgreSQL (PHONEAUTH_TEST_DATABASE=postgres). */
+int tu_postgres(void);
+
+/* Points a configuration object at the database "db" (a path <dir>/<name>.db). On SQLite it sets
+ * "database" to the path. On PostgreSQL it sets "database" to $PHONEAUTH_TEST_POSTGRES_URL,
+ * "postgres.schema" to a schema named after the path (the same path always gives the same schema,
+ * two paths never one) unless the configuration has one, and "masterKey" to a fixed test key
+ * unless the configuration has one (PostgreSQL has no key file). The schema is dropped by the
+ * tu_rmtree of a folder above the path. */
+void tu_set_database(json_t *config, const char *db);
+
+/* The PostgreSQL schema of the database path db (static buffer per thread). */
+const char *tu_schema_for(const char *db);
+
+/* Whether the database db (a path as given to tu_set_database) keeps needle anywhere (secrets at
+ * rest): on SQLite, the file or its -wal or -journal file; on PostgreSQL, any value of any column
+ * of any table of its schema (read in binary form: text as it is, bytea as raw bytes). */
 int tu_db_contains(const char *db, const char *needle);
 
-/* Removes a folder and everything under it. */
+/* Removes a folder and everything under it; on PostgreSQL also drops the schemas of the database
+ * paths under it that this process used. */
 void tu_rmtree(const char *path);
 
-/* Opens an engine on <dir>/<name>.db. extra_config is a JSON object merged into the
+/* Opens an engine on <dir>/<name>.db (through tu_set_database). extra_config is a JSON object merged into the
  * configuration (may be NULL). The default test configuration sets resendAfterSeconds 0.
  * On failure records a failed check (with the error) and returns NULL. */
 phoneauth_engine *tu_open(const char *dir, const char *name, const char *extra_config);

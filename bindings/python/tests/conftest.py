@@ -1,4 +1,6 @@
-"""Fixtures for the pytest suite: real libphoneauth (PHONEAUTH_LIBRARY), real SQLite files in tmp_path.
+"""Fixtures for the pytest suite: real libphoneauth (PHONEAUTH_LIBRARY), real SQLite files in tmp_path,
+or with PHONEAUTH_TEST_DATABASE=postgres schemas of the server at PHONEAUTH_TEST_POSTGRES_URL
+named after those paths (support.engine_config; dropped after each test).
 
 make_engine(**overrides)  opens an engine on tmp_path/"auth.db" (or `database=`) with the test
                           defaults of support.DEFAULTS, merged with overrides; closed at the end of the test.
@@ -15,13 +17,32 @@ from typing import Any, List, Optional
 import pytest
 
 import phoneauth
-from support import SmsCapture, engine_config
+from support import POSTGRES, SmsCapture, close_pg_connection, drop_schemas, engine_config
 
 
 @pytest.fixture(autouse=True)
 def _no_master_key_from_outside(monkeypatch):
     # The key file (<database>.key) is the default; a key in the environment would change it.
+    # (PostgreSQL runs give the configuration key masterKey: support.engine_config.)
     monkeypatch.delenv("PHONEAUTH_MASTER_KEY", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _drop_test_schemas():
+    # Autouse, so set up before make_engine and torn down after it has closed the engines.
+    yield
+    drop_schemas()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    drop_schemas()
+    close_pg_connection()
+
+
+def pytest_report_header(config):
+    if POSTGRES:
+        return "phoneauth store: PostgreSQL (PHONEAUTH_TEST_DATABASE=postgres), one schema per database path"
+    return "phoneauth store: SQLite files"
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -29,8 +30,54 @@ DEFAULTS: Dict[str, Any] = {
 }
 
 
+# -- the store: SQLite files, or schemas of a PostgreSQL server ------------------------------------
+#
+# With PHONEAUTH_TEST_DATABASE=postgres (and the server's URL in PHONEAUTH_TEST_POSTGRES_URL, as
+# Tests/pg/cluster.sh writes it) every engine_config of a database path points at that server
+# instead, in a schema named after the path: engines opened on one path share their state, as on
+# one SQLite file, and two paths (two tests) never share a schema. PHONEAUTH_TEST_POSTGRES_URL
+# alone (make test exports it to every suite) changes nothing.
+
+POSTGRES = os.environ.get("PHONEAUTH_TEST_DATABASE") == "postgres"
+# PostgreSQL has no key file beside the database: the tests give this key unless they set one.
+TEST_MASTER_KEY = "5e" * 32
+
+
+def postgres_url() -> str:
+    url = os.environ.get("PHONEAUTH_TEST_POSTGRES_URL")
+    if not url:
+        raise RuntimeError("PHONEAUTH_TEST_DATABASE=postgres needs PHONEAUTH_TEST_POSTGRES_URL "
+                           "(source the env file of Tests/pg/cluster.sh start)")
+    return url
+
+
+def _sanitised(text: str, limit: int) -> str:
+    return re.sub(r"[^a-z0-9]", "_", text.lower())[:limit]
+
+
+def schema_for(database: str) -> str:
+    """The PostgreSQL schema standing for the database path `database`: "py_<folder>_<file>_<hash>",
+    the same for the same path, different for different paths (the hash of the whole path)."""
+    path = os.path.abspath(str(database))
+    folder, file = os.path.split(path)
+    digest = hashlib.sha1(path.encode()).hexdigest()[:10]
+    return "py_%s_%s_%s" % (_sanitised(os.path.basename(folder), 30),
+                            _sanitised(file.split(".")[0], 12), digest)
+
+
+# Schemas that engine_config handed out since the last drop_schemas() (the fixture drops them
+# after each test).
+_used_schemas: set = set()
+
+
+def is_postgres_url(database: str) -> bool:
+    return str(database).startswith(("postgresql://", "postgres://"))
+
+
 def engine_config(database: str, **overrides: Any) -> Dict[str, Any]:
-    """DEFAULTS with `overrides` merged in (dicts one level deep), for the database at `database`."""
+    """DEFAULTS with `overrides` merged in (dicts one level deep), for the database at `database`.
+    On PostgreSQL runs a path becomes the test server with the path's schema (unless overrides
+    name a schema) and the test master key (unless overrides give one)."""
     config = json.loads(json.dumps(DEFAULTS))
     for key, value in overrides.items():
         if isinstance(value, dict) and isinstance(config.get(key), dict):
@@ -38,7 +85,94 @@ def engine_config(database: str, **overrides: Any) -> Dict[str, Any]:
         else:
             config[key] = value
     config["database"] = str(database)
+    if POSTGRES and not is_postgres_url(database):
+        config["database"] = postgres_url()
+        postgres = dict(config.get("postgres") or {})
+        postgres.setdefault("schema", schema_for(database))
+        config["postgres"] = postgres
+        config.setdefault("masterKey", TEST_MASTER_KEY)
+        _used_schemas.add(postgres["schema"])
     return config
+
+
+_pg_connection = None
+
+
+def pg_connection():
+    """One autocommit psycopg connection to the test server, for the tests' own queries."""
+    global _pg_connection
+    import psycopg  # only PostgreSQL runs need it
+
+    if _pg_connection is None or _pg_connection.closed:
+        _pg_connection = psycopg.connect(postgres_url(), autocommit=True)
+    return _pg_connection
+
+
+def close_pg_connection() -> None:
+    global _pg_connection
+    if _pg_connection is not None:
+        _pg_connection.close()
+        _pg_connection = None
+
+
+def drop_schemas() -> None:
+    """Drops the schemas engine_config handed out (PostgreSQL runs; the engines are closed)."""
+    if not POSTGRES or not _used_schemas:
+        return
+    schemas = sorted(_used_schemas)
+    _used_schemas.clear()
+    try:
+        db = pg_connection()
+        # An engine left open after a failure must not make the run hang here.
+        db.execute("SET lock_timeout = '5s'")
+        for schema in schemas:
+            db.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+    except Exception as error:  # noqa: BLE001 (cleanup only: the cluster is thrown away anyway)
+        print(f"note: could not drop the test schemas {schemas}: {error}", file=sys.stderr)
+
+
+_TEXT_TYPES = ("text", "character varying", "character", "json", "jsonb", "bytea")
+
+
+def stored_values(database: str):
+    """(table, value) for every text or blob value of every table of the database at `database`:
+    the SQLite file, or on PostgreSQL runs the tables of its schema (text-like columns as str,
+    bytea as bytes). Asserts that there are tables at all."""
+    if not POSTGRES or is_postgres_url(database):
+        import sqlite3
+
+        db = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+        try:
+            tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            assert tables, "the database has no tables"
+            for table in tables:
+                quoted = '"' + table.replace('"', '""') + '"'
+                for row in db.execute(f"SELECT * FROM {quoted}"):
+                    for value in row:
+                        if isinstance(value, (str, bytes)):
+                            yield table, value
+        finally:
+            db.close()
+        return
+    schema = schema_for(database)
+    db = pg_connection()
+    columns: Dict[str, List[tuple]] = {}
+    for table, column, data_type in db.execute(
+            "SELECT c.table_name, c.column_name, c.data_type FROM information_schema.columns c"
+            " JOIN information_schema.tables t USING (table_schema, table_name)"
+            " WHERE c.table_schema = %s AND t.table_type = 'BASE TABLE'"
+            " ORDER BY c.table_name, c.ordinal_position", (schema,)):
+        columns.setdefault(table, []).append((column, data_type))
+    assert columns, f"the database has no tables (schema {schema})"
+    for table, cols in columns.items():
+        wanted = [(c, t) for c, t in cols if t in _TEXT_TYPES]
+        if not wanted:
+            continue
+        select = ", ".join(f'"{c}"' if t == "bytea" else f'"{c}"::text' for c, t in wanted)
+        for row in db.execute(f'SELECT {select} FROM {schema}."{table}"'):
+            for value in row:
+                if isinstance(value, (str, bytes)):
+                    yield table, value
 
 
 class SmsCapture:

@@ -2,10 +2,9 @@
 not kept in clear once delivered."""
 
 import os
-import sqlite3
 import time
 
-from support import REAL_NUMBER, code_in, wait_until
+from support import POSTGRES, REAL_NUMBER, code_in, stored_values, wait_until
 
 
 def status_of(engine, started):
@@ -102,22 +101,6 @@ def test_removed_sender_is_not_called(make_engine, sms):
     sms.wait_for(verification_id=started["verificationId"])
 
 
-def stored_values(db_path):
-    """(table, value) for every text or blob value of every table of the SQLite file."""
-    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
-    try:
-        tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-        assert tables, "the database has no tables"
-        for table in tables:
-            quoted = '"' + table.replace('"', '""') + '"'
-            for row in db.execute(f"SELECT * FROM {quoted}"):
-                for value in row:
-                    if isinstance(value, (str, bytes)):
-                        yield table, value
-    finally:
-        db.close()
-
-
 def test_body_is_not_kept_in_clear_after_delivery(make_engine, sms, db_path):
     # An 8-digit code: 8 given ASCII digits in a row do not turn up by chance in random bytes.
     engine = make_engine(sender=sms, codeLength=8)
@@ -131,7 +114,10 @@ def test_body_is_not_kept_in_clear_after_delivery(make_engine, sms, db_path):
     leaks = sorted({table for table, value in values
                     if (code if isinstance(value, str) else code.encode()) in value})
     assert leaks == [], f"the delivered code is still stored in clear in {leaks}"
-    # Nor anywhere in the files (free pages, the write-ahead log).
+    # Nor anywhere in the files (free pages, the write-ahead log). On PostgreSQL the server's
+    # files are not ours to read: the scan of every table's values above is the check there.
+    if POSTGRES:
+        return
     for suffix in ("", "-wal"):
         if os.path.exists(db_path + suffix):
             with open(db_path + suffix, "rb") as f:
