@@ -49,9 +49,10 @@ final class PostgresConnection: SQLConnection {
     private let connection: OpaquePointer
     private let settings: PostgresSettings
     private var statements: [String: (name: String, parameters: Int32)] = [:]
-    /// Whether a transaction is open, and whether its BEGIN still waits to go with its first statement.
+    /// Whether a transaction is open, and the statements that start it (BEGIN, after taking its
+    /// queue lock), while they wait to go with its first statement.
     private var inTransaction = false
-    private var beginPending = false
+    private var pendingStart: [[String]] = []
 
     init(_ settings: PostgresSettings) throws {
         self.settings = settings
@@ -81,8 +82,11 @@ final class PostgresConnection: SQLConnection {
 
     // MARK: SQLConnection
 
+    /// One statement, or several (schema changes) outside a transaction's start: a pipeline
+    /// takes one statement at a time.
     func execute(_ sql: String) throws {
-        PQclear(try exchange { PQsendQuery(connection, sql) })
+        let alone = pendingStart.isEmpty
+        PQclear(try exchange { [connection] in alone ? PQsendQuery(connection, sql) : PQsendQueryParams(connection, sql, 0, nil, nil, nil, nil, 0) })
     }
 
     @discardableResult
@@ -99,17 +103,23 @@ final class PostgresConnection: SQLConnection {
     }
 
     /// BEGIN is not sent on its own: it goes in one round trip with the transaction's first
-    /// statement (libpq's pipeline mode).
-    func transaction<T>(_ body: () throws -> T) throws -> T {
-        beginPending = true
+    /// statement (libpq's pipeline mode), and so does taking the queue lock before it; releasing
+    /// the lock goes with COMMIT or ROLLBACK.
+    func transaction<T>(queue: String?, _ body: () throws -> T) throws -> T {
+        // Each group of a pipeline ends in a sync, as its own implicit transaction: the lock is
+        // taken before BEGIN, and released even when COMMIT fails. (The names are a schema name
+        // and a fixed word: nothing to escape.)
+        let lock = queue.map { "hashtext('" + lockName($0) + "')" }
+        pendingStart = (lock.map { [["SELECT pg_advisory_lock(\($0))"]] } ?? []) + [["BEGIN ISOLATION LEVEL SERIALIZABLE"]]
         inTransaction = true
-        defer { inTransaction = false; beginPending = false }
+        defer { inTransaction = false; pendingStart = [] }
+        let release = lock.map { [["SELECT pg_advisory_unlock(\($0))"]] } ?? []
         do {
             let result = try body()
-            if !beginPending { try execute("COMMIT") }
+            if pendingStart.isEmpty { PQclear(try exchange(pipeline: [["COMMIT"]] + release)) }
             return result
         } catch {
-            if isHealthy && !beginPending { try? execute("ROLLBACK") }
+            if isHealthy && pendingStart.isEmpty { PQclear(try? exchange(pipeline: [["ROLLBACK"]] + release)) }
             throw error
         }
     }
@@ -135,7 +145,7 @@ final class PostgresConnection: SQLConnection {
         } else {
             let (text, count) = Self.numberPlaceholders(sql)
             let name = "s\(statements.count + 1)"
-            PQclear(try exchange { PQsendPrepare(connection, name, text, count, nil) })
+            PQclear(try exchange { [connection] in PQsendPrepare(connection, name, text, count, nil) })
             statement = (name, count)
             statements[sql] = statement
         }
@@ -161,29 +171,35 @@ final class PostgresConnection: SQLConnection {
             let values: [UnsafePointer<CChar>?] = offsets.map { offset in
                 offset.map { UnsafeRawPointer(base.baseAddress! + $0).assumingMemoryBound(to: CChar.self) }
             }
-            return try exchange {
+            return try exchange { [connection] in
                 PQsendQueryPrepared(connection, statement.name, Int32(args.count), values, lengths, formats, 1)
             }
         }
     }
 
-    /// Sends one request (after a pending BEGIN, in the same round trip) and waits, at most the
-    /// statement timeout, for its result. A broken connection is marked unhealthy; if that
-    /// happened before this transaction (or read) had done anything, the failure is `stale` and
-    /// the store runs it again on another connection.
-    private func exchange(_ send: () -> Int32) throws -> OpaquePointer {
+    /// Sends one request (after a transaction's pending start, in the same round trip) and waits,
+    /// at most the statement timeout, for its result. `pipeline` statements (without parameters)
+    /// go first, in pipeline mode. A broken connection is marked unhealthy; if that happened before
+    /// this transaction (or read) had done anything, the failure is `stale` and the store runs it
+    /// again on another connection.
+    private func exchange(pipeline: [[String]] = [], _ send: (() -> Int32)? = nil) throws -> OpaquePointer {
         roundTrips += 1
-        let first = !inTransaction || beginPending
-        let pipelined = beginPending
-        beginPending = false
+        let first = !inTransaction || !pendingStart.isEmpty
+        let groups = pendingStart + pipeline
+        pendingStart = []
+        let pipelined = !groups.isEmpty
         guard isHealthy else { throw broken(first: first) }
         if pipelined {
-            guard PQenterPipelineMode(connection) == 1,
-                  PQsendQueryParams(connection, "BEGIN ISOLATION LEVEL SERIALIZABLE", 0, nil, nil, nil, nil, 0) == 1,
-                  send() == 1, PQpipelineSync(connection) == 1 else { throw broken(first: first) }
+            guard PQenterPipelineMode(connection) == 1 else { throw broken(first: first) }
+            for (index, group) in groups.enumerated() {
+                let isLast = index == groups.count - 1
+                guard group.allSatisfy({ PQsendQueryParams(connection, $0, 0, nil, nil, nil, nil, 0) == 1 }),
+                      !isLast || (send.map { $0() == 1 } ?? true), PQpipelineSync(connection) == 1 else { throw broken(first: first) }
+            }
         } else {
-            guard send() == 1 else { throw broken(first: first) }
+            guard let send, send() == 1 else { throw broken(first: first) }
         }
+        var syncsLeft = groups.count
         let deadline = Self.milliseconds() + Int64(settings.statementTimeoutMs)
         var last: OpaquePointer?
         var failure: StorageFailure?
@@ -202,7 +218,8 @@ final class PostgresConnection: SQLConnection {
                 last = result
             case PGRES_PIPELINE_SYNC:
                 PQclear(result)
-                break results
+                syncsLeft -= 1
+                if syncsLeft == 0 { break results }
             case PGRES_PIPELINE_ABORTED:
                 PQclear(result)
             default:

@@ -57,7 +57,9 @@ protocol SQLConnection: AnyObject {
     func rows(_ sql: String, _ args: [SQLValue], _ each: (Row) throws -> Void) throws
     /// Runs `body` in a write transaction that other writers (of any process) cannot interleave
     /// with: SQLite's BEGIN IMMEDIATE, PostgreSQL's SERIALIZABLE. Rolls back on error.
-    func transaction<T>(_ body: () throws -> T) throws -> T
+    /// Transactions naming the same `queue` run one at a time (on every engine of the database)
+    /// rather than conflicting and running again: for those that all write one hot row.
+    func transaction<T>(queue: String?, _ body: () throws -> T) throws -> T
     /// Takes the lock `key` for the rest of the transaction if no one else holds it; false if
     /// someone does (so only one engine at a time runs a job such as the purge).
     func tryTransactionLock(_ key: String) throws -> Bool
@@ -67,6 +69,7 @@ protocol SQLConnection: AnyObject {
 extension SQLConnection {
     @discardableResult func run(_ sql: String) throws -> Int { try run(sql, []) }
     func rows(_ sql: String, _ each: (Row) throws -> Void) throws { try rows(sql, [], each) }
+    func transaction<T>(_ body: () throws -> T) throws -> T { try transaction(queue: nil, body) }
 
     /// The first row mapped by `map`, or nil.
     func row<T>(_ sql: String, _ args: [SQLValue] = [], _ map: (Row) throws -> T) throws -> T? {

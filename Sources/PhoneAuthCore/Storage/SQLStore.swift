@@ -20,8 +20,8 @@ final class SQLStore<Connection: SQLConnection>: Store, @unchecked Sendable {
 
     /// Runs `body` in a write transaction, again if it conflicted with another one (after a
     /// short random pause, so the contenders spread out) or met a connection that had broken.
-    func write<T>(_ body: (Connection) throws -> T) throws -> T {
-        try retrying(transaction: true) { db in try db.transaction { try body(db) } }
+    func write<T>(queue: String? = nil, _ body: (Connection) throws -> T) throws -> T {
+        try retrying(transaction: true) { db in try db.transaction(queue: queue) { try body(db) } }
     }
 
     func read<T>(_ body: (Connection) throws -> T) throws -> T {
@@ -39,7 +39,8 @@ final class SQLStore<Connection: SQLConnection>: Store, @unchecked Sendable {
                 switch failure.kind {
                 case .conflict where conflicts + 1 < Self.maxTries:
                     conflicts += 1
-                    usleep(UInt32.random(in: 0...UInt32(250 << min(conflicts, 5))))
+                    // Full jitter over a window that doubles from 1 ms to 128 ms.
+                    usleep(UInt32.random(in: 0...UInt32(1000 << min(conflicts - 1, 7))))
                 case .stale where staleConnections <= pool.size:
                     staleConnections += 1
                 default:

@@ -3,7 +3,9 @@
 extension SQLStore {
     public func startVerification(_ v: NewVerification, reuseIfCreatedAfter: Timestamp?, leaseUntil: Timestamp,
                                   limits: SendLimits?) throws -> VerificationStart {
-        try write { db in
+        // Every counted send writes the project's counter: sends queue for it rather than
+        // conflict over it and run again.
+        try write(queue: limits == nil ? nil : "sends") { db in
             // Verifications of one number for different purposes (a sign-in, an enrolment, each
             // challenge) are independent: a sign-in request must not cancel a user's pending second factor.
             let latest = try db.row("""
