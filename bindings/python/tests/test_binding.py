@@ -11,7 +11,7 @@ import pytest
 
 import phoneauth
 from phoneauth import _ffi
-from support import POSTGRES, REAL_NUMBER, engine_config, run_python, start, wait_until
+from support import REAL_NUMBER, engine_config, run_python, start, wait_until
 
 
 def header_functions(header_text):
@@ -164,11 +164,6 @@ def test_camel_case_conversion_of_keyword_arguments(engine):
     assert "someUnknownThing" in info.value.message + str(info.value.details)
 
 
-@pytest.mark.xfail(POSTGRES, strict=False,
-                   reason="suspected library bug: on PostgreSQL, concurrent verifyPhoneNumber calls of one "
-                          "engine (distinct numbers) can fail with a retryable storageError (serialization "
-                          "conflicts on the project's row of the counters table, which every call updates, "
-                          "still conflicting after the store's 10 tries)")
 def test_many_threads_share_one_engine(make_engine):
     engine = make_engine()
     ids, errors = [], []
