@@ -94,8 +94,11 @@ test-python: build venv
 demo: example venv
 	$(PY) bindings/python/examples/demo.py
 
+# The PostgreSQL part runs against PHONEAUTH_TEST_POSTGRES_URL if set, else in a private
+# cluster (Tests/pg/with-cluster.sh: started for the run, then stopped and removed).
 bench: build venv
-	@$(MAKE) --no-print-directory -C bench run LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include PY=$(CURDIR)/$(PY)
+	@with_cluster=$$([ -n "$$PHONEAUTH_TEST_POSTGRES_URL" ] || echo bash Tests/pg/with-cluster.sh); \
+	$$with_cluster $(MAKE) --no-print-directory -C bench run LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include PY=$(CURDIR)/$(PY)
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig

@@ -1,6 +1,6 @@
 """Merges the drivers' JSON outputs into one document and adds the comparisons between them.
 
-Usage: merge.py c.json python.json handrolled.json > latest.json
+Usage: merge.py c.json python.json handrolled.json [postgres.json] > latest.json
 """
 import json
 import os
@@ -14,10 +14,11 @@ def load(path):
         return json.load(f)
 
 
-def main(c_path, py_path, hand_path):
+def main(c_path, py_path, hand_path, pg_path=None):
     c = load(c_path)
     py = load(py_path)
     hand = load(hand_path)
+    pg = load(pg_path)["postgres"] if pg_path else {"skipped": "not run"}
     doc = {
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
@@ -26,6 +27,7 @@ def main(c_path, py_path, hand_path):
         "floor": c["floor"],
         "python": py["python"],
         "handrolled": hand["handrolled"],
+        "postgres": pg,
     }
     floor_us = c["floor"]["floorPerFlowUs"]
     for section in (doc["python"].get("threads1"), doc["python"].get("threads2"), doc["handrolled"]):
@@ -44,16 +46,30 @@ def main(c_path, py_path, hand_path):
     }
     best_py = max(summary["pythonFlowsPerSecond1Thread"], summary["pythonFlowsPerSecond2Threads"])
     summary["pythonBestOverHandrolled"] = round(best_py / hand_fps, 2) if hand_fps else None
+    # PostgreSQL: per configuration (e.g. "p2t2": 2 processes x 2 threads), the engine's flows/s
+    # and its ratio to the floor (the same SQL replayed directly with libpq).
+    pg_configs = {name: section for name, section in pg.items()
+                  if isinstance(section, dict) and "ratioToFloor" in section}
+    if pg_configs:
+        summary["postgres"] = {
+            name: {key: section[key] for key in ("flowsPerSecond", "floorFlowsPerSecond", "ratioToFloor",
+                                                 "roundTripsPerFlow", "retriesPer1000Flows", "poolSize")}
+            for name, section in pg_configs.items()}
+    else:
+        summary["postgres"] = {"skipped": pg.get("skipped", "no results")}
     summary["targets"] = {
         "c2ThreadsAtLeast8000": summary["cFlowsPerSecond2Threads"] >= 8000,
         "pythonAboveHandrolled": best_py > hand_fps,
     }
+    if pg_configs:
+        summary["targets"]["postgresAtLeastHalfOfFloor"] = all(
+            section["ratioToFloor"] >= 0.5 for section in pg_configs.values())
     doc["summary"] = summary
     json.dump(doc, sys.stdout, indent=2)
     sys.stdout.write("\n")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5):
         sys.exit(__doc__)
     main(*sys.argv[1:])
