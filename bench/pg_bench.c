@@ -1197,9 +1197,11 @@ static json_t *report(run_mode mode, const run_spec *spec, const totals *t) {
     json_object_set_new(j, "errors", errors);
     if (json_object_size(samples)) json_object_set_new(j, "errorSamples", samples);
     else json_decref(samples);
-    fprintf(stderr, "pg_bench: %s %dx%d: %.0f flows/s, %.2f round trips/flow, %.1f retries/1000 flows, %ld failed\n",
+    fprintf(stderr,
+            "pg_bench: %s %dx%d: %.0f flows/s, %.2f round trips/flow, %.1f retries/1000 flows, %ld failed (%ld %s)\n",
             mode == MODE_ENGINE ? "engine" : "floor ", spec->processes, spec->threads, fps, t->round_trips * per,
-            t->retries * 1000.0 * per, t->failed);
+            t->retries * 1000.0 * per, t->failed, t->pool_size,
+            mode == MODE_ENGINE ? "connections in each pool" : "connections per process");
     return j;
 }
 
