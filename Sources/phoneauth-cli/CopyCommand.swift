@@ -50,6 +50,8 @@ struct CopyCommand: ParsableCommand {
         }
         var config = EngineConfig(database: text)
         config.postgres.schema = schema
+        // Whole tables are read and written in one statement each: give them time.
+        config.postgres.statementTimeoutMs = 600_000
         return Database(config)
     }
 }

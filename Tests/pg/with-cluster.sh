@@ -19,7 +19,7 @@ trap 'exit 143' TERM
 bash "$here/cluster.sh" start "$dir" >/dev/null
 # shellcheck source=/dev/null
 source "$dir/env"
-echo "PostgreSQL test cluster on 127.0.0.1:$(cat "$dir/port"), in $dir"
+echo "PostgreSQL test cluster on 127.0.0.1:$(cat "$dir/port"), in $dir" >&2
 
 # CMD runs in the background and we wait for it: bash runs no trap while a foreground command
 # runs, so a TERM sent to this script alone would otherwise wait for CMD's end. Background

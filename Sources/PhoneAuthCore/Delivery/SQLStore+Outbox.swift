@@ -1,7 +1,8 @@
 /// The SMS outbox, kept in the verifications' rows: leases, outcomes, retries.
 extension SQLStore {
     public func claimDueMessages(now: Timestamp, limit: Int, leaseMilliseconds: Int64) throws -> [OutboxMessage] {
-        try write { db in
+        // Workers of several engines take turns rather than conflict over the same due rows.
+        try write(queue: "outbox") { db in
             var messages: [OutboxMessage] = []
             try db.rows("""
                 SELECT id, phone, language_code, sealed_body, delivery_attempts FROM verifications

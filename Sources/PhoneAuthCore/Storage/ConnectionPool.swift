@@ -17,12 +17,15 @@ final class ConnectionPool<Connection: SQLConnection>: @unchecked Sendable {
     private var closed = false
     private var statistics: Statistics
     private let connect: () throws -> Connection
+    private let waitLimitMilliseconds: Int64?
 
-    /// `first` is an already open connection (the one that ran the migrations).
-    init(size: Int, first: Connection, connect: @escaping () throws -> Connection) {
+    /// `first` is an already open connection (the one that ran the migrations). A caller waits
+    /// at most `waitLimitMilliseconds` (nil: as long as it takes) for a connection to be free.
+    init(size: Int, first: Connection, waitLimitMilliseconds: Int64? = nil, connect: @escaping () throws -> Connection) {
         idle = [first]
         opened = 1
         statistics = Statistics(size: size)
+        self.waitLimitMilliseconds = waitLimitMilliseconds
         self.connect = connect
     }
 
@@ -36,6 +39,7 @@ final class ConnectionPool<Connection: SQLConnection>: @unchecked Sendable {
     }
 
     private func checkOut() throws -> Connection {
+        let deadline = waitLimitMilliseconds.map { monotonicMilliseconds() + $0 }
         let reuse: Connection? = try lock.withLock { () throws -> Connection? in
             while true {
                 guard !closed else { throw PhoneAuthError(.storageError, "The engine is closed.") }
@@ -44,7 +48,11 @@ final class ConnectionPool<Connection: SQLConnection>: @unchecked Sendable {
                     opened += 1
                     return nil
                 }
-                lock.wait(milliseconds: 1000)
+                let left = deadline.map { $0 - monotonicMilliseconds() } ?? 1000
+                guard left > 0 else {
+                    throw StorageFailure(.unavailable, "All \(statistics.size) database connections stayed busy for \(waitLimitMilliseconds ?? 0) ms.")
+                }
+                lock.wait(milliseconds: min(left, 1000))
             }
         }
         if let reuse { return reuse }
@@ -88,4 +96,11 @@ final class ConnectionPool<Connection: SQLConnection>: @unchecked Sendable {
         }
         for connection in toClose { connection.close() }
     }
+}
+
+/// Milliseconds of a clock that only moves forward, for deadlines.
+func monotonicMilliseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
 }

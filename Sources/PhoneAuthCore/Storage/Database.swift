@@ -22,7 +22,11 @@ public enum Database: Sendable {
                 let pool = ConnectionPool(size: 1, first: try migratedSQLite()) { try SQLiteConnection(path: path, synchronous: synchronous) }
                 return SQLStore(pool: pool, dialect: .sqlite)
             case let .postgres(settings):
-                let pool = ConnectionPool(size: settings.poolSize, first: try migratedPostgres()) { try PostgresConnection(settings) }
+                // A call waits for a free connection no longer than it may wait for the server.
+                let limit = Int64(settings.connectTimeoutSeconds) * 1000 + Int64(settings.statementTimeoutMs)
+                let pool = ConnectionPool(size: settings.poolSize, first: try migratedPostgres(), waitLimitMilliseconds: limit) {
+                    try PostgresConnection(settings)
+                }
                 return SQLStore(pool: pool, dialect: .postgres)
             }
         } catch let failure as StorageFailure {
@@ -36,6 +40,24 @@ public enum Database: Sendable {
         case .sqlite: return try migratedSQLite()
         case .postgres: return try migratedPostgres()
         }
+    }
+
+    /// One connection to a database that must already hold this version's schema; nothing is
+    /// created or migrated (a mistyped name must not become an empty database).
+    func connectExisting() throws -> any SQLConnection {
+        let connection: any SQLConnection
+        switch self {
+        case let .sqlite(path, synchronous): connection = try SQLiteConnection(path: path, synchronous: synchronous, create: false)
+        case let .postgres(settings): connection = try PostgresConnection(settings)
+        }
+        let version = try Migrations.version(of: connection)
+        guard version == Migrations.all.count else {
+            connection.close()
+            throw StorageFailure(.other, version == 0
+                ? "There is no PhoneAuth database at \(location)."
+                : "The database at \(location) has schema \(version); this PhoneAuth needs \(Migrations.all.count): open it with an engine of this version first.")
+        }
+        return connection
     }
 
     private func migratedSQLite() throws -> SQLiteConnection {

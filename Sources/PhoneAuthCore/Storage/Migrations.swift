@@ -175,6 +175,26 @@ enum Migrations {
         }
     }
 
+    /// The schema version of a database, without changing it (0: none yet).
+    static func version(of connection: some SQLConnection) throws -> Int {
+        if connection.dialect.name == "sqlite" {
+            return Int(try connection.row("PRAGMA user_version", [], { $0.int(0) }) ?? 0)
+        }
+        let found = try connection.row("SELECT to_regclass('schema_version') IS NOT NULL", [], { $0.int(0) != 0 }) ?? false
+        guard found else { return 0 }
+        return Int(try connection.row("SELECT max(version) FROM schema_version", [], { $0.optionalInt(0) }).flatMap { $0 } ?? 0)
+    }
+
+    /// The tables a database has, but for the migrations' own bookkeeping.
+    static func tables(of connection: some SQLConnection) throws -> Set<String> {
+        var names: Set<String> = []
+        let sql = connection.dialect.name == "sqlite"
+            ? "SELECT name FROM sqlite_master WHERE type = 'table'"
+            : "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name <> 'schema_version'"
+        try connection.rows(sql) { names.insert($0.text(0)) }
+        return names
+    }
+
     private static func refuseNewer(_ current: Int) throws {
         guard current <= all.count else {
             throw StorageFailure(.other, "The database was written by a newer PhoneAuth (schema \(current); this one knows \(all.count)).")

@@ -49,6 +49,7 @@ final class PostgresConnection: SQLConnection {
     private let connection: OpaquePointer
     private let settings: PostgresSettings
     private var statements: [String: (name: String, parameters: Int32)] = [:]
+    private var preparedCount = 0
     /// Whether a transaction is open, and the statements that start it (BEGIN, after taking its
     /// queue lock), while they wait to go with its first statement.
     private var inTransaction = false
@@ -56,7 +57,12 @@ final class PostgresConnection: SQLConnection {
 
     init(_ settings: PostgresSettings) throws {
         self.settings = settings
-        let options = "-c search_path=\(settings.schema) -c statement_timeout=\(settings.statementTimeoutMs)"
+        // The server gives up a little before this client's deadline, so a slow statement ends
+        // with its clean error rather than a dropped connection; a queue's lock is waited for
+        // half as long; a session left idle in a transaction (its client gone) ends.
+        let timeout = settings.statementTimeoutMs
+        let options = "-c search_path=\(settings.schema) -c statement_timeout=\(timeout * 4 / 5) -c lock_timeout=\(timeout / 2)"
+            + " -c idle_in_transaction_session_timeout=\(max(2 * timeout, 10_000))"
         // The URI comes first and is expanded; the later values override what it says.
         let parameters: [(String, String)] = [
             ("dbname", settings.uri), ("connect_timeout", String(settings.connectTimeoutSeconds)), ("options", options),
@@ -110,18 +116,37 @@ final class PostgresConnection: SQLConnection {
         // taken before BEGIN, and released even when COMMIT fails. (The names are a schema name
         // and a fixed word: nothing to escape.)
         let lock = queue.map { "hashtext('" + lockName($0) + "')" }
-        pendingStart = (lock.map { [["SELECT pg_advisory_lock(\($0))"]] } ?? []) + [["BEGIN ISOLATION LEVEL SERIALIZABLE"]]
+        return try inTransaction(start: (lock.map { [["SELECT pg_advisory_lock(\($0))"]] } ?? []) + [["BEGIN ISOLATION LEVEL SERIALIZABLE"]],
+                                 end: lock.map { [["SELECT pg_advisory_unlock(\($0))"]] } ?? [], body)
+    }
+
+    /// One consistent view of every table, for reads of several statements.
+    func snapshot<T>(_ body: () throws -> T) throws -> T {
+        try inTransaction(start: [["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"]], end: [], body)
+    }
+
+    private func inTransaction<T>(start: [[String]], end: [[String]], _ body: () throws -> T) throws -> T {
+        pendingStart = start
         inTransaction = true
         defer { inTransaction = false; pendingStart = [] }
-        let release = lock.map { [["SELECT pg_advisory_unlock(\($0))"]] } ?? []
+        let result: T
         do {
-            let result = try body()
-            if pendingStart.isEmpty { PQclear(try exchange(pipeline: [["COMMIT"]] + release)) }
-            return result
+            result = try body()
         } catch {
-            if isHealthy && pendingStart.isEmpty { PQclear(try? exchange(pipeline: [["ROLLBACK"]] + release)) }
+            if isHealthy && pendingStart.isEmpty {
+                // A connection that cannot roll back (and let go of the queue) is not reused.
+                do { PQclear(try exchange(pipeline: [["ROLLBACK"]] + end)) } catch { isHealthy = false }
+            }
             throw error
         }
+        guard pendingStart.isEmpty else { return result }
+        do {
+            PQclear(try exchange(pipeline: [["COMMIT"]] + end))
+        } catch var failure as StorageFailure where failure.kind == .unavailable {
+            failure.message += " Whether the change was committed is unknown."
+            throw failure
+        }
+        return result
     }
 
     func tryTransactionLock(_ key: String) throws -> Bool {
@@ -144,7 +169,10 @@ final class PostgresConnection: SQLConnection {
             statement = cached
         } else {
             let (text, count) = Self.numberPlaceholders(sql)
-            let name = "s\(statements.count + 1)"
+            // Named from a counter that only grows: a prepare whose request failed may still exist
+            // on the server, and its name must not be reused.
+            preparedCount += 1
+            let name = "s\(preparedCount)"
             PQclear(try exchange { [connection] in PQsendPrepare(connection, name, text, count, nil) })
             statement = (name, count)
             statements[sql] = statement
@@ -168,8 +196,9 @@ final class PostgresConnection: SQLConnection {
         }
         buffer.append(0)  // so that the base address of an all-empty buffer is valid
         return try buffer.withUnsafeBufferPointer { base in
+            guard let start = base.baseAddress else { throw StorageFailure(.other, "No parameter buffer.") }
             let values: [UnsafePointer<CChar>?] = offsets.map { offset in
-                offset.map { UnsafeRawPointer(base.baseAddress! + $0).assumingMemoryBound(to: CChar.self) }
+                offset.map { UnsafeRawPointer(start + $0).assumingMemoryBound(to: CChar.self) }
             }
             return try exchange { [connection] in
                 PQsendQueryPrepared(connection, statement.name, Int32(args.count), values, lengths, formats, 1)
@@ -200,14 +229,17 @@ final class PostgresConnection: SQLConnection {
             guard let send, send() == 1 else { throw broken(first: first) }
         }
         var syncsLeft = groups.count
-        let deadline = Self.milliseconds() + Int64(settings.statementTimeoutMs)
+        let deadline = monotonicMilliseconds() + Int64(settings.statementTimeoutMs)
         var last: OpaquePointer?
         var failure: StorageFailure?
-        defer { if pipelined { PQexitPipelineMode(connection) } }
+        defer {
+            // A connection left in pipeline mode (results unread) is of no further use.
+            if pipelined && PQexitPipelineMode(connection) != 1 { isHealthy = false }
+        }
         // Every result up to the end of the request: the final NULL, or in a pipeline its sync
         // (each statement's results there end with a NULL of their own).
         results: while true {
-            try waitForResult(until: deadline, first: first)
+            do { try waitForResult(until: deadline, first: first) } catch { PQclear(last); throw error }
             guard let result = PQgetResult(connection) else {
                 if pipelined && PQstatus(connection) == CONNECTION_OK { continue }
                 break
@@ -236,7 +268,7 @@ final class PostgresConnection: SQLConnection {
     /// Reads from the server until libpq has a result ready, or the deadline passes.
     private func waitForResult(until deadline: Int64, first: Bool) throws {
         while PQisBusy(connection) == 1 {
-            let left = deadline - Self.milliseconds()
+            let left = deadline - monotonicMilliseconds()
             guard left > 0 else {
                 isHealthy = false
                 throw StorageFailure(.unavailable, "PostgreSQL (\(settings.location)) did not answer within \(settings.statementTimeoutMs) ms.")
@@ -261,8 +293,8 @@ final class PostgresConnection: SQLConnection {
         // Serialization failure, deadlock; and a unique key another transaction inserted
         // meanwhile, which running again sees and decides on.
         case "40001", "40P01", "23505": kind = .conflict
-        // Connection exceptions, shutdown, statement timeout: the caller may try again.
-        case _ where state.hasPrefix("08") || state.hasPrefix("57"): kind = .unavailable
+        // Connection exceptions, shutdown, statement or lock timeout: the caller may try again.
+        case _ where state.hasPrefix("08") || state.hasPrefix("57") || state == "55P03": kind = .unavailable
         default: kind = .other
         }
         return StorageFailure(kind, "PostgreSQL (\(settings.location)) refused a statement: \(settings.redact(message)) (SQLSTATE \(state)).")
@@ -287,12 +319,6 @@ final class PostgresConnection: SQLConnection {
 
     private static func firstLine(_ message: String) -> String {
         String(message.split(separator: "\n").first ?? "unknown error")
-    }
-
-    private static func milliseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 }
 

@@ -60,6 +60,8 @@ protocol SQLConnection: AnyObject {
     /// Transactions naming the same `queue` run one at a time (on every engine of the database)
     /// rather than conflicting and running again: for those that all write one hot row.
     func transaction<T>(queue: String?, _ body: () throws -> T) throws -> T
+    /// Runs `body`, a read of several statements, on one consistent state of the database.
+    func snapshot<T>(_ body: () throws -> T) throws -> T
     /// Takes the lock `key` for the rest of the transaction if no one else holds it; false if
     /// someone does (so only one engine at a time runs a job such as the purge).
     func tryTransactionLock(_ key: String) throws -> Bool

@@ -25,7 +25,7 @@ final class SQLStore<Connection: SQLConnection>: Store, @unchecked Sendable {
     }
 
     func read<T>(_ body: (Connection) throws -> T) throws -> T {
-        try retrying(transaction: false, body)
+        try retrying(transaction: false) { db in try db.snapshot { try body(db) } }
     }
 
     private func retrying<T>(transaction: Bool, _ body: (Connection) throws -> T) throws -> T {

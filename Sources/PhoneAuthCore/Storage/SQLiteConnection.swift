@@ -36,9 +36,9 @@ final class SQLiteConnection: SQLConnection {
     private let db: OpaquePointer
     private var cache: [String: OpaquePointer] = [:]
 
-    init(path: String, synchronous: EngineConfig.Synchronous) throws {
+    init(path: String, synchronous: EngineConfig.Synchronous, create: Bool = true) throws {
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &handle, flags, nil)
         guard rc == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
@@ -145,6 +145,10 @@ final class SQLiteConnection: SQLConnection {
             throw error
         }
     }
+
+    /// Reads run outside a transaction, as they always have with SQLite: each statement sees one
+    /// committed state, and the engine's writes are serialised on its one connection.
+    func snapshot<T>(_ body: () throws -> T) throws -> T { try body() }
 
     /// BEGIN IMMEDIATE already keeps every other writer out.
     func tryTransactionLock(_ key: String) throws -> Bool { true }

@@ -11,7 +11,7 @@ public enum StoreCopy {
     /// the rows copied per table. Refuses a target that holds any row.
     public static func copy(from source: Database, to target: Database) throws -> [(table: String, rows: Int)] {
         do {
-            let from = try source.connect()
+            let from = try source.connectExisting()
             defer { from.close() }
             let to = try target.connect()
             defer { to.close() }
@@ -22,7 +22,11 @@ public enum StoreCopy {
     }
 
     private static func copy(_ from: some SQLConnection, _ to: some SQLConnection, target: String) throws -> [(table: String, rows: Int)] {
-        try to.transaction {
+        // A table this list forgot would be left behind without a word.
+        guard try Migrations.tables(of: to) == Set(tables) else {
+            throw StorageFailure(.other, "The copy does not know every table of the schema (it knows \(tables.joined(separator: ", "))).")
+        }
+        return try to.transaction {
             for table in tables {
                 if try to.row("SELECT 1 FROM \(table) LIMIT 1", [], { _ in true }) == true {
                     throw PhoneAuthError(.invalidArgument, "The target database (\(target)) is not empty: its table \(table) has rows.",
