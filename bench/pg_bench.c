@@ -53,7 +53,7 @@
  *       + SELECT pg_advisory_unlock(hashtext('<queue>'))
  *     delivered, on the delivery thread: one transaction for the outcomes it has once no new SMS
  *     came for 2 ms (at most 64), 1 + n round trips for n messages
- *       BEGIN ISOLATION LEVEL SERIALIZABLE
+ *       BEGIN ISOLATION LEVEL READ COMMITTED
  *       + UPDATE verifications SET delivery = 'sent', sealed_body = NULL,
  *           delivery_attempts = delivery_attempts + 1 WHERE id = $1                  (once per message)
  *       COMMIT
@@ -375,6 +375,7 @@ typedef struct {
     long retries_by[T_COUNT];
     int begin_pending; /* floor side: the transaction's start goes with the next statement */
     int queued;        /* floor side: the transaction waits for its queue's lock */
+    int read_committed; /* floor side: the outbox's bookkeeping runs at READ COMMITTED, as the engine's */
     error_table errors;
 } worker;
 
@@ -635,7 +636,8 @@ static int floor_send(worker *w, int s, const char *sql, const params *p, int ex
         const char *end[] = {sql, NULL, queue_unlock_sql};
         r = pipelined(w->conn, end, w->queued ? 3 : 1, -1, NULL);
     } else if (w->begin_pending) {
-        const char *start[] = {queue_lock_sql, NULL, "BEGIN ISOLATION LEVEL SERIALIZABLE"};
+        const char *start[] = {queue_lock_sql, NULL,
+                               w->read_committed ? "BEGIN ISOLATION LEVEL READ COMMITTED" : "BEGIN ISOLATION LEVEL SERIALIZABLE"};
         r = w->queued ? pipelined(w->conn, start, 3, s, p) : pipelined(w->conn, start + 2, 1, s, p);
         w->begin_pending = 0;
     } else {
@@ -668,6 +670,7 @@ static int floor_send(worker *w, int s, const char *sql, const params *p, int ex
 static int floor_transaction(worker *w, int kind, int queued, int (*body)(worker *, void *, char[6]), void *ctx) {
     char state[6] = "";
     w->queued = queued;
+    w->read_committed = kind == T_DELIVERED;
     for (int tries = 1;; tries++) {
         w->begin_pending = 1; /* the start goes with the first statement */
         if (body(w, ctx, state) == 0 && floor_send(w, -1, "COMMIT", NULL, -1, state) == 0) {

@@ -1,8 +1,9 @@
 /// The SMS outbox, kept in the verifications' rows: leases, outcomes, retries.
 extension SQLStore {
     public func claimDueMessages(now: Timestamp, limit: Int, leaseMilliseconds: Int64) throws -> [OutboxMessage] {
-        // Workers of several engines take turns rather than conflict over the same due rows.
-        try write(queue: "outbox") { db in
+        // Rows are claimed with their row locks (FOR UPDATE SKIP LOCKED with PostgreSQL), each
+        // by one worker; the outbox's bookkeeping never joins serializable conflict tracking.
+        try write(rowLocksSuffice: true) { db in
             var messages: [OutboxMessage] = []
             try db.rows("""
                 SELECT id, phone, language_code, sealed_body, delivery_attempts FROM verifications
@@ -29,7 +30,7 @@ extension SQLStore {
     public func recordDeliveries(_ outcomes: [DeliveryOutcome], now: Timestamp, maxAttempts: Int,
                                  backoff: (Int) -> Int64) throws {
         guard !outcomes.isEmpty else { return }
-        try write { db in
+        try write(rowLocksSuffice: true) { db in
             for outcome in outcomes {
                 switch outcome {
                 case let .sent(id):
@@ -59,7 +60,7 @@ extension SQLStore {
 
     public func releaseLeases(verificationIds: [String], now: Timestamp) throws {
         guard !verificationIds.isEmpty else { return }
-        try write { db in
+        try write(rowLocksSuffice: true) { db in
             for id in verificationIds {
                 try db.run("UPDATE verifications SET delivery = 'pending', due_at = ? WHERE id = ? AND delivery = 'sending'",
                            [.int(now.milliseconds), .text(id)])

@@ -111,12 +111,13 @@ final class PostgresConnection: SQLConnection {
     /// BEGIN is not sent on its own: it goes in one round trip with the transaction's first
     /// statement (libpq's pipeline mode), and so does taking the queue lock before it; releasing
     /// the lock goes with COMMIT or ROLLBACK.
-    func transaction<T>(queue: String?, _ body: () throws -> T) throws -> T {
+    func transaction<T>(queue: String?, rowLocksSuffice: Bool, _ body: () throws -> T) throws -> T {
         // Each group of a pipeline ends in a sync, as its own implicit transaction: the lock is
         // taken before BEGIN, and released even when COMMIT fails. (The names are a schema name
         // and a fixed word: nothing to escape.)
         let lock = queue.map { "hashtext('" + lockName($0) + "')" }
-        return try inTransaction(start: (lock.map { [["SELECT pg_advisory_lock(\($0))"]] } ?? []) + [["BEGIN ISOLATION LEVEL SERIALIZABLE"]],
+        let begin = "BEGIN ISOLATION LEVEL " + (rowLocksSuffice ? "READ COMMITTED" : "SERIALIZABLE")
+        return try inTransaction(start: (lock.map { [["SELECT pg_advisory_lock(\($0))"]] } ?? []) + [[begin]],
                                  end: lock.map { [["SELECT pg_advisory_unlock(\($0))"]] } ?? [], body)
     }
 

@@ -59,7 +59,10 @@ protocol SQLConnection: AnyObject {
     /// with: SQLite's BEGIN IMMEDIATE, PostgreSQL's SERIALIZABLE. Rolls back on error.
     /// Transactions naming the same `queue` run one at a time (on every engine of the database)
     /// rather than conflicting and running again: for those that all write one hot row.
-    func transaction<T>(queue: String?, _ body: () throws -> T) throws -> T
+    /// `rowLocksSuffice`: the transaction only updates rows it names or locks itself (the outbox's
+    /// bookkeeping), so PostgreSQL may run it at READ COMMITTED, outside serializable conflict
+    /// tracking.
+    func transaction<T>(queue: String?, rowLocksSuffice: Bool, _ body: () throws -> T) throws -> T
     /// Runs `body`, a read of several statements, on one consistent state of the database.
     func snapshot<T>(_ body: () throws -> T) throws -> T
     /// Takes the lock `key` for the rest of the transaction if no one else holds it; false if
@@ -71,7 +74,7 @@ protocol SQLConnection: AnyObject {
 extension SQLConnection {
     @discardableResult func run(_ sql: String) throws -> Int { try run(sql, []) }
     func rows(_ sql: String, _ each: (Row) throws -> Void) throws { try rows(sql, [], each) }
-    func transaction<T>(_ body: () throws -> T) throws -> T { try transaction(queue: nil, body) }
+    func transaction<T>(_ body: () throws -> T) throws -> T { try transaction(queue: nil, rowLocksSuffice: false, body) }
 
     /// The first row mapped by `map`, or nil.
     func row<T>(_ sql: String, _ args: [SQLValue] = [], _ map: (Row) throws -> T) throws -> T? {

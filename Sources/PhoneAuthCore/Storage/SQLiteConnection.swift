@@ -133,8 +133,8 @@ final class SQLiteConnection: SQLConnection {
 
     /// Runs `body` in a write transaction (BEGIN IMMEDIATE, so concurrent writers from other
     /// processes queue on the busy timeout instead of failing at commit), rolling back on error.
-    /// Every SQLite write transaction is queued already: `queue` changes nothing.
-    func transaction<T>(queue: String?, _ body: () throws -> T) throws -> T {
+    /// Every SQLite write transaction is queued already: `queue` and `rowLocksSuffice` change nothing.
+    func transaction<T>(queue: String?, rowLocksSuffice: Bool, _ body: () throws -> T) throws -> T {
         try run("BEGIN IMMEDIATE")
         do {
             let result = try body()
