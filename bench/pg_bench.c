@@ -3,20 +3,20 @@
  * next to the same transactions replayed directly with libpq (the floor), in the same run.
  *
  * The engine
- *   One flow is signin_bench.c's: verifyPhoneNumber (a new, distinct number) -> the SMS reaches
- *   our callback on the engine's delivery thread (the code is parsed out of the body) ->
- *   credential -> signInWithCredential (the user is new). A configuration is P processes x T
- *   threads (by default 1x2, 2x2 and 4x1; $BENCH_PG_CONFIGS="PxT,..." to choose): P processes
- *   are forked, each opens its own engine on the same fresh schema (same URL, schema and
- *   masterKey: shared state) with a pool of $BENCH_PG_POOL connections (default 4, the engine's
- *   default), runs an untimed warm-up on all its threads, then all start together and their
- *   threads run flows back to back, taking flow numbers from a counter in shared memory, until
- *   N flows are done (N = $BENCH_FLOWS_PG, else $BENCH_FLOWS, else 3000). Reported: flows/s over
- *   wall clock (first process's start to last one's end), flow latency, and from
- *   getStorageStatistics of every process (just before and just after the timed flows) round
- *   trips, transactions and retries per flow; also CPU time per flow of the client processes
- *   (all their threads) and, when the server runs on this machine, of the server (postmaster
- *   and all its children, read from /proc).
+ *   One flow is signin_bench.c's (benchutil.c's signin_flow, shared by both): verifyPhoneNumber (a
+ *   new, distinct number) -> the SMS reaches our callback on the engine's delivery thread (the code
+ *   is parsed out of the body) -> credential -> signInWithCredential (the user is new). A
+ *   configuration is P processes x T threads (by default 1x2, 2x2 and 4x1;
+ *   $BENCH_PG_CONFIGS="PxT,..." to choose): P processes are forked, each opens its own engine on
+ *   the same fresh schema (same URL, schema and masterKey: shared state) with a pool of
+ *   $BENCH_PG_POOL connections (default 4, the engine's default), runs an untimed warm-up on all
+ *   its threads, then all start together and their threads run flows back to back, taking flow
+ *   numbers from a counter in shared memory, until N flows are done (N = $BENCH_FLOWS_PG, else
+ *   $BENCH_FLOWS, else 3000). Reported: flows/s over wall clock (first process's start to last
+ *   one's end), flow latency, and from getStorageStatistics of every process (just before and just
+ *   after the timed flows) round trips, transactions and retries per flow; also CPU time per flow
+ *   of the client processes (all their threads) and, when the server runs on this machine, of the
+ *   server (postmaster and all its children, read from /proc).
  *
  * The floor
  *   The same P processes x T threads, each thread on its own libpq connection, plus in each
@@ -85,7 +85,6 @@
  * {"postgres": {"skipped": "..."}} and exits 0. The schemas it makes (bench_<pid>_...) are dropped.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -94,7 +93,6 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -103,131 +101,23 @@
 #include <libpq-fe.h>
 #include <openssl/rand.h>
 
+#include "benchutil.h"
 #include "phoneauth.h"
 
 #define MAX_PROCS 8
 #define MAX_THREADS 8
-#define MAX_ERROR_KINDS 8
-#define SMS_TIMEOUT_SECONDS 10
 #define MAX_SMS_TIMEOUTS 3 /* a process stops after this many flows saw no SMS */
 #define WARMUP_FLOWS 40    /* per process, untimed */
 #define MAX_TRIES 10       /* a transaction that keeps conflicting fails after this many tries */
 
-/* ------------------------------------------------------------------------------------------ */
-/* Small helpers.                                                                               */
+const char bench_name[] = "pg_bench";
 
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts); /* system-wide: comparable across processes */
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void die(const char *what) {
-    fprintf(stderr, "pg_bench: %s\n", what);
-    exit(1);
-}
-
-static long env_long(const char *name, long fallback) {
-    const char *v = getenv(name);
-    if (!v || !*v) return fallback;
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (*end || n <= 0) {
-        fprintf(stderr, "pg_bench: ignoring %s=%s\n", name, v);
-        return fallback;
-    }
-    return n;
-}
-
-static double cpu_seconds(void) {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-           ru.ru_stime.tv_usec / 1e6;
-}
-
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double round2(double x) { return (double)(long long)(x * 100 + (x >= 0 ? 0.5 : -0.5)) / 100; }
-
-/* p50/p90/p99/max in µs of the n values (sorted in place); zeros (flows that failed) are left out. */
-static json_t *percentiles(uint64_t *v, size_t n) {
-    qsort(v, n, sizeof *v, cmp_u64);
-    size_t skip = 0;
-    while (skip < n && v[skip] == 0) skip++;
-    v += skip;
-    n -= skip;
-    double p[3] = {.50, .90, .99};
-    double r[3] = {0, 0, 0};
-    for (int i = 0; i < 3 && n; i++) {
-        size_t rank = (size_t)(p[i] * (double)n + 0.999999);
-        if (rank < 1) rank = 1;
-        if (rank > n) rank = n;
-        r[i] = v[rank - 1] / 1000.0;
-    }
-    return json_pack("{s:I,s:f,s:f,s:f,s:f}", "count", (json_int_t)n, "p50", round2(r[0]), "p90", round2(r[1]),
-                     "p99", round2(r[2]), "max", round2(n ? v[n - 1] / 1000.0 : 0));
-}
-
-static void hex(const unsigned char *b, size_t n, char *out) {
-    static const char d[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = d[b[i] >> 4];
-        out[2 * i + 1] = d[b[i] & 15];
-    }
-    out[2 * n] = 0;
-}
-
-/* +1 650 2xx xxxx: 1,000,000 distinct numbers, valid for libphonenumber (US, 650, exchange 2xx). */
-static void phone_number(long i, char *buf, size_t size) {
-    snprintf(buf, size, "+1650%03ld%04ld", 200 + (i / 10000) % 100, i % 10000);
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Errors, counted by kind (step and code).                                                     */
-
-typedef struct {
-    char key[80];
-    long count;
-    char sample[240];
-} error_kind;
-
-typedef struct {
-    error_kind kinds[MAX_ERROR_KINDS];
-    int n;
-} error_table;
-
-static void add_error(error_table *t, const char *key, long count, const char *sample) {
-    for (int i = 0; i < t->n; i++)
-        if (strcmp(t->kinds[i].key, key) == 0) {
-            t->kinds[i].count += count;
-            return;
-        }
-    if (t->n == MAX_ERROR_KINDS) return;
-    error_kind *k = &t->kinds[t->n++];
-    snprintf(k->key, sizeof k->key, "%s", key);
-    k->count = count;
-    snprintf(k->sample, sizeof k->sample, "%s", sample ? sample : "");
-}
-
-/* A failed call: `where` is the step, out_json the engine's error object (may be NULL). */
-static void record_error(error_table *t, const char *where, int status, const char *out_json) {
-    char code[40] = "?";
-    if (out_json) {
-        const char *c = strstr(out_json, "\"code\"");
-        if (c && (c = strchr(c + 6, '"'))) {
-            size_t n = strcspn(c + 1, "\"");
-            if (n >= sizeof code) n = sizeof code - 1;
-            memcpy(code, c + 1, n);
-            code[n] = 0;
-        }
-    }
-    char key[80];
-    snprintf(key, sizeof key, "%s:%s(%d)", where, code, status);
-    add_error(t, key, 1, out_json);
+/* percentiles() of the values that are not zero: a zero is a flow that failed. */
+static json_t *latency_percentiles(uint64_t *v, size_t n) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i]) v[k++] = v[i];
+    return percentiles(v, k);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -276,91 +166,9 @@ typedef struct {
 } run_spec;
 
 /* ------------------------------------------------------------------------------------------ */
-/* Engine side: the mailbox of SMS codes (per process) and the flow driver.                     */
-
-typedef struct mail {
-    struct mail *next;
-    char *verification_id;
-    char code[16];
-} mail;
-
-static struct {
-    pthread_mutex_t lock;
-    pthread_cond_t posted;
-    mail *head;
-} box = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL};
+/* Engine side: the flow driver (the flow and the SMS mailbox, one per process: benchutil.c).  */
 
 static long sms_timeouts; /* this process */
-
-/* The SMS sender: runs on the engine's delivery thread. */
-static int sms_sender(void *ctx, const char *message_json) {
-    (void)ctx;
-    json_error_t jerr;
-    json_t *msg = json_loads(message_json, 0, &jerr);
-    const char *vid = msg ? json_string_value(json_object_get(msg, "verificationId")) : NULL;
-    const char *body = msg ? json_string_value(json_object_get(msg, "body")) : NULL;
-    char code[16] = "";
-    for (const char *p = body; p && *p;) { /* the first run of 6 to 10 digits is the code */
-        size_t n = strspn(p, "0123456789");
-        if (n >= 6 && n <= 10) {
-            memcpy(code, p, n);
-            code[n] = 0;
-            break;
-        }
-        p += n ? n : 1;
-    }
-    if (vid && code[0]) {
-        mail *m = malloc(sizeof *m);
-        m->verification_id = strdup(vid);
-        memcpy(m->code, code, sizeof code);
-        pthread_mutex_lock(&box.lock);
-        m->next = box.head;
-        box.head = m;
-        pthread_cond_broadcast(&box.posted);
-        pthread_mutex_unlock(&box.lock);
-    }
-    json_decref(msg);
-    return 0;
-}
-
-/* Waits for the code of `vid`; 0 and the code, or -1 after the timeout. */
-static int take_code(const char *vid, char code[16]) {
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += SMS_TIMEOUT_SECONDS;
-    pthread_mutex_lock(&box.lock);
-    for (;;) {
-        for (mail **pp = &box.head; *pp; pp = &(*pp)->next) {
-            mail *m = *pp;
-            if (strcmp(m->verification_id, vid) == 0) {
-                *pp = m->next;
-                pthread_mutex_unlock(&box.lock);
-                memcpy(code, m->code, 16);
-                free(m->verification_id);
-                free(m);
-                return 0;
-            }
-        }
-        if (pthread_cond_timedwait(&box.posted, &box.lock, &deadline) == ETIMEDOUT) {
-            pthread_mutex_unlock(&box.lock);
-            return -1;
-        }
-    }
-}
-
-static int json_plain(const char *s) {
-    for (; *s; s++)
-        if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20) return 0;
-    return 1;
-}
-
-static int is_new_user(const char *json) {
-    const char *p = strstr(json, "\"isNewUser\"");
-    if (!p) return 0;
-    p += strlen("\"isNewUser\"");
-    while (*p == ' ' || *p == ':') p++;
-    return strncmp(p, "true", 4) == 0;
-}
 
 typedef struct {
     phoneauth_engine *engine; /* engine side */
@@ -379,70 +187,21 @@ typedef struct {
     error_table errors;
 } worker;
 
-/* One complete flow through the C ABI for flow number i; 0 when it signed a new user in. */
+/* One complete flow through the C ABI (benchutil's signin_flow) for flow number i; 0 when it
+ * signed in. */
 static int engine_flow(worker *w, long i) {
-    char params[512], vid[256], code[16], phone[32];
-    phone_number(i, phone, sizeof phone);
-    snprintf(params, sizeof params, "{\"phoneNumber\":\"%s\"}", phone);
-
-    char *out = NULL;
-    uint64_t t0 = now_ns();
-    int rc = phoneauth_verify_phone_number(w->engine, params, &out);
-    uint64_t t1 = now_ns();
-    json_error_t jerr;
-    json_t *o = rc == PHONEAUTH_OK ? json_loads(out, 0, &jerr) : NULL;
-    const char *v = o ? json_string_value(json_object_get(o, "verificationId")) : NULL;
-    int have_vid = v && strlen(v) < sizeof vid;
-    if (have_vid) strcpy(vid, v);
-    json_decref(o);
-    if (!have_vid) {
-        record_error(&w->errors, "verifyPhoneNumber", rc, out);
-        phoneauth_free(out);
-        return -1;
+    flow_times t;
+    int rc = signin_flow(w->engine, i, &w->errors, &t);
+    if (rc == FLOW_NO_SMS && __atomic_add_fetch(&sms_timeouts, 1, __ATOMIC_RELAXED) >= MAX_SMS_TIMEOUTS) {
+        fprintf(stderr, "pg_bench: no SMS within %d s for %d flows: this process stops\n", SMS_TIMEOUT_SECONDS,
+                MAX_SMS_TIMEOUTS);
+        __atomic_store_n(w->next_index, w->end_index, __ATOMIC_RELAXED);
     }
-    phoneauth_free(out);
-
-    int got_code = take_code(vid, code);
-    uint64_t t2 = now_ns();
-    if (got_code != 0) {
-        record_error(&w->errors, "smsWait", -1, "{\"error\":{\"code\":\"timeout\"}}");
-        if (__atomic_add_fetch(&sms_timeouts, 1, __ATOMIC_RELAXED) >= MAX_SMS_TIMEOUTS) {
-            fprintf(stderr, "pg_bench: no SMS within %d s for %d flows: this process stops\n", SMS_TIMEOUT_SECONDS,
-                    MAX_SMS_TIMEOUTS);
-            __atomic_store_n(w->next_index, w->end_index, __ATOMIC_RELAXED);
-        }
-        return -1;
-    }
-
-    if (json_plain(vid)) {
-        snprintf(params, sizeof params, "{\"verificationId\":\"%s\",\"verificationCode\":\"%s\"}", vid, code);
-    } else {
-        json_t *p = json_pack("{s:s,s:s}", "verificationId", vid, "verificationCode", code);
-        char *s = json_dumps(p, JSON_COMPACT);
-        snprintf(params, sizeof params, "%s", s);
-        free(s);
-        json_decref(p);
-    }
-    rc = phoneauth_credential(w->engine, params, &out);
-    if (rc != PHONEAUTH_OK) {
-        record_error(&w->errors, "credential", rc, out);
-        phoneauth_free(out);
-        return -1;
-    }
-    /* credential's result, {"credential": {...}}, is exactly signInWithCredential's params. */
-    char *signed_in = NULL;
-    rc = phoneauth_sign_in_with_credential(w->engine, out, &signed_in);
-    phoneauth_free(out);
-    if (rc != PHONEAUTH_OK) {
-        record_error(&w->errors, "signInWithCredential", rc, signed_in);
-        phoneauth_free(signed_in);
-        return -1;
-    }
-    w->lat[L_VERIFY] = t1 - t0;
-    w->lat[L_SMS_WAIT] = t2 - t1;
-    w->lat[L_SIGN_IN] = now_ns() - t2;
-    if (!is_new_user(signed_in)) w->not_new_user++;
-    phoneauth_free(signed_in);
+    if (rc != FLOW_OK) return -1;
+    w->lat[L_VERIFY] = t.verified - t.start;
+    w->lat[L_SMS_WAIT] = t.code - t.verified;
+    w->lat[L_SIGN_IN] = t.signed_in - t.code;
+    if (!t.new_user) w->not_new_user++;
     return 0;
 }
 
@@ -466,21 +225,9 @@ static void engine_statistics(phoneauth_engine *e, long *tx, long *retries, long
 
 static phoneauth_engine *open_engine(const run_spec *spec) {
     /* More flows than the default daily project quota: raise it (its counting still runs). */
-    json_t *c = json_pack("{s:s,s:s,s:{s:s,s:i},s:{s:i}}", "database", spec->url, "masterKey", spec->master_key,
-                          "postgres", "schema", spec->schema, "poolSize", spec->pool_size, "quotas",
-                          "smsPerProjectPerDay", 100000000);
-    char *cfg = json_dumps(c, JSON_COMPACT);
-    json_decref(c);
-    char *err = NULL;
-    phoneauth_engine *e = phoneauth_open(cfg, &err);
-    free(cfg);
-    if (!e) {
-        fprintf(stderr, "pg_bench: phoneauth_open failed: %s\n", err ? err : "(no error)");
-        phoneauth_free(err);
-        exit(1);
-    }
-    if (phoneauth_set_sms_sender(e, sms_sender, NULL) != PHONEAUTH_OK) die("phoneauth_set_sms_sender failed");
-    return e;
+    return open_engine_json(json_pack("{s:s,s:s,s:{s:s,s:i},s:{s:i}}", "database", spec->url, "masterKey",
+                                      spec->master_key, "postgres", "schema", spec->schema, "poolSize",
+                                      spec->pool_size, "quotas", "smsPerProjectPerDay", 100000000));
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1179,7 +926,7 @@ static json_t *report(run_mode mode, const run_spec *spec, const totals *t) {
     for (int l = 0; l < L_COUNT; l++) {
         if (l == L_SMS_WAIT && mode == MODE_FLOOR) continue;
         for (long i = 0; i < spec->flows; i++) column[i] = shared->latency_ns[mode * spec->flows + i][l];
-        json_object_set_new(lat, latency_names[l], percentiles(column, (size_t)spec->flows));
+        json_object_set_new(lat, latency_names[l], latency_percentiles(column, (size_t)spec->flows));
     }
     free(column);
     json_object_set_new(j, "latencyUs", lat);
@@ -1190,16 +937,7 @@ static json_t *report(run_mode mode, const run_spec *spec, const totals *t) {
             json_object_set_new(by, transaction_names[k], json_real(round2(t->retries_by[k] * 1000.0 * per)));
         json_object_set_new(j, "retriesPer1000FlowsBy", by);
     }
-    json_t *errors = json_object();
-    json_t *samples = json_object();
-    for (int k = 0; k < t->errors.n; k++) {
-        json_object_set_new(errors, t->errors.kinds[k].key, json_integer(t->errors.kinds[k].count));
-        json_t *sample = json_string(t->errors.kinds[k].sample);
-        json_object_set_new(samples, t->errors.kinds[k].key, sample ? sample : json_string("(not UTF-8)"));
-    }
-    json_object_set_new(j, "errors", errors);
-    if (json_object_size(samples)) json_object_set_new(j, "errorSamples", samples);
-    else json_decref(samples);
+    set_errors_json(j, &t->errors);
     fprintf(stderr,
             "pg_bench: %s %dx%d: %.0f flows/s, %.2f round trips/flow, %.1f retries/1000 flows, %ld failed (%ld %s)\n",
             mode == MODE_ENGINE ? "engine" : "floor ", spec->processes, spec->threads, fps, t->round_trips * per,
@@ -1320,11 +1058,7 @@ int main(void) {
         if (*c == ',') c++;
     }
 
-    json_t *doc = json_pack("{s:o}", "postgres", pg);
-    char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-    puts(s);
-    free(s);
-    json_decref(doc);
+    print_json(json_pack("{s:o}", "postgres", pg));
     munmap(shared, size);
     return 0;
 }

@@ -34,17 +34,16 @@
  *
  * Output: one JSON object on stdout, {"c": {"threads1": {...}, "threads2": {...}}, "floor": {...}};
  * progress and diagnostics go to stderr.
+ *
+ * The flow, the SMS mailbox, the percentiles and the error counts are benchutil.c's, shared with
+ * pg_bench.c.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <jansson.h>
 #include <openssl/ec.h>
@@ -53,213 +52,15 @@
 #include <openssl/rand.h>
 #include <sqlite3.h>
 
+#include "benchutil.h"
 #include "phoneauth.h"
 
 #define MAX_THREADS 8
-#define SMS_TIMEOUT_SECONDS 10
-#define MAX_ERROR_KINDS 32
 #define MAX_SMS_TIMEOUTS 3 /* a run stops after this many flows saw no SMS */
 
+const char bench_name[] = "signin_bench";
+
 static long sms_timeouts; /* in the current run, all threads */
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static double cpu_seconds(void) {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-           ru.ru_stime.tv_usec / 1e6;
-}
-
-static void die(const char *what) {
-    fprintf(stderr, "signin_bench: %s\n", what);
-    exit(1);
-}
-
-static long env_long(const char *name, long fallback) {
-    const char *v = getenv(name);
-    if (!v || !*v) return fallback;
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (*end || n <= 0) {
-        fprintf(stderr, "signin_bench: ignoring %s=%s\n", name, v);
-        return fallback;
-    }
-    return n;
-}
-
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile of a sorted array, in µs. */
-static double pct_us(const uint64_t *sorted, size_t n, double p) {
-    if (n == 0) return 0;
-    size_t rank = (size_t)(p * (double)n + 0.999999);
-    if (rank < 1) rank = 1;
-    if (rank > n) rank = n;
-    return sorted[rank - 1] / 1000.0;
-}
-
-static double round2(double x) { return (double)(long long)(x * 100 + (x >= 0 ? 0.5 : -0.5)) / 100; }
-
-static json_t *percentiles(uint64_t *v, size_t n) {
-    qsort(v, n, sizeof *v, cmp_u64);
-    return json_pack("{s:I,s:f,s:f,s:f,s:f}", "count", (json_int_t)n, "p50", round2(pct_us(v, n, .50)),
-                     "p90", round2(pct_us(v, n, .90)), "p99", round2(pct_us(v, n, .99)), "max",
-                     round2(n ? v[n - 1] / 1000.0 : 0));
-}
-
-static double median_us(uint64_t *v, size_t n) {
-    qsort(v, n, sizeof *v, cmp_u64);
-    return round2(pct_us(v, n, .50));
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Mailbox: SMS codes posted by the delivery thread, taken by the flow waiting for them.       */
-
-typedef struct mail {
-    struct mail *next;
-    char *verification_id;
-    char code[16];
-    uint64_t delivered_ns;
-} mail;
-
-static struct {
-    pthread_mutex_t lock;
-    pthread_cond_t posted;
-    mail *head;
-    long delivered;  /* messages handed to the callback */
-    long unparsable; /* messages the callback could not read */
-    long pending;    /* messages posted, not yet taken */
-} box = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0, 0};
-
-/* The SMS sender: runs on the engine's delivery thread. */
-static int sms_sender(void *ctx, const char *message_json) {
-    (void)ctx;
-    uint64_t t = now_ns();
-    json_error_t jerr;
-    json_t *msg = json_loads(message_json, 0, &jerr);
-    const char *vid = msg ? json_string_value(json_object_get(msg, "verificationId")) : NULL;
-    const char *body = msg ? json_string_value(json_object_get(msg, "body")) : NULL;
-    char code[16] = "";
-    if (body) { /* the first run of 6 to 10 digits in the body is the code */
-        for (const char *p = body; *p;) {
-            if (*p >= '0' && *p <= '9') {
-                size_t n = strspn(p, "0123456789");
-                if (n >= 6 && n <= 10) {
-                    memcpy(code, p, n);
-                    code[n] = 0;
-                    break;
-                }
-                p += n;
-            } else {
-                p++;
-            }
-        }
-    }
-    pthread_mutex_lock(&box.lock);
-    box.delivered++;
-    if (!vid || !code[0]) {
-        box.unparsable++;
-    } else {
-        mail *m = malloc(sizeof *m);
-        m->verification_id = strdup(vid);
-        memcpy(m->code, code, sizeof code);
-        m->delivered_ns = t;
-        m->next = box.head;
-        box.head = m;
-        box.pending++;
-        pthread_cond_broadcast(&box.posted);
-    }
-    pthread_mutex_unlock(&box.lock);
-    json_decref(msg);
-    return 0;
-}
-
-/* Waits for the code of `vid`; returns 0 and fills code/delivered_ns, or -1 after the timeout. */
-static int take_code(const char *vid, char code[16], uint64_t *delivered_ns) {
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += SMS_TIMEOUT_SECONDS;
-    pthread_mutex_lock(&box.lock);
-    for (;;) {
-        for (mail **pp = &box.head; *pp; pp = &(*pp)->next) {
-            mail *m = *pp;
-            if (strcmp(m->verification_id, vid) == 0) {
-                *pp = m->next;
-                box.pending--;
-                pthread_mutex_unlock(&box.lock);
-                memcpy(code, m->code, 16);
-                *delivered_ns = m->delivered_ns;
-                free(m->verification_id);
-                free(m);
-                return 0;
-            }
-        }
-        if (pthread_cond_timedwait(&box.posted, &box.lock, &deadline) == ETIMEDOUT) {
-            pthread_mutex_unlock(&box.lock);
-            return -1;
-        }
-    }
-}
-
-static void clear_mailbox(void) {
-    pthread_mutex_lock(&box.lock);
-    while (box.head) {
-        mail *m = box.head;
-        box.head = m->next;
-        free(m->verification_id);
-        free(m);
-    }
-    box.delivered = box.unparsable = box.pending = 0;
-    pthread_mutex_unlock(&box.lock);
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Errors, counted by code.                                                                    */
-
-typedef struct {
-    char key[64];
-    long count;
-    char sample[256];
-} error_kind;
-
-typedef struct {
-    error_kind kinds[MAX_ERROR_KINDS];
-    int n;
-} error_table;
-
-/* Records a failure: `where` is the step, out_json the engine's error object (may be NULL). */
-static void record_error(error_table *t, const char *where, int status, const char *out_json) {
-    char code[40] = "?";
-    if (out_json) {
-        const char *c = strstr(out_json, "\"code\"");
-        if (c && (c = strchr(c + 6, '"'))) {
-            size_t n = strcspn(c + 1, "\"");
-            if (n >= sizeof code) n = sizeof code - 1;
-            memcpy(code, c + 1, n);
-            code[n] = 0;
-        }
-    }
-    char key[64];
-    snprintf(key, sizeof key, "%s:%s(%d)", where, code, status);
-    for (int i = 0; i < t->n; i++)
-        if (strcmp(t->kinds[i].key, key) == 0) {
-            t->kinds[i].count++;
-            return;
-        }
-    if (t->n == MAX_ERROR_KINDS) return;
-    error_kind *k = &t->kinds[t->n++];
-    snprintf(k->key, sizeof k->key, "%s", key);
-    k->count = 1;
-    snprintf(k->sample, sizeof k->sample, "%s", out_json ? out_json : "");
-}
 
 /* ------------------------------------------------------------------------------------------ */
 /* The flow driver.                                                                            */
@@ -280,64 +81,17 @@ typedef struct {
     error_table errors;
 } worker;
 
-/* +1 650 2xx xxxx: 1,000,000 distinct numbers, valid for libphonenumber (US, 650, exchange 2xx). */
-static void phone_number(long i, char *buf, size_t size) {
-    snprintf(buf, size, "+1650%03ld%04ld", 200 + (i / 10000) % 100, i % 10000);
-}
-
-/* Copies the string value of "verificationId" out of a result object. */
-static int extract_vid(const char *json, char *vid, size_t size) {
-    json_error_t jerr;
-    json_t *o = json_loads(json, 0, &jerr);
-    const char *v = o ? json_string_value(json_object_get(o, "verificationId")) : NULL;
-    int ok = v && strlen(v) < size;
-    if (ok) strcpy(vid, v);
-    json_decref(o);
-    return ok ? 0 : -1;
-}
-
-/* True when every character can go inside a JSON string literal as it is. */
-static int json_plain(const char *s) {
-    for (; *s; s++)
-        if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20) return 0;
-    return 1;
-}
-
-static int is_new_user(const char *json) {
-    const char *p = strstr(json, "\"isNewUser\"");
-    if (!p) return 0;
-    p += strlen("\"isNewUser\"");
-    while (*p == ' ' || *p == ':') p++;
-    return strncmp(p, "true", 4) == 0;
-}
-
 static void *worker_main(void *arg) {
     worker *w = arg;
-    char params[512], vid[256], code[16], phone[32];
     if (w->start) pthread_barrier_wait(w->start);
     for (;;) {
         long i = __atomic_fetch_add(w->next_index, 1, __ATOMIC_RELAXED);
         if (i >= w->end_index) break;
-        phone_number(i, phone, sizeof phone);
-        snprintf(params, sizeof params, "{\"phoneNumber\":\"%s\"}", phone);
-
-        char *out = NULL;
-        uint64_t t0 = now_ns();
-        int rc = phoneauth_verify_phone_number(w->engine, params, &out);
-        uint64_t t1 = now_ns();
-        if (rc != PHONEAUTH_OK || extract_vid(out, vid, sizeof vid) != 0) {
-            record_error(&w->errors, "verifyPhoneNumber", rc, out);
-            phoneauth_free(out);
+        flow_times t;
+        int rc = signin_flow(w->engine, i, &w->errors, &t);
+        if (rc != FLOW_OK) {
             w->failed++;
-            continue;
-        }
-        phoneauth_free(out);
-
-        uint64_t delivered;
-        if (take_code(vid, code, &delivered) != 0) {
-            record_error(&w->errors, "smsWait", -1, "{\"error\":{\"code\":\"timeout\"}}");
-            w->failed++;
-            if (__atomic_add_fetch(&sms_timeouts, 1, __ATOMIC_RELAXED) >= MAX_SMS_TIMEOUTS) {
+            if (rc == FLOW_NO_SMS && __atomic_add_fetch(&sms_timeouts, 1, __ATOMIC_RELAXED) >= MAX_SMS_TIMEOUTS) {
                 fprintf(stderr, "signin_bench: no SMS within %d s for %d flows: stopping this run\n",
                         SMS_TIMEOUT_SECONDS, MAX_SMS_TIMEOUTS);
                 __atomic_store_n(w->next_index, w->end_index, __ATOMIC_RELAXED);
@@ -345,70 +99,25 @@ static void *worker_main(void *arg) {
             }
             continue;
         }
-        uint64_t t2 = now_ns();
-
-        if (json_plain(vid)) {
-            snprintf(params, sizeof params, "{\"verificationId\":\"%s\",\"verificationCode\":\"%s\"}",
-                     vid, code);
-        } else {
-            json_t *o = json_pack("{s:s,s:s}", "verificationId", vid, "verificationCode", code);
-            char *s = json_dumps(o, JSON_COMPACT);
-            snprintf(params, sizeof params, "%s", s);
-            free(s);
-            json_decref(o);
-        }
-        rc = phoneauth_credential(w->engine, params, &out);
-        uint64_t t3 = now_ns();
-        if (rc != PHONEAUTH_OK) {
-            record_error(&w->errors, "credential", rc, out);
-            phoneauth_free(out);
-            w->failed++;
-            continue;
-        }
-        /* credential's result, {"credential": {...}}, is exactly signInWithCredential's params. */
-        char *signed_in = NULL;
-        rc = phoneauth_sign_in_with_credential(w->engine, out, &signed_in);
-        uint64_t t4 = now_ns();
-        phoneauth_free(out);
-        if (rc != PHONEAUTH_OK) {
-            record_error(&w->errors, "signInWithCredential", rc, signed_in);
-            phoneauth_free(signed_in);
-            w->failed++;
-            continue;
-        }
-        if (!is_new_user(signed_in)) w->not_new_user++;
-        phoneauth_free(signed_in);
+        if (!t.new_user) w->not_new_user++;
 
         size_t k = w->nlat++;
-        w->lat[L_VERIFY][k] = t1 - t0;
-        w->lat[L_SMS_WAIT][k] = t2 - t1;
-        w->lat[L_CREDENTIAL][k] = t3 - t2;
-        w->lat[L_SIGN_IN][k] = t4 - t3;
-        w->lat[L_SMS_DELIVERY][k] = delivered > t0 ? delivered - t0 : 0;
-        w->lat[L_FLOW][k] = t4 - t0;
+        w->lat[L_VERIFY][k] = t.verified - t.start;
+        w->lat[L_SMS_WAIT][k] = t.code - t.verified;
+        w->lat[L_CREDENTIAL][k] = t.credential - t.code;
+        w->lat[L_SIGN_IN][k] = t.signed_in - t.credential;
+        w->lat[L_SMS_DELIVERY][k] = t.delivered > t.start ? t.delivered - t.start : 0;
+        w->lat[L_FLOW][k] = t.signed_in - t.start;
         w->ok++;
     }
     return NULL;
 }
 
 static phoneauth_engine *open_engine(const char *dir) {
-    char db[4096], cfg[4600];
+    char db[4096];
     snprintf(db, sizeof db, "%s/phoneauth.sqlite", dir);
     /* More flows than the default daily project quota: raise it (its counting still runs). */
-    json_t *c = json_pack("{s:s, s:{s:i}}", "database", db, "quotas", "smsPerProjectPerDay", 100000000);
-    char *s = json_dumps(c, JSON_COMPACT);
-    snprintf(cfg, sizeof cfg, "%s", s);
-    free(s);
-    json_decref(c);
-    char *err = NULL;
-    phoneauth_engine *e = phoneauth_open(cfg, &err);
-    if (!e) {
-        fprintf(stderr, "signin_bench: phoneauth_open failed: %s\n", err ? err : "(no error)");
-        phoneauth_free(err);
-        exit(1);
-    }
-    if (phoneauth_set_sms_sender(e, sms_sender, NULL) != PHONEAUTH_OK) die("phoneauth_set_sms_sender failed");
-    return e;
+    return open_engine_json(json_pack("{s:s, s:{s:i}}", "database", db, "quotas", "smsPerProjectPerDay", 100000000));
 }
 
 static void rm_dir(const char *dir) {
@@ -445,9 +154,8 @@ static json_t *run_flows(int threads, long flows, double floor_us) {
         memset(ww, 0, sizeof *ww);
         next = warmup; /* the last fetch went one past the end */
     }
-    pthread_mutex_lock(&box.lock);
-    long warm_delivered = box.delivered;
-    pthread_mutex_unlock(&box.lock);
+    long warm_delivered, unparsable, stray;
+    mailbox_counts(&warm_delivered, &unparsable, &stray);
 
     pthread_barrier_t barrier;
     pthread_barrier_init(&barrier, NULL, (unsigned)threads + 1);
@@ -493,22 +201,14 @@ static json_t *run_flows(int threads, long flows, double floor_us) {
         json_object_set_new(lat, latency_names[l], percentiles(all, total));
         free(all);
     }
-    json_t *errors = json_object();
-    json_t *samples = json_object();
+    error_table errors = {.n = 0};
     for (int t = 0; t < threads; t++)
-        for (int i = 0; i < w[t].errors.n; i++) {
-            error_kind *k = &w[t].errors.kinds[i];
-            json_int_t prev = json_integer_value(json_object_get(errors, k->key));
-            json_object_set_new(errors, k->key, json_integer(prev + k->count));
-            if (!json_object_get(samples, k->key)) {
-                json_t *str = json_string(k->sample); /* NULL if truncation split a UTF-8 sequence */
-                json_object_set_new(samples, k->key, str ? str : json_string("(not shown: not UTF-8)"));
-            }
-        }
+        for (int i = 0; i < w[t].errors.n; i++)
+            add_error(&errors, w[t].errors.kinds[i].key, w[t].errors.kinds[i].count, w[t].errors.kinds[i].sample);
 
-    pthread_mutex_lock(&box.lock);
-    long delivered = box.delivered - warm_delivered, unparsable = box.unparsable, stray = box.pending;
-    pthread_mutex_unlock(&box.lock);
+    long delivered;
+    mailbox_counts(&delivered, &unparsable, &stray);
+    delivered -= warm_delivered;
 
     phoneauth_close(engine);
     rm_dir(dir);
@@ -526,9 +226,7 @@ static json_t *run_flows(int threads, long flows, double floor_us) {
                           round2(cpu_per_flow), "cpuRatioToFloor",
                           round2(floor_us > 0 ? cpu_per_flow / floor_us : 0));
     json_object_set_new(r, "latencyUs", lat);
-    json_object_set_new(r, "errors", errors);
-    if (json_object_size(samples)) json_object_set_new(r, "errorSamples", samples);
-    else json_decref(samples);
+    set_errors_json(r, &errors);
     json_object_set_new(r, "sms", json_pack("{s:I,s:I,s:I}", "delivered", (json_int_t)delivered,
                                             "unparsable", (json_int_t)unparsable, "neverTaken",
                                             (json_int_t)stray));
@@ -614,15 +312,6 @@ static void step_done(sqlite3 *db, sqlite3_stmt *s) {
     }
     sqlite3_reset(s);
     sqlite3_clear_bindings(s);
-}
-
-static void hex(const unsigned char *b, size_t n, char *out) {
-    static const char d[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = d[b[i] >> 4];
-        out[2 * i + 1] = d[b[i] & 15];
-    }
-    out[2 * n] = 0;
 }
 
 static json_t *floor_sqlite(int reps, double *sum_us) {
@@ -777,9 +466,6 @@ int main(void) {
     json_t *doc = json_object();
     json_object_set_new(doc, "c", c);
     json_object_set_new(doc, "floor", floor);
-    char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-    puts(s);
-    free(s);
-    json_decref(doc);
+    print_json(doc);
     return 0;
 }
