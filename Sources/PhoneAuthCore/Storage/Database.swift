@@ -20,14 +20,14 @@ public enum Database: Sendable {
             switch self {
             case let .sqlite(path, synchronous):
                 let pool = ConnectionPool(size: 1, first: try migratedSQLite()) { try SQLiteConnection(path: path, synchronous: synchronous) }
-                return SQLStore(pool: pool, dialect: .sqlite)
+                return SQLStore(pool: pool)
             case let .postgres(settings):
                 // A call waits for a free connection no longer than it may wait for the server.
                 let limit = Int64(settings.connectTimeoutSeconds) * 1000 + Int64(settings.statementTimeoutMs)
                 let pool = ConnectionPool(size: settings.poolSize, first: try migratedPostgres(), waitLimitMilliseconds: limit) {
                     try PostgresConnection(settings)
                 }
-                return SQLStore(pool: pool, dialect: .postgres)
+                return SQLStore(pool: pool)
             }
         } catch let failure as StorageFailure {
             throw failure.asPhoneAuthError

@@ -43,7 +43,7 @@ struct PostgresRow: SQLRow {
 /// waits on a server that went away. Errors carry the server's primary message (never the
 /// bound values, which PostgreSQL puts in the detail) and name host and database, never the password.
 final class PostgresConnection: SQLConnection {
-    let dialect = SQLDialect.postgres
+    static let dialect = SQLDialect.postgres
     private(set) var isHealthy = true
     var roundTrips = 0
     private let connection: OpaquePointer

@@ -44,7 +44,7 @@ struct SQLDialect: Sendable {
 /// `StorageFailure`s carrying the database's message, never the bound values.
 protocol SQLConnection: AnyObject {
     associatedtype Row: SQLRow
-    var dialect: SQLDialect { get }
+    static var dialect: SQLDialect { get }
     /// False once the connection is known to be unusable (the pool then drops it).
     var isHealthy: Bool { get }
     /// Statements sent to the database since the connection opened (round trips, for PostgreSQL).
@@ -72,6 +72,7 @@ protocol SQLConnection: AnyObject {
 }
 
 extension SQLConnection {
+    var dialect: SQLDialect { Self.dialect }
     @discardableResult func run(_ sql: String) throws -> Int { try run(sql, []) }
     func rows(_ sql: String, _ each: (Row) throws -> Void) throws { try rows(sql, [], each) }
     func transaction<T>(_ body: () throws -> T) throws -> T { try transaction(queue: nil, rowLocksSuffice: false, body) }

@@ -7,13 +7,12 @@ import Glibc
 /// again.
 final class SQLStore<Connection: SQLConnection>: Store, @unchecked Sendable {
     let pool: ConnectionPool<Connection>
-    let dialect: SQLDialect
+    var dialect: SQLDialect { Connection.dialect }
     /// A transaction that keeps conflicting is reported after this many tries.
     static var maxTries: Int { 10 }
 
-    init(pool: ConnectionPool<Connection>, dialect: SQLDialect) {
+    init(pool: ConnectionPool<Connection>) {
         self.pool = pool
-        self.dialect = dialect
     }
 
     public func close() { pool.close() }

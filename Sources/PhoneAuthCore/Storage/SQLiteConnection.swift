@@ -30,7 +30,7 @@ struct SQLiteRow: SQLRow {
 /// A single SQLite connection with a statement cache. Not thread-safe: its owner serialises use.
 /// Errors carry SQLite's message, never the bound values (phone numbers, hashes).
 final class SQLiteConnection: SQLConnection {
-    let dialect = SQLDialect.sqlite
+    static let dialect = SQLDialect.sqlite
     let isHealthy = true
     var roundTrips = 0
     private let db: OpaquePointer
