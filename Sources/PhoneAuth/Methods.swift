@@ -196,6 +196,10 @@ enum Methods {
             try engine.revokeRefreshTokens(uid: try required(p, "uid"))
             return .object([])
         },
+        "unlockPhoneNumber": { engine, p in
+            try p.rejectUnknown(["phoneNumber"])
+            return .object([("unlocked", .bool(try engine.unlockPhoneNumber(try p.string("phoneNumber"))))])
+        },
         "getJwks": { engine, p in
             try p.rejectUnknown([])
             return engine.jwks

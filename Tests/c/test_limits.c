@@ -645,9 +645,25 @@ static void test_lockout(void) {
     CHECKF(log_count(&l, "lockout") == 1 && str_is(tu_str(ev, "phoneNumber"), "+*******3434") &&
                is_rfc3339(tu_str(ev, "until")) && str_is(tu_str(ev, "clientIp"), "192.0.2.1"),
            "lockout event: %s", tu_dump(ev));
+    CHECKF(json_integer_value(json_object_get(ev, "lockoutSeconds")) == 3600, "lockout length: %s", tu_dump(ev));
     json_decref(ev);
     CHECKF(!log_contains(&l, code) && !log_contains(&l, bad) && !log_contains(&l, phone),
            "an event contains a code or the number");
+
+    /* The admin's remedy: unlockPhoneNumber ends the lockout at once (and says whether there was one). */
+    r = tu_call(e, "unlockPhoneNumber", "{\"phoneNumber\": \"+1 650 555 3434\"}", &st);
+    EXPECT_OK(r, st);
+    CHECKF(json_is_true(json_object_get(r, "unlocked")), "unlockPhoneNumber: %s", tu_dump(r));
+    json_decref(r);
+    r = tu_call(e, "unlockPhoneNumber", "{\"phoneNumber\": \"+16505553434\"}", &st);
+    CHECKF(st == PHONEAUTH_OK && json_is_false(json_object_get(r, "unlocked")), "second unlock: %s", tu_dump(r));
+    json_decref(r);
+    r = verify(e, phone, "192.0.2.1", &st);
+    EXPECT_OK(r, st);
+    json_decref(r);
+    r = tu_call(e, "unlockPhoneNumber", "{}", &st);
+    EXPECT_ERR(r, st, PHONEAUTH_ERR_MISSING_PHONE_NUMBER, "missingPhoneNumber");
+    json_decref(r);
 out:
     phoneauth_close(e);
     log_destroy(&l);

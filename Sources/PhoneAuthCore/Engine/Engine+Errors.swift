@@ -6,6 +6,7 @@ extension Engine {
         case let .limited(trip): return limitError(trip, now: now)
         case let .numberLocked(phone, until, justLocked) where justLocked:
             events.emit("lockout", at: now, [("phoneNumber", .string(PhoneNumber.mask(phone))), ("until", .string(until.rfc3339)),
+                                             ("lockoutSeconds", .int((until.milliseconds - now.milliseconds) / 1000)),
                                              ("clientIp", clientIp.map { .string($0) })])
         default: break
         }

@@ -198,7 +198,8 @@ public final class Engine: @unchecked Sendable {
     /// The wrong-code limits of a code check from the credential's client.
     func checkLimits(_ credential: PhoneCredential) -> CheckLimits {
         let policy = config.abuse
-        return CheckLimits(maxConsecutiveFailures: policy.maxConsecutiveFailures, lockoutMilliseconds: policy.lockoutSeconds * 1000,
+        return CheckLimits(maxConsecutiveFailures: policy.maxConsecutiveFailures, failuresBetweenLockouts: config.maxAttempts,
+                           lockoutMilliseconds: policy.lockoutSeconds * 1000, maxLockoutMilliseconds: policy.maxLockoutSeconds * 1000,
                            clientIp: credential.clientIp.flatMap(Self.limitKey(forIp:)), wrongCodesPerIpPer5Minutes: policy.wrongCodesPerIpPer5Minutes,
                            exempt: Set(config.testPhoneNumbers.keys))
     }
@@ -324,6 +325,16 @@ public final class Engine: @unchecked Sendable {
     public func user(uid: String) throws -> UserRecord {
         guard let user = try store.user(uid: uid) else { throw Self.noUser }
         return user
+    }
+
+    /// Ends a number's lockout and its run of wrong codes (the remedy when an attacker keeps a
+    /// victim's number locked); whether it had any. Reported as the event `numberUnlocked`.
+    public func unlockPhoneNumber(_ phoneNumber: String?) throws -> Bool {
+        guard let phoneNumber, !phoneNumber.isEmpty else { throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.") }
+        let phone = try PhoneNumber.parse(phoneNumber)
+        let unlocked = try store.unlockPhoneNumber(phone.e164)
+        events.emit("numberUnlocked", at: clock.now(), [("phoneNumber", .string(phone.masked)), ("hadFailures", .bool(unlocked))])
+        return unlocked
     }
 
     public func user(phoneNumber: String) throws -> UserRecord {

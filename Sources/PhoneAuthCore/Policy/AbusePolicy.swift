@@ -12,9 +12,13 @@ public struct AbusePolicy: Sendable {
     public var smsPerRegionPerDay: [String: Int] = [:]
     /// The pumping circuit breaker: SMS to any one region per hour; 0 is off.
     public var regionBurstPerHour = 0
-    /// Wrong codes in a row for one number, across verifications, before it is locked.
+    /// Wrong codes in a row for one number, across verifications, before it is first locked.
+    /// The run ends only with a right code or `unlockPhoneNumber`, never with time: after a
+    /// lockout, `maxAttempts` more wrong codes lock it again, each lockout twice as long as the
+    /// one before (from `lockoutSeconds` up to `maxLockoutSeconds`).
     public var maxConsecutiveFailures = 100
     public var lockoutSeconds: Int64 = 3600
+    public var maxLockoutSeconds: Int64 = 30 * 86_400
     /// Wrong codes per client IP per 5 minutes (sliding window, estimated).
     public var wrongCodesPerIpPer5Minutes = 50
     /// Push receipts and captcha challenges per client IP per hour (sliding window, estimated).
@@ -40,7 +44,7 @@ public struct AbusePolicy: Sendable {
         var p = AbusePolicy()
         if let q = try r.object("quotas") {
             try q.rejectUnknown(["smsPerNumberPerHour", "smsPerIpPerHour", "smsPerProjectPerDay", "smsPerRegionPerDay",
-                                 "regionBurstPerHour", "maxConsecutiveFailures", "lockoutSeconds", "wrongCodesPerIpPer5Minutes",
+                                 "regionBurstPerHour", "maxConsecutiveFailures", "lockoutSeconds", "maxLockoutSeconds", "wrongCodesPerIpPer5Minutes",
                                  "appChecksPerIpPerHour"])
             func limit(_ key: String, _ current: Int) throws(PhoneAuthError) -> Int {
                 Int(try q.int(key, in: 0...100_000_000) ?? Int64(current))
@@ -53,6 +57,10 @@ public struct AbusePolicy: Sendable {
             p.wrongCodesPerIpPer5Minutes = try limit("wrongCodesPerIpPer5Minutes", p.wrongCodesPerIpPer5Minutes)
             p.appChecksPerIpPerHour = try limit("appChecksPerIpPerHour", p.appChecksPerIpPerHour)
             p.lockoutSeconds = try q.int("lockoutSeconds", in: 1...31_536_000) ?? p.lockoutSeconds
+            p.maxLockoutSeconds = try q.int("maxLockoutSeconds", in: 1...31_536_000) ?? max(p.maxLockoutSeconds, p.lockoutSeconds)
+            guard p.maxLockoutSeconds >= p.lockoutSeconds else {
+                throw bad("quotas.maxLockoutSeconds", "must be at least quotas.lockoutSeconds")
+            }
             if let regions = try q.object("smsPerRegionPerDay") {
                 try checkRegions(regions.entries.map(\.0), key: "quotas.smsPerRegionPerDay")
                 for (region, value) in regions.entries {

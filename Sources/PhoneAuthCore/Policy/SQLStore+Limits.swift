@@ -99,15 +99,26 @@ extension SQLStore {
     /// the number (and starts counting afresh for after the lock) and returns until when.
     func countFailure(_ phone: String, limits: CheckLimits, now: Timestamp, in db: Connection) throws -> Timestamp? {
         guard limits.maxConsecutiveFailures > 0 else { return nil }
-        let failures = try db.row("""
+        // The run is never restarted by a lockout or by time (NIST SP 800-63B counts consecutive
+        // failures): after the first lockout, every `failuresBetweenLockouts` wrong codes lock
+        // the number again, for twice as long each time.
+        guard let (failures, lockouts, nextLockAt) = try db.row("""
             INSERT INTO number_failures (phone, consecutive, last_failure_at) VALUES (?, 1, ?)
             ON CONFLICT (phone) DO UPDATE SET consecutive = number_failures.consecutive + 1, last_failure_at = excluded.last_failure_at
-            RETURNING consecutive
-            """, [.text(phone), .int(now.milliseconds)]) { Int($0.int(0)) } ?? 1
-        guard failures >= limits.maxConsecutiveFailures else { return nil }
-        let until = now.adding(milliseconds: limits.lockoutMilliseconds)
-        try db.run("UPDATE number_failures SET consecutive = 0, locked_until = ? WHERE phone = ?", [.int(until.milliseconds), .text(phone)])
+            RETURNING consecutive, lockouts, next_lock_at
+            """, [.text(phone), .int(now.milliseconds)], { (Int($0.int(0)), Int($0.int(1)), Int($0.int(2))) })
+        else { return nil }
+        guard failures >= (lockouts == 0 ? limits.maxConsecutiveFailures : nextLockAt) else { return nil }
+        let until = now.adding(milliseconds: limits.lockoutLength(lockouts + 1))
+        try db.run("UPDATE number_failures SET lockouts = ?, locked_until = ?, next_lock_at = ? WHERE phone = ?",
+                   [.int(Int64(lockouts + 1)), .int(until.milliseconds), .int(Int64(failures + max(1, limits.failuresBetweenLockouts))),
+                    .text(phone)])
         return until
+    }
+
+    /// Ends the number's run of wrong codes and its lockout; whether it had one.
+    public func unlockPhoneNumber(_ phone: String) throws -> Bool {
+        try write { db in try db.run("DELETE FROM number_failures WHERE phone = ?", [.text(phone)]) > 0 }
     }
 
     static func seconds(_ milliseconds: Int64) -> Int64 { max(1, (milliseconds + 999) / 1000) }

@@ -134,6 +134,12 @@ enum Migrations {
             state TEXT NOT NULL DEFAULT 'active'
         ) WITHOUT ROWID;
         """,
+        // 5: a number's run of wrong codes outlives its lockouts: how many it has had (each one
+        // twice as long as the last) and at which count of the run the next one comes.
+        """
+        ALTER TABLE number_failures ADD COLUMN lockouts INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE number_failures ADD COLUMN next_lock_at INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     static func apply(to connection: SQLiteConnection) throws {

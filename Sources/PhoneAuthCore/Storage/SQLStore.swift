@@ -103,9 +103,6 @@ final class SQLStore<Connection: SQLConnection>: Store, @unchecked Sendable {
             try db.run("DELETE FROM counters WHERE bucket < ?", [.int(before.milliseconds - LimitWindow.dayMilliseconds)])
             try db.run("DELETE FROM counters WHERE bucket < ? AND scope NOT LIKE 'project:%' AND scope NOT LIKE 'region:%'",
                        [.int(before.milliseconds)])
-            // A run of wrong codes is forgotten a month after its last one (as ended sessions are).
-            try db.run("DELETE FROM number_failures WHERE locked_until < ? AND last_failure_at < ?",
-                       [.int(before.milliseconds), .int(ended.milliseconds)])
         }
     }
 }

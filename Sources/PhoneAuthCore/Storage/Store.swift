@@ -104,9 +104,12 @@ public protocol Store: AnyObject, Sendable {
     /// Ends every session of the user and marks tokens issued before `now` revoked.
     func revokeSessions(uid: String, now: Timestamp) throws -> Bool
 
+    /// Ends a number's run of wrong codes and its lockout (an admin's remedy); whether it had one.
+    func unlockPhoneNumber(_ phone: String) throws -> Bool
+
     /// Deletes verifications that expired before `verificationsExpiredBefore` (their SMS finished),
-    /// sessions that ended before `sessionsEndedBefore` (and runs of wrong codes that old), expired
-    /// multi-factor sessions and spent limit counters.
+    /// sessions that ended before `sessionsEndedBefore`, expired multi-factor sessions and spent
+    /// limit counters. Runs of wrong codes are kept until a right code or an admin ends them.
     func purge(verificationsExpiredBefore: Timestamp, sessionsEndedBefore: Timestamp) throws
 
     /// Statements, transactions and retries since the store opened.

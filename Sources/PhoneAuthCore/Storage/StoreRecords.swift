@@ -67,13 +67,24 @@ public struct SendLimits: Sendable {
 /// The wrong-code limits checked with each code (0: no limit). Numbers in `exempt` (the test
 /// numbers) are neither counted nor locked.
 public struct CheckLimits: Sendable {
+    /// Wrong codes in a row before the first lockout, and after each lockout before the next.
     public var maxConsecutiveFailures: Int
+    public var failuresBetweenLockouts: Int
+    /// The first lockout's length; each next one doubles, up to the maximum.
     public var lockoutMilliseconds: Int64
+    public var maxLockoutMilliseconds: Int64
     public var clientIp: String?
     public var wrongCodesPerIpPer5Minutes: Int
     public var exempt: Set<String>
 
-    public static let none = CheckLimits(maxConsecutiveFailures: 0, lockoutMilliseconds: 0, clientIp: nil, wrongCodesPerIpPer5Minutes: 0, exempt: [])
+    public static let none = CheckLimits(maxConsecutiveFailures: 0, failuresBetweenLockouts: 0, lockoutMilliseconds: 0, maxLockoutMilliseconds: 0,
+                                         clientIp: nil, wrongCodesPerIpPer5Minutes: 0, exempt: [])
+
+    /// The length of a number's `lockouts`-th lockout (counting from 1).
+    public func lockoutLength(_ lockouts: Int) -> Int64 {
+        let doublings = min(max(lockouts - 1, 0), 40)
+        return min(maxLockoutMilliseconds, lockoutMilliseconds.multipliedReportingOverflow(by: Int64(1) << doublings).partialValue)
+    }
 }
 
 /// A limit that refused a call: its configuration key, what it counts (a masked number, an IP

@@ -363,6 +363,11 @@ class Engine:
         """Returns {"keys": [JWK, ...]}, the public keys that verify ID tokens."""
         return self.call("getJwks", _params(params))
 
+    def unlock_phone_number(self, phone_number: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """Ends the number's lockout and its run of wrong codes; returns {"unlocked": bool},
+        whether it had any."""
+        return self.call("unlockPhoneNumber", _params(params, phoneNumber=phone_number))
+
     def get_storage_statistics(self, **params: Any) -> Dict[str, Any]:
         """Returns {driver, poolSize, transactions, retries, roundTrips}: what the store has done
         since the engine opened (retries: transactions run again after a conflict with another

@@ -144,3 +144,46 @@ def test_wrong_codes_per_ip(make_engine, sms):
     # The refused checks used nothing up: from another IP the codes still work.
     assert guess(engine, mine["verificationId"], my_code, client_ip=OTHER_IP)["user"]["phoneNumber"] == REAL_NUMBER
     assert sign_in_with_code(engine, other["verificationId"], other_code)["user"]["phoneNumber"] == OTHER_NUMBER
+
+
+def test_after_a_lockout_every_max_attempts_wrong_codes_lock_again_and_an_admin_unlocks(make_engine, sms):
+    events = []
+    engine = make_engine(sender=sms, maxAttempts=3,
+                         quotas={"smsPerNumberPerHour": 0, "maxConsecutiveFailures": 4, "lockoutSeconds": 1,
+                                 "maxLockoutSeconds": 3600})
+    engine.set_log_sink(events.append)
+
+    def wrong_until_locked():
+        refused = 0
+        while True:
+            started, _message, code = start(engine, sms, REAL_NUMBER)
+            for _ in range(3):
+                try:
+                    guess(engine, started["verificationId"], wrong(code))
+                except phoneauth.InvalidVerificationCodeError:
+                    refused += 1
+                except phoneauth.TooManyRequestsError as error:
+                    assert error.details["reason"] == "numberLocked"
+                    return refused, error
+                except phoneauth.SessionExpiredError:
+                    break
+
+    assert wrong_until_locked()[0] == 3        # the 4th wrong code locks, for a second
+    time.sleep(1.1)
+    refused, error = wrong_until_locked()      # then every 3rd (maxAttempts) locks again,
+    assert refused == 2
+    assert error.details["retryAfterSeconds"] == 2  # for twice as long
+    lockouts = [e for e in events if e["event"] == "lockout"]
+    assert [e["lockoutSeconds"] for e in lockouts] == [1, 2]
+    assert all(e["phoneNumber"] == "+*******3434" for e in lockouts)
+
+    assert engine.unlock_phone_number(REAL_NUMBER) == {"unlocked": True}
+    assert engine.unlock_phone_number(REAL_NUMBER) == {"unlocked": False}
+    assert [e for e in events if e["event"] == "numberUnlocked"][0]["phoneNumber"] == "+*******3434"
+    started, _message, code = start(engine, sms, REAL_NUMBER)   # unlocked at once, the run ended:
+    assert wrong_guess(engine, started["verificationId"], code) == 2  # one wrong code is just wrong
+    assert guess(engine, started["verificationId"], code)["idToken"]
+    with pytest.raises(phoneauth.MissingPhoneNumberError):
+        engine.unlock_phone_number()
+    with pytest.raises(phoneauth.InvalidArgumentError):
+        engine.unlock_phone_number(REAL_NUMBER, extra=1)
