@@ -15,8 +15,9 @@ final class EngineHandle {
     /// Runs a method and renders its result or error; returns the status and the JSON.
     func call(_ method: String, params: UnsafePointer<CChar>?) -> (Int32, JSONValue) {
         guard let handler = Methods.table[method] else {
-            let error = PhoneAuthError(.unknownMethod, "There is no method named '\(ABI.printable(method))'; docs/API.md lists them.",
-                                       details: [("method", .string(ABI.printable(method)))])
+            let error = PhoneAuthError(.unknownMethod,
+                                       "There is no method named \(Echo.quoted(method, or: "so (the name is not shown: it is not a plain name)")); docs/API.md lists them.",
+                                       details: Echo.isQuotable(method) ? [("method", .string(method))] : [])
             return (error.code.status, error.jsonValue)
         }
         do {
@@ -70,10 +71,5 @@ enum ABI {
     static func write(_ value: JSONValue, to out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) {
         guard let out else { return }
         out.pointee = JSONCodec.serializeToCString(value)
-    }
-
-    /// A method name fit for an error message: bounded length, printable characters only.
-    static func printable(_ text: String) -> String {
-        String(text.unicodeScalars.prefix(64).map { $0.properties.isWhitespace || $0.value < 32 ? "?" : Character($0) })
     }
 }

@@ -57,4 +57,18 @@ final class ConfigTests: XCTestCase {
         let entries = (0..<11).map { "\"+1650555\(1200 + $0)\": \"123456\"" }.joined(separator: ",")
         XCTAssertThrowsError(try read(#"{"database": "x.db", "testPhoneNumbers": {"# + entries + "}}"))
     }
+
+    func testOnlyPlainNamesAreQuotedBack() throws {
+        for name in ["colour", "sms.retries", "a", "x-y_z.1", String(repeating: "a", count: 64)] { XCTAssertTrue(Echo.isQuotable(name), name) }
+        let token = "MDFhMjA5Zjk4MDdjXzVFc1J0bFVtNlV2aFhBMQ.FzkCmLm4Vx8-LRmqKav2Ow.0.leWRGGODcR5EW9003P-QY7wb6ArpLjvwM_T65oAbykw"
+        for name in ["", "1abc", "_a", "a b", "a/b", "é", String(repeating: "a", count: 65), token] { XCTAssertFalse(Echo.isQuotable(name), name) }
+        do {
+            _ = try read(#"{"database": "x.db", "sms": {"provider": "console", "\#(token)": 1}}"#)
+            XCTFail("accepted an unknown key")
+        } catch let error as PhoneAuthError {
+            XCTAssertFalse(error.message.contains("MDFh") || "\(error.details)".contains("MDFh"), error.message)
+            XCTAssertEqual(error.details.first { $0.0 == "position" }?.1, .int(2))
+            XCTAssertEqual(error.details.first { $0.0 == "key" }?.1, .string("sms"))
+        }
+    }
 }

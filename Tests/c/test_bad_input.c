@@ -407,6 +407,65 @@ static void test_unknown_fields(void) {
     }
 }
 
+/* Secrets sent as keys, nested keys, method names, language codes or client addresses never come
+ * back in an error object (nor in the configuration's errors): only plain names are quoted. */
+static void test_nothing_echoed(void) {
+    const char *secrets[] = {
+        "MDFhMjA5Zjk4MDdjXzVFc1J0bFVtNlV2aFhBMQ.FzkCmLm4Vx8-LRmqKav2Ow.0.leWRGGODcR5EW9003P-QY7wb6ArpLjvwM_T65oAbykw",
+        "4815162342hunter2", "p@ss w0rd!"};
+    for (size_t i = 0; i < sizeof secrets / sizeof secrets[0]; i++) {
+        const char *secret = secrets[i];
+        json_t *calls[][2] = {
+            {json_string("verifyPhoneNumber"), json_pack("{s:s, s:i}", "phoneNumber", "+16505551234", secret, 1)},
+            {json_string("signInWithCredential"), json_pack("{s:{s:s, s:s}}", "credential", "verificationId", "x", secret, "y")},
+            {json_string("getUser"), json_pack("{s:s, s:{s:i}}", "uid", "u", "extra", secret, 1)},
+            {json_string(secret), json_object()},
+            {json_string("verifyPhoneNumber"), json_pack("{s:s, s:s}", "phoneNumber", "+16505551234", "clientIp", secret)},
+            {json_string("verifyPhoneNumber"), json_pack("{s:s}", "phoneNumber", secret)},
+        };
+        for (size_t k = 0; k < sizeof calls / sizeof calls[0]; k++) {
+            int st;
+            json_t *r = tu_callj(g_e, json_string_value(calls[k][0]), calls[k][1], &st);
+            CHECKF(st != PHONEAUTH_OK, "call %zu with a secret succeeded", k);
+            char *text = json_dumps(r, JSON_COMPACT);
+            CHECKF(text && !strstr(text, secret), "call %zu echoes the secret: %s", k, text);
+            free(text);
+            json_decref(r);
+            json_decref(calls[k][0]);
+        }
+        /* A secret language code is no error, and it is not echoed by the wrong code that follows. */
+        int st;
+        json_t *v = tu_callj(g_e, "verifyPhoneNumber", json_pack("{s:s, s:s}", "phoneNumber", "+16505551234", "languageCode", secret), &st);
+        EXPECT_OK(v, st);
+        json_t *r = tu_callj(g_e, "signInWithCredential",
+                             json_pack("{s:{s:s, s:s}}", "credential", "verificationId", tu_str(v, "verificationId"),
+                                       "verificationCode", "000000"), &st);
+        char *text = json_dumps(r, JSON_COMPACT);
+        CHECKF(st != PHONEAUTH_OK && text && !strstr(text, secret), "wrong code after a secret language: %s", text);
+        free(text);
+        json_decref(r);
+        json_decref(v);
+        /* The configuration: a secret as a key and as a nested key. */
+        char *dir = tu_tmpdir();
+        char db[512];
+        snprintf(db, sizeof db, "%s/echo.db", dir);
+        json_t *configs[] = {json_pack("{s:s, s:i}", "database", db, secret, 1),
+                             json_pack("{s:s, s:{s:i}}", "database", db, "sms", secret, 1)};
+        for (size_t k = 0; k < 2; k++) {
+            char *config = json_dumps(configs[k], JSON_COMPACT);
+            char *error = NULL;
+            phoneauth_engine *e = phoneauth_open(config, &error);
+            CHECKF(!e && error && !strstr(error, secret), "config %zu echoes the secret: %s", k, error ? error : "(none)");
+            phoneauth_close(e);
+            phoneauth_free(error);
+            free(config);
+            json_decref(configs[k]);
+        }
+        tu_rmtree(dir);
+        free(dir);
+    }
+}
+
 static void test_invalid_phone_numbers(void) {
     const char *cases[][2] = {
         {"abc", "notANumber"},
@@ -465,6 +524,7 @@ int main(void) {
         test_huge();
         test_wrong_types();
         test_unknown_fields();
+        test_nothing_echoed();
         test_invalid_phone_numbers();
         test_still_works();
     }

@@ -95,7 +95,7 @@ public struct AbusePolicy: Sendable {
                 var denied: Set<PhoneNumber.NumberType> = []
                 for item in items {
                     guard case let .string(name) = item, let type = PhoneNumber.NumberType.allCases.first(where: { $0.name == name }) else {
-                        let shown = item.stringValue.map { "'\(String($0.prefix(32)))'" } ?? "a \(item.typeName)"
+                        let shown = item.stringValue.map { Echo.quoted($0, or: "a name it does not know") } ?? "a \(item.typeName)"
                         throw bad("phoneNumberTypes.deny", "must list libphonenumber type names (\(PhoneNumber.NumberType.allCases.map(\.name).joined(separator: ", "))), not \(shown)")
                     }
                     denied.insert(type)
@@ -123,9 +123,11 @@ public struct AbusePolicy: Sendable {
     private static func checkRegions(_ codes: [String], key: String) throws(PhoneAuthError) {
         let unknown = codes.filter { !PhoneNumber.isSupportedRegion($0) }
         guard unknown.isEmpty else {
+            let shown = unknown.filter(Echo.isQuotable)
+            let listed = shown.map { "'\($0)'" } + (shown.count < unknown.count ? ["\(unknown.count - shown.count) not shown"] : [])
             throw PhoneAuthError(.invalidConfiguration,
-                                 "The configuration key '\(key)' has unknown region codes: \(unknown.map { "'\(String($0.prefix(8)))'" }.joined(separator: ", ")) (use CLDR codes such as \"US\").",
-                                 details: [("key", .string(key)), ("regions", .array(unknown.map { .string(String($0.prefix(8))) }))])
+                                 "The configuration key '\(key)' has unknown region codes: \(listed.joined(separator: ", ")) (use CLDR codes such as \"US\").",
+                                 details: [("key", .string(key)), ("regions", .array(shown.map { .string($0) }))])
         }
     }
 

@@ -25,12 +25,23 @@ public struct ObjectReader {
         PhoneAuthError(code, message, details: [(code == .invalidConfiguration ? "key" : "field", .string(name(key)))])
     }
 
-    /// Rejects any key not in `known`, naming it.
+    /// Rejects any key not in `known`, naming it if it may be quoted (`Echo`), else by its
+    /// position in the object.
     public func rejectUnknown(_ known: Set<String>) throws(PhoneAuthError) {
-        if let (key, _) = pairs.first(where: { !known.contains($0.0) }) {
-            let noun = code == .invalidConfiguration ? "configuration key" : "parameter"
-            throw fail(key, "Unknown \(noun) '\(name(key))'.")
-        }
+        guard let index = pairs.firstIndex(where: { !known.contains($0.0) }) else { return }
+        let key = pairs[index].0
+        let noun = code == .invalidConfiguration ? "configuration key" : "parameter"
+        if Echo.isQuotable(key) { throw fail(key, "Unknown \(noun) '\(name(key))'.") }
+        let place = path.isEmpty ? "" : " of '\(path)'"
+        var details: [(String, JSONValue)] = [("position", .int(Int64(index + 1)))]
+        if !path.isEmpty { details.insert((code == .invalidConfiguration ? "key" : "field", .string(path)), at: 0) }
+        throw PhoneAuthError(code, "An unknown \(noun): the \(Self.ordinal(index + 1)) one\(place) (not shown: it is not a plain name).",
+                             details: details)
+    }
+
+    private static func ordinal(_ n: Int) -> String {
+        let suffix = (11...13).contains(n % 100) ? "th" : [1: "st", 2: "nd", 3: "rd"][n % 10] ?? "th"
+        return "\(n)\(suffix)"
     }
 
     public func value(_ key: String) -> JSONValue? {
