@@ -50,7 +50,8 @@ final class TokenTests: XCTestCase {
     }
 
     func testRefreshRotatesAndReuseEndsTheSession() throws {
-        let engine = try engine()
+        // Strict: no reuse interval (RefreshReuseTests covers the default one).
+        let engine = try engine { $0.refreshReuseIntervalSeconds = 0 }
         let first = try signIn(engine)
         let second = try engine.refreshIdToken(first.refreshToken)
         XCTAssertNotEqual(second.refreshToken, first.refreshToken)

@@ -3,6 +3,7 @@
  * refresh with rotation, verifyIdToken, signOut. */
 #include "testutil.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -372,7 +373,8 @@ static void test_tokens(const char *uid, const char *refresh, const char *id_tok
     json_decref(r);
 }
 
-/* Presenting a rotated refresh token again ends the whole session. */
+/* Within the reuse interval (10 s by default) the previous token gets the same new token again
+ * (concurrent refreshes, lost responses); an older one ends the whole session. */
 static void test_refresh_reuse(void) {
     char vid[512], code[16];
     if (!start(PHONE, vid, sizeof vid, code)) return;
@@ -388,17 +390,80 @@ static void test_refresh_reuse(void) {
     json_t *r1 = tu_callj(g_e, "refreshIdToken", json_pack("{s:s}", "refreshToken", rt0), &st);
     EXPECT_OK(r1, st);
     const char *rt1 = tu_str(r1, "refreshToken");
-    json_t *r2 = tu_callj(g_e, "refreshIdToken", json_pack("{s:s}", "refreshToken", rt0), &st);
-    EXPECT_ERR(r2, st, PHONEAUTH_ERR_INVALID_USER_TOKEN, "invalidUserToken");
-    CHECKF(tu_str(r2, "error.details.reason") && strcmp(tu_str(r2, "error.details.reason"), "reused") == 0,
-           "%s", tu_dump(r2));
-    if (rt1) {
-        json_t *r3 = tu_callj(g_e, "refreshIdToken", json_pack("{s:s}", "refreshToken", rt1), &st);
-        EXPECT_ERR(r3, st, PHONEAUTH_ERR_INVALID_USER_TOKEN, "invalidUserToken");
-        json_decref(r3);
+    /* a retry of the same refresh: the same token, no sign-out */
+    json_t *again = tu_callj(g_e, "refreshIdToken", json_pack("{s:s}", "refreshToken", rt0), &st);
+    EXPECT_OK(again, st);
+    CHECKF(rt1 && tu_str(again, "refreshToken") && strcmp(tu_str(again, "refreshToken"), rt1) == 0,
+           "a retried refresh gets the same token: %s", tu_dump(again));
+    json_decref(again);
+    json_t *r2 = rt1 ? tu_callj(g_e, "refreshIdToken", json_pack("{s:s}", "refreshToken", rt1), &st) : NULL;
+    EXPECT_OK(r2, st);
+    const char *rt2 = tu_str(r2, "refreshToken");
+    /* the grandparent is theft: the session ends, the newest token too */
+    json_t *r3 = tu_callj(g_e, "refreshIdToken", json_pack("{s:s}", "refreshToken", rt0), &st);
+    EXPECT_ERR(r3, st, PHONEAUTH_ERR_INVALID_USER_TOKEN, "invalidUserToken");
+    CHECKF(tu_str(r3, "error.details.reason") && strcmp(tu_str(r3, "error.details.reason"), "reused") == 0,
+           "%s", tu_dump(r3));
+    if (rt2) {
+        json_t *r4 = tu_callj(g_e, "refreshIdToken", json_pack("{s:s}", "refreshToken", rt2), &st);
+        EXPECT_ERR(r4, st, PHONEAUTH_ERR_INVALID_USER_TOKEN, "invalidUserToken");
+        json_decref(r4);
     }
+    json_decref(r3);
     json_decref(r2);
     json_decref(r1);
+    json_decref(r);
+}
+
+/* 8 threads refresh one token at once: all succeed, with the same next token. */
+typedef struct {
+    const char *token;
+    char got[1024];
+    int status;
+} refresh_job;
+
+static void *refresh_thread(void *arg) {
+    refresh_job *job = arg;
+    char *params = NULL, *out = NULL;
+    json_t *p = json_pack("{s:s}", "refreshToken", job->token);
+    params = json_dumps(p, JSON_COMPACT);
+    json_decref(p);
+    job->status = phoneauth_call(g_e, "refreshIdToken", params, &out);
+    json_t *r = out ? json_loads(out, 0, NULL) : NULL;
+    const char *t = json_string_value(json_object_get(r, "refreshToken"));
+    snprintf(job->got, sizeof job->got, "%s", t ? t : "");
+    json_decref(r);
+    phoneauth_free(out);
+    free(params);
+    return NULL;
+}
+
+static void test_concurrent_refresh(void) {
+    char vid[512], code[16];
+    if (!start(PHONE, vid, sizeof vid, code)) return;
+    json_t *cred = credential(vid, code);
+    int st;
+    json_t *r = sign_in(cred, &st);
+    json_decref(cred);
+    const char *rt0 = tu_str(r, "refreshToken");
+    if (!EXPECT_OK(r, st) || !rt0) {
+        json_decref(r);
+        return;
+    }
+    refresh_job jobs[8];
+    pthread_t threads[8];
+    for (int i = 0; i < 8; i++) {
+        jobs[i] = (refresh_job){.token = rt0};
+        pthread_create(&threads[i], NULL, refresh_thread, &jobs[i]);
+    }
+    for (int i = 0; i < 8; i++) pthread_join(threads[i], NULL);
+    for (int i = 0; i < 8; i++) {
+        CHECKF(jobs[i].status == PHONEAUTH_OK && jobs[i].got[0], "refresh %d failed: %d", i, jobs[i].status);
+        CHECKF(strcmp(jobs[i].got, jobs[0].got) == 0, "refresh %d got another token", i);
+    }
+    json_t *next = tu_callj(g_e, "refreshIdToken", json_pack("{s:s}", "refreshToken", jobs[0].got), &st);
+    EXPECT_OK(next, st);  /* the session is alive */
+    json_decref(next);
     json_decref(r);
 }
 
@@ -414,6 +479,7 @@ int main(void) {
         test_attempts_and_replacement();
         if (uid[0] && refresh[0] && id_token[0]) test_tokens(uid, refresh, id_token);
         test_refresh_reuse();
+        test_concurrent_refresh();
     }
     phoneauth_close(g_e);
     CHECKF(!g_sms.overlapped, "two SMS callbacks ran at the same time");

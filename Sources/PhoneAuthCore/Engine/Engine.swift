@@ -271,11 +271,21 @@ public final class Engine: @unchecked Sendable {
         let now = clock.now()
         let next = RefreshToken.issue(uid: token.uid, sessionId: token.sessionId, generation: token.generation + 1)
         let presented = token.secretHash
-        switch try store.rotateRefreshToken(token, secretMatches: { SecureBytes.equal($0, presented) }, newSecretHash: next.secretHash, now: now) {
+        let reuse = config.refreshReuseIntervalSeconds * 1000
+        switch try store.rotateRefreshToken(token, secretMatches: { SecureBytes.equal($0, presented) },
+                                            next: (next.secretHash, reuse > 0 ? try keys.sealRefreshSecret(next) : nil),
+                                            reuseMilliseconds: reuse, now: now) {
         case let .rotated(session):
             let idToken = try tokens.issue(for: session, now: now)
             return SignInResult(user: session.user, idToken: idToken, refreshToken: next.text, expiresIn: config.idTokenTtlSeconds,
                                 isNewUser: false, providerId: session.provider)
+        case let .reissued(session, generation, sealed):
+            guard let secret = keys.openRefreshSecret(sealed, sessionId: token.sessionId, generation: generation) else {
+                throw PhoneAuthError(.internalError, "A stored refresh secret could not be opened.")
+            }
+            let current = RefreshToken(uid: token.uid, sessionId: token.sessionId, generation: generation, secret: secret)
+            return SignInResult(user: session.user, idToken: try tokens.issue(for: session, now: now), refreshToken: current.text,
+                                expiresIn: config.idTokenTtlSeconds, isNewUser: false, providerId: session.provider)
         case .unknown:
             throw PhoneAuthError(.invalidUserToken, "The refresh token is not valid.", details: [("reason", .string("unknown"))])
         case .userDisabled:

@@ -140,6 +140,14 @@ enum Migrations {
         ALTER TABLE number_failures ADD COLUMN lockouts INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE number_failures ADD COLUMN next_lock_at INTEGER NOT NULL DEFAULT 0;
         """,
+        // 6: a refresh that is retried (two requests at once, or a lost response) within the reuse
+        // interval gets the same new token: the previous generation's secret hash, when the session
+        // was last rotated, and the current secret, sealed, to hand out again.
+        """
+        ALTER TABLE sessions ADD COLUMN previous_secret_hash BLOB;
+        ALTER TABLE sessions ADD COLUMN rotated_at INTEGER;
+        ALTER TABLE sessions ADD COLUMN sealed_secret BLOB;
+        """,
     ]
 
     static func apply(to connection: SQLiteConnection) throws {

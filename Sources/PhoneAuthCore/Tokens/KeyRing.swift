@@ -7,6 +7,7 @@ public final class KeyRing: @unchecked Sendable {
     public let codeKey: SymmetricKey
     public let outboxKey: SymmetricKey
     public let totpKey: SymmetricKey
+    let refreshKey: SymmetricKey
     /// The key that signs new tokens.
     public let activeSigningKey: SigningKey
     /// Every signing key in the store, by kid, so tokens signed before an algorithm change verify.
@@ -18,6 +19,7 @@ public final class KeyRing: @unchecked Sendable {
         let master = SymmetricKey(data: masterKey)
         outboxKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: master, info: Array("phoneauth outbox body v1".utf8), outputByteCount: 32)
         totpKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: master, info: Array("phoneauth totp secret v1".utf8), outputByteCount: 32)
+        refreshKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: master, info: Array("phoneauth refresh secret v1".utf8), outputByteCount: 32)
 
         let stored = try store.secrets()
         // Generate a key only when the store has none of its kind; two processes racing settle on one.
@@ -81,6 +83,16 @@ public final class KeyRing: @unchecked Sendable {
     public func sealTotpSecret(_ secret: [UInt8], uid: String) throws -> [UInt8] { try Self.seal(secret, key: totpKey, context: uid) }
 
     public func openTotpSecret(_ sealed: [UInt8], uid: String) -> [UInt8]? { Self.open(sealed, key: totpKey, context: uid) }
+
+    /// A refresh token's secret, sealed for its session and generation (kept only so that a
+    /// retried refresh can be given the same token).
+    func sealRefreshSecret(_ token: RefreshToken) throws -> [UInt8] {
+        try Self.seal(Array(token.secret.utf8), key: refreshKey, context: "\(token.sessionId)/\(token.generation)")
+    }
+
+    func openRefreshSecret(_ sealed: [UInt8], sessionId: String, generation: Int64) -> String? {
+        Self.open(sealed, key: refreshKey, context: "\(sessionId)/\(generation)").map { String(decoding: $0, as: UTF8.self) }
+    }
 
     private static func seal(_ plain: [UInt8], key: SymmetricKey, context: String) throws -> [UInt8] {
         let box = try AES.GCM.seal(plain, using: key, authenticating: Array(context.utf8))

@@ -1,13 +1,23 @@
 /// Sessions: refresh-token rotation (with reuse detection), sign-out, live sessions.
 extension SQLStore {
-    public func rotateRefreshToken(_ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, newSecretHash: [UInt8],
-                                   now: Timestamp) throws -> RefreshOutcome {
+    public func rotateRefreshToken(_ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, next: (hash: [UInt8], sealed: [UInt8]?),
+                                   reuseMilliseconds: Int64, now: Timestamp) throws -> RefreshOutcome {
         try write { db in
-            guard let (generation, secretHash, revokedReason) = try db.row(
-                "SELECT generation, secret_hash, revoked_reason FROM sessions WHERE uid = ? AND id = ?",
-                [.text(token.uid), .text(token.sessionId)], { ($0.int(0), $0.blob(1), $0.optionalText(2)) })
+            guard let (generation, secretHash, revokedReason, previousHash, rotatedAt, sealedSecret) = try db.row("""
+                SELECT generation, secret_hash, revoked_reason, previous_secret_hash, rotated_at, sealed_secret
+                FROM sessions WHERE uid = ? AND id = ?
+                """, [.text(token.uid), .text(token.sessionId)], {
+                    ($0.int(0), $0.blob(1), $0.optionalText(2), $0.optionalBlob(3), $0.optionalInt(4), $0.optionalBlob(5))
+                })
             else { return .unknown }
             if let revokedReason { return .revoked(reason: revokedReason) }
+            // The previous generation again, soon after its rotation: requests that raced each
+            // other, or one whose response was lost. Not theft: the same new token again.
+            if token.generation == generation - 1, reuseMilliseconds > 0, let rotatedAt, now.milliseconds - rotatedAt <= reuseMilliseconds,
+               let previousHash, let sealedSecret, secretMatches(previousHash) {
+                guard let session = try liveSession(uid: token.uid, id: token.sessionId, in: db) else { return .unknown }
+                return session.user.disabled ? .userDisabled : .reissued(session, generation: generation, sealedSecret: sealedSecret)
+            }
             if token.generation < generation {
                 // A token that was already rotated away: someone is replaying it, so end the session.
                 try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'reused' WHERE uid = ? AND id = ?",
@@ -17,8 +27,11 @@ extension SQLStore {
             guard token.generation == generation, secretMatches(secretHash) else { return .unknown }
             guard let session = try liveSession(uid: token.uid, id: token.sessionId, in: db) else { return .unknown }
             if session.user.disabled { return .userDisabled }
-            try db.run("UPDATE sessions SET generation = ?, secret_hash = ? WHERE uid = ? AND id = ?",
-                       [.int(generation + 1), .blob(newSecretHash), .text(token.uid), .text(token.sessionId)])
+            try db.run("""
+                UPDATE sessions SET generation = ?, secret_hash = ?, previous_secret_hash = ?, rotated_at = ?, sealed_secret = ?
+                WHERE uid = ? AND id = ?
+                """, [.int(generation + 1), .blob(next.hash), .blob(secretHash), .int(now.milliseconds), next.sealed.map { .blob($0) } ?? .null,
+                      .text(token.uid), .text(token.sessionId)])
             return .rotated(session)
         }
     }

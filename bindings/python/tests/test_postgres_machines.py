@@ -369,7 +369,8 @@ def test_per_number_lockout_is_exact_across_processes(spawn, cfg):
 # -- 3. refresh-token rotation -----------------------------------------------------------------------
 
 def test_refresh_token_rotated_in_one_process_and_replayed_in_another_ends_the_session(spawn, cfg):
-    config = cfg(testPhoneNumbers={TEST_NUMBER: TEST_CODE})
+    # Strict rotation (no reuse interval): any replay is theft.
+    config = cfg(testPhoneNumbers={TEST_NUMBER: TEST_CODE}, refreshReuseIntervalSeconds=0)
     a, b = spawn(2)
     open_all([a, b], config)
     started = a.ok("verifyPhoneNumber", {"phoneNumber": TEST_NUMBER})
@@ -387,7 +388,9 @@ def test_refresh_token_rotated_in_one_process_and_replayed_in_another_ends_the_s
     assert error_of(a.call("refreshIdToken", {"refreshToken": first}))["code"] == "invalidUserToken"
 
 
-def test_concurrent_rotations_of_one_refresh_token_succeed_once(spawn, cfg):
+def test_concurrent_refreshes_of_one_token_across_processes_share_one_new_token(spawn, cfg):
+    # Within the reuse interval (10 s by default) concurrent refreshes are not theft: every
+    # caller, in either process, gets the same next token, and the session lives on.
     config = cfg(testPhoneNumbers={TEST_NUMBER: TEST_CODE})
     a, b = spawn(2)
     open_all([a, b], config)
@@ -396,12 +399,10 @@ def test_concurrent_rotations_of_one_refresh_token_succeed_once(spawn, cfg):
 
     outcomes = race([a, b], [[[["refreshIdToken", {"refreshToken": first}]]] * 4] * 2)
     no_storage_errors(outcomes)
-    wins = [o for o in outcomes if "ok" in o]
-    assert len(wins) == 1, f"one refresh token was rotated {len(wins)} times"
-    assert {kind(o) for o in outcomes if "error" in o} == {("invalidUserToken", "reused")}
-    # The others were replays: the session has ended, the winner's new token is dead too.
-    assert error_of(b.call("refreshIdToken", {"refreshToken": wins[0]["ok"]["refreshToken"]}))["code"] == \
-        "invalidUserToken"
+    assert [o for o in outcomes if "error" in o] == []
+    tokens = {o["ok"]["refreshToken"] for o in outcomes}
+    assert len(tokens) == 1, f"{len(tokens)} different next tokens"
+    assert b.ok("refreshIdToken", {"refreshToken": tokens.pop()})["refreshToken"]
 
 
 # -- 4. a crash does not lose queued SMS -------------------------------------------------------------

@@ -3,6 +3,7 @@ rotation, signOut, revokeRefreshTokens and disabled users."""
 
 import base64
 import json
+import threading
 import time
 
 import jwt
@@ -157,11 +158,62 @@ def test_refresh_rotates_the_refresh_token(engine, sms):
 def test_reused_refresh_token_ends_the_session(engine, sms):
     first = sign_in(engine, sms)
     rotated = engine.refresh_id_token(refresh_token=first["refreshToken"])["refreshToken"]
+    newest = engine.refresh_id_token(refresh_token=rotated)["refreshToken"]
+    # Older than the previous generation: theft, whatever the reuse interval.
+    with pytest.raises(phoneauth.InvalidUserTokenError) as info:
+        engine.refresh_id_token(refresh_token=first["refreshToken"])
+    assert info.value.details.get("reason") == "reused"
+    with pytest.raises(phoneauth.InvalidUserTokenError):
+        engine.refresh_id_token(refresh_token=newest)
+
+
+def test_concurrent_refreshes_of_one_token_all_succeed(engine, sms):
+    first = sign_in(engine, sms)
+    results, errors = [], []
+
+    def refresh():
+        try:
+            results.append(engine.refresh_id_token(refresh_token=first["refreshToken"])["refreshToken"])
+        except phoneauth.PhoneAuthError as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=refresh) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and len(results) == 8
+    assert len(set(results)) == 1          # one new token, the same for every caller
+    assert engine.refresh_id_token(refresh_token=results[0])["refreshToken"]  # the session lives
+
+
+def test_a_retry_after_a_lost_response_gets_the_same_token(engine, sms):
+    first = sign_in(engine, sms)
+    lost = engine.refresh_id_token(refresh_token=first["refreshToken"])
+    retried = engine.refresh_id_token(refresh_token=first["refreshToken"])
+    assert retried["refreshToken"] == lost["refreshToken"]
+    assert engine.verify_id_token(retried["idToken"], check_revoked=True)["claims"]["sub"] == first["user"]["uid"]
+
+
+def test_the_previous_token_after_the_reuse_interval_ends_the_session(make_engine, sms):
+    engine = make_engine(sender=sms, refreshReuseIntervalSeconds=1)
+    first = sign_in(engine, sms)
+    rotated = engine.refresh_id_token(refresh_token=first["refreshToken"])["refreshToken"]
+    time.sleep(1.2)
     with pytest.raises(phoneauth.InvalidUserTokenError) as info:
         engine.refresh_id_token(refresh_token=first["refreshToken"])
     assert info.value.details.get("reason") == "reused"
     with pytest.raises(phoneauth.InvalidUserTokenError):
         engine.refresh_id_token(refresh_token=rotated)
+
+
+def test_a_zero_reuse_interval_is_strict(make_engine, sms):
+    engine = make_engine(sender=sms, refreshReuseIntervalSeconds=0)
+    first = sign_in(engine, sms)
+    engine.refresh_id_token(refresh_token=first["refreshToken"])
+    with pytest.raises(phoneauth.InvalidUserTokenError) as info:
+        engine.refresh_id_token(refresh_token=first["refreshToken"])
+    assert info.value.details.get("reason") == "reused"
 
 
 def test_unknown_refresh_token(engine):
