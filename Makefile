@@ -11,7 +11,8 @@ export PHONEAUTH_LIBRARY := $(LIB)
 export PHONEAUTH_CLI := $(OUT)/bin/phoneauth
 
 .PHONY: all deps venv build test test-all test-swift test-swift-postgres test-c test-c-postgres example \
-        test-python test-python-postgres check-memory check-portable demo bench install dist clean
+        test-python test-python-postgres check-memory check-portable demo bench install dist clean \
+        fuzz fuzz-lib fuzz-regressions
 
 all: build
 
@@ -99,6 +100,24 @@ demo: example venv
 bench: build venv
 	@with_cluster=$$([ -n "$$PHONEAUTH_TEST_POSTGRES_URL" ] || echo bash Tests/pg/with-cluster.sh); \
 	$$with_cluster $(MAKE) --no-print-directory -C bench run LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include PY=$(CURDIR)/$(PY)
+
+# Fuzzing (Tests/fuzz): libFuzzer targets for phoneauth_call and phoneauth_open, linked to the
+# library built with -sanitize=fuzzer,address (Swift code instrumented for coverage) in its own
+# scratch path, so .build stays as it is. `make fuzz FUZZ_SECONDS=N` runs each target N seconds
+# (FUZZ_JOBS=2 for two processes each); new corpus entries and any crash go to Tests/fuzz/build.
+# `make fuzz-regressions` runs every kept crash (Tests/fuzz/regressions) and seed once.
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= 1
+FUZZ_SCRATCH := .build-fuzz
+fuzz-lib: deps
+	swift build -c release --product phoneauth --scratch-path $(FUZZ_SCRATCH) -Xswiftc -sanitize=fuzzer,address
+
+fuzz: fuzz-lib
+	$(MAKE) -C Tests/fuzz run LIBDIR=$(CURDIR)/$(FUZZ_SCRATCH)/release INCDIR=$(CURDIR)/include \
+	  FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS)
+
+fuzz-regressions: fuzz-lib
+	$(MAKE) -C Tests/fuzz regressions LIBDIR=$(CURDIR)/$(FUZZ_SCRATCH)/release INCDIR=$(CURDIR)/include
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
