@@ -373,20 +373,29 @@ static void test_tokens(const char *uid, const char *refresh, const char *id_tok
     json_decref(r);
 }
 
-/* Within the reuse interval (10 s by default) the previous token gets the same new token again
- * (concurrent refreshes, lost responses); an older one ends the whole session. */
-static void test_refresh_reuse(void) {
+/* Signs PHONE in by SMS; the result (new reference, or NULL on failure) and its refresh token. */
+static json_t *signed_in(const char **refresh_token) {
     char vid[512], code[16];
-    if (!start(PHONE, vid, sizeof vid, code)) return;
+    if (!start(PHONE, vid, sizeof vid, code)) return NULL;
     json_t *cred = credential(vid, code);
     int st;
     json_t *r = sign_in(cred, &st);
     json_decref(cred);
-    const char *rt0 = tu_str(r, "refreshToken");
-    if (!EXPECT_OK(r, st) || !rt0) {
+    *refresh_token = tu_str(r, "refreshToken");
+    if (!EXPECT_OK(r, st) || !*refresh_token) {
         json_decref(r);
-        return;
+        return NULL;
     }
+    return r;
+}
+
+/* Within the reuse interval (10 s by default) the previous token gets the same new token again
+ * (concurrent refreshes, lost responses); an older one ends the whole session. */
+static void test_refresh_reuse(void) {
+    const char *rt0;
+    json_t *r = signed_in(&rt0);
+    if (!r) return;
+    int st;
     json_t *r1 = tu_callj(g_e, "refreshIdToken", json_pack("{s:s}", "refreshToken", rt0), &st);
     EXPECT_OK(r1, st);
     const char *rt1 = tu_str(r1, "refreshToken");
@@ -439,17 +448,10 @@ static void *refresh_thread(void *arg) {
 }
 
 static void test_concurrent_refresh(void) {
-    char vid[512], code[16];
-    if (!start(PHONE, vid, sizeof vid, code)) return;
-    json_t *cred = credential(vid, code);
+    const char *rt0;
+    json_t *r = signed_in(&rt0);
+    if (!r) return;
     int st;
-    json_t *r = sign_in(cred, &st);
-    json_decref(cred);
-    const char *rt0 = tu_str(r, "refreshToken");
-    if (!EXPECT_OK(r, st) || !rt0) {
-        json_decref(r);
-        return;
-    }
     refresh_job jobs[8];
     pthread_t threads[8];
     for (int i = 0; i < 8; i++) {
