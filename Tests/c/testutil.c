@@ -458,8 +458,10 @@ int tu_sms_sender(void *ctx, const char *message_json) {
     }
     int delay = s->delay_ms;
     pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
+    /* Our reference goes under the lock: a waiter may be handed this message and drop its own
+     * reference at once, and jansson's json_decref reads the count without an atomic first. */
     json_decref(msg);
+    pthread_mutex_unlock(&s->mu);
     if (delay > 0) tu_sleep_ms(delay);
     __atomic_sub_fetch(&s->inflight, 1, __ATOMIC_SEQ_CST);
     pthread_mutex_lock(&s->mu);
