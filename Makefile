@@ -135,12 +135,14 @@ asan-lib: deps
 	mkdir -p $(ASAN_SCRATCH)/lib
 	cp -f $(ASAN_SCRATCH)/release/libphoneauth.so $(ASAN_SCRATCH)/lib/libphoneauth.so.1.tmp
 	mv -f $(ASAN_SCRATCH)/lib/libphoneauth.so.1.tmp $(ASAN_SCRATCH)/lib/libphoneauth.so.1
+	ln -sf libphoneauth.so.1 $(ASAN_SCRATCH)/lib/libphoneauth.so
 
 tsan-lib: deps
 	swift build -c release --product phoneauth --scratch-path $(TSAN_SCRATCH) --sanitize=thread
 	mkdir -p $(TSAN_SCRATCH)/lib
 	cp -f $(TSAN_SCRATCH)/release/libphoneauth.so $(TSAN_SCRATCH)/lib/libphoneauth.so.1.tmp
 	mv -f $(TSAN_SCRATCH)/lib/libphoneauth.so.1.tmp $(TSAN_SCRATCH)/lib/libphoneauth.so.1
+	ln -sf libphoneauth.so.1 $(TSAN_SCRATCH)/lib/libphoneauth.so
 
 check-asan: asan-lib
 	$(MAKE) -C Tests/c asan LIBDIR=$(CURDIR)/$(ASAN_SCRATCH)/lib INCDIR=$(CURDIR)/include
