@@ -53,8 +53,8 @@ test: deps
 	bash Tests/pg/with-cluster.sh $(MAKE) --no-print-directory test-all
 
 # pytest runs last so the run closes on its summary line.
-test-all: test-swift test-swift-postgres test-c test-c-postgres check-memory check-portable example \
-          test-python-postgres test-python
+test-all: test-swift test-swift-postgres test-c test-c-postgres check-memory check-portable check-tsan-threads \
+          example test-python-postgres test-python
 
 test-swift: deps
 	swift test --disable-swift-testing
