@@ -24,10 +24,11 @@ let package = Package(
             linkerSettings: [.linkedLibrary("phonenumber"), .linkedLibrary("stdc++")]
         ),
         .target(name: "CRandom", path: "Sources/CRandom"),
+        .target(name: "CCurl", path: "Sources/CCurl", linkerSettings: [.linkedLibrary("curl")]),
         .target(
             name: "PhoneAuthCore",
             dependencies: [
-                "CSQLite", "CLibPQ", "CPhoneNumbers", "CJansson", "CRandom",
+                "CSQLite", "CLibPQ", "CPhoneNumbers", "CJansson", "CRandom", "CCurl",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],

@@ -13,14 +13,16 @@ final class CallbackSender: SMSSender, @unchecked Sendable {
         self.context = context
     }
 
-    func send(_ message: SMSMessage) -> Bool {
+    func send(_ message: SMSMessage) -> SMSSendResult {
         let json: JSONValue = .object([
             ("to", .string(message.to)),
             ("body", .string(message.body)),
             ("languageCode", .string(message.languageCode)),
             ("verificationId", .string(message.verificationId)),
+            ("purpose", .string(message.purpose)),
         ])
         // The text holds the code.
-        return ABI.withJSONText(json, secret: true) { function(context, $0) == 0 } ?? false
+        let accepted = ABI.withJSONText(json, secret: true) { function(context, $0) == 0 } ?? false
+        return accepted ? .sent(messageId: nil) : .retryLater(DeliveryProblem("rejected"))
     }
 }

@@ -64,6 +64,7 @@ enum ResultJSON {
             ("expiresAt", .string(s.expiresAt.rfc3339)),
             ("delivery", .string(s.delivery)),
             ("attempts", .int(Int64(s.attempts))),
-        ])
+        ] + [("provider", s.provider), ("providerMessageId", s.providerMessageId), ("deliveryError", s.deliveryError)]
+            .compactMap { key, value in value.map { (key, .string($0)) } })
     }
 }

@@ -15,13 +15,13 @@ final class CapturingSender: SMSSender, @unchecked Sendable {
     var failuresBeforeSuccess = 0
     private(set) var calls = 0
 
-    func send(_ message: SMSMessage) -> Bool {
+    func send(_ message: SMSMessage) -> SMSSendResult {
         lock.withLock {
             calls += 1
-            if failuresBeforeSuccess > 0 { failuresBeforeSuccess -= 1; return false }
+            if failuresBeforeSuccess > 0 { failuresBeforeSuccess -= 1; return .retryLater(DeliveryProblem("rejected")) }
             messages.append(message)
             lock.broadcast()
-            return true
+            return .sent(messageId: nil)
         }
     }
 

@@ -1,9 +1,12 @@
 import Glibc
 
-/// The engine's delivery thread. Messages this engine queues are handed to it directly (their
-/// outbox rows are leased to this engine when written); it also takes from the store's outbox
-/// whatever falls due there: retries, and messages of engines that stopped before sending them.
-/// Outcomes are recorded in one transaction per batch; failures are retried with doubling backoff.
+/// The engine's delivery threads. Messages this engine queues are handed over directly (their
+/// outbox rows are leased to this engine when written); the worker also takes from the store's
+/// outbox whatever falls due there: retries, and messages of engines that stopped before sending
+/// them. With `concurrency` 1 its one thread sends the messages itself, one at a time; above 1 it
+/// keeps that many sender threads busy and does the store's bookkeeping alone. Outcomes are
+/// recorded together, a moment after they come; failures are retried with doubling backoff plus
+/// jitter, or when the provider's Retry-After says.
 final class DeliveryWorker: @unchecked Sendable {
     private let store: Store
     private let keys: KeyRing
@@ -11,25 +14,30 @@ final class DeliveryWorker: @unchecked Sendable {
     private let events: EventLog
     private let maxAttempts: Int
     private let backoffMs: Int64
+    let concurrency: Int
+    /// How long a message stays reserved for this engine; renewed while it waits or is sent.
+    let leaseMilliseconds: Int64
 
     private let state = Lock()
-    private var sender: SMSSender?
+    private var chain: ProviderChain?
+    /// Bumped when the chain is replaced; calls in flight are counted by the generation they use.
+    private var generation = 0
+    private var callsInFlight: [Int: Int] = [:]
     private var queue: [OutboxMessage] = []
-    private var idle = false
+    /// Messages queued or being sent here, whose leases this engine keeps renewing.
+    private var held: Set<String> = []
+    private var sleepers = 0
     private var wakeRequested = false
     private var stopping = false
-    private var thread: pthread_t?
-    /// Held while messages are being handed to the sender, so replacing the sender waits for it.
-    private let sending = Lock()
-    /// Outcomes not yet written to the store (worker thread only). They are written together a
-    /// moment later, so one transaction records the deliveries of many flows.
+    private var threads: [pthread_t] = []
+    /// Outcomes not yet written to the store. They are written together a moment later, so one
+    /// transaction records the deliveries of many flows.
     private var unrecorded: [DeliveryOutcome] = []
 
     /// How long an idle worker sleeps before looking for work that other processes queued.
     static let pollMilliseconds: Int64 = 500
     static let batchSize = 64
-    /// How long a message stays reserved for the worker that took it.
-    static let leaseMilliseconds: Int64 = 30_000
+    static let minimumLeaseMilliseconds: Int64 = 30_000
     /// Verifications are kept this long after they expire (for getVerificationStatus), then purged.
     static let retentionMilliseconds: Int64 = 24 * 3_600_000
     /// Ended sessions are kept this long (a replayed refresh token still reads "reused"), then purged.
@@ -38,53 +46,74 @@ final class DeliveryWorker: @unchecked Sendable {
     /// How long delivery outcomes may wait to be recorded with later ones.
     static let recordDelayMilliseconds: Int64 = 2
 
-    init(store: Store, keys: KeyRing, clock: Clock, events: EventLog, maxAttempts: Int, backoffMs: Int64) {
+    /// `attemptMilliseconds`: the longest one attempt can take (every provider's timeout); a lease
+    /// outlasts it twice over.
+    init(store: Store, keys: KeyRing, clock: Clock, events: EventLog, maxAttempts: Int, backoffMs: Int64,
+         concurrency: Int, attemptMilliseconds: Int64) {
         self.store = store
         self.keys = keys
         self.clock = clock
         self.events = events
         self.maxAttempts = maxAttempts
         self.backoffMs = backoffMs
+        self.concurrency = max(1, concurrency)
+        leaseMilliseconds = max(Self.minimumLeaseMilliseconds, 2 * attemptMilliseconds)
     }
 
     func start() throws {
-        let box = Unmanaged.passRetained(self)
+        try spawn { $0.coordinate() }
+        if concurrency > 1 {
+            for _ in 0..<concurrency {
+                do { try spawn { $0.sendQueued() } } catch { stop(); throw error }
+            }
+        }
+    }
+
+    private func spawn(_ body: @escaping (DeliveryWorker) -> Void) throws {
+        final class Start { let worker: DeliveryWorker; let body: (DeliveryWorker) -> Void
+            init(_ w: DeliveryWorker, _ b: @escaping (DeliveryWorker) -> Void) { worker = w; body = b } }
+        let box = Unmanaged.passRetained(Start(self, body))
         var handle = pthread_t()
         let rc = pthread_create(&handle, nil, { raw in
-            let worker = Unmanaged<DeliveryWorker>.fromOpaque(raw!).takeRetainedValue()
-            worker.run()
+            let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
+            start.body(start.worker)
             return nil
         }, box.toOpaque())
         guard rc == 0 else {
             box.release()
-            throw PhoneAuthError(.internalError, "The delivery thread could not be started (error \(rc)).")
+            throw PhoneAuthError(.internalError, "A delivery thread could not be started (error \(rc)).")
         }
-        thread = handle
+        threads.append(handle)
     }
 
-    /// Stops the thread, waiting for a message being delivered, and hands messages it still held
+    /// Stops the threads, waiting for the messages being sent, and hands messages still queued
     /// back to the store so the next engine sends them at once.
     func stop() {
         state.withLock {
             stopping = true
             state.broadcast()
         }
-        if let thread { pthread_join(thread, nil) }
-        thread = nil
+        for thread in threads { pthread_join(thread, nil) }
+        threads.removeAll()
         recordOutcomes()
         let left = state.withLock { () -> [OutboxMessage] in
-            defer { queue.removeAll() }
+            defer { queue.removeAll(); held.removeAll() }
             return queue
         }
         try? store.releaseLeases(verificationIds: left.map(\.verificationId), now: clock.now())
     }
 
-    func setSender(_ newSender: SMSSender?) {
-        sending.withLock {
-            state.withLock {
-                sender = newSender
-                wakeRequested = true
-                state.broadcast()
+    /// Replaces the providers (nil: none, messages wait). Returns once no call to the previous
+    /// ones is in flight, so they are never called again.
+    func setChain(_ newChain: ProviderChain?) {
+        state.withLock {
+            chain = newChain
+            generation += 1
+            wakeRequested = true
+            state.broadcast()
+            let current = generation
+            while callsInFlight.contains(where: { $0.key < current && $0.value > 0 }) {
+                state.wait(milliseconds: 1000)
             }
         }
     }
@@ -93,64 +122,75 @@ final class DeliveryWorker: @unchecked Sendable {
     func enqueue(_ message: OutboxMessage) {
         state.withLock {
             queue.append(message)
-            // Waking a thread costs a system call; only do it when the worker sleeps.
-            if idle {
+            held.insert(message.verificationId)
+            // Waking a thread costs a system call; only do it when one sleeps.
+            if sleepers > 0 {
                 wakeRequested = true
                 state.broadcast()
             }
         }
     }
 
-    private func backoff(_ attempts: Int) -> Int64 {
-        min(backoffMs << Int64(min(attempts - 1, 20)), 3_600_000)
+    // MARK: Threads
+
+    private enum Chore {
+        case send([OutboxMessage])
+        case record
+        case renewLeases
+        case lookAtStore(canSend: Bool)
     }
 
-    private func run() {
-        var nextStoreCheck = clock.now()
-        var nextPurge = clock.now()
+    /// The first thread: sends (with concurrency 1), records outcomes, renews leases, takes due
+    /// messages from the store and purges old rows.
+    private func coordinate() {
+        let now = clock.now()
+        var nextStoreCheck = now
+        var nextPurge = now
+        var nextRenewal = now.adding(milliseconds: leaseMilliseconds / 3)
+        let sendsItself = concurrency == 1
         while true {
-            // Take queued messages, or sleep until there are some or the store needs a look.
             var waitedToRecord = false
-            let work: (batch: [OutboxMessage], canSend: Bool)? = state.withLock {
+            let chore: Chore? = state.withLock {
                 while !stopping {
-                    if sender != nil, !queue.isEmpty {
+                    if sendsItself, chain != nil, !queue.isEmpty {
                         let batch = Array(queue.prefix(Self.batchSize))
                         queue.removeFirst(batch.count)
-                        return (batch, true)
+                        return .send(batch)
                     }
                     if !unrecorded.isEmpty {
-                        if waitedToRecord { return ([], false) }
-                        idle = true
-                        state.wait(milliseconds: Self.recordDelayMilliseconds)
-                        idle = false
+                        if waitedToRecord { return .record }
+                        sleep(Self.recordDelayMilliseconds)
                         waitedToRecord = true
                         continue
                     }
-                    let wait = nextStoreCheck.milliseconds - clock.now().milliseconds
-                    if wait <= 0 || wakeRequested && sender != nil && queue.isEmpty {
+                    let now = clock.now()
+                    if held.isEmpty { nextRenewal = now.adding(milliseconds: leaseMilliseconds / 3) }
+                    if now >= nextRenewal { return .renewLeases }
+                    let wait = nextStoreCheck.milliseconds - now.milliseconds
+                    if wait <= 0 || wakeRequested && chain != nil && queue.isEmpty {
                         wakeRequested = false
-                        return ([], sender != nil)
+                        return .lookAtStore(canSend: chain != nil)
                     }
-                    idle = true
-                    state.wait(milliseconds: min(wait, Self.pollMilliseconds))
-                    idle = false
+                    sleep(min(wait, Self.pollMilliseconds, max(1, nextRenewal.milliseconds - now.milliseconds)))
                 }
                 return nil
             }
-            guard let (queued, canSend) = work else { return }
-            if !unrecorded.isEmpty && queued.isEmpty { recordOutcomes() }
-            if canSend {
-                if !queued.isEmpty {
-                    deliver(queued)
-                    continue
-                }
-                nextStoreCheck = deliverDueFromStore()
-            } else {
-                nextStoreCheck = clock.now().adding(milliseconds: Self.pollMilliseconds)
+            switch chore {
+            case nil: return
+            case let .send(batch):
+                sendInline(batch)
+                continue
+            case .record: recordOutcomes()
+            case .renewLeases:
+                renewLeases()
+                nextRenewal = clock.now().adding(milliseconds: leaseMilliseconds / 3)
+            case let .lookAtStore(canSend):
+                if !unrecorded.isEmpty { recordOutcomes() }
+                nextStoreCheck = canSend ? takeDueFromStore() : clock.now().adding(milliseconds: Self.pollMilliseconds)
             }
             let now = clock.now()
             if now >= nextPurge {
-                // This thread is the engine's only background one, so it also keeps the tables small.
+                // The coordinator is the engine's only background chore-doer, so it also keeps the tables small.
                 try? store.purge(verificationsExpiredBefore: now.adding(milliseconds: -Self.retentionMilliseconds),
                                  sessionsEndedBefore: now.adding(milliseconds: -Self.sessionRetentionMilliseconds))
                 nextPurge = now.adding(milliseconds: Self.purgeIntervalMilliseconds)
@@ -158,63 +198,154 @@ final class DeliveryWorker: @unchecked Sendable {
         }
     }
 
-    /// Hands each message to the sender; the outcomes are recorded soon after. The sender is
-    /// read again under `sending`, so one replaced meanwhile is never called; with none left, the
-    /// messages wait in the queue.
-    private func deliver(_ batch: [OutboxMessage]) {
-        // Reported after `sending` is released: a sink may take its time, or even replace the sender.
-        var delivered: [(message: OutboxMessage, sent: Bool)] = []
-        defer {
-            for (message, sent) in delivered {
-                let attempt = message.attempts + 1
-                events.emit(sent ? "codeSent" : "deliveryFailed", at: clock.now(), [
-                    ("phoneNumber", .string(PhoneNumber.mask(message.phone))), ("languageCode", .string(message.languageCode)),
-                    ("attempt", .int(Int64(attempt))), ("willRetry", sent ? nil : .bool(attempt < maxAttempts)),
-                ])
-            }
-        }
-        sending.withLock {
-            guard let current = state.withLock({ sender }) else {
-                state.withLock { queue.insert(contentsOf: batch, at: 0) }
-                return
-            }
-            for (index, message) in batch.enumerated() {
-                // Closing waits for this loop: stop between messages and leave the rest queued.
-                if index > 0, state.withLock({ stopping }) {
-                    state.withLock { queue.insert(contentsOf: batch[index...], at: 0) }
-                    break
+    /// A sender thread (concurrency above 1): one queued message after another.
+    private func sendQueued() {
+        while true {
+            let job: (OutboxMessage, ProviderChain, Int)? = state.withLock {
+                while !stopping {
+                    if let chain, !queue.isEmpty {
+                        callsInFlight[generation, default: 0] += 1
+                        return (queue.removeFirst(), chain, generation)
+                    }
+                    sleep(Self.pollMilliseconds)
                 }
-                let sent = keys.openBody(message.sealedBody, verificationId: message.verificationId).map { body in
-                    current.send(SMSMessage(to: message.phone, body: body, languageCode: message.languageCode, verificationId: message.verificationId))
-                } ?? false
-                unrecorded.append(sent ? .sent(verificationId: message.verificationId) : .failed(verificationId: message.verificationId))
-                delivered.append((message, sent))
+                return nil
             }
+            guard let (message, chain, used) = job else { return }
+            let report = attempt(message, via: chain)
+            finish(message, report, generation: used)
         }
-        if unrecorded.count >= Self.batchSize { recordOutcomes() }
+    }
+
+    /// Sleeps on the state's condition (the lock held) until woken or `milliseconds` pass.
+    private func sleep(_ milliseconds: Int64) {
+        sleepers += 1
+        state.wait(milliseconds: milliseconds)
+        sleepers -= 1
+    }
+
+    /// Sends a batch on this thread, one message at a time; closing stops it between two.
+    private func sendInline(_ batch: [OutboxMessage]) {
+        for (index, message) in batch.enumerated() {
+            let job: (ProviderChain, Int)? = state.withLock {
+                guard !stopping, let chain else {
+                    queue.insert(contentsOf: batch[index...], at: 0)
+                    return nil
+                }
+                callsInFlight[generation, default: 0] += 1
+                return (chain, generation)
+            }
+            guard let (chain, used) = job else { return }
+            let report = attempt(message, via: chain)
+            finish(message, report, generation: used)
+        }
+        if state.withLock({ unrecorded.count >= Self.batchSize }) { recordOutcomes() }
+    }
+
+    private func attempt(_ message: OutboxMessage, via chain: ProviderChain) -> DeliveryReport {
+        guard let body = keys.openBody(message.sealedBody, verificationId: message.verificationId) else {
+            return DeliveryReport(outcome: .failed(DeliveryProblem("unreadable")))
+        }
+        return chain.deliver(SMSMessage(to: message.phone, body: body, languageCode: message.languageCode,
+                                        verificationId: message.verificationId, purpose: message.purpose))
+    }
+
+    /// Notes the outcome for the store and tells the event sink, after the call is no longer
+    /// counted: a sink may take its time, or even replace the providers.
+    private func finish(_ message: OutboxMessage, _ report: DeliveryReport, generation used: Int) {
+        let now = clock.now()
+        let id = message.verificationId
+        let attempt = message.attempts + 1
+        let outcome: DeliveryOutcome
+        switch report.outcome {
+        case let .sent(messageId): outcome = .sent(verificationId: id, provider: report.provider, messageId: messageId)
+        case let .failed(problem):
+            outcome = .failed(verificationId: id, provider: report.provider, reason: problem.reason, retryAt: retryTime(attempt, problem, now))
+        case let .undeliverable(problem): outcome = .undeliverable(verificationId: id, provider: report.provider, reason: problem.reason)
+        case let .noProvider(until): outcome = .deferred(verificationId: id, until: until)
+        }
+        state.withLock {
+            callsInFlight[used, default: 1] -= 1
+            if callsInFlight[used] == 0 { callsInFlight[used] = nil }
+            held.remove(id)
+            unrecorded.append(outcome)
+            if sleepers > 0 { state.broadcast() }
+        }
+        var fields: [(String, JSONValue?)] = [
+            ("phoneNumber", .string(PhoneNumber.mask(message.phone))), ("languageCode", .string(message.languageCode)),
+            ("attempt", .int(Int64(attempt))), ("provider", report.provider.map { .string($0) }),
+        ]
+        if !report.failedOver.isEmpty { fields.append(("failedOver", .array(report.failedOver.map { .string($0) }))) }
+        switch report.outcome {
+        case let .sent(messageId):
+            fields.append(("messageId", messageId.map { .string($0) }))
+            events.emit("codeSent", at: now, fields)
+        case let .failed(problem):
+            events.emit("deliveryFailed", at: now, fields + Self.fields(of: problem) + [("willRetry", .bool(attempt < maxAttempts))])
+        case let .undeliverable(problem):
+            events.emit("deliveryFailed", at: now, fields + Self.fields(of: problem) + [("willRetry", .bool(false))])
+        case .noProvider: break  // providerSkipped said so; the message waits without losing an attempt
+        }
+    }
+
+    private static func fields(of problem: DeliveryProblem) -> [(String, JSONValue?)] {
+        [("reason", .string(problem.reason)), ("providerCode", problem.providerCode.map { .string($0) }),
+         ("httpStatus", problem.httpStatus.map { .int(Int64($0)) }), ("detail", problem.detail.map { .string($0) }),
+         ("retryAfterSeconds", problem.retryAfterMs.map { .int(($0 + 999) / 1000) })]
+    }
+
+    /// When a failed attempt is tried again: the doubling backoff plus up to half of it again at
+    /// random (so messages failed together do not come back together), and never before the
+    /// provider's Retry-After.
+    private func retryTime(_ attempt: Int, _ problem: DeliveryProblem, _ now: Timestamp) -> Timestamp {
+        let backoff = min(backoffMs << Int64(min(attempt - 1, 20)), 3_600_000)
+        let jitter = Int64.random(in: 0...max(0, backoff / 2))
+        return now.adding(milliseconds: max(backoff + jitter, problem.retryAfterMs ?? 0))
     }
 
     /// Writes the outcomes in one transaction. If that fails the leases run out and the messages
     /// are sent again: delivery is at least once.
     private func recordOutcomes() {
-        guard !unrecorded.isEmpty else { return }
-        try? store.recordDeliveries(unrecorded, now: clock.now(), maxAttempts: maxAttempts, backoff: backoff)
-        unrecorded.removeAll(keepingCapacity: true)
+        let outcomes = state.withLock { () -> [DeliveryOutcome] in
+            defer { unrecorded.removeAll(keepingCapacity: true) }
+            return unrecorded
+        }
+        guard !outcomes.isEmpty else { return }
+        try? store.recordDeliveries(outcomes, now: clock.now(), maxAttempts: maxAttempts)
     }
 
-    /// Delivers what is due in the store; returns when to look again.
-    private func deliverDueFromStore() -> Timestamp {
+    private func renewLeases() {
+        let ids = state.withLock { Array(held) }
+        try? store.renewLeases(verificationIds: ids, until: clock.now().adding(milliseconds: leaseMilliseconds))
+    }
+
+    /// Takes what is due in the store: sends it (concurrency 1) or queues it for the sender
+    /// threads, as much as keeps them busy. Returns when to look again.
+    private func takeDueFromStore() -> Timestamp {
         let poll = clock.now().adding(milliseconds: Self.pollMilliseconds)
         do {
             while true {
                 let now = clock.now()
+                let room = state.withLock { concurrency == 1 ? Self.batchSize : min(Self.batchSize, 2 * concurrency - queue.count) }
+                if room <= 0 { return poll }
                 let due = try store.nextDeliveryDue()
                 guard let due, due <= now else { return min(poll, due ?? poll) }
-                let batch = try store.claimDueMessages(now: now, limit: Self.batchSize, leaseMilliseconds: Self.leaseMilliseconds)
-                if batch.isEmpty { return poll }
-                deliver(batch)
-                recordOutcomes()
-                if state.withLock({ stopping || !queue.isEmpty }) { return now }
+                let claimed = try store.claimDueMessages(now: now, limit: room, leaseMilliseconds: leaseMilliseconds)
+                if claimed.isEmpty { return poll }
+                let fresh = state.withLock { () -> [OutboxMessage] in
+                    let fresh = claimed.filter { !held.contains($0.verificationId) }
+                    held.formUnion(fresh.map(\.verificationId))
+                    if concurrency > 1 {
+                        queue.append(contentsOf: fresh)
+                        if sleepers > 0 { state.broadcast() }
+                    }
+                    return fresh
+                }
+                if concurrency == 1 {
+                    sendInline(fresh)
+                    recordOutcomes()
+                }
+                if state.withLock({ stopping || concurrency == 1 && !queue.isEmpty }) { return now }
             }
         } catch {
             // The store is busy or unavailable: look again on the next poll.

@@ -4,10 +4,49 @@ public struct SMSMessage: Sendable {
     public let body: String
     public let languageCode: String
     public let verificationId: String
+    /// What the code is for (signIn, enroll, mfaSignIn, temporaryProof).
+    public let purpose: String
 }
 
-/// Delivers SMS. Called on the engine's delivery thread, one message at a time.
+/// Why a message was not sent, as events and the store tell it. Never holds a secret, a code or
+/// a whole phone number.
+public struct DeliveryProblem: Sendable, Equatable {
+    /// rateLimited, serverError, timeout, connectionFailed, tlsError, invalidNumber,
+    /// providerFault, rejected (a callback said no), unreadable (the stored body).
+    public var reason: String
+    /// The provider's own error code (Twilio's `code`, Vonage's `status`), when it gave one.
+    public var providerCode: String?
+    public var httpStatus: Int?
+    /// How long the provider asked us to wait (Retry-After), in milliseconds.
+    public var retryAfterMs: Int64?
+    /// What went wrong, in libcurl's static words (e.g. "Couldn't connect to server").
+    public var detail: String?
+
+    public init(_ reason: String, providerCode: String? = nil, httpStatus: Int? = nil, retryAfterMs: Int64? = nil,
+                detail: String? = nil) {
+        self.reason = reason
+        self.detail = detail
+        self.providerCode = providerCode
+        self.httpStatus = httpStatus
+        self.retryAfterMs = retryAfterMs
+    }
+}
+
+/// What one provider did with a message.
+public enum SMSSendResult: Sendable, Equatable {
+    /// Accepted for delivery; the provider's ID for the message when it gave one.
+    case sent(messageId: String?)
+    /// Not now (rate limited, server error, timeout, no connection): send it again later.
+    case retryLater(DeliveryProblem)
+    /// The number cannot receive SMS: no retry, no other provider.
+    case invalidNumber(DeliveryProblem)
+    /// The provider refused us (credentials, account, an answer we do not understand): the next
+    /// provider gets the message at once.
+    case providerFault(DeliveryProblem)
+}
+
+/// Delivers SMS. Called on the engine's delivery threads: one message at a time unless
+/// `sms.concurrency` is above 1, then up to that many at once.
 public protocol SMSSender: AnyObject, Sendable {
-    /// true when the message was handed to the carrier; false to retry later.
-    func send(_ message: SMSMessage) -> Bool
+    func send(_ message: SMSMessage) -> SMSSendResult
 }

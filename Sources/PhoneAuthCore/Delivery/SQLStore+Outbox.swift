@@ -6,12 +6,12 @@ extension SQLStore {
         try write(rowLocksSuffice: true) { db in
             var messages: [OutboxMessage] = []
             try db.rows("""
-                SELECT id, phone, language_code, sealed_body, delivery_attempts FROM verifications
+                SELECT id, phone, language_code, sealed_body, delivery_attempts, purpose FROM verifications
                 WHERE delivery IN ('pending', 'sending') AND due_at <= ? AND state = 'active' AND expires_at > ?
                 ORDER BY due_at LIMIT ?\(dialect.skipLocked)
                 """, [.int(now.milliseconds), .int(now.milliseconds), .int(Int64(limit))]) { row in
                 messages.append(OutboxMessage(verificationId: row.text(0), phone: row.text(1), languageCode: row.text(2),
-                                              sealedBody: row.blob(3), attempts: Int(row.int(4))))
+                                              sealedBody: row.blob(3), attempts: Int(row.int(4)), purpose: row.text(5)))
             }
             // A code that can no longer be used is not worth an SMS: give those messages up.
             try db.run("""
@@ -27,24 +27,32 @@ extension SQLStore {
         }
     }
 
-    public func recordDeliveries(_ outcomes: [DeliveryOutcome], now: Timestamp, maxAttempts: Int,
-                                 backoff: (Int) -> Int64) throws {
+    public func recordDeliveries(_ outcomes: [DeliveryOutcome], now: Timestamp, maxAttempts: Int) throws {
         guard !outcomes.isEmpty else { return }
         try write(rowLocksSuffice: true) { db in
             for outcome in outcomes {
                 switch outcome {
-                case let .sent(id):
-                    try db.run("UPDATE verifications SET delivery = 'sent', sealed_body = NULL, delivery_attempts = delivery_attempts + 1 WHERE id = ?",
-                               [.text(id)])
-                case let .failed(id):
+                case let .sent(id, provider, messageId):
+                    try db.run("""
+                        UPDATE verifications SET delivery = 'sent', sealed_body = NULL, delivery_attempts = delivery_attempts + 1,
+                        delivery_provider = ?, delivery_message_id = ?, delivery_error = NULL WHERE id = ?
+                        """, [.optionalText(provider), .optionalText(messageId), .text(id)])
+                case let .failed(id, provider, reason, retryAt):
                     let attempts = Int(try db.row("SELECT delivery_attempts FROM verifications WHERE id = ?", [.text(id)]) { $0.int(0) } ?? 0) + 1
-                    if attempts >= maxAttempts {
-                        try db.run("UPDATE verifications SET delivery = 'failed', sealed_body = NULL, delivery_attempts = ? WHERE id = ?",
-                                   [.int(Int64(attempts)), .text(id)])
-                    } else {
-                        try db.run("UPDATE verifications SET delivery = 'pending', delivery_attempts = ?, due_at = ? WHERE id = ?",
-                                   [.int(Int64(attempts)), .int(now.milliseconds + backoff(attempts)), .text(id)])
-                    }
+                    let givenUp = attempts >= maxAttempts
+                    try db.run("""
+                        UPDATE verifications SET delivery = ?, sealed_body = \(givenUp ? "NULL" : "sealed_body"), delivery_attempts = ?,
+                        due_at = ?, delivery_provider = ?, delivery_error = ? WHERE id = ?
+                        """, [.text(givenUp ? "failed" : "pending"), .int(Int64(attempts)), .int(retryAt.milliseconds),
+                              .optionalText(provider), .text(reason), .text(id)])
+                case let .undeliverable(id, provider, reason):
+                    try db.run("""
+                        UPDATE verifications SET delivery = 'failed', sealed_body = NULL, delivery_attempts = delivery_attempts + 1,
+                        delivery_provider = ?, delivery_error = ? WHERE id = ?
+                        """, [.optionalText(provider), .text(reason), .text(id)])
+                case let .deferred(id, until):
+                    try db.run("UPDATE verifications SET delivery = 'pending', due_at = ? WHERE id = ? AND delivery = 'sending'",
+                               [.int(until.milliseconds), .text(id)])
                 }
             }
         }
@@ -64,6 +72,15 @@ extension SQLStore {
             for id in verificationIds {
                 try db.run("UPDATE verifications SET delivery = 'pending', due_at = ? WHERE id = ? AND delivery = 'sending'",
                            [.int(now.milliseconds), .text(id)])
+            }
+        }
+    }
+
+    public func renewLeases(verificationIds: [String], until: Timestamp) throws {
+        guard !verificationIds.isEmpty else { return }
+        try write(rowLocksSuffice: true) { db in
+            for id in verificationIds {
+                try db.run("UPDATE verifications SET due_at = ? WHERE id = ? AND delivery = 'sending'", [.int(until.milliseconds), .text(id)])
             }
         }
     }

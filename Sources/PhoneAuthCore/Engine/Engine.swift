@@ -30,9 +30,21 @@ public final class Engine: @unchecked Sendable {
         self.store = store
         tokens = IDTokens(keys: keys, issuer: config.effectiveIssuer, audience: config.projectId, lifetimeSeconds: config.idTokenTtlSeconds)
         customTokens = CustomTokens(keys: keys, issuer: config.effectiveIssuer, projectId: config.projectId)
+        let providers = config.smsProviders
         worker = DeliveryWorker(store: store, keys: keys, clock: clock, events: events, maxAttempts: config.smsMaxAttempts,
-                                backoffMs: config.smsRetryBackoffMs)
-        if config.smsProvider == .console { worker.setSender(ConsoleSender()) }
+                                backoffMs: config.smsRetryBackoffMs, concurrency: config.effectiveSMSConcurrency,
+                                attemptMilliseconds: providers.reduce(0) { $0 + Int64($1.endpoint.timeoutMs) })
+        switch config.smsProvider {
+        case .console: worker.setChain(ProviderChain(single: ConsoleSender(), name: "console", clock: clock, events: events))
+        case .providers:
+            let client = HTTPClient()
+            worker.setChain(ProviderChain(providers.map { provider in
+                ProviderChain.Member(name: provider.endpoint.name, sender: HTTPSender(provider, client: client, clock: clock),
+                                     breaker: CircuitBreaker(threshold: config.smsBreakerFailures,
+                                                             openMilliseconds: config.smsBreakerSeconds * 1000))
+            }, clock: clock, events: events))
+        case .callback: break
+        }
         do { try worker.start() } catch { store.close(); throw error }
     }
 
@@ -51,7 +63,8 @@ public final class Engine: @unchecked Sendable {
 
     /// The sender for the `callback` provider; nil removes it. Ignored for other providers.
     public func setSMSSender(_ sender: SMSSender?) {
-        if config.smsProvider == .callback { worker.setSender(sender) }
+        guard config.smsProvider == .callback else { return }
+        worker.setChain(sender.map { ProviderChain(single: $0, name: "callback", clock: clock, events: events) })
     }
 
     /// What the store has done since the engine opened (statements, transactions, retries).
@@ -111,12 +124,12 @@ public final class Engine: @unchecked Sendable {
             perProjectPerDay: policy.smsPerProjectPerDay, perRegionPerDay: policy.smsPerRegionPerDay[phone.region] ?? 0,
             regionBurstPerHour: policy.regionBurstPerHour)
         let start = try store.startVerification(verification, reuseIfCreatedAfter: reuseWindowStart,
-                                                leaseUntil: now.adding(milliseconds: DeliveryWorker.leaseMilliseconds), limits: limits)
+                                                leaseUntil: now.adding(milliseconds: worker.leaseMilliseconds), limits: limits)
         switch start {
         case .created:
             if let outbox {
                 worker.enqueue(OutboxMessage(verificationId: id, phone: phone.e164, languageCode: outbox.languageCode,
-                                             sealedBody: outbox.sealedBody, attempts: 0))
+                                             sealedBody: outbox.sealedBody, attempts: 0, purpose: purpose.rawValue))
             }
             return VerificationStarted(verificationId: id, codeLength: testCode?.count ?? config.codeLength,
                                        expiresAt: verification.expiresAt, resendAt: now.adding(seconds: config.resendAfterSeconds))

@@ -3,7 +3,7 @@ import Glibc
 /// The engine's configuration, read from the JSON object given to phoneauth_open.
 public struct EngineConfig: Sendable {
     public enum SigningAlgorithm: String, Sendable, CaseIterable { case es256 = "ES256", rs256 = "RS256", edDSA = "EdDSA" }
-    public enum SMSProviderKind: String, Sendable { case callback, console }
+    public enum SMSProviderKind: String, Sendable { case callback, console, providers }
     public enum Synchronous: String, Sendable { case normal, full }
 
     /// A SQLite file's path, or a postgresql:// URI.
@@ -36,6 +36,12 @@ public struct EngineConfig: Sendable {
     public var captchaPageUrl: String?
     public var captchaMinScore = 0.5
     public var smsProvider = SMSProviderKind.callback
+    /// The HTTP providers of `sms.providers`, in the order they are tried (smsProvider .providers).
+    var smsProviders: [any HTTPProvider] = []
+    /// Messages sent at once; nil: 16 for HTTP providers, 1 for a callback or the console.
+    public var smsConcurrency: Int?
+    public var smsBreakerFailures = 5
+    public var smsBreakerSeconds: Int64 = 30
     public var smsMaxAttempts = 5
     public var smsRetryBackoffMs: Int64 = 1000
     public var sqliteSynchronous = Synchronous.normal
@@ -49,6 +55,9 @@ public struct EngineConfig: Sendable {
     public var abuse = AbusePolicy()
 
     public init(database: String) { self.database = database }
+
+    /// How many messages the engine sends at once.
+    public var effectiveSMSConcurrency: Int { smsConcurrency ?? (smsProvider == .providers ? 16 : 1) }
 
     public var effectiveIssuer: String { issuer ?? "https://phoneauth.local/\(projectId)" }
 
@@ -135,10 +144,23 @@ public struct EngineConfig: Sendable {
             }
         }
         if let sms = try r.object("sms") {
-            try sms.rejectUnknown(["provider", "maxAttempts", "retryBackoffMs"])
+            try sms.rejectUnknown(["provider", "providers", "maxAttempts", "retryBackoffMs", "concurrency", "breaker"])
             if let v = try sms.string("provider") {
-                guard let p = SMSProviderKind(rawValue: v) else { throw bad("sms.provider", "must be \"callback\" or \"console\"") }
+                guard let p = SMSProviderKind(rawValue: v), p != .providers else { throw bad("sms.provider", "must be \"callback\" or \"console\"") }
                 c.smsProvider = p
+            }
+            if let list = sms.value("providers") {
+                guard sms.value("provider") == nil else {
+                    throw bad("sms.providers", "cannot be given with sms.provider: give the callback or console provider, or a list of HTTP providers")
+                }
+                c.smsProviders = try ProviderSettings.read(list)
+                c.smsProvider = .providers
+            }
+            c.smsConcurrency = try sms.int("concurrency", in: 1...256).map { Int($0) }
+            if let breaker = try sms.object("breaker") {
+                try breaker.rejectUnknown(["failures", "seconds"])
+                c.smsBreakerFailures = Int(try breaker.int("failures", in: 1...100) ?? Int64(c.smsBreakerFailures))
+                c.smsBreakerSeconds = try breaker.int("seconds", in: 1...3600) ?? c.smsBreakerSeconds
             }
             c.smsMaxAttempts = Int(try sms.int("maxAttempts", in: 1...20) ?? Int64(c.smsMaxAttempts))
             c.smsRetryBackoffMs = try sms.int("retryBackoffMs", in: 10...3_600_000) ?? c.smsRetryBackoffMs
@@ -183,7 +205,7 @@ public struct EngineConfig: Sendable {
         return String(cString: value)
     }
 
-    private static func bad(_ key: String, _ problem: String) -> PhoneAuthError {
+    static func bad(_ key: String, _ problem: String) -> PhoneAuthError {
         PhoneAuthError(.invalidConfiguration, "The configuration key '\(key)' \(problem).", details: [("key", .string(key))])
     }
 }

@@ -148,6 +148,13 @@ enum Migrations {
         ALTER TABLE sessions ADD COLUMN rotated_at INTEGER;
         ALTER TABLE sessions ADD COLUMN sealed_secret BLOB;
         """,
+        // 7: SMS providers: which one took the message (or failed last), the ID it gave the
+        // message, and why the last attempt failed.
+        """
+        ALTER TABLE verifications ADD COLUMN delivery_provider TEXT;
+        ALTER TABLE verifications ADD COLUMN delivery_message_id TEXT;
+        ALTER TABLE verifications ADD COLUMN delivery_error TEXT;
+        """,
     ]
 
     static func apply(to connection: SQLiteConnection) throws {

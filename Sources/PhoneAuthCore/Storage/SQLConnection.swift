@@ -4,6 +4,8 @@ enum SQLValue {
     case text(String)
     case blob([UInt8])
     case null
+
+    static func optionalText(_ text: String?) -> SQLValue { text.map { .text($0) } ?? .null }
 }
 
 /// One result row, read by column index.

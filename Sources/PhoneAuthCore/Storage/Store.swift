@@ -73,14 +73,15 @@ public protocol Store: AnyObject, Sendable {
     // Outbox
     /// Leases up to `limit` messages due for delivery so no other worker sends them meanwhile.
     func claimDueMessages(now: Timestamp, limit: Int, leaseMilliseconds: Int64) throws -> [OutboxMessage]
-    /// Records outcomes: a sent message's body is erased; a failed one is retried after
-    /// `backoff(attempts)` milliseconds, or given up (and erased) after `maxAttempts`.
-    func recordDeliveries(_ outcomes: [DeliveryOutcome], now: Timestamp, maxAttempts: Int,
-                          backoff: (Int) -> Int64) throws
+    /// Records outcomes: a sent or undeliverable message's body is erased; a failed one is due
+    /// again at its retry time, or given up (and erased) after `maxAttempts`.
+    func recordDeliveries(_ outcomes: [DeliveryOutcome], now: Timestamp, maxAttempts: Int) throws
     /// When the earliest pending message becomes due, if any.
     func nextDeliveryDue() throws -> Timestamp?
     /// Gives leased messages back, due now, for messages this engine will not deliver after all.
     func releaseLeases(verificationIds: [String], now: Timestamp) throws
+    /// Extends the leases of messages this engine still holds (queued, or being sent).
+    func renewLeases(verificationIds: [String], until: Timestamp) throws
 
     // Sessions
     /// Moves the session named by `token` to its next generation (`next`: the new secret's hash,

@@ -264,11 +264,18 @@ public struct OutboxMessage: Sendable {
     public var languageCode: String
     public var sealedBody: [UInt8]
     public var attempts: Int
+    public var purpose: String
 }
 
+/// What became of an attempt to deliver a message, as the outbox records it.
 public enum DeliveryOutcome: Sendable {
-    case sent(verificationId: String)
-    case failed(verificationId: String)
+    case sent(verificationId: String, provider: String?, messageId: String?)
+    /// Counts as an attempt; tried again at `retryAt` unless the attempts are used up.
+    case failed(verificationId: String, provider: String?, reason: String, retryAt: Timestamp)
+    /// The number cannot receive SMS: never tried again.
+    case undeliverable(verificationId: String, provider: String?, reason: String)
+    /// No provider could be tried: not an attempt; due again at `until`.
+    case deferred(verificationId: String, until: Timestamp)
 }
 
 public struct VerificationStatus: Sendable {
@@ -279,6 +286,10 @@ public struct VerificationStatus: Sendable {
     /// pending, sent, failed, or none (test numbers)
     public var delivery: String
     public var attempts: Int
+    /// The provider of the last attempt, the ID it gave the message, and why the last attempt failed.
+    public var provider: String?
+    public var providerMessageId: String?
+    public var deliveryError: String?
 }
 
 /// What a store has done since it opened: for benchmarks and monitoring.

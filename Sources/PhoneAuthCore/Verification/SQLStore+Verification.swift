@@ -100,14 +100,16 @@ extension SQLStore {
     public func verificationStatus(id: String, now: Timestamp) throws -> VerificationStatus? {
         try read { db in
             try db.row("""
-                SELECT phone, state, expires_at, delivery, delivery_attempts FROM verifications WHERE id = ?
+                SELECT phone, state, expires_at, delivery, delivery_attempts, delivery_provider, delivery_message_id, delivery_error
+                FROM verifications WHERE id = ?
                 """, [.text(id)]) { row in
                 let expiresAt = Timestamp(milliseconds: row.int(2))
                 var state = row.text(1)
                 if state == "active" && expiresAt <= now { state = "expired" }
                 return VerificationStatus(id: id, phone: row.text(0), state: state, expiresAt: expiresAt,
                                           delivery: row.text(3) == "sending" ? "pending" : row.text(3),
-                                          attempts: Int(row.optionalInt(4) ?? 0))
+                                          attempts: Int(row.optionalInt(4) ?? 0), provider: row.optionalText(5),
+                                          providerMessageId: row.optionalText(6), deliveryError: row.optionalText(7))
             }
         }
     }

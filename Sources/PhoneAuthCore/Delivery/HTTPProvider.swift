@@ -1,0 +1,82 @@
+/// Where and how a provider is reached: what every HTTP provider's configuration has in common.
+public struct HTTPEndpoint: Sendable {
+    /// The provider's name in events (its `name`, else its type).
+    public var name: String
+    /// The service's root (or, for a webhook, the URL itself), without a trailing slash.
+    public var baseUrl: String
+    public var timeoutMs = 10_000
+    public var connectTimeoutMs = 5_000
+    public var caFile: String?
+}
+
+/// An SMS service spoken to over HTTP. It builds its request and reads the answers that mean
+/// something particular to it; `HTTPSender` handles what every HTTP service means the same way.
+protocol HTTPProvider: Sendable {
+    var endpoint: HTTPEndpoint { get }
+    func request(for message: SMSMessage, now: Timestamp) -> HTTPRequest
+    /// The meaning of an answer that is not a 429 or a 5xx.
+    func interpret(status: Int, body: [UInt8]) -> SMSSendResult
+}
+
+extension HTTPProvider {
+    /// A POST to `url` with this endpoint's timeouts and trusted roots.
+    func post(_ url: String, body: [UInt8], headers: [String], basicAuth: String? = nil) -> HTTPRequest {
+        HTTPRequest(url: url, body: body, headers: headers, basicAuth: basicAuth, caFile: endpoint.caFile,
+                    connectTimeoutMs: endpoint.connectTimeoutMs, timeoutMs: endpoint.timeoutMs)
+    }
+
+    /// `pairs` as application/x-www-form-urlencoded.
+    func form(_ pairs: [(String, String?)]) -> [UInt8] {
+        Array(pairs.compactMap { key, value in value.map { "\(key)=\(PercentEncoding.encode($0))" } }.joined(separator: "&").utf8)
+    }
+}
+
+/// Sends through one HTTP provider: its request over the shared libcurl handles, and what the
+/// answer means. No answer, a 429 and a 5xx are worth another try later (after Retry-After when
+/// given); a TLS failure is a fault of the configuration, so the next provider gets the message.
+final class HTTPSender: SMSSender, @unchecked Sendable {
+    let provider: HTTPProvider
+    private let client: HTTPClient
+    private let clock: Clock
+
+    init(_ provider: HTTPProvider, client: HTTPClient, clock: Clock) {
+        self.provider = provider
+        self.client = client
+        self.clock = clock
+    }
+
+    func send(_ message: SMSMessage) -> SMSSendResult {
+        switch client.post(provider.request(for: message, now: clock.now())) {
+        case let .failed(timedOut, tls, description):
+            if tls { return .providerFault(DeliveryProblem("tlsError", detail: description)) }
+            return .retryLater(DeliveryProblem(timedOut ? "timeout" : "connectionFailed", detail: description))
+        case let .answered(status, body, retryAfter):
+            let wait = retryAfter.map { Int64(min($0, 3600)) * 1000 }
+            if status == 429 { return .retryLater(DeliveryProblem("rateLimited", httpStatus: status, retryAfterMs: wait)) }
+            if status >= 500 { return .retryLater(DeliveryProblem("serverError", httpStatus: status, retryAfterMs: wait)) }
+            return provider.interpret(status: status, body: body)
+        }
+    }
+}
+
+/// Reading a provider's JSON answer, which may be anything.
+enum ProviderAnswer {
+    static func object(_ body: [UInt8]) -> JSONValue? {
+        guard let value = try? body.withUnsafeBytes({ buffer in try JSONCodec.parse(bytes: buffer) }),
+              case .object = value else { return nil }
+        return value
+    }
+
+    /// A code or ID from an answer, kept only if it is a short plain token (it goes into events).
+    static func token(_ value: JSONValue?) -> String? {
+        let text: String?
+        switch value {
+        case let .string(s)?: text = s
+        case let .int(i)?: text = String(i)
+        default: text = nil
+        }
+        guard let text, Echo.isQuotable(text) || text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), text.utf8.count <= 64,
+              !text.isEmpty else { return nil }
+        return text
+    }
+}

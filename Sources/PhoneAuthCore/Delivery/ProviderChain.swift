@@ -1,0 +1,95 @@
+/// What became of one attempt at a message.
+struct DeliveryReport {
+    enum Outcome {
+        case sent(messageId: String?)
+        /// Try again later: the problem, from the last provider tried.
+        case failed(DeliveryProblem)
+        /// The number cannot receive SMS: never again.
+        case undeliverable(DeliveryProblem)
+        /// Every provider is being skipped: nothing was sent, nothing tried; wait until then.
+        case noProvider(until: Timestamp)
+    }
+
+    var outcome: Outcome
+    /// The provider that answered last (nil when none was tried).
+    var provider: String?
+    /// Providers that faulted before it, for this message.
+    var failedOver: [String] = []
+}
+
+/// The providers of an engine, in order, each behind its circuit breaker. A message goes to the
+/// first one not being skipped; a provider fault sends it on to the next at once; an answer that
+/// says "later" (or an invalid number, or success) ends the attempt.
+final class ProviderChain: @unchecked Sendable {
+    struct Member {
+        let name: String
+        let sender: SMSSender
+        let breaker: CircuitBreaker
+    }
+
+    let members: [Member]
+    private let clock: Clock
+    private let events: EventLog
+
+    init(_ members: [Member], clock: Clock, events: EventLog) {
+        self.members = members
+        self.clock = clock
+        self.events = events
+    }
+
+    /// A host's sender alone: never skipped.
+    convenience init(single sender: SMSSender, name: String, clock: Clock, events: EventLog) {
+        self.init([Member(name: name, sender: sender, breaker: CircuitBreaker(threshold: 0, openMilliseconds: 0))],
+                  clock: clock, events: events)
+    }
+
+    func deliver(_ message: SMSMessage) -> DeliveryReport {
+        var failedOver: [String] = []
+        var lastFault: (String, DeliveryProblem)?
+        var skippedUntil: Timestamp?
+        for member in members {
+            let probe: Bool
+            switch member.breaker.admit(now: clock.now()) {
+            case let .skip(until):
+                skippedUntil = min(skippedUntil ?? until, until)
+                continue
+            case let .go(p): probe = p
+            }
+            let result = member.sender.send(message)
+            let worked: Bool
+            switch result {
+            case .sent, .invalidNumber: worked = true
+            case .retryLater, .providerFault: worked = false
+            }
+            report(member, member.breaker.record(worked: worked, probe: probe, now: clock.now()), result)
+            switch result {
+            case let .sent(id): return DeliveryReport(outcome: .sent(messageId: id), provider: member.name, failedOver: failedOver)
+            case let .invalidNumber(p): return DeliveryReport(outcome: .undeliverable(p), provider: member.name, failedOver: failedOver)
+            case let .retryLater(p): return DeliveryReport(outcome: .failed(p), provider: member.name, failedOver: failedOver)
+            case let .providerFault(p):
+                failedOver.append(member.name)
+                lastFault = (member.name, p)
+            }
+        }
+        if let (name, problem) = lastFault {
+            return DeliveryReport(outcome: .failed(problem), provider: name, failedOver: Array(failedOver.dropLast()))
+        }
+        return DeliveryReport(outcome: .noProvider(until: skippedUntil ?? clock.now().adding(milliseconds: CircuitBreaker.probeWaitMilliseconds)))
+    }
+
+    private func report(_ member: Member, _ change: CircuitBreaker.Change?, _ result: SMSSendResult) {
+        switch change {
+        case let .opened(failures)?:
+            var reason: String?
+            if case let .retryLater(p) = result { reason = p.reason }
+            if case let .providerFault(p) = result { reason = p.reason }
+            events.emit("providerSkipped", at: clock.now(), [
+                ("provider", .string(member.name)), ("failures", .int(Int64(failures))), ("reason", reason.map { .string($0) }),
+                ("seconds", .int(member.breaker.openMilliseconds / 1000)),
+            ])
+        case .restored?:
+            events.emit("providerRestored", at: clock.now(), [("provider", .string(member.name))])
+        case nil: break
+        }
+    }
+}

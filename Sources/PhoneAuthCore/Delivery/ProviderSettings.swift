@@ -1,0 +1,153 @@
+import Crypto
+import Glibc
+
+/// Reads `sms.providers`: a list of HTTP providers, tried in order. Every error names the key
+/// (`sms.providers[0].authToken`), never a value: values here are secrets or hold them.
+enum ProviderSettings {
+    static let maxProviders = 8
+    static let types = ["twilio", "vonage", "webhook"]
+
+    static func read(_ value: JSONValue) throws(PhoneAuthError) -> [any HTTPProvider] {
+        guard case let .array(entries) = value, (1...maxProviders).contains(entries.count) else {
+            throw bad("sms.providers", "must be a list of 1 to \(maxProviders) provider objects")
+        }
+        var providers: [any HTTPProvider] = []
+        for (index, entry) in entries.enumerated() {
+            let provider = try readOne(ObjectReader(entry, code: .invalidConfiguration, path: "sms.providers[\(index)]"),
+                                       path: "sms.providers[\(index)]")
+            if providers.contains(where: { $0.endpoint.name == provider.endpoint.name }) {
+                throw bad("sms.providers[\(index)].name", "repeats the name '\(provider.endpoint.name)': give each provider its own name")
+            }
+            providers.append(provider)
+        }
+        return providers
+    }
+
+    private static let commonKeys: Set<String> = ["type", "name", "baseUrl", "timeoutMs", "connectTimeoutMs", "caFile"]
+
+    private static func readOne(_ r: ObjectReader, path: String) throws(PhoneAuthError) -> any HTTPProvider {
+        guard let type = try r.string("type"), types.contains(type) else {
+            throw bad("\(path).type", "must be one of \(types.joined(separator: ", "))")
+        }
+        switch type {
+        case "twilio":
+            try r.rejectUnknown(commonKeys.union(["accountSid", "authToken", "authTokenEnv", "apiKeySid", "apiKeySecret",
+                                                  "apiKeySecretEnv", "from", "messagingServiceSid"]))
+            let endpoint = try readEndpoint(r, path: path, type: type, defaultUrl: TwilioProvider.defaultBaseUrl)
+            let accountSid = try required(r, "accountSid", path: path)
+            let credentials: String
+            if let keySid = try plain(r, "apiKeySid", path: path) {
+                guard let secret = try secret(r, "apiKeySecret", path: path) else {
+                    throw bad("\(path).apiKeySecret", "(or apiKeySecretEnv) is required with apiKeySid")
+                }
+                guard try r.string("authToken") == nil, try r.string("authTokenEnv") == nil else {
+                    throw bad("\(path).authToken", "cannot be given with apiKeySid: use one way to sign in")
+                }
+                credentials = "\(keySid):\(secret)"
+            } else {
+                guard let token = try secret(r, "authToken", path: path) else {
+                    throw bad("\(path).authToken", "(or authTokenEnv, or apiKeySid and apiKeySecret) is required")
+                }
+                credentials = "\(accountSid):\(token)"
+            }
+            let from = try plain(r, "from", path: path)
+            let service = try plain(r, "messagingServiceSid", path: path)
+            guard (from == nil) != (service == nil) else {
+                throw bad("\(path).from", "or messagingServiceSid (exactly one of them) is required")
+            }
+            return TwilioProvider(endpoint: endpoint, accountSid: accountSid, credentials: credentials, from: from,
+                                  messagingServiceSid: service)
+        case "vonage":
+            try r.rejectUnknown(commonKeys.union(["apiKey", "apiSecret", "apiSecretEnv", "from"]))
+            let endpoint = try readEndpoint(r, path: path, type: type, defaultUrl: VonageProvider.defaultBaseUrl)
+            let apiKey = try required(r, "apiKey", path: path)
+            guard let apiSecret = try secret(r, "apiSecret", path: path) else {
+                throw bad("\(path).apiSecret", "(or apiSecretEnv) is required")
+            }
+            return VonageProvider(endpoint: endpoint, apiKey: apiKey, apiSecret: apiSecret, from: try required(r, "from", path: path))
+        default:
+            try r.rejectUnknown(commonKeys.union(["url", "secret", "secretEnv"]).subtracting(["baseUrl"]))
+            guard let url = try r.string("url") else { throw bad("\(path).url", "is required: the URL the webhook is sent to") }
+            let endpoint = try readEndpoint(r, path: path, type: type, url: (url, "url"))
+            guard let secret = try secret(r, "secret", path: path) else { throw bad("\(path).secret", "(or secretEnv) is required") }
+            guard let key = WebhookProvider.key(fromSecret: secret) else {
+                throw bad("\(path).secret", "must be a Standard Webhooks secret: whsec_ and at least 16 bytes in base64")
+            }
+            return WebhookProvider(endpoint: endpoint, key: key)
+        }
+    }
+
+    private static func readEndpoint(_ r: ObjectReader, path: String, type: String, defaultUrl: String) throws(PhoneAuthError) -> HTTPEndpoint {
+        try readEndpoint(r, path: path, type: type, url: (try r.string("baseUrl") ?? defaultUrl, "baseUrl"))
+    }
+
+    private static func readEndpoint(_ r: ObjectReader, path: String, type: String, url: (String, String)) throws(PhoneAuthError) -> HTTPEndpoint {
+        let name = try r.string("name") ?? type
+        guard Echo.isQuotable(name) else {
+            throw bad("\(path).name", "must be a plain name: a letter, then up to 63 letters, digits, '_', '.' or '-'")
+        }
+        var endpoint = HTTPEndpoint(name: name, baseUrl: try checkURL(url.0, key: "\(path).\(url.1)"))
+        endpoint.timeoutMs = Int(try r.int("timeoutMs", in: 100...120_000) ?? Int64(endpoint.timeoutMs))
+        endpoint.connectTimeoutMs = Int(try r.int("connectTimeoutMs", in: 100...60_000) ?? Int64(min(endpoint.connectTimeoutMs, endpoint.timeoutMs)))
+        if let caFile = try r.string("caFile") {
+            guard !caFile.isEmpty, access(caFile, R_OK) == 0 else { throw bad("\(path).caFile", "must name a PEM file this process can read") }
+            endpoint.caFile = caFile
+        }
+        return endpoint
+    }
+
+    /// An https URL (http only to this machine, where nothing travels over a network), without
+    /// user information or a fragment; the trailing slash goes.
+    static func checkURL(_ url: String, key: String) throws(PhoneAuthError) -> String {
+        let problem = "must be an https:// URL (http:// only for localhost, 127.0.0.1 or [::1]) without user information, spaces or a fragment"
+        guard url.utf8.count <= 2048, !url.contains("#"), url.unicodeScalars.allSatisfy({ $0.value > 32 && $0.value < 127 }) else {
+            throw bad(key, problem)
+        }
+        let rest: Substring
+        if url.hasPrefix("https://") { rest = url.dropFirst(8) } else if url.hasPrefix("http://") { rest = url.dropFirst(7) } else {
+            throw bad(key, problem)
+        }
+        let authority = rest.prefix(while: { $0 != "/" && $0 != "?" })
+        guard !authority.isEmpty, !authority.contains("@") else { throw bad(key, problem) }
+        if url.hasPrefix("http://") {
+            let host = authority.hasPrefix("[") ? authority.prefix(while: { $0 != "]" }) + "]" : authority.prefix(while: { $0 != ":" })
+            guard ["localhost", "127.0.0.1", "[::1]"].contains(String(host)) else { throw bad(key, problem) }
+        }
+        var trimmed = url
+        while trimmed.hasSuffix("/") { trimmed.removeLast() }
+        return trimmed
+    }
+
+    /// A required identifier-like value (account SID, API key, sender).
+    private static func required(_ r: ObjectReader, _ key: String, path: String) throws(PhoneAuthError) -> String {
+        guard let value = try plain(r, key, path: path) else { throw bad("\(path).\(key)", "is required") }
+        return value
+    }
+
+    private static func plain(_ r: ObjectReader, _ key: String, path: String) throws(PhoneAuthError) -> String? {
+        guard let value = try r.string(key) else { return nil }
+        guard !value.isEmpty, value.utf8.count <= 128, !value.unicodeScalars.contains(where: { $0.value < 32 }) else {
+            throw bad("\(path).\(key)", "must be 1 to 128 characters without control characters")
+        }
+        return value
+    }
+
+    /// A secret given inline (`key`) or by the name of an environment variable (`keyEnv`), read now.
+    private static func secret(_ r: ObjectReader, _ key: String, path: String) throws(PhoneAuthError) -> String? {
+        let inline = try r.string(key)
+        let variable = try r.string(key + "Env")
+        if inline != nil, variable != nil { throw bad("\(path).\(key)", "and \(key)Env cannot both be given") }
+        if let inline {
+            guard !inline.isEmpty else { throw bad("\(path).\(key)", "must not be empty") }
+            return inline
+        }
+        guard let variable else { return nil }
+        guard Echo.isQuotable(variable) else { throw bad("\(path).\(key)Env", "must be the name of an environment variable") }
+        guard let value = getenv(variable), value.pointee != 0 else {
+            throw bad("\(path).\(key)Env", "names the environment variable \(variable), which is not set (or empty)")
+        }
+        return String(cString: value)
+    }
+
+    private static func bad(_ key: String, _ problem: String) -> PhoneAuthError { EngineConfig.bad(key, problem) }
+}
