@@ -32,7 +32,7 @@ $(VENV)/.ready: bindings/python/pyproject.toml Makefile
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q pytest 'pyjwt[crypto]' cryptography pyotp 'phonenumbers==9.0.43' \
-	  'psycopg[binary]>=3.3,<3.4'
+	  'psycopg[binary]>=3.3,<3.4' 'standardwebhooks==1.1.0'
 	$(PY) -m pip install -q -e bindings/python
 	touch $@
 

@@ -3,10 +3,10 @@ import Glibc
 /// The engine's delivery threads. Messages this engine queues are handed over directly (their
 /// outbox rows are leased to this engine when written); the worker also takes from the store's
 /// outbox whatever falls due there: retries, and messages of engines that stopped before sending
-/// them. With `concurrency` 1 its one thread sends the messages itself, one at a time; above 1 it
-/// keeps that many sender threads busy and does the store's bookkeeping alone. Outcomes are
-/// recorded together, a moment after they come; failures are retried with doubling backoff plus
-/// jitter, or when the provider's Retry-After says.
+/// them. `concurrency` sender threads take messages from its queue, one at a time each; one more
+/// thread does the bookkeeping (it never waits on a provider, so leases are renewed however long
+/// a send takes). Outcomes are recorded together, a moment after they come; failures are retried
+/// with doubling backoff plus jitter, or when the provider's Retry-After says.
 final class DeliveryWorker: @unchecked Sendable {
     private let store: Store
     private let keys: KeyRing
@@ -62,10 +62,8 @@ final class DeliveryWorker: @unchecked Sendable {
 
     func start() throws {
         try spawn { $0.coordinate() }
-        if concurrency > 1 {
-            for _ in 0..<concurrency {
-                do { try spawn { $0.sendQueued() } } catch { stop(); throw error }
-            }
+        for _ in 0..<concurrency {
+            do { try spawn { $0.sendQueued() } } catch { stop(); throw error }
         }
     }
 
@@ -134,29 +132,22 @@ final class DeliveryWorker: @unchecked Sendable {
     // MARK: Threads
 
     private enum Chore {
-        case send([OutboxMessage])
         case record
         case renewLeases
         case lookAtStore(canSend: Bool)
     }
 
-    /// The first thread: sends (with concurrency 1), records outcomes, renews leases, takes due
-    /// messages from the store and purges old rows.
+    /// The bookkeeping thread: records outcomes, renews leases, takes due messages from the store
+    /// and purges old rows.
     private func coordinate() {
         let now = clock.now()
         var nextStoreCheck = now
         var nextPurge = now
         var nextRenewal = now.adding(milliseconds: leaseMilliseconds / 3)
-        let sendsItself = concurrency == 1
         while true {
             var waitedToRecord = false
             let chore: Chore? = state.withLock {
                 while !stopping {
-                    if sendsItself, chain != nil, !queue.isEmpty {
-                        let batch = Array(queue.prefix(Self.batchSize))
-                        queue.removeFirst(batch.count)
-                        return .send(batch)
-                    }
                     if !unrecorded.isEmpty {
                         if waitedToRecord { return .record }
                         sleep(Self.recordDelayMilliseconds)
@@ -177,9 +168,6 @@ final class DeliveryWorker: @unchecked Sendable {
             }
             switch chore {
             case nil: return
-            case let .send(batch):
-                sendInline(batch)
-                continue
             case .record: recordOutcomes()
             case .renewLeases:
                 renewLeases()
@@ -198,7 +186,7 @@ final class DeliveryWorker: @unchecked Sendable {
         }
     }
 
-    /// A sender thread (concurrency above 1): one queued message after another.
+    /// A sender thread: one queued message after another; closing stops it between two.
     private func sendQueued() {
         while true {
             let job: (OutboxMessage, ProviderChain, Int)? = state.withLock {
@@ -222,24 +210,6 @@ final class DeliveryWorker: @unchecked Sendable {
         sleepers += 1
         state.wait(milliseconds: milliseconds)
         sleepers -= 1
-    }
-
-    /// Sends a batch on this thread, one message at a time; closing stops it between two.
-    private func sendInline(_ batch: [OutboxMessage]) {
-        for (index, message) in batch.enumerated() {
-            let job: (ProviderChain, Int)? = state.withLock {
-                guard !stopping, let chain else {
-                    queue.insert(contentsOf: batch[index...], at: 0)
-                    return nil
-                }
-                callsInFlight[generation, default: 0] += 1
-                return (chain, generation)
-            }
-            guard let (chain, used) = job else { return }
-            let report = attempt(message, via: chain)
-            finish(message, report, generation: used)
-        }
-        if state.withLock({ unrecorded.count >= Self.batchSize }) { recordOutcomes() }
     }
 
     private func attempt(_ message: OutboxMessage, via chain: ProviderChain) -> DeliveryReport {
@@ -319,33 +289,32 @@ final class DeliveryWorker: @unchecked Sendable {
         try? store.renewLeases(verificationIds: ids, until: clock.now().adding(milliseconds: leaseMilliseconds))
     }
 
-    /// Takes what is due in the store: sends it (concurrency 1) or queues it for the sender
-    /// threads, as much as keeps them busy. Returns when to look again.
+    /// Takes what is due in the store into the queue, as much as keeps the sender threads busy.
+    /// Returns when to look again.
     private func takeDueFromStore() -> Timestamp {
         let poll = clock.now().adding(milliseconds: Self.pollMilliseconds)
         do {
             while true {
                 let now = clock.now()
-                let room = state.withLock { concurrency == 1 ? Self.batchSize : min(Self.batchSize, 2 * concurrency - queue.count) }
+                let room = state.withLock { () -> Int in
+                    let room = min(Self.batchSize, 4 * concurrency) - queue.count
+                    // The queue is full enough: look again as soon as it is empty.
+                    if room <= 0 { wakeRequested = true }
+                    return room
+                }
                 if room <= 0 { return poll }
                 let due = try store.nextDeliveryDue()
                 guard let due, due <= now else { return min(poll, due ?? poll) }
                 let claimed = try store.claimDueMessages(now: now, limit: room, leaseMilliseconds: leaseMilliseconds)
                 if claimed.isEmpty { return poll }
-                let fresh = state.withLock { () -> [OutboxMessage] in
+                let stop = state.withLock { () -> Bool in
                     let fresh = claimed.filter { !held.contains($0.verificationId) }
                     held.formUnion(fresh.map(\.verificationId))
-                    if concurrency > 1 {
-                        queue.append(contentsOf: fresh)
-                        if sleepers > 0 { state.broadcast() }
-                    }
-                    return fresh
+                    queue.append(contentsOf: fresh)
+                    if sleepers > 0 { state.broadcast() }
+                    return stopping
                 }
-                if concurrency == 1 {
-                    sendInline(fresh)
-                    recordOutcomes()
-                }
-                if state.withLock({ stopping || concurrency == 1 && !queue.isEmpty }) { return now }
+                if stop { return now }
             }
         } catch {
             // The store is busy or unavailable: look again on the next poll.
