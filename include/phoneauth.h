@@ -20,11 +20,14 @@
  *   the same database.
  *
  * Callbacks
- *   The SMS sender runs on the engine's own delivery thread, never on the caller's thread and
- *   never two at a time for one engine. It must not call phoneauth_close or
- *   phoneauth_set_sms_sender on its engine. Delivery is at least once: a message whose outcome
- *   was not recorded (the process died mid-send) is sent again by an engine on the same database
- *   once its 30-second lease runs out.
+ *   The SMS sender runs on the engine's own delivery threads, never on the caller's thread, and
+ *   one message at a time unless the configuration's sms.concurrency is above 1: then up to that
+ *   many calls run at once, on different threads, and the sender must be thread-safe. It must not
+ *   call phoneauth_close or phoneauth_set_sms_sender on its engine. Delivery is at least once: a
+ *   message whose outcome was not recorded (the process died mid-send) is sent again by an
+ *   engine on the same database once its lease (30 seconds, or twice the providers' timeouts)
+ *   runs out. The built-in HTTP providers (sms.providers: Twilio, Vonage, webhooks) need no
+ *   callback at all.
  */
 #ifndef PHONEAUTH_H
 #define PHONEAUTH_H
@@ -104,7 +107,8 @@ typedef struct phoneauth_engine phoneauth_engine;
  * database is a SQLite file's path or a postgresql:// URI (then a masterKey must be given). */
 phoneauth_engine *phoneauth_open(const char *config_json, char **error_json) PHONEAUTH_WARN_UNUSED;
 
-/* Stops the delivery thread (waiting for a running SMS callback to return) and frees the engine.
+/* Stops the delivery threads (waiting for SMS being sent to finish: a callback to return, an HTTP
+ * request to be answered or time out) and frees the engine.
  * Messages not yet delivered stay in the database's outbox for the next engine. NULL is a no-op. */
 void phoneauth_close(phoneauth_engine *engine);
 
@@ -133,25 +137,27 @@ int phoneauth_abi_version(void);
 const char *phoneauth_strerror(int status);
 
 /* SMS sender callback. Receives a JSON object
- *   {"to": "+16505553434", "body": "...", "languageCode": "en", "verificationId": "..."}
+ *   {"to": "+16505553434", "body": "...", "languageCode": "en", "verificationId": "...",
+ *    "purpose": "signIn" | "enroll" | "mfaSignIn" | "temporaryProof"}
  * valid only during the call. Returns 0 when the message was handed to the carrier, non-zero when
- * delivery failed and should be retried later. Runs on the engine's delivery thread. */
+ * delivery failed and should be retried later. Runs on a delivery thread (see Callbacks above for
+ * sms.concurrency). The text holds the code: do not log it. */
 typedef int (*phoneauth_sms_sender)(void *ctx, const char *message_json);
 
 /* Installs (or, with sender NULL, removes) the SMS sender used by the "callback" provider.
  * Returns PHONEAUTH_OK, or PHONEAUTH_ERR_INVALID_ARGUMENT for a NULL engine. Messages queued while
- * no sender is installed wait in the outbox. If the delivery thread is handing a batch of messages
- * to the old sender, this waits for it (so do not hold a lock your sender needs while calling it);
- * after it returns, the previous sender is never called again. */
+ * no sender is installed wait in the outbox. If calls to the old sender are running, this waits
+ * for them to return (so do not hold a lock your sender needs while calling it); after it
+ * returns, the previous sender is never called again. */
 int phoneauth_set_sms_sender(phoneauth_engine *engine, phoneauth_sms_sender sender, void *ctx);
 
 /* Log sink callback. Receives one event as a JSON object, valid only during the call:
  *   {"event": "limitTripped", "time": "2026-11-21T09:30:00Z", "limit": "smsPerNumberPerHour",
  *    "scope": "+*******3434", "retryAfterSeconds": 1800}
- * Events: codeSent, deliveryFailed, signInSucceeded, signInFailed, limitTripped, lockout (their
- * fields are listed in docs/API.md). Phone numbers are masked to their last four digits; codes,
+ * Events: codeSent, deliveryFailed, providerSkipped, providerRestored, signInSucceeded,
+ * signInFailed, limitTripped, lockout, ... (their fields are listed in docs/API.md). Phone numbers are masked to their last four digits; codes,
  * secrets and tokens never appear. It runs on the thread of the call that caused the event, or on
- * the delivery thread, possibly on several threads at once: it must be thread-safe, quick, and
+ * a delivery thread, possibly on several threads at once: it must be thread-safe, quick, and
  * must not call back into the engine. */
 typedef void (*phoneauth_log_sink)(void *ctx, const char *event_json);
 
