@@ -123,6 +123,35 @@ final class ProviderTests: XCTestCase {
         XCTAssertEqual(events.events.last?["provider"]?.stringValue, "a")
     }
 
+    func testAnswersMeanWhatTheProvidersDocumentationSays() throws {
+        let endpoint = HTTPEndpoint(name: "p", baseUrl: "http://127.0.0.1:9")
+        let vonage = VonageProvider(endpoint: endpoint, apiKey: "k", apiSecret: "s", from: "Acme")
+        func vonageAnswer(_ statuses: [String]) -> [UInt8] {
+            let parts = statuses.enumerated().map { #"{"status": "\#($1)", "message-id": "0C00000\#($0)"}"# }
+            return Array(#"{"message-count": "\#(statuses.count)", "messages": [\#(parts.joined(separator: ","))]}"#.utf8)
+        }
+        XCTAssertEqual(vonage.interpret(status: 200, body: vonageAnswer(["0", "0"])), .sent(messageId: "0C000000"))
+        XCTAssertEqual(vonage.interpret(status: 200, body: vonageAnswer(["0", "1"])),
+                       .retryLater(DeliveryProblem("rateLimited", providerCode: "1", httpStatus: 200)))
+        XCTAssertEqual(vonage.interpret(status: 200, body: vonageAnswer(["33"])),
+                       .invalidNumber(DeliveryProblem("invalidNumber", providerCode: "33", httpStatus: 200)))
+        XCTAssertEqual(vonage.interpret(status: 200, body: vonageAnswer(["4"])),
+                       .providerFault(DeliveryProblem("providerFault", providerCode: "4", httpStatus: 200)))
+        guard case .providerFault = vonage.interpret(status: 200, body: Array("<html>".utf8)) else { return XCTFail() }
+
+        let twilio = TwilioProvider(endpoint: endpoint, accountSid: "AC1", credentials: "AC1:t", from: "+15005550006", messagingServiceSid: nil)
+        XCTAssertEqual(twilio.interpret(status: 201, body: Array(#"{"sid": "SM0123abc"}"#.utf8)), .sent(messageId: "SM0123abc"))
+        // An ID that is not a plain token is not repeated in events.
+        XCTAssertEqual(twilio.interpret(status: 201, body: Array(#"{"sid": "+16505553434 <b>"}"#.utf8)), .sent(messageId: nil))
+        XCTAssertEqual(twilio.interpret(status: 400, body: Array(#"{"code": 21610, "message": "Attempt to send to unsubscribed recipient"}"#.utf8)),
+                       .invalidNumber(DeliveryProblem("invalidNumber", providerCode: "21610", httpStatus: 400)))
+        XCTAssertEqual(twilio.interpret(status: 401, body: Array(#"{"code": 20003}"#.utf8)),
+                       .providerFault(DeliveryProblem("providerFault", providerCode: "20003", httpStatus: 401)))
+        let request = twilio.request(for: message, now: Timestamp(seconds: 1))
+        XCTAssertEqual(request.url, "http://127.0.0.1:9/2010-04-01/Accounts/AC1/Messages.json")
+        XCTAssertEqual(String(decoding: request.body, as: UTF8.self), "To=%2B16505553434&From=%2B15005550006&Body=123456")
+    }
+
     // MARK: Configuration
 
     private func configError(_ sms: String, file: StaticString = #filePath, line: UInt = #line) -> PhoneAuthError? {

@@ -75,8 +75,11 @@ enum ProviderAnswer {
         case let .int(i)?: text = String(i)
         default: text = nil
         }
-        guard let text, Echo.isQuotable(text) || text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), text.utf8.count <= 64,
-              !text.isEmpty else { return nil }
+        // Letters, digits, '_', '.' and '-' (Vonage's IDs start with a digit): nothing that could
+        // smuggle a number, a body or markup into a log line.
+        guard let text, (1...64).contains(text.utf8.count), text.utf8.allSatisfy({ byte in
+            (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) || byte == 95 || byte == 46 || byte == 45
+        }) else { return nil }
         return text
     }
 }
