@@ -1,6 +1,6 @@
 """Merges the drivers' JSON outputs into one document and adds the comparisons between them.
 
-Usage: merge.py c.json python.json handrolled.json [postgres.json] > latest.json
+Usage: merge.py c.json python.json handrolled.json [postgres.json [delivery.json]] > latest.json
 """
 import json
 import os
@@ -14,11 +14,12 @@ def load(path):
         return json.load(f)
 
 
-def main(c_path, py_path, hand_path, pg_path=None):
+def main(c_path, py_path, hand_path, pg_path=None, delivery_path=None):
     c = load(c_path)
     py = load(py_path)
     hand = load(hand_path)
     pg = load(pg_path)["postgres"] if pg_path else {"skipped": "not run"}
+    delivery = load(delivery_path)["delivery"] if delivery_path else {"skipped": "not run"}
     doc = {
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
@@ -28,6 +29,7 @@ def main(c_path, py_path, hand_path, pg_path=None):
         "python": py["python"],
         "handrolled": hand["handrolled"],
         "postgres": pg,
+        "delivery": delivery,
     }
     floor_us = c["floor"]["floorPerFlowUs"]
     for section in (doc["python"].get("threads1"), doc["python"].get("threads2"), doc["handrolled"]):
@@ -64,12 +66,25 @@ def main(c_path, py_path, hand_path, pg_path=None):
     if pg_configs:
         summary["targets"]["postgresAtLeastHalfOfFloor"] = all(
             section["ratioToFloor"] >= 0.5 for section in pg_configs.values())
+    # Delivery: SMS/s per sms.concurrency ("default" when the key was omitted, as the target is about).
+    runs = delivery.get("runs", [])
+    if runs:
+        summary["delivery"] = {
+            (str(r["concurrency"]) if r.get("concurrencyConfigured", True) else "default"):
+                {key: r[key] for key in ("smsPerSecond", "secondsToLastDelivery", "failures", "duplicates",
+                                         "maxInFlight")}
+            for r in runs}
+        default = summary["delivery"].get("default")
+        if default:
+            summary["targets"]["deliveryDefaultAtLeast100SmsPerSecond"] = default["smsPerSecond"] >= 100
+    else:
+        summary["delivery"] = {"skipped": delivery.get("skipped", "no results")}
     doc["summary"] = summary
     json.dump(doc, sys.stdout, indent=2)
     sys.stdout.write("\n")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (4, 5):
+    if len(sys.argv) not in (4, 5, 6):
         sys.exit(__doc__)
     main(*sys.argv[1:])
