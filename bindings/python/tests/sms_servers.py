@@ -93,6 +93,7 @@ class FakeServer:
         self.active = 0
         self.max_active = 0
         self.tls_failures = 0  # handshakes that failed (e.g. the client did not trust us)
+        self.connections = 0  # connections accepted (fewer than requests when kept alive)
         self._http = _Server(("127.0.0.1", 0), _Handler, self, tls)
         self._thread = threading.Thread(target=self._http.serve_forever, kwargs={"poll_interval": 0.05},
                                         daemon=True)
@@ -116,6 +117,10 @@ class FakeServer:
         """Answers for the next requests, one each, in order."""
         with self._cond:
             self._script.extend(responders)
+
+    def _connected(self) -> None:
+        with self._cond:
+            self.connections += 1
 
     def count(self) -> int:
         with self._cond:
@@ -188,6 +193,10 @@ class _Server(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     timeout = 10  # an idle keep-alive connection is dropped after this
+
+    def setup(self):
+        super().setup()
+        self.server.fake._connected()
 
     def do_POST(self):
         self._handle()

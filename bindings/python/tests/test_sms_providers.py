@@ -881,3 +881,27 @@ def test_every_provider_down_costs_a_bounded_number_of_requests_and_loses_nothin
     # One codeSent per number (masked to its last four digits, which differ here).
     sent_to = sorted(e["phoneNumber"][-4:] for e in events.named("codeSent"))
     assert sent_to == sorted(n[-4:] for n in numbers(7000, 30)), "each message once after the outage"
+
+
+def test_connections_are_kept_open_for_later_messages(open_engine, servers):
+    # One sending thread and one provider: every message after the first reuses its connection.
+    server = servers(TWILIO_OK)
+    engine, events = open_engine([twilio(server)], concurrency=1)
+    for count, number in enumerate(numbers(7100, 5), start=1):
+        engine.verify_phone_number(number)
+        events.wait_for("codeSent", count=count)
+    assert (server.count(), server.connections) == (5, 1)
+
+
+def test_proxy_from_the_environment(open_engine, servers, monkeypatch):
+    # libcurl takes http_proxy / https_proxy / no_proxy from the environment, as other tools do.
+    proxy = servers(TWILIO_OK)
+    monkeypatch.setenv("http_proxy", proxy.url)
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    target = f"http://127.0.0.1:{closed_port()}"
+    engine, events = open_engine([{**twilio(proxy), "baseUrl": target}])
+    engine.verify_phone_number(numbers(7200, 1)[0])
+    assert_fields(events.wait_for("codeSent"), messageId="SM123")
+    # A proxy is sent the whole URL.
+    assert proxy.requests[0].path == f"{target}/2010-04-01/Accounts/{ACCOUNT_SID}/Messages.json"
