@@ -212,7 +212,7 @@ class Engine:
         return self._handle is None
 
     def close(self) -> None:
-        """Stops the delivery thread and frees the engine. Calling it again does nothing.
+        """Stops the delivery threads and frees the engine. Calling it again does nothing.
         Undelivered messages stay in the database's outbox for the next engine."""
         if getattr(_sender_state, "engine", None) is self._token:
             # phoneauth_close waits for the running callback: from inside it, that never ends.
@@ -436,9 +436,12 @@ class Engine:
     def set_sms_sender(self, sender: Optional[SmsSender]) -> None:
         """Installs the SMS sender of the "callback" provider, or removes it with None.
 
-        ``sender(message)`` gets {"to", "body", "languageCode", "verificationId"} and runs on the
-        engine's delivery thread. Returning None or a true value means delivered; returning False
-        or raising means failed, and the engine retries later."""
+        ``sender(message)`` gets {"to", "body", "languageCode", "verificationId", "purpose"} and runs
+        on one of the engine's delivery threads: one message at a time, unless the configuration's
+        sms.concurrency is above 1 (then up to that many at once, so the sender must be
+        thread-safe). Returning None or a true value means delivered; returning False or raising
+        means failed, and the engine retries later. With sms.providers (Twilio, Vonage, webhooks)
+        the engine sends the SMS itself and no sender is needed."""
         if sender is None:
             function = _ffi.SMS_SENDER()  # a NULL function pointer
         elif callable(sender):
@@ -453,16 +456,20 @@ class Engine:
         """Installs a sink for the engine's security events, or removes it with None.
 
         ``sink(event)`` gets each event as a dict {"event", "time" (RFC 3339), ...fields}:
-          codeSent        phoneNumber, languageCode, attempt
-          deliveryFailed  phoneNumber, languageCode, attempt, willRetry
+          codeSent        phoneNumber, languageCode, attempt, provider, messageId?, failedOver?
+          deliveryFailed  phoneNumber, languageCode, attempt, provider, reason, providerCode?,
+                          httpStatus?, detail?, retryAfterSeconds?, willRetry
+          providerSkipped provider, failures, reason, seconds
+          providerRestored provider
           signInSucceeded uid, phoneNumber?, provider, secondFactor?, isNewUser, clientIp?
           signInFailed    code, reason?, clientIp?
           limitTripped    limit, scope, retryAfterSeconds
-          lockout         phoneNumber, until, clientIp?
+          lockout         phoneNumber, until, lockoutSeconds, clientIp?
+          numberUnlocked  phoneNumber, hadFailures
         Phone numbers are masked ("+*******3434"); codes, secrets and tokens never appear.
-        The sink runs on the thread that made the call, or on the engine's delivery thread,
-        possibly on both at once: it must be thread-safe and quick, and must not call the engine
-        (queue the event and handle it elsewhere if you need to). Its return value is
+        The sink runs on the thread that made the call, or on one of the engine's delivery
+        threads, possibly on several at once: it must be thread-safe and quick, and must not call
+        the engine (queue the event and handle it elsewhere if you need to). Its return value is
         ignored; an exception it raises is swallowed (the first one is reported on stderr), so it
         never reaches the library or the caller. A sink being called when it is replaced or
         removed may still finish that call afterwards."""
