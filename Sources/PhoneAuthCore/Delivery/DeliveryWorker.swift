@@ -122,10 +122,7 @@ final class DeliveryWorker: @unchecked Sendable {
             queue.append(message)
             held.insert(message.verificationId)
             // Waking a thread costs a system call; only do it when one sleeps.
-            if sleepers > 0 {
-                wakeRequested = true
-                state.broadcast()
-            }
+            if sleepers > 0 { state.broadcast() }
         }
     }
 
@@ -173,7 +170,7 @@ final class DeliveryWorker: @unchecked Sendable {
                 renewLeases()
                 nextRenewal = clock.now().adding(milliseconds: leaseMilliseconds / 3)
             case let .lookAtStore(canSend):
-                if !unrecorded.isEmpty { recordOutcomes() }
+                recordOutcomes()
                 nextStoreCheck = canSend ? takeDueFromStore() : clock.now().adding(milliseconds: Self.pollMilliseconds)
             }
             let now = clock.now()
