@@ -156,4 +156,11 @@ final class LockoutTests: XCTestCase {
         assertError(.missingPhoneNumber) { _ = try engine.unlockPhoneNumber(nil) }
         assertError(.invalidPhoneNumber) { _ = try engine.unlockPhoneNumber("not a number") }
     }
+
+    func testLockoutLengthsNeverOverflow() {
+        let year: Int64 = 31_536_000_000
+        let limits = CheckLimits(maxConsecutiveFailures: 100, failuresBetweenLockouts: 5, lockoutMilliseconds: year,
+                                 maxLockoutMilliseconds: year, clientIp: nil, wrongCodesPerIpPer5Minutes: 0, exempt: [])
+        for lockouts in [1, 2, 30, 41, 1000] { XCTAssertEqual(limits.lockoutLength(lockouts), year, "\(lockouts)") }
+    }
 }

@@ -83,7 +83,9 @@ public struct CheckLimits: Sendable {
     /// The length of a number's `lockouts`-th lockout (counting from 1).
     public func lockoutLength(_ lockouts: Int) -> Int64 {
         let doublings = min(max(lockouts - 1, 0), 40)
-        return min(maxLockoutMilliseconds, lockoutMilliseconds.multipliedReportingOverflow(by: Int64(1) << doublings).partialValue)
+        // A long first lockout doubled 40 times leaves Int64: then it is simply the longest.
+        let (length, overflow) = lockoutMilliseconds.multipliedReportingOverflow(by: Int64(1) << doublings)
+        return overflow ? maxLockoutMilliseconds : min(maxLockoutMilliseconds, length)
     }
 }
 
