@@ -192,6 +192,10 @@ final class ProviderTests: XCTestCase {
             (#"{"providers": [{"type": "webhook", "url": "https://h.example.com/sms", "secret": "s3cret-token"}]}"#, "sms.providers[0].secret"),
             (#"{"providers": [{"type": "webhook", "url": "https://h.example.com/sms", "secret": "whsec_czNjcmV0"}]}"#, "sms.providers[0].secret"),
             (#"{"providers": [{"type": "webhook", "secret": "whsec_czNjcmV0LXRva2VuLWxvbmctZW5vdWdo"}]}"#, "sms.providers[0].url"),
+            (#"{"providers": [{\#(twilio), "authToken": "s3cret-token", "baseUrl": "https://api.example.com/v1?x=1"}]}"#, "sms.providers[0].baseUrl"),
+            (#"{"providers": [{\#(twilio), "authToken": "s3cret-token", "baseUrl": "http://[::1]x/"}]}"#, "sms.providers[0].baseUrl"),
+            (#"{"providers": [{\#(twilio), "authToken": "s3cret-token", "apiKeySecret": "s3cret-token"}]}"#, "sms.providers[0].apiKeySid"),
+            (#"{"providers": [{"type": "twilio", "accountSid": "AC:1", "from": "+15005550006", "authToken": "s3cret-token"}]}"#, "sms.providers[0].accountSid"),
             (#"{"concurrency": 0}"#, "sms.concurrency"),
             (#"{"breaker": {"failures": 0}}"#, "sms.breaker.failures"),
         ]
@@ -310,5 +314,54 @@ final class ProviderTests: XCTestCase {
         XCTAssertEqual(gate.calls.count, 4)
         XCTAssertEqual(replacement.all.count, 2)
         engine.close()
+    }
+
+    func testALateOutcomeNeverUndoesAnotherEnginesDelivery() throws {
+        let engine = try Engine(config: makeConfig(temporaryDirectory()))
+        let sender = CapturingSender()
+        engine.setSMSSender(sender)
+        let id = try engine.verifyPhoneNumber(phone).verificationId
+        XCTAssertNotNil(sender.waitForMessage(to: phone))
+        for _ in 0..<100 where try engine.verificationStatus(id).delivery != "sent" { usleep(20_000) }
+        // An engine whose lease had run out reports a failure after the message was sent.
+        try engine.store.recordDeliveries([.failed(verificationId: id, provider: "late", reason: "timeout", retryAt: Timestamp(seconds: 1)),
+                                           .undeliverable(verificationId: id, provider: "late", reason: "invalidNumber")],
+                                          now: SystemClock().now(), maxAttempts: 5)
+        let status = try engine.verificationStatus(id)
+        XCTAssertEqual(status.delivery, "sent")
+        XCTAssertEqual(status.attempts, 1)
+        XCTAssertEqual(status.provider, "callback")
+        XCTAssertNil(status.deliveryError)
+    }
+
+    func testAMessageWhoseCodeExpiredInTheQueueIsNotSent() throws {
+        let clock = ManualClock()
+        let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.resendAfterSeconds = 0; $0.codeTtlSeconds = 60 }, clock: clock)
+        let gate = GatedSender()
+        engine.setSMSSender(gate)
+        _ = try engine.verifyPhoneNumber(phone)
+        XCTAssertTrue(gate.waitForCalls(1))
+        let late = try engine.verifyPhoneNumber("+16505553499").verificationId
+        clock.advance(seconds: 61)
+        gate.release()
+        for _ in 0..<100 where try engine.verificationStatus(late).delivery != "failed" { usleep(20_000) }
+        let status = try engine.verificationStatus(late)
+        XCTAssertEqual(status.delivery, "failed")
+        XCTAssertEqual(status.deliveryError, "expired")
+        XCTAssertEqual(gate.calls.count, 1)
+        engine.close()
+    }
+
+    func testMessagesOfAnEngineWithoutASenderGoToOneThatHasOne() throws {
+        let dir = temporaryDirectory()
+        let without = try Engine(config: makeConfig(dir))
+        let id = try without.verifyPhoneNumber(phone).verificationId
+        let with = try Engine(config: makeConfig(dir))
+        let sender = CapturingSender()
+        with.setSMSSender(sender)
+        // Well before the 30-second lease the first engine wrote would run out.
+        XCTAssertEqual(sender.waitForMessage(to: phone, timeoutMs: 3000)?.verificationId, id)
+        without.close()
+        with.close()
     }
 }

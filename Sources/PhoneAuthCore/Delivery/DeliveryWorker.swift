@@ -110,9 +110,7 @@ final class DeliveryWorker: @unchecked Sendable {
             wakeRequested = true
             state.broadcast()
             let current = generation
-            while callsInFlight.contains(where: { $0.key < current && $0.value > 0 }) {
-                state.wait(milliseconds: 1000)
-            }
+            while callsInFlight.contains(where: { $0.key < current && $0.value > 0 }) { sleep(1000) }
         }
     }
 
@@ -132,6 +130,9 @@ final class DeliveryWorker: @unchecked Sendable {
         case record
         case renewLeases
         case lookAtStore(canSend: Bool)
+        /// No provider (a callback not installed yet): the queue goes back to the store, so an
+        /// engine that has one sends it, and this one takes it again once it has one.
+        case releaseQueue
     }
 
     /// The bookkeeping thread: records outcomes, renews leases, takes due messages from the store
@@ -141,17 +142,15 @@ final class DeliveryWorker: @unchecked Sendable {
         var nextStoreCheck = now
         var nextPurge = now
         var nextRenewal = now.adding(milliseconds: leaseMilliseconds / 3)
+        var nextRecordAttempt = now
         while true {
             var waitedToRecord = false
             let chore: Chore? = state.withLock {
                 while !stopping {
-                    if !unrecorded.isEmpty {
-                        if waitedToRecord { return .record }
-                        sleep(Self.recordDelayMilliseconds)
-                        waitedToRecord = true
-                        continue
-                    }
+                    // Renewals and looks at the store come first: a steady stream of outcomes to
+                    // record must not starve them.
                     let now = clock.now()
+                    if chain == nil, !queue.isEmpty { return .releaseQueue }
                     if held.isEmpty { nextRenewal = now.adding(milliseconds: leaseMilliseconds / 3) }
                     if now >= nextRenewal { return .renewLeases }
                     let wait = nextStoreCheck.milliseconds - now.milliseconds
@@ -159,13 +158,29 @@ final class DeliveryWorker: @unchecked Sendable {
                         wakeRequested = false
                         return .lookAtStore(canSend: chain != nil)
                     }
-                    sleep(min(wait, Self.pollMilliseconds, max(1, nextRenewal.milliseconds - now.milliseconds)))
+                    if !unrecorded.isEmpty, now >= nextRecordAttempt {
+                        if waitedToRecord { return .record }
+                        sleep(Self.recordDelayMilliseconds)
+                        waitedToRecord = true
+                        continue
+                    }
+                    let untilRecord = unrecorded.isEmpty ? Self.pollMilliseconds : nextRecordAttempt.milliseconds - now.milliseconds
+                    sleep(max(1, min(wait, untilRecord, Self.pollMilliseconds, nextRenewal.milliseconds - now.milliseconds)))
                 }
                 return nil
             }
             switch chore {
             case nil: return
-            case .record: recordOutcomes()
+            case .record:
+                // The store is busy or unreachable: keep the outcomes, and try again a little later.
+                if !recordOutcomes() { nextRecordAttempt = clock.now().adding(milliseconds: Self.pollMilliseconds) }
+            case .releaseQueue:
+                let released = state.withLock { () -> [OutboxMessage] in
+                    guard chain == nil else { return [] }
+                    defer { held.subtract(queue.map(\.verificationId)); queue.removeAll() }
+                    return queue
+                }
+                try? store.releaseLeases(verificationIds: released.map(\.verificationId), now: clock.now())
             case .renewLeases:
                 renewLeases()
                 nextRenewal = clock.now().adding(milliseconds: leaseMilliseconds / 3)
@@ -210,6 +225,8 @@ final class DeliveryWorker: @unchecked Sendable {
     }
 
     private func attempt(_ message: OutboxMessage, via chain: ProviderChain) -> DeliveryReport {
+        // A code that can no longer be used is not worth an SMS (it may have waited in the queue).
+        if clock.now() >= message.expiresAt { return DeliveryReport(outcome: .undeliverable(DeliveryProblem("expired"))) }
         guard let body = keys.openBody(message.sealedBody, verificationId: message.verificationId) else {
             return DeliveryReport(outcome: .failed(DeliveryProblem("unreadable")))
         }
@@ -234,7 +251,7 @@ final class DeliveryWorker: @unchecked Sendable {
         state.withLock {
             callsInFlight[used, default: 1] -= 1
             if callsInFlight[used] == 0 { callsInFlight[used] = nil }
-            held.remove(id)
+            // Still held (its lease renewed) until the outcome is in the store.
             unrecorded.append(outcome)
             if sleepers > 0 { state.broadcast() }
         }
@@ -270,15 +287,23 @@ final class DeliveryWorker: @unchecked Sendable {
         return now.adding(milliseconds: max(backoff + jitter, problem.retryAfterMs ?? 0))
     }
 
-    /// Writes the outcomes in one transaction. If that fails the leases run out and the messages
-    /// are sent again: delivery is at least once.
-    private func recordOutcomes() {
+    /// Writes the outcomes in one transaction; false if that failed (they are kept for another
+    /// try, their messages still held, so this engine does not send them again meanwhile).
+    @discardableResult
+    private func recordOutcomes() -> Bool {
         let outcomes = state.withLock { () -> [DeliveryOutcome] in
             defer { unrecorded.removeAll(keepingCapacity: true) }
             return unrecorded
         }
-        guard !outcomes.isEmpty else { return }
-        try? store.recordDeliveries(outcomes, now: clock.now(), maxAttempts: maxAttempts)
+        guard !outcomes.isEmpty else { return true }
+        do {
+            try store.recordDeliveries(outcomes, now: clock.now(), maxAttempts: maxAttempts)
+        } catch {
+            state.withLock { unrecorded.insert(contentsOf: outcomes, at: 0) }
+            return false
+        }
+        state.withLock { held.subtract(outcomes.map(\.verificationId)) }
+        return true
     }
 
     private func renewLeases() {

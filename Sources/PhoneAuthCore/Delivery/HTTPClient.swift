@@ -15,8 +15,14 @@ struct HTTPRequest {
 /// How an exchange ended.
 enum HTTPExchange {
     case answered(status: Int, body: [UInt8], retryAfterSeconds: Int?)
-    /// No answer: `timedOut`, or libcurl's static text for what failed (never the URL or a secret).
-    case failed(timedOut: Bool, tls: Bool, description: String)
+    /// No answer, why, and libcurl's static text for it (never the URL or a secret).
+    case failed(HTTPFailure, description: String)
+}
+
+/// Why no answer came. `tls` and `unusable` (a URL libcurl refuses) are faults of the
+/// configuration, which retrying will not mend: the next provider should have the message.
+enum HTTPFailure {
+    case timeout, connection, tls, unusable
 }
 
 /// A pool of libcurl handles. Each request borrows one; a handle keeps its connections open, so
@@ -29,7 +35,7 @@ final class HTTPClient: @unchecked Sendable {
 
     func post(_ request: HTTPRequest) -> HTTPExchange {
         guard let handle = lock.withLock({ idle.popLast() }) ?? pa_http_client_new() else {
-            return .failed(timedOut: false, tls: false, description: "libcurl could not start")
+            return .failed(.connection, description: "libcurl could not start")
         }
         defer { lock.withLock { idle.append(handle) } }
         var response = pa_http_response()
@@ -54,18 +60,20 @@ final class HTTPClient: @unchecked Sendable {
         defer { pa_http_response_free(&response) }
         guard answered else {
             let code = response.curl_code
-            return .failed(timedOut: response.timed_out != 0, tls: Self.tlsCodes.contains(code),
-                           description: String(cString: pa_http_error_text(code)))
+            let failure: HTTPFailure = response.timed_out != 0 ? .timeout : Self.tlsCodes.contains(code) ? .tls
+                : Self.unusableCodes.contains(code) ? .unusable : .connection
+            return .failed(failure, description: String(cString: pa_http_error_text(code)))
         }
         let body = response.body.map { Array(UnsafeRawBufferPointer(start: $0, count: response.body_length)) } ?? []
         return .answered(status: Int(response.status), body: body,
                          retryAfterSeconds: response.retry_after_seconds >= 0 ? Int(response.retry_after_seconds) : nil)
     }
 
-    /// libcurl's TLS failures (handshake, certificate, CA file): a configuration fault, not a
-    /// passing network problem. CURLE_SSL_CONNECT_ERROR 35, PEER_FAILED_VERIFICATION 60,
-    /// SSL_CERTPROBLEM 58, SSL_CIPHER 59, SSL_CACERT_BADFILE 77, SSL_ISSUER_ERROR 83.
+    /// CURLE_SSL_CONNECT_ERROR 35, SSL_CERTPROBLEM 58, SSL_CIPHER 59, PEER_FAILED_VERIFICATION 60,
+    /// SSL_CACERT_BADFILE 77, SSL_ISSUER_ERROR 83.
     private static let tlsCodes: Set<Int32> = [35, 58, 59, 60, 77, 83]
+    /// CURLE_UNSUPPORTED_PROTOCOL 1, URL_MALFORMAT 3.
+    private static let unusableCodes: Set<Int32> = [1, 3]
 }
 
 private func withOptionalCString<R>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {

@@ -47,9 +47,13 @@ final class HTTPSender: SMSSender, @unchecked Sendable {
 
     func send(_ message: SMSMessage) -> SMSSendResult {
         switch client.post(provider.request(for: message, now: clock.now())) {
-        case let .failed(timedOut, tls, description):
-            if tls { return .providerFault(DeliveryProblem("tlsError", detail: description)) }
-            return .retryLater(DeliveryProblem(timedOut ? "timeout" : "connectionFailed", detail: description))
+        case let .failed(failure, description):
+            switch failure {
+            case .tls: return .providerFault(DeliveryProblem("tlsError", detail: description))
+            case .unusable: return .providerFault(DeliveryProblem("providerFault", detail: description))
+            case .timeout: return .retryLater(DeliveryProblem("timeout", detail: description))
+            case .connection: return .retryLater(DeliveryProblem("connectionFailed", detail: description))
+            }
         case let .answered(status, body, retryAfter):
             let wait = retryAfter.map { Int64(min($0, 3600)) * 1000 }
             if status == 429 { return .retryLater(DeliveryProblem("rateLimited", httpStatus: status, retryAfterMs: wait)) }

@@ -34,9 +34,9 @@ enum ProviderSettings {
             try r.rejectUnknown(commonKeys.union(["accountSid", "authToken", "authTokenEnv", "apiKeySid", "apiKeySecret",
                                                   "apiKeySecretEnv", "from", "messagingServiceSid"]))
             let endpoint = try readEndpoint(r, path: path, type: type, defaultUrl: TwilioProvider.defaultBaseUrl)
-            let accountSid = try required(r, "accountSid", path: path)
+            let accountSid = try required(r, "accountSid", path: path, colonFree: true)
             let credentials: String
-            if let keySid = try plain(r, "apiKeySid", path: path) {
+            if let keySid = try plain(r, "apiKeySid", path: path, colonFree: true) {
                 guard let secret = try secret(r, "apiKeySecret", path: path) else {
                     throw bad("\(path).apiKeySecret", "(or apiKeySecretEnv) is required with apiKeySid")
                 }
@@ -45,6 +45,9 @@ enum ProviderSettings {
                 }
                 credentials = "\(keySid):\(secret)"
             } else {
+                guard try r.string("apiKeySecret") == nil, try r.string("apiKeySecretEnv") == nil else {
+                    throw bad("\(path).apiKeySid", "is required with apiKeySecret")
+                }
                 guard let token = try secret(r, "authToken", path: path) else {
                     throw bad("\(path).authToken", "(or authTokenEnv, or apiKeySid and apiKeySecret) is required")
                 }
@@ -78,7 +81,10 @@ enum ProviderSettings {
     }
 
     private static func readEndpoint(_ r: ObjectReader, path: String, type: String, defaultUrl: String) throws(PhoneAuthError) -> HTTPEndpoint {
-        try readEndpoint(r, path: path, type: type, url: (try r.string("baseUrl") ?? defaultUrl, "baseUrl"))
+        // The API's path is appended to a base URL: it cannot have a query of its own.
+        let url = try r.string("baseUrl") ?? defaultUrl
+        if url.contains("?") { throw bad("\(path).baseUrl", "must not have a query (?...): the API's path is appended to it") }
+        return try readEndpoint(r, path: path, type: type, url: (url, "baseUrl"))
     }
 
     private static func readEndpoint(_ r: ObjectReader, path: String, type: String, url: (String, String)) throws(PhoneAuthError) -> HTTPEndpoint {
@@ -111,7 +117,8 @@ enum ProviderSettings {
         guard !authority.isEmpty, !authority.contains("@") else { throw bad(key, problem) }
         if url.hasPrefix("http://") {
             let host = authority.hasPrefix("[") ? authority.prefix(while: { $0 != "]" }) + "]" : authority.prefix(while: { $0 != ":" })
-            guard ["localhost", "127.0.0.1", "[::1]"].contains(String(host)) else { throw bad(key, problem) }
+            let port = authority.dropFirst(host.count)
+            guard ["localhost", "127.0.0.1", "[::1]"].contains(String(host)), port.isEmpty || port.hasPrefix(":") else { throw bad(key, problem) }
         }
         var trimmed = url
         while trimmed.hasSuffix("/") { trimmed.removeLast() }
@@ -119,15 +126,17 @@ enum ProviderSettings {
     }
 
     /// A required identifier-like value (account SID, API key, sender).
-    private static func required(_ r: ObjectReader, _ key: String, path: String) throws(PhoneAuthError) -> String {
-        guard let value = try plain(r, key, path: path) else { throw bad("\(path).\(key)", "is required") }
+    private static func required(_ r: ObjectReader, _ key: String, path: String, colonFree: Bool = false) throws(PhoneAuthError) -> String {
+        guard let value = try plain(r, key, path: path, colonFree: colonFree) else { throw bad("\(path).\(key)", "is required") }
         return value
     }
 
-    private static func plain(_ r: ObjectReader, _ key: String, path: String) throws(PhoneAuthError) -> String? {
+    /// `colonFree`: the user name of HTTP Basic authentication, where a ':' would end it.
+    private static func plain(_ r: ObjectReader, _ key: String, path: String, colonFree: Bool = false) throws(PhoneAuthError) -> String? {
         guard let value = try r.string(key) else { return nil }
-        guard !value.isEmpty, value.utf8.count <= 128, !value.unicodeScalars.contains(where: { $0.value < 32 }) else {
-            throw bad("\(path).\(key)", "must be 1 to 128 characters without control characters")
+        guard !value.isEmpty, value.utf8.count <= 128, !value.unicodeScalars.contains(where: { $0.value < 32 }),
+              !(colonFree && value.contains(":")) else {
+            throw bad("\(path).\(key)", "must be 1 to 128 characters without control characters\(colonFree ? " or ':'" : "")")
         }
         return value
     }

@@ -6,12 +6,13 @@ extension SQLStore {
         try write(rowLocksSuffice: true) { db in
             var messages: [OutboxMessage] = []
             try db.rows("""
-                SELECT id, phone, language_code, sealed_body, delivery_attempts, purpose FROM verifications
+                SELECT id, phone, language_code, sealed_body, delivery_attempts, purpose, expires_at FROM verifications
                 WHERE delivery IN ('pending', 'sending') AND due_at <= ? AND state = 'active' AND expires_at > ?
                 ORDER BY due_at LIMIT ?\(dialect.skipLocked)
                 """, [.int(now.milliseconds), .int(now.milliseconds), .int(Int64(limit))]) { row in
                 messages.append(OutboxMessage(verificationId: row.text(0), phone: row.text(1), languageCode: row.text(2),
-                                              sealedBody: row.blob(3), attempts: Int(row.int(4)), purpose: row.text(5)))
+                                              sealedBody: row.blob(3), attempts: Int(row.int(4)), purpose: row.text(5),
+                                              expiresAt: Timestamp(milliseconds: row.int(6))))
             }
             // A code that can no longer be used is not worth an SMS: give those messages up.
             try db.run("""
@@ -35,20 +36,23 @@ extension SQLStore {
                 case let .sent(id, provider, messageId):
                     try db.run("""
                         UPDATE verifications SET delivery = 'sent', sealed_body = NULL, delivery_attempts = delivery_attempts + 1,
-                        delivery_provider = ?, delivery_message_id = ?, delivery_error = NULL WHERE id = ?
+                        delivery_provider = ?, delivery_message_id = ?, delivery_error = NULL WHERE id = ? AND delivery = 'sending'
                         """, [.optionalText(provider), .optionalText(messageId), .text(id)])
                 case let .failed(id, provider, reason, retryAt):
-                    let attempts = Int(try db.row("SELECT delivery_attempts FROM verifications WHERE id = ?", [.text(id)]) { $0.int(0) } ?? 0) + 1
+                    // Only a message still leased: one another engine has meanwhile sent is left as it is.
+                    guard let done = try db.row("SELECT delivery_attempts FROM verifications WHERE id = ? AND delivery = 'sending'",
+                                                [.text(id)], { Int($0.int(0)) }) else { continue }
+                    let attempts = done + 1
                     let givenUp = attempts >= maxAttempts
                     try db.run("""
                         UPDATE verifications SET delivery = ?, sealed_body = \(givenUp ? "NULL" : "sealed_body"), delivery_attempts = ?,
-                        due_at = ?, delivery_provider = ?, delivery_error = ? WHERE id = ?
+                        due_at = ?, delivery_provider = ?, delivery_error = ? WHERE id = ? AND delivery = 'sending'
                         """, [.text(givenUp ? "failed" : "pending"), .int(Int64(attempts)), .int(retryAt.milliseconds),
                               .optionalText(provider), .text(reason), .text(id)])
                 case let .undeliverable(id, provider, reason):
                     try db.run("""
                         UPDATE verifications SET delivery = 'failed', sealed_body = NULL, delivery_attempts = delivery_attempts + 1,
-                        delivery_provider = ?, delivery_error = ? WHERE id = ?
+                        delivery_provider = ?, delivery_error = ? WHERE id = ? AND delivery = 'sending'
                         """, [.optionalText(provider), .text(reason), .text(id)])
                 case let .deferred(id, until):
                     try db.run("UPDATE verifications SET delivery = 'pending', due_at = ? WHERE id = ? AND delivery = 'sending'",

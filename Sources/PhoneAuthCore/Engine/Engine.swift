@@ -129,7 +129,8 @@ public final class Engine: @unchecked Sendable {
         case .created:
             if let outbox {
                 worker.enqueue(OutboxMessage(verificationId: id, phone: phone.e164, languageCode: outbox.languageCode,
-                                             sealedBody: outbox.sealedBody, attempts: 0, purpose: purpose.rawValue))
+                                             sealedBody: outbox.sealedBody, attempts: 0, purpose: purpose.rawValue,
+                                             expiresAt: verification.expiresAt))
             }
             return VerificationStarted(verificationId: id, codeLength: testCode?.count ?? config.codeLength,
                                        expiresAt: verification.expiresAt, resendAt: now.adding(seconds: config.resendAfterSeconds))

@@ -267,6 +267,8 @@ public struct OutboxMessage: Sendable {
     public var sealedBody: [UInt8]
     public var attempts: Int
     public var purpose: String
+    /// When its code expires: after that the message is not worth sending.
+    public var expiresAt: Timestamp
 }
 
 /// What became of an attempt to deliver a message, as the outbox records it.
@@ -278,6 +280,12 @@ public enum DeliveryOutcome: Sendable {
     case undeliverable(verificationId: String, provider: String?, reason: String)
     /// No provider could be tried: not an attempt; due again at `until`.
     case deferred(verificationId: String, until: Timestamp)
+
+    public var verificationId: String {
+        switch self {
+        case let .sent(id, _, _), let .failed(id, _, _, _), let .undeliverable(id, _, _), let .deferred(id, _): return id
+        }
+    }
 }
 
 public struct VerificationStatus: Sendable {
