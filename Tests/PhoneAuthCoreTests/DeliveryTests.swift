@@ -88,7 +88,7 @@ final class RetentionTests: XCTestCase {
         for (i, expires) in [now.adding(seconds: -90_000), now.adding(seconds: 300)].enumerated() {
             _ = try store.startVerification(NewVerification(id: VerificationCode.newVerificationId(at: expires.adding(seconds: -300)), phone: "+1650555123\(i)", codeHash: [1],
                                                             createdAt: expires.adding(seconds: -300), expiresAt: expires, outbox: nil),
-                                            reuseIfCreatedAfter: now, leaseUntil: now, limits: nil)
+                                            reuseIfCreatedAfter: now, lease: DeliveryLease(owner: "test", until: now), limits: nil)
         }
         try store.purge(verificationsExpiredBefore: now.adding(seconds: -86_400), sessionsEndedBefore: now)
         store.close()

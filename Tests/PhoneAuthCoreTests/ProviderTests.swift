@@ -326,7 +326,7 @@ final class ProviderTests: XCTestCase {
         // An engine whose lease had run out reports a failure after the message was sent.
         try engine.store.recordDeliveries([.failed(verificationId: id, provider: "late", reason: "timeout", retryAt: Timestamp(seconds: 1)),
                                            .undeliverable(verificationId: id, provider: "late", reason: "invalidNumber")],
-                                          now: SystemClock().now(), maxAttempts: 5)
+                                          now: SystemClock().now(), maxAttempts: 5, leaseOwner: "an-engine-whose-lease-ran-out")
         let status = try engine.verificationStatus(id)
         XCTAssertEqual(status.delivery, "sent")
         XCTAssertEqual(status.attempts, 1)

@@ -17,6 +17,8 @@ final class DeliveryWorker: @unchecked Sendable {
     let concurrency: Int
     /// How long a message stays reserved for this engine; renewed while it waits or is sent.
     let leaseMilliseconds: Int64
+    /// Names this worker's leases in the store (random, so no two engines share it).
+    let leaseOwner: String
 
     private let state = Lock()
     private var chain: ProviderChain?
@@ -58,6 +60,7 @@ final class DeliveryWorker: @unchecked Sendable {
         self.backoffMs = backoffMs
         self.concurrency = max(1, concurrency)
         leaseMilliseconds = max(Self.minimumLeaseMilliseconds, 2 * attemptMilliseconds)
+        leaseOwner = SortableID.make(at: clock.now(), randomBytes: 12)
     }
 
     func start() throws {
@@ -98,8 +101,11 @@ final class DeliveryWorker: @unchecked Sendable {
             defer { queue.removeAll(); held.removeAll() }
             return queue
         }
-        try? store.releaseLeases(verificationIds: left.map(\.verificationId), now: clock.now())
+        try? store.releaseLeases(verificationIds: left.map(\.verificationId), now: clock.now(), leaseOwner: leaseOwner)
     }
+
+    /// A lease for a message this engine takes now.
+    func newLease() -> DeliveryLease { DeliveryLease(owner: leaseOwner, until: clock.now().adding(milliseconds: leaseMilliseconds)) }
 
     /// Replaces the providers (nil: none, messages wait). Returns once no call to the previous
     /// ones is in flight, so they are never called again.
@@ -180,7 +186,7 @@ final class DeliveryWorker: @unchecked Sendable {
                     defer { held.subtract(queue.map(\.verificationId)); queue.removeAll() }
                     return queue
                 }
-                try? store.releaseLeases(verificationIds: released.map(\.verificationId), now: clock.now())
+                try? store.releaseLeases(verificationIds: released.map(\.verificationId), now: clock.now(), leaseOwner: leaseOwner)
             case .renewLeases:
                 renewLeases()
                 nextRenewal = clock.now().adding(milliseconds: leaseMilliseconds / 3)
@@ -297,7 +303,7 @@ final class DeliveryWorker: @unchecked Sendable {
         }
         guard !outcomes.isEmpty else { return true }
         do {
-            try store.recordDeliveries(outcomes, now: clock.now(), maxAttempts: maxAttempts)
+            try store.recordDeliveries(outcomes, now: clock.now(), maxAttempts: maxAttempts, leaseOwner: leaseOwner)
         } catch {
             state.withLock { unrecorded.insert(contentsOf: outcomes, at: 0) }
             return false
@@ -308,7 +314,7 @@ final class DeliveryWorker: @unchecked Sendable {
 
     private func renewLeases() {
         let ids = state.withLock { Array(held) }
-        try? store.renewLeases(verificationIds: ids, until: clock.now().adding(milliseconds: leaseMilliseconds))
+        try? store.renewLeases(verificationIds: ids, lease: newLease())
     }
 
     /// Takes what is due in the store into the queue, as much as keeps the sender threads busy.
@@ -327,7 +333,7 @@ final class DeliveryWorker: @unchecked Sendable {
                 if room <= 0 { return poll }
                 let due = try store.nextDeliveryDue()
                 guard let due, due <= now else { return min(poll, due ?? poll) }
-                let claimed = try store.claimDueMessages(now: now, limit: room, leaseMilliseconds: leaseMilliseconds)
+                let claimed = try store.claimDueMessages(now: now, limit: room, lease: newLease())
                 if claimed.isEmpty { return poll }
                 let stop = state.withLock { () -> Bool in
                     let fresh = claimed.filter { !held.contains($0.verificationId) }

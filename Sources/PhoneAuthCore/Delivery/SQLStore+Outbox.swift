@@ -1,6 +1,6 @@
 /// The SMS outbox, kept in the verifications' rows: leases, outcomes, retries.
 extension SQLStore {
-    public func claimDueMessages(now: Timestamp, limit: Int, leaseMilliseconds: Int64) throws -> [OutboxMessage] {
+    public func claimDueMessages(now: Timestamp, limit: Int, lease: DeliveryLease) throws -> [OutboxMessage] {
         // Rows are claimed with their row locks (FOR UPDATE SKIP LOCKED with PostgreSQL), each
         // by one worker; the outbox's bookkeeping never joins serializable conflict tracking.
         try write(rowLocksSuffice: true) { db in
@@ -21,14 +21,16 @@ extension SQLStore {
                 """, [.int(now.milliseconds), .int(now.milliseconds)])
             for m in messages {
                 // While leased, due_at is when the lease runs out and another worker may retry it.
-                try db.run("UPDATE verifications SET delivery = 'sending', due_at = ? WHERE id = ?",
-                           [.int(now.milliseconds + leaseMilliseconds), .text(m.verificationId)])
+                try db.run("UPDATE verifications SET delivery = 'sending', due_at = ?, delivery_lease = ? WHERE id = ?",
+                           [.int(lease.until.milliseconds), .text(lease.owner), .text(m.verificationId)])
             }
             return messages
         }
     }
 
-    public func recordDeliveries(_ outcomes: [DeliveryOutcome], now: Timestamp, maxAttempts: Int) throws {
+    public func recordDeliveries(_ outcomes: [DeliveryOutcome], now: Timestamp, maxAttempts: Int, leaseOwner: String) throws {
+        let leased = "delivery = 'sending' AND delivery_lease = ?"
+        let owner = SQLValue.text(leaseOwner)
         guard !outcomes.isEmpty else { return }
         try write(rowLocksSuffice: true) { db in
             for outcome in outcomes {
@@ -36,27 +38,27 @@ extension SQLStore {
                 case let .sent(id, provider, messageId):
                     try db.run("""
                         UPDATE verifications SET delivery = 'sent', sealed_body = NULL, delivery_attempts = delivery_attempts + 1,
-                        delivery_provider = ?, delivery_message_id = ?, delivery_error = NULL WHERE id = ? AND delivery = 'sending'
-                        """, [.optionalText(provider), .optionalText(messageId), .text(id)])
+                        delivery_provider = ?, delivery_message_id = ?, delivery_error = NULL WHERE id = ? AND \(leased)
+                        """, [.optionalText(provider), .optionalText(messageId), .text(id), owner])
                 case let .failed(id, provider, reason, retryAt):
-                    // Only a message still leased: one another engine has meanwhile sent is left as it is.
-                    guard let done = try db.row("SELECT delivery_attempts FROM verifications WHERE id = ? AND delivery = 'sending'",
-                                                [.text(id)], { Int($0.int(0)) }) else { continue }
+                    // Only a message this engine still holds: one whose lease ran out is another's now.
+                    guard let done = try db.row("SELECT delivery_attempts FROM verifications WHERE id = ? AND \(leased)",
+                                                [.text(id), owner], { Int($0.int(0)) }) else { continue }
                     let attempts = done + 1
                     let givenUp = attempts >= maxAttempts
                     try db.run("""
                         UPDATE verifications SET delivery = ?, sealed_body = \(givenUp ? "NULL" : "sealed_body"), delivery_attempts = ?,
-                        due_at = ?, delivery_provider = ?, delivery_error = ? WHERE id = ? AND delivery = 'sending'
+                        due_at = ?, delivery_provider = ?, delivery_error = ? WHERE id = ? AND \(leased)
                         """, [.text(givenUp ? "failed" : "pending"), .int(Int64(attempts)), .int(retryAt.milliseconds),
-                              .optionalText(provider), .text(reason), .text(id)])
+                              .optionalText(provider), .text(reason), .text(id), owner])
                 case let .undeliverable(id, provider, reason):
                     try db.run("""
                         UPDATE verifications SET delivery = 'failed', sealed_body = NULL, delivery_attempts = delivery_attempts + 1,
-                        delivery_provider = ?, delivery_error = ? WHERE id = ? AND delivery = 'sending'
-                        """, [.optionalText(provider), .text(reason), .text(id)])
+                        delivery_provider = ?, delivery_error = ? WHERE id = ? AND \(leased)
+                        """, [.optionalText(provider), .text(reason), .text(id), owner])
                 case let .deferred(id, until):
-                    try db.run("UPDATE verifications SET delivery = 'pending', due_at = ? WHERE id = ? AND delivery = 'sending'",
-                               [.int(until.milliseconds), .text(id)])
+                    try db.run("UPDATE verifications SET delivery = 'pending', due_at = ? WHERE id = ? AND \(leased)",
+                               [.int(until.milliseconds), .text(id), owner])
                 }
             }
         }
@@ -70,21 +72,22 @@ extension SQLStore {
         }
     }
 
-    public func releaseLeases(verificationIds: [String], now: Timestamp) throws {
+    public func releaseLeases(verificationIds: [String], now: Timestamp, leaseOwner: String) throws {
         guard !verificationIds.isEmpty else { return }
         try write(rowLocksSuffice: true) { db in
             for id in verificationIds {
-                try db.run("UPDATE verifications SET delivery = 'pending', due_at = ? WHERE id = ? AND delivery = 'sending'",
-                           [.int(now.milliseconds), .text(id)])
+                try db.run("UPDATE verifications SET delivery = 'pending', due_at = ? WHERE id = ? AND delivery = 'sending' AND delivery_lease = ?",
+                           [.int(now.milliseconds), .text(id), .text(leaseOwner)])
             }
         }
     }
 
-    public func renewLeases(verificationIds: [String], until: Timestamp) throws {
+    public func renewLeases(verificationIds: [String], lease: DeliveryLease) throws {
         guard !verificationIds.isEmpty else { return }
         try write(rowLocksSuffice: true) { db in
             for id in verificationIds {
-                try db.run("UPDATE verifications SET due_at = ? WHERE id = ? AND delivery = 'sending'", [.int(until.milliseconds), .text(id)])
+                try db.run("UPDATE verifications SET due_at = ? WHERE id = ? AND delivery = 'sending' AND delivery_lease = ?",
+                           [.int(lease.until.milliseconds), .text(id), .text(lease.owner)])
             }
         }
     }

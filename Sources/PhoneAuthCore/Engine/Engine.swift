@@ -124,7 +124,7 @@ public final class Engine: @unchecked Sendable {
             perProjectPerDay: policy.smsPerProjectPerDay, perRegionPerDay: policy.smsPerRegionPerDay[phone.region] ?? 0,
             regionBurstPerHour: policy.regionBurstPerHour)
         let start = try store.startVerification(verification, reuseIfCreatedAfter: reuseWindowStart,
-                                                leaseUntil: now.adding(milliseconds: worker.leaseMilliseconds), limits: limits)
+                                                lease: worker.newLease(), limits: limits)
         switch start {
         case .created:
             if let outbox {

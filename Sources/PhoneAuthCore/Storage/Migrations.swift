@@ -149,8 +149,10 @@ enum Migrations {
         ALTER TABLE sessions ADD COLUMN sealed_secret BLOB;
         """,
         // 7: SMS providers: which one took the message (or failed last), the ID it gave the
-        // message, and why the last attempt failed.
+        // message, and why the last attempt failed; and which engine holds its lease, so an
+        // engine whose lease ran out cannot record over another's.
         """
+        ALTER TABLE verifications ADD COLUMN delivery_lease TEXT;
         ALTER TABLE verifications ADD COLUMN delivery_provider TEXT;
         ALTER TABLE verifications ADD COLUMN delivery_message_id TEXT;
         ALTER TABLE verifications ADD COLUMN delivery_error TEXT;

@@ -13,11 +13,11 @@ public protocol Store: AnyObject, Sendable {
     // Verifications
     /// Starts `verification` unless an active one for the same number was created after
     /// `reuseIfCreatedAfter` (nil: never reuse); a new one replaces older active ones. The SMS is queued in the same
-    /// transaction, already leased to this engine until `leaseUntil` (its worker is handed the
+    /// transaction, already leased to this engine's worker by `lease` (the worker is handed the
     /// message directly; if this process dies, any worker takes it once the lease runs out).
     /// `limits` (nil for test numbers) are checked and counted in the same transaction, so they
     /// hold across threads and processes.
-    func startVerification(_ verification: NewVerification, reuseIfCreatedAfter: Timestamp?, leaseUntil: Timestamp,
+    func startVerification(_ verification: NewVerification, reuseIfCreatedAfter: Timestamp?, lease: DeliveryLease,
                            limits: SendLimits?) throws -> VerificationStart
     /// Checks a first-factor code and, if it matches, consumes the verification, creates the user
     /// on first sign-in and opens a session (or, for a user with second factors, the challenge
@@ -72,16 +72,17 @@ public protocol Store: AnyObject, Sendable {
 
     // Outbox
     /// Leases up to `limit` messages due for delivery so no other worker sends them meanwhile.
-    func claimDueMessages(now: Timestamp, limit: Int, leaseMilliseconds: Int64) throws -> [OutboxMessage]
-    /// Records outcomes: a sent or undeliverable message's body is erased; a failed one is due
-    /// again at its retry time, or given up (and erased) after `maxAttempts`.
-    func recordDeliveries(_ outcomes: [DeliveryOutcome], now: Timestamp, maxAttempts: Int) throws
+    func claimDueMessages(now: Timestamp, limit: Int, lease: DeliveryLease) throws -> [OutboxMessage]
+    /// Records outcomes of messages `leaseOwner` still holds (others are left as they are): a
+    /// sent or undeliverable message's body is erased; a failed one is due again at its retry
+    /// time, or given up (and erased) after `maxAttempts`.
+    func recordDeliveries(_ outcomes: [DeliveryOutcome], now: Timestamp, maxAttempts: Int, leaseOwner: String) throws
     /// When the earliest pending message becomes due, if any.
     func nextDeliveryDue() throws -> Timestamp?
     /// Gives leased messages back, due now, for messages this engine will not deliver after all.
-    func releaseLeases(verificationIds: [String], now: Timestamp) throws
+    func releaseLeases(verificationIds: [String], now: Timestamp, leaseOwner: String) throws
     /// Extends the leases of messages this engine still holds (queued, or being sent).
-    func renewLeases(verificationIds: [String], until: Timestamp) throws
+    func renewLeases(verificationIds: [String], lease: DeliveryLease) throws
 
     // Sessions
     /// Moves the session named by `token` to its next generation (`next`: the new secret's hash,

@@ -271,6 +271,17 @@ public struct OutboxMessage: Sendable {
     public var expiresAt: Timestamp
 }
 
+/// A message reserved for one engine's delivery worker (`owner`, random per worker) until `until`.
+public struct DeliveryLease: Sendable {
+    public var owner: String
+    public var until: Timestamp
+
+    public init(owner: String, until: Timestamp) {
+        self.owner = owner
+        self.until = until
+    }
+}
+
 /// What became of an attempt to deliver a message, as the outbox records it.
 public enum DeliveryOutcome: Sendable {
     case sent(verificationId: String, provider: String?, messageId: String?)

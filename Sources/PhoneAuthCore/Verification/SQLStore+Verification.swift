@@ -1,7 +1,7 @@
 /// What a verification is in the store: starting one (with its SMS queued in the same
 /// transaction), checking a code against it, consuming it.
 extension SQLStore {
-    public func startVerification(_ v: NewVerification, reuseIfCreatedAfter: Timestamp?, leaseUntil: Timestamp,
+    public func startVerification(_ v: NewVerification, reuseIfCreatedAfter: Timestamp?, lease: DeliveryLease,
                                   limits: SendLimits?) throws -> VerificationStart {
         // Every counted send writes the project's counter: sends queue for it rather than
         // conflict over it and run again.
@@ -31,11 +31,13 @@ extension SQLStore {
                 createdAt = max(createdAt, latestCreatedAt.adding(milliseconds: 1))
             }
             try db.run("""
-                INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, sealed_body, due_at, purpose, subject)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, sealed_body, due_at,
+                                           delivery_lease, purpose, subject)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [.text(v.id), .text(v.phone), .blob(v.codeHash), .int(createdAt.milliseconds), .int(v.expiresAt.milliseconds),
                       .text(v.outbox == nil ? "none" : "sending"), .text(v.outbox?.languageCode ?? ""),
-                      v.outbox.map { .blob($0.sealedBody) } ?? .null, .int(leaseUntil.milliseconds), .text(v.purpose.rawValue),
+                      v.outbox.map { .blob($0.sealedBody) } ?? .null, .int(lease.until.milliseconds),
+                      v.outbox == nil ? .null : .text(lease.owner), .text(v.purpose.rawValue),
                       Self.optional(v.subject)])
             if let limits { try countSend(limits, now: v.createdAt, in: db) }
             return .created
