@@ -6,7 +6,8 @@ the binding and answers {"ready": true}; the engine is opened by the "open" comm
 can start several workers and then have them open at (nearly) the same moment.
 
 Commands ({"op": ...}):
-  open          config, sender (bool: install a capturing SMS sender) -> outcome of opening
+  open          config, sender (true: install a capturing SMS sender; "stuck": one that never
+                returns, so the engine holds every message until it dies) -> outcome of opening
   call          method, params -> outcome of engine.call(method, params)
   prepare       threads: [[[method, params], ...], ...] -> one thread per list, each waiting for "go"
   go            -> {"results": [[outcome, ...], ...]} once every prepared thread has run its calls
@@ -63,6 +64,10 @@ def sender(message):
         captured_cond.notify_all()
 
 
+def stuck_sender(message):
+    threading.Event().wait()  # never set: this call holds the delivery thread for good
+
+
 def run_calls(calls, box):
     go_event.wait()
     for method, params in calls:
@@ -94,7 +99,9 @@ def handle(command):
         def open_engine():
             global engine
             engine = phoneauth.Engine(command["config"])
-            if command.get("sender"):
+            if command.get("sender") == "stuck":
+                engine.set_sms_sender(stuck_sender)
+            elif command.get("sender"):
                 engine.set_sms_sender(sender)
             return {}
         return outcome(open_engine)

@@ -228,7 +228,7 @@ def spawn(schema, tmp_path):
         worker.stop()
 
 
-def open_all(workers: List[Worker], config: Dict[str, Any], sender: bool = False) -> None:
+def open_all(workers: List[Worker], config: Dict[str, Any], sender: Any = False) -> None:
     """Opens an engine in each worker, all at once."""
     for worker in workers:
         worker.send({"op": "open", "config": config, "sender": sender})
@@ -411,7 +411,10 @@ def test_sms_queued_by_a_killed_process_are_delivered_by_another(spawn, cfg):
     config = cfg()
     numbers = ["+1650555%04d" % n for n in range(4001, 4006)]
     victim, = spawn(1)
-    open_all([victim], config)  # no SMS sender: the messages stay queued, leased to this engine
+    # A sender that never returns: the engine holds every message (one being sent, the others
+    # queued, their leases renewed) until it dies. (An engine with no sender at all hands its
+    # queue back to the store at once, for engines that have one.)
+    open_all([victim], config, sender="stuck")
     queued_at = time.monotonic()
     queued_wall = time.time()  # before the leases were taken
     ids = {victim.ok("verifyPhoneNumber", {"phoneNumber": n})["verificationId"]: n for n in numbers}
