@@ -72,26 +72,34 @@ int pa_http_post(pa_http_client *client, const pa_http_request *request, pa_http
     }
     headers = more;
 
-    curl_easy_setopt(easy, CURLOPT_URL, request->url);
-    curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L); /* timeouts without SIGALRM: we run on many threads */
-    curl_easy_setopt(easy, CURLOPT_POST, 1L);
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, request->body);
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)request->body_length);
-    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(easy, CURLOPT_USERAGENT, "phoneauth");
+    /* An option libcurl refuses (an unknown protocol list, a CA file it cannot use) fails the
+     * request rather than sending it with libcurl's defaults. */
+    CURLcode rc = CURLE_OK;
+#define SET(option, value) \
+    do { \
+        if (rc == CURLE_OK) rc = curl_easy_setopt(easy, option, value); \
+    } while (0)
+    SET(CURLOPT_URL, request->url);
+    SET(CURLOPT_PROTOCOLS_STR, "http,https");
+    SET(CURLOPT_NOSIGNAL, 1L); /* timeouts without SIGALRM: we run on many threads */
+    SET(CURLOPT_POST, 1L);
+    SET(CURLOPT_POSTFIELDS, request->body);
+    SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)request->body_length);
+    SET(CURLOPT_HTTPHEADER, headers);
+    SET(CURLOPT_USERAGENT, "phoneauth");
     if (request->basic_auth) {
-        curl_easy_setopt(easy, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-        curl_easy_setopt(easy, CURLOPT_USERPWD, request->basic_auth);
+        SET(CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+        SET(CURLOPT_USERPWD, request->basic_auth);
     }
     /* TLS peer and host verification are libcurl's defaults; only the trusted roots may change. */
-    if (request->ca_file) curl_easy_setopt(easy, CURLOPT_CAINFO, request->ca_file);
-    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, request->connect_timeout_ms);
-    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, request->timeout_ms);
-    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, collect_body);
-    curl_easy_setopt(easy, CURLOPT_WRITEDATA, response);
+    if (request->ca_file) SET(CURLOPT_CAINFO, request->ca_file);
+    SET(CURLOPT_CONNECTTIMEOUT_MS, request->connect_timeout_ms);
+    SET(CURLOPT_TIMEOUT_MS, request->timeout_ms);
+    SET(CURLOPT_WRITEFUNCTION, collect_body);
+    SET(CURLOPT_WRITEDATA, response);
+#undef SET
 
-    CURLcode rc = curl_easy_perform(easy);
+    if (rc == CURLE_OK) rc = curl_easy_perform(easy);
     curl_slist_free_all(headers);
     /* The request's strings belong to the caller: libcurl must not keep pointers to them. */
     curl_easy_setopt(easy, CURLOPT_POSTFIELDS, NULL);

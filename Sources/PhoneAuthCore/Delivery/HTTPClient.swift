@@ -72,8 +72,9 @@ final class HTTPClient: @unchecked Sendable {
     /// CURLE_SSL_CONNECT_ERROR 35, SSL_CERTPROBLEM 58, SSL_CIPHER 59, PEER_FAILED_VERIFICATION 60,
     /// SSL_CACERT_BADFILE 77, SSL_ISSUER_ERROR 83.
     private static let tlsCodes: Set<Int32> = [35, 58, 59, 60, 77, 83]
-    /// CURLE_UNSUPPORTED_PROTOCOL 1, URL_MALFORMAT 3.
-    private static let unusableCodes: Set<Int32> = [1, 3]
+    /// CURLE_UNSUPPORTED_PROTOCOL 1, URL_MALFORMAT 3, NOT_BUILT_IN 4, BAD_FUNCTION_ARGUMENT 43,
+    /// UNKNOWN_OPTION 48 (an option this libcurl refuses).
+    private static let unusableCodes: Set<Int32> = [1, 3, 4, 43, 48]
 }
 
 private func withOptionalCString<R>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
