@@ -152,10 +152,10 @@ enum ProviderSettings {
         }
         guard let variable else { return nil }
         guard Echo.isQuotable(variable) else { throw bad("\(path).\(key)Env", "must be the name of an environment variable") }
-        guard let value = getenv(variable), value.pointee != 0 else {
+        guard let value = EngineConfig.environment(variable) else {
             throw bad("\(path).\(key)Env", "names the environment variable \(variable), which is not set (or empty)")
         }
-        return String(cString: value)
+        return value
     }
 
     private static func bad(_ key: String, _ problem: String) -> PhoneAuthError { EngineConfig.bad(key, problem) }

@@ -200,7 +200,8 @@ public struct EngineConfig: Sendable {
 
     public static let databaseVariable = "PHONEAUTH_DATABASE_URL"
 
-    private static func environment(_ name: String) -> String? {
+    /// A non-empty environment variable's value.
+    static func environment(_ name: String) -> String? {
         guard let value = getenv(name), value.pointee != 0 else { return nil }
         return String(cString: value)
     }
