@@ -96,7 +96,8 @@ extern "C" {
                                                        details.retryable says if trying later may work */
 #define PHONEAUTH_ERR_INVALID_ID_TOKEN        18004 /* malformed, bad signature, wrong issuer or audience */
 #define PHONEAUTH_ERR_ID_TOKEN_REVOKED        18005
-#define PHONEAUTH_ERR_PHONE_NUMBER_EXISTS     18006 /* updateUser: another user has that number */
+#define PHONEAUTH_ERR_PHONE_NUMBER_EXISTS     18006 /* createUser, updateUser: another user has that number */
+#define PHONEAUTH_ERR_UID_EXISTS              18007 /* createUser: another user has that uid */
 
 /* Opaque engine handle. */
 typedef struct phoneauth_engine phoneauth_engine;

@@ -14,19 +14,14 @@ final class EngineHandle {
 
     /// Runs a method and renders its result or error; returns the status and the JSON.
     func call(_ method: String, params: UnsafePointer<CChar>?) -> (Int32, JSONValue) {
-        guard let handler = Methods.table[method] else {
-            let error = PhoneAuthError(.unknownMethod,
-                                       "There is no method named \(Echo.quoted(method, or: "so (the name is not shown: it is not a plain name)")); docs/API.md lists them.",
-                                       details: Echo.isQuotable(method) ? [("method", .string(method))] : [])
-            return (error.code.status, error.jsonValue)
-        }
-        do {
-            let reader = try ObjectReader(try ABI.parse(params, what: "parameters"))
-            return (0, try handler(engine, reader))
-        } catch {
-            let failure = ABI.phoneAuthError(error, during: method)
+        // An unknown name is reported before the parameters are read, whatever they hold.
+        guard Engine.hasMethod(method) else { return engine.call(method, params: .object([])) }
+        let parsed: JSONValue
+        do { parsed = try ABI.parse(params, what: "parameters") } catch {
+            let failure = PhoneAuthError.from(error, during: method)
             return (failure.code.status, failure.jsonValue)
         }
+        return engine.call(method, params: parsed)
     }
 }
 
@@ -48,12 +43,6 @@ enum ABI {
             throw PhoneAuthError(.invalidArgument, "The \(what) text is not valid JSON: \(error.message) (line \(error.line), column \(error.column)).",
                                  details: [("line", .int(Int64(error.line))), ("column", .int(Int64(error.column)))])
         }
-    }
-
-    static func phoneAuthError(_ error: Error, during method: String) -> PhoneAuthError {
-        if let error = error as? PhoneAuthError { return error }
-        // Other errors come from crypto or the system; their type says enough and holds no secret.
-        return PhoneAuthError(.internalError, "Internal error in \(method): \(type(of: error)).")
     }
 
     /// Writes `value` as a new string into `out`, when the host gave one.

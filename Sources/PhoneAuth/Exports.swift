@@ -41,7 +41,7 @@ public func phoneauth_open(_ configJSON: UnsafePointer<CChar>?, _ errorJSON: Uns
         let engine = try Engine(config: try EngineConfig.read(json))
         return OpaquePointer(Unmanaged.passRetained(EngineHandle(engine: engine)).toOpaque())
     } catch {
-        ABI.write(ABI.phoneAuthError(error, during: "phoneauth_open").jsonValue, to: errorJSON)
+        ABI.write(PhoneAuthError.from(error, during: "phoneauth_open").jsonValue, to: errorJSON)
         return nil
     }
 }

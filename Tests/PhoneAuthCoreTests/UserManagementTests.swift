@@ -56,4 +56,22 @@ final class UserManagementTests: XCTestCase {
         assertError(.invalidUserToken, reason: "userDisabled") { _ = try engine.refreshIdToken(session.refreshToken) }
         XCTAssertNoThrow(try engine.signIn(withCustomToken: try engine.createCustomToken(uid: "u", claims: nil)))
     }
+
+    func testCreatedUserIsFoundAndSignedInToByItsNumber() throws {
+        let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = ["+16505551234": "123456"] })
+        let made = try engine.createUser(uid: "made", displayName: "Ada", phoneNumber: "+1 650-555-1234")
+        XCTAssertEqual(made.phoneNumber, "+16505551234")
+        XCTAssertNil(made.lastSignInAt)
+        XCTAssertEqual(try engine.user(phoneNumber: "+16505551234").uid, "made")
+        assertError(.uidAlreadyExists) { _ = try engine.createUser(uid: "made") }
+        assertError(.phoneNumberAlreadyExists) { _ = try engine.createUser(uid: "other", phoneNumber: "+16505551234") }
+        assertError(.userNotFound) { _ = try engine.user(uid: "other") }  // the refusal wrote nothing
+        XCTAssertEqual(try engine.createUser(uid: nil).uid.count, 28)
+        assertError(.invalidArgument) { _ = try engine.createUser(uid: String(repeating: "u", count: 129)) }
+        XCTAssertTrue(try engine.createUser(uid: "off", disabled: true).disabled)
+        let started = try engine.verifyPhoneNumber("+16505551234")
+        let signedIn = try engine.signIn(with: try Engine.credential(verificationId: started.verificationId, verificationCode: "123456"))
+        XCTAssertEqual(signedIn.user.uid, "made")
+        XCTAssertFalse(signedIn.isNewUser)
+    }
 }

@@ -35,6 +35,7 @@ static const struct {
     {PHONEAUTH_ERR_INVALID_ID_TOKEN, "invalidIdToken"},
     {PHONEAUTH_ERR_ID_TOKEN_REVOKED, "idTokenRevoked"},
     {PHONEAUTH_ERR_PHONE_NUMBER_EXISTS, "phoneNumberAlreadyExists"},
+    {PHONEAUTH_ERR_UID_EXISTS, "uidAlreadyExists"},
 };
 
 static void test_version(void) {

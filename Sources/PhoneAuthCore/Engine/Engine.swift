@@ -378,15 +378,33 @@ public final class Engine: @unchecked Sendable {
         return try update(uid: uid, changes)
     }
 
+    /// Adds a user that has not signed in yet (an admin's create): `uid` (1–128 bytes) or a new
+    /// sortable one; a phone number another user or a second factor has is refused.
+    public func createUser(uid: String?, disabled: Bool = false, displayName: String? = nil, phoneNumber: String? = nil) throws -> UserRecord {
+        let now = clock.now()
+        let uid = uid ?? SortableID.make(at: now, randomBytes: 12)
+        guard !uid.isEmpty, uid.utf8.count <= 128 else {
+            throw PhoneAuthError(.invalidArgument, "The field 'uid' must be 1 to 128 bytes.", details: [("field", .string("uid"))])
+        }
+        var changes = UserChanges(disabled: disabled ? true : nil, displayName: displayName.map { .some($0) })
+        if let phoneNumber { changes.phoneNumber = .some(try PhoneNumber.parse(phoneNumber).e164) }
+        return try outcome(try store.createUser(uid: uid, changes: changes, now: now))
+    }
+
     /// Claims every later ID token of the user carries; nil or {} removes them.
     public func setCustomUserClaims(uid: String, claims: JSONValue?) throws {
         _ = try update(uid: uid, UserChanges(customClaims: .some(try claims.flatMap { try DeveloperClaims.validated($0) })))
     }
 
     private func update(uid: String, _ changes: UserChanges) throws -> UserRecord {
-        switch try store.updateUser(uid: uid, changes: changes, now: clock.now()) {
+        try outcome(try store.updateUser(uid: uid, changes: changes, now: clock.now()))
+    }
+
+    private func outcome(_ outcome: UpdateUserOutcome) throws -> UserRecord {
+        switch outcome {
         case let .updated(user): return user
         case .notFound: throw Self.noUser
+        case .uidTaken: throw PhoneAuthError(.uidAlreadyExists, "A user with this uid already exists.", details: [("field", .string("uid"))])
         case .phoneNumberTaken:
             throw PhoneAuthError(.phoneNumberAlreadyExists, "Another user already has this phone number.", details: [("field", .string("phoneNumber"))])
         case .phoneIsSecondFactor:

@@ -60,6 +60,7 @@ public struct PhoneAuthError: Error, Sendable {
         public static let invalidIdToken = Code(name: "invalidIdToken", status: 18004)
         public static let idTokenRevoked = Code(name: "idTokenRevoked", status: 18005)
         public static let phoneNumberAlreadyExists = Code(name: "phoneNumberAlreadyExists", status: 18006)
+        public static let uidAlreadyExists = Code(name: "uidAlreadyExists", status: 18007)
 
         public static let all: [Code] = [
             .invalidCustomToken, .customTokenMismatch, .invalidCredential, .userDisabled, .operationNotAllowed, .tooManyRequests, .userNotFound,
@@ -71,7 +72,7 @@ public struct PhoneAuthError: Error, Sendable {
             .credentialAlreadyInUse, .missingMultiFactorSession, .missingMultiFactorInfo, .invalidMultiFactorSession,
             .multiFactorInfoNotFound, .secondFactorAlreadyEnrolled, .maximumSecondFactorCountExceeded, .unsupportedFirstFactor,
             .internalError, .invalidArgument, .invalidConfiguration,
-            .unknownMethod, .storageError, .invalidIdToken, .idTokenRevoked, .phoneNumberAlreadyExists,
+            .unknownMethod, .storageError, .invalidIdToken, .idTokenRevoked, .phoneNumberAlreadyExists, .uidAlreadyExists,
         ]
 
         /// Static text for each status, for phoneauth_strerror: "name: what it means".
@@ -120,6 +121,7 @@ public struct PhoneAuthError: Error, Sendable {
             case "invalidIdToken": return "invalidIdToken: the ID token is not valid"
             case "idTokenRevoked": return "idTokenRevoked: the ID token has been revoked"
             case "phoneNumberAlreadyExists": return "phoneNumberAlreadyExists: another user has this phone number"
+            case "uidAlreadyExists": return "uidAlreadyExists: another user has this uid"
             default: return "unknown status"
             }
         }

@@ -36,31 +36,51 @@ extension SQLStore {
         try write { db in try db.run("DELETE FROM users WHERE uid = ?", [.text(uid)]) == 1 }
     }
 
+    public func createUser(uid: String, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome {
+        try write { db in
+            guard try user(uid: uid, in: db) == nil else { return .uidTaken }
+            if let refusal = try refusal(of: changes, uid: uid, in: db) { return refusal }
+            try db.run("INSERT INTO users (uid, created_at) VALUES (?, ?)", [.text(uid), .int(now.milliseconds)])
+            return try apply(changes, uid: uid, now: now, in: db)
+        }
+    }
+
     public func updateUser(uid: String, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome {
         try write { db in
             guard try user(uid: uid, in: db) != nil else { return .notFound }
-            if let phone = changes.phoneNumber {
-                if let phone, let owner = try user(phoneNumber: phone, in: db), owner.uid != uid { return .phoneNumberTaken }
-                if let phone, try isSecondFactorNumber(phone, in: db) { return .phoneIsSecondFactor }
-                try db.run("UPDATE users SET phone = ? WHERE uid = ?", [phone.map { .text($0) } ?? .null, .text(uid)])
-            }
-            if let claims = changes.customClaims {
-                try db.run("UPDATE users SET custom_claims = ? WHERE uid = ?", [claims.map { .text($0) } ?? .null, .text(uid)])
-            }
-            if let disabled = changes.disabled {
-                try db.run("UPDATE users SET disabled = ? WHERE uid = ?", [.int(disabled ? 1 : 0), .text(uid)])
-                if disabled {
-                    try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'userDisabled' WHERE uid = ? AND revoked_at IS NULL",
-                               [.int(now.milliseconds), .text(uid)])
-                    try endChallenges(uid: uid, in: db)
-                }
-            }
-            if let displayName = changes.displayName {
-                try db.run("UPDATE users SET display_name = ? WHERE uid = ?", [displayName.map { .text($0) } ?? .null, .text(uid)])
-            }
-            guard let user = try user(uid: uid, in: db) else { return .notFound }
-            return .updated(user)
+            if let refusal = try refusal(of: changes, uid: uid, in: db) { return refusal }
+            return try apply(changes, uid: uid, now: now, in: db)
         }
+    }
+
+    /// Why `changes` cannot be made to `uid`, checked before anything is written.
+    private func refusal(of changes: UserChanges, uid: String, in db: Connection) throws -> UpdateUserOutcome? {
+        guard case let .some(.some(phone)) = changes.phoneNumber else { return nil }
+        if let owner = try user(phoneNumber: phone, in: db), owner.uid != uid { return .phoneNumberTaken }
+        if try isSecondFactorNumber(phone, in: db) { return .phoneIsSecondFactor }
+        return nil
+    }
+
+    private func apply(_ changes: UserChanges, uid: String, now: Timestamp, in db: Connection) throws -> UpdateUserOutcome {
+        if let phone = changes.phoneNumber {
+            try db.run("UPDATE users SET phone = ? WHERE uid = ?", [phone.map { .text($0) } ?? .null, .text(uid)])
+        }
+        if let claims = changes.customClaims {
+            try db.run("UPDATE users SET custom_claims = ? WHERE uid = ?", [claims.map { .text($0) } ?? .null, .text(uid)])
+        }
+        if let disabled = changes.disabled {
+            try db.run("UPDATE users SET disabled = ? WHERE uid = ?", [.int(disabled ? 1 : 0), .text(uid)])
+            if disabled {
+                try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'userDisabled' WHERE uid = ? AND revoked_at IS NULL",
+                           [.int(now.milliseconds), .text(uid)])
+                try endChallenges(uid: uid, in: db)
+            }
+        }
+        if let displayName = changes.displayName {
+            try db.run("UPDATE users SET display_name = ? WHERE uid = ?", [displayName.map { .text($0) } ?? .null, .text(uid)])
+        }
+        guard let user = try user(uid: uid, in: db) else { return .notFound }
+        return .updated(user)
     }
 
     public func listUsers(afterUid: String?, limit: Int) throws -> [UserRecord] {

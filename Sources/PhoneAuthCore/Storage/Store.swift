@@ -103,6 +103,8 @@ public protocol Store: AnyObject, Sendable {
     func deleteUser(uid: String) throws -> Bool
     /// Applies `changes`; disabling ends the user's sessions.
     func updateUser(uid: String, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome
+    /// Adds a user with `changes` applied (not signed in yet); refuses a uid or number in use.
+    func createUser(uid: String, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome
     /// Up to `limit` users in uid order, starting after `afterUid`.
     func listUsers(afterUid: String?, limit: Int) throws -> [UserRecord]
     /// Ends every session of the user and marks tokens issued before `now` revoked.

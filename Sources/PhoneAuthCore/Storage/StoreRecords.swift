@@ -163,9 +163,12 @@ public struct UserChanges: Sendable {
     }
 }
 
+/// What updateUser or createUser did.
 public enum UpdateUserOutcome: Sendable {
     case updated(UserRecord)
     case notFound
+    /// createUser: a user with that uid exists.
+    case uidTaken
     case phoneNumberTaken
     /// The number is enrolled as an SMS second factor, so it cannot be a user's phone number.
     case phoneIsSecondFactor

@@ -344,6 +344,10 @@ class Engine:
     def delete_user(self, uid: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         return self.call("deleteUser", _params(params, uid=uid))
 
+    def create_user(self, **params: Any) -> Dict[str, Any]:
+        """Keywords: uid, phone_number, display_name, disabled. Returns {"user": {...}}."""
+        return self.call("createUser", _params(params))
+
     def update_user(self, uid: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """Keywords: disabled (bool), display_name (str or None), phone_number (str or None)."""
         return self.call("updateUser", _params(params, uid=uid))

@@ -224,6 +224,10 @@ class PhoneNumberAlreadyExistsError(PhoneAuthError):
     code, status = "phoneNumberAlreadyExists", 18006
 
 
+class UidAlreadyExistsError(PhoneAuthError):
+    code, status = "uidAlreadyExists", 18007
+
+
 _BY_CODE: Dict[str, Type[PhoneAuthError]] = {cls.code: cls for cls in PhoneAuthError.__subclasses__()}
 _BY_STATUS: Dict[int, Type[PhoneAuthError]] = {cls.status: cls for cls in _BY_CODE.values()}
 

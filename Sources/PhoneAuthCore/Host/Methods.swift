@@ -1,5 +1,4 @@
 import Glibc
-import PhoneAuthCore
 
 /// The methods callable through phoneauth_call: each reads its parameters strictly (unknown or
 /// mistyped fields are errors naming the field) and returns its result object.
@@ -176,6 +175,13 @@ enum Methods {
             if case .some(.some) = displayName { _ = try label(p, "displayName") }
             let user = try engine.updateUser(uid: uid, disabled: try p.bool("disabled"), displayName: displayName,
                                              phoneNumber: try clearable(p, "phoneNumber"))
+            return .object([("user", ResultJSON.user(user))])
+        },
+        "createUser": { engine, p in
+            try p.rejectUnknown(["uid", "disabled", "displayName", "phoneNumber"])
+            let uid = try p.string("uid")
+            let user = try engine.createUser(uid: uid, disabled: try p.bool("disabled") ?? false, displayName: try label(p, "displayName"),
+                                             phoneNumber: try p.string("phoneNumber"))
             return .object([("user", ResultJSON.user(user))])
         },
         "setCustomUserClaims": { engine, p in

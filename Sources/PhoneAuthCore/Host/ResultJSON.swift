@@ -1,5 +1,4 @@
 import Glibc
-import PhoneAuthCore
 
 /// JSON shapes of the engine's results, as docs/API.md lists them.
 enum ResultJSON {
