@@ -67,10 +67,15 @@ extension Engine {
         return try finish(outcome, signIn, first, now: now)
     }
 
-    /// Removes a second factor (a recent sign-in is required). Sessions continue.
-    public func unenroll(idToken: String, enrollmentId: String) throws -> UserRecord {
+    /// Removes a second factor (a recent sign-in is required). Sessions continue, and the caller
+    /// gets fresh tokens of a continuation of its session, as after an enrolment.
+    public func unenroll(idToken: String, enrollmentId: String) throws -> SignInResult {
         let session = try session(of: idToken, recent: true)
-        return try user(from: try store.unenroll(uid: session.user.uid, presentedSession: session.sessionId, enrollmentId: enrollmentId))
+        let now = clock.now()
+        let (signIn, first) = continuation(of: session, now: now)
+        return try finish(try store.unenroll(uid: session.user.uid, presentedSession: session.sessionId, enrollmentId: enrollmentId,
+                                             signIn: signIn, now: now),
+                          signIn, first, now: now)
     }
 
     /// Sends a code to the enrolled number `hint` of the challenge `session`, without revealing it.

@@ -372,8 +372,11 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// `phoneNumber` `.some(nil)` removes the number; a number another user has is refused.
-    public func updateUser(uid: String, disabled: Bool? = nil, displayName: String?? = nil, phoneNumber: String?? = nil) throws -> UserRecord {
+    /// `customClaims` as setCustomUserClaims takes them; all changes are one transaction.
+    public func updateUser(uid: String, disabled: Bool? = nil, displayName: String?? = nil, phoneNumber: String?? = nil,
+                           customClaims: JSONValue?? = nil) throws -> UserRecord {
         var changes = UserChanges(disabled: disabled, displayName: displayName)
+        if let claims = customClaims { changes.customClaims = .some(try claims.flatMap { try DeveloperClaims.validated($0) }) }
         if let phoneNumber { changes.phoneNumber = .some(try phoneNumber.map { try PhoneNumber.parse($0).e164 }) }
         return try update(uid: uid, changes)
     }

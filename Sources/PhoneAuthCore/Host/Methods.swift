@@ -119,8 +119,7 @@ enum Methods {
         },
         "mfaUnenroll": { engine, p in
             try p.rejectUnknown(["idToken", "enrollmentId"])
-            let user = try engine.unenroll(idToken: try required(p, "idToken"), enrollmentId: try required(p, "enrollmentId"))
-            return .object([("user", ResultJSON.user(user))])
+            return ResultJSON.signIn(try engine.unenroll(idToken: try required(p, "idToken"), enrollmentId: try required(p, "enrollmentId")))
         },
         "mfaResolveSignIn": { engine, p in
             try p.rejectUnknown(["session", "assertion", "clientIp"])

@@ -137,14 +137,14 @@ extension SQLStore {
         try db.run("UPDATE mfa_sessions SET state = 'ended' WHERE uid = ? AND state = 'active'", [.text(uid)])
     }
 
-    public func unenroll(uid: String, presentedSession: String, enrollmentId: String) throws -> AccountOutcome {
+    public func unenroll(uid: String, presentedSession: String, enrollmentId: String, signIn: NewSignIn, now: Timestamp) throws -> AccountOutcome {
         try write { db in
             if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
             guard try db.run("DELETE FROM factors WHERE uid = ? AND enrollment_id = ?", [.text(uid), .text(enrollmentId)]) == 1 else {
                 return .refused(.multiFactorInfoNotFound)
             }
             guard let user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
-            return .done(user)
+            return try open(signIn, for: user, isNew: false, now: now, in: db)
         }
     }
 

@@ -55,7 +55,8 @@ public protocol Store: AnyObject, Sendable {
     /// accepts a code for it, and opens `signIn`.
     func enrollTotp(sessionId: String, uid: String, presentedSession: String, check: TotpCheck, factor: NewFactor, now: Timestamp,
                     maxAttempts: Int, signIn: NewSignIn) throws -> AccountOutcome
-    func unenroll(uid: String, presentedSession: String, enrollmentId: String) throws -> AccountOutcome
+    /// Removes a factor and opens `signIn` (a continuation of the presented session).
+    func unenroll(uid: String, presentedSession: String, enrollmentId: String, signIn: NewSignIn, now: Timestamp) throws -> AccountOutcome
     func unlinkPhone(uid: String, presentedSession: String) throws -> AccountOutcome
 
     // App verification

@@ -423,7 +423,7 @@ class Engine:
 
     def mfa_unenroll(self, id_token: Any = _UNSET, enrollment_id: Any = _UNSET,
                      **params: Any) -> Dict[str, Any]:
-        """Removes a second factor by its uid. Returns {"user"}."""
+        """Removes a second factor by its uid. Returns {"user", "idToken", "refreshToken", ...}."""
         return self.call("mfaUnenroll", _params(params, id_token=id_token, enrollment_id=enrollment_id))
 
     def mfa_resolve_sign_in(self, session: Any = _UNSET, assertion: Any = _UNSET,

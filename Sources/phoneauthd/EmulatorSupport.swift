@@ -1,0 +1,63 @@
+import Glibc
+import PhoneAuthCore
+
+/// Development mode (`server.emulatorCompat`, loopback only): what Firebase's Auth Emulator does
+/// that test suites rely on. Codes are not sent but kept ten minutes for
+/// `GET /emulator/v1/projects/{p}/verificationCodes`, and firebase-admin's unsigned custom tokens
+/// sign in. None of this exists when the flag is off: the server then has no instance of it.
+final class EmulatorSupport: SMSSender, @unchecked Sendable {
+    struct Sent {
+        let code: String
+        let phoneNumber: String
+        let sessionInfo: String
+        let at: Timestamp
+    }
+
+    private let lock = Lock()
+    private var sent: [Sent] = []
+    private let codeLength: Int
+    static let keepSeconds: Int64 = 600
+    static let audience = "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit"
+
+    init(codeLength: Int) { self.codeLength = codeLength }
+
+    /// Keeps the message's code instead of sending it: the run of `codeLength` digits in its body.
+    func send(_ message: SMSMessage) -> SMSSendResult {
+        guard let code = Self.digitRuns(message.body).first(where: { $0.count == codeLength }) else {
+            return .providerFault(DeliveryProblem("providerFault", detail: "no code in the message"))
+        }
+        let now = SystemClock().now()
+        lock.withLock {
+            sent.removeAll { now.milliseconds - $0.at.milliseconds > Self.keepSeconds * 1000 }
+            sent.append(Sent(code: code, phoneNumber: message.to, sessionInfo: message.verificationId, at: now))
+        }
+        return .sent(messageId: "emulator-\(message.verificationId)")
+    }
+
+    var verificationCodes: JSONValue {
+        let now = SystemClock().now()
+        let recent = lock.withLock { sent.filter { now.milliseconds - $0.at.milliseconds <= Self.keepSeconds * 1000 } }
+        return .object([("verificationCodes", .array(recent.map {
+            .object([("code", .string($0.code)), ("phoneNumber", .string($0.phoneNumber)), ("sessionInfo", .string($0.sessionInfo))])
+        }))])
+    }
+
+    private static func digitRuns(_ text: String) -> [String] {
+        text.split(whereSeparator: { !("0"..."9").contains($0) }).map(String.init)
+    }
+
+    /// firebase-admin's emulator-mode custom token (`alg: none`, no signature) as a token the engine
+    /// signed for the same uid and claims; nil when the token is not one of those.
+    func resign(unsignedCustomToken token: String, runner: EngineRunner) async throws -> String? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[2].isEmpty,
+              let headerBytes = Base64URL.decode(parts[0]), let header = try? JSONCodec.parse(String(decoding: headerBytes, as: UTF8.self)),
+              header["alg"]?.stringValue == "none"
+        else { return nil }
+        guard let payloadBytes = Base64URL.decode(parts[1]), let payload = try? JSONCodec.parse(String(decoding: payloadBytes, as: UTF8.self)),
+              payload["aud"]?.stringValue == Self.audience, let uid = payload["uid"]?.stringValue
+        else { throw ToolkitError(400, "INVALID_CUSTOM_TOKEN", "The unsigned custom token is not one firebase-admin makes.") }
+        let claims = payload["claims"]
+        return try await runner.run { try $0.createCustomToken(uid: uid, claims: claims) }
+    }
+}

@@ -1,0 +1,293 @@
+import PhoneAuthCore
+
+/// One Identity Toolkit request: its JSON body, the end user's address and language.
+struct ToolkitCall: Sendable {
+    let body: JSONValue
+    let clientIp: String
+    let languageCode: String?
+
+    func reader(_ known: Set<String>) throws -> ObjectReader {
+        let r = try ObjectReader(body)
+        // Fields Firebase's clients send that mean nothing here.
+        try r.rejectUnknown(known.union(["returnSecureToken", "clientType", "recaptchaVersion", "targetProjectId", "tenantId"]))
+        if let tenant = try r.string("tenantId"), !tenant.isEmpty {
+            throw ToolkitError(400, "UNSUPPORTED_TENANT_OPERATION", "PhoneAuth has no tenants.")
+        }
+        return r
+    }
+}
+
+/// The client half of the Identity Toolkit dialect (what the iOS and JS SDKs call): each
+/// operation by its v1 name, turned into engine calls and answered in Firebase's shapes.
+struct IdentityToolkit: Sendable {
+    let runner: EngineRunner
+    let projectId: String
+    let authorizedDomains: [String]
+    let emulator: EmulatorSupport?
+
+    /// The iOS SDK's v3 relyingparty names, by their v1 operations.
+    static let legacyNames: [String: String] = [
+        "sendVerificationCode": "sendVerificationCode", "verifyPhoneNumber": "signInWithPhoneNumber",
+        "getAccountInfo": "lookup", "deleteAccount": "delete", "setAccountInfo": "update",
+        "verifyCustomToken": "signInWithCustomToken", "getProjectConfig": "getProjectConfig", "verifyClient": "verifyClient",
+    ]
+
+    func handle(_ operation: String, _ call: ToolkitCall) async throws -> JSONValue {
+        switch operation {
+        case "sendVerificationCode": return try await sendVerificationCode(call)
+        case "signInWithPhoneNumber": return try await signInWithPhoneNumber(call)
+        case "lookup": return try await lookup(call)
+        case "delete": return try await delete(call)
+        case "update": return try await update(call)
+        case "signInWithCustomToken": return try await signInWithCustomToken(call)
+        case "getProjectConfig":
+            return .object([("projectId", .string(projectId)), ("authorizedDomains", .array(authorizedDomains.map { .string($0) }))])
+        case "verifyClient": return try await verifyClient(call)
+        case "token": return try await refresh(call)
+        case "mfaEnrollment:start": return try await enrollStart(call)
+        case "mfaEnrollment:finalize": return try await enrollFinalize(call)
+        case "mfaEnrollment:withdraw": return try await withdraw(call)
+        case "mfaSignIn:start": return try await mfaSignInStart(call)
+        case "mfaSignIn:finalize": return try await mfaSignInFinalize(call)
+        default: throw ToolkitError(404, "NOT_FOUND", "No such operation.")
+        }
+    }
+
+    private func sendVerificationCode(_ call: ToolkitCall) async throws -> JSONValue {
+        let r = try call.reader(["phoneNumber", "iosReceipt", "iosSecret", "recaptchaToken", "captchaResponse", "playIntegrityToken",
+                                 "autoRetrievalInfo"])
+        let phone = try r.string("phoneNumber"), proof = try Self.appProof(r)
+        let started = try await runner.run { try $0.verifyPhoneNumber(phone, languageCode: call.languageCode, clientIp: call.clientIp, appProof: proof) }
+        return .object([("sessionInfo", .string(started.verificationId))])
+    }
+
+    /// verifyPhoneNumber: signs in, or links, updates or re-authenticates the `idToken`'s user.
+    /// A number another account has answers 200 with a temporary proof (the SDKs raise
+    /// credentialAlreadyInUse); a user with second factors answers the pending credential.
+    private func signInWithPhoneNumber(_ call: ToolkitCall) async throws -> JSONValue {
+        let r = try call.reader(["sessionInfo", "code", "idToken", "temporaryProof", "phoneNumber", "operation"])
+        let idToken = try r.string("idToken").flatMap { $0.isEmpty ? nil : $0 }
+        let operation = try r.string("operation") ?? (idToken == nil ? "SIGN_UP_OR_IN" : "LINK")
+        var credential: PhoneCredential
+        if let proof = try r.string("temporaryProof") {
+            guard let parsed = PhoneCredential.temporaryProof(proof) else { throw ToolkitError(400, "INVALID_TEMPORARY_PROOF") }
+            credential = parsed
+        } else {
+            credential = try Engine.credential(verificationId: try r.string("sessionInfo"), verificationCode: try r.string("code"))
+        }
+        credential.clientIp = call.clientIp
+        let given = credential
+        do {
+            let result: SignInResult
+            switch (operation, idToken) {
+            case ("SIGN_UP_OR_IN", _), ("REAUTH", nil): result = try await runner.run { try $0.signIn(with: given) }
+            case let ("LINK", token?): result = try await runner.run { try $0.link(idToken: token, credential: given) }
+            case let ("UPDATE", token?): result = try await runner.run { try $0.updatePhoneNumber(idToken: token, credential: given) }
+            case let ("REAUTH", token?): result = try await runner.run { try $0.reauthenticate(idToken: token, credential: given) }
+            case ("LINK", nil), ("UPDATE", nil): throw ToolkitError(400, "MISSING_ID_TOKEN", "Linking or updating a number needs the user's idToken.")
+            default: throw ToolkitError(400, "INVALID_ARGUMENT", "The field 'operation' must be SIGN_UP_OR_IN, REAUTH, LINK or UPDATE.")
+            }
+            return FirebaseUser.signIn(result, kind: "VerifyPhoneNumberResponse")
+        } catch let error as PhoneAuthError where error.code == .credentialAlreadyInUse {
+            let proof = error.details.first(where: { $0.0 == "temporaryProof" })?.1.stringValue ?? ""
+            let phone = try? await runner.run { try $0.verificationStatus(given.verificationId).phone }
+            var o = JSONObjectBuilder()
+            o.set("temporaryProof", .string(proof))
+            o.set("temporaryProofExpiresIn", .string("300"))
+            o.set("phoneNumber", phone.map { .string($0) })
+            return o.value
+        } catch let error as PhoneAuthError where error.code == .secondFactorRequired {
+            return Self.pendingCredential(error)
+        }
+    }
+
+    /// The answer to a first factor whose user has second factors: the pending credential and
+    /// the hints, numbers masked.
+    static func pendingCredential(_ error: PhoneAuthError) -> JSONValue {
+        let session = error.details.first(where: { $0.0 == "session" })?.1 ?? .string("")
+        var hints: [JSONValue] = []
+        if case let .array(items)? = error.details.first(where: { $0.0 == "hints" })?.1 {
+            hints = items.map { hint in
+                var o = JSONObjectBuilder()
+                o.set("mfaEnrollmentId", hint["uid"])
+                o.set("displayName", hint["displayName"].flatMap { $0 == .null ? nil : $0 })
+                o.set("enrolledAt", hint["enrollmentTime"])
+                if hint["factorId"]?.stringValue == "phone" { o.set("phoneInfo", hint["phoneNumber"]) } else { o.set("totpInfo", .object([])) }
+                return o.value
+            }
+        }
+        return .object([("mfaPendingCredential", session), ("mfaInfo", .array(hints))])
+    }
+
+    /// The signed-in user of an ID token: USER_NOT_FOUND once deleted, TOKEN_EXPIRED once revoked.
+    private func uid(of idToken: String?) async throws -> String {
+        guard let idToken, !idToken.isEmpty else { throw ToolkitError(400, "MISSING_ID_TOKEN") }
+        let claims = try await runner.run { try $0.verifyIdToken(idToken, checkRevoked: true) }
+        guard let uid = claims["sub"]?.stringValue else { throw ToolkitError(400, "INVALID_ID_TOKEN") }
+        return uid
+    }
+
+    private func lookup(_ call: ToolkitCall) async throws -> JSONValue {
+        let r = try call.reader(["idToken"])
+        let uid = try await uid(of: try r.string("idToken"))
+        let user = try await runner.run { try $0.user(uid: uid) }
+        return .object([("kind", .string("identitytoolkit#GetAccountInfoResponse")), ("users", .array([FirebaseUser.json(user)]))])
+    }
+
+    private func delete(_ call: ToolkitCall) async throws -> JSONValue {
+        let r = try call.reader(["idToken"])
+        let uid = try await uid(of: try r.string("idToken"))
+        try await runner.run { try $0.deleteUser(uid: uid) }
+        return .object([("kind", .string("identitytoolkit#DeleteAccountResponse"))])
+    }
+
+    /// setAccountInfo from the user: the display name, and removing the phone number.
+    private func update(_ call: ToolkitCall) async throws -> JSONValue {
+        let r = try call.reader(["idToken", "displayName", "deleteAttribute", "deleteProvider"])
+        let idToken = try r.string("idToken") ?? ""
+        let uid = try await uid(of: idToken)
+        let deleteAttributes = try Self.names(r, "deleteAttribute"), deleteProviders = try Self.names(r, "deleteProvider")
+        if let unknown = deleteAttributes.first(where: { $0 != "DISPLAY_NAME" }) ?? deleteProviders.first(where: { $0 != "phone" }) {
+            throw ToolkitError(400, "INVALID_ARGUMENT", "PhoneAuth cannot delete \(Echo.quoted(unknown, or: "that attribute")).")
+        }
+        var displayName: String?? = deleteAttributes.isEmpty ? nil : .some(nil)
+        if let name = try r.string("displayName") { displayName = .some(name) }
+        var user = try await runner.run { try $0.user(uid: uid) }
+        if !deleteProviders.isEmpty { user = try await runner.run { try $0.unlink(idToken: idToken, providerId: "phone") } }
+        if let displayName { user = try await runner.run { try $0.updateUser(uid: uid, displayName: displayName) } }
+        var o = JSONObjectBuilder()
+        o.set("kind", .string("identitytoolkit#SetAccountInfoResponse"))
+        for (key, value) in FirebaseUser.json(user).objectPairs where ["localId", "phoneNumber", "displayName", "providerUserInfo"].contains(key) {
+            o.set(key, value)
+        }
+        return o.value
+    }
+
+    private func signInWithCustomToken(_ call: ToolkitCall) async throws -> JSONValue {
+        let r = try call.reader(["token"])
+        guard var token = try r.string("token"), !token.isEmpty else { throw ToolkitError(400, "MISSING_CUSTOM_TOKEN") }
+        if let emulator, let resigned = try await emulator.resign(unsignedCustomToken: token, runner: runner) { token = resigned }
+        let given = token
+        let result = try await runner.run { try $0.signIn(withCustomToken: given) }
+        return FirebaseUser.signIn(result, kind: "VerifyCustomTokenResponse")
+    }
+
+    private func verifyClient(_ call: ToolkitCall) async throws -> JSONValue {
+        let r = try call.reader(["appToken", "isSandbox"])
+        let appToken = try r.string("appToken"), type = try r.bool("isSandbox") == true ? "sandbox" : "prod"
+        let (receipt, timeout) = try await runner.run { try $0.verifyClient(appToken: appToken, tokenType: type, clientIp: call.clientIp) }
+        return .object([("receipt", .string(receipt)), ("suggestedTimeout", .string(String(timeout)))])
+    }
+
+    /// securetoken.googleapis.com/v1/token: the answer in snake_case, as that service writes it.
+    private func refresh(_ call: ToolkitCall) async throws -> JSONValue {
+        let r = try call.reader(["grantType", "grant_type", "refreshToken", "refresh_token"])
+        let grant = try r.string("grantType") ?? r.string("grant_type")
+        guard grant == "refresh_token" else { throw ToolkitError(400, "INVALID_GRANT_TYPE", "grant_type must be refresh_token.") }
+        guard let token = try r.string("refreshToken") ?? r.string("refresh_token"), !token.isEmpty else {
+            throw ToolkitError(400, "MISSING_REFRESH_TOKEN")
+        }
+        let result = try await runner.run { try $0.refreshIdToken(token) }
+        return .object([
+            ("access_token", .string(result.idToken)), ("expires_in", .string(String(result.expiresIn))), ("token_type", .string("Bearer")),
+            ("refresh_token", .string(result.refreshToken)), ("id_token", .string(result.idToken)), ("user_id", .string(result.user.uid)),
+            ("project_id", .string(projectId)),
+        ])
+    }
+
+    // MARK: Multi-factor (v2)
+
+    private func enrollStart(_ call: ToolkitCall) async throws -> JSONValue {
+        let r = try call.reader(["idToken", "phoneEnrollmentInfo", "totpEnrollmentInfo"])
+        guard let info = try r.object("phoneEnrollmentInfo") else {
+            throw ToolkitError(400, "INVALID_ARGUMENT", "PhoneAuth enrols phone second factors here: phoneEnrollmentInfo is required.")
+        }
+        try info.rejectUnknown(Self.phoneInfoFields)
+        let idToken = try r.string("idToken") ?? "", phone = try info.string("phoneNumber"), proof = try Self.appProof(info)
+        let started = try await runner.run {
+            try $0.startPhoneEnrollment(idToken: idToken, phoneNumber: phone, languageCode: call.languageCode, clientIp: call.clientIp, appProof: proof)
+        }
+        return .object([("phoneSessionInfo", .object([("sessionInfo", .string(started.verificationId))]))])
+    }
+
+    private func enrollFinalize(_ call: ToolkitCall) async throws -> JSONValue {
+        let r = try call.reader(["idToken", "displayName", "phoneVerificationInfo"])
+        let idToken = try r.string("idToken") ?? "", displayName = try r.string("displayName")
+        let credential = try Self.credential(r, clientIp: call.clientIp)
+        let result = try await runner.run { try $0.finishPhoneEnrollment(idToken: idToken, credential: credential, displayName: displayName) }
+        return FirebaseUser.tokens(result)
+    }
+
+    private func withdraw(_ call: ToolkitCall) async throws -> JSONValue {
+        let r = try call.reader(["idToken", "mfaEnrollmentId"])
+        let idToken = try r.string("idToken") ?? ""
+        guard let enrollmentId = try r.string("mfaEnrollmentId"), !enrollmentId.isEmpty else { throw ToolkitError(400, "MISSING_MFA_ENROLLMENT_ID") }
+        let result = try await runner.run { try $0.unenroll(idToken: idToken, enrollmentId: enrollmentId) }
+        return FirebaseUser.tokens(result)
+    }
+
+    /// The iOS SDK sends the hint's masked number: the factor is found by its enrollment ID only.
+    private func mfaSignInStart(_ call: ToolkitCall) async throws -> JSONValue {
+        let r = try call.reader(["mfaPendingCredential", "mfaEnrollmentId", "phoneSignInInfo"])
+        let info = try r.object("phoneSignInInfo")
+        try info?.rejectUnknown(Self.phoneInfoFields)
+        let session = try r.string("mfaPendingCredential"), hint = try r.string("mfaEnrollmentId")
+        let proof = try info.flatMap { try Self.appProof($0) }
+        let started = try await runner.run {
+            try $0.verifySecondFactor(hint: hint, session: session, languageCode: call.languageCode, clientIp: call.clientIp, appProof: proof)
+        }
+        return .object([("phoneResponseInfo", .object([("sessionInfo", .string(started.verificationId))]))])
+    }
+
+    private func mfaSignInFinalize(_ call: ToolkitCall) async throws -> JSONValue {
+        let r = try call.reader(["mfaPendingCredential", "phoneVerificationInfo", "mfaEnrollmentId"])
+        let session = try r.string("mfaPendingCredential"), credential = try Self.credential(r, clientIp: call.clientIp)
+        let result = try await runner.run { try $0.resolveSignIn(session: session, assertion: .phone(credential), clientIp: call.clientIp) }
+        return FirebaseUser.tokens(result)
+    }
+
+    // MARK: Reading requests
+
+    static let phoneInfoFields: Set<String> = ["phoneNumber", "iosReceipt", "iosSecret", "recaptchaToken", "captchaResponse",
+                                               "playIntegrityToken", "autoRetrievalInfo", "safetyNetToken"]
+
+    /// `iosReceipt` + `iosSecret` (the silent push's) or a reCAPTCHA token, as the engine's proof.
+    static func appProof(_ r: ObjectReader) throws -> Engine.AppProof? {
+        let receipt = try r.string("iosReceipt"), secret = try r.string("iosSecret")
+        if receipt != nil || secret != nil {
+            guard let receipt, let secret, !receipt.isEmpty, !secret.isEmpty else { throw ToolkitError(400, "MISSING_APP_CREDENTIAL") }
+            return .receipt(receipt: receipt, secret: secret)
+        }
+        if let token = try r.string("recaptchaToken") ?? r.string("captchaResponse"), !token.isEmpty {
+            guard token.utf8.count <= 16_384 else { throw ToolkitError(400, "INVALID_APP_CREDENTIAL", "The reCAPTCHA token is too long.") }
+            return .captcha(token: token)
+        }
+        return nil
+    }
+
+    /// `phoneVerificationInfo: {sessionInfo, code}` as a credential.
+    static func credential(_ r: ObjectReader, clientIp: String) throws -> PhoneCredential {
+        guard let info = try r.object("phoneVerificationInfo") else {
+            throw ToolkitError(400, "INVALID_ARGUMENT", "phoneVerificationInfo {sessionInfo, code} is required.")
+        }
+        try info.rejectUnknown(["sessionInfo", "code", "phoneNumber"])
+        var credential = try Engine.credential(verificationId: try info.string("sessionInfo"), verificationCode: try info.string("code"))
+        credential.clientIp = clientIp
+        return credential
+    }
+
+    static func names(_ r: ObjectReader, _ key: String) throws -> [String] {
+        guard let value = r.value(key) else { return [] }
+        guard case let .array(items) = value, items.allSatisfy({ $0.stringValue != nil }) else {
+            throw ToolkitError(400, "INVALID_ARGUMENT", "The field '\(key)' must be an array of strings.")
+        }
+        return items.compactMap(\.stringValue)
+    }
+}
+
+extension JSONValue {
+    var objectPairs: [(String, JSONValue)] {
+        if case let .object(pairs) = self { return pairs }
+        return []
+    }
+}

@@ -1,0 +1,138 @@
+import PhoneAuthCore
+
+/// The admin half of the dialect, under `/v1/projects/{projectId}/`: what firebase-admin calls
+/// for user management. The caller has shown an admin token before any of this runs.
+struct IdentityToolkitAdmin: Sendable {
+    let runner: EngineRunner
+
+    func handle(_ operation: String, _ call: ToolkitCall, query: [(String, String)]) async throws -> JSONValue {
+        switch operation {
+        case "accounts:lookup": return try await lookup(call)
+        case "accounts:batchGet": return try await batchGet(query)
+        case "accounts": return try await create(call)
+        case "accounts:update": return try await update(call)
+        case "accounts:delete": return try await delete(call)
+        case "accounts:batchDelete": return try await batchDelete(call)
+        default: throw ToolkitError(404, "NOT_FOUND", "No such admin operation.")
+        }
+    }
+
+    /// Up to 100 identifiers; the users found, in no promised order; no `users` when none is.
+    private func lookup(_ call: ToolkitCall) async throws -> JSONValue {
+        let r = try call.reader(["localId", "phoneNumber", "idToken"])
+        let uids = try IdentityToolkit.names(r, "localId"), phones = try IdentityToolkit.names(r, "phoneNumber")
+        guard uids.count + phones.count <= 100 else { throw ToolkitError(400, "INVALID_ARGUMENT", "At most 100 identifiers per lookup.") }
+        var found = try await runner.run { engine in
+            try uids.compactMap { uid in try Self.absentIfNotFound { try engine.user(uid: uid) } }
+                + phones.compactMap { phone in try Self.absentIfNotFound { try engine.user(phoneNumber: phone) } }
+        }
+        if let idToken = try r.string("idToken") {
+            let claims = try await runner.run { try $0.verifyIdToken(idToken, checkRevoked: false) }
+            if let uid = claims["sub"]?.stringValue, let user = try await runner.run({ engine in try Self.absentIfNotFound { try engine.user(uid: uid) } }) {
+                found.append(user)
+            }
+        }
+        var seen = Set<String>()
+        let users = found.filter { seen.insert($0.uid).inserted }
+        var o = JSONObjectBuilder()
+        o.set("kind", .string("identitytoolkit#GetAccountInfoResponse"))
+        if !users.isEmpty { o.set("users", .array(users.map(FirebaseUser.json))) }
+        return o.value
+    }
+
+    static func absentIfNotFound(_ body: () throws -> UserRecord) throws -> UserRecord? {
+        do { return try body() } catch let error as PhoneAuthError where error.code == .userNotFound || error.code == .invalidPhoneNumber {
+            return nil
+        }
+    }
+
+    private func batchGet(_ query: [(String, String)]) async throws -> JSONValue {
+        let value = { (name: String) in query.first(where: { $0.0 == name })?.1 }
+        var max = 1000
+        if let text = value("maxResults") {
+            guard let n = Int(text), (1...1000).contains(n) else { throw ToolkitError(400, "INVALID_ARGUMENT", "maxResults must be 1 to 1000.") }
+            max = n
+        }
+        let token = value("nextPageToken").flatMap { $0.isEmpty ? nil : $0 }, limit = max
+        let page = try await runner.run { try $0.listUsers(maxResults: limit, pageToken: token) }
+        var o = JSONObjectBuilder()
+        o.set("kind", .string("identitytoolkit#DownloadAccountResponse"))
+        o.set("users", .array(page.users.map(FirebaseUser.json)))
+        o.set("nextPageToken", page.nextPageToken.map { .string($0) })
+        return o.value
+    }
+
+    private func create(_ call: ToolkitCall) async throws -> JSONValue {
+        let r = try call.reader(["localId", "displayName", "phoneNumber", "disabled"])
+        let uid = try r.string("localId"), name = try r.string("displayName"), phone = try r.string("phoneNumber")
+        let disabled = try r.bool("disabled") ?? false
+        let user = try await runner.run { try $0.createUser(uid: uid, disabled: disabled, displayName: name, phoneNumber: phone) }
+        return .object([("kind", .string("identitytoolkit#SignupNewUserResponse")), ("localId", .string(user.uid))])
+    }
+
+    /// update_user, set_custom_user_claims and revoke_refresh_tokens all land here.
+    private func update(_ call: ToolkitCall) async throws -> JSONValue {
+        let r = try call.reader(["localId", "disableUser", "displayName", "phoneNumber", "deleteProvider", "deleteAttribute",
+                                 "customAttributes", "validSince"])
+        guard let uid = try r.string("localId"), !uid.isEmpty else { throw ToolkitError(400, "MISSING_LOCAL_ID") }
+        let deleteAttributes = try IdentityToolkit.names(r, "deleteAttribute"), deleteProviders = try IdentityToolkit.names(r, "deleteProvider")
+        if let unknown = deleteAttributes.first(where: { $0 != "DISPLAY_NAME" }) ?? deleteProviders.first(where: { $0 != "phone" }) {
+            throw ToolkitError(400, "INVALID_ARGUMENT", "PhoneAuth cannot delete \(Echo.quoted(unknown, or: "that attribute")).")
+        }
+        var displayName: String?? = deleteAttributes.isEmpty ? nil : .some(nil)
+        if let name = try r.string("displayName") { displayName = .some(name) }
+        var phone: String?? = deleteProviders.isEmpty ? nil : .some(nil)
+        if let number = try r.string("phoneNumber") { phone = .some(number) }
+        let disabled = try r.bool("disableUser")
+        let claims = try Self.claims(r)
+        let revoke = r.value("validSince") != nil
+        let changes = (displayName, phone)
+        try await runner.run { engine in
+            _ = try engine.updateUser(uid: uid, disabled: disabled, displayName: changes.0, phoneNumber: changes.1, customClaims: claims)
+            if revoke { try engine.revokeRefreshTokens(uid: uid) }
+        }
+        return .object([("kind", .string("identitytoolkit#SetAccountInfoResponse")), ("localId", .string(uid))])
+    }
+
+    /// `customAttributes`: the claims as JSON text, at most 1000 characters; "{}" clears them.
+    private static func claims(_ r: ObjectReader) throws -> JSONValue?? {
+        guard let text = try r.string("customAttributes") else { return nil }
+        guard text.utf8.count <= 1000 else { throw ToolkitError(400, "CLAIMS_TOO_LARGE") }
+        guard let claims = try? JSONCodec.parse(text), case .object = claims else {
+            throw ToolkitError(400, "INVALID_CLAIMS", "customAttributes must be a JSON object's text.")
+        }
+        return .some(claims)
+    }
+
+    private func delete(_ call: ToolkitCall) async throws -> JSONValue {
+        let r = try call.reader(["localId"])
+        guard let uid = try r.string("localId"), !uid.isEmpty else { throw ToolkitError(400, "MISSING_LOCAL_ID") }
+        try await runner.run { try $0.deleteUser(uid: uid) }
+        return .object([("kind", .string("identitytoolkit#DeleteAccountResponse"))])
+    }
+
+    /// Deletes up to 1000 users; a uid with no user counts as deleted. Without `force`, a user
+    /// that is not disabled is refused (as Firebase does), reported by its index.
+    private func batchDelete(_ call: ToolkitCall) async throws -> JSONValue {
+        let r = try call.reader(["localIds", "force"])
+        let uids = try IdentityToolkit.names(r, "localIds"), force = try r.bool("force") ?? false
+        guard uids.count <= 1000 else { throw ToolkitError(400, "INVALID_ARGUMENT", "At most 1000 uids per batchDelete.") }
+        let errors: [JSONValue] = try await runner.run { engine in
+            var errors: [JSONValue] = []
+            for (index, uid) in uids.enumerated() {
+                do {
+                    if !force, try engine.user(uid: uid).disabled == false {
+                        errors.append(.object([("index", .int(Int64(index))), ("localId", .string(uid)),
+                                               ("message", .string("NOT_DISABLED : Disable the account before batch deletion."))]))
+                        continue
+                    }
+                    try engine.deleteUser(uid: uid)
+                } catch let error as PhoneAuthError where error.code == .userNotFound {
+                    continue
+                }
+            }
+            return errors
+        }
+        return errors.isEmpty ? .object([]) : .object([("errors", .array(errors))])
+    }
+}

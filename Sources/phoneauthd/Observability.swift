@@ -1,0 +1,61 @@
+import Glibc
+import PhoneAuthCore
+import Prometheus
+
+/// /metrics (Prometheus text), the access log (one JSON line per request on stdout) and the
+/// engine's events (one JSON line each on stderr; they never hold codes, tokens or whole numbers).
+final class Observability: EventSink, @unchecked Sendable {
+    let registry = PrometheusCollectorRegistry()
+    private let smsSent: Counter
+    private let smsFailed: Counter
+    private let accessLog: Bool
+    private static let buckets: [Duration] = [.milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+                                              .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+                                              .seconds(2.5), .seconds(5)]
+
+    init(accessLog: Bool) {
+        self.accessLog = accessLog
+        smsSent = registry.makeCounter(descriptor: .init(metricName: "phoneauth_sms_sent", unitName: "total", helpText: "SMS accepted by a sender"))
+        smsFailed = registry.makeCounter(descriptor: .init(metricName: "phoneauth_sms_failed", unitName: "total", helpText: "SMS delivery attempts that failed"))
+    }
+
+    /// Counts a request by route (never the raw path: it may hold a project or a method name a
+    /// caller made up), status and latency, and writes its access-log line.
+    func request(method: String, route: String, status: Int, started: ContinuousClock.Instant, clientIp: String) {
+        let elapsed = ContinuousClock.now - started
+        let labels = [("route", route), ("method", method), ("status", String(status))]
+        registry.makeCounter(descriptor: .init(metricName: "phoneauth_http_requests", unitName: "total", helpText: "HTTP requests"), labels: labels).increment()
+        registry.makeDurationHistogram(descriptor: .init(metricName: "phoneauth_http_request_duration", unitName: "seconds", helpText: "HTTP request latency"),
+                                       labels: [("route", route)], buckets: Self.buckets).record(elapsed)
+        guard accessLog else { return }
+        let (seconds, attoseconds) = elapsed.components
+        let line: JSONValue = .object([
+            ("time", .string(SystemClock().now().rfc3339)), ("method", .string(method)), ("route", .string(route)),
+            ("status", .int(Int64(status))), ("ms", .int(seconds * 1000 + attoseconds / 1_000_000_000_000_000)),
+            ("clientIp", .string(clientIp)),
+        ])
+        Self.write(JSONCodec.serialize(line), to: stdout)
+    }
+
+    func record(_ event: JSONValue) {
+        switch event["event"]?.stringValue {
+        case "codeSent": smsSent.increment()
+        case "deliveryFailed": smsFailed.increment()
+        case "limitTripped", "lockout":
+            let scope = event["limit"]?.stringValue ?? event["event"]?.stringValue ?? "unknown"
+            registry.makeCounter(descriptor: .init(metricName: "phoneauth_limits_tripped", unitName: "total", helpText: "Abuse limits and lockouts tripped"),
+                                 labels: [("limit", scope)]).increment()
+        default: break
+        }
+        Self.write(JSONCodec.serialize(event), to: stderr)
+    }
+
+    var metricsText: String { registry.emitToString() }
+
+    private static func write(_ line: String, to file: UnsafeMutablePointer<FILE>?) {
+        flockfile(file)
+        fputs(line + "\n", file)
+        fflush(file)
+        funlockfile(file)
+    }
+}

@@ -1,0 +1,57 @@
+import PhoneAuthCore
+
+/// `POST /phoneauth/v1/{method}`: phoneauth_call over HTTP, the same JSON in and out.
+struct OwnMethods: Sendable {
+    let runner: EngineRunner
+
+    /// Methods that manage users or reveal state: an admin token is required.
+    static let adminMethods: Set<String> = [
+        "createUser", "getUser", "getUserByPhoneNumber", "deleteUser", "updateUser", "setCustomUserClaims", "listUsers",
+        "revokeRefreshTokens", "unlockPhoneNumber", "createCustomToken", "getVerificationStatus", "getStorageStatistics",
+    ]
+
+    /// Client methods whose limits key on the caller's address: the server sets `clientIp`.
+    static let clientIpMethods: Set<String> = [
+        "verifyPhoneNumber", "verifyClient", "getCaptchaChallenge", "signInWithCredential", "linkWithCredential",
+        "updatePhoneNumber", "reauthenticateWithCredential", "mfaEnrollStart", "mfaEnrollFinalize", "mfaResolveSignIn",
+    ]
+
+    func handle(_ method: String, params: JSONValue, clientIp: String) async -> Reply {
+        var params = params
+        // The address is the server's to say: a client's own `clientIp` would let it dodge the limits.
+        if Self.clientIpMethods.contains(method), case let .object(pairs) = params {
+            params = .object(pairs.filter { $0.0 != "clientIp" } + [("clientIp", .string(clientIp))])
+        }
+        let (status, result) = await runner.call(method, params)
+        return status == 0 ? Reply(json: result) : Self.errorReply(result)
+    }
+
+    /// The engine's error object, with the HTTP status its code means.
+    static func errorReply(_ error: JSONValue) -> Reply {
+        let body = error["error"]
+        let code = body?["code"]?.stringValue ?? ""
+        let details = body?["details"]
+        var headers: [(String, String)] = []
+        let status: Int
+        switch code {
+        case "invalidIdToken", "userTokenExpired", "invalidUserToken", "idTokenRevoked", "invalidCustomToken": status = 401
+        case "userDisabled", "operationNotAllowed", "appNotVerified", "insufficientPermission": status = 403
+        case "userNotFound", "unknownMethod", "multiFactorInfoNotFound", "noSuchProvider": status = 404
+        case "phoneNumberAlreadyExists", "uidAlreadyExists", "credentialAlreadyInUse", "providerAlreadyLinked",
+             "secondFactorAlreadyEnrolled": status = 409
+        case "tooManyRequests", "quotaExceeded":
+            status = 429
+            if let seconds = details?["retryAfterSeconds"]?.intValue { headers.append(("Retry-After", String(seconds))) }
+        case "storageError": status = details?["retryable"] == .bool(true) ? 503 : 500
+        case "internalError": status = 500
+        default: status = 400
+        }
+        return Reply(status: status, json: error, headers: headers)
+    }
+
+    /// An error object of the engine's shape for what the server itself refuses.
+    static func error(_ code: String, status: Int32, _ message: String) -> JSONValue {
+        .object([("error", .object([("code", .string(code)), ("status", .int(Int64(status))), ("message", .string(message)),
+                                    ("details", .object([]))]))])
+    }
+}

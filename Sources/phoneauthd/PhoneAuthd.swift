@@ -1,0 +1,104 @@
+import ArgumentParser
+import Glibc
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import NIOSSL
+import PhoneAuthCore
+
+@main
+struct PhoneAuthd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "phoneauthd",
+        abstract: "PhoneAuth over HTTP: Firebase's Identity Toolkit dialect and PhoneAuth's own methods.",
+        discussion: """
+            The configuration file is the engine's JSON (docs/API.md) plus a "server" section \
+            (docs/SERVER.md). PHONEAUTHD_CONFIG names the file when --config is not given; \
+            PHONEAUTHD_HOST, PHONEAUTHD_PORT, PHONEAUTHD_API_KEYS and PHONEAUTHD_ADMIN_TOKENS \
+            override the file. SIGTERM or SIGINT finishes the requests in flight, then closes the engine.
+            Exit status: 0 after a clean shutdown, 1 for a bad configuration or a store that cannot be opened.
+            """
+    )
+
+    @Option(name: .long, help: "The configuration file (JSON).")
+    var config: String?
+
+    func run() async throws {
+        let runner: EngineRunner, server: Server, serverConfig: ServerConfig
+        do {
+            (runner, server, serverConfig) = try Self.setUp(path: config ?? ServerConfig.environment("PHONEAUTHD_CONFIG"))
+        } catch {
+            let failure = PhoneAuthError.from(error, during: "startup")
+            fputs("phoneauthd: \(failure.code.name): \(failure.message)\n", stderr)
+            throw ExitCode(1)
+        }
+        var logger = Logger(label: "phoneauthd")
+        logger.logLevel = .warning
+        let builder: HTTPServerBuilder
+        if let certificate = serverConfig.certificateFile, let key = serverConfig.privateKeyFile {
+            do {
+                let tls = TLSConfiguration.makeServerConfiguration(
+                    certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
+                    privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+                builder = try .tls(.http1(), tlsConfiguration: tls)
+            } catch {
+                fputs("phoneauthd: invalidConfiguration: server.tls: the certificate or key cannot be read (\(type(of: error))).\n", stderr)
+                await runner.shutdown()
+                throw ExitCode(1)
+            }
+        } else {
+            builder = .http1()
+        }
+        let scheme = serverConfig.certificateFile == nil ? "http" : "https"
+        let app = Application(
+            responder: server, server: builder,
+            configuration: .init(address: .hostname(serverConfig.host, port: serverConfig.port), serverName: nil),
+            onServerRunning: { channel in
+                // Tests and scripts read the port from this line when they asked for port 0.
+                let port = channel.localAddress?.port ?? serverConfig.port
+                fputs("{\"event\":\"listening\",\"url\":\"\(scheme)://\(serverConfig.host):\(port)\"}\n", stderr)
+                fflush(stderr)
+            },
+            logger: logger)
+        do {
+            try await app.runService()
+        } catch {
+            await runner.shutdown()
+            throw error
+        }
+        await runner.shutdown()
+        fputs("{\"event\":\"stopped\"}\n", stderr)
+    }
+
+    /// Reads the configuration, opens the engine and wires the server; throws PhoneAuthError.
+    static func setUp(path: String?) throws -> (EngineRunner, Server, ServerConfig) {
+        guard let path else { throw ServerConfig.bad("", "No configuration: pass --config FILE or set PHONEAUTHD_CONFIG.") }
+        guard let file = fopen(path, "rb") else { throw ServerConfig.bad("", "The configuration file cannot be opened: \(String(cString: strerror(errno))).") }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while case let n = fread(&chunk, 1, chunk.count, file), n > 0 { bytes += chunk[0..<n] }
+        fclose(file)
+        let json: JSONValue
+        do { json = try JSONCodec.parse(bytes: bytes) } catch {
+            throw ServerConfig.bad("", "The configuration file is not valid JSON: \(error.message) (line \(error.line), column \(error.column)).")
+        }
+        let (serverConfig, engineJSON) = try ServerConfig.read(json)
+        let engineConfig = try EngineConfig.read(engineJSON)
+        let emulator = serverConfig.emulatorCompat ? EmulatorSupport(codeLength: engineConfig.codeLength) : nil
+        if engineConfig.smsProvider == .callback && emulator == nil {
+            throw ServerConfig.bad("sms", "must name a provider for phoneauthd (sms.providers, or sms.provider \"console\"); only emulatorCompat keeps codes instead of sending them.")
+        }
+        let engine = try Engine(config: engineConfig)
+        let observability = Observability(accessLog: serverConfig.accessLog)
+        engine.setEventSink(observability)
+        if let emulator, engineConfig.smsProvider == .callback { engine.setSMSSender(emulator) }
+        let runner = EngineRunner(engine: engine, threads: serverConfig.threads)
+        let server = Server(config: serverConfig, projectId: engineConfig.projectId, runner: runner,
+                            toolkit: IdentityToolkit(runner: runner, projectId: engineConfig.projectId,
+                                                     authorizedDomains: serverConfig.authorizedDomains, emulator: emulator),
+                            admin: IdentityToolkitAdmin(runner: runner), own: OwnMethods(runner: runner), emulator: emulator,
+                            observability: observability)
+        return (runner, server, serverConfig)
+    }
+}

@@ -1,0 +1,225 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PhoneAuthCore
+
+/// The request context: Hummingbird's core storage plus the peer's address.
+struct ServerContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let remoteAddress: SocketAddress?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+}
+
+/// Every request: find its route, check its key or admin token, run it, log and count it.
+struct Server: HTTPResponder {
+    let config: ServerConfig
+    let projectId: String
+    let runner: EngineRunner
+    let toolkit: IdentityToolkit
+    let admin: IdentityToolkitAdmin
+    let own: OwnMethods
+    let emulator: EmulatorSupport?
+    let observability: Observability
+
+    func respond(to request: Request, context: ServerContext) async throws -> Response {
+        let started = ContinuousClock.now
+        let clientIp = clientAddress(request, peer: context.remoteAddress)
+        var request = request
+        let (route, reply) = await dispatch(&request, clientIp: clientIp)
+        observability.request(method: request.method.rawValue, route: route, status: reply.status, started: started, clientIp: clientIp)
+        return reply.response
+    }
+
+    /// The end user's address: the socket's, or, when the socket is a trusted proxy, the last
+    /// address in X-Forwarded-For that is not one.
+    func clientAddress(_ request: Request, peer: SocketAddress?) -> String {
+        let socket = peer?.ipAddress ?? "0.0.0.0"
+        guard !config.trustedProxies.isEmpty, let address = IPAddress(socket), isTrusted(address),
+              let forwarded = request.headers[HTTPField.Name("X-Forwarded-For")!] else { return socket }
+        for hop in forwarded.split(separator: ",").reversed() {
+            let text = String(hop).trimmingSpaces
+            guard let hopAddress = IPAddress(text) else { return socket }
+            if !isTrusted(hopAddress) { return text }
+        }
+        return socket
+    }
+
+    private func isTrusted(_ address: IPAddress) -> Bool { config.trustedProxies.contains { $0.contains(address) } }
+
+    // MARK: Routing
+
+    private func dispatch(_ request: inout Request, clientIp: String) async -> (String, Reply) {
+        let path = request.uri.path, method = request.method
+        let query = PercentEncoding.queryItems(request.uri.query ?? "") ?? []
+        switch path {
+        case "/healthz": return ("healthz", method == .get ? await health() : Self.wrongMethod("GET"))
+        case "/metrics": return ("metrics", method == .get ? Reply(text: observability.metricsText, contentType: "text/plain; version=0.0.4") : Self.wrongMethod("GET"))
+        case "/.well-known/jwks.json":
+            guard method == .get else { return ("jwks", Self.wrongMethod("GET")) }
+            let jwks = (try? await runner.run { $0.jwks }) ?? .object([("keys", .array([]))])
+            return ("jwks", Reply(json: jwks, headers: [("Cache-Control", "public, max-age=300")]))
+        default: break
+        }
+        if path.hasPrefix("/phoneauth/v1/") {
+            let name = String(path.dropFirst("/phoneauth/v1/".count))
+            let route = Engine.hasMethod(name) ? "phoneauth:\(name)" : "phoneauth:unknown"
+            return (route, await ownMethod(name, &request, query: query, clientIp: clientIp))
+        }
+        if let emulator, path.hasPrefix("/emulator/v1/projects/"), path.hasSuffix("/verificationCodes") {
+            return ("emulator:verificationCodes", method == .get ? Reply(json: emulator.verificationCodes) : Self.wrongMethod("GET"))
+        }
+        guard let target = ToolkitRoute(path: path) else {
+            return ("unknown", ToolkitError(404, "NOT_FOUND", "No such endpoint; see docs/SERVER.md.").reply)
+        }
+        return (target.name, await toolkitCall(target, &request, query: query, clientIp: clientIp))
+    }
+
+    private func toolkitCall(_ target: ToolkitRoute, _ request: inout Request, query: [(String, String)], clientIp: String) async -> Reply {
+        guard request.method == target.method else { return Self.wrongMethod(target.method.rawValue) }
+        do {
+            if let project = target.project {
+                guard project == projectId else { throw ToolkitError(404, "PROJECT_NOT_FOUND", "This server serves project \(projectId).") }
+                guard isAdmin(request) else {
+                    throw ToolkitError(403, "INSUFFICIENT_PERMISSION", "Admin calls need an admin token: Authorization: Bearer <token>.")
+                }
+            } else {
+                try checkApiKey(request, query: query)
+            }
+            let body = target.method == .get ? JSONValue.object([]) : try await readBody(&request)
+            let call = ToolkitCall(body: body, clientIp: clientIp, languageCode: languageCode(request))
+            let result = target.project == nil
+                ? try await toolkit.handle(target.operation, call)
+                : try await admin.handle(target.operation, call, query: query)
+            return Reply(json: result)
+        } catch {
+            return ToolkitError.from(error).reply
+        }
+    }
+
+    private func ownMethod(_ name: String, _ request: inout Request, query: [(String, String)], clientIp: String) async -> Reply {
+        guard request.method == .post else { return Self.wrongMethod("POST") }
+        if OwnMethods.adminMethods.contains(name) {
+            guard isAdmin(request) else {
+                return Reply(status: 403, json: OwnMethods.error("insufficientPermission", status: 18008,
+                                                                 "The method \(name) needs an admin token: Authorization: Bearer <token>."))
+            }
+        } else {
+            do { try checkApiKey(request, query: query) } catch { return OwnMethods.errorReply(OwnMethods.error("invalidApiKey", status: 18009, "API key not valid.")) }
+        }
+        do {
+            return await own.handle(name, params: try await readBody(&request), clientIp: clientIp)
+        } catch let error as ToolkitError {
+            return Reply(status: error.status, json: OwnMethods.error("invalidArgument", status: 18000, error.detail ?? error.code))
+        } catch {
+            return OwnMethods.errorReply(PhoneAuthError.from(error, during: name).jsonValue)
+        }
+    }
+
+    // MARK: Checks
+
+    /// Constant-time comparison against every token, so timing says nothing about which is close.
+    private func isAdmin(_ request: Request) -> Bool {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { return false }
+        let presented = Array(header.utf8.dropFirst(7))
+        if config.emulatorCompat && presented == Array("owner".utf8) { return true }
+        var matched = false
+        for token in config.adminTokens where SecureBytes.equal(Array(token.utf8), presented) { matched = true }
+        return matched
+    }
+
+    private func checkApiKey(_ request: Request, query: [(String, String)]) throws {
+        guard !config.apiKeys.isEmpty else { return }
+        let key = query.first(where: { $0.0 == "key" })?.1 ?? request.headers[HTTPField.Name("X-Goog-Api-Key")!]
+        guard let key, config.apiKeys.contains(key) else {
+            throw ToolkitError(400, "API key not valid. Please pass a valid API key.")
+        }
+    }
+
+    private func languageCode(_ request: Request) -> String? {
+        guard let value = request.headers[HTTPField.Name("X-Firebase-Locale")!], !value.isEmpty, value.utf8.count <= 35 else { return nil }
+        return value
+    }
+
+    /// The body as a JSON object: JSON, or a form (securetoken accepts both); empty is {}.
+    private func readBody(_ request: inout Request) async throws -> JSONValue {
+        let buffer: ByteBuffer
+        do { buffer = try await request.collectBody(upTo: config.maxBodyBytes) } catch {
+            throw ToolkitError(413, "PAYLOAD_TOO_LARGE", "The body is larger than \(config.maxBodyBytes) bytes.")
+        }
+        if buffer.readableBytes == 0 { return .object([]) }
+        let bytes = Array(buffer.readableBytesView)
+        if request.headers[.contentType]?.hasPrefix("application/x-www-form-urlencoded") == true {
+            guard let items = PercentEncoding.queryItems(String(decoding: bytes, as: UTF8.self)) else {
+                throw ToolkitError(400, "INVALID_ARGUMENT", "The form body is malformed.")
+            }
+            return .object(items.map { ($0.0, .string($0.1)) })
+        }
+        let value: JSONValue
+        do { value = try JSONCodec.parse(bytes: bytes) } catch {
+            throw ToolkitError(400, "INVALID_ARGUMENT", "Invalid JSON payload received: \(error.message) (line \(error.line), column \(error.column)).")
+        }
+        guard case .object = value else { throw ToolkitError(400, "INVALID_ARGUMENT", "The body must be a JSON object, not \(value.typeName).") }
+        return value
+    }
+
+    private func health() async -> Reply {
+        do {
+            _ = try await runner.run { try $0.listUsers(maxResults: 1, pageToken: nil) }
+            return Reply(json: .object([("status", .string("ok"))]))
+        } catch {
+            let failure = PhoneAuthError.from(error, during: "healthz")
+            return Reply(status: 503, json: .object([("status", .string("unavailable")), ("message", .string(failure.message))]))
+        }
+    }
+
+    static func wrongMethod(_ allowed: String) -> Reply {
+        var reply = ToolkitError(405, "METHOD_NOT_ALLOWED", "Use \(allowed).").reply
+        reply.headers.append(("Allow", allowed))
+        return reply
+    }
+}
+
+/// An Identity Toolkit path, with or without Google's host name as its first segment.
+struct ToolkitRoute {
+    private(set) var operation = ""
+    private(set) var method = HTTPRequest.Method.post
+    /// Set for the admin paths under /v1/projects/{project}/.
+    private(set) var project: String?
+
+    var name: String { project == nil ? "toolkit:\(operation)" : "admin:\(operation)" }
+
+    static let clientOperations: Set<String> = ["sendVerificationCode", "signInWithPhoneNumber", "lookup", "delete", "update", "signInWithCustomToken"]
+    static let adminOperations: Set<String> = ["accounts", "accounts:lookup", "accounts:batchGet", "accounts:update", "accounts:delete", "accounts:batchDelete"]
+
+    init?(path: String) {
+        var rest = Substring(path)
+        for host in ["/www.googleapis.com/identitytoolkit", "/identitytoolkit.googleapis.com", "/securetoken.googleapis.com"] where rest.hasPrefix(host + "/") {
+            rest = rest.dropFirst(host.count)
+            break
+        }
+        if rest.hasPrefix("/v3/relyingparty/"), let op = IdentityToolkit.legacyNames[String(rest.dropFirst("/v3/relyingparty/".count))] {
+            operation = op
+            if op == "getProjectConfig" { method = .get }
+        } else if rest == "/v1/token" {
+            operation = "token"
+        } else if rest.hasPrefix("/v1/accounts:"), Self.clientOperations.contains(String(rest.dropFirst("/v1/accounts:".count))) {
+            operation = String(rest.dropFirst("/v1/accounts:".count))
+        } else if rest.hasPrefix("/v2/accounts/"),
+                  ["mfaEnrollment:start", "mfaEnrollment:finalize", "mfaEnrollment:withdraw", "mfaSignIn:start", "mfaSignIn:finalize"]
+                      .contains(String(rest.dropFirst("/v2/accounts/".count))) {
+            operation = String(rest.dropFirst("/v2/accounts/".count))
+        } else if rest.hasPrefix("/v1/projects/") {
+            let parts = rest.dropFirst("/v1/projects/".count).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty, Self.adminOperations.contains(String(parts[1])) else { return nil }
+            project = String(parts[0])
+            operation = String(parts[1])
+            if operation == "accounts:batchGet" { method = .get }
+        } else {
+            return nil
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Glibc
+import PhoneAuthCore
+
+/// The `server` section of phoneauthd's configuration; the rest of the file is the engine's.
+/// Environment variables override the file: PHONEAUTHD_HOST, PHONEAUTHD_PORT,
+/// PHONEAUTHD_API_KEYS and PHONEAUTHD_ADMIN_TOKENS (comma-separated lists).
+struct ServerConfig {
+    var host = "127.0.0.1"
+    var port = 9099
+    /// Accepted `?key=` values of client calls; empty accepts any.
+    var apiKeys: [String] = []
+    /// Bearer tokens of admin calls; each at least 16 characters, so a guessable one cannot be set.
+    var adminTokens: [String] = []
+    var trustedProxies: [CIDR] = []
+    var certificateFile: String?
+    var privateKeyFile: String?
+    var maxBodyBytes = 64 * 1024
+    var emulatorCompat = false
+    /// getProjectConfig's answer.
+    var authorizedDomains: [String] = []
+    /// Threads that run the engine's blocking calls.
+    var threads = 16
+    var accessLog = true
+
+    static let keys: Set<String> = [
+        "host", "port", "apiKeys", "adminTokens", "trustedProxies", "tls", "maxBodyBytes", "emulatorCompat",
+        "authorizedDomains", "threads", "accessLog",
+    ]
+
+    /// Splits a configuration into the server's part and the engine's.
+    static func read(_ json: JSONValue, environment: (String) -> String? = ServerConfig.environment) throws -> (ServerConfig, JSONValue) {
+        guard case let .object(pairs) = json else {
+            throw bad("", "The configuration must be a JSON object.")
+        }
+        var c = ServerConfig()
+        if let section = pairs.first(where: { $0.0 == "server" })?.1 {
+            let r = try ObjectReader(section, code: .invalidConfiguration, path: "server", what: "configuration")
+            try r.rejectUnknown(keys)
+            c.host = try r.string("host") ?? c.host
+            c.port = Int(try r.int("port", in: 0...65_535) ?? Int64(c.port))
+            c.apiKeys = try strings(r, "apiKeys")
+            c.adminTokens = try strings(r, "adminTokens")
+            c.trustedProxies = try strings(r, "trustedProxies").map { text in
+                guard let cidr = CIDR(text) else { throw bad("server.trustedProxies", "holds \(Echo.quoted(text, or: "an entry")), which is not an address or CIDR block.") }
+                return cidr
+            }
+            if let tls = try r.object("tls") {
+                try tls.rejectUnknown(["certificateFile", "privateKeyFile"])
+                c.certificateFile = try tls.string("certificateFile")
+                c.privateKeyFile = try tls.string("privateKeyFile")
+                guard c.certificateFile?.isEmpty == false, c.privateKeyFile?.isEmpty == false else {
+                    throw bad("server.tls", "needs both 'certificateFile' and 'privateKeyFile'.")
+                }
+            }
+            c.maxBodyBytes = Int(try r.int("maxBodyBytes", in: 1024...(16 << 20)) ?? Int64(c.maxBodyBytes))
+            c.emulatorCompat = try r.bool("emulatorCompat") ?? false
+            c.authorizedDomains = try strings(r, "authorizedDomains")
+            c.threads = Int(try r.int("threads", in: 1...256) ?? Int64(c.threads))
+            c.accessLog = try r.bool("accessLog") ?? true
+        }
+        if let host = environment("PHONEAUTHD_HOST") { c.host = host }
+        if let port = environment("PHONEAUTHD_PORT") {
+            guard let value = Int(port), (0...65_535).contains(value) else { throw bad("PHONEAUTHD_PORT", "must be a port number.") }
+            c.port = value
+        }
+        if let keys = environment("PHONEAUTHD_API_KEYS") { c.apiKeys = list(keys) }
+        if let tokens = environment("PHONEAUTHD_ADMIN_TOKENS") { c.adminTokens = list(tokens) }
+        try c.check()
+        return (c, .object(pairs.filter { $0.0 != "server" }))
+    }
+
+    private func check() throws {
+        guard IPAddress(host) != nil || host == "localhost" else {
+            throw Self.bad("server.host", "must be an IP address to listen on (or localhost).")
+        }
+        if emulatorCompat && !isLoopback {
+            throw Self.bad("server.emulatorCompat", "is only allowed when server.host is a loopback address: it accepts unsigned tokens and a fixed admin token.")
+        }
+        if adminTokens.contains(where: { $0.utf8.count < 16 }) {
+            throw Self.bad("server.adminTokens", "holds a token shorter than 16 characters; use long random tokens.")
+        }
+    }
+
+    var isLoopback: Bool { host == "localhost" || IPAddress(host)?.isLoopback == true }
+
+    private static func strings(_ r: ObjectReader, _ key: String) throws -> [String] {
+        guard let value = r.value(key) else { return [] }
+        guard case let .array(items) = value else { throw bad("server.\(key)", "must be an array of strings.") }
+        return try items.map { item in
+            guard let text = item.stringValue, !text.isEmpty else { throw bad("server.\(key)", "must hold only non-empty strings.") }
+            return text
+        }
+    }
+
+    private static func list(_ text: String) -> [String] {
+        text.split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
+    }
+
+    static func environment(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        let text = String(cString: value)
+        return text.isEmpty ? nil : text
+    }
+
+    static func bad(_ key: String, _ problem: String) -> PhoneAuthError {
+        PhoneAuthError(.invalidConfiguration, key.isEmpty ? problem : "The configuration key '\(key)' \(problem)",
+                       details: key.isEmpty ? [] : [("key", .string(key))])
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while s.first == " " { s.removeFirst() }
+        while s.last == " " { s.removeLast() }
+        return String(s)
+    }
+}
+
+extension JSONCodec {
+    static func parse(bytes: [UInt8]) throws(ParseError) -> JSONValue {
+        let result: Result<JSONValue, ParseError> = bytes.withUnsafeBytes { buffer in
+            do throws(ParseError) { return .success(try JSONCodec.parse(bytes: buffer)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+}
