@@ -89,7 +89,7 @@ struct Server: HTTPResponder {
             } else {
                 try checkApiKey(request, query: query)
             }
-            let body = target.method == .get ? JSONValue.object([]) : try await readBody(&request)
+            let body = target.method == .get ? JSONValue.object([]) : try await readBody(&request, allowForm: target.operation == "token")
             let call = ToolkitCall(body: body, clientIp: clientIp, languageCode: languageCode(request))
             let result = target.project == nil
                 ? try await toolkit.handle(target.operation, call)
@@ -144,15 +144,15 @@ struct Server: HTTPResponder {
         return value
     }
 
-    /// The body as a JSON object: JSON, or a form (securetoken accepts both); empty is {}.
-    private func readBody(_ request: inout Request) async throws -> JSONValue {
+    /// The body as a JSON object: JSON, or where `allowForm` a form (securetoken accepts both); empty is {}.
+    private func readBody(_ request: inout Request, allowForm: Bool = false) async throws -> JSONValue {
         let buffer: ByteBuffer
         do { buffer = try await request.collectBody(upTo: config.maxBodyBytes) } catch {
             throw ToolkitError(413, "PAYLOAD_TOO_LARGE", "The body is larger than \(config.maxBodyBytes) bytes.")
         }
         if buffer.readableBytes == 0 { return .object([]) }
         let bytes = Array(buffer.readableBytesView)
-        if request.headers[.contentType]?.hasPrefix("application/x-www-form-urlencoded") == true {
+        if allowForm, request.headers[.contentType]?.hasPrefix("application/x-www-form-urlencoded") == true {
             guard let items = PercentEncoding.queryItems(String(decoding: bytes, as: UTF8.self)) else {
                 throw ToolkitError(400, "INVALID_ARGUMENT", "The form body is malformed.")
             }
