@@ -12,6 +12,7 @@ export PHONEAUTH_CLI := $(OUT)/bin/phoneauth
 
 .PHONY: all deps venv build test test-all test-swift test-swift-postgres test-c test-c-postgres example \
         test-python test-python-postgres check-memory check-portable demo bench install dist clean \
+        server server-debug test-server \
         fuzz fuzz-lib fuzz-regressions \
         check-sanitizers check-asan check-tsan check-tsan-threads asan-lib tsan-lib
 
@@ -32,7 +33,7 @@ $(VENV)/.ready: bindings/python/pyproject.toml Makefile
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q pytest 'pyjwt[crypto]' cryptography pyotp 'phonenumbers==9.0.43' \
-	  'psycopg[binary]>=3.3,<3.4' 'standardwebhooks==1.1.0'
+	  'psycopg[binary]>=3.3,<3.4' 'standardwebhooks==1.1.0' 'firebase-admin==7.7.0'
 	$(PY) -m pip install -q -e bindings/python
 	touch $@
 
@@ -53,7 +54,7 @@ test: deps
 	bash Tests/pg/with-cluster.sh $(MAKE) --no-print-directory test-all
 
 # pytest runs last so the run closes on its summary line.
-test-all: test-swift test-swift-postgres test-c test-c-postgres check-memory check-portable check-tsan-threads \
+test-all: test-swift test-server test-swift-postgres test-c test-c-postgres check-memory check-portable check-tsan-threads \
           example test-python-postgres test-python
 
 test-swift: deps
@@ -93,8 +94,23 @@ test-python-postgres: build venv
 test-python: build venv
 	$(PY) -m pytest -q bindings/python/tests
 
-demo: example venv
+demo: example venv server
 	$(PY) bindings/python/examples/demo.py
+	bash examples/server/demo.sh $(OUT)/bin/phoneauthd
+
+# phoneauthd, the HTTP server (Sources/phoneauthd), self-contained like the CLI.
+server: deps
+	swift build -c $(CONFIG) --product phoneauthd
+	mkdir -p $(OUT)/bin
+	cp -f .build/$(CONFIG)/phoneauthd $(OUT)/bin/phoneauthd.tmp && mv -f $(OUT)/bin/phoneauthd.tmp $(OUT)/bin/phoneauthd
+
+# The server's tests run the debug build, which `swift test` has already made: a release build of
+# SwiftNIO and Hummingbird would add minutes to every run for nothing the tests need.
+server-debug: deps
+	swift build --product phoneauthd
+
+test-server: server-debug venv
+	PHONEAUTHD=$(CURDIR)/.build/debug/phoneauthd $(PY) -m pytest -q Tests/server
 
 # The PostgreSQL part runs against PHONEAUTH_TEST_POSTGRES_URL if set, else in a private
 # cluster (Tests/pg/with-cluster.sh: started for the run, then stopped and removed).

@@ -23,6 +23,16 @@ enum ProviderSettings {
         return providers
     }
 
+    /// `appVerification.pushWebhook`: a webhook object as in sms.providers, without `type`.
+    static func readPushWebhook(_ r: ObjectReader) throws(PhoneAuthError) -> WebhookProvider {
+        guard r.value("type") == nil else { throw bad("appVerification.pushWebhook.type", "is not used: a push webhook is always a webhook") }
+        let typed = try ObjectReader(.object(r.entries + [("type", .string("webhook"))]), code: .invalidConfiguration, path: "appVerification.pushWebhook")
+        guard let provider = try readOne(typed, path: "appVerification.pushWebhook") as? WebhookProvider else {
+            throw bad("appVerification.pushWebhook", "must be a webhook")
+        }
+        return provider
+    }
+
     private static let commonKeys: Set<String> = ["type", "name", "baseUrl", "timeoutMs", "connectTimeoutMs", "caFile"]
 
     private static func readOne(_ r: ObjectReader, path: String) throws(PhoneAuthError) -> any HTTPProvider {

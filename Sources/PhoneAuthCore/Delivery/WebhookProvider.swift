@@ -24,8 +24,12 @@ struct WebhookProvider: HTTPProvider {
             ("to", .string(message.to)), ("body", .string(message.body)), ("languageCode", .string(message.languageCode)),
             ("verificationId", .string(message.verificationId)), ("purpose", .string(message.purpose)),
         ])
+        return signedPost(payload, id: "msg_\(message.verificationId)", now: now)
+    }
+
+    /// A POST of `payload` as JSON with the Standard Webhooks headers.
+    func signedPost(_ payload: JSONValue, id: String, now: Timestamp) -> HTTPRequest {
         let body = Array(JSONCodec.serialize(payload).utf8)
-        let id = "msg_\(message.verificationId)"
         let timestamp = String(now.milliseconds / 1000)
         return post(endpoint.baseUrl, body: body, headers: [
             "Content-Type: application/json", "webhook-id: \(id)", "webhook-timestamp: \(timestamp)",

@@ -45,6 +45,7 @@ public final class Engine: @unchecked Sendable {
             }, clock: clock, events: events))
         case .callback: break
         }
+        if let webhook = config.pushWebhook { appHooks.pushSender = WebhookPushSender(webhook: webhook, clock: clock) }
         do { try worker.start() } catch { store.close(); throw error }
     }
 

@@ -38,6 +38,8 @@ public struct EngineConfig: Sendable {
     public var smsProvider = SMSProviderKind.callback
     /// The HTTP providers of `sms.providers`, in the order they are tried (smsProvider .providers).
     var smsProviders: [any HTTPProvider] = []
+    /// `appVerification.pushWebhook`: where verification pushes go when no push sender is installed.
+    var pushWebhook: WebhookProvider?
     /// Messages sent at once; nil: 16 for HTTP providers, 1 for a callback or the console.
     public var smsConcurrency: Int?
     public var smsBreakerFailures = 5
@@ -118,7 +120,8 @@ public struct EngineConfig: Sendable {
             c.testPhoneNumbers = try readTestPhoneNumbers(numbers)
         }
         if let app = try r.object("appVerification") {
-            try app.rejectUnknown(["disabledForTesting", "enforce", "pushTimeoutSeconds", "receiptTtlSeconds"])
+            try app.rejectUnknown(["disabledForTesting", "enforce", "pushTimeoutSeconds", "receiptTtlSeconds", "pushWebhook"])
+            if let webhook = try app.object("pushWebhook") { c.pushWebhook = try ProviderSettings.readPushWebhook(webhook) }
             c.appVerificationDisabledForTesting = try app.bool("disabledForTesting") ?? false
             c.appVerificationEnforce = try app.bool("enforce")
             c.pushTimeoutSeconds = try app.int("pushTimeoutSeconds", in: 1...120) ?? c.pushTimeoutSeconds
