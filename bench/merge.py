@@ -1,6 +1,6 @@
 """Merges the drivers' JSON outputs into one document and adds the comparisons between them.
 
-Usage: merge.py c.json python.json handrolled.json [postgres.json [delivery.json]] > latest.json
+Usage: merge.py c.json python.json handrolled.json [postgres.json [delivery.json [http.json]]] > latest.json
 """
 import json
 import os
@@ -14,12 +14,13 @@ def load(path):
         return json.load(f)
 
 
-def main(c_path, py_path, hand_path, pg_path=None, delivery_path=None):
+def main(c_path, py_path, hand_path, pg_path=None, delivery_path=None, http_path=None):
     c = load(c_path)
     py = load(py_path)
     hand = load(hand_path)
     pg = load(pg_path)["postgres"] if pg_path else {"skipped": "not run"}
     delivery = load(delivery_path)["delivery"] if delivery_path else {"skipped": "not run"}
+    http = load(http_path)["http"] if http_path else {"skipped": "not run"}
     doc = {
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
@@ -30,6 +31,7 @@ def main(c_path, py_path, hand_path, pg_path=None, delivery_path=None):
         "handrolled": hand["handrolled"],
         "postgres": pg,
         "delivery": delivery,
+        "http": http,
     }
     floor_us = c["floor"]["floorPerFlowUs"]
     for section in (doc["python"].get("threads1"), doc["python"].get("threads2"), doc["handrolled"]):
@@ -79,12 +81,24 @@ def main(c_path, py_path, hand_path, pg_path=None, delivery_path=None):
             summary["targets"]["deliveryDefaultAtLeast100SmsPerSecond"] = default["smsPerSecond"] >= 100
     else:
         summary["delivery"] = {"skipped": delivery.get("skipped", "no results")}
+    # HTTP: flows/s through phoneauthd over loopback, as a share of the in-process C figure of
+    # the same thread count measured in this run (the target: at least 60 %).
+    if "threads1" in http:
+        summary["http"] = {}
+        for threads in ("threads1", "threads2"):
+            fps, in_process = http[threads]["flowsPerSecond"], c["c"][threads]["flowsPerSecond"]
+            summary["http"][threads] = {"flowsPerSecond": fps, "inProcessFlowsPerSecond": in_process,
+                                        "ratioToInProcess": round(fps / in_process, 2) if in_process else None}
+        summary["targets"]["httpAtLeast60PercentOfInProcess"] = all(
+            v["ratioToInProcess"] is not None and v["ratioToInProcess"] >= 0.6 for v in summary["http"].values())
+    else:
+        summary["http"] = {"skipped": http.get("skipped", "no results")}
     doc["summary"] = summary
     json.dump(doc, sys.stdout, indent=2)
     sys.stdout.write("\n")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (4, 5, 6):
+    if len(sys.argv) not in (4, 5, 6, 7):
         sys.exit(__doc__)
     main(*sys.argv[1:])

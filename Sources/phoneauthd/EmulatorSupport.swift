@@ -14,7 +14,10 @@ final class EmulatorSupport: SMSSender, @unchecked Sendable {
     }
 
     private let lock = Lock()
-    private var sent: [Sent] = []
+    /// By verification ID, and the order they came in (for dropping the old ones from the front).
+    private var bySession: [String: Sent] = [:]
+    private var order: [String] = []
+    private var head = 0
     private let codeLength: Int
     static let keepSeconds: Int64 = 600
     static let audience = "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit"
@@ -28,15 +31,33 @@ final class EmulatorSupport: SMSSender, @unchecked Sendable {
         }
         let now = SystemClock().now()
         lock.withLock {
-            sent.removeAll { now.milliseconds - $0.at.milliseconds > Self.keepSeconds * 1000 }
-            sent.append(Sent(code: code, phoneNumber: message.to, sessionInfo: message.verificationId, at: now))
+            dropOld(now: now)
+            if bySession[message.verificationId] == nil { order.append(message.verificationId) }
+            bySession[message.verificationId] = Sent(code: code, phoneNumber: message.to, sessionInfo: message.verificationId, at: now)
         }
         return .sent(messageId: "emulator-\(message.verificationId)")
     }
 
-    var verificationCodes: JSONValue {
+    private func dropOld(now: Timestamp) {
+        while head < order.count, let first = bySession[order[head]], now.milliseconds - first.at.milliseconds > Self.keepSeconds * 1000 {
+            bySession[order[head]] = nil
+            head += 1
+        }
+        if head > 1024 && head * 2 > order.count {
+            order.removeFirst(head)
+            head = 0
+        }
+    }
+
+    /// The codes of the last ten minutes, oldest first; only `sessionInfo`'s when given (a
+    /// PhoneAuth addition: test tooling and the HTTP bench look one up without listing them all).
+    func verificationCodes(sessionInfo: String?) -> JSONValue {
         let now = SystemClock().now()
-        let recent = lock.withLock { sent.filter { now.milliseconds - $0.at.milliseconds <= Self.keepSeconds * 1000 } }
+        let recent: [Sent] = lock.withLock {
+            dropOld(now: now)
+            if let sessionInfo { return bySession[sessionInfo].map { [$0] } ?? [] }
+            return order[head...].compactMap { bySession[$0] }
+        }
         return .object([("verificationCodes", .array(recent.map {
             .object([("code", .string($0.code)), ("phoneNumber", .string($0.phoneNumber)), ("sessionInfo", .string($0.sessionInfo))])
         }))])

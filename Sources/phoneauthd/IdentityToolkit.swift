@@ -93,7 +93,7 @@ struct IdentityToolkit: Sendable {
             let phone = try? await runner.run { try $0.verificationStatus(given.verificationId).phone }
             var o = JSONObjectBuilder()
             o.set("temporaryProof", .string(proof))
-            o.set("temporaryProofExpiresIn", .string("300"))
+            o.set("temporaryProofExpiresIn", .string(String(runner.engine.config.temporaryProofTtlSeconds)))
             o.set("phoneNumber", phone.map { .string($0) })
             return o.value
         } catch let error as PhoneAuthError where error.code == .secondFactorRequired {

@@ -70,7 +70,8 @@ struct Server: HTTPResponder {
             return (route, await ownMethod(name, &request, query: query, clientIp: clientIp))
         }
         if let emulator, path.hasPrefix("/emulator/v1/projects/"), path.hasSuffix("/verificationCodes") {
-            return ("emulator:verificationCodes", method == .get ? Reply(json: emulator.verificationCodes) : Self.wrongMethod("GET"))
+            let session = query.first(where: { $0.0 == "sessionInfo" })?.1
+            return ("emulator:verificationCodes", method == .get ? Reply(json: emulator.verificationCodes(sessionInfo: session)) : Self.wrongMethod("GET"))
         }
         guard let target = ToolkitRoute(path: path) else {
             return ("unknown", ToolkitError(404, "NOT_FOUND", "No such endpoint; see docs/SERVER.md.").reply)
