@@ -23,8 +23,10 @@ extension Engine {
 
     /// A new session that carries on `session` (same first and second factor, same auth_time),
     /// for the fresh tokens an account change returns. The presented session stays valid.
-    func continuation(of session: SessionInfo, now: Timestamp) -> (NewSignIn, RefreshToken) {
-        var (signIn, first) = newSignIn(uid: session.user.uid, provider: session.provider, now: now, developerClaims: session.developerClaims)
+    /// `provider` is the credential just proved, when there is one (a link or a number change
+    /// makes it a phone session, as Firebase's tokens say after them).
+    func continuation(of session: SessionInfo, provider: String? = nil, now: Timestamp) -> (NewSignIn, RefreshToken) {
+        var (signIn, first) = newSignIn(uid: session.user.uid, provider: provider ?? session.provider, now: now, developerClaims: session.developerClaims)
         signIn.authTime = session.authTime
         signIn.secondFactor = session.secondFactor
         signIn.secondFactorEnrollment = session.secondFactorEnrollment
@@ -39,7 +41,7 @@ extension Engine {
         try Self.checkCredential(credential)
         let session = try session(of: idToken, recent: true)
         let now = clock.now()
-        let (signIn, first) = continuation(of: session, now: now)
+        let (signIn, first) = continuation(of: session, provider: "phone", now: now)
         let secret = Base64URL.encode(SecureBytes.random(count: 32))
         let proofId = VerificationCode.newVerificationId(at: now)
         let proof = TemporaryProof(verificationId: proofId, codeHash: keys.codeHash(verificationId: proofId, code: secret),
@@ -60,7 +62,7 @@ extension Engine {
         try Self.checkCredential(credential)
         let session = try session(of: idToken, recent: true)
         let now = clock.now()
-        let (signIn, first) = continuation(of: session, now: now)
+        let (signIn, first) = continuation(of: session, provider: "phone", now: now)
         return try finish(try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId, change: .updatePhoneNumber, now: now,
                                                      maxAttempts: config.maxAttempts, limits: checkLimits(credential), codeMatches: codeMatcher(credential), signIn: signIn),
                           signIn, first, now: now, clientIp: credential.clientIp)
