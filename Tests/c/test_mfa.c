@@ -569,7 +569,7 @@ static void test_linking(void) {
     r = call_cred("linkWithCredential", idt, credential_for(PHONE_FREE, CODE_FREE), &st);
     if (EXPECT_OK(r, st)) {
         CHECKF(str_is(r, "user.uid", "host-mfa-1") && str_is(r, "user.phoneNumber", PHONE_FREE) &&
-                   str_is(r, "additionalUserInfo.providerId", "custom"),
+                   str_is(r, "additionalUserInfo.providerId", "phone"),
                "%s", tu_dump(r));
         json_t *c = claims_of(tu_str(r, "idToken"));
         CHECKF(str_is(c, "claims.phone_number", PHONE_FREE), "%s", tu_dump(c));

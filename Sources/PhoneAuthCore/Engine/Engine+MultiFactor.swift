@@ -72,7 +72,10 @@ extension Engine {
     public func unenroll(idToken: String, enrollmentId: String) throws -> SignInResult {
         let session = try session(of: idToken, recent: true)
         let now = clock.now()
-        let (signIn, first) = continuation(of: session, now: now)
+        var (signIn, first) = continuation(of: session, now: now)
+        if signIn.secondFactorEnrollment == enrollmentId {  // the factor this session proved is gone
+            (signIn.secondFactor, signIn.secondFactorEnrollment) = (nil, nil)
+        }
         return try finish(try store.unenroll(uid: session.user.uid, presentedSession: session.sessionId, enrollmentId: enrollmentId,
                                              signIn: signIn, now: now),
                           signIn, first, now: now)

@@ -24,10 +24,10 @@ def test_custom_token_user_links_a_phone(engine):
     assert set(linked) == {"user", "idToken", "refreshToken", "expiresIn", "additionalUserInfo"}
     assert linked["user"]["uid"] == "host-1" and linked["user"]["phoneNumber"] == A
     assert linked["user"]["providerData"] == [{"providerId": "phone", "uid": A, "phoneNumber": A}]
-    assert linked["additionalUserInfo"] == {"isNewUser": False, "providerId": "custom"}
+    assert linked["additionalUserInfo"] == {"isNewUser": False, "providerId": "phone"}  # as Firebase's after a link
     old, new = decode(engine, host["idToken"]), decode(engine, linked["idToken"])
     assert new["phone_number"] == A and "phone_number" not in old
-    assert new["firebase"]["sign_in_provider"] == "custom"
+    assert new["firebase"]["sign_in_provider"] == "phone"
     assert new["auth_time"] == old["auth_time"]  # carries on the presented session...
     assert new["sid"] != old["sid"]  # ...as a new one
     engine.refresh_id_token(refresh_token=host["refreshToken"])  # the presented one stays valid

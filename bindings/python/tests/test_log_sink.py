@@ -117,8 +117,8 @@ def test_every_new_session_is_a_sign_in(make_engine, events):
             for e in events.named("signInSucceeded")]
     assert seen == [
         ("host-1", "custom", None, None, True),
-        ("host-1", "custom", "+*******1230", None, False),
-        ("host-1", "custom", "+*******1230", "phone", False),  # the enrolment's new session
+        ("host-1", "phone", "+*******1230", None, False),  # a link makes it a phone session
+        ("host-1", "phone", "+*******1230", "phone", False),  # the enrolment's new session
         ("host-1", "phone", "+*******1230", "phone", False),  # the resolved sign-in
     ]
     assert enrolled["user"]["uid"] == "host-1"

@@ -237,8 +237,10 @@ def test_unenroll(engine):
     with pytest.raises(phoneauth.MultiFactorInfoNotFoundError):
         engine.mfa_unenroll(alice["idToken"], "no-such-factor")
     result = engine.mfa_unenroll(alice["idToken"], factor["uid"])
-    assert set(result) == {"user"}
+    assert set(result) == {"user", "idToken", "refreshToken", "expiresIn", "additionalUserInfo"}
     assert result["user"]["multiFactor"] == {"enrolledFactors": []}
+    engine.refresh_id_token(refresh_token=result["refreshToken"])  # fresh tokens of a continuing session
+    assert decode(engine, result["idToken"])["auth_time"] == decode(engine, alice["idToken"])["auth_time"]
     with pytest.raises(phoneauth.MultiFactorInfoNotFoundError):
         engine.mfa_unenroll(alice["idToken"], factor["uid"])
     engine.refresh_id_token(refresh_token=alice["refreshToken"])  # sessions continue
