@@ -9,6 +9,10 @@ final class Observability: EventSink, @unchecked Sendable {
     private let smsSent: Counter
     private let smsFailed: Counter
     private let accessLog: Bool
+    /// The registry validates names and labels on every lookup: each route's collectors are made once.
+    private let lock = Lock()
+    private var counters: [String: Counter] = [:]
+    private var histograms: [String: DurationHistogram] = [:]
     private static let buckets: [Duration] = [.milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
                                               .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
                                               .seconds(2.5), .seconds(5)]
@@ -23,10 +27,9 @@ final class Observability: EventSink, @unchecked Sendable {
     /// caller made up), status and latency, and writes its access-log line.
     func request(method: String, route: String, status: Int, started: ContinuousClock.Instant, clientIp: String) {
         let elapsed = ContinuousClock.now - started
-        let labels = [("route", route), ("method", method), ("status", String(status))]
-        registry.makeCounter(descriptor: .init(metricName: "phoneauth_http_requests", unitName: "total", helpText: "HTTP requests"), labels: labels).increment()
-        registry.makeDurationHistogram(descriptor: .init(metricName: "phoneauth_http_request_duration", unitName: "seconds", helpText: "HTTP request latency"),
-                                       labels: [("route", route)], buckets: Self.buckets).record(elapsed)
+        let (counter, histogram) = collectors(route: route, method: method, status: status)
+        counter.increment()
+        histogram.record(elapsed)
         guard accessLog else { return }
         let (seconds, attoseconds) = elapsed.components
         let line: JSONValue = .object([
@@ -35,6 +38,21 @@ final class Observability: EventSink, @unchecked Sendable {
             ("clientIp", .string(clientIp)),
         ])
         Self.write(JSONCodec.serialize(line), to: stdout)
+    }
+
+    private func collectors(route: String, method: String, status: Int) -> (Counter, DurationHistogram) {
+        lock.withLock {
+            let key = "\(route) \(method) \(status)"
+            let counter = counters[key] ?? registry.makeCounter(
+                descriptor: .init(metricName: "phoneauth_http_requests", unitName: "total", helpText: "HTTP requests"),
+                labels: [("route", route), ("method", method), ("status", String(status))])
+            counters[key] = counter
+            let histogram = histograms[route] ?? registry.makeDurationHistogram(
+                descriptor: .init(metricName: "phoneauth_http_request_duration", unitName: "seconds", helpText: "HTTP request latency"),
+                labels: [("route", route)], buckets: Self.buckets)
+            histograms[route] = histogram
+            return (counter, histogram)
+        }
     }
 
     func record(_ event: JSONValue) {

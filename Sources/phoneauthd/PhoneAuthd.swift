@@ -7,8 +7,8 @@ import Logging
 import NIOSSL
 import PhoneAuthCore
 
-@main
-struct PhoneAuthd: AsyncParsableCommand {
+/// The command line; main.swift parses it and calls `serve`.
+struct PhoneAuthd: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "phoneauthd",
         abstract: "PhoneAuth over HTTP: Firebase's Identity Toolkit dialect and PhoneAuth's own methods.",
@@ -24,7 +24,7 @@ struct PhoneAuthd: AsyncParsableCommand {
     @Option(name: .long, help: "The configuration file (JSON).")
     var config: String?
 
-    func run() async throws {
+    func serve() async throws {
         let runner: EngineRunner, server: Server, serverConfig: ServerConfig
         do {
             (runner, server, serverConfig) = try Self.setUp(path: config ?? ServerConfig.environment("PHONEAUTHD_CONFIG"))
