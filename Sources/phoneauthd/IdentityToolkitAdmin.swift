@@ -36,7 +36,7 @@ struct IdentityToolkitAdmin: Sendable {
         let users = found.filter { seen.insert($0.uid).inserted }
         var o = JSONObjectBuilder()
         o.set("kind", .string("identitytoolkit#GetAccountInfoResponse"))
-        if !users.isEmpty { o.set("users", .array(users.map(FirebaseUser.json))) }
+        if !users.isEmpty { o.set("users", .array(users.map { FirebaseUser.json($0) })) }
         return o.value
     }
 
@@ -57,7 +57,7 @@ struct IdentityToolkitAdmin: Sendable {
         let page = try await runner.run { try $0.listUsers(maxResults: limit, pageToken: token) }
         var o = JSONObjectBuilder()
         o.set("kind", .string("identitytoolkit#DownloadAccountResponse"))
-        o.set("users", .array(page.users.map(FirebaseUser.json)))
+        o.set("users", .array(page.users.map { FirebaseUser.json($0) }))
         o.set("nextPageToken", page.nextPageToken.map { .string($0) })
         return o.value
     }

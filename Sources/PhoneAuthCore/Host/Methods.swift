@@ -196,6 +196,24 @@ enum Methods {
             result.set("pageToken", page.nextPageToken.map { .string($0) })
             return result.value
         },
+        "exportUsers": { engine, p in
+            try p.rejectUnknown(["maxResults", "pageToken"])
+            let page = try engine.exportUsers(maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000), pageToken: try p.string("pageToken"))
+            var result = JSONObjectBuilder()
+            result.set("users", .array(page.users))
+            result.set("pageToken", page.nextPageToken.map { .string($0) })
+            return result.value
+        },
+        "importUsers": { engine, p in
+            try p.rejectUnknown(["users"])
+            guard case let .array(users)? = p.value("users") else {
+                throw PhoneAuthError(.invalidArgument, "The field 'users' (an array of users as auth:export writes them) is required.",
+                                     details: [("field", .string("users"))])
+            }
+            let outcome = try engine.importUsers(users)
+            return .object([("imported", .int(Int64(outcome.imported))),
+                            ("errors", .array(outcome.errors.map { .object([("index", .int(Int64($0.index))), ("message", .string($0.message))]) }))])
+        },
         "revokeRefreshTokens": { engine, p in
             try p.rejectUnknown(["uid"])
             try engine.revokeRefreshTokens(uid: try required(p, "uid"))

@@ -360,6 +360,14 @@ class Engine:
         """One page of users by uid: {"users": [...], "pageToken"?}; pass pageToken for the next."""
         return self.call("listUsers", _params(params, max_results=max_results, page_token=page_token))
 
+    def export_users(self, max_results: Any = _UNSET, page_token: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """One page of users as Firebase's auth:export writes them: {"users": [...], "pageToken"?}."""
+        return self.call("exportUsers", _params(params, max_results=max_results, page_token=page_token))
+
+    def import_users(self, users: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """Up to 1000 users in auth:export's format: {"imported": n, "errors": [{"index", "message"}]}."""
+        return self.call("importUsers", _params(params, users=users))
+
     def revoke_refresh_tokens(self, uid: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         return self.call("revokeRefreshTokens", _params(params, uid=uid))
 

@@ -1,28 +1,33 @@
-import PhoneAuthCore
-
-/// Users, factors and sign-ins in the JSON shapes of Identity Toolkit (times as Firebase writes
-/// them: milliseconds as strings, validSince as seconds, customAttributes as JSON text).
-enum FirebaseUser {
-    static func json(_ user: UserRecord) -> JSONValue {
+/// Users, factors and sign-ins in the JSON shapes of Identity Toolkit and of `firebase
+/// auth:export` (times as Firebase writes them: milliseconds as strings, validSince as seconds,
+/// customAttributes as JSON text). phoneauthd answers in them; exportUsers writes them.
+public enum FirebaseUser {
+    /// The user as Identity Toolkit's lookup answers it, or (`export`) as auth:export writes it:
+    /// `lastSignedInAt` for `lastLoginAt`, no session fields, only the phone second factors (a
+    /// TOTP secret never leaves the store).
+    public static func json(_ user: UserRecord, export: Bool = false) -> JSONValue {
         var o = JSONObjectBuilder()
         o.set("localId", .string(user.uid))
         o.set("phoneNumber", user.phoneNumber.map { .string($0) })
         o.set("displayName", user.displayName.map { .string($0) })
         o.set("disabled", .bool(user.disabled))
         o.set("createdAt", .string(String(user.createdAt.milliseconds)))
-        o.set("lastLoginAt", user.lastSignInAt.map { .string(String($0.milliseconds)) })
-        o.set("lastRefreshAt", user.lastSignInAt.map { .string(rfc3339Millis($0)) })
-        o.set("validSince", .string(String((user.validSince ?? user.createdAt).seconds)))
+        o.set(export ? "lastSignedInAt" : "lastLoginAt", user.lastSignInAt.map { .string(String($0.milliseconds)) })
+        if !export {
+            o.set("lastRefreshAt", user.lastSignInAt.map { .string(rfc3339Millis($0)) })
+            o.set("validSince", .string(String((user.validSince ?? user.createdAt).seconds)))
+        }
         o.set("customAttributes", user.customClaims.map { .string($0) })
         o.set("providerUserInfo", .array(user.phoneNumber.map { phone in
             [.object([("providerId", .string("phone")), ("rawId", .string(phone)), ("phoneNumber", .string(phone))])]
         } ?? []))
-        if !user.factors.isEmpty { o.set("mfaInfo", .array(user.factors.map { factor($0, masked: false) })) }
+        let factors = export ? user.factors.filter { $0.factorId == "phone" } : user.factors
+        if !factors.isEmpty { o.set("mfaInfo", .array(factors.map { factor($0, masked: false) })) }
         return o.value
     }
 
     /// A second factor as `mfaInfo` lists it; hints before the second step show the number masked.
-    static func factor(_ f: EnrolledFactor, masked: Bool) -> JSONValue {
+    public static func factor(_ f: EnrolledFactor, masked: Bool) -> JSONValue {
         var o = JSONObjectBuilder()
         o.set("mfaEnrollmentId", .string(f.enrollmentId))
         o.set("displayName", f.displayName.map { .string($0) })
@@ -36,7 +41,7 @@ enum FirebaseUser {
     }
 
     /// A completed sign-in as verifyPhoneNumber and signInWithCustomToken answer it.
-    static func signIn(_ r: SignInResult, kind: String) -> JSONValue {
+    public static func signIn(_ r: SignInResult, kind: String) -> JSONValue {
         var o = JSONObjectBuilder()
         o.set("kind", .string("identitytoolkit#\(kind)"))
         o.set("idToken", .string(r.idToken))
@@ -49,12 +54,12 @@ enum FirebaseUser {
     }
 
     /// The tokens only, as the multi-factor endpoints answer (no expiresIn: the clients refresh).
-    static func tokens(_ r: SignInResult) -> JSONValue {
+    public static func tokens(_ r: SignInResult) -> JSONValue {
         .object([("idToken", .string(r.idToken)), ("refreshToken", .string(r.refreshToken))])
     }
 
     /// RFC 3339 with milliseconds, as Google's APIs write timestamps.
-    static func rfc3339Millis(_ t: Timestamp) -> String {
+    public static func rfc3339Millis(_ t: Timestamp) -> String {
         let millis = String(1000 + (t.milliseconds % 1000 + 1000) % 1000).dropFirst()
         return String(t.rfc3339.dropLast()) + ".\(millis)Z"
     }

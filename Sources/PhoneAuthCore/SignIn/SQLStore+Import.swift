@@ -1,0 +1,43 @@
+/// Users brought in from an export (PhoneAuth's or Firebase's), one transaction each.
+extension SQLStore {
+    /// Writes `user` with its phone second factors: a new uid is added, an existing one has its
+    /// fields and phone factors replaced (so importing the same file twice changes nothing; its
+    /// TOTP factors and sessions stay). Refused, with nothing written, when the number is another
+    /// user's or a second factor, or a factor's number is a user's sign-in number.
+    public func importUser(_ user: UserRecord) throws -> UpdateUserOutcome {
+        try write { db in
+            if let phone = user.phoneNumber {
+                if let owner = try self.user(phoneNumber: phone, in: db), owner.uid != user.uid { return .phoneNumberTaken }
+                if try isSecondFactorNumber(phone, in: db) { return .phoneIsSecondFactor }
+            }
+            for factor in user.factors {
+                guard let phone = factor.phoneNumber else { continue }
+                if phone == user.phoneNumber { return .phoneIsSecondFactor }
+                if let owner = try self.user(phoneNumber: phone, in: db), owner.uid != user.uid { return .phoneIsSecondFactor }
+            }
+            let fields: [SQLValue] = [Self.optional(user.phoneNumber), Self.optional(user.displayName), .int(user.disabled ? 1 : 0),
+                                      .int(user.createdAt.milliseconds), user.lastSignInAt.map { .int($0.milliseconds) } ?? .null,
+                                      Self.optional(user.customClaims)]
+            if try self.user(uid: user.uid, in: db) == nil {
+                try db.run("""
+                    INSERT INTO users (phone, display_name, disabled, created_at, last_sign_in_at, custom_claims, uid)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """, fields + [.text(user.uid)])
+            } else {
+                try db.run("""
+                    UPDATE users SET phone = ?, display_name = ?, disabled = ?, created_at = ?, last_sign_in_at = ?, custom_claims = ?
+                    WHERE uid = ?
+                    """, fields + [.text(user.uid)])
+                try db.run("DELETE FROM factors WHERE uid = ? AND factor_id = 'phone'", [.text(user.uid)])
+            }
+            for factor in user.factors where factor.factorId == "phone" {
+                try db.run("""
+                    INSERT INTO factors (uid, enrollment_id, factor_id, display_name, phone, enrolled_at) VALUES (?, ?, 'phone', ?, ?, ?)
+                    """, [.text(user.uid), .text(factor.enrollmentId), Self.optional(factor.displayName), Self.optional(factor.phoneNumber),
+                          .int(factor.enrolledAt.milliseconds)])
+            }
+            guard let stored = try self.user(uid: user.uid, in: db) else { return .notFound }
+            return .updated(stored)
+        }
+    }
+}
