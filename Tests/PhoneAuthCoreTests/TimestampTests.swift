@@ -1,0 +1,28 @@
+import XCTest
+@testable import PhoneAuthCore
+
+final class TimestampTests: XCTestCase {
+    func testRFC3339RoundTripsAcrossCenturies() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let t = Timestamp(seconds: Int64.random(in: -2_208_988_800...32_503_680_000, using: &generator))  // 1900 to 3000
+            XCTAssertEqual(Timestamp(rfc3339: t.rfc3339), t, t.rfc3339)
+        }
+    }
+
+    func testFractionsAndOffsets() {
+        XCTAssertEqual(Timestamp(rfc3339: "1970-01-01T00:00:00Z")?.milliseconds, 0)
+        XCTAssertEqual(Timestamp(rfc3339: "2021-01-01T12:00:00.123Z")?.milliseconds, 1_609_502_400_123)
+        XCTAssertEqual(Timestamp(rfc3339: "2021-01-01T12:00:00.5Z")?.milliseconds, 1_609_502_400_500)
+        XCTAssertEqual(Timestamp(rfc3339: "2021-01-01T14:00:00+02:00")?.milliseconds, 1_609_502_400_000)
+        XCTAssertEqual(Timestamp(rfc3339: "2021-01-01T07:30:00-04:30")?.milliseconds, 1_609_502_400_000)
+        XCTAssertEqual(Timestamp(rfc3339: "2024-02-29T00:00:00Z")?.milliseconds, 1_709_164_800_000)
+    }
+
+    func testMalformedTextIsRefused() {
+        for text in ["", "2021-01-01", "2021-01-01 12:00:00Z", "2021-13-01T00:00:00Z", "2021-01-01T24:00:00Z", "2021-01-01T00:00:00",
+                     "2021-01-01T00:00:00.Z", "2021-01-01T00:00:00+0200", "x021-01-01T00:00:00Z", "2021-01-01T00:00:00Zjunk"] {
+            XCTAssertNil(Timestamp(rfc3339: text), text)
+        }
+    }
+}
