@@ -227,6 +227,20 @@ enum Methods {
             try p.rejectUnknown([])
             return engine.jwks
         },
+        "getStatus": { engine, p in
+            try p.rejectUnknown([])
+            let now = engine.clock.now(), s = try engine.store.status(now: now)
+            return .object([
+                ("schemaVersion", .int(Int64(s.schemaVersion))), ("users", .int(s.users)), ("liveSessions", .int(s.liveSessions)),
+                ("sms", .object([("queued", .int(s.smsQueued)), ("sentLastHour", .int(s.smsSentLastHour)),
+                                 ("failedLastHour", .int(s.smsFailedLastHour))])),
+                ("signingKeys", .array(s.signingKeys.map { key in
+                    .object([("kid", .string(key.kid)), ("algorithm", .string(key.algorithm)), ("createdAt", .string(key.createdAt.rfc3339)),
+                             ("ageDays", .int((now.milliseconds - key.createdAt.milliseconds) / 86_400_000)),
+                             ("active", .bool(key.kid == engine.keys.activeSigningKey.kid))])
+                })),
+            ])
+        },
         "getStorageStatistics": { engine, p in
             try p.rejectUnknown([])
             let s = engine.storageStatistics()

@@ -64,7 +64,7 @@ extension Engine {
         }
         if case let .array(providers)? = r.value("providerUserInfo") {
             for provider in providers where provider["providerId"]?.stringValue != "phone" {
-                throw PhoneAuthError(.invalidArgument, "The user signs in with '\(Echo.quoted(provider["providerId"]?.stringValue ?? "", or: "another provider"))': PhoneAuth signs in by phone only.")
+                throw PhoneAuthError(.invalidArgument, "The user signs in with \(Echo.quoted(provider["providerId"]?.stringValue ?? "", or: "another provider")): PhoneAuth signs in by phone only.")
             }
         }
         if let factors = r.value("mfaInfo") {

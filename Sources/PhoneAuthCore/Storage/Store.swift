@@ -106,6 +106,8 @@ public protocol Store: AnyObject, Sendable {
     func updateUser(uid: String, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome
     /// Adds a user with `changes` applied (not signed in yet); refuses a uid or number in use.
     func createUser(uid: String, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome
+    /// Counts for operators (SQLStore+Status).
+    func status(now: Timestamp) throws -> StoreStatus
     /// Adds or replaces an exported user with its phone factors (SQLStore+Import).
     func importUser(_ user: UserRecord) throws -> UpdateUserOutcome
     /// Up to `limit` users in uid order, starting after `afterUid`.

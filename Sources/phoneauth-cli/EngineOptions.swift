@@ -1,0 +1,120 @@
+import ArgumentParser
+import Glibc
+import PhoneAuthCore
+
+/// What every command that opens an engine shares: the configuration, the output form, masking.
+struct EngineOptions: ParsableArguments {
+    @Option(help: "The engine's configuration file (the JSON phoneauth_open takes). Default: $PHONEAUTH_CONFIG; without either, $PHONEAUTH_DATABASE names the database.")
+    var config: String?
+
+    @Flag(help: "Print JSON (for scripts) instead of tables.")
+    var json = false
+
+    @Flag(help: "Print phone numbers whole; they are masked to their last four digits otherwise.")
+    var showNumbers = false
+
+    /// Opens the engine the configuration describes (exit 3 when it cannot be).
+    func open() throws -> Engine {
+        do {
+            var json: JSONValue = .object([])
+            if let path = config ?? (getenv("PHONEAUTH_CONFIG").map { String(cString: $0) }).flatMap({ $0.isEmpty ? nil : $0 }) {
+                json = try JSONFile.read(path)
+            }
+            // The configuration may carry phoneauthd's section; the engine does not read it.
+            if case let .object(pairs) = json { json = .object(pairs.filter { $0.0 != "server" }) }
+            return try Engine(config: try EngineConfig.read(json))
+        } catch let failure as Failure {
+            throw Failure(message: failure.message, exitCode: ExitCodes.cannotOpen)
+        } catch {
+            throw Failure.report(PhoneAuthError.from(error, during: "opening the engine"), exitCode: ExitCodes.cannotOpen)
+        }
+    }
+
+    /// Runs a method; an engine error is printed and becomes the exit status.
+    func call(_ engine: Engine, _ method: String, _ params: JSONValue = .object([])) throws -> JSONValue {
+        let (status, result) = engine.call(method, params: params)
+        guard status != 0 else { return result }
+        let code = result["error"]?["code"]?.stringValue ?? "error"
+        let message = result["error"]?["message"]?.stringValue ?? ""
+        throw Failure(message: "\(code): \(message)", exitCode: code == "userNotFound" ? ExitCodes.notFound : ExitCodes.refused)
+    }
+
+    /// `value` as printed: numbers masked unless --show-numbers.
+    func shown(_ value: JSONValue) -> JSONValue {
+        showNumbers ? value : Self.masked(value)
+    }
+
+    private static func masked(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case let .object(pairs): return .object(pairs.map { ($0, masked($1)) })
+        case let .array(items): return .array(items.map(masked))
+        // Any value shaped like an E.164 number, whatever its key (providerData's uid is one).
+        case let .string(text) where text.hasPrefix("+") && text.count >= 8 && text.dropFirst().allSatisfy(\.isNumber):
+            return .string(PhoneNumber.mask(text))
+        default: return value
+        }
+    }
+
+    func printJSON(_ value: JSONValue) {
+        print(JSONCodec.serialize(shown(value)))
+    }
+}
+
+/// The exit statuses, as README's "Operating it" lists them.
+enum ExitCodes {
+    static let refused: Int32 = 1      // the engine refused (the message says why)
+    static let notFound: Int32 = 2     // no such user
+    static let cannotOpen: Int32 = 3   // bad configuration, or the database cannot be opened
+    // 64: a usage error (swift-argument-parser's)
+}
+
+/// A failure printed as "phoneauth: <message>" on stderr, with its exit status.
+struct Failure: Error, CustomStringConvertible {
+    let message: String
+    let exitCode: Int32
+    var description: String { message }
+
+    static func report(_ error: PhoneAuthError, exitCode: Int32) -> Failure {
+        Failure(message: "\(error.code.name): \(error.message)", exitCode: exitCode)
+    }
+}
+
+/// Runs a command body, turning a Failure into its message and exit status.
+func reporting(_ body: () throws -> Void) throws {
+    do { try body() } catch let failure as Failure {
+        fputs("phoneauth: \(failure.message)\n", stderr)
+        throw ExitCode(failure.exitCode)
+    }
+}
+
+/// Whole JSON files, read and written.
+enum JSONFile {
+    static func read(_ path: String) throws -> JSONValue {
+        guard let file = fopen(path, "rb") else {
+            throw Failure(message: "\(path): \(String(cString: strerror(errno)))", exitCode: ExitCodes.refused)
+        }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while case let n = fread(&chunk, 1, chunk.count, file), n > 0 { bytes += chunk[0..<n] }
+        do {
+            return try bytes.withUnsafeBytes { buffer in try JSONCodec.parse(bytes: buffer) }
+        } catch let error as JSONCodec.ParseError {
+            throw Failure(message: "\(path) is not valid JSON: \(error.message) (line \(error.line), column \(error.column)).", exitCode: ExitCodes.refused)
+        }
+    }
+
+    /// Writes `text` to `path` whole or not at all (a temporary file renamed over it).
+    static func write(_ text: String, to path: String) throws {
+        let temporary = path + ".tmp"
+        guard let file = fopen(temporary, "wb") else {
+            throw Failure(message: "\(temporary): \(String(cString: strerror(errno)))", exitCode: ExitCodes.refused)
+        }
+        let written = fputs(text, file) >= 0 && fflush(file) == 0 && fsync(fileno(file)) == 0
+        fclose(file)
+        guard written, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw Failure(message: "\(path): cannot be written (\(String(cString: strerror(errno)))).", exitCode: ExitCodes.refused)
+        }
+    }
+}

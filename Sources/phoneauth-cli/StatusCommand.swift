@@ -1,0 +1,31 @@
+import ArgumentParser
+import PhoneAuthCore
+
+/// `phoneauth status`: what the engine's store holds and has done in the last hour.
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Shows the schema version, users, sessions, recent SMS and signing keys.")
+    @OptionGroup var options: EngineOptions
+
+    func run() throws {
+        try reporting {
+            let engine = try options.open()
+            defer { engine.close() }
+            let s = try options.call(engine, "getStatus")
+            if options.json { return options.printJSON(s) }
+            let text = UsersCommand.text
+            print("""
+                schema version   \(text(s["schemaVersion"]))
+                users            \(text(s["users"]))
+                live sessions    \(text(s["liveSessions"]))
+                SMS queued       \(text(s["sms"]?["queued"]))
+                SMS last hour    \(text(s["sms"]?["sentLastHour"])) sent, \(text(s["sms"]?["failedLastHour"])) failed
+                """)
+            var keys = Table("SIGNING KEY", "ALGORITHM", "CREATED", "AGE (DAYS)", "ACTIVE")
+            if case let .array(items)? = s["signingKeys"] {
+                for k in items { keys.add(text(k["kid"]), text(k["algorithm"]), text(k["createdAt"]), text(k["ageDays"]), text(k["active"])) }
+            }
+            print("")
+            print(keys.text)
+        }
+    }
+}

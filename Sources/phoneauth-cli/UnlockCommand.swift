@@ -1,0 +1,20 @@
+import ArgumentParser
+import PhoneAuthCore
+
+/// `phoneauth unlock +1…`: ends a number's lockout (an attacker keeping a victim locked out).
+struct UnlockCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "unlock", abstract: "Ends a phone number's lockout and its run of wrong codes.")
+    @OptionGroup var options: EngineOptions
+    @Argument(help: "The phone number, e.g. +16505551234.") var phoneNumber: String
+
+    func run() throws {
+        try reporting {
+            let engine = try options.open()
+            defer { engine.close() }
+            let result = try options.call(engine, "unlockPhoneNumber", .object([("phoneNumber", .string(phoneNumber))]))
+            if options.json { return options.printJSON(result) }
+            let shown = options.showNumbers ? phoneNumber : PhoneNumber.mask((try? PhoneNumber.parse(phoneNumber).e164) ?? phoneNumber)
+            print(result["unlocked"] == .bool(true) ? "\(shown) is unlocked." : "\(shown) was not locked.")
+        }
+    }
+}
