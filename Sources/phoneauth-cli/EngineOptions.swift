@@ -108,7 +108,7 @@ enum JSONFile {
     static func write(_ text: String, to path: String) throws {
         let temporary = path + ".tmp"
         guard let file = fopen(temporary, "wb") else {
-            throw Failure(message: "\(temporary): \(String(cString: strerror(errno)))", exitCode: ExitCodes.refused)
+            throw Failure(message: "\(path): cannot be written (\(String(cString: strerror(errno)))).", exitCode: ExitCodes.refused)
         }
         let written = fputs(text, file) >= 0 && fflush(file) == 0 && fsync(fileno(file)) == 0
         fclose(file)

@@ -20,12 +20,8 @@ struct StatusCommand: ParsableCommand {
                 SMS queued       \(text(s["sms"]?["queued"]))
                 SMS last hour    \(text(s["sms"]?["sentLastHour"])) sent, \(text(s["sms"]?["failedLastHour"])) failed
                 """)
-            var keys = Table("SIGNING KEY", "ALGORITHM", "CREATED", "AGE (DAYS)", "ACTIVE")
-            if case let .array(items)? = s["signingKeys"] {
-                for k in items { keys.add(text(k["kid"]), text(k["algorithm"]), text(k["createdAt"]), text(k["ageDays"]), text(k["active"])) }
-            }
             print("")
-            print(keys.text)
+            KeysCommand.show(.object([("keys", s["signingKeys"] ?? .array([]))]), options)
         }
     }
 }

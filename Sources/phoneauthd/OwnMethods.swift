@@ -7,7 +7,8 @@ struct OwnMethods: Sendable {
     /// Methods that manage users or reveal state: an admin token is required.
     static let adminMethods: Set<String> = [
         "createUser", "getUser", "getUserByPhoneNumber", "deleteUser", "updateUser", "setCustomUserClaims", "listUsers",
-        "revokeRefreshTokens", "unlockPhoneNumber", "exportUsers", "importUsers", "getStatus", "createCustomToken", "getVerificationStatus", "getStorageStatistics",
+        "revokeRefreshTokens", "unlockPhoneNumber", "exportUsers", "importUsers", "getStatus",
+        "listSigningKeys", "rotateSigningKey", "retireSigningKey", "createCustomToken", "getVerificationStatus", "getStorageStatistics",
     ]
 
     /// Client methods whose limits key on the caller's address: the server sets `clientIp`.

@@ -22,7 +22,8 @@ public final class Engine: @unchecked Sendable {
         let master = try MasterKey.resolve(configured: config.masterKey, database: database)
         let store = try database.open()
         do {
-            keys = try KeyRing(store: store, masterKey: master, algorithm: config.signingAlgorithm, now: clock.now())
+            keys = try KeyRing(store: store, masterKey: master, algorithm: config.signingAlgorithm, clock: clock,
+                               idTokenTtlSeconds: config.idTokenTtlSeconds, rotationDays: config.signingKeyRotationDays)
         } catch {
             store.close()
             throw error
@@ -342,7 +343,7 @@ public final class Engine: @unchecked Sendable {
     }
 
     public var jwks: JSONValue {
-        .object([("keys", .array(keys.signingKeys.values.sorted { $0.kid < $1.kid }.map(\.publicJWK)))])
+        .object([("keys", .array(keys.publishedKeys.map(\.publicJWK)))])
     }
 
     // MARK: Users

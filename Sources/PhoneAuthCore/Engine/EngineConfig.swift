@@ -15,6 +15,8 @@ public struct EngineConfig: Sendable {
     public var masterKey: [UInt8]?
     public var signingAlgorithm = SigningAlgorithm.es256
     public var idTokenTtlSeconds: Int64 = 3600
+    /// Days after which the active signing key is replaced automatically (0: never).
+    public var signingKeyRotationDays: Int64 = 0
     /// How long after a rotation the previous refresh token still gets the new one (a retried or
     /// concurrent refresh is not theft); 0: any earlier token ends the session at once.
     public var refreshReuseIntervalSeconds: Int64 = 10
@@ -69,7 +71,7 @@ public struct EngineConfig: Sendable {
     public static func read(_ json: JSONValue) throws(PhoneAuthError) -> EngineConfig {
         let r = try ObjectReader(json, code: .invalidConfiguration, what: "configuration")
         try r.rejectUnknown([
-            "database", "projectId", "issuer", "masterKey", "signingAlgorithm", "idTokenTtlSeconds", "refreshReuseIntervalSeconds",
+            "database", "projectId", "issuer", "masterKey", "signingAlgorithm", "idTokenTtlSeconds", "refreshReuseIntervalSeconds", "signingKeyRotationDays",
             "codeLength", "codeTtlSeconds", "maxAttempts", "resendAfterSeconds", "defaultLanguageCode",
             "testPhoneNumbers", "appVerification", "sms", "sqliteSynchronous", "mfa",
             "quotas", "smsRegionPolicy", "phoneNumberTypes", "captcha", "postgres",
@@ -106,6 +108,7 @@ public struct EngineConfig: Sendable {
             c.signingAlgorithm = a
         }
         c.idTokenTtlSeconds = try r.int("idTokenTtlSeconds", in: 60...86_400) ?? c.idTokenTtlSeconds
+        c.signingKeyRotationDays = try r.int("signingKeyRotationDays", in: 0...3650) ?? 0
         c.refreshReuseIntervalSeconds = try r.int("refreshReuseIntervalSeconds", in: 0...300) ?? c.refreshReuseIntervalSeconds
         c.codeLength = Int(try r.int("codeLength", in: 6...10) ?? Int64(c.codeLength))
         c.codeTtlSeconds = try r.int("codeTtlSeconds", in: 1...3600) ?? c.codeTtlSeconds

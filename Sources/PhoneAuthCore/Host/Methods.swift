@@ -234,12 +234,32 @@ enum Methods {
                 ("schemaVersion", .int(Int64(s.schemaVersion))), ("users", .int(s.users)), ("liveSessions", .int(s.liveSessions)),
                 ("sms", .object([("queued", .int(s.smsQueued)), ("sentLastHour", .int(s.smsSentLastHour)),
                                  ("failedLastHour", .int(s.smsFailedLastHour))])),
-                ("signingKeys", .array(s.signingKeys.map { key in
-                    .object([("kid", .string(key.kid)), ("algorithm", .string(key.algorithm)), ("createdAt", .string(key.createdAt.rfc3339)),
-                             ("ageDays", .int((now.milliseconds - key.createdAt.milliseconds) / 86_400_000)),
-                             ("active", .bool(key.kid == engine.keys.activeSigningKey.kid))])
-                })),
+                ("signingKeys", ResultJSON.signingKeys(engine.keys.signingKeyTimes, now: now)),
             ])
+        },
+        "listSigningKeys": { engine, p in
+            try p.rejectUnknown([])
+            return .object([("keys", ResultJSON.signingKeys(engine.keys.signingKeyTimes, now: engine.clock.now()))])
+        },
+        "rotateSigningKey": { engine, p in
+            try p.rejectUnknown(["algorithm"])
+            var algorithm: EngineConfig.SigningAlgorithm?
+            if let name = try p.string("algorithm") {
+                guard let value = EngineConfig.SigningAlgorithm(rawValue: name) else {
+                    throw PhoneAuthError(.invalidArgument, "The field 'algorithm' must be ES256, RS256 or EdDSA.", details: [("field", .string("algorithm"))])
+                }
+                algorithm = value
+            }
+            try engine.keys.rotate(algorithm: algorithm, retireAfterSeconds: engine.config.idTokenTtlSeconds)
+            return .object([("keys", ResultJSON.signingKeys(engine.keys.signingKeyTimes, now: engine.clock.now()))])
+        },
+        "retireSigningKey": { engine, p in
+            try p.rejectUnknown(["kid"])
+            let kid = try required(p, "kid")
+            guard try engine.keys.retire(kid: kid, retireOthersAfterSeconds: engine.config.idTokenTtlSeconds) else {
+                throw PhoneAuthError(.invalidArgument, "No signing key that still verifies has this kid.", details: [("field", .string("kid"))])
+            }
+            return .object([("keys", ResultJSON.signingKeys(engine.keys.signingKeyTimes, now: engine.clock.now()))])
         },
         "getStorageStatistics": { engine, p in
             try p.rejectUnknown([])

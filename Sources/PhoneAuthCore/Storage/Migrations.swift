@@ -157,6 +157,10 @@ enum Migrations {
         ALTER TABLE verifications ADD COLUMN delivery_message_id TEXT;
         ALTER TABLE verifications ADD COLUMN delivery_error TEXT;
         """,
+        // 8: signing-key rotation: when a key stops verifying and leaves the JWKS (NULL: current).
+        """
+        ALTER TABLE secrets ADD COLUMN retire_at INTEGER;
+        """,
     ]
 
     static func apply(to connection: SQLiteConnection) throws {

@@ -9,6 +9,10 @@ public protocol Store: AnyObject, Sendable {
     /// Adds a secret unless one of the same kind already exists; returns the secrets of that kind
     /// (so two processes creating a key at once settle on one).
     func addSecretIfNoneOfKind(_ secret: StoredSecret) throws -> [StoredSecret]
+    /// Adds a signing key and schedules the others' retirement (see SQLStore).
+    func rotateSigningKey(_ secret: StoredSecret, retireOthersAt: Timestamp, ifNewestBefore: Timestamp?) throws -> Bool
+    /// Ends a signing key now; whether it was live.
+    func retireSigningKey(kid: String, now: Timestamp) throws -> Bool
 
     // Verifications
     /// Starts `verification` unless an active one for the same number was created after

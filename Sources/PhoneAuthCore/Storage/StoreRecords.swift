@@ -7,6 +7,10 @@ public struct StoredSecret: Sendable {
     public var kind: String
     public var sealed: [UInt8]
     public var createdAt: Timestamp
+    /// A signing key's end: after it, the key verifies nothing and leaves the JWKS (nil: current).
+    public var retireAt: Timestamp? = nil
+    /// For a signing key made current by a configuration change: when the others retire.
+    public var retireAtOfOthers: Timestamp? = nil
 }
 
 public struct NewVerification: Sendable {

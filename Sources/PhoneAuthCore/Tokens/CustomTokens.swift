@@ -33,7 +33,7 @@ public struct CustomTokens: Sendable {
             PhoneAuthError(.invalidCustomToken, message, details: [("reason", .string(reason))])
         }
         let jwt: JWT.Decoded
-        do { jwt = try JWT.verified(token, keys: keys.signingKeys) } catch {
+        do { jwt = try JWT.verified(token, key: keys.verificationKey) } catch {
             throw invalid(error.rawValue, "The custom token is not valid (\(error.rawValue)).")
         }
         guard jwt.claims["iss"]?.stringValue == issuer, jwt.claims["aud"]?.stringValue == audience else {

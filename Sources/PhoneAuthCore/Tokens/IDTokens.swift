@@ -52,7 +52,7 @@ public struct IDTokens: Sendable {
             PhoneAuthError(.invalidIdToken, message, details: [("reason", .string(reason))])
         }
         let jwt: JWT.Decoded
-        do { jwt = try JWT.verified(token, keys: keys.signingKeys) } catch {
+        do { jwt = try JWT.verified(token, key: keys.verificationKey) } catch {
             throw invalid(error.rawValue, Self.messages[error] ?? "The ID token is not valid.")
         }
         guard jwt.claims["iss"]?.stringValue == issuer else { throw invalid("wrongIssuer", "The ID token has another issuer.") }

@@ -20,9 +20,9 @@ public enum JWT {
 
     /// Decodes a token and checks its signature against `keys` (by `kid`, with the key's own
     /// algorithm only, so a token cannot choose a weaker one).
-    public static func verified(_ token: String, keys: [String: SigningKey]) throws(Rejection) -> Decoded {
+    public static func verified(_ token: String, key lookup: (String) -> SigningKey?) throws(Rejection) -> Decoded {
         guard let jwt = decode(token) else { throw .malformed }
-        guard let kid = jwt.header["kid"]?.stringValue, let key = keys[kid] else { throw .unknownKey }
+        guard let kid = jwt.header["kid"]?.stringValue, let key = lookup(kid) else { throw .unknownKey }
         guard jwt.header["alg"]?.stringValue == key.algorithm.rawValue else { throw .algorithmMismatch }
         guard key.isValidSignature(jwt.signature, for: jwt.signingInput) else { throw .badSignature }
         return jwt

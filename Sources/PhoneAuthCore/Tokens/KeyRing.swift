@@ -8,23 +8,51 @@ public final class KeyRing: @unchecked Sendable {
     public let outboxKey: SymmetricKey
     public let totpKey: SymmetricKey
     let refreshKey: SymmetricKey
-    /// The key that signs new tokens.
-    public let activeSigningKey: SigningKey
-    /// Every signing key in the store, by kid, so tokens signed before an algorithm change verify.
-    public let signingKeys: [String: SigningKey]
 
     static let codeKeyKind = "code-hmac"
+    /// How long a copy of the signing keys is trusted before the store is read again: another
+    /// engine's rotation or retirement reaches this one within it.
+    static let reloadMilliseconds: Int64 = 10_000
 
-    public init(store: Store, masterKey: [UInt8], algorithm: EngineConfig.SigningAlgorithm, now: Timestamp) throws {
+    private let store: Store
+    private let master: SymmetricKey
+    private let clock: Clock
+    private let algorithm: EngineConfig.SigningAlgorithm
+    private let lock = Lock()
+    private var signing: SigningSet
+
+    /// The signing keys as last read: the newest current one signs; each verifies until it retires.
+    private struct SigningSet {
+        var active: SigningKey
+        var keys: [String: (key: SigningKey, createdAt: Timestamp, retireAt: Timestamp?)]
+        var loadedAt: Timestamp
+    }
+
+    /// Automatic rotation: the active key's age that makes a new one (0: never), and the last try.
+    private let rotationSeconds: Int64
+    private let idTokenTtlSeconds: Int64
+    private var lastRotationTry = Timestamp(milliseconds: 0)
+    /// When an unknown kid last made us read the store (forged kids must not make every call do so).
+    private var lastMissReload = Timestamp(milliseconds: 0)
+
+    public init(store: Store, masterKey: [UInt8], algorithm: EngineConfig.SigningAlgorithm, clock: Clock, idTokenTtlSeconds: Int64,
+                rotationDays: Int64 = 0) throws {
+        rotationSeconds = rotationDays * 86_400
+        self.idTokenTtlSeconds = idTokenTtlSeconds
         let master = SymmetricKey(data: masterKey)
+        let now = clock.now()
+        self.store = store
+        self.master = master
+        self.clock = clock
+        self.algorithm = algorithm
         outboxKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: master, info: Array("phoneauth outbox body v1".utf8), outputByteCount: 32)
         totpKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: master, info: Array("phoneauth totp secret v1".utf8), outputByteCount: 32)
         refreshKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: master, info: Array("phoneauth refresh secret v1".utf8), outputByteCount: 32)
 
         let stored = try store.secrets()
-        // Generate a key only when the store has none of its kind; two processes racing settle on one.
+        // Generate a key only when the store has no current one of its kind; two processes racing settle on one.
         func ensure(_ kind: String, _ make: () throws -> StoredSecret) throws -> [StoredSecret] {
-            let existing = stored.filter { $0.kind == kind }
+            let existing = stored.filter { $0.kind == kind && $0.retireAt == nil }
             return existing.isEmpty ? try store.addSecretIfNoneOfKind(try make()) : existing
         }
         let codeSecrets = try ensure(Self.codeKeyKind) {
@@ -32,21 +60,117 @@ public final class KeyRing: @unchecked Sendable {
         }
         guard let codeSecret = codeSecrets.first else { throw PhoneAuthError(.storageError, "The code key could not be stored.") }
         codeKey = SymmetricKey(data: try Self.open(codeSecret, master: master))
-
-        let active = try ensure(algorithm.rawValue) {
-            let (fresh, freshBytes) = try SigningKey.generate(algorithm)
-            return try Self.seal(freshBytes, kid: fresh.kid, kind: algorithm.rawValue, master: master, now: now)
+        // An engine configured with an algorithm no current key has makes one, and retires the
+        // others as a rotation does.
+        _ = try ensure(algorithm.rawValue) {
+            var secret = try Self.newSigningSecret(algorithm, master: master, now: now)
+            secret.retireAtOfOthers = now.adding(seconds: idTokenTtlSeconds)
+            return secret
         }
-        var keys: [String: SigningKey] = [:]
+        signing = try Self.load(store: store, master: master, now: now)
+    }
+
+    private static func newSigningSecret(_ algorithm: EngineConfig.SigningAlgorithm, master: SymmetricKey, now: Timestamp) throws -> StoredSecret {
+        let (fresh, freshBytes) = try SigningKey.generate(algorithm)
+        return try seal(freshBytes, kid: fresh.kid, kind: algorithm.rawValue, master: master, now: now)
+    }
+
+    /// Every signing key that has not retired; the newest current one is active.
+    private static func load(store: Store, master: SymmetricKey, now: Timestamp) throws -> SigningSet {
+        var keys: [String: (key: SigningKey, createdAt: Timestamp, retireAt: Timestamp?)] = [:]
+        var active: (SigningKey, Timestamp)?
         for secret in try store.secrets() {
             guard let kind = EngineConfig.SigningAlgorithm(rawValue: secret.kind) else { continue }
-            keys[secret.kid] = try SigningKey.load(kind, privateBytes: try Self.open(secret, master: master))
+            if let retireAt = secret.retireAt, retireAt <= now { continue }
+            let key = try SigningKey.load(kind, privateBytes: try open(secret, master: master))
+            keys[secret.kid] = (key, secret.createdAt, secret.retireAt)
+            if secret.retireAt == nil, active.map({ secret.createdAt >= $0.1 }) ?? true { active = (key, secret.createdAt) }
         }
-        guard let newest = active.last, let signer = keys[newest.kid] else {
-            throw PhoneAuthError(.storageError, "The signing key could not be stored.")
+        guard let active else { throw PhoneAuthError(.storageError, "The store has no current signing key.") }
+        return SigningSet(active: active.0, keys: keys, loadedAt: now)
+    }
+
+    /// The signing keys, read again when older than `reloadMilliseconds` or when `force`d.
+    private func current(force: Bool = false) -> SigningSet {
+        let now = clock.now()
+        let cached = lock.withLock { signing }
+        guard force || now.milliseconds - cached.loadedAt.milliseconds >= Self.reloadMilliseconds else { return cached }
+        // A failed read keeps the copy we have: signing and verifying go on with it.
+        guard let fresh = try? Self.load(store: store, master: master, now: now) else { return cached }
+        lock.withLock { signing = fresh }
+        return fresh
+    }
+
+    /// The key that signs new tokens: the newest current one, replaced first when automatic
+    /// rotation finds it old enough (tried at most once per reload interval).
+    public var activeSigningKey: SigningKey {
+        let set = current()
+        guard rotationSeconds > 0, let created = set.keys[set.active.kid]?.createdAt else { return set.active }
+        let now = clock.now()
+        guard now.milliseconds - created.milliseconds >= rotationSeconds * 1000 else { return set.active }
+        let due: Bool = lock.withLock {
+            guard now.milliseconds - lastRotationTry.milliseconds >= Self.reloadMilliseconds else { return false }
+            lastRotationTry = now
+            return true
         }
-        activeSigningKey = signer
-        signingKeys = keys
+        guard due else { return set.active }
+        // Several engines may find it due at once: the store makes exactly one new key.
+        _ = try? rotate(retireAfterSeconds: idTokenTtlSeconds, ifOlderThanSeconds: rotationSeconds)
+        return current().active
+    }
+
+    /// The key of `kid` if it verifies now. An unknown kid may be another engine's new key: the
+    /// store is read again, at most once a second for such misses.
+    public func verificationKey(_ kid: String) -> SigningKey? {
+        let now = clock.now()
+        var set = current()
+        if set.keys[kid] == nil {
+            let allowed: Bool = lock.withLock {
+                guard now.milliseconds - lastMissReload.milliseconds >= 1000 else { return false }
+                lastMissReload = now
+                return true
+            }
+            if allowed { set = current(force: true) }
+        }
+        guard let entry = set.keys[kid] else { return nil }
+        if let retireAt = entry.retireAt, retireAt <= now { return nil }
+        return entry.key
+    }
+
+    /// The keys the JWKS publishes: those that verify now, by kid.
+    public var publishedKeys: [SigningKey] {
+        let now = clock.now()
+        return current().keys.values.filter { entry in entry.retireAt.map { $0 > now } ?? true }.map(\.key).sorted { $0.kid < $1.kid }
+    }
+
+    /// Adds a key that signs from now on; the others verify for `retireAfterSeconds` more (the ID
+    /// tokens they signed expire by then). With `ifOlderThanSeconds`, only when the active key is
+    /// at least that old (automatic rotation: engines that find it due together make one).
+    @discardableResult
+    public func rotate(algorithm: EngineConfig.SigningAlgorithm? = nil, retireAfterSeconds: Int64, ifOlderThanSeconds: Int64? = nil) throws -> Bool {
+        let now = clock.now()
+        let secret = try Self.newSigningSecret(algorithm ?? self.algorithm, master: master, now: now)
+        let rotated = try store.rotateSigningKey(secret, retireOthersAt: now.adding(seconds: retireAfterSeconds),
+                                                 ifNewestBefore: ifOlderThanSeconds.map { now.adding(seconds: -$0) })
+        _ = current(force: true)
+        return rotated
+    }
+
+    /// Ends a key now: tokens it signed stop verifying. The active key is replaced first.
+    public func retire(kid: String, retireOthersAfterSeconds: Int64) throws -> Bool {
+        if current(force: true).active.kid == kid {
+            try rotate(retireAfterSeconds: retireOthersAfterSeconds)
+        }
+        let retired = try store.retireSigningKey(kid: kid, now: clock.now())
+        _ = current(force: true)
+        return retired
+    }
+
+    /// The signing keys with their times, for getStatus and listSigningKeys.
+    public var signingKeyTimes: [(key: SigningKey, createdAt: Timestamp, retireAt: Timestamp?, active: Bool)] {
+        let set = current()
+        return set.keys.values.sorted { ($0.createdAt, $0.key.kid) < ($1.createdAt, $1.key.kid) }
+            .map { ($0.key, $0.createdAt, $0.retireAt, $0.key.kid == set.active.kid) }
     }
 
     private static func seal(_ secret: [UInt8], kid: String, kind: String, master: SymmetricKey, now: Timestamp) throws -> StoredSecret {

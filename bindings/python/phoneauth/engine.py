@@ -360,6 +360,18 @@ class Engine:
         """One page of users by uid: {"users": [...], "pageToken"?}; pass pageToken for the next."""
         return self.call("listUsers", _params(params, max_results=max_results, page_token=page_token))
 
+    def list_signing_keys(self, **params: Any) -> Dict[str, Any]:
+        """The signing keys that verify now: {"keys": [{kid, algorithm, createdAt, ageDays, active, retiresAt?}]}."""
+        return self.call("listSigningKeys", _params(params))
+
+    def rotate_signing_key(self, algorithm: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """A new key signs from now on; the others verify until their tokens expire. Returns {"keys"}."""
+        return self.call("rotateSigningKey", _params(params, algorithm=algorithm))
+
+    def retire_signing_key(self, kid: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """Ends a key at once (a leaked key): its tokens stop verifying. Returns {"keys"}."""
+        return self.call("retireSigningKey", _params(params, kid=kid))
+
     def export_users(self, max_results: Any = _UNSET, page_token: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """One page of users as Firebase's auth:export writes them: {"users": [...], "pageToken"?}."""
         return self.call("exportUsers", _params(params, max_results=max_results, page_token=page_token))

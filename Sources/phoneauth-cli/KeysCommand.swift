@@ -1,0 +1,55 @@
+import ArgumentParser
+import PhoneAuthCore
+
+/// `phoneauth keys list|rotate|retire`: the ID-token signing keys.
+struct KeysCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys", abstract: "Lists, rotates and retires the keys that sign ID tokens.",
+        subcommands: [List.self, Rotate.self, Retire.self])
+
+    static func show(_ result: JSONValue, _ options: EngineOptions) {
+        if options.json { return options.printJSON(result) }
+        var table = Table("KID", "ALGORITHM", "CREATED", "AGE (DAYS)", "ACTIVE", "RETIRES")
+        if case let .array(keys)? = result["keys"] {
+            for k in keys {
+                let text = UsersCommand.text
+                table.add(text(k["kid"]), text(k["algorithm"]), text(k["createdAt"]), text(k["ageDays"]), text(k["active"]), text(k["retiresAt"]))
+            }
+        }
+        print(table.text)
+    }
+
+    static func run(_ method: String, _ params: JSONValue, _ options: EngineOptions) throws {
+        try reporting {
+            let engine = try options.open()
+            defer { engine.close() }
+            show(try options.call(engine, method, params), options)
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Lists the keys that verify tokens now; the active one signs new tokens.")
+        @OptionGroup var options: EngineOptions
+        func run() throws { try KeysCommand.run("listSigningKeys", .object([]), options) }
+    }
+
+    struct Rotate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Makes a new key that signs every later token.",
+            discussion: "The previous keys keep verifying (and stay in the JWKS) until the tokens they signed have expired.")
+        @OptionGroup var options: EngineOptions
+        @Option(help: "ES256, RS256 or EdDSA (default: the configured signingAlgorithm).") var algorithm: String?
+        func run() throws {
+            try KeysCommand.run("rotateSigningKey", .object(algorithm.map { [("algorithm", .string($0))] } ?? []), options)
+        }
+    }
+
+    struct Retire: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Retires a key at once (a leaked key): the tokens it signed stop verifying.",
+            discussion: "Users signed in with those tokens must refresh them (their refresh tokens still work). Other engines on the same database stop trusting the key within 10 seconds.")
+        @OptionGroup var options: EngineOptions
+        @Argument(help: "The key's kid (see keys list).") var kid: String
+        func run() throws { try KeysCommand.run("retireSigningKey", .object([("kid", .string(kid))]), options) }
+    }
+}
