@@ -11,6 +11,9 @@ struct OwnMethods: Sendable {
         "listSigningKeys", "rotateSigningKey", "retireSigningKey", "createCustomToken", "getVerificationStatus", "getStorageStatistics",
     ]
 
+    /// Methods a server does not offer: a master key has no business in a request body.
+    static let notOverHTTP: Set<String> = ["rekey"]
+
     /// Client methods whose limits key on the caller's address: the server sets `clientIp`.
     static let clientIpMethods: Set<String> = [
         "verifyPhoneNumber", "verifyClient", "getCaptchaChallenge", "signInWithCredential", "linkWithCredential",

@@ -103,6 +103,10 @@ struct Server: HTTPResponder {
 
     private func ownMethod(_ name: String, _ request: inout Request, query: [(String, String)], clientIp: String) async -> Reply {
         guard request.method == .post else { return Self.wrongMethod("POST") }
+        if OwnMethods.notOverHTTP.contains(name) {
+            return Reply(status: 403, json: OwnMethods.error("operationNotAllowed", status: PhoneAuthError.Code.operationNotAllowed.status,
+                                                             "\(name) is not offered over HTTP; call it through the library or the phoneauth command."))
+        }
         if OwnMethods.adminMethods.contains(name) {
             guard isAdmin(request) else {
                 return Reply(status: 403, json: OwnMethods.error("insufficientPermission", status: 18008,

@@ -59,6 +59,9 @@ def test_development_mode_is_unreachable_when_off(tmp_path):
         # The admin token works.
         status, body, _ = server.admin("listUsers", {})
         assert status == 200 and body["users"] == []
+        # A master key never travels in a request.
+        status, body, _ = server.admin("rekey", {"newMasterKey": "00" * 32})
+        assert status == 403 and body["error"]["code"] == "operationNotAllowed"
     finally:
         server.stop()
 

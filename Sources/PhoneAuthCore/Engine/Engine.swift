@@ -22,8 +22,8 @@ public final class Engine: @unchecked Sendable {
         let master = try MasterKey.resolve(configured: config.masterKey, database: database)
         let store = try database.open()
         do {
-            keys = try KeyRing(store: store, masterKey: master, algorithm: config.signingAlgorithm, clock: clock,
-                               idTokenTtlSeconds: config.idTokenTtlSeconds, rotationDays: config.signingKeyRotationDays)
+            keys = try Self.keyRing(store: store, master: master, keyFile: MasterKey.keyFile(configured: config.masterKey, database: database),
+                                    config: config, clock: clock)
         } catch {
             store.close()
             throw error
@@ -51,6 +51,54 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// Stops delivery and closes the store. Safe to call more than once.
+    /// Opens the key ring, finishing a rekey that was interrupted: one that committed but had not
+    /// yet renamed `<key file>.new` into place opens with the new key, which then takes its place;
+    /// one that never committed leaves a `.new` file that is removed.
+    private static func keyRing(store: Store, master: [UInt8], keyFile: String?, config: EngineConfig, clock: Clock) throws -> KeyRing {
+        func open(_ key: [UInt8]) throws -> KeyRing {
+            try KeyRing(store: store, masterKey: key, algorithm: config.signingAlgorithm, clock: clock,
+                        idTokenTtlSeconds: config.idTokenTtlSeconds, rotationDays: config.signingKeyRotationDays)
+        }
+        guard let keyFile, let pending = try MasterKey.readKeyFile(keyFile + ".new") else { return try open(master) }
+        do {
+            let ring = try open(master)
+            Glibc.unlink(keyFile + ".new")
+            return ring
+        } catch let error as PhoneAuthError where error.code == .invalidConfiguration {
+            let ring = try open(pending)
+            guard rename(keyFile + ".new", keyFile) == 0 else {
+                throw PhoneAuthError(.storageError, "The rekeyed master key \(keyFile).new cannot be moved into place.", details: [("path", .string(keyFile))])
+            }
+            return ring
+        }
+    }
+
+    /// Seals every secret of the store under `newMasterKey` (64 hex digits or base64 of 32 bytes)
+    /// in one transaction. With a key file, the new key is written beside it first and replaces it
+    /// once the store is rekeyed; otherwise the caller must give the new key to every engine
+    /// (configuration or environment) before they open the store again. Other engines on the
+    /// store must be stopped first: they would keep sealing with the old key.
+    public func rekey(newMasterKey: String) throws -> String? {
+        let key: [UInt8]
+        do { key = try MasterKey.decode(newMasterKey, source: "field 'newMasterKey'") } catch {
+            throw PhoneAuthError(.invalidArgument, error.message, details: [("field", .string("newMasterKey"))])
+        }
+        let keyFile = MasterKey.keyFile(configured: config.masterKey, database: Database(config))
+        if let keyFile { try MasterKey.writeKeyFile(keyFile + ".new", key: key) }
+        do {
+            try keys.rekey(to: key)
+        } catch {
+            if let keyFile { Glibc.unlink(keyFile + ".new") }
+            throw error
+        }
+        if let keyFile, rename(keyFile + ".new", keyFile) != 0 {
+            throw PhoneAuthError(.storageError, "The store is rekeyed but \(keyFile).new could not replace the key file; move it into place.",
+                                 details: [("path", .string(keyFile))])
+        }
+        events.emit("rekeyed", at: clock.now(), [("keyFile", keyFile.map { .string($0) })])
+        return keyFile
+    }
+
     public func close() {
         let first = closeLock.withLock { () -> Bool in
             defer { closed = true }

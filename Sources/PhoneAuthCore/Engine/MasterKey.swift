@@ -32,6 +32,31 @@ public enum MasterKey {
         }
     }
 
+    /// The key file the master key comes from, when it does (SQLite, no configured or
+    /// environment key); a rekey writes `<it>.new` before it commits and renames it after.
+    public static func keyFile(configured: [UInt8]?, database: Database) -> String? {
+        guard configured == nil, getenv(environmentVariable).map({ $0.pointee == 0 }) ?? true, case let .sqlite(path, _) = database else { return nil }
+        return path + ".key"
+    }
+
+    /// Writes `key` to `path` whole, mode 0600, synced (replacing nothing: the path must not exist).
+    public static func writeKeyFile(_ path: String, key: [UInt8]) throws(PhoneAuthError) {
+        unlink(path)
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw keyFileError(path, "cannot be created (\(String(cString: strerror(errno))))") }
+        let text = Array((Base64.encode(key) + "\n").utf8)
+        let written = write(fd, text, text.count)
+        let synced = fsync(fd)
+        close(fd)
+        guard written == text.count, synced == 0 else { unlink(path); throw keyFileError(path, "cannot be written") }
+    }
+
+    /// Reads a key file (the pending one of an interrupted rekey too).
+    static func readKeyFile(_ path: String) throws(PhoneAuthError) -> [UInt8]? {
+        guard access(path, F_OK) == 0 else { return nil }
+        return try fromKeyFile(path)
+    }
+
     private static func fromKeyFile(_ path: String) throws(PhoneAuthError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd >= 0 {

@@ -261,6 +261,14 @@ enum Methods {
             }
             return .object([("keys", ResultJSON.signingKeys(engine.keys.signingKeyTimes, now: engine.clock.now()))])
         },
+        "rekey": { engine, p in
+            try p.rejectUnknown(["newMasterKey"])
+            let keyFile = try engine.rekey(newMasterKey: try required(p, "newMasterKey"))
+            var result = JSONObjectBuilder()
+            result.set("rekeyed", .bool(true))
+            result.set("keyFile", keyFile.map { .string($0) })
+            return result.value
+        },
         "getStorageStatistics": { engine, p in
             try p.rejectUnknown([])
             let s = engine.storageStatistics()

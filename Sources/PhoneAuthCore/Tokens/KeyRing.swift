@@ -5,9 +5,6 @@ import FoundationEssentials
 /// that seals queued SMS bodies. Kept in the store sealed (AES-GCM) under the master key.
 public final class KeyRing: @unchecked Sendable {
     public let codeKey: SymmetricKey
-    public let outboxKey: SymmetricKey
-    public let totpKey: SymmetricKey
-    let refreshKey: SymmetricKey
 
     static let codeKeyKind = "code-hmac"
     /// How long a copy of the signing keys is trusted before the store is read again: another
@@ -15,7 +12,10 @@ public final class KeyRing: @unchecked Sendable {
     static let reloadMilliseconds: Int64 = 10_000
 
     private let store: Store
-    private let master: SymmetricKey
+    /// The master key and its derived keys; replaced whole by a rekey.
+    private var sealing: SealingKeys
+    /// The keys a rekey replaced, still tried when opening (values written while it ran).
+    private var previous: SealingKeys?
     private let clock: Clock
     private let algorithm: EngineConfig.SigningAlgorithm
     private let lock = Lock()
@@ -39,15 +39,12 @@ public final class KeyRing: @unchecked Sendable {
                 rotationDays: Int64 = 0) throws {
         rotationSeconds = rotationDays * 86_400
         self.idTokenTtlSeconds = idTokenTtlSeconds
-        let master = SymmetricKey(data: masterKey)
+        let sealing = SealingKeys(master: masterKey)
         let now = clock.now()
         self.store = store
-        self.master = master
+        self.sealing = sealing
         self.clock = clock
         self.algorithm = algorithm
-        outboxKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: master, info: Array("phoneauth outbox body v1".utf8), outputByteCount: 32)
-        totpKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: master, info: Array("phoneauth totp secret v1".utf8), outputByteCount: 32)
-        refreshKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: master, info: Array("phoneauth refresh secret v1".utf8), outputByteCount: 32)
 
         let stored = try store.secrets()
         // Generate a key only when the store has no current one of its kind; two processes racing settle on one.
@@ -56,33 +53,33 @@ public final class KeyRing: @unchecked Sendable {
             return existing.isEmpty ? try store.addSecretIfNoneOfKind(try make()) : existing
         }
         let codeSecrets = try ensure(Self.codeKeyKind) {
-            try Self.seal(SecureBytes.random(count: 32), kid: "code-hmac-1", kind: Self.codeKeyKind, master: master, now: now)
+            try Self.seal(SecureBytes.random(count: 32), kid: "code-hmac-1", kind: Self.codeKeyKind, with: sealing, now: now)
         }
         guard let codeSecret = codeSecrets.first else { throw PhoneAuthError(.storageError, "The code key could not be stored.") }
-        codeKey = SymmetricKey(data: try Self.open(codeSecret, master: master))
+        codeKey = SymmetricKey(data: try Self.open(codeSecret, with: sealing))
         // An engine configured with an algorithm no current key has makes one, and retires the
         // others as a rotation does.
         _ = try ensure(algorithm.rawValue) {
-            var secret = try Self.newSigningSecret(algorithm, master: master, now: now)
+            var secret = try Self.newSigningSecret(algorithm, with: sealing, now: now)
             secret.retireAtOfOthers = now.adding(seconds: idTokenTtlSeconds)
             return secret
         }
-        signing = try Self.load(store: store, master: master, now: now)
+        signing = try Self.load(store: store, with: sealing, now: now)
     }
 
-    private static func newSigningSecret(_ algorithm: EngineConfig.SigningAlgorithm, master: SymmetricKey, now: Timestamp) throws -> StoredSecret {
+    private static func newSigningSecret(_ algorithm: EngineConfig.SigningAlgorithm, with sealing: SealingKeys, now: Timestamp) throws -> StoredSecret {
         let (fresh, freshBytes) = try SigningKey.generate(algorithm)
-        return try seal(freshBytes, kid: fresh.kid, kind: algorithm.rawValue, master: master, now: now)
+        return try seal(freshBytes, kid: fresh.kid, kind: algorithm.rawValue, with: sealing, now: now)
     }
 
     /// Every signing key that has not retired; the newest current one is active.
-    private static func load(store: Store, master: SymmetricKey, now: Timestamp) throws -> SigningSet {
+    private static func load(store: Store, with sealing: SealingKeys, now: Timestamp) throws -> SigningSet {
         var keys: [String: (key: SigningKey, createdAt: Timestamp, retireAt: Timestamp?)] = [:]
         var active: (SigningKey, Timestamp)?
         for secret in try store.secrets() {
             guard let kind = EngineConfig.SigningAlgorithm(rawValue: secret.kind) else { continue }
             if let retireAt = secret.retireAt, retireAt <= now { continue }
-            let key = try SigningKey.load(kind, privateBytes: try open(secret, master: master))
+            let key = try SigningKey.load(kind, privateBytes: try open(secret, with: sealing))
             keys[secret.kid] = (key, secret.createdAt, secret.retireAt)
             if secret.retireAt == nil, active.map({ secret.createdAt >= $0.1 }) ?? true { active = (key, secret.createdAt) }
         }
@@ -96,7 +93,7 @@ public final class KeyRing: @unchecked Sendable {
         let cached = lock.withLock { signing }
         guard force || now.milliseconds - cached.loadedAt.milliseconds >= Self.reloadMilliseconds else { return cached }
         // A failed read keeps the copy we have: signing and verifying go on with it.
-        guard let fresh = try? Self.load(store: store, master: master, now: now) else { return cached }
+        guard let fresh = try? Self.load(store: store, with: lock.withLock({ sealing }), now: now) else { return cached }
         lock.withLock { signing = fresh }
         return fresh
     }
@@ -149,7 +146,7 @@ public final class KeyRing: @unchecked Sendable {
     @discardableResult
     public func rotate(algorithm: EngineConfig.SigningAlgorithm? = nil, retireAfterSeconds: Int64, ifOlderThanSeconds: Int64? = nil) throws -> Bool {
         let now = clock.now()
-        let secret = try Self.newSigningSecret(algorithm ?? self.algorithm, master: master, now: now)
+        let secret = try Self.newSigningSecret(algorithm ?? self.algorithm, with: lock.withLock { sealing }, now: now)
         let rotated = try store.rotateSigningKey(secret, retireOthersAt: now.adding(seconds: retireAfterSeconds),
                                                  ifNewestBefore: ifOlderThanSeconds.map { now.adding(seconds: -$0) })
         _ = current(force: true)
@@ -173,21 +170,55 @@ public final class KeyRing: @unchecked Sendable {
             .map { ($0.key, $0.createdAt, $0.retireAt, $0.key.kid == set.active.kid) }
     }
 
-    private static func seal(_ secret: [UInt8], kid: String, kind: String, master: SymmetricKey, now: Timestamp) throws -> StoredSecret {
-        let box = try AES.GCM.seal(secret, using: master, authenticating: Array((kind + "/" + kid).utf8))
-        guard let combined = box.combined else { throw PhoneAuthError(.internalError, "Sealing a key failed.") }
-        return StoredSecret(kid: kid, kind: kind, sealed: Array(combined), createdAt: now)
+    private static func seal(_ secret: [UInt8], kid: String, kind: String, with sealing: SealingKeys, now: Timestamp) throws -> StoredSecret {
+        StoredSecret(kid: kid, kind: kind, sealed: try sealing.sealSecret(secret, kind: kind, kid: kid), createdAt: now)
     }
 
-    private static func open(_ secret: StoredSecret, master: SymmetricKey) throws -> [UInt8] {
-        do {
-            let box = try AES.GCM.SealedBox(combined: secret.sealed)
-            return Array(try AES.GCM.open(box, using: master, authenticating: Array((secret.kind + "/" + secret.kid).utf8)))
-        } catch {
+    private static func open(_ secret: StoredSecret, with sealing: SealingKeys) throws -> [UInt8] {
+        guard let plain = sealing.openSecret(secret.sealed, kind: secret.kind, kid: secret.kid) else {
             throw PhoneAuthError(.invalidConfiguration,
                                  "The master key does not match this database: its keys cannot be decrypted. Use the master key the database was created with.",
                                  details: [("key", .string("masterKey"))])
         }
+        return plain
+    }
+
+    /// Seals every secret of the store under `newMaster` instead, in one transaction (the old key
+    /// opens the store until it commits), then uses it. A value the current key cannot open stops
+    /// the rekey with nothing changed. A second pass then reseals what calls in flight wrote under
+    /// the old key meanwhile; until this process ends it also opens values with the old key.
+    public func rekey(to newMaster: [UInt8]) throws {
+        let old = lock.withLock { sealing }, new = SealingKeys(master: newMaster)
+        try reseal(from: [old], to: new)
+        lock.withLock { (previous, sealing) = (old, new) }
+        try reseal(from: [new, old], to: new)
+    }
+
+    /// Reseals every value under `target`, opening each with the first of `sources` that can.
+    private func reseal(from sources: [SealingKeys], to target: SealingKeys) throws {
+        try store.reseal(secrets: { secret in
+            guard let plain = sources.lazy.compactMap({ $0.openSecret(secret.sealed, kind: secret.kind, kid: secret.kid) }).first else {
+                throw Self.unopenable("a stored key")
+            }
+            return try target.sealSecret(plain, kind: secret.kind, kid: secret.kid)
+        }, column: { column, context, sealed in
+            guard let plain = sources.lazy.compactMap({ SealingKeys.open(sealed, key: $0.key(for: column), context: context) }).first else {
+                throw Self.unopenable("a sealed value (\(column))")
+            }
+            return try SealingKeys.seal(plain, key: target.key(for: column), context: context)
+        })
+    }
+
+    private static func unopenable(_ what: String) -> PhoneAuthError {
+        PhoneAuthError(.storageError, "\(what.prefix(1).uppercased() + what.dropFirst()) does not open with the current master key; nothing was rekeyed.",
+                       details: [("retryable", .bool(false))])
+    }
+
+    /// Opens a value sealed under a derived key: with the current master key, else the one a rekey replaced.
+    private func open(_ sealed: [UInt8], _ column: SealedColumn, context: String) -> [UInt8]? {
+        let (current, before) = lock.withLock { (sealing, previous) }
+        return SealingKeys.open(sealed, key: current.key(for: column), context: context)
+            ?? before.flatMap { SealingKeys.open(sealed, key: $0.key(for: column), context: context) }
     }
 
     /// HMAC of a code, bound to its verification so a hash cannot be replayed onto another one.
@@ -196,37 +227,27 @@ public final class KeyRing: @unchecked Sendable {
     }
 
     public func sealBody(_ body: String, verificationId: String) throws -> [UInt8] {
-        try Self.seal(Array(body.utf8), key: outboxKey, context: verificationId)
+        try SealingKeys.seal(Array(body.utf8), key: lock.withLock { sealing.outbox }, context: verificationId)
     }
 
     public func openBody(_ sealed: [UInt8], verificationId: String) -> String? {
-        Self.open(sealed, key: outboxKey, context: verificationId).map { String(decoding: $0, as: UTF8.self) }
+        open(sealed, .outboxBody, context: verificationId).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// A TOTP secret sealed for the store, bound to its user.
-    public func sealTotpSecret(_ secret: [UInt8], uid: String) throws -> [UInt8] { try Self.seal(secret, key: totpKey, context: uid) }
+    public func sealTotpSecret(_ secret: [UInt8], uid: String) throws -> [UInt8] {
+        try SealingKeys.seal(secret, key: lock.withLock { sealing.totp }, context: uid)
+    }
 
-    public func openTotpSecret(_ sealed: [UInt8], uid: String) -> [UInt8]? { Self.open(sealed, key: totpKey, context: uid) }
+    public func openTotpSecret(_ sealed: [UInt8], uid: String) -> [UInt8]? { open(sealed, .factorSecret, context: uid) }
 
     /// A refresh token's secret, sealed for its session and generation (kept only so that a
     /// retried refresh can be given the same token).
     func sealRefreshSecret(_ token: RefreshToken) throws -> [UInt8] {
-        try Self.seal(Array(token.secret.utf8), key: refreshKey, context: "\(token.sessionId)/\(token.generation)")
+        try SealingKeys.seal(Array(token.secret.utf8), key: lock.withLock { sealing.refresh }, context: "\(token.sessionId)/\(token.generation)")
     }
 
     func openRefreshSecret(_ sealed: [UInt8], sessionId: String, generation: Int64) -> String? {
-        Self.open(sealed, key: refreshKey, context: "\(sessionId)/\(generation)").map { String(decoding: $0, as: UTF8.self) }
-    }
-
-    private static func seal(_ plain: [UInt8], key: SymmetricKey, context: String) throws -> [UInt8] {
-        let box = try AES.GCM.seal(plain, using: key, authenticating: Array(context.utf8))
-        guard let combined = box.combined else { throw PhoneAuthError(.internalError, "Sealing failed.") }
-        return Array(combined)
-    }
-
-    private static func open(_ sealed: [UInt8], key: SymmetricKey, context: String) -> [UInt8]? {
-        guard let box = try? AES.GCM.SealedBox(combined: sealed),
-              let plain = try? AES.GCM.open(box, using: key, authenticating: Array(context.utf8)) else { return nil }
-        return Array(plain)
+        open(sealed, .sessionSecret, context: "\(sessionId)/\(generation)").map { String(decoding: $0, as: UTF8.self) }
     }
 }

@@ -372,6 +372,10 @@ class Engine:
         """Ends a key at once (a leaked key): its tokens stop verifying. Returns {"keys"}."""
         return self.call("retireSigningKey", _params(params, kid=kid))
 
+    def rekey(self, new_master_key: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """Seals every secret under a new master key: {"rekeyed": true, "keyFile"?}."""
+        return self.call("rekey", _params(params, new_master_key=new_master_key))
+
     def export_users(self, max_results: Any = _UNSET, page_token: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """One page of users as Firebase's auth:export writes them: {"users": [...], "pageToken"?}."""
         return self.call("exportUsers", _params(params, max_results=max_results, page_token=page_token))
