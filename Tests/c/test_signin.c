@@ -469,6 +469,32 @@ static void test_concurrent_refresh(void) {
     json_decref(r);
 }
 
+/* Signing-key rotation through the ABI: a token signed before a rotation verifies, its key stays
+ * in the JWKS beside the new one; retiring that key refuses the token at once. */
+static void test_key_rotation(const char *id_token) {
+    int st;
+    json_t *before = tu_callj(g_e, "getJwks", json_object(), &st);
+    size_t keys_before = json_array_size(tu_get(before, "keys"));
+    json_t *r = tu_callj(g_e, "rotateSigningKey", json_object(), &st);
+    if (EXPECT_OK(r, st)) CHECKF(json_array_size(tu_get(r, "keys")) == keys_before + 1, "%s", tu_dump(r));
+    json_decref(r);
+    r = tu_callj(g_e, "verifyIdToken", json_pack("{s:s}", "idToken", id_token), &st);
+    EXPECT_OK(r, st);
+    json_decref(r);
+    json_t *after = tu_callj(g_e, "getJwks", json_object(), &st);
+    CHECKF(json_array_size(tu_get(after, "keys")) == keys_before + 1, "%s", tu_dump(after));
+    /* the token's key is the oldest one: retire it */
+    const char *old_kid = tu_str(json_array_get(tu_get(before, "keys"), 0), "kid");
+    r = tu_callj(g_e, "retireSigningKey", json_pack("{s:s}", "kid", old_kid ? old_kid : ""), &st);
+    EXPECT_OK(r, st);
+    json_decref(r);
+    r = tu_callj(g_e, "verifyIdToken", json_pack("{s:s}", "idToken", id_token), &st);
+    EXPECT_ERR(r, st, PHONEAUTH_ERR_INVALID_ID_TOKEN, "invalidIdToken");
+    json_decref(r);
+    json_decref(before);
+    json_decref(after);
+}
+
 int main(void) {
     char *dir = tu_tmpdir();
     tu_sms_init(&g_sms, NULL);
@@ -482,6 +508,7 @@ int main(void) {
         if (uid[0] && refresh[0] && id_token[0]) test_tokens(uid, refresh, id_token);
         test_refresh_reuse();
         test_concurrent_refresh();
+        if (id_token[0]) test_key_rotation(id_token);
     }
     phoneauth_close(g_e);
     CHECKF(!g_sms.overlapped, "two SMS callbacks ran at the same time");
