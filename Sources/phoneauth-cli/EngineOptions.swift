@@ -30,6 +30,15 @@ struct EngineOptions: ParsableArguments {
         }
     }
 
+    /// Opens the engine, runs `body` with it, closes it; failures become messages and exit statuses.
+    func withEngine(_ body: (Engine) throws -> Void) throws {
+        try reporting {
+            let engine = try open()
+            defer { engine.close() }
+            try body(engine)
+        }
+    }
+
     /// Runs a method; an engine error is printed and becomes the exit status.
     func call(_ engine: Engine, _ method: String, _ params: JSONValue = .object([])) throws -> JSONValue {
         let (status, result) = engine.call(method, params: params)

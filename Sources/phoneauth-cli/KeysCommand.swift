@@ -20,9 +20,7 @@ struct KeysCommand: ParsableCommand {
     }
 
     static func run(_ method: String, _ params: JSONValue, _ options: EngineOptions) throws {
-        try reporting {
-            let engine = try options.open()
-            defer { engine.close() }
+        try options.withEngine { engine in
             show(try options.call(engine, method, params), options)
         }
     }

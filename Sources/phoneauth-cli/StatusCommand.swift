@@ -7,9 +7,7 @@ struct StatusCommand: ParsableCommand {
     @OptionGroup var options: EngineOptions
 
     func run() throws {
-        try reporting {
-            let engine = try options.open()
-            defer { engine.close() }
+        try options.withEngine { engine in
             let s = try options.call(engine, "getStatus")
             if options.json { return options.printJSON(s) }
             let text = UsersCommand.text

@@ -11,9 +11,7 @@ struct ExportCommand: ParsableCommand {
     @Argument(help: "The file to write (replaced whole when done).") var file: String
 
     func run() throws {
-        try reporting {
-            let engine = try options.open()
-            defer { engine.close() }
+        try options.withEngine { engine in
             let progress = Progress(verb: "exported")
             var users: [JSONValue] = [], token: String?
             repeat {

@@ -8,9 +8,7 @@ struct UnlockCommand: ParsableCommand {
     @Argument(help: "The phone number, e.g. +16505551234.") var phoneNumber: String
 
     func run() throws {
-        try reporting {
-            let engine = try options.open()
-            defer { engine.close() }
+        try options.withEngine { engine in
             let result = try options.call(engine, "unlockPhoneNumber", .object([("phoneNumber", .string(phoneNumber))]))
             if options.json { return options.printJSON(result) }
             let shown = options.showNumbers ? phoneNumber : PhoneNumber.mask((try? PhoneNumber.parse(phoneNumber).e164) ?? phoneNumber)

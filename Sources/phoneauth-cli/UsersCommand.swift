@@ -48,9 +48,7 @@ struct UsersCommand: ParsableCommand {
         @Argument(help: "The user's uid.") var uid: String
 
         func run() throws {
-            try reporting {
-                let engine = try options.open()
-                defer { engine.close() }
+            try options.withEngine { engine in
                 show(try options.call(engine, "getUser", .object([("uid", .string(uid))]))["user"] ?? .null, options)
             }
         }
@@ -62,9 +60,7 @@ struct UsersCommand: ParsableCommand {
         @Argument(help: "The phone number, e.g. +16505551234.") var phoneNumber: String
 
         func run() throws {
-            try reporting {
-                let engine = try options.open()
-                defer { engine.close() }
+            try options.withEngine { engine in
                 show(try options.call(engine, "getUserByPhoneNumber", .object([("phoneNumber", .string(phoneNumber))]))["user"] ?? .null, options)
             }
         }
@@ -77,9 +73,7 @@ struct UsersCommand: ParsableCommand {
         @Option(help: "Where the previous page ended (its nextPageToken).") var pageToken: String?
 
         func run() throws {
-            try reporting {
-                let engine = try options.open()
-                defer { engine.close() }
+            try options.withEngine { engine in
                 var params: [(String, JSONValue)] = [("maxResults", .int(Int64(limit)))]
                 if let pageToken { params.append(("pageToken", .string(pageToken))) }
                 let page = try options.call(engine, "listUsers", .object(params))
@@ -116,9 +110,7 @@ struct UsersCommand: ParsableCommand {
     }
 
     static func setDisabled(_ disabled: Bool, uid: String, _ options: EngineOptions) throws {
-        try reporting {
-            let engine = try options.open()
-            defer { engine.close() }
+        try options.withEngine { engine in
             let user = try options.call(engine, "updateUser", .object([("uid", .string(uid)), ("disabled", .bool(disabled))]))["user"] ?? .null
             if options.json { return options.printJSON(.object([("user", user)])) }
             print("\(uid) is \(disabled ? "disabled" : "enabled").")
@@ -131,9 +123,7 @@ struct UsersCommand: ParsableCommand {
         @Argument(help: "The user's uid.") var uid: String
 
         func run() throws {
-            try reporting {
-                let engine = try options.open()
-                defer { engine.close() }
+            try options.withEngine { engine in
                 _ = try options.call(engine, "deleteUser", .object([("uid", .string(uid))]))
                 if options.json { return options.printJSON(.object([("deleted", .string(uid))])) }
                 print("\(uid) is deleted.")
@@ -150,9 +140,7 @@ struct UsersCommand: ParsableCommand {
         @Argument(help: "The claims to set, as a JSON object.") var claims: String?
 
         func run() throws {
-            try reporting {
-                let engine = try options.open()
-                defer { engine.close() }
+            try options.withEngine { engine in
                 if let claims {
                     let value: JSONValue
                     do { value = try JSONCodec.parse(claims) } catch let error as JSONCodec.ParseError {
