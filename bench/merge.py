@@ -1,6 +1,6 @@
 """Merges the drivers' JSON outputs into one document and adds the comparisons between them.
 
-Usage: merge.py c.json python.json handrolled.json [postgres.json [delivery.json [http.json]]] > latest.json
+Usage: merge.py c.json python.json handrolled.json [postgres.json [delivery.json [http.json [instructions.json]]]] > latest.json
 """
 import json
 import os
@@ -14,13 +14,14 @@ def load(path):
         return json.load(f)
 
 
-def main(c_path, py_path, hand_path, pg_path=None, delivery_path=None, http_path=None):
+def main(c_path, py_path, hand_path, pg_path=None, delivery_path=None, http_path=None, instructions_path=None):
     c = load(c_path)
     py = load(py_path)
     hand = load(hand_path)
     pg = load(pg_path)["postgres"] if pg_path else {"skipped": "not run"}
     delivery = load(delivery_path)["delivery"] if delivery_path else {"skipped": "not run"}
     http = load(http_path)["http"] if http_path else {"skipped": "not run"}
+    instructions = load(instructions_path)["instructions"] if instructions_path else {"skipped": "not run"}
     doc = {
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
@@ -32,6 +33,7 @@ def main(c_path, py_path, hand_path, pg_path=None, delivery_path=None, http_path
         "postgres": pg,
         "delivery": delivery,
         "http": http,
+        "instructions": instructions,
     }
     floor_us = c["floor"]["floorPerFlowUs"]
     for section in (doc["python"].get("threads1"), doc["python"].get("threads2"), doc["handrolled"]):
@@ -93,12 +95,16 @@ def main(c_path, py_path, hand_path, pg_path=None, delivery_path=None, http_path
             v["ratioToInProcess"] is not None and v["ratioToInProcess"] >= 0.6 for v in summary["http"].values())
     else:
         summary["http"] = {"skipped": http.get("skipped", "no results")}
+    if "perFlow" in instructions:
+        summary["instructionsPerFlow"] = instructions["perFlow"]
+        summary["instructionsRatioToFloor"] = instructions["ratioToFloor"]
+        summary["targets"]["instructionsAtMost2xFloor"] = instructions["ratioToFloor"] <= 2.0
     doc["summary"] = summary
     json.dump(doc, sys.stdout, indent=2)
     sys.stdout.write("\n")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (4, 5, 6, 7):
+    if len(sys.argv) not in (4, 5, 6, 7, 8):
         sys.exit(__doc__)
     main(*sys.argv[1:])

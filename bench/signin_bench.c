@@ -450,10 +450,29 @@ static json_t *measure_floor(double *floor_us) {
     return f;
 }
 
+/* Under callgrind (callgrind_bench.py): BENCH_ONLY=flows runs N flows on one thread, BENCH_ONLY=floor
+ * the floor's primitives N times each, with N = BENCH_FLOWS_C; two runs with different N give the
+ * instructions of one flow, or of the floor, by difference (start-up cancels out). */
+static int run_only(const char *what, long n) {
+    if (strcmp(what, "flows") == 0) {
+        json_decref(run_flows(1, n, 0));
+    } else if (strcmp(what, "floor") == 0) {
+        double sql;
+        floor_es256((int)n);
+        floor_hmac((int)n);
+        json_decref(floor_sqlite((int)n, &sql));
+    } else {
+        die("BENCH_ONLY must be flows or floor");
+    }
+    return 0;
+}
+
 int main(void) {
     long flows = env_long("BENCH_FLOWS_C", env_long("BENCH_FLOWS", 20000));
     if (flows > 900000) flows = 900000; /* distinct numbers available */
     if (phoneauth_abi_version() != PHONEAUTH_ABI_VERSION) die("library ABI version differs from the header");
+    const char *only = getenv("BENCH_ONLY");
+    if (only && *only) return run_only(only, flows);
 
     double floor_us;
     json_t *floor = measure_floor(&floor_us);

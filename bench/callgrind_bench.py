@@ -1,0 +1,125 @@
+"""Instructions per sign-in flow, counted by callgrind: deterministic, so a change is judged by a
+number the machine's noise cannot move.
+
+signin_bench runs under `valgrind --tool=callgrind` twice in each mode, with BENCH_ONLY=flows
+(complete flows on one thread: verify, SMS to the callback, credential, sign in a new user) and
+BENCH_ONLY=floor (the floor's primitives: one ES256 signature, one HMAC, the SQLite transactions);
+the difference between the runs of one mode, divided by the difference in repetitions, is the
+cost of one flow (start-up and the engine's opening cancel out). Each is broken down by
+component, from the functions' objects and names: SQLite, jansson, BoringSSL, libphonenumber
+(with ICU), the Swift runtime and standard library, the engine (PhoneAuth's own code), libc, other.
+
+Prints {"instructions": {"perFlow", "floorPerFlow", "ratioToFloor", "flowByComponent",
+"floorByComponent", "runs"}}. Counts: BENCH_CALLGRIND_FLOWS (default "100,300").
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DRIVER = os.path.join(HERE, "out", "signin_bench")
+
+# (component, test on "object function"), first match wins.
+COMPONENTS = [
+    ("SQLite", lambda obj, fn: "libsqlite3" in obj or fn.startswith("sqlite3")),
+    ("jansson", lambda obj, fn: "libjansson" in obj or fn.startswith("json_") or fn.startswith("jsonp_")),
+    ("BoringSSL", lambda obj, fn: "CCryptoBoringSSL" in fn or "libcrypto" in obj or "libssl" in obj),
+    # libstdc++ serves only libphonenumber's C++ here.
+    ("libphonenumber", lambda obj, fn: "libphonenumber" in obj or "libicu" in obj or "i18n::phonenumbers" in fn
+        or fn.startswith("pa_phone") or "icu_" in fn or "libstdc++" in obj),
+    ("engine", lambda obj, fn: "PhoneAuthCore" in fn or "9PhoneAuth" in fn or "phoneauth_" in fn or "ccurl" in fn
+        or fn.startswith("$s13PhoneAuthCore") or fn.startswith("$s9PhoneAuth")),
+    ("Swift runtime", lambda obj, fn: fn.startswith("swift") or fn.startswith("$s") or fn.startswith("_swift")
+        or "libswift" in obj or "Foundation" in fn),
+    ("libc (malloc, memcpy, locks)", lambda obj, fn: "libc.so" in obj or "libc-" in obj or "ld-linux" in obj or "libm" in obj
+        or "libgcc" in obj),
+]
+
+
+def component(obj, fn):
+    for name, test in COMPONENTS:
+        if test(obj, fn):
+            return name
+    return "other"
+
+
+def counts(out_file):
+    """Self instructions per component, from callgrind's output file (the Ir column)."""
+    result = {}
+    objects, functions = {}, {}
+    obj = fn = ""
+    with open(out_file, errors="replace") as f:
+        for line in f:
+            if line.startswith("ob="):
+                obj = name_of(line[3:].strip(), objects)
+            elif line.startswith("fn="):
+                fn = name_of(line[3:].strip(), functions)
+            elif line.startswith(("cob=", "cfi=", "cfn=", "fl=", "fi=", "fe=")):
+                if line.startswith("cfn="):
+                    name_of(line[4:].strip(), functions)
+                elif line.startswith("cob="):
+                    name_of(line[4:].strip(), objects)
+                continue
+            elif line.startswith("calls="):
+                next(f, None)  # the call's inclusive cost line: not self cost
+            elif line[:1].isdigit() or line[:1] in "+-*":
+                parts = line.split()
+                if len(parts) >= 2 and parts[1].isdigit():
+                    key = component(obj, fn)
+                    result[key] = result.get(key, 0) + int(parts[1])
+    return result
+
+
+def name_of(text, table):
+    """Callgrind compresses names: "(id) name" defines, "(id)" refers back."""
+    m = re.match(r"\((\d+)\)(?: (.*))?", text)
+    if not m:
+        return text
+    if m.group(2) is not None:
+        table[m.group(1)] = m.group(2)
+    return table.get(m.group(1), "")
+
+
+def stripped_library(directory):
+    """valgrind 3.19 gives up on the DWARF 5 debug info of a Swift-built .so: a copy without debug
+    sections (the same code and symbols), found first through LD_LIBRARY_PATH."""
+    source = os.environ.get("PHONEAUTH_LIBRARY") or os.path.join(HERE, "..", "out", "lib", "libphoneauth.so.1")
+    libdir = os.path.join(directory, "lib")
+    os.makedirs(libdir, exist_ok=True)
+    subprocess.run(["objcopy", "--strip-debug", source, os.path.join(libdir, "libphoneauth.so.1")], check=True)
+    return libdir
+
+
+def run(mode, n, directory):
+    out = os.path.join(directory, f"callgrind.{mode}.{n}")
+    env = dict(os.environ, BENCH_ONLY=mode, BENCH_FLOWS_C=str(n), LD_LIBRARY_PATH=stripped_library(directory))
+    subprocess.run(["valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={out}", DRIVER],
+                   env=env, check=True, stdout=subprocess.DEVNULL)
+    return counts(out)
+
+
+def per_unit(mode, low, high, directory, units):
+    a, b = run(mode, low, directory), run(mode, high, directory)
+    diff = {k: b.get(k, 0) - a.get(k, 0) for k in set(a) | set(b)}
+    per = {k: round(v / units) for k, v in diff.items() if abs(v) >= units}
+    return sum(diff.values()) / units, dict(sorted(per.items(), key=lambda kv: -kv[1]))
+
+
+def main():
+    low, high = (int(x) for x in os.environ.get("BENCH_CALLGRIND_FLOWS", "100,300").split(","))
+    warm = lambda n: min(n // 20, 200)  # signin_bench's untimed warm-up flows
+    with tempfile.TemporaryDirectory(prefix="phoneauth-callgrind-") as directory:
+        print(f"callgrind_bench: {low} and {high} flows, then the floor (a few minutes)", file=sys.stderr)
+        flow, flow_parts = per_unit("flows", low, high, directory, (high + warm(high)) - (low + warm(low)))
+        floor, floor_parts = per_unit("floor", low, high, directory, high - low)
+    print(json.dumps({"instructions": {
+        "perFlow": round(flow), "floorPerFlow": round(floor), "ratioToFloor": round(flow / floor, 2),
+        "flowByComponent": flow_parts, "floorByComponent": floor_parts, "runs": [low, high],
+    }}))
+
+
+if __name__ == "__main__":
+    main()
