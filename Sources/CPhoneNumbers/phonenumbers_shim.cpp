@@ -51,27 +51,20 @@ extern "C" void pa_phone_parse(const char *text, const char *default_region, pa_
         out->reason = reason_for_parse_error(error);
         return;
     }
-    // IsValidNumber would look the region up itself; finding it once and checking validity for
-    // it is the same test with half the pattern matching, the bulk of a parse's cost.
+    // A number is valid exactly when libphonenumber gives it a type (IsValidNumber is that test
+    // for the number's own region): one round of pattern matching answers both questions.
     std::string e164, region;
     util->GetRegionCodeForNumber(number, &region);
-    if (!util->IsValidNumberForRegion(number, region)) {
+    PhoneNumberUtil::PhoneNumberType type = util->GetNumberType(number);
+    if (type == PhoneNumberUtil::UNKNOWN) {
         out->reason = reason_for_possibility(util->IsPossibleNumberWithReason(number));
         return;
     }
+    out->type = static_cast<int>(type);
     util->Format(number, PhoneNumberUtil::E164, &e164);
     copy_out(out->e164, sizeof out->e164, e164);
     copy_out(out->region, sizeof out->region, region.empty() ? "ZZ" : region);
     out->reason = PA_PHONE_OK;
-}
-
-extern "C" int pa_phone_type(const char *e164) {
-    const PhoneNumberUtil *util = PhoneNumberUtil::GetInstance();
-    PhoneNumber number;
-    if (e164 == nullptr || util->Parse(e164, "ZZ", &number) != PhoneNumberUtil::NO_PARSING_ERROR) {
-        return static_cast<int>(PhoneNumberUtil::UNKNOWN);
-    }
-    return static_cast<int>(util->GetNumberType(number));
 }
 
 extern "C" int pa_phone_region_supported(const char *region) {

@@ -19,15 +19,13 @@ typedef struct {
     int reason;        /* enum pa_phone_reason */
     char e164[24];     /* "+16505553434" */
     char region[4];    /* CLDR region code, "US"; "ZZ" when unknown */
+    int type;          /* libphonenumber's PhoneNumberType of a valid number */
 } pa_phone_result;
 
-/* Parses `text` (UTF-8, with a leading + or a number valid in `default_region`) and checks it.
+/* Parses `text` (UTF-8, with a leading + or a number valid in `default_region`), checks it and
+   classifies it, in one round of pattern matching.
    Thread-safe: libphonenumber's PhoneNumberUtil is a process-wide immutable singleton. */
 void pa_phone_parse(const char *text, const char *default_region, pa_phone_result *out);
-
-/* libphonenumber's PhoneNumberType of a valid E.164 number (a separate call: it costs another
-   round of pattern matching, and most callers do not need it). */
-int pa_phone_type(const char *e164);
 
 /* 1 if `region` is a region code libphonenumber knows (a CLDR code such as "US", or "001" for
    non-geographic numbers), else 0. */

@@ -6,7 +6,7 @@ public struct PhoneNumber: Hashable, Sendable {
     public let region: String
 
     /// The kind of line (mobile, fixed line, premium rate, …) as libphonenumber classifies it.
-    public var type: NumberType { NumberType(rawValue: pa_phone_type(e164)) ?? .unknown }
+    public let type: NumberType
 
     public enum NumberType: Int32, Sendable, CaseIterable {
         case fixedLine = 0, mobile, fixedLineOrMobile, tollFree, premiumRate, sharedCost, voip,
@@ -37,7 +37,7 @@ public struct PhoneNumber: Hashable, Sendable {
         case Int(PA_PHONE_OK.rawValue):
             let e164 = withUnsafeBytes(of: result.e164) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
             let region = withUnsafeBytes(of: result.region) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
-            return PhoneNumber(e164: e164, region: region)
+            return PhoneNumber(e164: e164, region: region, type: NumberType(rawValue: result.type) ?? .unknown)
         case Int(PA_PHONE_INVALID_COUNTRY_CODE.rawValue):
             throw invalid("invalidCountryCode", "The phone number has no valid country calling code; write it with a leading + and the country code.")
         case Int(PA_PHONE_TOO_SHORT.rawValue):

@@ -6,6 +6,8 @@ import FoundationEssentials
 public final class KeyRing: @unchecked Sendable {
     public let codeKey: SymmetricKey
 
+    private let keyedCodeHMAC: HMAC<SHA256>
+
     static let codeKeyKind = "code-hmac"
     /// How long a copy of the signing keys is trusted before the store is read again: another
     /// engine's rotation or retirement reaches this one within it.
@@ -57,6 +59,7 @@ public final class KeyRing: @unchecked Sendable {
         }
         guard let codeSecret = codeSecrets.first else { throw PhoneAuthError(.storageError, "The code key could not be stored.") }
         codeKey = SymmetricKey(data: try Self.open(codeSecret, with: sealing))
+        keyedCodeHMAC = HMAC<SHA256>(key: codeKey)
         // An engine configured with an algorithm no current key has makes one, and retires the
         // others as a rotation does.
         _ = try ensure(algorithm.rawValue) {
@@ -222,8 +225,11 @@ public final class KeyRing: @unchecked Sendable {
     }
 
     /// HMAC of a code, bound to its verification so a hash cannot be replayed onto another one.
+    /// The keyed state is made once and copied per code (keying costs two compressions).
     public func codeHash(verificationId: String, code: String) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: Array((verificationId + ":" + code).utf8), using: codeKey))
+        var hmac = keyedCodeHMAC
+        hmac.update(data: Array((verificationId + ":" + code).utf8))
+        return Array(hmac.finalize())
     }
 
     public func sealBody(_ body: String, verificationId: String) throws -> [UInt8] {

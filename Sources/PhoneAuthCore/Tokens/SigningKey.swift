@@ -7,6 +7,8 @@ public struct SigningKey: @unchecked Sendable {
     public let kid: String
     public let algorithm: EngineConfig.SigningAlgorithm
     private let backing: Backing
+    /// The public key as a JWK (RFC 7517 / 7518 / 8037), computed once: the JWKS is asked often.
+    public let publicJWK: JSONValue
 
     private enum Backing {
         case es256(P256.Signing.PrivateKey)
@@ -44,7 +46,7 @@ public struct SigningKey: @unchecked Sendable {
         }
         // The key ID is derived from the public key, so every process names a key the same way.
         let kid = Base64URL.encode(SHA256.hash(data: publicBytes).prefix(12))
-        return SigningKey(kid: kid, algorithm: algorithm, backing: backing)
+        return SigningKey(kid: kid, algorithm: algorithm, backing: backing, publicJWK: jwk(kid: kid, algorithm: algorithm, backing: backing))
     }
 
     public func sign(_ data: [UInt8]) throws -> [UInt8] {
@@ -67,8 +69,7 @@ public struct SigningKey: @unchecked Sendable {
         }
     }
 
-    /// The public key as a JWK (RFC 7517 / 7518 / 8037).
-    public var publicJWK: JSONValue {
+    private static func jwk(kid: String, algorithm: EngineConfig.SigningAlgorithm, backing: Backing) -> JSONValue {
         var fields: [(String, JSONValue)] = [("kid", .string(kid)), ("alg", .string(algorithm.rawValue)), ("use", .string("sig"))]
         switch backing {
         case let .es256(key):
