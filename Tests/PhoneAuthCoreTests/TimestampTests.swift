@@ -26,3 +26,17 @@ final class TimestampTests: XCTestCase {
         }
     }
 }
+
+final class Base64URLTests: XCTestCase {
+    func testEncodingMatchesRFC4648AndRoundTrips() {
+        // RFC 4648 §10 test vectors, unpadded.
+        for (plain, encoded) in [("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy")] {
+            XCTAssertEqual(Base64URL.encode(Array(plain.utf8)), encoded)
+        }
+        XCTAssertEqual(Base64URL.encode([0xfb, 0xff, 0xbf]), "-_-_")
+        for count in 0..<200 {
+            let bytes = (0..<count).map { _ in UInt8.random(in: 0...255) }
+            XCTAssertEqual(Base64URL.decode(Substring(Base64URL.encode(bytes))), bytes)
+        }
+    }
+}

@@ -7,25 +7,35 @@ public enum Base64URL {
         return table
     }()
 
+    /// Writes straight into the string's storage: no array of four per three bytes.
     public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         let input = Array(bytes)
-        var out = [UInt8]()
-        out.reserveCapacity((input.count * 4 + 2) / 3)
-        var i = 0
-        while i + 3 <= input.count {
-            let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
-            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], alphabet[Int(n & 63)]]
-            i += 3
+        let length = (input.count * 4 + 2) / 3
+        return input.withUnsafeBufferPointer { source in
+            alphabet.withUnsafeBufferPointer { table in
+                String(unsafeUninitializedCapacity: length) { out in
+                    var i = 0, o = 0
+                    while i + 3 <= source.count {
+                        let n = UInt32(source[i]) << 16 | UInt32(source[i + 1]) << 8 | UInt32(source[i + 2])
+                        out[o] = table[Int(n >> 18 & 63)]
+                        out[o + 1] = table[Int(n >> 12 & 63)]
+                        out[o + 2] = table[Int(n >> 6 & 63)]
+                        out[o + 3] = table[Int(n & 63)]
+                        i += 3
+                        o += 4
+                    }
+                    let rest = source.count - i
+                    if rest > 0 {
+                        let n = UInt32(source[i]) << 16 | (rest == 2 ? UInt32(source[i + 1]) << 8 : 0)
+                        out[o] = table[Int(n >> 18 & 63)]
+                        out[o + 1] = table[Int(n >> 12 & 63)]
+                        if rest == 2 { out[o + 2] = table[Int(n >> 6 & 63)] }
+                        o += rest + 1
+                    }
+                    return o
+                }
+            }
         }
-        let rest = input.count - i
-        if rest == 1 {
-            let n = UInt32(input[i]) << 16
-            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)]]
-        } else if rest == 2 {
-            let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8
-            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)]]
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Decodes unpadded base64url; nil for any character outside the alphabet or an impossible length.
