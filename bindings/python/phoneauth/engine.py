@@ -396,6 +396,10 @@ class Engine:
         whether it had any."""
         return self.call("unlockPhoneNumber", _params(params, phoneNumber=phone_number))
 
+    def get_status(self, **params: Any) -> Dict[str, Any]:
+        """Schema version, users, live sessions, recent SMS and signing keys (phoneauth status)."""
+        return self.call("getStatus", _params(params))
+
     def get_storage_statistics(self, **params: Any) -> Dict[str, Any]:
         """Returns {driver, poolSize, transactions, retries, roundTrips}: what the store has done
         since the engine opened (retries: transactions run again after a conflict with another
