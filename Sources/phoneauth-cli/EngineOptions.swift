@@ -17,7 +17,7 @@ struct EngineOptions: ParsableArguments {
     func open() throws -> Engine {
         do {
             var json: JSONValue = .object([])
-            if let path = config ?? (getenv("PHONEAUTH_CONFIG").map { String(cString: $0) }).flatMap({ $0.isEmpty ? nil : $0 }) {
+            if let path = config ?? EngineConfig.environment("PHONEAUTH_CONFIG") {
                 json = try JSONFile.read(path)
             }
             // The configuration may carry phoneauthd's section; the engine does not read it.
@@ -99,17 +99,8 @@ func reporting(_ body: () throws -> Void) throws {
 /// Whole JSON files, read and written.
 enum JSONFile {
     static func read(_ path: String) throws -> JSONValue {
-        guard let file = fopen(path, "rb") else {
-            throw Failure(message: "\(path): \(String(cString: strerror(errno)))", exitCode: ExitCodes.refused)
-        }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while case let n = fread(&chunk, 1, chunk.count, file), n > 0 { bytes += chunk[0..<n] }
-        do {
-            return try bytes.withUnsafeBytes { buffer in try JSONCodec.parse(bytes: buffer) }
-        } catch let error as JSONCodec.ParseError {
-            throw Failure(message: "\(path) is not valid JSON: \(error.message) (line \(error.line), column \(error.column)).", exitCode: ExitCodes.refused)
+        do { return try JSONCodec.parse(contentsOf: path, code: .invalidArgument) } catch {
+            throw Failure(message: error.message, exitCode: ExitCodes.refused)
         }
     }
 

@@ -27,7 +27,7 @@ struct PhoneAuthd: ParsableCommand {
     func serve() async throws {
         let runner: EngineRunner, server: Server, serverConfig: ServerConfig
         do {
-            (runner, server, serverConfig) = try Self.setUp(path: config ?? ServerConfig.environment("PHONEAUTHD_CONFIG"))
+            (runner, server, serverConfig) = try Self.setUp(path: config ?? EngineConfig.environment("PHONEAUTHD_CONFIG"))
         } catch {
             let failure = PhoneAuthError.from(error, during: "startup")
             fputs("phoneauthd: \(failure.code.name): \(failure.message)\n", stderr)
@@ -74,15 +74,7 @@ struct PhoneAuthd: ParsableCommand {
     /// Reads the configuration, opens the engine and wires the server; throws PhoneAuthError.
     static func setUp(path: String?) throws -> (EngineRunner, Server, ServerConfig) {
         guard let path else { throw ServerConfig.bad("", "No configuration: pass --config FILE or set PHONEAUTHD_CONFIG.") }
-        guard let file = fopen(path, "rb") else { throw ServerConfig.bad("", "The configuration file cannot be opened: \(String(cString: strerror(errno))).") }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while case let n = fread(&chunk, 1, chunk.count, file), n > 0 { bytes += chunk[0..<n] }
-        fclose(file)
-        let json: JSONValue
-        do { json = try JSONCodec.parse(bytes: bytes) } catch {
-            throw ServerConfig.bad("", "The configuration file is not valid JSON: \(error.message) (line \(error.line), column \(error.column)).")
-        }
+        let json = try JSONCodec.parse(contentsOf: path, code: .invalidConfiguration)
         let (serverConfig, engineJSON) = try ServerConfig.read(json)
         let engineConfig = try EngineConfig.read(engineJSON)
         let emulator = serverConfig.emulatorCompat ? EmulatorSupport(codeLength: engineConfig.codeLength) : nil

@@ -28,7 +28,7 @@ struct ServerConfig {
     ]
 
     /// Splits a configuration into the server's part and the engine's.
-    static func read(_ json: JSONValue, environment: (String) -> String? = ServerConfig.environment) throws -> (ServerConfig, JSONValue) {
+    static func read(_ json: JSONValue, environment: (String) -> String? = EngineConfig.environment) throws -> (ServerConfig, JSONValue) {
         guard case let .object(pairs) = json else {
             throw bad("", "The configuration must be a JSON object.")
         }
@@ -96,12 +96,6 @@ struct ServerConfig {
         text.split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
     }
 
-    static func environment(_ name: String) -> String? {
-        guard let value = getenv(name) else { return nil }
-        let text = String(cString: value)
-        return text.isEmpty ? nil : text
-    }
-
     static func bad(_ key: String, _ problem: String) -> PhoneAuthError {
         PhoneAuthError(.invalidConfiguration, key.isEmpty ? problem : "The configuration key '\(key)' \(problem)",
                        details: key.isEmpty ? [] : [("key", .string(key))])
@@ -114,14 +108,5 @@ extension String {
         while s.first == " " { s.removeFirst() }
         while s.last == " " { s.removeLast() }
         return String(s)
-    }
-}
-
-extension JSONCodec {
-    static func parse(bytes: [UInt8]) throws(ParseError) -> JSONValue {
-        let result: Result<JSONValue, ParseError> = bytes.withUnsafeBytes { buffer in
-            do throws(ParseError) { return .success(try JSONCodec.parse(bytes: buffer)) } catch { return .failure(error) }
-        }
-        return try result.get()
     }
 }

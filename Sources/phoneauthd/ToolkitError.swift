@@ -80,8 +80,9 @@ struct ToolkitError: Error {
         case .uidAlreadyExists: name = "DUPLICATE_LOCAL_ID"
         case .invalidCustomToken: name = "INVALID_CUSTOM_TOKEN"
         case .customTokenMismatch: name = "CREDENTIAL_MISMATCH"
-        case .invalidCredential: name = reason == "unknown" || reason == "temporaryProof" || error.message.contains("temporary proof")
-            ? "INVALID_TEMPORARY_PROOF" : "INVALID_SESSION_INFO"
+        // The dialect's credentials are a session and a code, or a temporary proof: only a proof
+        // can be an invalid credential.
+        case .invalidCredential: name = "INVALID_TEMPORARY_PROOF"
         case .providerAlreadyLinked: name = "PROVIDER_ALREADY_LINKED"
         case .noSuchProvider: name = "NO_SUCH_PROVIDER"
         case .userMismatch: name = "USER_MISMATCH"

@@ -206,8 +206,8 @@ public struct EngineConfig: Sendable {
 
     public static let databaseVariable = "PHONEAUTH_DATABASE_URL"
 
-    /// A non-empty environment variable's value.
-    static func environment(_ name: String) -> String? {
+    /// A non-empty environment variable's value (every host reads the environment through this).
+    public static func environment(_ name: String) -> String? {
         guard let value = getenv(name), value.pointee != 0 else { return nil }
         return String(cString: value)
     }

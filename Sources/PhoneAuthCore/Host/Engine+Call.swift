@@ -1,9 +1,7 @@
 /// The one entry point every host shares: a method name and its JSON parameters in, a status and
 /// the result or error object out (phoneauth_call, phoneauthd's /phoneauth/v1, the CLI).
 extension Engine {
-    /// The methods `call` knows, as docs/API.md lists them.
-    public static var methodNames: [String] { Methods.table.keys.sorted() }
-
+    /// Whether `call` knows a method of that name (docs/API.md lists them).
     public static func hasMethod(_ name: String) -> Bool { Methods.table[name] != nil }
 
     /// Runs `method` with `params` (a JSON object); returns 0 and the result, or the error's

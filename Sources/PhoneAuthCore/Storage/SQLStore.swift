@@ -91,15 +91,21 @@ final class SQLStore<Connection: SQLConnection>: Store, @unchecked Sendable {
 
     static var signingKinds: Set<String> { Set(EngineConfig.SigningAlgorithm.allCases.map(\.rawValue)) }
 
+    /// "kind IN (?, …)" for the signing keys' kinds, and its arguments.
+    private static var signingKindFilter: (sql: String, args: [SQLValue]) {
+        let kinds = signingKinds.sorted()
+        return ("kind IN (\(kinds.map { _ in "?" }.joined(separator: ", ")))", kinds.map { .text($0) })
+    }
+
     /// Adds a signing key that signs from now on and gives every other current one `retireOthersAt`.
     /// With `ifNewestBefore`, only when the newest current signing key is older than that (so
     /// engines that all find a rotation due make exactly one). Whether it was added.
     public func rotateSigningKey(_ secret: StoredSecret, retireOthersAt: Timestamp, ifNewestBefore: Timestamp?) throws -> Bool {
         try write { db in
             if let threshold = ifNewestBefore {
-                let kinds = Self.signingKinds.sorted()
-                let newest = try db.row("SELECT max(created_at) FROM secrets WHERE retire_at IS NULL AND kind IN (?, ?, ?)",
-                                        kinds.map { .text($0) }) { $0.optionalInt(0) } ?? nil
+                let kinds = Self.signingKindFilter
+                let newest = try db.row("SELECT max(created_at) FROM secrets WHERE retire_at IS NULL AND \(kinds.sql)",
+                                        kinds.args) { $0.optionalInt(0) } ?? nil
                 if let newest, newest >= threshold.milliseconds { return false }
             }
             try insert(secret, in: db)
@@ -111,9 +117,9 @@ final class SQLStore<Connection: SQLConnection>: Store, @unchecked Sendable {
     /// Ends a signing key at `now` (it stops verifying at once); whether it was live.
     public func retireSigningKey(kid: String, now: Timestamp) throws -> Bool {
         try write { db in
-            let kinds = Self.signingKinds.sorted()
-            return try db.run("UPDATE secrets SET retire_at = ? WHERE kid = ? AND kind IN (?, ?, ?) AND (retire_at IS NULL OR retire_at > ?)",
-                              [.int(now.milliseconds), .text(kid)] + kinds.map { .text($0) } + [.int(now.milliseconds)]) == 1
+            let kinds = Self.signingKindFilter
+            return try db.run("UPDATE secrets SET retire_at = ? WHERE kid = ? AND \(kinds.sql) AND (retire_at IS NULL OR retire_at > ?)",
+                              [.int(now.milliseconds), .text(kid)] + kinds.args + [.int(now.milliseconds)]) == 1
         }
     }
 
@@ -124,9 +130,9 @@ final class SQLStore<Connection: SQLConnection>: Store, @unchecked Sendable {
 
     private func scheduleRetirement(except kid: String, at time: Timestamp?, in db: Connection) throws {
         guard let time else { return }
-        let kinds = Self.signingKinds.sorted()
-        try db.run("UPDATE secrets SET retire_at = ? WHERE retire_at IS NULL AND kid <> ? AND kind IN (?, ?, ?)",
-                   [.int(time.milliseconds), .text(kid)] + kinds.map { .text($0) })
+        let kinds = Self.signingKindFilter
+        try db.run("UPDATE secrets SET retire_at = ? WHERE retire_at IS NULL AND kid <> ? AND \(kinds.sql)",
+                   [.int(time.milliseconds), .text(kid)] + kinds.args)
     }
 
     static func optional(_ text: String?) -> SQLValue { text.map { .text($0) } ?? .null }

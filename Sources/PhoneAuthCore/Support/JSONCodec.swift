@@ -16,11 +16,7 @@ public enum JSONCodec {
     /// Parses one JSON value (objects, arrays and scalars alike). Invalid UTF-8 and NUL bytes are
     /// rejected by jansson with a position.
     public static func parse(_ text: String) throws(ParseError) -> JSONValue {
-        let utf8 = Array(text.utf8)
-        let result: Result<JSONValue, ParseError> = utf8.withUnsafeBytes { buffer in
-            Result { () throws(ParseError) -> JSONValue in try parse(bytes: buffer) }
-        }
-        return try result.get()
+        try parse(bytes: Array(text.utf8))
     }
 
     /// Parses raw bytes (possibly invalid UTF-8) without first making a Swift string of them.
@@ -41,6 +37,31 @@ public enum JSONCodec {
             throw ParseError(message: "nesting deeper than \(maxDepth) levels", line: 1, column: 1)
         }
         return value
+    }
+
+    public static func parse(bytes: [UInt8]) throws(ParseError) -> JSONValue {
+        let result: Result<JSONValue, ParseError> = bytes.withUnsafeBytes { buffer in
+            Result { () throws(ParseError) -> JSONValue in try parse(bytes: buffer) }
+        }
+        return try result.get()
+    }
+
+    /// A whole JSON file (a configuration, an export), parsed; a failure is a `code` error that
+    /// names the file and, for bad JSON, the line and column.
+    public static func parse(contentsOf path: String, code: PhoneAuthError.Code) throws(PhoneAuthError) -> JSONValue {
+        guard let file = fopen(path, "rb") else {
+            throw PhoneAuthError(code, "\(path) cannot be opened: \(String(cString: strerror(errno))).", details: [("path", .string(path))])
+        }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while case let n = fread(&chunk, 1, chunk.count, file), n > 0 { bytes += chunk[0..<n] }
+        do {
+            return try parse(bytes: bytes)
+        } catch {
+            throw PhoneAuthError(code, "\(path) is not valid JSON: \(error.message) (line \(error.line), column \(error.column)).",
+                                 details: [("path", .string(path)), ("line", .int(Int64(error.line))), ("column", .int(Int64(error.column)))])
+        }
     }
 
     /// Compact JSON text of a value.
