@@ -2,6 +2,14 @@ import XCTest
 @testable import PhoneAuthCore
 
 final class TimestampTests: XCTestCase {
+    func testRFC3339IsWrittenWithFixedWidthFields() {
+        XCTAssertEqual(Timestamp(seconds: 0).rfc3339, "1970-01-01T00:00:00Z")
+        XCTAssertEqual(Timestamp(seconds: 1_609_502_400).rfc3339, "2021-01-01T12:00:00Z")
+        XCTAssertEqual(Timestamp(seconds: -1).rfc3339, "1969-12-31T23:59:59Z")
+        XCTAssertEqual(Timestamp(seconds: 951_782_405).rfc3339, "2000-02-29T00:00:05Z")
+        XCTAssertEqual(Timestamp(seconds: -59_011_459_200).rfc3339, "0100-01-01T00:00:00Z")
+    }
+
     func testRFC3339RoundTripsAcrossCenturies() {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<2000 {

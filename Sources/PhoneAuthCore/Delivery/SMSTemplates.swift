@@ -16,6 +16,12 @@ public enum SMSTemplates {
         "ko": "인증 코드는 {code}입니다.",
     ]
 
+    /// Each template split once at its `{code}`, so a body is two appends.
+    static let parts: [String: (before: String, after: String)] = templates.mapValues { template in
+        let range = template.ranges(of: "{code}").first!
+        return (String(template[..<range.lowerBound]), String(template[range.upperBound...]))
+    }
+
     public static var languages: [String] { templates.keys.sorted() }
 
     /// The language used for `requested`: the exact tag, then its primary language ("fr-CA" →
@@ -34,8 +40,8 @@ public enum SMSTemplates {
     }
 
     public static func body(language: String, code: String) -> String {
-        let template = templates[language] ?? templates["en"] ?? "{code}"
-        return template.replacing("{code}", with: code)
+        guard let (before, after) = parts[language] ?? parts["en"] else { return code }
+        return before + code + after
     }
 
     /// "fr_ca" and "FR-ca" become "fr-CA"; script subtags keep title case ("zh-hant" → "zh-Hant").

@@ -31,36 +31,42 @@ extension SQLStore {
     public func recordDeliveries(_ outcomes: [DeliveryOutcome], now: Timestamp, maxAttempts: Int, leaseOwner: String) throws {
         let leased = "delivery = 'sending' AND delivery_lease = ?"
         let owner = SQLValue.text(leaseOwner)
-        guard !outcomes.isEmpty else { return }
-        try write(rowLocksSuffice: true) { db in
-            for outcome in outcomes {
-                switch outcome {
-                case let .sent(id, provider, messageId):
-                    try db.run("""
-                        UPDATE verifications SET delivery = 'sent', sealed_body = NULL, delivery_attempts = delivery_attempts + 1,
-                        delivery_provider = ?, delivery_message_id = ?, delivery_error = NULL WHERE id = ? AND \(leased)
-                        """, [.optionalText(provider), .optionalText(messageId), .text(id), owner])
-                case let .failed(id, provider, reason, retryAt):
-                    // Only a message this engine still holds: one whose lease ran out is another's now.
-                    guard let done = try db.row("SELECT delivery_attempts FROM verifications WHERE id = ? AND \(leased)",
-                                                [.text(id), owner], { Int($0.int(0)) }) else { continue }
-                    let attempts = done + 1
-                    let givenUp = attempts >= maxAttempts
-                    try db.run("""
-                        UPDATE verifications SET delivery = ?, sealed_body = \(givenUp ? "NULL" : "sealed_body"), delivery_attempts = ?,
-                        due_at = ?, delivery_provider = ?, delivery_error = ? WHERE id = ? AND \(leased)
-                        """, [.text(givenUp ? "failed" : "pending"), .int(Int64(attempts)), .int(retryAt.milliseconds),
-                              .optionalText(provider), .text(reason), .text(id), owner])
-                case let .undeliverable(id, provider, reason):
-                    try db.run("""
-                        UPDATE verifications SET delivery = 'failed', sealed_body = NULL, delivery_attempts = delivery_attempts + 1,
-                        delivery_provider = ?, delivery_error = ? WHERE id = ? AND \(leased)
-                        """, [.optionalText(provider), .text(reason), .text(id), owner])
-                case let .deferred(id, until):
-                    try db.run("UPDATE verifications SET delivery = 'pending', due_at = ? WHERE id = ? AND \(leased)",
-                               [.int(until.milliseconds), .text(id), owner])
-                }
+        guard let first = outcomes.first else { return }
+        func record(_ outcome: DeliveryOutcome, in db: Connection) throws {
+            switch outcome {
+            case let .sent(id, provider, messageId):
+                try db.run("""
+                    UPDATE verifications SET delivery = 'sent', sealed_body = NULL, delivery_attempts = delivery_attempts + 1,
+                    delivery_provider = ?, delivery_message_id = ?, delivery_error = NULL WHERE id = ? AND \(leased)
+                    """, [.optionalText(provider), .optionalText(messageId), .text(id), owner])
+            case let .failed(id, provider, reason, retryAt):
+                // Only a message this engine still holds: one whose lease ran out is another's now.
+                guard let done = try db.row("SELECT delivery_attempts FROM verifications WHERE id = ? AND \(leased)",
+                                            [.text(id), owner], { Int($0.int(0)) }) else { return }
+                let attempts = done + 1
+                let givenUp = attempts >= maxAttempts
+                try db.run("""
+                    UPDATE verifications SET delivery = ?, sealed_body = \(givenUp ? "NULL" : "sealed_body"), delivery_attempts = ?,
+                    due_at = ?, delivery_provider = ?, delivery_error = ? WHERE id = ? AND \(leased)
+                    """, [.text(givenUp ? "failed" : "pending"), .int(Int64(attempts)), .int(retryAt.milliseconds),
+                          .optionalText(provider), .text(reason), .text(id), owner])
+            case let .undeliverable(id, provider, reason):
+                try db.run("""
+                    UPDATE verifications SET delivery = 'failed', sealed_body = NULL, delivery_attempts = delivery_attempts + 1,
+                    delivery_provider = ?, delivery_error = ? WHERE id = ? AND \(leased)
+                    """, [.optionalText(provider), .text(reason), .text(id), owner])
+            case let .deferred(id, until):
+                try db.run("UPDATE verifications SET delivery = 'pending', due_at = ? WHERE id = ? AND \(leased)",
+                           [.int(until.milliseconds), .text(id), owner])
             }
+        }
+        // The usual report, one message sent, is one statement: atomic without BEGIN and COMMIT.
+        if outcomes.count == 1, case .sent = first {
+            try writeSingle { db in try record(first, in: db) }
+            return
+        }
+        try write(rowLocksSuffice: true) { db in
+            for outcome in outcomes { try record(outcome, in: db) }
         }
     }
 

@@ -28,19 +28,9 @@ enum LimitWindow: String {
 /// The abuse limits: send counts, wrong-code counts and number lockouts, all in the caller's
 /// transaction.
 extension SQLStore {
-    /// The first send limit a new SMS to `phone` would break, if any.
-    func checkSendLimits(_ limits: SendLimits, phone: String, now: Timestamp, in db: Connection) throws -> LimitTrip? {
-        if limits.perNumberPerHour > 0 {
-            // Exact: the number's own verifications of the last hour that sent an SMS.
-            var sent: [Int64] = []
-            try db.rows("SELECT created_at FROM verifications WHERE phone = ? AND created_at > ? AND delivery != 'none' ORDER BY created_at",
-                        [.text(phone), .int(now.milliseconds - 3_600_000)]) { sent.append($0.int(0)) }
-            if sent.count >= limits.perNumberPerHour {
-                let freedAt = sent[sent.count - limits.perNumberPerHour] + 3_600_000
-                return LimitTrip(limit: "smsPerNumberPerHour", scope: PhoneNumber.mask(phone),
-                                 retryAfterSeconds: Self.seconds(freedAt - now.milliseconds), isQuota: false)
-            }
-        }
+    /// The first shared send limit (per IP, region, project) a new SMS would break, if any; the
+    /// per-number limit is read with the number's other state (SQLStore.sendState).
+    func checkSendLimits(_ limits: SendLimits, now: Timestamp, in db: Connection) throws -> LimitTrip? {
         if let ip = limits.clientIp, let trip = try slidingLimit(.smsPerIp, key: ip, limit: limits.perIpPerHour, now: now, in: db) { return trip }
         if let trip = try slidingLimit(.regionBurst, key: limits.region, limit: limits.regionBurstPerHour, now: now, in: db) { return trip }
         if let trip = try slidingLimit(.smsPerRegion, key: limits.region, limit: limits.perRegionPerDay, now: now, in: db) { return trip }
@@ -87,12 +77,6 @@ extension SQLStore {
         let bucket = now.milliseconds - now.milliseconds % window.milliseconds
         try db.run("INSERT INTO counters (bucket, scope, count) VALUES (?, ?, 1) ON CONFLICT (bucket, scope) DO UPDATE SET count = counters.count + 1",
                    [.int(bucket), .text(window.rawValue + ":" + key)])
-    }
-
-    func lockedUntil(_ phone: String, now: Timestamp, in db: Connection) throws -> Timestamp? {
-        guard let until = try db.row("SELECT locked_until FROM number_failures WHERE phone = ?", [.text(phone)], { $0.int(0) }),
-              until > now.milliseconds else { return nil }
-        return Timestamp(milliseconds: until)
     }
 
     /// Counts a wrong code for the number; when that makes `maxConsecutiveFailures` in a row, locks

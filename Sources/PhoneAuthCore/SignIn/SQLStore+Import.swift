@@ -7,8 +7,9 @@ extension SQLStore {
     public func importUser(_ user: UserRecord) throws -> UpdateUserOutcome {
         try write { db in
             if let phone = user.phoneNumber {
-                if let owner = try self.user(phoneNumber: phone, in: db), owner.uid != user.uid { return .phoneNumberTaken }
-                if try isSecondFactorNumber(phone, in: db) { return .phoneIsSecondFactor }
+                let holder = try numberHolder(phone, in: db)
+                if let owner = holder.user, owner.uid != user.uid { return .phoneNumberTaken }
+                if holder.isSecondFactor { return .phoneIsSecondFactor }
             }
             for factor in user.factors {
                 guard let phone = factor.phoneNumber else { continue }

@@ -11,11 +11,12 @@ extension SQLStore {
             case let .success(v): verified = v
             }
             let phone = verified.phone
-            var user = try self.user(phoneNumber: phone, in: db)
+            let holder = try numberHolder(phone, in: db)
+            var user = holder.user
             // A proof signs in the user who had the number when it was made, and no one else.
             if temporaryProof && user?.uid != verified.subject { return .rejected(.unusable(reason: "ownerChanged")) }
             if user?.disabled == true { return .refused(.userDisabled) }
-            if user == nil, try isSecondFactorNumber(phone, in: db) { return .refused(.unsupportedFirstFactor) }
+            if user == nil, holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
             try markUsed(id, in: db)
             let isNew = user == nil
             if user == nil {
@@ -53,8 +54,18 @@ extension SQLStore {
     }
 
     /// Numbers enrolled as SMS second factors are never first factors (and the reverse).
-    func isSecondFactorNumber(_ phone: String, in db: Connection) throws -> Bool {
-        try db.row("SELECT 1 FROM factors WHERE phone = ? LIMIT 1", [.text(phone)]) { _ in true } ?? false
+    /// Who holds `phone`: the user signing in with it, and whether it is some user's second
+    /// factor (then no account may take it as its sign-in number). One statement, since every
+    /// sign-in and number change asks both.
+    func numberHolder(_ phone: String, in db: Connection) throws -> (user: UserRecord?, isSecondFactor: Bool) {
+        let (user, isSecondFactor) = try db.row("""
+            SELECT u.uid, u.phone, u.display_name, u.disabled, u.created_at, u.last_sign_in_at, u.valid_since, u.custom_claims,
+                   CASE WHEN EXISTS (SELECT 1 FROM factors WHERE phone = ?) THEN 1 ELSE 0 END
+            FROM (SELECT 1) AS one LEFT JOIN users u ON u.phone = ?
+            """, [.text(phone), .text(phone)]) { row in
+            (row.optionalText(0) == nil ? nil : Self.userRecord(row), row.int(8) != 0)
+        } ?? (nil, false)
+        return (try withFactors(user, in: db), isSecondFactor)
     }
 
     public func redeemForAccount(id: String, uid: String, presentedSession: String, change: AccountChange, now: Timestamp,
@@ -70,7 +81,8 @@ extension SQLStore {
             case let .success(v): phone = v.phone
             }
             guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
-            let owner = try self.user(phoneNumber: phone, in: db)
+            let holder = try numberHolder(phone, in: db)
+            let owner = holder.user
             switch change {
             case let .link(proof):
                 if user.phoneNumber != nil { return .refused(.providerAlreadyLinked) }
@@ -83,12 +95,12 @@ extension SQLStore {
                               .int(proof.expiresAt.milliseconds), .int(now.milliseconds), .text(owner.uid)])
                     return .refused(.credentialAlreadyInUse)
                 }
-                if try isSecondFactorNumber(phone, in: db) { return .refused(.unsupportedFirstFactor) }
+                if holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
                 try db.run("UPDATE users SET phone = ? WHERE uid = ?", [.text(phone), .text(uid)])
                 user.phoneNumber = phone
             case .updatePhoneNumber:
                 if let owner, owner.uid != uid { return .refused(.credentialAlreadyInUse) }
-                if try isSecondFactorNumber(phone, in: db) { return .refused(.unsupportedFirstFactor) }
+                if holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
                 try db.run("UPDATE users SET phone = ? WHERE uid = ?", [.text(phone), .text(uid)])
                 user.phoneNumber = phone
             case .reauthenticate:

@@ -56,8 +56,9 @@ extension SQLStore {
     /// Why `changes` cannot be made to `uid`, checked before anything is written.
     private func refusal(of changes: UserChanges, uid: String, in db: Connection) throws -> UpdateUserOutcome? {
         guard case let .some(.some(phone)) = changes.phoneNumber else { return nil }
-        if let owner = try user(phoneNumber: phone, in: db), owner.uid != uid { return .phoneNumberTaken }
-        if try isSecondFactorNumber(phone, in: db) { return .phoneIsSecondFactor }
+        let holder = try numberHolder(phone, in: db)
+        if let owner = holder.user, owner.uid != uid { return .phoneNumberTaken }
+        if holder.isSecondFactor { return .phoneIsSecondFactor }
         return nil
     }
 

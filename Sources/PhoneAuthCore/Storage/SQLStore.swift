@@ -23,6 +23,11 @@ final class SQLStore<Connection: SQLConnection>: Store, @unchecked Sendable {
         try retrying(transaction: true) { db in try db.transaction(queue: queue, rowLocksSuffice: rowLocksSuffice) { try body(db) } }
     }
 
+    /// A write of a single statement, which is atomic on its own: no BEGIN and COMMIT around it.
+    func writeSingle<T>(_ body: (Connection) throws -> T) throws -> T {
+        try retrying(transaction: true, body)
+    }
+
     func read<T>(_ body: (Connection) throws -> T) throws -> T {
         try retrying(transaction: false) { db in try db.snapshot { try body(db) } }
     }

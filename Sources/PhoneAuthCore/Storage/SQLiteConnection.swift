@@ -35,6 +35,11 @@ final class SQLiteConnection: SQLConnection {
     var roundTrips = 0
     private let db: OpaquePointer
     private var cache: [String: OpaquePointer] = [:]
+    /// The cache's front, by where the SQL text's bytes are: the engine's SQL is mostly string
+    /// literals, whose bytes stay at one address, so a lookup costs no hash of the whole text.
+    /// The text is still compared (a cheap identity test for a literal), so a heap address reused
+    /// by other text cannot mislead it; built texts would fill it, hence the bound.
+    private var byAddress: [UInt: (sql: String, statement: OpaquePointer)] = [:]
 
     init(path: String, synchronous: EngineConfig.Synchronous, create: Bool = true) throws {
         var handle: OpaquePointer?
@@ -65,6 +70,7 @@ final class SQLiteConnection: SQLConnection {
     func close() {
         for statement in cache.values { sqlite3_finalize(statement) }
         cache.removeAll()
+        byAddress.removeAll()
         sqlite3_close_v2(db)
     }
 
@@ -85,8 +91,12 @@ final class SQLiteConnection: SQLConnection {
     private func prepared(_ sql: String, _ args: [SQLValue]) throws -> OpaquePointer {
         roundTrips += 1
         let statement: OpaquePointer
-        if let cached = cache[sql] {
+        let address = sql.utf8.withContiguousStorageIfAvailable { UInt(bitPattern: $0.baseAddress) } ?? 0
+        if let front = byAddress[address], front.sql == sql {
+            statement = front.statement
+        } else if let cached = cache[sql] {
             statement = cached
+            remember(cached, for: sql, at: address)
         } else {
             var made: OpaquePointer?
             guard sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &made, nil) == SQLITE_OK, let made else {
@@ -94,19 +104,33 @@ final class SQLiteConnection: SQLConnection {
             }
             cache[sql] = made
             statement = made
+            remember(made, for: sql, at: address)
         }
         for (i, arg) in args.enumerated() {
             let index = Int32(i + 1)
             let rc: Int32
             switch arg {
             case let .int(v): rc = sqlite3_bind_int64(statement, index, v)
-            case let .text(v): rc = sqlite3_bind_text(statement, index, v, -1, pa_sqlite_transient())
+            case let .text(v):
+                // From the string's own bytes with their length: no C string made, no strlen.
+                var v = v
+                rc = v.withUTF8 { bytes in
+                    guard let start = bytes.baseAddress else { return sqlite3_bind_text(statement, index, "", 0, nil) }
+                    return start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                        sqlite3_bind_text(statement, index, $0, Int32(bytes.count), pa_sqlite_transient())
+                    }
+                }
             case let .blob(v): rc = v.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), pa_sqlite_transient()) }
             case .null: rc = sqlite3_bind_null(statement, index)
             }
             guard rc == SQLITE_OK else { sqlite3_reset(statement); throw failure("bind") }
         }
         return statement
+    }
+
+    private func remember(_ statement: OpaquePointer, for sql: String, at address: UInt) {
+        if byAddress.count >= 256 { byAddress.removeAll(keepingCapacity: true) }
+        byAddress[address] = (sql, statement)
     }
 
     /// Runs a statement that returns no rows; returns the number of rows it changed.

@@ -117,6 +117,8 @@ public enum JSONCodec {
         }
     }
 
+    /// A Swift string is always valid UTF-8, so jansson's re-validation of every string and key
+    /// (the `_nocheck` variants skip it) would only cost time.
     static func make(_ value: JSONValue) -> UnsafeMutablePointer<json_t>? {
         switch value {
         case .null: return pa_json_null()
@@ -124,7 +126,7 @@ public enum JSONCodec {
         case let .int(i): return json_integer(json_int_t(i))
         case let .double(d): return json_real(d)
         case let .string(s):
-            return s.withCString { json_stringn($0, s.utf8.count) }
+            return withBytes(s) { json_stringn_nocheck($0, $1) }
         case let .array(items):
             guard let array = json_array() else { return nil }
             for item in items { if let child = make(item) { json_array_append_new(array, child) } }
@@ -132,9 +134,21 @@ public enum JSONCodec {
         case let .object(pairs):
             guard let object = json_object() else { return nil }
             for (key, child) in pairs {
-                if let childJSON = make(child) { json_object_set_new(object, key, childJSON) }
+                guard let childJSON = make(child) else { continue }
+                _ = withBytes(key) { json_object_setn_new_nocheck(object, $0, $1, childJSON) }
             }
             return object
+        }
+    }
+
+    /// Calls `body` with a string's UTF-8 bytes and their count (a valid pointer even when empty).
+    private static func withBytes<R>(_ text: String, _ body: (UnsafePointer<CChar>, Int) -> R) -> R {
+        var text = text
+        return text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                guard let base = chars.baseAddress else { return "".withCString { body($0, 0) } }
+                return body(base, chars.count)
+            }
         }
     }
 }

@@ -27,11 +27,25 @@ public struct Timestamp: Comparable, Hashable, Sendable {
         let day = dayOfYear - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func pad(_ n: Int64, _ width: Int) -> String {
-            let s = String(n)
-            return String(repeating: "0", count: max(0, width - s.count)) + s
+        // Written digit by digit: this runs for several fields of every result.
+        return String(unsafeUninitializedCapacity: 32) { out in
+            var i = 0
+            func put(_ n: Int64, _ width: Int) {
+                var n = n, end = i + width
+                while end > i { end -= 1; out[end] = UInt8(48 + n % 10); n /= 10 }
+                i += width
+            }
+            func mark(_ c: UInt8) { out[i] = c; i += 1 }
+            if year < 0 || year > 9999 {
+                // Outside RFC 3339's four digits: still a readable, sortable text.
+                for c in String(year).utf8 { mark(c) }
+            } else {
+                put(year, 4)
+            }
+            mark(45); put(month, 2); mark(45); put(day, 2); mark(84)
+            put(secondOfDay / 3600, 2); mark(58); put(secondOfDay / 60 % 60, 2); mark(58); put(secondOfDay % 60, 2); mark(90)
+            return i
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))Z"
     }
 }
 

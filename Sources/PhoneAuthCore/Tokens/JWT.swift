@@ -8,8 +8,7 @@ public enum JWT {
     }
 
     public static func sign(claims: JSONValue, with key: SigningKey) throws -> String {
-        let header: JSONValue = .object([("alg", .string(key.algorithm.rawValue)), ("kid", .string(key.kid)), ("typ", .string("JWT"))])
-        let input = Base64URL.encode(JSONCodec.serialize(header).utf8) + "." + Base64URL.encode(JSONCodec.serialize(claims).utf8)
+        let input = key.encodedJWTHeader + "." + Base64URL.encode(JSONCodec.serialize(claims).utf8)
         return input + "." + Base64URL.encode(try key.sign(Array(input.utf8)))
     }
 

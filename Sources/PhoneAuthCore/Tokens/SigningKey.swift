@@ -9,6 +9,8 @@ public struct SigningKey: @unchecked Sendable {
     private let backing: Backing
     /// The public key as a JWK (RFC 7517 / 7518 / 8037), computed once: the JWKS is asked often.
     public let publicJWK: JSONValue
+    /// The base64url JWT header naming this key: the same for every token it signs.
+    public let encodedJWTHeader: String
 
     private enum Backing {
         case es256(P256.Signing.PrivateKey)
@@ -46,7 +48,9 @@ public struct SigningKey: @unchecked Sendable {
         }
         // The key ID is derived from the public key, so every process names a key the same way.
         let kid = Base64URL.encode(SHA256.hash(data: publicBytes).prefix(12))
-        return SigningKey(kid: kid, algorithm: algorithm, backing: backing, publicJWK: jwk(kid: kid, algorithm: algorithm, backing: backing))
+        let header: JSONValue = .object([("alg", .string(algorithm.rawValue)), ("kid", .string(kid)), ("typ", .string("JWT"))])
+        return SigningKey(kid: kid, algorithm: algorithm, backing: backing, publicJWK: jwk(kid: kid, algorithm: algorithm, backing: backing),
+                          encodedJWTHeader: Base64URL.encode(JSONCodec.serialize(header).utf8))
     }
 
     public func sign(_ data: [UInt8]) throws -> [UInt8] {

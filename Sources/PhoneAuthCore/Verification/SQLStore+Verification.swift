@@ -6,22 +6,21 @@ extension SQLStore {
         // Every counted send writes the project's counter: sends queue for it rather than
         // conflict over it and run again.
         try write(queue: limits == nil ? nil : "sends") { db in
-            // Verifications of one number for different purposes (a sign-in, an enrolment, each
-            // challenge) are independent: a sign-in request must not cancel a user's pending second factor.
-            let latest = try db.row("""
-                SELECT id, created_at, expires_at, state FROM verifications WHERE phone = ? AND purpose = ? AND subject \(dialect.isNotDistinctFrom) ?
-                ORDER BY created_at DESC LIMIT 1
-                """, [.text(v.phone), .text(v.purpose.rawValue), Self.optional(v.subject)]) { row in
-                (row.text(0), Timestamp(milliseconds: row.int(1)), Timestamp(milliseconds: row.int(2)), row.text(3))
-            }
+            let known = try sendState(of: v, perNumberPerHour: limits?.perNumberPerHour ?? 0, in: db)
+            let latest = known.latest
             // A locked number gets nothing, not even the verification it already has.
-            if limits != nil, let until = try lockedUntil(v.phone, now: v.createdAt, in: db) { return .numberLocked(until: until) }
+            if limits != nil, let until = known.lockedUntil, until > v.createdAt { return .numberLocked(until: until) }
             if let (id, createdAt, expiresAt, state) = latest, let reuseIfCreatedAfter, createdAt > reuseIfCreatedAfter {
                 if state == "active" && expiresAt > v.createdAt { return .reused(id: id, createdAt: createdAt, expiresAt: expiresAt) }
                 // Five wrong codes must not buy five more at once: a new code waits for the window.
                 if state == "dead" { return .blocked(since: createdAt) }
             }
-            if let limits, let trip = try checkSendLimits(limits, phone: v.phone, now: v.createdAt, in: db) { return .limited(trip) }
+            if let limits, limits.perNumberPerHour > 0, let oldest = known.oldestCountedSend {
+                // Exact: the number's own verifications of the last hour that sent an SMS.
+                return .limited(LimitTrip(limit: "smsPerNumberPerHour", scope: PhoneNumber.mask(v.phone),
+                                          retryAfterSeconds: Self.seconds(oldest + 3_600_000 - v.createdAt.milliseconds), isQuota: false))
+            }
+            if let limits, let trip = try checkSendLimits(limits, now: v.createdAt, in: db) { return .limited(trip) }
             // A number has at most one active verification per purpose, its latest: replacing it is
             // one row, however often the number is verified. created_at is kept strictly increasing
             // (a millisecond later than the latest at least), so "latest" is never a tie.
@@ -42,6 +41,32 @@ extension SQLStore {
             if let limits { try countSend(limits, now: v.createdAt, in: db) }
             return .created
         }
+    }
+
+    /// What deciding on a new send needs, read in one statement: the latest verification of the
+    /// number for this purpose (and subject), the number's lockout, and, when `perNumberPerHour`
+    /// is set, the created_at of the send that makes the hour's count reach it (none: room left).
+    private func sendState(of v: NewVerification, perNumberPerHour: Int, in db: Connection) throws
+        -> (latest: (id: String, createdAt: Timestamp, expiresAt: Timestamp, state: String)?, lockedUntil: Timestamp?, oldestCountedSend: Int64?) {
+        // Verifications of one number for different purposes (a sign-in, an enrolment, each
+        // challenge) are independent: a sign-in request must not cancel a user's pending second factor.
+        // Scalar subqueries and a key lookup: SQLite would materialise a joined subquery.
+        try db.row("""
+            SELECT v.id, v.created_at, v.expires_at, v.state,
+                   (SELECT locked_until FROM number_failures WHERE phone = ?),
+                   (SELECT created_at FROM verifications WHERE phone = ? AND created_at > ? AND delivery != 'none'
+                    ORDER BY created_at DESC LIMIT 1 OFFSET ?)
+            FROM (SELECT 1) AS one
+            LEFT JOIN verifications v ON v.id = (SELECT id FROM verifications WHERE phone = ? AND purpose = ?
+                                                 AND subject \(dialect.isNotDistinctFrom) ? ORDER BY created_at DESC LIMIT 1)
+            """, [.text(v.phone), .text(v.phone), .int(perNumberPerHour > 0 ? v.createdAt.milliseconds - 3_600_000 : Int64.max),
+                  .int(Int64(max(perNumberPerHour - 1, 0))), .text(v.phone), .text(v.purpose.rawValue),
+                  Self.optional(v.subject)]) { row in
+            let latest = row.optionalText(0).map { id in
+                (id: id, createdAt: Timestamp(milliseconds: row.int(1)), expiresAt: Timestamp(milliseconds: row.int(2)), state: row.text(3))
+            }
+            return (latest, row.optionalInt(4).map { Timestamp(milliseconds: $0) }, row.optionalInt(5))
+        } ?? (nil, nil, nil)
     }
 
     /// Checks a code against an active verification of `purpose` (and `subject`) and counts a
