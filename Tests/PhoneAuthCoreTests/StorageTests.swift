@@ -141,6 +141,33 @@ final class StorageTests: XCTestCase {
         XCTAssertGreaterThan(statistics.roundTrips, statistics.transactions)
     }
 
+    /// What a new number's sign-in costs the store on SQLite, statement by statement: 6 to start
+    /// the verification (BEGIN, the number's state, the project's quota, the row, the quota's
+    /// count, COMMIT), 1 to record the SMS sent, 7 to sign in (BEGIN, the code, the number's
+    /// holder, consuming the code, the user, the session, COMMIT). More is a slower flow.
+    func testANewNumbersSignInTakesFourteenStatements() throws {
+        try XCTSkipIf(testingPostgres, "statements on SQLite; PostgreSQL counts pipelined exchanges")
+        let sender = CapturingSender()
+        let engine = try Engine(config: makeConfig(temporaryDirectory()))
+        engine.setSMSSender(sender)
+        // A first sign-in (of another number) makes the keys and warms the statement cache.
+        let first = try engine.verifyPhoneNumber("+16505557877").verificationId
+        let firstSMS = try XCTUnwrap(sender.waitForMessage(to: "+16505557877"))
+        _ = try engine.signIn(with: Engine.credential(verificationId: first, verificationCode: code(in: firstSMS.body)))
+        usleep(50_000)
+        let number = "+16505557878"
+        let start = engine.storageStatistics().roundTrips
+        let id = try engine.verifyPhoneNumber(number).verificationId
+        let sms = try XCTUnwrap(sender.waitForMessage(to: number))
+        for _ in 0..<100 where engine.storageStatistics().roundTrips - start < 7 { usleep(10_000) }
+        usleep(50_000)
+        XCTAssertEqual(engine.storageStatistics().roundTrips - start, 7)
+        let beforeSignIn = engine.storageStatistics().roundTrips
+        let result = try engine.signIn(with: Engine.credential(verificationId: id, verificationCode: code(in: sms.body)))
+        XCTAssertTrue(result.isNewUser)
+        XCTAssertEqual(engine.storageStatistics().roundTrips - beforeSignIn, 7)
+    }
+
     /// Connections killed under the engine (as a server restart does) are noticed, dropped and
     /// replaced; the next calls succeed without reopening the engine.
     func testBrokenConnectionsAreReplaced() throws {
