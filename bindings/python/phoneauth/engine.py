@@ -4,11 +4,13 @@ log sink, push sender, captcha verifier)."""
 from __future__ import annotations
 
 import atexit
+import collections
 import ctypes
 import functools
 import json
 import sys
 import threading
+import time
 import weakref
 from ctypes import byref, c_void_p
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
@@ -36,22 +38,47 @@ def _camel(name: str) -> str:
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
-def _params(extra: Mapping[str, Any], **named: Any) -> Dict[str, Any]:
-    """Top-level keyword arguments -> a lowerCamel parameter object; unset arguments are left out."""
-    out = {_camel(k): v for k, v in named.items() if v is not _UNSET}
-    out.update((_camel(k), v) for k, v in extra.items())
+def _params(extra: Mapping[str, Any], named: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """A method's own arguments ({lowerCamel name: value}; unset ones left out), then its other
+    keyword arguments renamed to lowerCamel: the parameter object."""
+    out = {k: v for k, v in named.items() if v is not _UNSET} if named else {}
+    if extra:
+        out.update((_camel(k), v) for k, v in extra.items())
     return out
 
 
+def _json_default(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+# The JSON encoder and decoder are made once: json.dumps and json.loads check their keywords and
+# make an encoder on every call, which is half of what a small call costs in Python.
+try:
+    from json.encoder import c_make_encoder, encode_basestring_ascii
+
+    _encode_chunks = c_make_encoder(None, _json_default, encode_basestring_ascii, None, ":", ",",
+                                    False, False, True) if c_make_encoder else None
+except ImportError:  # an interpreter without the C accelerator
+    _encode_chunks = None
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+_DECODER = json.JSONDecoder()
+
+
 def _encode(value: Any) -> bytes:
-    return json.dumps(value).encode("utf-8")
+    if _encode_chunks is not None and isinstance(value, dict):
+        return "".join(_encode_chunks(value, 0)).encode("ascii")
+    return _ENCODER.encode(value).encode("ascii")
 
 
 def _decode(text: Optional[str]) -> Any:
+    """The library's JSON (compact, nothing around it); None when there is none or it is not JSON."""
+    if not text:
+        return None
     try:
-        return json.loads(text) if text is not None else None
+        value, end = _DECODER.raw_decode(text)
     except ValueError:
         return None
+    return value if end == len(text) else None
 
 
 def _error(status: Optional[int], obj: Any) -> PhoneAuthError:
@@ -91,7 +118,7 @@ def _call_host(host: Callable[[Any], Any], engine_token: object, argument_json: 
     outer = getattr(_sender_state, "engine", None)
     _sender_state.engine = engine_token
     try:
-        return True, host(json.loads(ctypes.string_at(argument_json).decode("utf-8")))
+        return True, host(_DECODER.decode(ctypes.string_at(argument_json).decode("utf-8")))
     except BaseException as exc:
         if reported is None or not reported:
             _report(what, exc, outcome)
@@ -190,8 +217,11 @@ class Engine:
         self._handle: Optional[int] = None  # first, so that __del__ works if opening fails
         self._token = object()  # tells this engine's sender thread apart in close()
         self._lib = _ffi.lib  # kept on the instance: module globals may be gone at shutdown
-        self._cond = threading.Condition(threading.Lock())  # a plain lock: cheaper than the default RLock
-        self._busy = 0
+        # One entry per call in flight. A call adds its entry before it reads the handle, and
+        # close() clears the handle before it waits for the entries to go, so no call can use a
+        # freed handle. deque.append and pop are atomic: a lock here cost a tenth of a small call.
+        self._in_flight: "collections.deque[None]" = collections.deque()
+        self._closing = threading.Lock()  # two close() calls must not both free the handle
         # Every CFUNCTYPE object ever installed (SMS senders, log sinks, push senders, captcha
         # verifiers), kept until close: the library may still be running one when it is replaced.
         self._callbacks: List[Any] = []
@@ -218,12 +248,12 @@ class Engine:
             # phoneauth_close waits for the running callback: from inside it, that never ends.
             raise RuntimeError("phoneauth: an engine cannot be closed from its own callback "
                                "(SMS sender, log sink, push sender, captcha verifier)")
-        with self._cond:
+        with self._closing:
             handle, self._handle = self._handle, None
-            if handle is None:
-                return
-            while self._busy:  # calls running on other threads finish first
-                self._cond.wait()
+        if handle is None:
+            return
+        while self._in_flight:  # calls running on other threads finish first
+            time.sleep(0.001)
         self._lib.phoneauth_close(handle)
         self._callbacks = []
 
@@ -243,17 +273,15 @@ class Engine:
         return f"<phoneauth.Engine {'closed' if self._handle is None else 'open'}>"
 
     def _enter(self) -> int:
-        with self._cond:
-            if self._handle is None:
-                raise ValueError("phoneauth: operation on a closed engine")
-            self._busy += 1
-            return self._handle
+        self._in_flight.append(None)
+        handle = self._handle
+        if handle is None:
+            self._in_flight.pop()
+            raise ValueError("phoneauth: operation on a closed engine")
+        return handle
 
     def _leave(self) -> None:
-        with self._cond:
-            self._busy -= 1
-            if not self._busy:
-                self._cond.notify_all()
+        self._in_flight.pop()
 
     def _invoke(self, function, *args: Any) -> Dict[str, Any]:
         out = c_void_p()
@@ -261,8 +289,14 @@ class Engine:
         try:
             status = function(handle, *args, byref(out))
         finally:
-            self._leave()
-        return _result(status, _ffi.take_string(out))
+            self._in_flight.pop()
+        ptr, text = out.value, None
+        if ptr:
+            try:
+                text = ctypes.string_at(ptr).decode("utf-8", "replace")
+            finally:
+                self._lib.phoneauth_free(ptr)
+        return _result(status, text)
 
     def _install(self, setter, function) -> None:
         """Installs a CFUNCTYPE object (or a NULL one) through one of the C setters."""
@@ -279,7 +313,9 @@ class Engine:
 
     def call(self, method: str, params: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
         """Runs any method of docs/API.md by its name, with a dict of lowerCamel parameters."""
-        return self.call_json(method, None if params is None else _encode(dict(params)))
+        if params is not None and not isinstance(params, dict):
+            params = dict(params)
+        return self.call_json(method, None if params is None else _encode(params))
 
     def call_json(self, method: str, params_json: Optional[Any] = None) -> Dict[str, Any]:
         """Like call(), with the parameters given as JSON text (str or bytes) sent unchanged."""
@@ -296,53 +332,53 @@ class Engine:
         MultiFactorResolver.verify_phone_number). Returns {"verificationId", "codeLength",
         "expiresAt", "resendAt"}."""
         return self._invoke(self._lib.phoneauth_verify_phone_number,
-                            _encode(_params(params, phone_number=phone_number)))
+                            _encode(_params(params, {"phoneNumber": phone_number})))
 
     def credential(self, verification_id: Any = _UNSET, verification_code: Any = _UNSET,
                    **params: Any) -> Dict[str, Any]:
         """Returns {"credential": {...}}; pass its "credential" to sign_in_with_credential."""
         return self._invoke(self._lib.phoneauth_credential, _encode(_params(
-            params, verification_id=verification_id, verification_code=verification_code)))
+            params, {"verificationId": verification_id, "verificationCode": verification_code})))
 
     def sign_in_with_credential(self, credential: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """Signs in with a credential object. Keywords: client_ip. Returns {"user", "idToken",
         "refreshToken", "expiresIn", "additionalUserInfo"}."""
         return self._invoke(self._lib.phoneauth_sign_in_with_credential,
-                            _encode(_params(params, credential=credential)))
+                            _encode(_params(params, {"credential": credential})))
 
     def sign_out(self, refresh_token: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """Ends the session of that refresh token. Returns {}."""
         return self._invoke(self._lib.phoneauth_sign_out,
-                            _encode(_params(params, refresh_token=refresh_token)))
+                            _encode(_params(params, {"refreshToken": refresh_token})))
 
     # -- methods through phoneauth_call ------------------------------------------------------------
 
     def create_custom_token(self, uid: Any = _UNSET, claims: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """A token the host gives its user to sign in as uid. Returns {"customToken"}."""
-        return self.call("createCustomToken", _params(params, uid=uid, claims=claims))
+        return self.call("createCustomToken", _params(params, {"uid": uid, "claims": claims}))
 
     def sign_in_with_custom_token(self, custom_token: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """Signs in with a custom token; the same result as sign_in_with_credential."""
-        return self.call("signInWithCustomToken", _params(params, custom_token=custom_token))
+        return self.call("signInWithCustomToken", _params(params, {"customToken": custom_token}))
 
     def refresh_id_token(self, refresh_token: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """Rotates the refresh token. Returns {"idToken", "refreshToken", "expiresIn"}."""
-        return self.call("refreshIdToken", _params(params, refresh_token=refresh_token))
+        return self.call("refreshIdToken", _params(params, {"refreshToken": refresh_token}))
 
     def verify_id_token(self, id_token: Any = _UNSET, check_revoked: Any = _UNSET,
                         **params: Any) -> Dict[str, Any]:
         """Checks an ID token. Returns {"claims": {...}}."""
         return self.call("verifyIdToken",
-                         _params(params, id_token=id_token, check_revoked=check_revoked))
+                         _params(params, {"idToken": id_token, "checkRevoked": check_revoked}))
 
     def get_user(self, uid: Any = _UNSET, **params: Any) -> Dict[str, Any]:
-        return self.call("getUser", _params(params, uid=uid))
+        return self.call("getUser", _params(params, {"uid": uid}))
 
     def get_user_by_phone_number(self, phone_number: Any = _UNSET, **params: Any) -> Dict[str, Any]:
-        return self.call("getUserByPhoneNumber", _params(params, phone_number=phone_number))
+        return self.call("getUserByPhoneNumber", _params(params, {"phoneNumber": phone_number}))
 
     def delete_user(self, uid: Any = _UNSET, **params: Any) -> Dict[str, Any]:
-        return self.call("deleteUser", _params(params, uid=uid))
+        return self.call("deleteUser", _params(params, {"uid": uid}))
 
     def create_user(self, **params: Any) -> Dict[str, Any]:
         """Keywords: uid, phone_number, display_name, disabled. Returns {"user": {...}}."""
@@ -350,15 +386,15 @@ class Engine:
 
     def update_user(self, uid: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """Keywords: disabled (bool), display_name (str or None), phone_number (str or None)."""
-        return self.call("updateUser", _params(params, uid=uid))
+        return self.call("updateUser", _params(params, {"uid": uid}))
 
     def set_custom_user_claims(self, uid: Any = _UNSET, claims: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """Claims every later ID token of the user carries; None or {} removes them. Returns {}."""
-        return self.call("setCustomUserClaims", _params(params, uid=uid, claims=claims))
+        return self.call("setCustomUserClaims", _params(params, {"uid": uid, "claims": claims}))
 
     def list_users(self, max_results: Any = _UNSET, page_token: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """One page of users by uid: {"users": [...], "pageToken"?}; pass pageToken for the next."""
-        return self.call("listUsers", _params(params, max_results=max_results, page_token=page_token))
+        return self.call("listUsers", _params(params, {"maxResults": max_results, "pageToken": page_token}))
 
     def list_signing_keys(self, **params: Any) -> Dict[str, Any]:
         """The signing keys that verify now: {"keys": [{kid, algorithm, createdAt, ageDays, active, retiresAt?}]}."""
@@ -366,26 +402,26 @@ class Engine:
 
     def rotate_signing_key(self, algorithm: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """A new key signs from now on; the others verify until their tokens expire. Returns {"keys"}."""
-        return self.call("rotateSigningKey", _params(params, algorithm=algorithm))
+        return self.call("rotateSigningKey", _params(params, {"algorithm": algorithm}))
 
     def retire_signing_key(self, kid: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """Ends a key at once (a leaked key): its tokens stop verifying. Returns {"keys"}."""
-        return self.call("retireSigningKey", _params(params, kid=kid))
+        return self.call("retireSigningKey", _params(params, {"kid": kid}))
 
     def rekey(self, new_master_key: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """Seals every secret under a new master key: {"rekeyed": true, "keyFile"?}."""
-        return self.call("rekey", _params(params, new_master_key=new_master_key))
+        return self.call("rekey", _params(params, {"newMasterKey": new_master_key}))
 
     def export_users(self, max_results: Any = _UNSET, page_token: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """One page of users as Firebase's auth:export writes them: {"users": [...], "pageToken"?}."""
-        return self.call("exportUsers", _params(params, max_results=max_results, page_token=page_token))
+        return self.call("exportUsers", _params(params, {"maxResults": max_results, "pageToken": page_token}))
 
     def import_users(self, users: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """Up to 1000 users in auth:export's format: {"imported": n, "errors": [{"index", "message"}]}."""
-        return self.call("importUsers", _params(params, users=users))
+        return self.call("importUsers", _params(params, {"users": users}))
 
     def revoke_refresh_tokens(self, uid: Any = _UNSET, **params: Any) -> Dict[str, Any]:
-        return self.call("revokeRefreshTokens", _params(params, uid=uid))
+        return self.call("revokeRefreshTokens", _params(params, {"uid": uid}))
 
     def get_jwks(self, **params: Any) -> Dict[str, Any]:
         """Returns {"keys": [JWK, ...]}, the public keys that verify ID tokens."""
@@ -394,7 +430,7 @@ class Engine:
     def unlock_phone_number(self, phone_number: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """Ends the number's lockout and its run of wrong codes; returns {"unlocked": bool},
         whether it had any."""
-        return self.call("unlockPhoneNumber", _params(params, phoneNumber=phone_number))
+        return self.call("unlockPhoneNumber", _params(params, {"phoneNumber": phone_number}))
 
     def get_status(self, **params: Any) -> Dict[str, Any]:
         """Schema version, users, live sessions, recent SMS and signing keys (phoneauth status)."""
@@ -407,57 +443,56 @@ class Engine:
         return self.call("getStorageStatistics", _params(params))
 
     def get_verification_status(self, verification_id: Any = _UNSET, **params: Any) -> Dict[str, Any]:
-        return self.call("getVerificationStatus", _params(params, verification_id=verification_id))
+        return self.call("getVerificationStatus", _params(params, {"verificationId": verification_id}))
 
     # -- linking, re-authentication and second factors --------------------------------------------
 
     def link_with_credential(self, id_token: Any = _UNSET, credential: Any = _UNSET,
                              **params: Any) -> Dict[str, Any]:
         """Adds a verified phone number to the signed-in account. Returns a sign-in result."""
-        return self.call("linkWithCredential", _params(params, id_token=id_token, credential=credential))
+        return self.call("linkWithCredential", _params(params, {"idToken": id_token, "credential": credential}))
 
     def update_phone_number(self, id_token: Any = _UNSET, credential: Any = _UNSET,
                             **params: Any) -> Dict[str, Any]:
         """Replaces the account's phone number (needs a recent sign-in). Returns a sign-in result."""
-        return self.call("updatePhoneNumber", _params(params, id_token=id_token, credential=credential))
+        return self.call("updatePhoneNumber", _params(params, {"idToken": id_token, "credential": credential}))
 
     def reauthenticate_with_credential(self, id_token: Any = _UNSET, credential: Any = _UNSET,
                                        **params: Any) -> Dict[str, Any]:
         """Proves the user again with their own number; the new ID token has a fresh auth_time."""
         return self.call("reauthenticateWithCredential",
-                         _params(params, id_token=id_token, credential=credential))
+                         _params(params, {"idToken": id_token, "credential": credential}))
 
     def unlink(self, id_token: Any = _UNSET, provider_id: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """Removes the account's phone number (provider_id "phone"). Returns {"user"}."""
-        return self.call("unlink", _params(params, id_token=id_token, provider_id=provider_id))
+        return self.call("unlink", _params(params, {"idToken": id_token, "providerId": provider_id}))
 
     def mfa_enroll_start(self, id_token: Any = _UNSET, phone_number: Any = _UNSET,
                          **params: Any) -> Dict[str, Any]:
         """Sends an SMS to a number to enrol as a second factor. Keywords: language_code, client_ip,
         app_verification. Returns {"verificationId", ...}; finish with mfa_enroll_finalize."""
-        return self.call("mfaEnrollStart", _params(params, id_token=id_token, phone_number=phone_number))
+        return self.call("mfaEnrollStart", _params(params, {"idToken": id_token, "phoneNumber": phone_number}))
 
     def mfa_enroll_finalize(self, id_token: Any = _UNSET, credential: Any = _UNSET,
                             display_name: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """Enrols the factor. SMS: credential=. TOTP: factor_id="totp", session_info=,
         verification_code=. Returns a sign-in result of a new session."""
-        return self.call("mfaEnrollFinalize", _params(params, id_token=id_token, credential=credential,
-                                                      display_name=display_name))
+        return self.call("mfaEnrollFinalize", _params(params, {"idToken": id_token, "credential": credential, "displayName": display_name}))
 
     def mfa_totp_start(self, id_token: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """A new TOTP secret. Keywords: account_name, issuer. Returns {"sessionInfo", "secretKey",
         "otpauthUri", ...}."""
-        return self.call("mfaTotpStart", _params(params, id_token=id_token))
+        return self.call("mfaTotpStart", _params(params, {"idToken": id_token}))
 
     def mfa_unenroll(self, id_token: Any = _UNSET, enrollment_id: Any = _UNSET,
                      **params: Any) -> Dict[str, Any]:
         """Removes a second factor by its uid. Returns {"user", "idToken", "refreshToken", ...}."""
-        return self.call("mfaUnenroll", _params(params, id_token=id_token, enrollment_id=enrollment_id))
+        return self.call("mfaUnenroll", _params(params, {"idToken": id_token, "enrollmentId": enrollment_id}))
 
     def mfa_resolve_sign_in(self, session: Any = _UNSET, assertion: Any = _UNSET,
                             **params: Any) -> Dict[str, Any]:
         """Completes a sign-in that raised SecondFactorRequiredError. Returns a sign-in result."""
-        return self.call("mfaResolveSignIn", _params(params, session=session, assertion=assertion))
+        return self.call("mfaResolveSignIn", _params(params, {"session": session, "assertion": assertion}))
 
     def get_multi_factor_resolver(self, error: PhoneAuthError) -> "MultiFactorResolver":
         """The resolver of a SecondFactorRequiredError (see phoneauth.multifactor)."""
@@ -518,23 +553,23 @@ class Engine:
     def verify_client(self, app_token: Any = _UNSET, token_type: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """Sends the app a silent push with a receipt and its secret, through the push sender.
         token_type: "prod", "sandbox" or "unknown". Returns {"receipt", "suggestedTimeout"}."""
-        return self.call("verifyClient", _params(params, app_token=app_token, token_type=token_type))
+        return self.call("verifyClient", _params(params, {"appToken": app_token, "tokenType": token_type}))
 
     def can_handle_notification(self, notification: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """Reads a push payload: {"handled": True, "receipt", "secret"} for the verification push,
         {"handled": True} for the forwarding probe, {"handled": False} for anything else."""
-        return self.call("canHandleNotification", _params(params, notification=notification))
+        return self.call("canHandleNotification", _params(params, {"notification": notification}))
 
     def get_captcha_challenge(self, callback_scheme: Any = _UNSET, language_code: Any = _UNSET,
                               **params: Any) -> Dict[str, Any]:
         """A new captcha challenge on the page of captcha.pageUrl. Returns {"url", "eventId"}."""
         return self.call("getCaptchaChallenge",
-                         _params(params, callback_scheme=callback_scheme, language_code=language_code))
+                         _params(params, {"callbackScheme": callback_scheme, "languageCode": language_code}))
 
     def can_handle_url(self, url: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """Reads the captcha page's callback URL: {"handled": True, "captchaToken"} (or "error"),
         {"handled": False} for anything else. Each challenge is handled once."""
-        return self.call("canHandleURL", _params(params, url=url))
+        return self.call("canHandleURL", _params(params, {"url": url}))
 
     def set_push_sender(self, sender: Optional[PushSender]) -> None:
         """Installs the sender of verify_client's silent pushes, or removes it with None.

@@ -185,6 +185,52 @@ def test_many_threads_share_one_engine(make_engine):
     assert len(set(ids)) == 80
 
 
+def test_parameters_that_are_not_json_raise_before_the_call(engine):
+    with pytest.raises(TypeError, match="set is not JSON serializable"):
+        engine.verify_phone_number({1, 2})
+    looped = {}
+    looped["self"] = looped
+    with pytest.raises((ValueError, RecursionError)):
+        engine.call("getUser", looped)
+    with pytest.raises(TypeError, match="bytes is not JSON serializable"):
+        engine.credential(b"id", "123456")
+    # Text outside ASCII arrives intact (the encoder escapes it, the library reads it back).
+    name = 'Zoë "名前" \\ 🙂'
+    uid = engine.create_user(display_name=name)["user"]["uid"]
+    assert engine.get_user(uid)["user"]["displayName"] == name
+
+
+def test_close_waits_for_calls_in_flight_and_refuses_later_ones(make_engine):
+    engine = make_engine()
+    stop, errors, done = threading.Event(), [], []
+
+    def work():
+        while not stop.is_set():
+            try:
+                engine.get_jwks()
+                done.append(1)
+            except ValueError as exc:  # closed: the only failure allowed
+                assert "closed engine" in str(exc)
+                return
+            except Exception as exc:  # reported below
+                errors.append(exc)
+                return
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    wait_until(lambda: len(done) > 50, what="calls running")
+    closers = [threading.Thread(target=engine.close) for _ in range(3)]  # at once: one frees it
+    for t in closers:
+        t.start()
+    for t in closers + threads:
+        t.join(30)
+    stop.set()
+    assert errors == [] and engine.closed
+    with pytest.raises(ValueError):
+        engine.get_jwks()
+
+
 def test_exit_with_open_engine_and_pending_deliveries(db_path):
     # The atexit hook closes the engine while its delivery thread may be inside the Python sender.
     done = run_python(f"""
