@@ -450,12 +450,14 @@ static json_t *measure_floor(double *floor_us) {
     return f;
 }
 
-/* Under callgrind (callgrind_bench.py): BENCH_ONLY=flows runs N flows on one thread, BENCH_ONLY=floor
+/* Under callgrind (callgrind_bench.py): BENCH_ONLY=flows runs N flows on one thread (on
+ * BENCH_THREADS threads, for profiling the threaded case), BENCH_ONLY=floor
  * the floor's primitives N times each, with N = BENCH_FLOWS_C; two runs with different N give the
  * instructions of one flow, or of the floor, by difference (start-up cancels out). */
 static int run_only(const char *what, long n) {
     if (strcmp(what, "flows") == 0) {
-        json_decref(run_flows(1, n, 0));
+        long threads = env_long("BENCH_THREADS", 1);
+        json_decref(run_flows(threads < 1 || threads > MAX_THREADS ? 1 : (int)threads, n, 0));
     } else if (strcmp(what, "floor") == 0) {
         double sql;
         floor_es256((int)n);

@@ -29,6 +29,12 @@ final class DeliveryWorker: @unchecked Sendable {
     /// Messages queued or being sent here, whose leases this engine keeps renewing.
     private var held: Set<String> = []
     private var sleepers = 0
+    /// The sender threads sleep on a condition of their own: a queued message wakes one of them,
+    /// and an outcome wakes only the bookkeeping thread, which sleeps on the lock's own condition.
+    private let senderWake: Lock.Condition
+    private var sleepingSenders = 0
+    /// Threads in setChain waiting for the calls to the previous providers to end.
+    private var chainWaiters = 0
     private var wakeRequested = false
     private var stopping = false
     private var threads: [pthread_t] = []
@@ -59,6 +65,7 @@ final class DeliveryWorker: @unchecked Sendable {
         self.maxAttempts = maxAttempts
         self.backoffMs = backoffMs
         self.concurrency = max(1, concurrency)
+        senderWake = Lock.Condition(of: state)
         leaseMilliseconds = max(Self.minimumLeaseMilliseconds, 2 * attemptMilliseconds)
         leaseOwner = SortableID.make(at: clock.now(), randomBytes: 12)
     }
@@ -93,6 +100,7 @@ final class DeliveryWorker: @unchecked Sendable {
         state.withLock {
             stopping = true
             state.broadcast()
+            senderWake.broadcast()
         }
         for thread in threads { pthread_join(thread, nil) }
         threads.removeAll()
@@ -115,8 +123,11 @@ final class DeliveryWorker: @unchecked Sendable {
             generation += 1
             wakeRequested = true
             state.broadcast()
+            senderWake.broadcast()
             let current = generation
+            chainWaiters += 1
             while callsInFlight.contains(where: { $0.key < current && $0.value > 0 }) { sleep(1000) }
+            chainWaiters -= 1
         }
     }
 
@@ -126,7 +137,7 @@ final class DeliveryWorker: @unchecked Sendable {
             queue.append(message)
             held.insert(message.verificationId)
             // Waking a thread costs a system call; only do it when one sleeps.
-            if sleepers > 0 { state.broadcast() }
+            if sleepingSenders > 0 { senderWake.signal() }
         }
     }
 
@@ -213,7 +224,9 @@ final class DeliveryWorker: @unchecked Sendable {
                         callsInFlight[generation, default: 0] += 1
                         return (queue.removeFirst(), chain, generation)
                     }
-                    sleep(Self.pollMilliseconds)
+                    sleepingSenders += 1
+                    senderWake.wait(milliseconds: Self.pollMilliseconds)
+                    sleepingSenders -= 1
                 }
                 return nil
             }
@@ -259,7 +272,9 @@ final class DeliveryWorker: @unchecked Sendable {
             if callsInFlight[used] == 0 { callsInFlight[used] = nil }
             // Still held (its lease renewed) until the outcome is in the store.
             unrecorded.append(outcome)
-            if sleepers > 0 { state.broadcast() }
+            // The bookkeeping thread is woken by a batch's first outcome only: it then waits a
+            // moment for more, and waking it for each would make it record them one by one.
+            if sleepers > 0 && (unrecorded.count == 1 || chainWaiters > 0) { state.broadcast() }
         }
         var fields: [(String, JSONValue?)] = [
             ("phoneNumber", .string(PhoneNumber.mask(message.phone))), ("languageCode", .string(message.languageCode)),
@@ -339,7 +354,7 @@ final class DeliveryWorker: @unchecked Sendable {
                     let fresh = claimed.filter { !held.contains($0.verificationId) }
                     held.formUnion(fresh.map(\.verificationId))
                     queue.append(contentsOf: fresh)
-                    if sleepers > 0 { state.broadcast() }
+                    if sleepingSenders > 0 { senderWake.broadcast() }
                     return stopping
                 }
                 if stop { return now }

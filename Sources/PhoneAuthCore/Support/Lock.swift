@@ -28,7 +28,9 @@ public final class Lock: @unchecked Sendable {
     }
 
     /// Waits, with the lock held by the caller, until signalled or `milliseconds` pass.
-    public func wait(milliseconds: Int64) {
+    public func wait(milliseconds: Int64) { wait(on: condition, milliseconds: milliseconds) }
+
+    private func wait(on condition: UnsafeMutablePointer<pthread_cond_t>, milliseconds: Int64) {
         var deadline = timespec()
         clock_gettime(CLOCK_MONOTONIC, &deadline)
         let total = Int64(deadline.tv_nsec) + (milliseconds % 1000) * 1_000_000
@@ -38,4 +40,31 @@ public final class Lock: @unchecked Sendable {
     }
 
     public func broadcast() { pthread_cond_broadcast(condition) }
+    public func signal() { pthread_cond_signal(condition) }
+
+    /// Another condition variable on this lock's mutex, for waiters that must be woken apart
+    /// from those of the lock's own condition (waking both kinds would cost needless switches).
+    public final class Condition: @unchecked Sendable {
+        private let lock: Lock
+        private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+        public init(of lock: Lock) {
+            self.lock = lock
+            var attributes = pthread_condattr_t()
+            pthread_condattr_init(&attributes)
+            pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+            pthread_cond_init(condition, &attributes)
+            pthread_condattr_destroy(&attributes)
+        }
+
+        deinit {
+            pthread_cond_destroy(condition)
+            condition.deallocate()
+        }
+
+        /// Waits, with the lock held by the caller, until signalled or `milliseconds` pass.
+        public func wait(milliseconds: Int64) { lock.wait(on: condition, milliseconds: milliseconds) }
+        public func signal() { pthread_cond_signal(condition) }
+        public func broadcast() { pthread_cond_broadcast(condition) }
+    }
 }
