@@ -9,8 +9,10 @@ cost of one flow (start-up and the engine's opening cancel out). Each is broken 
 component, from the functions' objects and names: SQLite, jansson, BoringSSL, libphonenumber
 (with ICU), the Swift runtime and standard library, the engine (PhoneAuth's own code), libc, other.
 
-Prints {"instructions": {"perFlow", "floorPerFlow", "ratioToFloor", "flowByComponent",
-"floorByComponent", "runs"}}. Counts: BENCH_CALLGRIND_FLOWS (default "100,300").
+Prints {"instructions": {"perFlow", "floorPerFlow", "ratioToFloor", "signatureInFlow",
+"signatureInFloor", "ratioToFloorWithEngineSignature", "flowByComponent", "floorByComponent",
+"runs"}}: the signatures are the ES256 signing inside each (the engine's BoringSSL, the floor's
+OpenSSL), and the last ratio is to the floor with the engine's signature in place of OpenSSL's. Counts: BENCH_CALLGRIND_FLOWS (default "100,300").
 """
 import json
 import os
@@ -46,17 +48,25 @@ def component(obj, fn):
     return "other"
 
 
+# The signature inside a flow (the engine's ES256 through swift-crypto's BoringSSL) and inside the
+# floor (OpenSSL's EVP): functions whose inclusive cost is reported on its own, as "signature".
+SIGNATURE_FUNCTIONS = ("10SigningKeyV4sign", "floor_es256")
+
+
 def counts(out_file):
-    """Self instructions per component, from callgrind's output file (the Ir column)."""
+    """Self instructions per component, from callgrind's output file (the Ir column), plus the
+    inclusive instructions of SIGNATURE_FUNCTIONS under the key "signature"."""
     result = {}
     objects, functions = {}, {}
     obj = fn = ""
+    signing = False
     with open(out_file, errors="replace") as f:
         for line in f:
             if line.startswith("ob="):
                 obj = name_of(line[3:].strip(), objects)
             elif line.startswith("fn="):
                 fn = name_of(line[3:].strip(), functions)
+                signing = any(name in fn for name in SIGNATURE_FUNCTIONS) and "'" not in fn
             elif line.startswith(("cob=", "cfi=", "cfn=", "fl=", "fi=", "fe=")):
                 if line.startswith("cfn="):
                     name_of(line[4:].strip(), functions)
@@ -64,12 +74,16 @@ def counts(out_file):
                     name_of(line[4:].strip(), objects)
                 continue
             elif line.startswith("calls="):
-                next(f, None)  # the call's inclusive cost line: not self cost
+                cost = next(f, "").split()  # the call's inclusive cost line: not self cost
+                if signing and len(cost) >= 2 and cost[1].isdigit():
+                    result["signature"] = result.get("signature", 0) + int(cost[1])
             elif line[:1].isdigit() or line[:1] in "+-*":
                 parts = line.split()
                 if len(parts) >= 2 and parts[1].isdigit():
                     key = component(obj, fn)
                     result[key] = result.get(key, 0) + int(parts[1])
+                    if signing:
+                        result["signature"] = result.get("signature", 0) + int(parts[1])
     return result
 
 
@@ -104,8 +118,9 @@ def run(mode, n, directory):
 def per_unit(mode, low, high, directory, units):
     a, b = run(mode, low, directory), run(mode, high, directory)
     diff = {k: b.get(k, 0) - a.get(k, 0) for k in set(a) | set(b)}
+    signature = diff.pop("signature", 0) / units
     per = {k: round(v / units) for k, v in diff.items() if abs(v) >= units}
-    return sum(diff.values()) / units, dict(sorted(per.items(), key=lambda kv: -kv[1]))
+    return sum(diff.values()) / units, dict(sorted(per.items(), key=lambda kv: -kv[1])), signature
 
 
 def main():
@@ -113,10 +128,16 @@ def main():
     warm = lambda n: min(n // 20, 200)  # signin_bench's untimed warm-up flows
     with tempfile.TemporaryDirectory(prefix="phoneauth-callgrind-") as directory:
         print(f"callgrind_bench: {low} and {high} flows, then the floor (a few minutes)", file=sys.stderr)
-        flow, flow_parts = per_unit("flows", low, high, directory, (high + warm(high)) - (low + warm(low)))
-        floor, floor_parts = per_unit("floor", low, high, directory, high - low)
+        flow, flow_parts, flow_signature = per_unit("flows", low, high, directory, (high + warm(high)) - (low + warm(low)))
+        # Each floor loop also runs reps / 10 untimed warm-up repetitions.
+        floor, floor_parts, floor_signature = per_unit("floor", low, high, directory, (high + high // 10) - (low + low // 10))
+    # The floor signs with OpenSSL, the engine with BoringSSL: the same floor with the engine's
+    # own signature in place of OpenSSL's says what the rest of the floor ratio is made of.
+    floor_engine_signature = floor - floor_signature + flow_signature
     print(json.dumps({"instructions": {
         "perFlow": round(flow), "floorPerFlow": round(floor), "ratioToFloor": round(flow / floor, 2),
+        "signatureInFlow": round(flow_signature), "signatureInFloor": round(floor_signature),
+        "ratioToFloorWithEngineSignature": round(flow / floor_engine_signature, 2),
         "flowByComponent": flow_parts, "floorByComponent": floor_parts, "runs": [low, high],
     }}))
 

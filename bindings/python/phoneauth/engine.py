@@ -109,12 +109,31 @@ def _report(what: str, exc: BaseException, outcome: str) -> None:
         pass
 
 
+# Native threads (the engine's delivery threads) whose Python thread state is kept between
+# callbacks, by their native ids.
+_kept_thread_states: set = set()
+
+
+def _keep_thread_state() -> None:
+    """Keeps this native thread's Python thread state for its next callbacks. ctypes makes a
+    fresh one for every callback on a thread Python did not start, and frees it afterwards (tens
+    of microseconds each time); holding the GIL state once more, never released, keeps it."""
+    ident = threading.get_native_id()
+    if ident in _kept_thread_states or not isinstance(threading.current_thread(), threading._DummyThread):
+        return  # kept already, or a thread Python started (its state lives as long as it does)
+    _kept_thread_states.add(ident)
+    ensure = getattr(getattr(ctypes, "pythonapi", None), "PyGILState_Ensure", None)
+    if ensure is not None:  # CPython
+        ensure()
+
+
 def _call_host(host: Callable[[Any], Any], engine_token: object, argument_json: int, what: str, outcome: str,
                reported: Optional[List[bool]] = None) -> Tuple[bool, Any]:
     """Runs a host callable on the JSON a C callback received, marking the thread as inside this
     engine's callback (so close() from it raises instead of deadlocking). Returns (True, result),
     or (False, None) after an exception, which stops here: nothing may unwind into the library.
     With `reported`, only the first exception is reported."""
+    _keep_thread_state()
     outer = getattr(_sender_state, "engine", None)
     _sender_state.engine = engine_token
     try:
