@@ -1,6 +1,6 @@
 """Merges the drivers' JSON outputs into one document and adds the comparisons between them.
 
-Usage: merge.py c.json python.json handrolled.json [postgres.json [delivery.json [http.json [instructions.json]]]] > latest.json
+Usage: merge.py c.json python.json handrolled.json [postgres.json [delivery.json [http.json [instructions.json [overhead.json]]]]] > latest.json
 """
 import json
 import os
@@ -14,7 +14,8 @@ def load(path):
         return json.load(f)
 
 
-def main(c_path, py_path, hand_path, pg_path=None, delivery_path=None, http_path=None, instructions_path=None):
+def main(c_path, py_path, hand_path, pg_path=None, delivery_path=None, http_path=None, instructions_path=None,
+         overhead_path=None):
     c = load(c_path)
     py = load(py_path)
     hand = load(hand_path)
@@ -22,6 +23,7 @@ def main(c_path, py_path, hand_path, pg_path=None, delivery_path=None, http_path
     delivery = load(delivery_path)["delivery"] if delivery_path else {"skipped": "not run"}
     http = load(http_path)["http"] if http_path else {"skipped": "not run"}
     instructions = load(instructions_path)["instructions"] if instructions_path else {"skipped": "not run"}
+    overhead = load(overhead_path)["bindingOverhead"] if overhead_path else {"skipped": "not run"}
     doc = {
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
@@ -34,6 +36,7 @@ def main(c_path, py_path, hand_path, pg_path=None, delivery_path=None, http_path
         "delivery": delivery,
         "http": http,
         "instructions": instructions,
+        "bindingOverhead": overhead,
     }
     floor_us = c["floor"]["floorPerFlowUs"]
     for section in (doc["python"].get("threads1"), doc["python"].get("threads2"), doc["handrolled"]):
@@ -66,7 +69,10 @@ def main(c_path, py_path, hand_path, pg_path=None, delivery_path=None, http_path
     summary["targets"] = {
         "c2ThreadsAtLeast8000": summary["cFlowsPerSecond2Threads"] >= 8000,
         "pythonAboveHandrolled": best_py > hand_fps,
+        "pythonAtLeast1.5xHandrolled": best_py >= 1.5 * hand_fps,
+        "c2ThreadsAtLeast1.8x1Thread": summary["cFlowsPerSecond2Threads"] >= 1.8 * summary["cFlowsPerSecond1Thread"],
     }
+    summary["c2ThreadsOver1Thread"] = round(summary["cFlowsPerSecond2Threads"] / summary["cFlowsPerSecond1Thread"], 2)
     if pg_configs:
         summary["targets"]["postgresAtLeastHalfOfFloor"] = all(
             section["ratioToFloor"] >= 0.5 for section in pg_configs.values())
@@ -99,12 +105,15 @@ def main(c_path, py_path, hand_path, pg_path=None, delivery_path=None, http_path
         summary["instructionsPerFlow"] = instructions["perFlow"]
         summary["instructionsRatioToFloor"] = instructions["ratioToFloor"]
         summary["targets"]["instructionsAtMost2xFloor"] = instructions["ratioToFloor"] <= 2.0
+    if "overheadUs" in overhead:
+        summary["bindingOverheadUs"] = overhead["overheadUs"]
+        summary["targets"]["bindingOverheadAtMost4Us"] = overhead["overheadUs"] <= 4.0
     doc["summary"] = summary
     json.dump(doc, sys.stdout, indent=2)
     sys.stdout.write("\n")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (4, 5, 6, 7, 8):
+    if len(sys.argv) not in range(4, 10):
         sys.exit(__doc__)
     main(*sys.argv[1:])

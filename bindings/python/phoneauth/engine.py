@@ -8,6 +8,7 @@ import collections
 import ctypes
 import functools
 import json
+import json.scanner
 import sys
 import threading
 import time
@@ -41,6 +42,8 @@ def _camel(name: str) -> str:
 def _params(extra: Mapping[str, Any], named: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """A method's own arguments ({lowerCamel name: value}; unset ones left out), then its other
     keyword arguments renamed to lowerCamel: the parameter object."""
+    if named and not extra and _UNSET not in named.values():
+        return named  # the usual call: every argument given, nothing else
     out = {k: v for k, v in named.items() if v is not _UNSET} if named else {}
     if extra:
         out.update((_camel(k), v) for k, v in extra.items())
@@ -62,6 +65,7 @@ except ImportError:  # an interpreter without the C accelerator
     _encode_chunks = None
 _ENCODER = json.JSONEncoder(separators=(",", ":"))
 _DECODER = json.JSONDecoder()
+_scan_value = json.scanner.make_scanner(_DECODER)  # what raw_decode calls, without its frame
 
 
 def _encode(value: Any) -> bytes:
@@ -75,8 +79,8 @@ def _decode(text: Optional[str]) -> Any:
     if not text:
         return None
     try:
-        value, end = _DECODER.raw_decode(text)
-    except ValueError:
+        value, end = _scan_value(text, 0)
+    except (StopIteration, ValueError):
         return None
     return value if end == len(text) else None
 
@@ -304,7 +308,11 @@ class Engine:
 
     def _invoke(self, function, *args: Any) -> Dict[str, Any]:
         out = c_void_p()
-        handle = self._enter()
+        self._in_flight.append(None)  # _enter, inline: this is every call's path
+        handle = self._handle
+        if handle is None:
+            self._in_flight.pop()
+            raise ValueError("phoneauth: operation on a closed engine")
         try:
             status = function(handle, *args, byref(out))
         finally:
