@@ -37,35 +37,31 @@
  *
  *   The statements of one flow ($n bound; "+" = in the same round trip as the line above; the
  *   queue is "phoneauth:<schema>:sends"):
- *     verifyPhoneNumber: one transaction, queued, 7 round trips
+ *     verifyPhoneNumber: one transaction, queued, 5 round trips
  *       SELECT pg_advisory_lock(hashtext('<queue>'))
  *       + BEGIN ISOLATION LEVEL SERIALIZABLE
- *       + SELECT id, created_at, expires_at, state FROM verifications WHERE phone = $1 AND purpose = $2
- *           AND subject IS NOT DISTINCT FROM $3 ORDER BY created_at DESC LIMIT 1      (resend window)
- *       SELECT locked_until FROM number_failures WHERE phone = $1                   (lockout)
- *       SELECT created_at FROM verifications WHERE phone = $1 AND created_at > $2
- *           AND delivery != 'none' ORDER BY created_at                               (smsPerNumberPerHour)
+ *       + SELECT the number's latest verification for the purpose (resend window), its lockout and
+ *           the 5th latest SMS of the last hour (smsPerNumberPerHour), in one statement
  *       SELECT bucket, count FROM counters WHERE bucket IN ($1, $2) AND scope = $3   (smsPerProjectPerDay)
  *       INSERT INTO verifications (id, phone, code_hash, ..., sealed_body, ...) VALUES ($1, ..., $11)
  *       INSERT INTO counters (bucket, scope, count) VALUES ($1, $2, 1)
  *           ON CONFLICT (bucket, scope) DO UPDATE SET count = counters.count + 1
  *       COMMIT
  *       + SELECT pg_advisory_unlock(hashtext('<queue>'))
- *     delivered, on the delivery thread: one transaction for the outcomes it has once no new SMS
- *     came for 2 ms (at most 64), 1 + n round trips for n messages
- *       BEGIN ISOLATION LEVEL READ COMMITTED
+ *     delivered, on the delivery thread: the outcomes it has once no new SMS came for 2 ms (at
+ *     most 64): one alone is one autocommitted statement, n > 1 one transaction of 1 + n round trips
+ *       BEGIN ISOLATION LEVEL READ COMMITTED                                         (n > 1)
  *       + UPDATE verifications SET delivery = 'sent', sealed_body = NULL,
  *           delivery_attempts = delivery_attempts + 1 WHERE id = $1                  (once per message)
- *       COMMIT
+ *       COMMIT                                                                       (n > 1)
  *     and, if an SMS was handed over while that thread waited, once its queue is empty, outside
  *     any transaction: SELECT min(due_at) FROM verifications WHERE delivery IN ('pending', 'sending')
- *     signInWithCredential: one transaction, 7 round trips
+ *     signInWithCredential: one transaction, 6 round trips
  *       BEGIN ISOLATION LEVEL SERIALIZABLE
  *       + SELECT v.phone, v.code_hash, v.expires_at, v.attempts, v.state, v.purpose, v.subject,
  *           f.locked_until FROM verifications v LEFT JOIN number_failures f ON f.phone = v.phone
  *           WHERE v.id = $1
- *       SELECT uid, phone, display_name, ... FROM users WHERE phone = $1
- *       SELECT 1 FROM factors WHERE phone = $1 LIMIT 1
+ *       SELECT the number's user and whether it is a second factor, in one statement
  *       UPDATE verifications SET state = 'used' WHERE id = $1
  *       INSERT INTO users (uid, phone, created_at, last_sign_in_at) VALUES ($1, $2, $3, $4)
  *       INSERT INTO sessions (id, uid, secret_hash, ...) VALUES ($1, ..., $9)
@@ -236,20 +232,22 @@ static phoneauth_engine *open_engine(const run_spec *spec) {
 /* The statements of one flow, exactly as the engine sends them (its `?` placeholders numbered). */
 enum {
     /* verify */
-    S_LATEST, S_LOCKED, S_RECENT, S_COUNTERS, S_INSERT_VERIFICATION, S_BUMP,
+    S_SEND_STATE, S_COUNTERS, S_INSERT_VERIFICATION, S_BUMP,
     /* delivered, and the delivery thread's look at the store */
     S_SENT, S_NEXT_DUE,
     /* sign-in */
-    S_VERIFICATION, S_USER_BY_PHONE, S_FACTOR_BY_PHONE, S_USED, S_INSERT_USER, S_INSERT_SESSION,
+    S_VERIFICATION, S_NUMBER_HOLDER, S_USED, S_INSERT_USER, S_INSERT_SESSION,
     S_COUNT
 };
 
 static const char *const floor_sql[S_COUNT] = {
-    [S_LATEST] = "SELECT id, created_at, expires_at, state FROM verifications WHERE phone = $1 AND purpose = $2"
-                 " AND subject IS NOT DISTINCT FROM $3\nORDER BY created_at DESC LIMIT 1",
-    [S_LOCKED] = "SELECT locked_until FROM number_failures WHERE phone = $1",
-    [S_RECENT] = "SELECT created_at FROM verifications WHERE phone = $1 AND created_at > $2 AND delivery != 'none'"
-                 " ORDER BY created_at",
+    [S_SEND_STATE] = "SELECT v.id, v.created_at, v.expires_at, v.state,\n"
+                     " (SELECT locked_until FROM number_failures WHERE phone = $1),\n"
+                     " (SELECT created_at FROM verifications WHERE phone = $2 AND created_at > $3 AND delivery != 'none'\n"
+                     " ORDER BY created_at DESC LIMIT 1 OFFSET $4)\n"
+                     "FROM (SELECT 1) AS one\n"
+                     "LEFT JOIN verifications v ON v.id = (SELECT id FROM verifications WHERE phone = $5 AND purpose = $6\n"
+                     " AND subject IS NOT DISTINCT FROM $7 ORDER BY created_at DESC LIMIT 1)",
     [S_COUNTERS] = "SELECT bucket, count FROM counters WHERE bucket IN ($1, $2) AND scope = $3",
     [S_INSERT_VERIFICATION] = "INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery,"
                               " language_code, sealed_body, due_at, purpose, subject)\n"
@@ -261,9 +259,9 @@ static const char *const floor_sql[S_COUNT] = {
     [S_NEXT_DUE] = "SELECT min(due_at) FROM verifications WHERE delivery IN ('pending', 'sending')",
     [S_VERIFICATION] = "SELECT v.phone, v.code_hash, v.expires_at, v.attempts, v.state, v.purpose, v.subject, f.locked_until\n"
                        "FROM verifications v LEFT JOIN number_failures f ON f.phone = v.phone WHERE v.id = $1",
-    [S_USER_BY_PHONE] = "SELECT uid, phone, display_name, disabled, created_at, last_sign_in_at, valid_since, custom_claims"
-                        " FROM users WHERE phone = $1",
-    [S_FACTOR_BY_PHONE] = "SELECT 1 FROM factors WHERE phone = $1 LIMIT 1",
+    [S_NUMBER_HOLDER] = "SELECT u.uid, u.phone, u.display_name, u.disabled, u.created_at, u.last_sign_in_at, u.valid_since,"
+                        " u.custom_claims,\n CASE WHEN EXISTS (SELECT 1 FROM factors WHERE phone = $1) THEN 1 ELSE 0 END\n"
+                        "FROM (SELECT 1) AS one LEFT JOIN users u ON u.phone = $2",
     [S_USED] = "UPDATE verifications SET state = 'used' WHERE id = $1",
     [S_INSERT_USER] = "INSERT INTO users (uid, phone, created_at, last_sign_in_at) VALUES ($1, $2, $3, $4)",
     [S_INSERT_SESSION] = "INSERT INTO sessions (id, uid, secret_hash, created_at, auth_time, provider, developer_claims,"
@@ -472,14 +470,10 @@ static int verify_body(worker *w, void *ctx, char state[6]) {
     char b1[24], b2[24], b3[24], b4[24];
     const long long day = 86400000, bucket = f->now - f->now % day;
     params p = {0};
+    /* The engine's default smsPerNumberPerHour is 5: the 5th latest send of the hour, if any. */
+    text_param(&p, f->phone), text_param(&p, f->phone), int_param(&p, b1, f->now - 3600000), int_param(&p, b2, 4);
     text_param(&p, f->phone), text_param(&p, "signIn"), text_param(&p, NULL);
-    if (floor_send(w, S_LATEST, NULL, &p, 0, state)) return -1;
-    p = (params){0};
-    text_param(&p, f->phone);
-    if (floor_send(w, S_LOCKED, NULL, &p, 0, state)) return -1;
-    p = (params){0};
-    text_param(&p, f->phone), int_param(&p, b1, f->now - 3600000);
-    if (floor_send(w, S_RECENT, NULL, &p, 0, state)) return -1;
+    if (floor_send(w, S_SEND_STATE, NULL, &p, 1, state)) return -1;
     p = (params){0};
     int_param(&p, b1, bucket), int_param(&p, b2, bucket - day), text_param(&p, "project:");
     if (floor_send(w, S_COUNTERS, NULL, &p, -1, state)) return -1;
@@ -501,9 +495,8 @@ static int sign_in_body(worker *w, void *ctx, char state[6]) {
     text_param(&p, f->vid);
     if (floor_send(w, S_VERIFICATION, NULL, &p, 1, state)) return -1;
     p = (params){0};
-    text_param(&p, f->phone);
-    if (floor_send(w, S_USER_BY_PHONE, NULL, &p, 0, state) || floor_send(w, S_FACTOR_BY_PHONE, NULL, &p, 0, state))
-        return -1;
+    text_param(&p, f->phone), text_param(&p, f->phone);
+    if (floor_send(w, S_NUMBER_HOLDER, NULL, &p, 1, state)) return -1;
     p = (params){0};
     text_param(&p, f->vid);
     if (floor_send(w, S_USED, NULL, &p, 0, state)) return -1;
@@ -583,8 +576,15 @@ static void *recorder_main(void *arg) {
         memmove(recorder.ids, recorder.ids + n, (recorder.count - n) * sizeof *recorder.ids);
         recorder.count -= n;
         pthread_mutex_unlock(&recorder.lock);
-        sent_batch b = {batch, n};
-        floor_transaction(&recorder.w, T_DELIVERED, 0, sent_body, &b);
+        if (n == 1) { /* as the engine: one outcome is one statement, without BEGIN and COMMIT */
+            params p = {0};
+            char state[6];
+            text_param(&p, batch[0]);
+            if (floor_send(&recorder.w, S_SENT, NULL, &p, 0, state) == 0) recorder.w.transactions++;
+        } else {
+            sent_batch b = {batch, n};
+            floor_transaction(&recorder.w, T_DELIVERED, 0, sent_body, &b);
+        }
         pthread_mutex_lock(&recorder.lock);
         if (recorder.wake_requested && !recorder.count) {
             recorder.wake_requested = 0;
