@@ -3,15 +3,10 @@ import Glibc
 /// A mutual-exclusion lock over pthread_mutex_t, with a condition variable for waiting.
 public final class Lock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let condition = newMonotonicCondition()
 
     public init() {
         pthread_mutex_init(mutex, nil)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
     }
 
     deinit {
@@ -46,15 +41,10 @@ public final class Lock: @unchecked Sendable {
     /// from those of the lock's own condition (waking both kinds would cost needless switches).
     public final class Condition: @unchecked Sendable {
         private let lock: Lock
-        private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        private let condition = newMonotonicCondition()
 
         public init(of lock: Lock) {
             self.lock = lock
-            var attributes = pthread_condattr_t()
-            pthread_condattr_init(&attributes)
-            pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-            pthread_cond_init(condition, &attributes)
-            pthread_condattr_destroy(&attributes)
         }
 
         deinit {
@@ -67,4 +57,15 @@ public final class Lock: @unchecked Sendable {
         public func signal() { pthread_cond_signal(condition) }
         public func broadcast() { pthread_cond_broadcast(condition) }
     }
+}
+
+/// A condition variable whose timed waits use the monotonic clock (deadlines survive clock changes).
+private func newMonotonicCondition() -> UnsafeMutablePointer<pthread_cond_t> {
+    let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    var attributes = pthread_condattr_t()
+    pthread_condattr_init(&attributes)
+    pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+    pthread_cond_init(condition, &attributes)
+    pthread_condattr_destroy(&attributes)
+    return condition
 }
