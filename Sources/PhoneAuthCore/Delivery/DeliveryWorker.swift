@@ -136,8 +136,13 @@ final class DeliveryWorker: @unchecked Sendable {
         state.withLock {
             queue.append(message)
             held.insert(message.verificationId)
-            // Waking a thread costs a system call; only do it when one sleeps.
-            if sleepingSenders > 0 { senderWake.signal() }
+            // Waking a thread costs a system call; only do it when one sleeps. Without a provider
+            // the bookkeeping thread hands the queue back to the store: it is the one to wake.
+            if chain == nil {
+                if sleepers > 0 { state.broadcast() }
+            } else if sleepingSenders > 0 {
+                senderWake.signal()
+            }
         }
     }
 

@@ -115,7 +115,7 @@ final class SQLiteConnection: SQLConnection {
                 // From the string's own bytes with their length: no C string made, no strlen.
                 var v = v
                 rc = v.withUTF8 { bytes in
-                    guard let start = bytes.baseAddress else { return sqlite3_bind_text(statement, index, "", 0, nil) }
+                    guard let start = bytes.baseAddress else { return sqlite3_bind_text(statement, index, "", 0, pa_sqlite_transient()) }
                     return start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
                         sqlite3_bind_text(statement, index, $0, Int32(bytes.count), pa_sqlite_transient())
                     }

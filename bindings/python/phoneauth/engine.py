@@ -42,8 +42,12 @@ def _camel(name: str) -> str:
 def _params(extra: Mapping[str, Any], named: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """A method's own arguments ({lowerCamel name: value}; unset ones left out), then its other
     keyword arguments renamed to lowerCamel: the parameter object."""
-    if named and not extra and _UNSET not in named.values():
-        return named  # the usual call: every argument given, nothing else
+    if named and not extra:
+        for value in named.values():
+            if value is _UNSET:
+                break
+        else:
+            return named  # the usual call: every argument given, nothing else
     out = {k: v for k, v in named.items() if v is not _UNSET} if named else {}
     if extra:
         out.update((_camel(k), v) for k, v in extra.items())
@@ -70,7 +74,11 @@ _scan_value = json.scanner.make_scanner(_DECODER)  # what raw_decode calls, with
 
 def _encode(value: Any) -> bytes:
     if _encode_chunks is not None and isinstance(value, dict):
-        return "".join(_encode_chunks(value, 0)).encode("ascii")
+        try:
+            return "".join(_encode_chunks(value, 0)).encode("ascii")
+        except RecursionError:
+            # The fast encoder keeps no markers; the json module's names the problem.
+            raise ValueError("Circular reference detected") from None
     return _ENCODER.encode(value).encode("ascii")
 
 
@@ -113,19 +121,20 @@ def _report(what: str, exc: BaseException, outcome: str) -> None:
         pass
 
 
-# Native threads (the engine's delivery threads) whose Python thread state is kept between
-# callbacks, by their native ids.
-_kept_thread_states: set = set()
+# Set on a native thread (one the library started) whose Python thread state is being kept.
+_kept_state = threading.local()
 
 
 def _keep_thread_state() -> None:
     """Keeps this native thread's Python thread state for its next callbacks. ctypes makes a
     fresh one for every callback on a thread Python did not start, and frees it afterwards (tens
-    of microseconds each time); holding the GIL state once more, never released, keeps it."""
-    ident = threading.get_native_id()
-    if ident in _kept_thread_states or not isinstance(threading.current_thread(), threading._DummyThread):
+    of microseconds each time); holding the GIL state once more, never released, keeps it. The
+    flag lives in the state itself, so a new thread (even one reusing an old id) is kept too.
+    The cost: a delivery thread's state, and its thread-local data, stay until the interpreter
+    exits, even after its engine is closed (one per engine opened with a Python callback)."""
+    if getattr(_kept_state, "kept", False) or not isinstance(threading.current_thread(), threading._DummyThread):
         return  # kept already, or a thread Python started (its state lives as long as it does)
-    _kept_thread_states.add(ident)
+    _kept_state.kept = True
     ensure = getattr(getattr(ctypes, "pythonapi", None), "PyGILState_Ensure", None)
     if ensure is not None:  # CPython
         ensure()
@@ -240,6 +249,7 @@ class Engine:
         self._handle: Optional[int] = None  # first, so that __del__ works if opening fails
         self._token = object()  # tells this engine's sender thread apart in close()
         self._lib = _ffi.lib  # kept on the instance: module globals may be gone at shutdown
+        self._sleep = time.sleep
         # One entry per call in flight. A call adds its entry before it reads the handle, and
         # close() clears the handle before it waits for the entries to go, so no call can use a
         # freed handle. deque.append and pop are atomic: a lock here cost a tenth of a small call.
@@ -276,7 +286,7 @@ class Engine:
         if handle is None:
             return
         while self._in_flight:  # calls running on other threads finish first
-            time.sleep(0.001)
+            self._sleep(0.001)
         self._lib.phoneauth_close(handle)
         self._callbacks = []
 
