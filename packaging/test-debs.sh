@@ -36,11 +36,7 @@ cp "$ROOT/bindings/c/examples/signin.c" "$WORK/"
 
 cat > "$WORK/inside.sh" <<INSIDE
 set -euo pipefail
-hide_dir() { [ -d "\$1" ] && mount -t tmpfs -o size=1m tmpfs "\$1" || true; }
-hide_dir /opt/swift
-hide_dir "$ROOT/.build"
-hide_dir "$ROOT/out"
-command -v swift >/dev/null 2>&1 && { echo "FAIL: swift still visible"; exit 1; }
+. "$ROOT/packaging/hide-build.sh" "$ROOT"
 cd "$WORK"
 export PKG_CONFIG_SYSROOT_DIR="$SCRATCH" PKG_CONFIG_LIBDIR="$SCRATCH/usr/lib/$MULTIARCH/pkgconfig"
 flags=\$(pkg-config --cflags --libs phoneauth)

@@ -14,17 +14,12 @@ cp "$WHEEL" "$WORK/"
 
 cat > "$WORK/inside.sh" <<INSIDE
 set -euo pipefail
-hide_dir() { [ -d "\$1" ] && mount -t tmpfs -o size=1m tmpfs "\$1" || true; }
-hide_dir /opt/swift
-hide_dir "$ROOT/.build"
-hide_dir "$ROOT/out"
-hide_dir "$ROOT/bindings/python"
+. "$ROOT/packaging/hide-build.sh" "$ROOT" "$ROOT/bindings/python"
 for name in libjansson.so.4 libphonenumber.so.8 libpq.so.5 libcurl.so.4 libsqlite3.so.0; do
     for file in \$(ldconfig -p | awk -v n="\$name" '\$1 == n {print \$NF}'); do
         mount --bind /dev/null "\$(readlink -f "\$file")"
     done
 done
-command -v swift >/dev/null 2>&1 && { echo "FAIL: swift still visible"; exit 1; }
 unset PHONEAUTH_LIBRARY PYTHONPATH
 python3 -m venv "$WORK/venv"
 "$WORK/venv/bin/pip" install -q --no-index "$WORK/$(basename "$WHEEL")"
