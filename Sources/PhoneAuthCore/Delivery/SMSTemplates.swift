@@ -16,6 +16,23 @@ public enum SMSTemplates {
         "ko": "인증 코드는 {code}입니다.",
     ]
 
+    /// The same texts naming the app, used when `sms.appName` is set.
+    static let withAppName: [String: String] = [
+        "en": "{code} is your verification code for {appName}.",
+        "fr": "{code} est votre code de vérification pour {appName}.",
+        "de": "{code} ist Ihr Bestätigungscode für {appName}.",
+        "es": "{code} es tu código de verificación para {appName}.",
+        "pt": "{code} é o seu código de verificação para {appName}.",
+        "it": "{code} è il tuo codice di verifica per {appName}.",
+        "nl": "{code} is je verificatiecode voor {appName}.",
+        "ru": "{code} — ваш код подтверждения для {appName}.",
+        "zh-TW": "您的 {appName} 驗證碼是 {code}。",
+        "zh-CN": "您的 {appName} 验证码是 {code}。",
+        "id": "{code} adalah kode verifikasi {appName} Anda.",
+        "ja": "{appName} の認証コードは {code} です。",
+        "ko": "{appName} 인증 코드는 {code}입니다.",
+    ]
+
     /// Each template split once at its `{code}`, so a body is two appends.
     static let parts: [String: (before: String, after: String)] = templates.mapValues { template in
         let range = template.ranges(of: "{code}").first!
@@ -27,16 +44,21 @@ public enum SMSTemplates {
     /// The language used for `requested`: the exact tag, then its primary language ("fr-CA" →
     /// "fr"), then `fallback`.
     public static func resolve(_ requested: String?, fallback: String) -> String {
+        resolve(requested, fallback: fallback, known: { templates[$0] != nil })
+    }
+
+    /// The same chain over the languages `known` says there is a text for.
+    static func resolve(_ requested: String?, fallback: String, known: (String) -> Bool) -> String {
         guard let requested, !requested.isEmpty else { return fallback }
         let tag = canonical(requested)
-        if templates[tag] != nil { return tag }
+        if known(tag) { return tag }
         let primary = String(tag.prefix(while: { $0 != "-" }))
         if primary == "zh" {
             // Traditional script for Taiwan, Hong Kong, Macau and explicit Hant; Simplified otherwise.
             let parts = Set(tag.split(separator: "-").map(String.init))
             return parts.isDisjoint(with: ["Hant", "TW", "HK", "MO"]) ? "zh-CN" : "zh-TW"
         }
-        return templates[primary] != nil ? primary : fallback
+        return known(primary) ? primary : fallback
     }
 
     public static func body(language: String, code: String) -> String {

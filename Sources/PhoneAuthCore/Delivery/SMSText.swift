@@ -1,0 +1,136 @@
+/// The SMS texts an engine sends (issue 18, in progress: not wired into the engine yet): the
+/// built-in templates or the host's own (`sms.templates`), the app's name (`sms.appName`), and the
+/// lines phones read to fill the code in by themselves (`sms.originBoundDomain` for the WebOTP API
+/// and iOS's security-code autofill, `sms.androidAppHash` for Android's SMS Retriever API).
+/// Everything is checked when the engine opens, so sending never meets a bad template.
+public struct SMSText: Sendable {
+    /// A template cut at its placeholders once.
+    struct Template: Sendable {
+        enum Part: Sendable { case text(String), code, appName, minutes }
+        let parts: [Part]
+    }
+
+    public static let placeholders = ["code", "appName", "minutes"]
+    /// The longest `sms.appName`: every built-in template, with it and the longest code, fits one
+    /// SMS in its own encoding.
+    public static let maxAppNameLength = 20
+
+    let appName: String?
+    let templates: [String: Template]
+    let originBoundDomain: String?
+    let androidAppHash: String?
+
+    /// Checks and prepares the texts. `key` names the configuration section in errors.
+    public init(appName: String?, hostTemplates: [String: String], originBoundDomain: String?, androidAppHash: String?,
+                maxSegments: Int, codeLength: Int, codeTtlSeconds: Int64, key: String = "sms") throws(PhoneAuthError) {
+        func bad(_ path: String, _ problem: String) -> PhoneAuthError { EngineConfig.bad("\(key).\(path)", problem) }
+        if let appName {
+            guard !appName.isEmpty, appName.count <= Self.maxAppNameLength,
+                  !appName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw bad("appName", "must be 1 to \(Self.maxAppNameLength) characters, without control characters")
+            }
+        }
+        if let domain = originBoundDomain, !Self.isDomain(domain) {
+            throw bad("originBoundDomain", "must be a host name such as example.com (no scheme, port or path)")
+        }
+        if let hash = androidAppHash, !Self.isAppHash(hash) {
+            throw bad("androidAppHash", "must be the app's 11-character hash (letters, digits, + and /)")
+        }
+        var templates: [String: Template] = [:]
+        for (language, text) in SMSTemplates.templates {
+            // The built-in text that names the app when there is a name to put in.
+            let source = appName != nil ? SMSTemplates.withAppName[language] ?? text : text
+            templates[language] = try Self.parse(source, path: "templates.\(language)", bad: bad)
+        }
+        for (tag, text) in hostTemplates {
+            let language = SMSTemplates.canonical(tag)
+            guard !language.isEmpty else { throw bad("templates", "has an empty language tag") }
+            let template = try Self.parse(text, path: "templates.\(tag)", bad: bad)
+            if appName == nil, template.parts.contains(where: { if case .appName = $0 { return true } else { return false } }) {
+                throw bad("templates.\(tag)", "uses {appName} but sms.appName is not set")
+            }
+            templates[language] = template
+        }
+        self.appName = appName
+        self.templates = templates
+        self.originBoundDomain = originBoundDomain
+        self.androidAppHash = androidAppHash
+        // The longest rendering of each: the longest code, in digits that cost what any digit does.
+        let longestCode = String(repeating: "9", count: codeLength)
+        for language in templates.keys.sorted() {
+            let cost = SMSCost(of: body(language: language, code: longestCode, minutes: Self.minutes(codeTtlSeconds)))
+            guard cost.segments <= maxSegments else {
+                throw bad("templates.\(language)", "takes \(cost.segments) SMS (\(cost.units) \(cost.encoding.rawValue) units) with a "
+                          + "\(codeLength)-digit code and the autofill lines; sms.maxSegments is \(maxSegments)")
+            }
+        }
+    }
+
+    /// The language of a message for `requested`: the exact tag, then its primary language
+    /// ("fr-CA" → "fr"), then `fallback` — host templates included.
+    public func resolve(_ requested: String?, fallback: String) -> String {
+        SMSTemplates.resolve(requested, fallback: fallback, known: { templates[$0] != nil })
+    }
+
+    /// The text of a message: the template filled in, then the autofill lines.
+    public func body(language: String, code: String, minutes: Int) -> String {
+        var text = ""
+        for part in (templates[language] ?? templates["en"])?.parts ?? [.code] {
+            switch part {
+            case let .text(s): text += s
+            case .code: text += code
+            case .appName: text += appName ?? ""
+            case .minutes: text += String(minutes)
+            }
+        }
+        // SMS Retriever: the app's hash ends the message. WebOTP / iOS: the last line is
+        // "@domain #code" (a line of its own, so a blank line first reads cleanly).
+        if let androidAppHash { text += "\n\n" + androidAppHash }
+        if let originBoundDomain { text += (androidAppHash == nil ? "\n\n" : "\n") + "@" + originBoundDomain + " #" + code }
+        return text
+    }
+
+    static func minutes(_ seconds: Int64) -> Int { Int((seconds + 59) / 60) }
+
+    /// Exactly one {code}, and only known placeholders; braces otherwise only as literal text.
+    static func parse(_ text: String, path: String, bad: (String, String) -> PhoneAuthError) throws(PhoneAuthError) -> Template {
+        var parts: [Template.Part] = [], literal = "", codes = 0
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "{") {
+            literal += rest[..<open]
+            guard let close = rest[open...].firstIndex(of: "}") else { throw bad(path, "has a { without a }") }
+            let name = String(rest[rest.index(after: open)..<close])
+            let part: Template.Part
+            switch name {
+            case "code": part = .code; codes += 1
+            case "appName": part = .appName
+            case "minutes": part = .minutes
+            default: throw bad(path, "has an unknown placeholder {\(name)}; the placeholders are \(placeholders.map { "{\($0)}" }.joined(separator: ", "))")
+            }
+            if !literal.isEmpty { parts.append(.text(literal)); literal = "" }
+            parts.append(part)
+            rest = rest[rest.index(after: close)...]
+        }
+        literal += rest
+        if !literal.isEmpty { parts.append(.text(literal)) }
+        guard codes == 1 else { throw bad(path, "must hold {code} exactly once (it holds it \(codes) times)") }
+        return Template(parts: parts)
+    }
+
+    /// A host name: labels of letters, digits and hyphens (not at either end), at least two labels.
+    static func isDomain(_ text: String) -> Bool {
+        let labels = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 2, text.utf8.count <= 253 else { return false }
+        return labels.allSatisfy { label in
+            (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
+                && label.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }
+        }
+    }
+
+    /// Android's app signature hash: 11 characters of base64 (RFC 4648 alphabet).
+    static func isAppHash(_ text: String) -> Bool {
+        text.utf8.count == 11 && text.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "+" || $0 == "/")
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import XCTest
+@testable import PhoneAuthCore
+
+final class SMSTextTests: XCTestCase {
+    func make(appName: String? = nil, templates: [String: String] = [:], domain: String? = nil, hash: String? = nil,
+              maxSegments: Int = 1, codeLength: Int = 6) throws -> SMSText {
+        try SMSText(appName: appName, hostTemplates: templates, originBoundDomain: domain, androidAppHash: hash,
+                    maxSegments: maxSegments, codeLength: codeLength, codeTtlSeconds: 300)
+    }
+
+    func refusal(_ build: () throws -> SMSText) -> String {
+        do {
+            _ = try build()
+            return "accepted"
+        } catch let error as PhoneAuthError {
+            XCTAssertEqual(error.code, .invalidConfiguration)
+            return error.message
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    func testBuiltInTextsNameTheAppWhenItIsSet() throws {
+        XCTAssertEqual(try make().body(language: "en", code: "123456", minutes: 5), "123456 is your verification code.")
+        let named = try make(appName: "Acme")
+        XCTAssertEqual(named.body(language: "en", code: "123456", minutes: 5), "123456 is your verification code for Acme.")
+        XCTAssertEqual(named.body(language: "ja", code: "123456", minutes: 5), "Acme の認証コードは 123456 です。")
+    }
+
+    func testHostTemplatesOverrideAndAddLanguagesWithTheFallbackChain() throws {
+        let text = try make(appName: "Acme", templates: ["fr": "Code {appName} : {code} (valable {minutes} min)", "sw": "Nambari yako ni {code}"])
+        XCTAssertEqual(text.body(language: text.resolve("fr-CA", fallback: "en"), code: "123456", minutes: 5),
+                       "Code Acme : 123456 (valable 5 min)")
+        XCTAssertEqual(text.resolve("sw-KE", fallback: "en"), "sw")
+        XCTAssertEqual(text.body(language: "sw", code: "42424242", minutes: 5), "Nambari yako ni 42424242")
+        XCTAssertEqual(text.resolve("xx", fallback: "de"), "de")
+        XCTAssertEqual(text.resolve("fr_ca", fallback: "en"), "fr")
+    }
+
+    func testTemplateRulesAreCheckedAtOpen() {
+        XCTAssertTrue(refusal { try self.make(templates: ["en": "no code here"]) }.contains("sms.templates.en"))
+        XCTAssertTrue(refusal { try self.make(templates: ["en": "{code} and {code}"]) }.contains("exactly once"))
+        XCTAssertTrue(refusal { try self.make(templates: ["en": "{code} {name}"]) }.contains("unknown placeholder {name}"))
+        XCTAssertTrue(refusal { try self.make(templates: ["en": "{code} {oops"]) }.contains("without a }"))
+        XCTAssertTrue(refusal { try self.make(templates: ["en": "{code} for {appName}"]) }.contains("sms.appName is not set"))
+        XCTAssertTrue(refusal { try self.make(appName: String(repeating: "x", count: 21)) }.contains("sms.appName"))
+        let long = "{code} " + String(repeating: "x", count: 160)
+        XCTAssertTrue(refusal { try self.make(templates: ["en": long]) }.contains("takes 2 SMS"))
+        XCTAssertEqual(refusal { try self.make(templates: ["en": long], maxSegments: 2) }, "accepted")
+        // A translation that needs UCS-2 is counted in UCS-2's 70 units.
+        XCTAssertTrue(refusal { try self.make(templates: ["ru": "{code} " + String(repeating: "ж", count: 64)]) }.contains("sms.templates.ru"))
+        XCTAssertEqual(refusal { try self.make(templates: ["ru": "{code} " + String(repeating: "ж", count: 63)]) }, "accepted")
+    }
+
+    func testEveryBuiltInTextFitsOneSMSWithTheLongestAppNameAndCode() throws {
+        for name in [String(repeating: "W", count: SMSText.maxAppNameLength), String(repeating: "Ж", count: SMSText.maxAppNameLength)] {
+            let text = try make(appName: name, codeLength: 10)
+            for language in SMSTemplates.languages {
+                let cost = SMSCost(of: text.body(language: language, code: "1234567890", minutes: 5))
+                XCTAssertEqual(cost.segments, 1, "\(language) with \(name)")
+            }
+        }
+    }
+
+    func testWebOTPAndSMSRetrieverLines() throws {
+        let web = try make(domain: "example.com")
+        let body = web.body(language: "en", code: "123456", minutes: 5)
+        XCTAssertEqual(body, "123456 is your verification code.\n\n@example.com #123456")
+        // The format's rules: the last line is "@" domain, a space, "#" and the code sent.
+        let last = body.split(separator: "\n").last.map(String.init) ?? ""
+        XCTAssertTrue(last.hasPrefix("@example.com #"))
+        XCTAssertEqual(last.split(separator: "#").last.map(String.init), "123456")
+        let android = try make(hash: "FA+9qCX9VSu")
+        XCTAssertEqual(android.body(language: "en", code: "123456", minutes: 5), "123456 is your verification code.\n\nFA+9qCX9VSu")
+        // Both lines make the UCS-2 translations (es: "código") 2 SMS: refused at sms.maxSegments
+        // 1, so the bill never doubles without the host saying so.
+        let refused = refusal { try self.make(domain: "login.example.com", hash: "FA+9qCX9VSu") }
+        XCTAssertTrue(refused.contains("sms.templates.es") && refused.contains("takes 2 SMS"), refused)
+        let both = try make(domain: "login.example.com", hash: "FA+9qCX9VSu", maxSegments: 2)
+        XCTAssertEqual(both.body(language: "en", code: "123456", minutes: 5),
+                       "123456 is your verification code.\n\nFA+9qCX9VSu\n@login.example.com #123456")
+        for domain in ["https://example.com", "example", "exa mple.com", "-x.com", "example.com/path", "example.com:443", ""] {
+            XCTAssertTrue(refusal { try self.make(domain: domain, maxSegments: 2) }.contains("originBoundDomain"), domain)
+        }
+        for hash in ["short", "FA+9qCX9VSu1", "FA+9qCX9VS!"] {
+            XCTAssertTrue(refusal { try self.make(hash: hash, maxSegments: 2) }.contains("androidAppHash"), hash)
+        }
+    }
+}
