@@ -20,6 +20,8 @@ final class CallbackSender: SMSSender, @unchecked Sendable {
             ("languageCode", .string(message.languageCode)),
             ("verificationId", .string(message.verificationId)),
             ("purpose", .string(message.purpose)),
+            ("encoding", .string(message.cost.encoding.rawValue)),
+            ("segments", .int(Int64(message.cost.segments))),
         ])
         // The text holds the code.
         let accepted = ABI.withJSONText(json, secret: true) { function(context, $0) == 0 } ?? false

@@ -86,4 +86,24 @@ final class SMSTextTests: XCTestCase {
             XCTAssertTrue(refusal { try self.make(hash: hash, maxSegments: 2) }.contains("androidAppHash"), hash)
         }
     }
+
+    func testTheEngineSendsTheHostTextWithItsCostAndRefusesABadOne() throws {
+        let sender = CapturingSender()
+        let engine = try Engine(config: makeConfig(temporaryDirectory()) {
+            $0.smsAppName = "Acme"
+            $0.smsTemplates = ["fr": "Acme : {code} ({minutes} min)"]
+            $0.smsOriginBoundDomain = "example.com"
+        })
+        engine.setSMSSender(sender)
+        _ = try engine.verifyPhoneNumber("+16505557979", languageCode: "fr-CA")
+        let message = try XCTUnwrap(sender.waitForMessage(to: "+16505557979"))
+        let code = code(in: message.body)
+        XCTAssertEqual(message.body, "Acme : \(code) (5 min)\n\n@example.com #\(code)")
+        XCTAssertEqual(message.cost, SMSCost(of: message.body))
+        XCTAssertEqual(message.cost.encoding, .gsm7)
+        XCTAssertEqual(message.cost.segments, 1)
+        XCTAssertThrowsError(try Engine(config: makeConfig(temporaryDirectory()) { $0.smsTemplates = ["de": "Code: {kode}"] })) { error in
+            XCTAssertEqual((error as? PhoneAuthError)?.details.first?.1, .string("sms.templates.de"))
+        }
+    }
 }

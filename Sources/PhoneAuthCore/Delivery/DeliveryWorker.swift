@@ -254,8 +254,11 @@ final class DeliveryWorker: @unchecked Sendable {
         guard let body = keys.openBody(message.sealedBody, verificationId: message.verificationId) else {
             return DeliveryReport(outcome: .failed(DeliveryProblem("unreadable")))
         }
-        return chain.deliver(SMSMessage(to: message.phone, body: body, languageCode: message.languageCode,
-                                        verificationId: message.verificationId, purpose: message.purpose))
+        let sms = SMSMessage(to: message.phone, body: body, languageCode: message.languageCode,
+                             verificationId: message.verificationId, purpose: message.purpose)
+        var report = chain.deliver(sms)
+        report.cost = sms.cost
+        return report
     }
 
     /// Notes the outcome for the store and tells the event sink, after the call is no longer
@@ -284,6 +287,7 @@ final class DeliveryWorker: @unchecked Sendable {
         var fields: [(String, JSONValue?)] = [
             ("phoneNumber", .string(PhoneNumber.mask(message.phone))), ("languageCode", .string(message.languageCode)),
             ("attempt", .int(Int64(attempt))), ("provider", report.provider.map { .string($0) }),
+            ("encoding", report.cost.map { .string($0.encoding.rawValue) }), ("segments", report.cost.map { .int(Int64($0.segments)) }),
         ]
         if !report.failedOver.isEmpty { fields.append(("failedOver", .array(report.failedOver.map { .string($0) }))) }
         switch report.outcome {

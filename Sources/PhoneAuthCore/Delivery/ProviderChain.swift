@@ -11,6 +11,8 @@ struct DeliveryReport {
     }
 
     var outcome: Outcome
+    /// The message's encoding and segments (nil when no message was made).
+    var cost: SMSCost?
     /// The provider that answered last (nil when none was tried).
     var provider: String?
     /// Providers that faulted before it, for this message.

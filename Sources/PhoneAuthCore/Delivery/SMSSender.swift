@@ -6,6 +6,17 @@ public struct SMSMessage: Sendable {
     public let verificationId: String
     /// What the code is for (signIn, enroll, mfaSignIn, temporaryProof).
     public let purpose: String
+    /// The body's encoding and segments: what the message costs.
+    public let cost: SMSCost
+
+    public init(to: String, body: String, languageCode: String, verificationId: String, purpose: String) {
+        self.to = to
+        self.body = body
+        self.languageCode = languageCode
+        self.verificationId = verificationId
+        self.purpose = purpose
+        cost = SMSCost(of: body)
+    }
 }
 
 /// Why a message was not sent, as events and the store tell it. Never holds a secret, a code or

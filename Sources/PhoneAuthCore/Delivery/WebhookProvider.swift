@@ -23,6 +23,7 @@ struct WebhookProvider: HTTPProvider {
         let payload: JSONValue = .object([
             ("to", .string(message.to)), ("body", .string(message.body)), ("languageCode", .string(message.languageCode)),
             ("verificationId", .string(message.verificationId)), ("purpose", .string(message.purpose)),
+            ("encoding", .string(message.cost.encoding.rawValue)), ("segments", .int(Int64(message.cost.segments))),
         ])
         return signedPost(payload, id: "msg_\(message.verificationId)", now: now)
     }

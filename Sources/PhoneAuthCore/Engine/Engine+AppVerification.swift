@@ -96,7 +96,7 @@ extension Engine {
                                             ipKey: clientIp.flatMap(Self.limitKey(forIp:)), ipLimit: config.abuse.appChecksPerIpPerHour) {
             throw limitError(trip, now: now)
         }
-        let language = SMSTemplates.resolve(languageCode, fallback: config.defaultLanguageCode)
+        let language = smsText.resolve(languageCode, fallback: config.defaultLanguageCode)
         let query = "eventId=\(eventId)&callbackScheme=\(PercentEncoding.encode(callbackScheme))&hl=\(PercentEncoding.encode(language))"
         return (page + (page.contains("?") ? "&" : "?") + query, eventId)
     }

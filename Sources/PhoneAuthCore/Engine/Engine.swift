@@ -4,6 +4,8 @@ import Glibc
 /// state lives in the store, so several engines (in one process or several) can share it.
 public final class Engine: @unchecked Sendable {
     public let config: EngineConfig
+    /// The SMS texts (templates, app name, autofill lines), checked at open.
+    let smsText: SMSText
     let clock: Clock
     let store: Store
     let keys: KeyRing
@@ -18,6 +20,10 @@ public final class Engine: @unchecked Sendable {
     public init(config: EngineConfig, clock: Clock = SystemClock()) throws {
         self.config = config
         self.clock = clock
+        // The texts are checked before anything is opened: a bad template never meets a store.
+        smsText = try SMSText(appName: config.smsAppName, hostTemplates: config.smsTemplates,
+                              originBoundDomain: config.smsOriginBoundDomain, androidAppHash: config.smsAndroidAppHash,
+                              maxSegments: config.smsMaxSegments, codeLength: config.codeLength, codeTtlSeconds: config.codeTtlSeconds)
         let database = Database(config)
         let master = try MasterKey.resolve(configured: config.masterKey, database: database)
         let store = try database.open()
@@ -158,10 +164,10 @@ public final class Engine: @unchecked Sendable {
         let now = clock.now()
         let id = VerificationCode.newVerificationId(at: now)
         let code = testCode ?? VerificationCode.generate(length: config.codeLength)
-        let language = SMSTemplates.resolve(languageCode, fallback: config.defaultLanguageCode)
+        let language = smsText.resolve(languageCode, fallback: config.defaultLanguageCode)
         var outbox: NewOutboxMessage?
         if testCode == nil {
-            let body = SMSTemplates.body(language: language, code: code)
+            let body = smsText.body(language: language, code: code, minutes: SMSText.minutes(config.codeTtlSeconds))
             outbox = NewOutboxMessage(languageCode: language, sealedBody: try keys.sealBody(body, verificationId: id))
         }
         let verification = NewVerification(id: id, phone: phone.e164, codeHash: keys.codeHash(verificationId: id, code: code),

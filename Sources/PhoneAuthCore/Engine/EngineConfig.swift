@@ -48,6 +48,13 @@ public struct EngineConfig: Sendable {
     public var smsBreakerSeconds: Int64 = 30
     public var smsMaxAttempts = 5
     public var smsRetryBackoffMs: Int64 = 1000
+    /// `sms.appName`, `sms.templates` ({language tag: template}), `sms.originBoundDomain`,
+    /// `sms.androidAppHash`, `sms.maxSegments`: the texts, checked when the engine opens (SMSText).
+    public var smsAppName: String?
+    public var smsTemplates: [String: String] = [:]
+    public var smsOriginBoundDomain: String?
+    public var smsAndroidAppHash: String?
+    public var smsMaxSegments = 1
     public var sqliteSynchronous = Synchronous.normal
     /// Enrolling or removing a second factor needs a sign-in at most this old.
     public var mfaRecentSignInSeconds: Int64 = 300
@@ -150,7 +157,18 @@ public struct EngineConfig: Sendable {
             }
         }
         if let sms = try r.object("sms") {
-            try sms.rejectUnknown(["provider", "providers", "maxAttempts", "retryBackoffMs", "concurrency", "breaker"])
+            try sms.rejectUnknown(["provider", "providers", "maxAttempts", "retryBackoffMs", "concurrency", "breaker",
+                                   "appName", "templates", "originBoundDomain", "androidAppHash", "maxSegments"])
+            c.smsAppName = try sms.string("appName")
+            c.smsOriginBoundDomain = try sms.string("originBoundDomain")
+            c.smsAndroidAppHash = try sms.string("androidAppHash")
+            c.smsMaxSegments = Int(try sms.int("maxSegments", in: 1...10) ?? Int64(c.smsMaxSegments))
+            if let templates = try sms.object("templates") {
+                for (tag, value) in templates.entries {
+                    guard case let .string(text) = value else { throw bad("sms.templates.\(tag)", "must be a string") }
+                    c.smsTemplates[tag] = text
+                }
+            }
             if let v = try sms.string("provider") {
                 guard let p = SMSProviderKind(rawValue: v), p != .providers else { throw bad("sms.provider", "must be \"callback\" or \"console\"") }
                 c.smsProvider = p
