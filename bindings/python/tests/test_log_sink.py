@@ -54,7 +54,7 @@ def test_code_sent(engine, sms, events):
     start(engine, sms, REAL_NUMBER, language_code="fr")
     event = events.wait_for("codeSent")
     assert without_time(event) == {"event": "codeSent", "phoneNumber": MASKED, "languageCode": "fr", "attempt": 1,
-                                   "provider": "callback"}
+                                   "provider": "callback", "encoding": "GSM-7", "segments": 1}
 
 
 def test_delivery_failed_then_code_sent(make_engine, events):
@@ -65,7 +65,8 @@ def test_delivery_failed_then_code_sent(make_engine, events):
     sent = events.wait_for("codeSent")
     [failed] = events.named("deliveryFailed")
     assert without_time(failed) == {"event": "deliveryFailed", "phoneNumber": MASKED, "languageCode": "en",
-                                    "attempt": 1, "willRetry": True, "provider": "callback", "reason": "rejected"}
+                                    "attempt": 1, "willRetry": True, "provider": "callback", "reason": "rejected",
+                                    "encoding": "GSM-7", "segments": 1}
     assert sent["attempt"] == 2
     assert events.events.index(failed) < events.events.index(sent)
 
