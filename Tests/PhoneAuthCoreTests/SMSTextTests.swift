@@ -106,4 +106,23 @@ final class SMSTextTests: XCTestCase {
             XCTAssertEqual((error as? PhoneAuthError)?.details.first?.1, .string("sms.templates.de"))
         }
     }
+
+    func testTheConfigurationReadsTheSMSKeysAndADefaultLanguageOfAHostTemplate() throws {
+        func read(_ text: String) throws -> EngineConfig { try EngineConfig.read(try JSONCodec.parse(text)) }
+        let config = try read(#"{"database": "x.db", "defaultLanguageCode": "sw-KE", "sms": {"appName": "Acme", "maxSegments": 2, "#
+                              + #""templates": {"sw": "{code} ni nambari yako ya {appName}"}, "originBoundDomain": "example.com", "#
+                              + #""androidAppHash": "FA+9qCX9VSu"}}"#)
+        XCTAssertEqual(config.defaultLanguageCode, "sw")
+        XCTAssertEqual(config.smsTemplates, ["sw": "{code} ni nambari yako ya {appName}"])
+        XCTAssertEqual([config.smsAppName, config.smsOriginBoundDomain, config.smsAndroidAppHash], ["Acme", "example.com", "FA+9qCX9VSu"])
+        XCTAssertEqual(config.smsMaxSegments, 2)
+        // Without the host's template there is no Swahili text to fall back to.
+        XCTAssertThrowsError(try read(#"{"database": "x.db", "defaultLanguageCode": "sw"}"#)) { error in
+            XCTAssertTrue((error as? PhoneAuthError)?.message.contains("the built-in languages and those of sms.templates") == true)
+        }
+        XCTAssertThrowsError(try read(#"{"database": "x.db", "sms": {"templates": {"en": 5}}}"#)) { error in
+            XCTAssertEqual((error as? PhoneAuthError)?.details.first?.1, .string("sms.templates.en"))
+        }
+        XCTAssertThrowsError(try read(#"{"database": "x.db", "sms": {"maxSegments": 11}}"#))
+    }
 }

@@ -132,6 +132,20 @@ static void test_bad_configs(void) {
     bad_key("sqliteSynchronous", "\"sqliteSynchronous\": \"off\"");
     bad_key("masterKey", "\"masterKey\": \"too-short\"");
     bad_key("testPhoneNumbers", "\"testPhoneNumbers\": [\"+16505551234\"]");
+    /* the SMS text: each rule names the key, a template its language */
+    bad_key("sms.templates.fr", "\"sms\": {\"templates\": {\"fr\": \"Votre code\"}}");
+    bad_key("sms.templates.de", "\"sms\": {\"templates\": {\"de\": \"{code} {kode}\"}}");
+    bad_key("sms.templates.en", "\"sms\": {\"templates\": {\"en\": \"{code} {appName}\"}}");
+    /* 71 Cyrillic letters: UCS-2, 2 segments (GSM-7 would fit 160 letters in one) */
+    char russian[256] = "\"sms\": {\"templates\": {\"ru\": \"{code} ";
+    for (int i = 0; i < 71; i++) strcat(russian, "\u0436");
+    strcat(russian, "\"}}");
+    bad_key("sms.templates.ru", russian);
+    bad_key("sms.appName", "\"sms\": {\"appName\": \"\"}");
+    bad_key("sms.originBoundDomain", "\"sms\": {\"originBoundDomain\": \"https://example.com\"}");
+    bad_key("sms.androidAppHash", "\"sms\": {\"androidAppHash\": \"tooShort\"}");
+    bad_key("sms.maxSegments", "\"sms\": {\"maxSegments\": 0}");
+    bad_key("defaultLanguageCode", "\"defaultLanguageCode\": \"sw\"");
 
     /* the database cannot be opened: storageError */
     res = OPEN_FAILS("{\"database\": \"/nonexistent/dir/x.db\"}");

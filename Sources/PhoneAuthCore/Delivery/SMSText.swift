@@ -1,7 +1,7 @@
-/// The SMS texts an engine sends (issue 18, in progress: not wired into the engine yet): the
-/// built-in templates or the host's own (`sms.templates`), the app's name (`sms.appName`), and the
-/// lines phones read to fill the code in by themselves (`sms.originBoundDomain` for the WebOTP API
-/// and iOS's security-code autofill, `sms.androidAppHash` for Android's SMS Retriever API).
+/// The SMS texts an engine sends: the built-in templates or the host's own (`sms.templates`), the
+/// app's name (`sms.appName`), and the lines phones read to fill the code in by themselves
+/// (`sms.originBoundDomain` for the WebOTP API and iOS's security-code autofill,
+/// `sms.androidAppHash` for Android's SMS Retriever API).
 /// Everything is checked when the engine opens, so sending never meets a bad template.
 public struct SMSText: Sendable {
     /// A template cut at its placeholders once.
@@ -61,7 +61,8 @@ public struct SMSText: Sendable {
             let cost = SMSCost(of: body(language: language, code: longestCode, minutes: Self.minutes(codeTtlSeconds)))
             guard cost.segments <= maxSegments else {
                 throw bad("templates.\(language)", "takes \(cost.segments) SMS (\(cost.units) \(cost.encoding.rawValue) units) with a "
-                          + "\(codeLength)-digit code and the autofill lines; sms.maxSegments is \(maxSegments)")
+                          + "\(codeLength)-digit code and the autofill lines; sms.maxSegments is \(maxSegments): "
+                          + "raise it or give a shorter sms.templates.\(language)")
             }
         }
     }

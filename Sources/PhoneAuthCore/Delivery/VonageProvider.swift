@@ -16,7 +16,7 @@ struct VonageProvider: HTTPProvider {
     func request(for message: SMSMessage, now: Timestamp) -> HTTPRequest {
         let to = message.to.hasPrefix("+") ? String(message.to.dropFirst()) : message.to
         let body = form([("api_key", apiKey), ("api_secret", apiSecret), ("from", from), ("to", to), ("text", message.body),
-                         ("type", GSM7.canEncode(message.body) ? nil : "unicode")])
+                         ("type", message.cost.encoding == .gsm7 ? nil : "unicode")])
         return post("\(endpoint.baseUrl)/sms/json", body: body,
                     headers: ["Content-Type: application/x-www-form-urlencoded", "Accept: application/json"])
     }

@@ -121,11 +121,8 @@ public struct EngineConfig: Sendable {
         c.codeTtlSeconds = try r.int("codeTtlSeconds", in: 1...3600) ?? c.codeTtlSeconds
         c.maxAttempts = Int(try r.int("maxAttempts", in: 1...20) ?? Int64(c.maxAttempts))
         c.resendAfterSeconds = try r.int("resendAfterSeconds", in: 0...3600) ?? c.resendAfterSeconds
-        if let v = try r.string("defaultLanguageCode") {
-            let language = SMSTemplates.resolve(v, fallback: "")
-            guard !language.isEmpty else { throw bad("defaultLanguageCode", "must be one of \(SMSTemplates.languages.joined(separator: ", "))") }
-            c.defaultLanguageCode = language
-        }
+        // Checked once sms.templates is read: a host template's language may be the default.
+        let defaultLanguage = try r.string("defaultLanguageCode")
         if let numbers = try r.object("testPhoneNumbers") {
             c.testPhoneNumbers = try readTestPhoneNumbers(numbers)
         }
@@ -188,6 +185,15 @@ public struct EngineConfig: Sendable {
             }
             c.smsMaxAttempts = Int(try sms.int("maxAttempts", in: 1...20) ?? Int64(c.smsMaxAttempts))
             c.smsRetryBackoffMs = try sms.int("retryBackoffMs", in: 10...3_600_000) ?? c.smsRetryBackoffMs
+        }
+        if let v = defaultLanguage {
+            let hostLanguages = Set(c.smsTemplates.keys.map(SMSTemplates.canonical))
+            let language = SMSTemplates.resolve(v, fallback: "", known: { SMSTemplates.templates[$0] != nil || hostLanguages.contains($0) })
+            guard !language.isEmpty else {
+                let known = hostLanguages.union(SMSTemplates.languages).sorted().joined(separator: ", ")
+                throw bad("defaultLanguageCode", "must be one of \(known) (the built-in languages and those of sms.templates)")
+            }
+            c.defaultLanguageCode = language
         }
         if let mfa = try r.object("mfa") {
             try mfa.rejectUnknown(["recentSignInSeconds", "maxFactors", "sessionTtlSeconds"])

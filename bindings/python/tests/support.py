@@ -211,10 +211,11 @@ class SmsCapture:
 
 
 def code_in(body: str, length: int = 6) -> str:
-    """The one run of exactly `length` ASCII digits in an SMS body."""
-    runs = re.findall(r"(?<![0-9])[0-9]{%d}(?![0-9])" % length, body)
+    """The code in an SMS body: its one run of exactly `length` ASCII digits (repeated on the
+    autofill line "@domain #code" when there is one)."""
+    runs = set(re.findall(r"(?<![0-9])[0-9]{%d}(?![0-9])" % length, body))
     assert len(runs) == 1, f"expected one {length}-digit code in the SMS body, found {len(runs)}"
-    return runs[0]
+    return runs.pop()
 
 
 def start(engine: phoneauth.Engine, sms: SmsCapture, number: str, **kwargs: Any):

@@ -2,6 +2,8 @@
 
 import pytest
 
+import phoneauth
+
 from support import start
 
 LANGUAGES = ["en", "fr", "de", "es", "pt", "ru", "zh-TW", "zh-CN", "id", "ja"]
@@ -42,3 +44,32 @@ def test_default_language_is_configurable(make_engine, sms, templates, tmp_path)
     assert template(engine, sms, "+16505553103") == ("fr", templates["fr"])
     assert template(engine, sms, "+16505553104", language_code="xx") == ("fr", templates["fr"])
     assert template(engine, sms, "+16505553105", language_code="de") == ("de", templates["de"])
+
+
+def test_host_templates_name_the_app_and_serve_their_language_as_default(make_engine, sms, tmp_path):
+    engine = make_engine(database=str(tmp_path / "host.db"), sender=sms, defaultLanguageCode="sw",
+                         sms={"appName": "Acme", "originBoundDomain": "login.example.com", "maxSegments": 2,
+                              "templates": {"sw": "{code} ni nambari yako ya {appName}",
+                                            "fr": "Code {appName} : {code}, valable {minutes} min"}})
+    _started, message, code = start(engine, sms, "+16505553110", language_code="fr-CA")
+    assert message["body"] == f"Code Acme : {code}, valable 5 min\n\n@login.example.com #{code}"
+    assert (message["languageCode"], message["encoding"], message["segments"]) == ("fr", "GSM-7", 1)
+    _started, message, code = start(engine, sms, "+16505553111", language_code="xx")
+    assert (message["languageCode"], message["body"]) == ("sw", f"{code} ni nambari yako ya Acme\n\n@login.example.com #{code}")
+    # A built-in language names the app; Japanese goes as UCS-2.
+    _started, message, code = start(engine, sms, "+16505553112", language_code="ja")
+    assert message["body"].startswith(f"Acme の認証コードは {code} です。")
+    assert (message["encoding"], message["segments"]) == ("UCS-2", 1)
+
+
+@pytest.mark.parametrize("sms_section, key", [
+    ({"templates": {"fr": "Votre code"}}, "sms.templates.fr"),
+    ({"templates": {"en": "{code} {name}"}}, "sms.templates.en"),
+    ({"appName": "Acme", "originBoundDomain": "login.example.com"}, "sms.templates.es"),  # 71 UCS-2 units
+    ({"originBoundDomain": "example.com/login"}, "sms.originBoundDomain"),
+])
+def test_a_bad_text_refuses_to_open_naming_it(make_engine, tmp_path, sms_section, key):
+    with pytest.raises(phoneauth.InvalidConfigurationError) as raised:
+        make_engine(database=str(tmp_path / "bad.db"), sms=sms_section)
+    assert raised.value.details.get("key") == key and key in raised.value.message
+    assert not (tmp_path / "bad.db").exists()  # checked before the store is created

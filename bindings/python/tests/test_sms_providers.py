@@ -49,6 +49,12 @@ TEMPLATES = {
     "ru": "{} — ваш код подтверждения.",
     "zh-CN": "您的验证码是 {}。",
 }
+# What each of those texts costs: French's é is in GSM-7, Cyrillic and Chinese are not.
+COST = {"en": "GSM-7", "fr": "GSM-7", "ru": "UCS-2", "zh-CN": "UCS-2"}
+
+
+def cost(language):
+    return {"encoding": COST[language], "segments": 1}
 
 TWILIO_OK = Answer(201, {"sid": "SM123", "status": "queued"})
 
@@ -233,7 +239,7 @@ def test_twilio_request_and_answer(open_engine, servers, monkeypatch, auth, send
     code = code_in(form.get("Body", ""), started["codeLength"])
     assert form == {"To": REAL_NUMBER, **sender_field, "Body": TEMPLATES[language].format(code)}
     assert without_time(sent) == {"event": "codeSent", "phoneNumber": MASKED, "languageCode": language,
-                                  "attempt": 1, "provider": "twilio", "messageId": "SM123"}
+                                  "attempt": 1, "provider": "twilio", "messageId": "SM123", **cost(language)}
     status = settled_status(engine, started["verificationId"], "sent")
     assert (status["attempts"], status["provider"], status["providerMessageId"]) == (1, "twilio", "SM123")
     assert "deliveryError" not in status
@@ -265,7 +271,7 @@ def test_vonage_request_and_answer(open_engine, servers, language, unicode):
     assert (status["attempts"], status["provider"]) == (1, "vonage")
     # Vonage's message IDs look like this one (its documentation's example is 0A0000000123ABCD1).
     assert without_time(sent) == {"event": "codeSent", "phoneNumber": MASKED, "languageCode": language,
-                                  "attempt": 1, "provider": "vonage", "messageId": "0A0000000123ABCD"}
+                                  "attempt": 1, "provider": "vonage", "messageId": "0A0000000123ABCD", **cost(language)}
     assert status.get("providerMessageId") == "0A0000000123ABCD"
 
 
@@ -405,7 +411,7 @@ def test_provider_fault_fails_over_at_once(open_engine, servers, kind, answer, p
     started = engine.verify_phone_number(REAL_NUMBER)
     sent = events.wait_for("codeSent", timeout=4)
     assert without_time(sent) == {"event": "codeSent", "phoneNumber": MASKED, "languageCode": "en", "attempt": 1,
-                                  "provider": "backup", "messageId": "SM123", "failedOver": ["primary"]}
+                                  "provider": "backup", "messageId": "SM123", "failedOver": ["primary"], **cost("en")}
     [first], [second] = primary.requests, backup.requests
     assert second.arrived - first.arrived < 1.0
     status = settled_status(engine, started["verificationId"], "sent")
@@ -597,7 +603,7 @@ def test_webhook_is_signed_and_keeps_its_id_across_retries(open_engine, servers,
         payload = Webhook(WEBHOOK_SECRET).verify(request.body, request.header_dict())
         code = code_in(payload.get("body", ""), started["codeLength"])
         assert payload == {"to": REAL_NUMBER, "body": TEMPLATES["fr"].format(code), "languageCode": "fr",
-                           "verificationId": verification_id, "purpose": "signIn"}
+                           "verificationId": verification_id, "purpose": "signIn", **cost("fr")}
         bodies.add(payload["body"])
         # ... and would refuse it under another secret, or with a changed body.
         with pytest.raises(WebhookVerificationError):
