@@ -37,6 +37,22 @@ final class SMSTextTests: XCTestCase {
         XCTAssertEqual(text.resolve("fr_ca", fallback: "en"), "fr")
     }
 
+    func testEachLanguageFallsBackFromItsRegionalTagsBuiltInOrHost() throws {
+        let text = try make(templates: ["sw": "{code}", "pt-BR": "Seu código: {code}"])
+        for language in SMSTemplates.languages + ["sw"] where !language.hasPrefix("zh") {
+            XCTAssertEqual(text.resolve(language, fallback: "en"), language)
+            XCTAssertEqual(text.resolve(language.uppercased() + "_zz", fallback: "en"), language)
+            XCTAssertEqual(text.resolve(language + "-Latn-ZZ", fallback: "de"), language)
+        }
+        // A regional host template is used for its own tag; other regions take the language.
+        XCTAssertEqual(text.resolve("pt-br", fallback: "en"), "pt-BR")
+        XCTAssertEqual(text.resolve("pt-PT", fallback: "en"), "pt")
+        XCTAssertEqual(text.resolve("zh-HK", fallback: "en"), "zh-TW")
+        XCTAssertEqual(text.resolve("zh-Hans-SG", fallback: "en"), "zh-CN")
+        XCTAssertEqual(text.resolve(nil, fallback: "sw"), "sw")
+        XCTAssertEqual(text.resolve("", fallback: "sw"), "sw")
+    }
+
     func testTemplateRulesAreCheckedAtOpen() {
         XCTAssertTrue(refusal { try self.make(templates: ["en": "no code here"]) }.contains("sms.templates.en"))
         XCTAssertTrue(refusal { try self.make(templates: ["en": "{code} and {code}"]) }.contains("exactly once"))
