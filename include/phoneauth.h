@@ -139,7 +139,8 @@ const char *phoneauth_strerror(int status);
 
 /* SMS sender callback. Receives a JSON object
  *   {"to": "+16505553434", "body": "...", "languageCode": "en", "verificationId": "...",
- *    "purpose": "signIn" | "enroll" | "mfaSignIn" | "temporaryProof"}
+ *    "purpose": "signIn" | "enroll" | "mfaSignIn" | "temporaryProof",
+ *    "encoding": "GSM-7" | "UCS-2", "segments": 1}  (what the text costs: docs/API.md, "SMS text")
  * valid only during the call. Returns 0 when the message was handed to the carrier, non-zero when
  * delivery failed and should be retried later. Runs on a delivery thread (see Callbacks above for
  * sms.concurrency). The text holds the code: do not log it. */

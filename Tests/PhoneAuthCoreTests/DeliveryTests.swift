@@ -64,15 +64,16 @@ final class DeliveryTests: XCTestCase {
     }
 
     func testLanguageChoosesTemplateWithCodeOnce() throws {
-        XCTAssertEqual(SMSTemplates.resolve("fr-CA", fallback: "en"), "fr")
-        XCTAssertEqual(SMSTemplates.resolve("zh-Hant", fallback: "en"), "zh-TW")
-        XCTAssertEqual(SMSTemplates.resolve("zh", fallback: "en"), "zh-CN")
-        XCTAssertEqual(SMSTemplates.resolve("pt_BR", fallback: "en"), "pt")
-        XCTAssertEqual(SMSTemplates.resolve("xx", fallback: "de"), "de")
+        let text = try SMSText.builtIn()
+        XCTAssertEqual(text.resolve("fr-CA", fallback: "en"), "fr")
+        XCTAssertEqual(text.resolve("zh-Hant", fallback: "en"), "zh-TW")
+        XCTAssertEqual(text.resolve("zh", fallback: "en"), "zh-CN")
+        XCTAssertEqual(text.resolve("pt_BR", fallback: "en"), "pt")
+        XCTAssertEqual(text.resolve("xx", fallback: "de"), "de")
         var bodies = Set<String>()
         for language in ["en", "fr", "de", "es", "pt", "ru", "zh-TW", "zh-CN", "id", "ja"] {
-            XCTAssertEqual(SMSTemplates.resolve(language, fallback: ""), language)
-            let body = SMSTemplates.body(language: language, code: "482915")
+            XCTAssertEqual(text.resolve(language, fallback: ""), language)
+            let body = text.body(language: language, code: "482915", minutes: 5)
             XCTAssertEqual(body.ranges(of: "482915").count, 1, body)
             bodies.insert(body)
         }

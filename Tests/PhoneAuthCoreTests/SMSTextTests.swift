@@ -60,6 +60,7 @@ final class SMSTextTests: XCTestCase {
         XCTAssertTrue(refusal { try self.make(templates: ["en": "{code} {oops"]) }.contains("without a }"))
         XCTAssertTrue(refusal { try self.make(templates: ["en": "{code} for {appName}"]) }.contains("sms.appName is not set"))
         XCTAssertTrue(refusal { try self.make(appName: String(repeating: "x", count: 21)) }.contains("sms.appName"))
+        XCTAssertTrue(refusal { try self.make(templates: ["fr-CA": "{code}", "fr_ca": "{code}"]) }.contains("same language as sms.templates.fr-CA"))
         let long = "{code} " + String(repeating: "x", count: 160)
         XCTAssertTrue(refusal { try self.make(templates: ["en": long]) }.contains("takes 2 SMS"))
         XCTAssertEqual(refusal { try self.make(templates: ["en": long], maxSegments: 2) }, "accepted")

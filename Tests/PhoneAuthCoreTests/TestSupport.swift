@@ -137,3 +137,11 @@ func signInBySMS(_ engine: Engine, _ sender: CapturingSender, _ phone: String) t
     XCTAssertEqual(message.verificationId, started.verificationId)
     return try engine.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: code(in: message.body)))
 }
+
+extension SMSText {
+    /// The built-in texts, as an engine with no `sms` text keys sends them.
+    static func builtIn() throws -> SMSText {
+        try SMSText(appName: nil, hostTemplates: [:], originBoundDomain: nil, androidAppHash: nil,
+                    maxSegments: 1, codeLength: 6, codeTtlSeconds: 300)
+    }
+}

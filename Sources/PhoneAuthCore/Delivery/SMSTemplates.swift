@@ -33,21 +33,10 @@ public enum SMSTemplates {
         "ko": "{appName} 인증 코드는 {code}입니다.",
     ]
 
-    /// Each template split once at its `{code}`, so a body is two appends.
-    static let parts: [String: (before: String, after: String)] = templates.mapValues { template in
-        let range = template.ranges(of: "{code}").first!
-        return (String(template[..<range.lowerBound]), String(template[range.upperBound...]))
-    }
-
     public static var languages: [String] { templates.keys.sorted() }
 
-    /// The language used for `requested`: the exact tag, then its primary language ("fr-CA" →
-    /// "fr"), then `fallback`.
-    public static func resolve(_ requested: String?, fallback: String) -> String {
-        resolve(requested, fallback: fallback, known: { templates[$0] != nil })
-    }
-
-    /// The same chain over the languages `known` says there is a text for.
+    /// The language used for `requested` among those `known` has a text for: the exact tag, then
+    /// its primary language ("fr-CA" → "fr"), then `fallback`.
     static func resolve(_ requested: String?, fallback: String, known: (String) -> Bool) -> String {
         guard let requested, !requested.isEmpty else { return fallback }
         let tag = canonical(requested)
@@ -59,11 +48,6 @@ public enum SMSTemplates {
             return parts.isDisjoint(with: ["Hant", "TW", "HK", "MO"]) ? "zh-CN" : "zh-TW"
         }
         return known(primary) ? primary : fallback
-    }
-
-    public static func body(language: String, code: String) -> String {
-        guard let (before, after) = parts[language] ?? parts["en"] else { return code }
-        return before + code + after
     }
 
     /// "fr_ca" and "FR-ca" become "fr-CA"; script subtags keep title case ("zh-hant" → "zh-Hant").

@@ -42,9 +42,13 @@ public struct SMSText: Sendable {
             let source = appName != nil ? SMSTemplates.withAppName[language] ?? text : text
             templates[language] = try Self.parse(source, path: "templates.\(language)", bad: bad)
         }
-        for (tag, text) in hostTemplates {
+        var tagOf: [String: String] = [:]
+        for (tag, text) in hostTemplates.sorted(by: { $0.key < $1.key }) {
             let language = SMSTemplates.canonical(tag)
             guard !language.isEmpty else { throw bad("templates", "has an empty language tag") }
+            if let other = tagOf.updateValue(tag, forKey: language) {
+                throw bad("templates.\(tag)", "is the same language as sms.templates.\(other) (\(language))")
+            }
             let template = try Self.parse(text, path: "templates.\(tag)", bad: bad)
             if appName == nil, template.parts.contains(where: { if case .appName = $0 { return true } else { return false } }) {
                 throw bad("templates.\(tag)", "uses {appName} but sms.appName is not set")

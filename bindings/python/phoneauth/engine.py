@@ -540,10 +540,10 @@ class Engine:
     def set_sms_sender(self, sender: Optional[SmsSender]) -> None:
         """Installs the SMS sender of the "callback" provider, or removes it with None.
 
-        ``sender(message)`` gets {"to", "body", "languageCode", "verificationId", "purpose"} and runs
-        on one of the engine's delivery threads: one message at a time, unless the configuration's
-        sms.concurrency is above 1 (then up to that many at once, so the sender must be
-        thread-safe). Returning None or a true value means delivered; returning False or raising
+        ``sender(message)`` gets {"to", "body", "languageCode", "verificationId", "purpose",
+        "encoding", "segments"} and runs on one of the engine's delivery threads: one message at a
+        time, unless the configuration's sms.concurrency is above 1 (then up to that many at once,
+        so the sender must be thread-safe). Returning None or a true value means delivered; returning False or raising
         means failed, and the engine retries later. With sms.providers (Twilio, Vonage, webhooks)
         the engine sends the SMS itself and no sender is needed."""
         if sender is None:
