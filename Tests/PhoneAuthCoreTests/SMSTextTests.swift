@@ -3,9 +3,9 @@ import XCTest
 
 final class SMSTextTests: XCTestCase {
     func make(appName: String? = nil, templates: [String: String] = [:], domain: String? = nil, hash: String? = nil,
-              maxSegments: Int = 1, codeLength: Int = 6) throws -> SMSText {
+              maxSegments: Int = 1, codeLength: Int = 6, ttl: Int64 = 300, defaultLanguage: String = "en") throws -> SMSText {
         try SMSText(appName: appName, hostTemplates: templates, originBoundDomain: domain, androidAppHash: hash,
-                    maxSegments: maxSegments, codeLength: codeLength, codeTtlSeconds: 300)
+                    maxSegments: maxSegments, codeLength: codeLength, codeTtlSeconds: ttl, defaultLanguage: defaultLanguage)
     }
 
     func refusal(_ build: () throws -> SMSText) -> String {
@@ -49,6 +49,10 @@ final class SMSTextTests: XCTestCase {
         XCTAssertEqual(text.resolve("pt-PT", fallback: "en"), "pt")
         XCTAssertEqual(text.resolve("zh-HK", fallback: "en"), "zh-TW")
         XCTAssertEqual(text.resolve("zh-Hans-SG", fallback: "en"), "zh-CN")
+        // Subtags come off one at a time, and a host's "zh" text serves every Chinese tag.
+        XCTAssertEqual(try make(templates: ["zh-Hant": "{code}"]).resolve("zh-Hant-HK", fallback: "en"), "zh-Hant")
+        XCTAssertEqual(try make(templates: ["zh": "{code}"]).resolve("zh-SG", fallback: "en"), "zh")
+        XCTAssertEqual(try make(templates: ["pt-BR": "{code}"]).resolve("pt-BR-x-test", fallback: "en"), "pt-BR")
         XCTAssertEqual(text.resolve(nil, fallback: "sw"), "sw")
         XCTAssertEqual(text.resolve("", fallback: "sw"), "sw")
     }
@@ -60,6 +64,14 @@ final class SMSTextTests: XCTestCase {
         XCTAssertTrue(refusal { try self.make(templates: ["en": "{code} {oops"]) }.contains("without a }"))
         XCTAssertTrue(refusal { try self.make(templates: ["en": "{code} for {appName}"]) }.contains("sms.appName is not set"))
         XCTAssertTrue(refusal { try self.make(appName: String(repeating: "x", count: 21)) }.contains("sms.appName"))
+        // The name's length is counted as UCS-2 counts it: an emoji is two units.
+        XCTAssertTrue(refusal { try self.make(appName: String(repeating: "🙂", count: 11)) }.contains("sms.appName"))
+        XCTAssertTrue(refusal { try self.make(templates: [" fr": "{code}"]) }.contains("not a language tag"))
+        XCTAssertTrue(refusal { try self.make(templates: ["f": "{code}"]) }.contains("sms.templates.f"))
+        XCTAssertTrue(refusal { try self.make(defaultLanguage: "sw") }.contains("defaultLanguageCode"))
+        XCTAssertEqual(refusal { try self.make(templates: ["sw": "{code}"], defaultLanguage: "sw") }, "accepted")
+        // A combining mark after a brace does not hide it.
+        XCTAssertEqual(try make(templates: ["en": "{code}\u{301} ok"]).body(language: "en", code: "123456", minutes: 5), "123456\u{301} ok")
         XCTAssertTrue(refusal { try self.make(templates: ["fr-CA": "{code}", "fr_ca": "{code}"]) }.contains("same language as sms.templates.fr-CA"))
         let long = "{code} " + String(repeating: "x", count: 160)
         XCTAssertTrue(refusal { try self.make(templates: ["en": long]) }.contains("takes 2 SMS"))
@@ -70,13 +82,20 @@ final class SMSTextTests: XCTestCase {
     }
 
     func testEveryBuiltInTextFitsOneSMSWithTheLongestAppNameAndCode() throws {
-        for name in [String(repeating: "W", count: SMSText.maxAppNameLength), String(repeating: "Ж", count: SMSText.maxAppNameLength)] {
+        for name in [String(repeating: "W", count: SMSText.maxAppNameLength), String(repeating: "Ж", count: SMSText.maxAppNameLength),
+                     String(repeating: "🙂", count: SMSText.maxAppNameLength / 2), "👨‍👩‍👧👨‍👩‍👧"] {
             let text = try make(appName: name, codeLength: 10)
             for language in SMSTemplates.languages {
                 let cost = SMSCost(of: text.body(language: language, code: "1234567890", minutes: 5))
                 XCTAssertEqual(cost.segments, 1, "\(language) with \(name)")
             }
         }
+    }
+
+    func testMinutesAreTheCodesLifetimeRoundedUp() throws {
+        XCTAssertEqual([1, 59, 60, 61, 90, 3600].map { SMSText.minutes($0) }, [1, 1, 1, 2, 2, 60])
+        let text = try make(templates: ["en": "{code} ({minutes} min)"], ttl: 90)
+        XCTAssertEqual(text.body(language: "en", code: "123456", minutes: SMSText.minutes(90)), "123456 (2 min)")
     }
 
     func testWebOTPAndSMSRetrieverLines() throws {
@@ -90,13 +109,18 @@ final class SMSTextTests: XCTestCase {
         let android = try make(hash: "FA+9qCX9VSu")
         XCTAssertEqual(android.body(language: "en", code: "123456", minutes: 5), "123456 is your verification code.\n\nFA+9qCX9VSu")
         // Both lines make the UCS-2 translations (es: "código") 2 SMS: refused at sms.maxSegments
-        // 1, so the bill never doubles without the host saying so.
-        let refused = refusal { try self.make(domain: "login.example.com", hash: "FA+9qCX9VSu") }
-        XCTAssertTrue(refused.contains("sms.templates.es") && refused.contains("takes 2 SMS"), refused)
-        let both = try make(domain: "login.example.com", hash: "FA+9qCX9VSu", maxSegments: 2)
+        // 1, so the bill never doubles without the host saying so...
+        let refused = refusal { try self.make(appName: "Acme", domain: "login.example.com") }
+        XCTAssertTrue(refused.contains("sms.templates.es") && refused.contains("takes 2 SMS") && refused.contains("built-in"), refused)
+        XCTAssertEqual(refusal { try self.make(appName: "Acme", domain: "login.example.com", maxSegments: 2) }, "accepted")
+        // ... and with the app hash a message must be one SMS whatever sms.maxSegments says: the
+        // SMS Retriever API reads only messages of at most 140 bytes.
+        let retriever = refusal { try self.make(domain: "login.example.com", hash: "FA+9qCX9VSu", maxSegments: 3) }
+        XCTAssertTrue(retriever.contains("SMS Retriever") && retriever.contains("sms.templates.es"), retriever)
+        let both = try make(domain: "ex.com", hash: "FA+9qCX9VSu")
         XCTAssertEqual(both.body(language: "en", code: "123456", minutes: 5),
-                       "123456 is your verification code.\n\nFA+9qCX9VSu\n@login.example.com #123456")
-        for domain in ["https://example.com", "example", "exa mple.com", "-x.com", "example.com/path", "example.com:443", ""] {
+                       "123456 is your verification code.\n\nFA+9qCX9VSu\n@ex.com #123456")
+        for domain in ["https://example.com", "example", "exa mple.com", "-x.com", "example.com/path", "example.com:443", "", "192.168.0.1"] {
             XCTAssertTrue(refusal { try self.make(domain: domain, maxSegments: 2) }.contains("originBoundDomain"), domain)
         }
         for hash in ["short", "FA+9qCX9VSu1", "FA+9qCX9VS!"] {
@@ -116,9 +140,8 @@ final class SMSTextTests: XCTestCase {
         let message = try XCTUnwrap(sender.waitForMessage(to: "+16505557979"))
         let code = code(in: message.body)
         XCTAssertEqual(message.body, "Acme : \(code) (5 min)\n\n@example.com #\(code)")
-        XCTAssertEqual(message.cost, SMSCost(of: message.body))
+        XCTAssertEqual([message.cost.units, message.cost.segments], [43, 1])
         XCTAssertEqual(message.cost.encoding, .gsm7)
-        XCTAssertEqual(message.cost.segments, 1)
         XCTAssertThrowsError(try Engine(config: makeConfig(temporaryDirectory()) { $0.smsTemplates = ["de": "Code: {kode}"] })) { error in
             XCTAssertEqual((error as? PhoneAuthError)?.details.first?.1, .string("sms.templates.de"))
         }

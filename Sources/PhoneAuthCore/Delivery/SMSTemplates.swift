@@ -35,19 +35,22 @@ public enum SMSTemplates {
 
     public static var languages: [String] { templates.keys.sorted() }
 
-    /// The language used for `requested` among those `known` has a text for: the exact tag, then
-    /// its primary language ("fr-CA" → "fr"), then `fallback`.
+    /// The language used for `requested` among those `known` has a text for: the tag, then the tag
+    /// with its last subtags taken off one by one ("zh-Hant-HK" → "zh-Hant" → "zh"), Chinese by
+    /// script and region when no "zh" text is known, then `fallback`.
     static func resolve(_ requested: String?, fallback: String, known: (String) -> Bool) -> String {
         guard let requested, !requested.isEmpty else { return fallback }
-        let tag = canonical(requested)
-        if known(tag) { return tag }
-        let primary = String(tag.prefix(while: { $0 != "-" }))
-        if primary == "zh" {
-            // Traditional script for Taiwan, Hong Kong, Macau and explicit Hant; Simplified otherwise.
-            let parts = Set(tag.split(separator: "-").map(String.init))
-            return parts.isDisjoint(with: ["Hant", "TW", "HK", "MO"]) ? "zh-CN" : "zh-TW"
+        var tag = canonical(requested)
+        let subtags = tag.split(separator: "-").map(String.init)
+        while !tag.isEmpty {
+            if known(tag) { return tag }
+            tag = String(tag[..<(tag.lastIndex(of: "-") ?? tag.startIndex)])
         }
-        return known(primary) ? primary : fallback
+        if subtags.first == "zh" {
+            // Traditional script for Taiwan, Hong Kong, Macau and explicit Hant; Simplified otherwise.
+            return Set(subtags).isDisjoint(with: ["Hant", "TW", "HK", "MO"]) ? "zh-CN" : "zh-TW"
+        }
+        return fallback
     }
 
     /// "fr_ca" and "FR-ca" become "fr-CA"; script subtags keep title case ("zh-hant" → "zh-Hant").

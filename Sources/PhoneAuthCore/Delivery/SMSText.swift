@@ -11,8 +11,8 @@ public struct SMSText: Sendable {
     }
 
     public static let placeholders = ["code", "appName", "minutes"]
-    /// The longest `sms.appName`: every built-in template, with it and the longest code, fits one
-    /// SMS in its own encoding.
+    /// The longest `sms.appName`, in UTF-16 code units (what UCS-2 counts; an emoji is two): every
+    /// built-in text, with such a name and the longest code, fits one SMS.
     public static let maxAppNameLength = 20
 
     let appName: String?
@@ -22,12 +22,13 @@ public struct SMSText: Sendable {
 
     /// Checks and prepares the texts. `key` names the configuration section in errors.
     public init(appName: String?, hostTemplates: [String: String], originBoundDomain: String?, androidAppHash: String?,
-                maxSegments: Int, codeLength: Int, codeTtlSeconds: Int64, key: String = "sms") throws(PhoneAuthError) {
+                maxSegments: Int, codeLength: Int, codeTtlSeconds: Int64, defaultLanguage: String = "en",
+                key: String = "sms") throws(PhoneAuthError) {
         func bad(_ path: String, _ problem: String) -> PhoneAuthError { EngineConfig.bad("\(key).\(path)", problem) }
         if let appName {
-            guard !appName.isEmpty, appName.count <= Self.maxAppNameLength,
+            guard !appName.isEmpty, appName.utf16.count <= Self.maxAppNameLength,
                   !appName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw bad("appName", "must be 1 to \(Self.maxAppNameLength) characters, without control characters")
+                throw bad("appName", "must be 1 to \(Self.maxAppNameLength) characters (an emoji counts as two), without control characters")
             }
         }
         if let domain = originBoundDomain, !Self.isDomain(domain) {
@@ -45,7 +46,9 @@ public struct SMSText: Sendable {
         var tagOf: [String: String] = [:]
         for (tag, text) in hostTemplates.sorted(by: { $0.key < $1.key }) {
             let language = SMSTemplates.canonical(tag)
-            guard !language.isEmpty else { throw bad("templates", "has an empty language tag") }
+            guard Self.isLanguageTag(language) else {
+                throw bad("templates.\(tag)", "is not a language tag such as fr, fr-CA or zh-Hant-TW")
+            }
             if let other = tagOf.updateValue(tag, forKey: language) {
                 throw bad("templates.\(tag)", "is the same language as sms.templates.\(other) (\(language))")
             }
@@ -59,15 +62,23 @@ public struct SMSText: Sendable {
         self.templates = templates
         self.originBoundDomain = originBoundDomain
         self.androidAppHash = androidAppHash
+        guard templates[defaultLanguage] != nil else {
+            throw EngineConfig.bad("defaultLanguageCode", "has no SMS text: it must be a built-in language or one of sms.templates")
+        }
         // The longest rendering of each: the longest code, in digits that cost what any digit does.
+        // Android's SMS Retriever reads only a message of at most 140 bytes: one segment.
         let longestCode = String(repeating: "9", count: codeLength)
+        let limit = androidAppHash == nil ? maxSegments : 1
         for language in templates.keys.sorted() {
             let cost = SMSCost(of: body(language: language, code: longestCode, minutes: Self.minutes(codeTtlSeconds)))
-            guard cost.segments <= maxSegments else {
-                throw bad("templates.\(language)", "takes \(cost.segments) SMS (\(cost.units) \(cost.encoding.rawValue) units) with a "
-                          + "\(codeLength)-digit code and the autofill lines; sms.maxSegments is \(maxSegments): "
-                          + "raise it or give a shorter sms.templates.\(language)")
-            }
+            guard cost.segments > limit else { continue }
+            let text = hostTemplates.keys.contains(where: { SMSTemplates.canonical($0) == language })
+                ? "takes" : "(the built-in text, with sms.appName) takes"
+            let rule = androidAppHash == nil
+                ? "sms.maxSegments is \(maxSegments): raise it or give a shorter sms.templates.\(language)"
+                : "with sms.androidAppHash a message must be one SMS (140 bytes) for the SMS Retriever API: give a shorter sms.templates.\(language)"
+            throw bad("templates.\(language)", "\(text) \(cost.segments) SMS (\(cost.units) \(cost.encoding.rawValue) units) with a "
+                      + "\(codeLength)-digit code and the autofill lines; \(rule)")
         }
     }
 
@@ -97,10 +108,11 @@ public struct SMSText: Sendable {
 
     static func minutes(_ seconds: Int64) -> Int { Int((seconds + 59) / 60) }
 
-    /// Exactly one {code}, and only known placeholders; braces otherwise only as literal text.
+    /// Exactly one {code}, and only known placeholders; a `{` always opens one. Read by Unicode
+    /// scalar, so a combining mark after a brace does not hide it.
     static func parse(_ text: String, path: String, bad: (String, String) -> PhoneAuthError) throws(PhoneAuthError) -> Template {
-        var parts: [Template.Part] = [], literal = "", codes = 0
-        var rest = Substring(text)
+        var parts: [Template.Part] = [], literal = String.UnicodeScalarView(), codes = 0
+        var rest = Substring(text).unicodeScalars
         while let open = rest.firstIndex(of: "{") {
             literal += rest[..<open]
             guard let close = rest[open...].firstIndex(of: "}") else { throw bad(path, "has a { without a }") }
@@ -112,20 +124,33 @@ public struct SMSText: Sendable {
             case "minutes": part = .minutes
             default: throw bad(path, "has an unknown placeholder {\(name)}; the placeholders are \(placeholders.map { "{\($0)}" }.joined(separator: ", "))")
             }
-            if !literal.isEmpty { parts.append(.text(literal)); literal = "" }
+            if !literal.isEmpty { parts.append(.text(String(literal))); literal = String.UnicodeScalarView() }
             parts.append(part)
             rest = rest[rest.index(after: close)...]
         }
         literal += rest
-        if !literal.isEmpty { parts.append(.text(literal)) }
+        if !literal.isEmpty { parts.append(.text(String(literal))) }
         guard codes == 1 else { throw bad(path, "must hold {code} exactly once (it holds it \(codes) times)") }
         return Template(parts: parts)
     }
 
-    /// A host name: labels of letters, digits and hyphens (not at either end), at least two labels.
+    /// A BCP 47 tag as far as a template's language needs: a 2–3 letter language, then subtags of
+    /// 2–8 letters or digits (script, region, variant), already in canonical case.
+    static func isLanguageTag(_ tag: String) -> Bool {
+        let subtags = tag.split(separator: "-", omittingEmptySubsequences: false)
+        guard let language = subtags.first, (2...3).contains(language.utf8.count),
+              language.unicodeScalars.allSatisfy({ $0.isASCII && $0.properties.isLowercase }) else { return false }
+        return subtags.dropFirst().allSatisfy { subtag in
+            (2...8).contains(subtag.utf8.count) && subtag.unicodeScalars.allSatisfy { $0.isASCII && $0.properties.isAlphabetic || ("0"..."9").contains($0) }
+        }
+    }
+
+    /// A host name: labels of letters, digits and hyphens (not at either end), at least two labels,
+    /// the last not all digits (an IP address is not an origin's host for WebOTP).
     static func isDomain(_ text: String) -> Bool {
         let labels = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard labels.count >= 2, text.utf8.count <= 253 else { return false }
+        guard labels.count >= 2, text.utf8.count <= 253, let last = labels.last,
+              !last.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }) else { return false }
         return labels.allSatisfy { label in
             (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
                 && label.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }

@@ -23,7 +23,8 @@ public final class Engine: @unchecked Sendable {
         // The texts are checked before anything is opened: a bad template never meets a store.
         smsText = try SMSText(appName: config.smsAppName, hostTemplates: config.smsTemplates,
                               originBoundDomain: config.smsOriginBoundDomain, androidAppHash: config.smsAndroidAppHash,
-                              maxSegments: config.smsMaxSegments, codeLength: config.codeLength, codeTtlSeconds: config.codeTtlSeconds)
+                              maxSegments: config.smsMaxSegments, codeLength: config.codeLength, codeTtlSeconds: config.codeTtlSeconds,
+                              defaultLanguage: config.defaultLanguageCode)
         let database = Database(config)
         let master = try MasterKey.resolve(configured: config.masterKey, database: database)
         let store = try database.open()

@@ -65,7 +65,7 @@ def test_host_templates_name_the_app_and_serve_their_language_as_default(make_en
 @pytest.mark.parametrize("sms_section, key", [
     ({"templates": {"fr": "Votre code"}}, "sms.templates.fr"),
     ({"templates": {"en": "{code} {name}"}}, "sms.templates.en"),
-    ({"appName": "Acme", "originBoundDomain": "login.example.com"}, "sms.templates.es"),  # 71 UCS-2 units
+    ({"appName": "Acme", "originBoundDomain": "login.example.com"}, "sms.templates.es"),  # 74 UCS-2 units
     ({"originBoundDomain": "example.com/login"}, "sms.originBoundDomain"),
 ])
 def test_a_bad_text_refuses_to_open_naming_it(make_engine, tmp_path, sms_section, key):
