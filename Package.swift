@@ -1,11 +1,14 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The exported library links the Swift runtime statically so it loads where no toolchain is
+// PhoneAuthKit is the Swift API, for Swift apps that add this package by URL: no target in its
+// build closure carries unsafe flags (SwiftPM refuses those in a versioned dependency). The
+// exported C library links the Swift runtime statically so it loads where no toolchain is
 // installed, and exports only phoneauth_* symbols (see Sources/PhoneAuth/exports.map).
 let package = Package(
     name: "PhoneAuth",
     products: [
+        .library(name: "PhoneAuthKit", targets: ["PhoneAuthKit"]),
         .library(name: "phoneauth", type: .dynamic, targets: ["PhoneAuth"]),
         // Installed as `phoneauth` (a product cannot share the library's name).
         .executable(name: "phoneauth-cli", targets: ["phoneauth-cli"]),
@@ -41,6 +44,7 @@ let package = Package(
             ],
             path: "Sources/PhoneAuthCore"
         ),
+        .target(name: "PhoneAuthKit", dependencies: ["PhoneAuthCore"], path: "Sources/PhoneAuthKit"),
         .target(
             name: "PhoneAuth",
             dependencies: ["PhoneAuthCore", "CJansson"],
@@ -81,6 +85,7 @@ let package = Package(
             linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
         ),
         .testTarget(name: "PhoneAuthCoreTests", dependencies: ["PhoneAuthCore"], path: "Tests/PhoneAuthCoreTests"),
+        .testTarget(name: "PhoneAuthKitTests", dependencies: ["PhoneAuthKit", "PhoneAuthCore"], path: "Tests/PhoneAuthKitTests"),
     ],
     swiftLanguageModes: [.v5]
 )

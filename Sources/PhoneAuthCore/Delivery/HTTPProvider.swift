@@ -1,12 +1,12 @@
 /// Where and how a provider is reached: what every HTTP provider's configuration has in common.
-public struct HTTPEndpoint: Sendable {
+package struct HTTPEndpoint: Sendable {
     /// The provider's name in events (its `name`, else its type).
-    public var name: String
+    package var name: String
     /// The service's root (or, for a webhook, the URL itself), without a trailing slash.
-    public var baseUrl: String
-    public var timeoutMs = 10_000
-    public var connectTimeoutMs = 5_000
-    public var caFile: String?
+    package var baseUrl: String
+    package var timeoutMs = 10_000
+    package var connectTimeoutMs = 5_000
+    package var caFile: String?
 }
 
 /// An SMS service spoken to over HTTP. It builds its request and reads the answers that mean

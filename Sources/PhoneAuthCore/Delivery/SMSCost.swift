@@ -6,18 +6,18 @@
 /// escape and itself, which never straddle two segments. Any other character makes the whole text
 /// UCS-2: 70 UTF-16 code units in one message, 67 per segment, and a character outside the Basic
 /// Multilingual Plane (a surrogate pair) is never split either.
-public struct SMSCost: Sendable, Equatable {
-    public enum Encoding: String, Sendable {
+package struct SMSCost: Sendable, Equatable {
+    package enum Encoding: String, Sendable {
         case gsm7 = "GSM-7"
         case ucs2 = "UCS-2"
     }
 
-    public let encoding: Encoding
+    package let encoding: Encoding
     /// Septets (GSM-7) or UTF-16 code units (UCS-2) of the whole text.
-    public let units: Int
-    public let segments: Int
+    package let units: Int
+    package let segments: Int
 
-    public init(of text: String) {
+    package init(of text: String) {
         if GSM7.canEncode(text) {
             let costs = text.unicodeScalars.map { GSM7.extended.contains($0) ? 2 : 1 }
             self.init(.gsm7, costs: costs, single: 160, perSegment: 153)

@@ -1,15 +1,15 @@
 /// A text message handed to a provider.
-public struct SMSMessage: Sendable {
-    public let to: String
-    public let body: String
-    public let languageCode: String
-    public let verificationId: String
+package struct SMSMessage: Sendable {
+    package let to: String
+    package let body: String
+    package let languageCode: String
+    package let verificationId: String
     /// What the code is for (signIn, enroll, mfaSignIn, temporaryProof).
-    public let purpose: String
+    package let purpose: String
     /// The body's encoding and segments: what the message costs.
-    public let cost: SMSCost
+    package let cost: SMSCost
 
-    public init(to: String, body: String, languageCode: String, verificationId: String, purpose: String) {
+    package init(to: String, body: String, languageCode: String, verificationId: String, purpose: String) {
         self.to = to
         self.body = body
         self.languageCode = languageCode
@@ -21,19 +21,19 @@ public struct SMSMessage: Sendable {
 
 /// Why a message was not sent, as events and the store tell it. Never holds a secret, a code or
 /// a whole phone number.
-public struct DeliveryProblem: Sendable, Equatable {
+package struct DeliveryProblem: Sendable, Equatable {
     /// rateLimited, serverError, timeout, connectionFailed, tlsError, invalidNumber,
     /// providerFault, rejected (a callback said no), unreadable (the stored body).
-    public var reason: String
+    package var reason: String
     /// The provider's own error code (Twilio's `code`, Vonage's `status`), when it gave one.
-    public var providerCode: String?
-    public var httpStatus: Int?
+    package var providerCode: String?
+    package var httpStatus: Int?
     /// How long the provider asked us to wait (Retry-After), in milliseconds.
-    public var retryAfterMs: Int64?
+    package var retryAfterMs: Int64?
     /// What went wrong, in libcurl's static words (e.g. "Couldn't connect to server").
-    public var detail: String?
+    package var detail: String?
 
-    public init(_ reason: String, providerCode: String? = nil, httpStatus: Int? = nil, retryAfterMs: Int64? = nil,
+    package init(_ reason: String, providerCode: String? = nil, httpStatus: Int? = nil, retryAfterMs: Int64? = nil,
                 detail: String? = nil) {
         self.reason = reason
         self.detail = detail
@@ -44,7 +44,7 @@ public struct DeliveryProblem: Sendable, Equatable {
 }
 
 /// What one provider did with a message.
-public enum SMSSendResult: Sendable, Equatable {
+package enum SMSSendResult: Sendable, Equatable {
     /// Accepted for delivery; the provider's ID for the message when it gave one.
     case sent(messageId: String?)
     /// Not now (rate limited, server error, timeout, no connection): send it again later.
@@ -58,6 +58,6 @@ public enum SMSSendResult: Sendable, Equatable {
 
 /// Delivers SMS. Called on the engine's delivery threads: one message at a time unless
 /// `sms.concurrency` is above 1, then up to that many at once.
-public protocol SMSSender: AnyObject, Sendable {
+package protocol SMSSender: AnyObject, Sendable {
     func send(_ message: SMSMessage) -> SMSSendResult
 }

@@ -1,5 +1,5 @@
 /// The SMS text for each language. Each template holds the code exactly once, at `{code}`.
-public enum SMSTemplates {
+package enum SMSTemplates {
     static let templates: [String: String] = [
         "en": "{code} is your verification code.",
         "fr": "{code} est votre code de vérification.",
@@ -33,7 +33,7 @@ public enum SMSTemplates {
         "ko": "{appName} 인증 코드는 {code}입니다.",
     ]
 
-    public static var languages: [String] { templates.keys.sorted() }
+    package static var languages: [String] { templates.keys.sorted() }
 
     /// The language used for `requested` among those `known` has a text for: the tag, then the tag
     /// with its last subtags taken off one by one ("zh-Hant-HK" → "zh-Hant" → "zh"), Chinese by

@@ -3,17 +3,17 @@
 /// (`sms.originBoundDomain` for the WebOTP API and iOS's security-code autofill,
 /// `sms.androidAppHash` for Android's SMS Retriever API).
 /// Everything is checked when the engine opens, so sending never meets a bad template.
-public struct SMSText: Sendable {
+package struct SMSText: Sendable {
     /// A template cut at its placeholders once.
     struct Template: Sendable {
         enum Part: Sendable { case text(String), code, appName, minutes }
         let parts: [Part]
     }
 
-    public static let placeholders = ["code", "appName", "minutes"]
+    package static let placeholders = ["code", "appName", "minutes"]
     /// The longest `sms.appName`, in UTF-16 code units (what UCS-2 counts; an emoji is two): every
     /// built-in text, with such a name and the longest code, fits one SMS.
-    public static let maxAppNameLength = 20
+    package static let maxAppNameLength = 20
 
     let appName: String?
     let templates: [String: Template]
@@ -21,7 +21,7 @@ public struct SMSText: Sendable {
     let androidAppHash: String?
 
     /// Checks and prepares the texts. `key` names the configuration section in errors.
-    public init(appName: String?, hostTemplates: [String: String], originBoundDomain: String?, androidAppHash: String?,
+    package init(appName: String?, hostTemplates: [String: String], originBoundDomain: String?, androidAppHash: String?,
                 maxSegments: Int, codeLength: Int, codeTtlSeconds: Int64, defaultLanguage: String = "en",
                 key: String = "sms") throws(PhoneAuthError) {
         func bad(_ path: String, _ problem: String) -> PhoneAuthError { EngineConfig.bad("\(key).\(path)", problem) }
@@ -84,12 +84,12 @@ public struct SMSText: Sendable {
 
     /// The language of a message for `requested`: the exact tag, then its primary language
     /// ("fr-CA" → "fr"), then `fallback` — host templates included.
-    public func resolve(_ requested: String?, fallback: String) -> String {
+    package func resolve(_ requested: String?, fallback: String) -> String {
         SMSTemplates.resolve(requested, fallback: fallback, known: { templates[$0] != nil })
     }
 
     /// The text of a message: the template filled in, then the autofill lines.
-    public func body(language: String, code: String, minutes: Int) -> String {
+    package func body(language: String, code: String, minutes: Int) -> String {
         var text = ""
         for part in (templates[language] ?? templates["en"])?.parts ?? [.code] {
             switch part {

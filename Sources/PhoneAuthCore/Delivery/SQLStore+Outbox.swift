@@ -1,6 +1,6 @@
 /// The SMS outbox, kept in the verifications' rows: leases, outcomes, retries.
 extension SQLStore {
-    public func claimDueMessages(now: Timestamp, limit: Int, lease: DeliveryLease) throws -> [OutboxMessage] {
+    package func claimDueMessages(now: Timestamp, limit: Int, lease: DeliveryLease) throws -> [OutboxMessage] {
         // Rows are claimed with their row locks (FOR UPDATE SKIP LOCKED with PostgreSQL), each
         // by one worker; the outbox's bookkeeping never joins serializable conflict tracking.
         try write(rowLocksSuffice: true) { db in
@@ -28,7 +28,7 @@ extension SQLStore {
         }
     }
 
-    public func recordDeliveries(_ outcomes: [DeliveryOutcome], now: Timestamp, maxAttempts: Int, leaseOwner: String) throws {
+    package func recordDeliveries(_ outcomes: [DeliveryOutcome], now: Timestamp, maxAttempts: Int, leaseOwner: String) throws {
         let leased = "delivery = 'sending' AND delivery_lease = ?"
         let owner = SQLValue.text(leaseOwner)
         guard let first = outcomes.first else { return }
@@ -70,7 +70,7 @@ extension SQLStore {
         }
     }
 
-    public func nextDeliveryDue() throws -> Timestamp? {
+    package func nextDeliveryDue() throws -> Timestamp? {
         try read { db in
             try db.row("SELECT min(due_at) FROM verifications WHERE delivery IN ('pending', 'sending')") {
                 $0.optionalInt(0).map { Timestamp(milliseconds: $0) }
@@ -78,7 +78,7 @@ extension SQLStore {
         }
     }
 
-    public func releaseLeases(verificationIds: [String], now: Timestamp, leaseOwner: String) throws {
+    package func releaseLeases(verificationIds: [String], now: Timestamp, leaseOwner: String) throws {
         guard !verificationIds.isEmpty else { return }
         try write(rowLocksSuffice: true) { db in
             for id in verificationIds {
@@ -88,7 +88,7 @@ extension SQLStore {
         }
     }
 
-    public func renewLeases(verificationIds: [String], lease: DeliveryLease) throws {
+    package func renewLeases(verificationIds: [String], lease: DeliveryLease) throws {
         guard !verificationIds.isEmpty else { return }
         try write(rowLocksSuffice: true) { db in
             for id in verificationIds {

@@ -1,13 +1,13 @@
 import Glibc
 
 /// Where the engine reads the time, so tests can move it.
-public protocol Clock: Sendable {
+package protocol Clock: Sendable {
     func now() -> Timestamp
 }
 
-public struct SystemClock: Clock {
-    public init() {}
-    public func now() -> Timestamp {
+package struct SystemClock: Clock {
+    package init() {}
+    package func now() -> Timestamp {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return Timestamp(milliseconds: Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000)
@@ -15,13 +15,13 @@ public struct SystemClock: Clock {
 }
 
 /// A clock that stands still until told to move.
-public final class ManualClock: Clock, @unchecked Sendable {
+package final class ManualClock: Clock, @unchecked Sendable {
     private let lock = Lock()
     private var current: Timestamp
 
-    public init(_ start: Timestamp = Timestamp(seconds: 1_800_000_000)) { current = start }
+    package init(_ start: Timestamp = Timestamp(seconds: 1_800_000_000)) { current = start }
 
-    public func now() -> Timestamp { lock.withLock { current } }
+    package func now() -> Timestamp { lock.withLock { current } }
 
-    public func advance(seconds: Int64) { lock.withLock { current = current.adding(seconds: seconds) } }
+    package func advance(seconds: Int64) { lock.withLock { current = current.adding(seconds: seconds) } }
 }

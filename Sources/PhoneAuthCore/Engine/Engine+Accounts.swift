@@ -37,7 +37,7 @@ extension Engine {
     /// Adds the credential's phone number to the signed-in user (a recent sign-in is required: a
     /// stolen token must not add a permanent way in). If another user has it, the error
     /// credentialAlreadyInUse carries a temporary proof that signs in to that user instead.
-    public func link(idToken: String, credential: PhoneCredential) throws -> SignInResult {
+    package func link(idToken: String, credential: PhoneCredential) throws -> SignInResult {
         try Self.checkCredential(credential)
         let session = try session(of: idToken, recent: true)
         let now = clock.now()
@@ -58,7 +58,7 @@ extension Engine {
     }
 
     /// Replaces the signed-in user's phone number with the credential's (a recent sign-in is required).
-    public func updatePhoneNumber(idToken: String, credential: PhoneCredential) throws -> SignInResult {
+    package func updatePhoneNumber(idToken: String, credential: PhoneCredential) throws -> SignInResult {
         try Self.checkCredential(credential)
         let session = try session(of: idToken, recent: true)
         let now = clock.now()
@@ -70,7 +70,7 @@ extension Engine {
 
     /// Proves the signed-in user's phone number again: a new session whose auth_time is now (after
     /// the second factor, if the user has any).
-    public func reauthenticate(idToken: String, credential: PhoneCredential) throws -> SignInResult {
+    package func reauthenticate(idToken: String, credential: PhoneCredential) throws -> SignInResult {
         try Self.checkCredential(credential)
         let session = try session(of: idToken, recent: false)
         let now = clock.now()
@@ -82,7 +82,7 @@ extension Engine {
 
     /// Removes the phone number from the signed-in user (a recent sign-in is required: a stolen
     /// token must not lock the owner out). The user's sessions continue.
-    public func unlink(idToken: String, providerId: String) throws -> UserRecord {
+    package func unlink(idToken: String, providerId: String) throws -> UserRecord {
         let session = try session(of: idToken, recent: true)
         guard providerId == "phone" else {
             throw PhoneAuthError(.noSuchProvider, "PhoneAuth accounts have one linkable provider, \"phone\".", details: [("field", .string("providerId"))])

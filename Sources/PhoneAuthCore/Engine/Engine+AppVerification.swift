@@ -2,36 +2,36 @@
 /// carries a secret to the device, or by a captcha the host checks.
 extension Engine {
     /// What verifyPhoneNumber is given as proof.
-    public enum AppProof: Sendable {
+    package enum AppProof: Sendable {
         case receipt(receipt: String, secret: String)
         case captcha(token: String)
     }
 
     /// What canHandleNotification found in a notification.
-    public struct NotificationResult: Sendable {
-        public var handled = false
-        public var receipt: String?
-        public var secret: String?
+    package struct NotificationResult: Sendable {
+        package var handled = false
+        package var receipt: String?
+        package var secret: String?
     }
 
     /// What canHandleURL found in a URL: a captcha token, or the error the captcha page reported.
-    public struct URLResult: Sendable {
-        public var handled = false
-        public var captchaToken: String?
-        public var error: String?
+    package struct URLResult: Sendable {
+        package var handled = false
+        package var captchaToken: String?
+        package var error: String?
     }
 
     static let pushKey = "phoneauth"
     static let tokenTypes: Set<String> = ["prod", "sandbox", "unknown"]
 
-    public func setPushSender(_ sender: PushSender?) { appHooks.pushSender = sender }
-    public func setCaptchaVerifier(_ verifier: CaptchaVerifier?) { appHooks.captchaVerifier = verifier }
+    package func setPushSender(_ sender: PushSender?) { appHooks.pushSender = sender }
+    package func setCaptchaVerifier(_ verifier: CaptchaVerifier?) { appHooks.captchaVerifier = verifier }
 
     var appVerificationEnforced: Bool { config.appVerificationEnforce ?? appHooks.anyInstalled }
 
     /// Sends the app a silent push with a receipt and its secret; returns the receipt and how long
     /// to wait for the push before falling back to the captcha.
-    public func verifyClient(appToken: String?, tokenType: String?, clientIp: String? = nil) throws -> (receipt: String, suggestedTimeout: Int64) {
+    package func verifyClient(appToken: String?, tokenType: String?, clientIp: String? = nil) throws -> (receipt: String, suggestedTimeout: Int64) {
         try Self.checkClientIp(clientIp)
         guard let appToken, !appToken.isEmpty else { throw PhoneAuthError(.missingAppToken, "The app's push token (appToken) is required.") }
         guard appToken.utf8.count <= 4096 else {
@@ -66,7 +66,7 @@ extension Engine {
     /// Recognises the verification push in a notification's payload: the `phoneauth` key holding
     /// the receipt and secret (as an object or as JSON text), or the forwarding probe
     /// (`{"phoneauth": {"warning": ...}}`). Anything else is not ours.
-    public static func canHandleNotification(_ notification: JSONValue) -> NotificationResult {
+    package static func canHandleNotification(_ notification: JSONValue) -> NotificationResult {
         var value = notification[pushKey]
         if case let .string(text)? = value, text.utf8.count <= 4096 { value = try? JSONCodec.parse(text) }
         guard let value, case .object = value else { return NotificationResult() }
@@ -79,7 +79,7 @@ extension Engine {
 
     /// The URL of the host's captcha page for a new challenge, which reports back through
     /// `<callbackScheme>://phoneauth/link?deep_link_id=...` (see canHandleURL).
-    public func captchaChallenge(callbackScheme: String, languageCode: String?, clientIp: String? = nil) throws -> (url: String, eventId: String) {
+    package func captchaChallenge(callbackScheme: String, languageCode: String?, clientIp: String? = nil) throws -> (url: String, eventId: String) {
         try Self.checkClientIp(clientIp)
         guard let page = config.captchaPageUrl else {
             throw PhoneAuthError(.operationNotAllowed, "No captcha page is configured (captcha.pageUrl).", details: [("reason", .string("noCaptchaPage"))])
@@ -104,7 +104,7 @@ extension Engine {
     /// Recognises the captcha page's answer: exactly `<scheme>://phoneauth/link?deep_link_id=<URL>`
     /// whose URL's query holds an `eventId` this engine issued for that scheme (usable once) and
     /// either `captchaToken` or `error`. Anything else is answered `handled: false`.
-    public func canHandleURL(_ url: String) throws -> URLResult {
+    package func canHandleURL(_ url: String) throws -> URLResult {
         guard url.utf8.count <= 8192, !url.contains("#"), let (scheme, link) = Self.parseCallback(url),
               let deepQuery = link.split(separator: "?", maxSplits: 1).dropFirst().first?.split(separator: "#").first,
               let items = PercentEncoding.queryItems(deepQuery),

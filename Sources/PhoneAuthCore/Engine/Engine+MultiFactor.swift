@@ -1,21 +1,21 @@
 /// Second factors: enrolment (SMS and TOTP), removal, and completing a sign-in that needs one.
 extension Engine {
     /// What mfaTotpStart hands the user's authenticator app.
-    public struct TotpEnrollmentStarted: Sendable {
-        public let sessionInfo: String
-        public let secretKey: String
-        public let otpauthUri: String
-        public let expiresAt: Timestamp
+    package struct TotpEnrollmentStarted: Sendable {
+        package let sessionInfo: String
+        package let secretKey: String
+        package let otpauthUri: String
+        package let expiresAt: Timestamp
     }
 
     /// A second factor presented to complete a challenge.
-    public enum Assertion: Sendable {
+    package enum Assertion: Sendable {
         case phone(PhoneCredential)
         case totp(enrollmentId: String, code: String)
     }
 
     /// Sends a code to a number the signed-in user is enrolling as an SMS second factor.
-    public func startPhoneEnrollment(idToken: String, phoneNumber: String?, languageCode: String?, clientIp: String?,
+    package func startPhoneEnrollment(idToken: String, phoneNumber: String?, languageCode: String?, clientIp: String?,
                                      appProof: AppProof? = nil) throws -> VerificationStarted {
         let user = try session(of: idToken, recent: true).user
         guard let phoneNumber, !phoneNumber.isEmpty else { throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.") }
@@ -28,7 +28,7 @@ extension Engine {
         return try sendCode(to: phone, purpose: .enroll, subject: user.uid, languageCode: languageCode, clientIp: clientIp, appProof: appProof)
     }
 
-    public func finishPhoneEnrollment(idToken: String, credential: PhoneCredential, displayName: String?) throws -> SignInResult {
+    package func finishPhoneEnrollment(idToken: String, credential: PhoneCredential, displayName: String?) throws -> SignInResult {
         try Self.checkCredential(credential)
         let session = try session(of: idToken, recent: true)
         let now = clock.now()
@@ -41,7 +41,7 @@ extension Engine {
 
     /// Generates a TOTP secret for the signed-in user and keeps it, sealed, until a first code
     /// from the authenticator proves the user stored it.
-    public func startTotpEnrollment(idToken: String, accountName: String?, issuer: String?) throws -> TotpEnrollmentStarted {
+    package func startTotpEnrollment(idToken: String, accountName: String?, issuer: String?) throws -> TotpEnrollmentStarted {
         let session = try session(of: idToken, recent: true)
         try checkRoomForFactor(session.user)
         let now = clock.now()
@@ -57,7 +57,7 @@ extension Engine {
                                      expiresAt: pending.expiresAt)
     }
 
-    public func finishTotpEnrollment(idToken: String, sessionInfo: String, code: String, displayName: String?) throws -> SignInResult {
+    package func finishTotpEnrollment(idToken: String, sessionInfo: String, code: String, displayName: String?) throws -> SignInResult {
         let session = try session(of: idToken, recent: true)
         let now = clock.now()
         let factor = newFactor("totp", displayName: displayName, now: now)
@@ -69,7 +69,7 @@ extension Engine {
 
     /// Removes a second factor (a recent sign-in is required). Sessions continue, and the caller
     /// gets fresh tokens of a continuation of its session, as after an enrolment.
-    public func unenroll(idToken: String, enrollmentId: String) throws -> SignInResult {
+    package func unenroll(idToken: String, enrollmentId: String) throws -> SignInResult {
         let session = try session(of: idToken, recent: true)
         let now = clock.now()
         var (signIn, first) = continuation(of: session, now: now)
@@ -82,7 +82,7 @@ extension Engine {
     }
 
     /// Sends a code to the enrolled number `hint` of the challenge `session`, without revealing it.
-    public func verifySecondFactor(hint: String?, session: String?, languageCode: String?, clientIp: String?,
+    package func verifySecondFactor(hint: String?, session: String?, languageCode: String?, clientIp: String?,
                                    appProof: AppProof? = nil) throws -> VerificationStarted {
         guard let session, !session.isEmpty else { throw MultiFactorErrors.missingSession }
         guard let hint, !hint.isEmpty else { throw MultiFactorErrors.missingInfo }
@@ -96,7 +96,7 @@ extension Engine {
 
     /// Completes a challenge: the session's user signs in with this second factor.
     /// `clientIp` is the end user's address, for events (and, with an SMS code, the per-IP limit).
-    public func resolveSignIn(session: String?, assertion: Assertion?, clientIp: String? = nil) throws -> SignInResult {
+    package func resolveSignIn(session: String?, assertion: Assertion?, clientIp: String? = nil) throws -> SignInResult {
         guard let session, !session.isEmpty else { throw MultiFactorErrors.missingSession }
         guard let assertion else { throw MultiFactorErrors.missingInfo }
         try Self.checkClientIp(clientIp)

@@ -2,8 +2,8 @@ import Glibc
 
 /// The engine: verifies phone numbers by SMS, signs users in and issues tokens. Thread-safe; all
 /// state lives in the store, so several engines (in one process or several) can share it.
-public final class Engine: @unchecked Sendable {
-    public let config: EngineConfig
+package final class Engine: @unchecked Sendable {
+    package let config: EngineConfig
     /// The SMS texts (templates, app name, autofill lines), checked at open.
     let smsText: SMSText
     let clock: Clock
@@ -17,7 +17,7 @@ public final class Engine: @unchecked Sendable {
     private let closeLock = Lock()
     private var closed = false
 
-    public init(config: EngineConfig, clock: Clock = SystemClock()) throws {
+    package init(config: EngineConfig, clock: Clock = SystemClock()) throws {
         self.config = config
         self.clock = clock
         // The texts are checked before anything is opened: a bad template never meets a store.
@@ -85,7 +85,7 @@ public final class Engine: @unchecked Sendable {
     /// once the store is rekeyed; otherwise the caller must give the new key to every engine
     /// (configuration or environment) before they open the store again. Other engines on the
     /// store must be stopped first: they would keep sealing with the old key.
-    public func rekey(newMasterKey: String) throws -> String? {
+    package func rekey(newMasterKey: String) throws -> String? {
         let key: [UInt8]
         do { key = try MasterKey.decode(newMasterKey, source: "field 'newMasterKey'") } catch {
             throw PhoneAuthError(.invalidArgument, error.message, details: [("field", .string("newMasterKey"))])
@@ -106,7 +106,7 @@ public final class Engine: @unchecked Sendable {
         return keyFile
     }
 
-    public func close() {
+    package func close() {
         let first = closeLock.withLock { () -> Bool in
             defer { closed = true }
             return !closed
@@ -119,20 +119,20 @@ public final class Engine: @unchecked Sendable {
     deinit { close() }
 
     /// The sender for the `callback` provider; nil removes it. Ignored for other providers.
-    public func setSMSSender(_ sender: SMSSender?) {
+    package func setSMSSender(_ sender: SMSSender?) {
         guard config.smsProvider == .callback else { return }
         worker.setChain(sender.map { ProviderChain(single: $0, name: "callback", clock: clock, events: events) })
     }
 
     /// What the store has done since the engine opened (statements, transactions, retries).
-    public func storageStatistics() -> StoreStatistics { store.statistics() }
+    package func storageStatistics() -> StoreStatistics { store.statistics() }
 
     /// Where events go (sends, deliveries, sign-ins, limits, lockouts); nil stops them.
-    public func setEventSink(_ sink: EventSink?) { events.setSink(sink) }
+    package func setEventSink(_ sink: EventSink?) { events.setSink(sink) }
 
     // MARK: Verification
 
-    public func verifyPhoneNumber(_ phoneNumber: String?, languageCode: String? = nil, clientIp: String? = nil,
+    package func verifyPhoneNumber(_ phoneNumber: String?, languageCode: String? = nil, clientIp: String? = nil,
                                   appProof: AppProof? = nil) throws -> VerificationStarted {
         guard let phoneNumber, !phoneNumber.isEmpty else {
             throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.")
@@ -209,7 +209,7 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// Checks a credential's shape without touching the store.
-    public static func credential(verificationId: String?, verificationCode: String?) throws -> PhoneCredential {
+    package static func credential(verificationId: String?, verificationCode: String?) throws -> PhoneCredential {
         guard let verificationId, !verificationId.isEmpty else {
             throw PhoneAuthError(.missingVerificationID, "A verification ID is required.")
         }
@@ -219,7 +219,7 @@ public final class Engine: @unchecked Sendable {
         return PhoneCredential(verificationId: verificationId, verificationCode: verificationCode)
     }
 
-    public func verificationStatus(_ verificationId: String) throws -> VerificationStatus {
+    package func verificationStatus(_ verificationId: String) throws -> VerificationStatus {
         guard VerificationCode.isWellFormedId(verificationId),
               let status = try store.verificationStatus(id: verificationId, now: clock.now()) else {
             throw PhoneAuthError(.invalidVerificationID, "No verification has this ID.")
@@ -229,7 +229,7 @@ public final class Engine: @unchecked Sendable {
 
     // MARK: Sign-in
 
-    public func signIn(with credential: PhoneCredential) throws -> SignInResult {
+    package func signIn(with credential: PhoneCredential) throws -> SignInResult {
         let now = clock.now()
         do { try Self.checkCredential(credential, allowProof: true) } catch let error as PhoneAuthError {
             throw reported(error, clientIp: credential.clientIp, now: now)
@@ -321,11 +321,11 @@ public final class Engine: @unchecked Sendable {
     // MARK: Custom tokens
 
     /// A token the host hands to its user to sign in as `uid` (created on first sign-in).
-    public func createCustomToken(uid: String, claims: JSONValue?) throws -> String {
+    package func createCustomToken(uid: String, claims: JSONValue?) throws -> String {
         try customTokens.create(uid: uid, claims: claims, now: clock.now())
     }
 
-    public func signIn(withCustomToken token: String) throws -> SignInResult {
+    package func signIn(withCustomToken token: String) throws -> SignInResult {
         let now = clock.now()
         let grant: CustomTokens.Grant
         do { grant = try customTokens.verify(token, now: now) } catch { throw reported(error, clientIp: nil, now: now) }
@@ -335,7 +335,7 @@ public final class Engine: @unchecked Sendable {
 
     // MARK: Tokens
 
-    public func refreshIdToken(_ refreshToken: String) throws -> SignInResult {
+    package func refreshIdToken(_ refreshToken: String) throws -> SignInResult {
         guard let token = RefreshToken.parse(refreshToken) else {
             throw PhoneAuthError(.invalidUserToken, "The refresh token is not valid.", details: [("reason", .string("unknown"))])
         }
@@ -374,7 +374,7 @@ public final class Engine: @unchecked Sendable {
         }
     }
 
-    public func verifyIdToken(_ idToken: String, checkRevoked: Bool) throws -> JSONValue {
+    package func verifyIdToken(_ idToken: String, checkRevoked: Bool) throws -> JSONValue {
         let claims = try tokens.verify(idToken, now: clock.now())
         if checkRevoked {
             guard let uid = claims["sub"]?.stringValue, let user = try store.user(uid: uid) else {
@@ -390,27 +390,27 @@ public final class Engine: @unchecked Sendable {
         return claims
     }
 
-    public func signOut(refreshToken: String) throws {
+    package func signOut(refreshToken: String) throws {
         // Signing out with a token that is not a session's current one changes nothing.
         guard let token = RefreshToken.parse(refreshToken) else { return }
         let presented = token.secretHash
         try store.signOut(token, secretMatches: { SecureBytes.equal($0, presented) }, now: clock.now())
     }
 
-    public var jwks: JSONValue {
+    package var jwks: JSONValue {
         .object([("keys", .array(keys.publishedKeys.map(\.publicJWK)))])
     }
 
     // MARK: Users
 
-    public func user(uid: String) throws -> UserRecord {
+    package func user(uid: String) throws -> UserRecord {
         guard let user = try store.user(uid: uid) else { throw Self.noUser }
         return user
     }
 
     /// Ends a number's lockout and its run of wrong codes (the remedy when an attacker keeps a
     /// victim's number locked); whether it had any. Reported as the event `numberUnlocked`.
-    public func unlockPhoneNumber(_ phoneNumber: String?) throws -> Bool {
+    package func unlockPhoneNumber(_ phoneNumber: String?) throws -> Bool {
         guard let phoneNumber, !phoneNumber.isEmpty else { throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.") }
         let phone = try PhoneNumber.parse(phoneNumber)
         let unlocked = try store.unlockPhoneNumber(phone.e164)
@@ -418,19 +418,19 @@ public final class Engine: @unchecked Sendable {
         return unlocked
     }
 
-    public func user(phoneNumber: String) throws -> UserRecord {
+    package func user(phoneNumber: String) throws -> UserRecord {
         let phone = try PhoneNumber.parse(phoneNumber)
         guard let user = try store.user(phoneNumber: phone.e164) else { throw Self.noUser }
         return user
     }
 
-    public func deleteUser(uid: String) throws {
+    package func deleteUser(uid: String) throws {
         guard try store.deleteUser(uid: uid) else { throw Self.noUser }
     }
 
     /// `phoneNumber` `.some(nil)` removes the number; a number another user has is refused.
     /// `customClaims` as setCustomUserClaims takes them; all changes are one transaction.
-    public func updateUser(uid: String, disabled: Bool? = nil, displayName: String?? = nil, phoneNumber: String?? = nil,
+    package func updateUser(uid: String, disabled: Bool? = nil, displayName: String?? = nil, phoneNumber: String?? = nil,
                            customClaims: JSONValue?? = nil) throws -> UserRecord {
         var changes = UserChanges(disabled: disabled, displayName: displayName)
         if let claims = customClaims { changes.customClaims = .some(try claims.flatMap { try DeveloperClaims.validated($0) }) }
@@ -440,7 +440,7 @@ public final class Engine: @unchecked Sendable {
 
     /// Adds a user that has not signed in yet (an admin's create): `uid` (1–128 bytes) or a new
     /// sortable one; a phone number another user or a second factor has is refused.
-    public func createUser(uid: String?, disabled: Bool = false, displayName: String? = nil, phoneNumber: String? = nil) throws -> UserRecord {
+    package func createUser(uid: String?, disabled: Bool = false, displayName: String? = nil, phoneNumber: String? = nil) throws -> UserRecord {
         let now = clock.now()
         let uid = uid ?? SortableID.make(at: now, randomBytes: 12)
         guard !uid.isEmpty, uid.utf8.count <= 128 else {
@@ -452,7 +452,7 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// Claims every later ID token of the user carries; nil or {} removes them.
-    public func setCustomUserClaims(uid: String, claims: JSONValue?) throws {
+    package func setCustomUserClaims(uid: String, claims: JSONValue?) throws {
         _ = try update(uid: uid, UserChanges(customClaims: .some(try claims.flatMap { try DeveloperClaims.validated($0) })))
     }
 
@@ -474,7 +474,7 @@ public final class Engine: @unchecked Sendable {
     }
 
     /// One page of users in a stable order (by uid); `pageToken` continues after a page.
-    public func listUsers(maxResults: Int, pageToken: String?) throws -> (users: [UserRecord], nextPageToken: String?) {
+    package func listUsers(maxResults: Int, pageToken: String?) throws -> (users: [UserRecord], nextPageToken: String?) {
         var after: String?
         if let pageToken {
             guard let bytes = Base64URL.decode(pageToken), !bytes.isEmpty else {
@@ -487,12 +487,12 @@ public final class Engine: @unchecked Sendable {
         return (users, next)
     }
 
-    public func revokeRefreshTokens(uid: String) throws {
+    package func revokeRefreshTokens(uid: String) throws {
         guard try store.revokeSessions(uid: uid, now: clock.now()) else { throw Self.noUser }
     }
 
     /// The per-IP limits key on the end user's address, so it must be one.
-    public static func checkClientIp(_ text: String?) throws {
+    package static func checkClientIp(_ text: String?) throws {
         if let text, limitKey(forIp: text) == nil {
             throw PhoneAuthError(.invalidArgument, "The field 'clientIp' must be an IPv4 or IPv6 address.", details: [("field", .string("clientIp"))])
         }

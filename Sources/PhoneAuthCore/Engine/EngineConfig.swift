@@ -1,81 +1,81 @@
 import Glibc
 
 /// The engine's configuration, read from the JSON object given to phoneauth_open.
-public struct EngineConfig: Sendable {
-    public enum SigningAlgorithm: String, Sendable, CaseIterable { case es256 = "ES256", rs256 = "RS256", edDSA = "EdDSA" }
-    public enum SMSProviderKind: String, Sendable { case callback, console, providers }
-    public enum Synchronous: String, Sendable { case normal, full }
+package struct EngineConfig: Sendable {
+    package enum SigningAlgorithm: String, Sendable, CaseIterable { case es256 = "ES256", rs256 = "RS256", edDSA = "EdDSA" }
+    package enum SMSProviderKind: String, Sendable { case callback, console, providers }
+    package enum Synchronous: String, Sendable { case normal, full }
 
     /// A SQLite file's path, or a postgresql:// URI.
-    public var database: String
+    package var database: String
     /// The PostgreSQL options (their `uri` is `database`'s).
-    public var postgres = PostgresSettings(uri: "")
-    public var projectId = "phoneauth"
-    public var issuer: String?
-    public var masterKey: [UInt8]?
-    public var signingAlgorithm = SigningAlgorithm.es256
-    public var idTokenTtlSeconds: Int64 = 3600
+    package var postgres = PostgresSettings(uri: "")
+    package var projectId = "phoneauth"
+    package var issuer: String?
+    package var masterKey: [UInt8]?
+    package var signingAlgorithm = SigningAlgorithm.es256
+    package var idTokenTtlSeconds: Int64 = 3600
     /// Days after which the active signing key is replaced automatically (0: never).
-    public var signingKeyRotationDays: Int64 = 0
+    package var signingKeyRotationDays: Int64 = 0
     /// How long after a rotation the previous refresh token still gets the new one (a retried or
     /// concurrent refresh is not theft); 0: any earlier token ends the session at once.
-    public var refreshReuseIntervalSeconds: Int64 = 10
-    public var codeLength = 6
-    public var codeTtlSeconds: Int64 = 300
-    public var maxAttempts = 5
-    public var resendAfterSeconds: Int64 = 60
-    public var defaultLanguageCode = "en"
-    public var testPhoneNumbers: [String: String] = [:]
-    public var appVerificationDisabledForTesting = false
+    package var refreshReuseIntervalSeconds: Int64 = 10
+    package var codeLength = 6
+    package var codeTtlSeconds: Int64 = 300
+    package var maxAttempts = 5
+    package var resendAfterSeconds: Int64 = 60
+    package var defaultLanguageCode = "en"
+    package var testPhoneNumbers: [String: String] = [:]
+    package var appVerificationDisabledForTesting = false
     /// Whether verifyPhoneNumber needs a proof that the request comes from the app; nil: when a
     /// push sender or a captcha verifier is installed.
-    public var appVerificationEnforce: Bool? = nil
-    public var pushTimeoutSeconds: Int64 = 5
+    package var appVerificationEnforce: Bool? = nil
+    package var pushTimeoutSeconds: Int64 = 5
     /// How long a push receipt or a captcha challenge can be used.
-    public var receiptTtlSeconds: Int64 = 300
+    package var receiptTtlSeconds: Int64 = 300
     /// The host's page that shows the captcha (getCaptchaChallenge), and the score a verifier's
     /// answer must reach when it gives one.
-    public var captchaPageUrl: String?
-    public var captchaMinScore = 0.5
-    public var smsProvider = SMSProviderKind.callback
+    package var captchaPageUrl: String?
+    package var captchaMinScore = 0.5
+    package var smsProvider = SMSProviderKind.callback
     /// The HTTP providers of `sms.providers`, in the order they are tried (smsProvider .providers).
     var smsProviders: [any HTTPProvider] = []
     /// `appVerification.pushWebhook`: where verification pushes go when no push sender is installed.
     var pushWebhook: WebhookProvider?
     /// Messages sent at once; nil: 16 for HTTP providers, 1 for a callback or the console.
-    public var smsConcurrency: Int?
-    public var smsBreakerFailures = 5
-    public var smsBreakerSeconds: Int64 = 30
-    public var smsMaxAttempts = 5
-    public var smsRetryBackoffMs: Int64 = 1000
+    package var smsConcurrency: Int?
+    package var smsBreakerFailures = 5
+    package var smsBreakerSeconds: Int64 = 30
+    package var smsMaxAttempts = 5
+    package var smsRetryBackoffMs: Int64 = 1000
     /// `sms.appName`, `sms.templates` ({language tag: template}), `sms.originBoundDomain`,
     /// `sms.androidAppHash`, `sms.maxSegments`: the texts, checked when the engine opens (SMSText).
-    public var smsAppName: String?
-    public var smsTemplates: [String: String] = [:]
-    public var smsOriginBoundDomain: String?
-    public var smsAndroidAppHash: String?
-    public var smsMaxSegments = 1
-    public var sqliteSynchronous = Synchronous.normal
+    package var smsAppName: String?
+    package var smsTemplates: [String: String] = [:]
+    package var smsOriginBoundDomain: String?
+    package var smsAndroidAppHash: String?
+    package var smsMaxSegments = 1
+    package var sqliteSynchronous = Synchronous.normal
     /// Enrolling or removing a second factor needs a sign-in at most this old.
-    public var mfaRecentSignInSeconds: Int64 = 300
-    public var mfaMaxFactors = 5
+    package var mfaRecentSignInSeconds: Int64 = 300
+    package var mfaMaxFactors = 5
     /// How long a multi-factor session (a challenge, or a TOTP enrolment) lasts.
-    public var mfaSessionTtlSeconds: Int64 = 300
+    package var mfaSessionTtlSeconds: Int64 = 300
     /// How long a temporary proof from credentialAlreadyInUse can sign in.
-    public var temporaryProofTtlSeconds: Int64 = 300
-    public var abuse = AbusePolicy()
+    package var temporaryProofTtlSeconds: Int64 = 300
+    package var abuse = AbusePolicy()
 
-    public init(database: String) { self.database = database }
+    package init(database: String) { self.database = database }
 
     /// How many messages the engine sends at once.
-    public var effectiveSMSConcurrency: Int { smsConcurrency ?? (smsProvider == .providers ? 16 : 1) }
+    package var effectiveSMSConcurrency: Int { smsConcurrency ?? (smsProvider == .providers ? 16 : 1) }
 
-    public var effectiveIssuer: String { issuer ?? "https://phoneauth.local/\(projectId)" }
+    package var effectiveIssuer: String { issuer ?? "https://phoneauth.local/\(projectId)" }
 
     static let maxTestPhoneNumbers = 10
 
     /// Reads and validates a configuration object; every error names the offending key.
-    public static func read(_ json: JSONValue) throws(PhoneAuthError) -> EngineConfig {
+    package static func read(_ json: JSONValue) throws(PhoneAuthError) -> EngineConfig {
         let r = try ObjectReader(json, code: .invalidConfiguration, what: "configuration")
         try r.rejectUnknown([
             "database", "projectId", "issuer", "masterKey", "signingAlgorithm", "idTokenTtlSeconds", "refreshReuseIntervalSeconds", "signingKeyRotationDays",
@@ -228,10 +228,10 @@ public struct EngineConfig: Sendable {
         return result
     }
 
-    public static let databaseVariable = "PHONEAUTH_DATABASE_URL"
+    package static let databaseVariable = "PHONEAUTH_DATABASE_URL"
 
     /// A non-empty environment variable's value (every host reads the environment through this).
-    public static func environment(_ name: String) -> String? {
+    package static func environment(_ name: String) -> String? {
         guard let value = getenv(name), value.pointee != 0 else { return nil }
         return String(cString: value)
     }

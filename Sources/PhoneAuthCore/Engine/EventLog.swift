@@ -1,6 +1,6 @@
 /// Receives the engine's events as JSON objects, for the host's logs and alerts. Called from the
 /// thread that made the call, or from the delivery thread: it must be thread-safe and quick.
-public protocol EventSink: AnyObject, Sendable {
+package protocol EventSink: AnyObject, Sendable {
     func record(_ event: JSONValue)
 }
 

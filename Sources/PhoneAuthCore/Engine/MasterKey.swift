@@ -3,11 +3,11 @@ import Glibc
 /// The 32-byte key that encrypts the secrets kept in the database. Taken from the configuration,
 /// else the environment variable PHONEAUTH_MASTER_KEY, else a key file beside the database that is
 /// generated on first use with mode 0600.
-public enum MasterKey {
-    public static let environmentVariable = "PHONEAUTH_MASTER_KEY"
+package enum MasterKey {
+    package static let environmentVariable = "PHONEAUTH_MASTER_KEY"
 
     /// Accepts 64 hex digits or base64 of 32 bytes.
-    public static func decode(_ text: String, source: String) throws(PhoneAuthError) -> [UInt8] {
+    package static func decode(_ text: String, source: String) throws(PhoneAuthError) -> [UInt8] {
         let trimmed = String(text.filter { !$0.isWhitespace })
         if trimmed.utf8.count == 64, let bytes = hex(trimmed) { return bytes }
         if let bytes = Base64.decode(trimmed), bytes.count == 32 { return bytes }
@@ -15,7 +15,7 @@ public enum MasterKey {
                              details: [("key", .string("masterKey"))])
     }
 
-    public static func resolve(configured: [UInt8]?, database: Database) throws(PhoneAuthError) -> [UInt8] {
+    package static func resolve(configured: [UInt8]?, database: Database) throws(PhoneAuthError) -> [UInt8] {
         if let configured { return configured }
         if let env = getenv(environmentVariable), env.pointee != 0 {
             return try decode(String(cString: env), source: "environment variable \(environmentVariable)")
@@ -34,13 +34,13 @@ public enum MasterKey {
 
     /// The key file the master key comes from, when it does (SQLite, no configured or
     /// environment key); a rekey writes `<it>.new` before it commits and renames it after.
-    public static func keyFile(configured: [UInt8]?, database: Database) -> String? {
+    package static func keyFile(configured: [UInt8]?, database: Database) -> String? {
         guard configured == nil, getenv(environmentVariable).map({ $0.pointee == 0 }) ?? true, case let .sqlite(path, _) = database else { return nil }
         return path + ".key"
     }
 
     /// Writes `key` to `path` whole, mode 0600, synced (replacing nothing: the path must not exist).
-    public static func writeKeyFile(_ path: String, key: [UInt8]) throws(PhoneAuthError) {
+    package static func writeKeyFile(_ path: String, key: [UInt8]) throws(PhoneAuthError) {
         unlink(path)
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw keyFileError(path, "cannot be created (\(String(cString: strerror(errno))))") }

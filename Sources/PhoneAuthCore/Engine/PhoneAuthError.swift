@@ -1,11 +1,11 @@
 /// An error the engine reports to its host: a stable code, its status number, an English message
 /// for developers (never holding codes, tokens, secrets or full phone numbers) and details.
-public struct PhoneAuthError: Error, Sendable {
-    public let code: Code
-    public let message: String
-    public let details: [(String, JSONValue)]
+package struct PhoneAuthError: Error, Sendable {
+    package let code: Code
+    package let message: String
+    package let details: [(String, JSONValue)]
 
-    public init(_ code: Code, _ message: String, details: [(String, JSONValue)] = []) {
+    package init(_ code: Code, _ message: String, details: [(String, JSONValue)] = []) {
         self.code = code
         self.message = message
         self.details = details
@@ -13,56 +13,56 @@ public struct PhoneAuthError: Error, Sendable {
 
     /// Error codes, with Firebase's AuthErrorCode name and number where the meaning is the same.
     /// A struct over raw values so that new codes can be added without breaking callers.
-    public struct Code: Hashable, Sendable {
-        public let name: String
-        public let status: Int32
+    package struct Code: Hashable, Sendable {
+        package let name: String
+        package let status: Int32
 
-        public static let invalidCustomToken = Code(name: "invalidCustomToken", status: 17000)
-        public static let customTokenMismatch = Code(name: "customTokenMismatch", status: 17002)
-        public static let invalidCredential = Code(name: "invalidCredential", status: 17004)
-        public static let userDisabled = Code(name: "userDisabled", status: 17005)
-        public static let operationNotAllowed = Code(name: "operationNotAllowed", status: 17006)
-        public static let tooManyRequests = Code(name: "tooManyRequests", status: 17010)
-        public static let userNotFound = Code(name: "userNotFound", status: 17011)
-        public static let invalidUserToken = Code(name: "invalidUserToken", status: 17017)
-        public static let userTokenExpired = Code(name: "userTokenExpired", status: 17021)
-        public static let missingPhoneNumber = Code(name: "missingPhoneNumber", status: 17041)
-        public static let invalidPhoneNumber = Code(name: "invalidPhoneNumber", status: 17042)
-        public static let missingVerificationCode = Code(name: "missingVerificationCode", status: 17043)
-        public static let invalidVerificationCode = Code(name: "invalidVerificationCode", status: 17044)
-        public static let missingVerificationID = Code(name: "missingVerificationID", status: 17045)
-        public static let invalidVerificationID = Code(name: "invalidVerificationID", status: 17046)
-        public static let sessionExpired = Code(name: "sessionExpired", status: 17051)
-        public static let quotaExceeded = Code(name: "quotaExceeded", status: 17052)
-        public static let missingAppCredential = Code(name: "missingAppCredential", status: 17047)
-        public static let invalidAppCredential = Code(name: "invalidAppCredential", status: 17048)
-        public static let missingAppToken = Code(name: "missingAppToken", status: 17053)
-        public static let captchaCheckFailed = Code(name: "captchaCheckFailed", status: 17056)
-        public static let appNotVerified = Code(name: "appNotVerified", status: 17055)
-        public static let secondFactorRequired = Code(name: "secondFactorRequired", status: 17078)
-        public static let requiresRecentLogin = Code(name: "requiresRecentLogin", status: 17014)
-        public static let providerAlreadyLinked = Code(name: "providerAlreadyLinked", status: 17015)
-        public static let noSuchProvider = Code(name: "noSuchProvider", status: 17016)
-        public static let userMismatch = Code(name: "userMismatch", status: 17024)
-        public static let credentialAlreadyInUse = Code(name: "credentialAlreadyInUse", status: 17025)
-        public static let missingMultiFactorSession = Code(name: "missingMultiFactorSession", status: 17081)
-        public static let missingMultiFactorInfo = Code(name: "missingMultiFactorInfo", status: 17082)
-        public static let invalidMultiFactorSession = Code(name: "invalidMultiFactorSession", status: 17083)
-        public static let multiFactorInfoNotFound = Code(name: "multiFactorInfoNotFound", status: 17084)
-        public static let secondFactorAlreadyEnrolled = Code(name: "secondFactorAlreadyEnrolled", status: 17087)
-        public static let maximumSecondFactorCountExceeded = Code(name: "maximumSecondFactorCountExceeded", status: 17088)
-        public static let unsupportedFirstFactor = Code(name: "unsupportedFirstFactor", status: 17089)
-        public static let internalError = Code(name: "internalError", status: 17999)
-        public static let invalidArgument = Code(name: "invalidArgument", status: 18000)
-        public static let invalidConfiguration = Code(name: "invalidConfiguration", status: 18001)
-        public static let unknownMethod = Code(name: "unknownMethod", status: 18002)
-        public static let storageError = Code(name: "storageError", status: 18003)
-        public static let invalidIdToken = Code(name: "invalidIdToken", status: 18004)
-        public static let idTokenRevoked = Code(name: "idTokenRevoked", status: 18005)
-        public static let phoneNumberAlreadyExists = Code(name: "phoneNumberAlreadyExists", status: 18006)
-        public static let uidAlreadyExists = Code(name: "uidAlreadyExists", status: 18007)
+        package static let invalidCustomToken = Code(name: "invalidCustomToken", status: 17000)
+        package static let customTokenMismatch = Code(name: "customTokenMismatch", status: 17002)
+        package static let invalidCredential = Code(name: "invalidCredential", status: 17004)
+        package static let userDisabled = Code(name: "userDisabled", status: 17005)
+        package static let operationNotAllowed = Code(name: "operationNotAllowed", status: 17006)
+        package static let tooManyRequests = Code(name: "tooManyRequests", status: 17010)
+        package static let userNotFound = Code(name: "userNotFound", status: 17011)
+        package static let invalidUserToken = Code(name: "invalidUserToken", status: 17017)
+        package static let userTokenExpired = Code(name: "userTokenExpired", status: 17021)
+        package static let missingPhoneNumber = Code(name: "missingPhoneNumber", status: 17041)
+        package static let invalidPhoneNumber = Code(name: "invalidPhoneNumber", status: 17042)
+        package static let missingVerificationCode = Code(name: "missingVerificationCode", status: 17043)
+        package static let invalidVerificationCode = Code(name: "invalidVerificationCode", status: 17044)
+        package static let missingVerificationID = Code(name: "missingVerificationID", status: 17045)
+        package static let invalidVerificationID = Code(name: "invalidVerificationID", status: 17046)
+        package static let sessionExpired = Code(name: "sessionExpired", status: 17051)
+        package static let quotaExceeded = Code(name: "quotaExceeded", status: 17052)
+        package static let missingAppCredential = Code(name: "missingAppCredential", status: 17047)
+        package static let invalidAppCredential = Code(name: "invalidAppCredential", status: 17048)
+        package static let missingAppToken = Code(name: "missingAppToken", status: 17053)
+        package static let captchaCheckFailed = Code(name: "captchaCheckFailed", status: 17056)
+        package static let appNotVerified = Code(name: "appNotVerified", status: 17055)
+        package static let secondFactorRequired = Code(name: "secondFactorRequired", status: 17078)
+        package static let requiresRecentLogin = Code(name: "requiresRecentLogin", status: 17014)
+        package static let providerAlreadyLinked = Code(name: "providerAlreadyLinked", status: 17015)
+        package static let noSuchProvider = Code(name: "noSuchProvider", status: 17016)
+        package static let userMismatch = Code(name: "userMismatch", status: 17024)
+        package static let credentialAlreadyInUse = Code(name: "credentialAlreadyInUse", status: 17025)
+        package static let missingMultiFactorSession = Code(name: "missingMultiFactorSession", status: 17081)
+        package static let missingMultiFactorInfo = Code(name: "missingMultiFactorInfo", status: 17082)
+        package static let invalidMultiFactorSession = Code(name: "invalidMultiFactorSession", status: 17083)
+        package static let multiFactorInfoNotFound = Code(name: "multiFactorInfoNotFound", status: 17084)
+        package static let secondFactorAlreadyEnrolled = Code(name: "secondFactorAlreadyEnrolled", status: 17087)
+        package static let maximumSecondFactorCountExceeded = Code(name: "maximumSecondFactorCountExceeded", status: 17088)
+        package static let unsupportedFirstFactor = Code(name: "unsupportedFirstFactor", status: 17089)
+        package static let internalError = Code(name: "internalError", status: 17999)
+        package static let invalidArgument = Code(name: "invalidArgument", status: 18000)
+        package static let invalidConfiguration = Code(name: "invalidConfiguration", status: 18001)
+        package static let unknownMethod = Code(name: "unknownMethod", status: 18002)
+        package static let storageError = Code(name: "storageError", status: 18003)
+        package static let invalidIdToken = Code(name: "invalidIdToken", status: 18004)
+        package static let idTokenRevoked = Code(name: "idTokenRevoked", status: 18005)
+        package static let phoneNumberAlreadyExists = Code(name: "phoneNumberAlreadyExists", status: 18006)
+        package static let uidAlreadyExists = Code(name: "uidAlreadyExists", status: 18007)
 
-        public static let all: [Code] = [
+        package static let all: [Code] = [
             .invalidCustomToken, .customTokenMismatch, .invalidCredential, .userDisabled, .operationNotAllowed, .tooManyRequests, .userNotFound,
             .invalidUserToken, .userTokenExpired, .missingPhoneNumber, .invalidPhoneNumber,
             .missingVerificationCode, .invalidVerificationCode, .missingVerificationID,
@@ -76,7 +76,7 @@ public struct PhoneAuthError: Error, Sendable {
         ]
 
         /// Static text for each status, for phoneauth_strerror: "name: what it means".
-        public var summary: StaticString {
+        package var summary: StaticString {
             switch name {
             case "invalidCustomToken": return "invalidCustomToken: the custom token is not valid"
             case "customTokenMismatch": return "customTokenMismatch: the custom token is for another project"
@@ -128,7 +128,7 @@ public struct PhoneAuthError: Error, Sendable {
     }
 
     /// The error object every failure turns into across the ABI.
-    public var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         .object([("error", .object([
             ("code", .string(code.name)),
             ("status", .int(Int64(code.status))),

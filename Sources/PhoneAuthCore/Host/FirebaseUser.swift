@@ -1,11 +1,11 @@
 /// Users, factors and sign-ins in the JSON shapes of Identity Toolkit and of `firebase
 /// auth:export` (times as Firebase writes them: milliseconds as strings, validSince as seconds,
 /// customAttributes as JSON text). phoneauthd answers in them; exportUsers writes them.
-public enum FirebaseUser {
+package enum FirebaseUser {
     /// The user as Identity Toolkit's lookup answers it, or (`export`) as auth:export writes it:
     /// `lastSignedInAt` for `lastLoginAt`, no session fields, only the phone second factors (a
     /// TOTP secret never leaves the store).
-    public static func json(_ user: UserRecord, export: Bool = false) -> JSONValue {
+    package static func json(_ user: UserRecord, export: Bool = false) -> JSONValue {
         var o = JSONObjectBuilder()
         o.set("localId", .string(user.uid))
         o.set("phoneNumber", user.phoneNumber.map { .string($0) })
@@ -27,7 +27,7 @@ public enum FirebaseUser {
     }
 
     /// A second factor as `mfaInfo` lists it; hints before the second step show the number masked.
-    public static func factor(_ f: EnrolledFactor, masked: Bool) -> JSONValue {
+    package static func factor(_ f: EnrolledFactor, masked: Bool) -> JSONValue {
         var o = JSONObjectBuilder()
         o.set("mfaEnrollmentId", .string(f.enrollmentId))
         o.set("displayName", f.displayName.map { .string($0) })
@@ -41,7 +41,7 @@ public enum FirebaseUser {
     }
 
     /// A completed sign-in as verifyPhoneNumber and signInWithCustomToken answer it.
-    public static func signIn(_ r: SignInResult, kind: String) -> JSONValue {
+    package static func signIn(_ r: SignInResult, kind: String) -> JSONValue {
         var o = JSONObjectBuilder()
         o.set("kind", .string("identitytoolkit#\(kind)"))
         o.set("idToken", .string(r.idToken))
@@ -54,12 +54,12 @@ public enum FirebaseUser {
     }
 
     /// The tokens only, as the multi-factor endpoints answer (no expiresIn: the clients refresh).
-    public static func tokens(_ r: SignInResult) -> JSONValue {
+    package static func tokens(_ r: SignInResult) -> JSONValue {
         .object([("idToken", .string(r.idToken)), ("refreshToken", .string(r.refreshToken))])
     }
 
     /// RFC 3339 with milliseconds, as Google's APIs write timestamps.
-    public static func rfc3339Millis(_ t: Timestamp) -> String {
+    package static func rfc3339Millis(_ t: Timestamp) -> String {
         let millis = String(1000 + (t.milliseconds % 1000 + 1000) % 1000).dropFirst()
         return String(t.rfc3339.dropLast()) + ".\(millis)Z"
     }

@@ -1,17 +1,17 @@
 /// Users out and in, in the JSON of Firebase's `auth:export` / `auth:import` (and firebase-admin's
 /// import_users): so users move between Firebase and PhoneAuth, and between PhoneAuth stores.
 extension Engine {
-    public static let maxImportUsers = 1000
+    package static let maxImportUsers = 1000
 
     /// One page of users in uid order, each as `auth:export` writes it; `nextPageToken` continues.
-    public func exportUsers(maxResults: Int, pageToken: String?) throws -> (users: [JSONValue], nextPageToken: String?) {
+    package func exportUsers(maxResults: Int, pageToken: String?) throws -> (users: [JSONValue], nextPageToken: String?) {
         let page = try listUsers(maxResults: maxResults, pageToken: pageToken)
         return (page.users.map { FirebaseUser.json($0, export: true) }, page.nextPageToken)
     }
 
     /// Imports up to 1000 users; each one that cannot be is reported by its index and the others
     /// are imported. Importing a uid again replaces its fields and phone factors (idempotent).
-    public func importUsers(_ users: [JSONValue]) throws -> (imported: Int, errors: [(index: Int, message: String)]) {
+    package func importUsers(_ users: [JSONValue]) throws -> (imported: Int, errors: [(index: Int, message: String)]) {
         guard users.count <= Self.maxImportUsers else {
             throw PhoneAuthError(.invalidArgument, "At most \(Self.maxImportUsers) users per importUsers call; this one has \(users.count).",
                                  details: [("field", .string("users"))])

@@ -24,7 +24,7 @@ enum MultiFactorErrors {
 
 extension EnrolledFactor {
     /// The factor as getUser lists it and as a hint shows it; a hint shows only the number's last four digits.
-    public func json(maskingPhone: Bool) -> JSONValue {
+    package func json(maskingPhone: Bool) -> JSONValue {
         var o = JSONObjectBuilder()
         o.set("uid", .string(enrollmentId))
         o.set("factorId", .string(factorId))

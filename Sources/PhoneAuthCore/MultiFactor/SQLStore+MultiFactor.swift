@@ -9,7 +9,7 @@ extension SQLStore {
                   session.sealedSecret.map { .blob($0) } ?? .null, .int(now.milliseconds), .int(session.expiresAt.milliseconds)])
     }
 
-    public func openMFASession(_ session: NewMFASession, uid: String, presentedSession: String, provider: String,
+    package func openMFASession(_ session: NewMFASession, uid: String, presentedSession: String, provider: String,
                                now: Timestamp) throws -> AccountOutcome {
         try write { db in
             if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
@@ -31,7 +31,7 @@ extension SQLStore {
         }
     }
 
-    public func mfaSessionUser(id: String, kind: String, now: Timestamp) throws -> AccountOutcome {
+    package func mfaSessionUser(id: String, kind: String, now: Timestamp) throws -> AccountOutcome {
         try read { db in
             guard let session = try mfaSession(id: id, kind: kind, now: now, in: db) else { return .refused(try deadSessionRefusal(id, in: db)) }
             guard let user = try user(uid: session.uid, in: db) else { return .refused(.userNotFound) }
@@ -54,7 +54,7 @@ extension SQLStore {
         return .wrongCode(attemptsLeft: max(0, maxAttempts - used))
     }
 
-    public func resolveSecondFactor(sessionId: String, proof: SecondFactorProof, now: Timestamp, maxAttempts: Int,
+    package func resolveSecondFactor(sessionId: String, proof: SecondFactorProof, now: Timestamp, maxAttempts: Int,
                                     limits: CheckLimits, signIn: NewSignIn) throws -> AccountOutcome {
         try write { db in
             guard let session = try mfaSession(id: sessionId, kind: "signIn", now: now, in: db) else {
@@ -103,7 +103,7 @@ extension SQLStore {
         }
     }
 
-    public func enrollTotp(sessionId: String, uid: String, presentedSession: String, check: TotpCheck, factor: NewFactor,
+    package func enrollTotp(sessionId: String, uid: String, presentedSession: String, check: TotpCheck, factor: NewFactor,
                            now: Timestamp, maxAttempts: Int, signIn: NewSignIn) throws -> AccountOutcome {
         try write { db in
             if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
@@ -137,7 +137,7 @@ extension SQLStore {
         try db.run("UPDATE mfa_sessions SET state = 'ended' WHERE uid = ? AND state = 'active'", [.text(uid)])
     }
 
-    public func unenroll(uid: String, presentedSession: String, enrollmentId: String, signIn: NewSignIn, now: Timestamp) throws -> AccountOutcome {
+    package func unenroll(uid: String, presentedSession: String, enrollmentId: String, signIn: NewSignIn, now: Timestamp) throws -> AccountOutcome {
         try write { db in
             if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
             guard try db.run("DELETE FROM factors WHERE uid = ? AND enrollment_id = ?", [.text(uid), .text(enrollmentId)]) == 1 else {
@@ -148,7 +148,7 @@ extension SQLStore {
         }
     }
 
-    public func unlinkPhone(uid: String, presentedSession: String) throws -> AccountOutcome {
+    package func unlinkPhone(uid: String, presentedSession: String) throws -> AccountOutcome {
         try write { db in
             if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
             guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }

@@ -1,30 +1,30 @@
 import CPhoneNumbers
 
 /// A phone number that libphonenumber parsed and found valid, in E.164 form.
-public struct PhoneNumber: Hashable, Sendable {
-    public let e164: String
-    public let region: String
+package struct PhoneNumber: Hashable, Sendable {
+    package let e164: String
+    package let region: String
 
     /// The kind of line (mobile, fixed line, premium rate, …) as libphonenumber classifies it.
-    public let type: NumberType
+    package let type: NumberType
 
-    public enum NumberType: Int32, Sendable, CaseIterable {
+    package enum NumberType: Int32, Sendable, CaseIterable {
         case fixedLine = 0, mobile, fixedLineOrMobile, tollFree, premiumRate, sharedCost, voip,
              personalNumber, pager, uan, voicemail, unknown
 
         /// libphonenumber's name of the type, as configuration and error details spell it.
-        public var name: String {
+        package var name: String {
             ["FIXED_LINE", "MOBILE", "FIXED_LINE_OR_MOBILE", "TOLL_FREE", "PREMIUM_RATE", "SHARED_COST", "VOIP",
              "PERSONAL_NUMBER", "PAGER", "UAN", "VOICEMAIL", "UNKNOWN"][Int(rawValue)]
         }
     }
 
     /// Whether libphonenumber knows `code` as a region (CLDR, or "001" for non-geographic numbers).
-    public static func isSupportedRegion(_ code: String) -> Bool { pa_phone_region_supported(code) == 1 }
+    package static func isSupportedRegion(_ code: String) -> Bool { pa_phone_region_supported(code) == 1 }
 
     /// Parses any common human format with a leading "+". Throws `invalidPhoneNumber` whose
     /// details carry the reason, or `missingPhoneNumber` for an empty string.
-    public static func parse(_ text: String) throws(PhoneAuthError) -> PhoneNumber {
+    package static func parse(_ text: String) throws(PhoneAuthError) -> PhoneNumber {
         if text.allSatisfy({ $0 == " " }) {
             throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.")
         }
@@ -59,9 +59,9 @@ public struct PhoneNumber: Hashable, Sendable {
 
     /// The number with all but its last four digits hidden, for logs and for showing a user which
     /// number a code went to: "+*******3434".
-    public var masked: String { PhoneNumber.mask(e164) }
+    package var masked: String { PhoneNumber.mask(e164) }
 
-    public static func mask(_ e164: String) -> String {
+    package static func mask(_ e164: String) -> String {
         let digits = Array(e164.dropFirst())
         guard digits.count > 4 else { return "+" + String(repeating: "*", count: digits.count) }
         return "+" + String(repeating: "*", count: digits.count - 4) + String(digits.suffix(4))

@@ -1,39 +1,39 @@
 /// What the engine refuses to protect SMS spend and codes: send quotas, wrong-code limits, and
 /// which destinations may get an SMS at all. Read from the configuration keys `quotas`,
 /// `smsRegionPolicy` and `phoneNumberTypes`. A limit of 0 is no limit.
-public struct AbusePolicy: Sendable {
+package struct AbusePolicy: Sendable {
     /// SMS per phone number per hour (sliding window, counted exactly).
-    public var smsPerNumberPerHour = 5
+    package var smsPerNumberPerHour = 5
     /// SMS per client IP per hour (sliding window, estimated from two fixed windows).
-    public var smsPerIpPerHour = 20
+    package var smsPerIpPerHour = 20
     /// SMS per project per day (sliding window, estimated).
-    public var smsPerProjectPerDay = 10_000
+    package var smsPerProjectPerDay = 10_000
     /// SMS per destination region per day, by CLDR region code (sliding window, estimated).
-    public var smsPerRegionPerDay: [String: Int] = [:]
+    package var smsPerRegionPerDay: [String: Int] = [:]
     /// The pumping circuit breaker: SMS to any one region per hour; 0 is off.
-    public var regionBurstPerHour = 0
+    package var regionBurstPerHour = 0
     /// Wrong codes in a row for one number, across verifications, before it is first locked.
     /// The run ends only with a right code or `unlockPhoneNumber`, never with time: after a
     /// lockout, `maxAttempts` more wrong codes lock it again, each lockout twice as long as the
     /// one before (from `lockoutSeconds` up to `maxLockoutSeconds`).
-    public var maxConsecutiveFailures = 100
-    public var lockoutSeconds: Int64 = 3600
-    public var maxLockoutSeconds: Int64 = 30 * 86_400
+    package var maxConsecutiveFailures = 100
+    package var lockoutSeconds: Int64 = 3600
+    package var maxLockoutSeconds: Int64 = 30 * 86_400
     /// Wrong codes per client IP per 5 minutes (sliding window, estimated).
-    public var wrongCodesPerIpPer5Minutes = 50
+    package var wrongCodesPerIpPer5Minutes = 50
     /// Push receipts and captcha challenges per client IP per hour (sliding window, estimated).
-    public var appChecksPerIpPerHour = 60
+    package var appChecksPerIpPerHour = 60
 
-    public enum RegionPolicy: Sendable, Equatable {
+    package enum RegionPolicy: Sendable, Equatable {
         case allowByDefault(disallowed: Set<String>)
         case allowlistOnly(allowed: Set<String>)
     }
-    public var regionPolicy = RegionPolicy.allowByDefault(disallowed: [])
-    public var deniedTypes: Set<PhoneNumber.NumberType> = [.premiumRate, .sharedCost, .unknown]
+    package var regionPolicy = RegionPolicy.allowByDefault(disallowed: [])
+    package var deniedTypes: Set<PhoneNumber.NumberType> = [.premiumRate, .sharedCost, .unknown]
 
-    public init() {}
+    package init() {}
 
-    public func allowsRegion(_ region: String) -> Bool {
+    package func allowsRegion(_ region: String) -> Bool {
         switch regionPolicy {
         case let .allowByDefault(disallowed): return !disallowed.contains(region)
         case let .allowlistOnly(allowed): return allowed.contains(region)

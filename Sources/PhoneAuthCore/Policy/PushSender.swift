@@ -1,5 +1,5 @@
 /// Delivers a silent push notification to the app, for app verification: the host's APNs (or
 /// FCM) client. Returns whether the push service accepted it.
-public protocol PushSender: AnyObject, Sendable {
+package protocol PushSender: AnyObject, Sendable {
     func send(appToken: String, tokenType: String, payload: JSONValue) -> Bool
 }

@@ -1,6 +1,6 @@
 /// Push receipts and captcha challenges.
 extension SQLStore {
-    public func addAppCheck(id: String, kind: String, secretHash: [UInt8]?, scheme: String?, expiresAt: Timestamp, now: Timestamp,
+    package func addAppCheck(id: String, kind: String, secretHash: [UInt8]?, scheme: String?, expiresAt: Timestamp, now: Timestamp,
                             ipKey: String?, ipLimit: Int) throws -> LimitTrip? {
         try write { db in
             if let ipKey {
@@ -13,14 +13,14 @@ extension SQLStore {
         }
     }
 
-    public func claimAppCheck(id: String, kind: String, expiresAt: Timestamp) throws -> Bool {
+    package func claimAppCheck(id: String, kind: String, expiresAt: Timestamp) throws -> Bool {
         try write { db in
             try db.run("INSERT INTO app_checks (id, kind, expires_at, state) VALUES (?, ?, ?, 'used') ON CONFLICT (id) DO NOTHING",
                        [.text(id), .text(kind), .int(expiresAt.milliseconds)]) == 1
         }
     }
 
-    public func useAppCheck(id: String, kind: String, now: Timestamp, spendOnMismatch: Bool,
+    package func useAppCheck(id: String, kind: String, now: Timestamp, spendOnMismatch: Bool,
                             accepts: ([UInt8]?, String?) -> Bool) throws -> String? {
         try write { db in
             guard let (secretHash, scheme, expiresAt, state) = try db.row(

@@ -101,7 +101,7 @@ extension SQLStore {
     }
 
     /// Ends the number's run of wrong codes and its lockout; whether it had one.
-    public func unlockPhoneNumber(_ phone: String) throws -> Bool {
+    package func unlockPhoneNumber(_ phone: String) throws -> Bool {
         try write { db in try db.run("DELETE FROM number_failures WHERE phone = ?", [.text(phone)]) > 0 }
     }
 

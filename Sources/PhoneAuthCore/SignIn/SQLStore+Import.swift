@@ -4,7 +4,7 @@ extension SQLStore {
     /// fields and phone factors replaced (so importing the same file twice changes nothing; its
     /// TOTP factors and sessions stay). Refused, with nothing written, when the number is another
     /// user's or a second factor, or a factor's number is a user's sign-in number.
-    public func importUser(_ user: UserRecord) throws -> UpdateUserOutcome {
+    package func importUser(_ user: UserRecord) throws -> UpdateUserOutcome {
         try write { db in
             if let phone = user.phoneNumber {
                 let holder = try numberHolder(phone, in: db)

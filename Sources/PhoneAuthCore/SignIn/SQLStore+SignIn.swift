@@ -1,7 +1,7 @@
 /// What a sign-in writes: the user on first sign-in, the session (or the challenge of a user
 /// with second factors), and the account changes a verified number makes.
 extension SQLStore {
-    public func redeemVerification(id: String, temporaryProof: Bool, now: Timestamp, maxAttempts: Int, limits: CheckLimits,
+    package func redeemVerification(id: String, temporaryProof: Bool, now: Timestamp, maxAttempts: Int, limits: CheckLimits,
                                    codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome {
         try write { db in
             let verified: (phone: String, subject: String?)
@@ -68,7 +68,7 @@ extension SQLStore {
         return (try withFactors(user, in: db), isSecondFactor)
     }
 
-    public func redeemForAccount(id: String, uid: String, presentedSession: String, change: AccountChange, now: Timestamp,
+    package func redeemForAccount(id: String, uid: String, presentedSession: String, change: AccountChange, now: Timestamp,
                                  maxAttempts: Int, limits: CheckLimits, codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome {
         try write { db in
             if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
@@ -116,7 +116,7 @@ extension SQLStore {
         }
     }
 
-    public func signInUser(_ signIn: NewSignIn, now: Timestamp) throws -> AccountOutcome {
+    package func signInUser(_ signIn: NewSignIn, now: Timestamp) throws -> AccountOutcome {
         try write { db in
             let existing = try self.user(uid: signIn.newUid, in: db)
             if existing?.disabled == true { return .refused(.userDisabled) }

@@ -28,15 +28,15 @@ extension SQLStore {
         return user
     }
 
-    public func user(uid: String) throws -> UserRecord? { try read { try user(uid: uid, in: $0) } }
+    package func user(uid: String) throws -> UserRecord? { try read { try user(uid: uid, in: $0) } }
 
-    public func user(phoneNumber: String) throws -> UserRecord? { try read { try user(phoneNumber: phoneNumber, in: $0) } }
+    package func user(phoneNumber: String) throws -> UserRecord? { try read { try user(phoneNumber: phoneNumber, in: $0) } }
 
-    public func deleteUser(uid: String) throws -> Bool {
+    package func deleteUser(uid: String) throws -> Bool {
         try write { db in try db.run("DELETE FROM users WHERE uid = ?", [.text(uid)]) == 1 }
     }
 
-    public func createUser(uid: String, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome {
+    package func createUser(uid: String, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome {
         try write { db in
             guard try user(uid: uid, in: db) == nil else { return .uidTaken }
             if let refusal = try refusal(of: changes, uid: uid, in: db) { return refusal }
@@ -45,7 +45,7 @@ extension SQLStore {
         }
     }
 
-    public func updateUser(uid: String, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome {
+    package func updateUser(uid: String, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome {
         try write { db in
             guard try user(uid: uid, in: db) != nil else { return .notFound }
             if let refusal = try refusal(of: changes, uid: uid, in: db) { return refusal }
@@ -84,7 +84,7 @@ extension SQLStore {
         return .updated(user)
     }
 
-    public func listUsers(afterUid: String?, limit: Int) throws -> [UserRecord] {
+    package func listUsers(afterUid: String?, limit: Int) throws -> [UserRecord] {
         try read { db in
             var users: [UserRecord] = []
             try db.rows(Self.userColumns + " WHERE uid > ? ORDER BY uid LIMIT ?", [.text(afterUid ?? ""), .int(Int64(limit))]) {
@@ -94,7 +94,7 @@ extension SQLStore {
         }
     }
 
-    public func revokeSessions(uid: String, now: Timestamp) throws -> Bool {
+    package func revokeSessions(uid: String, now: Timestamp) throws -> Bool {
         try write { db in
             guard try db.run("UPDATE users SET valid_since = ? WHERE uid = ?", [.int(now.milliseconds), .text(uid)]) == 1 else { return false }
             try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'revoked' WHERE uid = ? AND revoked_at IS NULL",

@@ -1,10 +1,10 @@
 /// Where an engine keeps its state: a SQLite file (the embedded default) or a PostgreSQL
 /// database that engines on several machines share.
-public enum Database: Sendable {
+package enum Database: Sendable {
     case sqlite(path: String, synchronous: EngineConfig.Synchronous)
     case postgres(PostgresSettings)
 
-    public init(_ config: EngineConfig) {
+    package init(_ config: EngineConfig) {
         if PostgresSettings.isURI(config.database) {
             var settings = config.postgres
             settings.uri = config.database
@@ -15,7 +15,7 @@ public enum Database: Sendable {
     }
 
     /// Opens the database and brings its schema up to date.
-    public func open() throws -> Store {
+    package func open() throws -> Store {
         do {
             switch self {
             case let .sqlite(path, synchronous):
@@ -75,7 +75,7 @@ public enum Database: Sendable {
     }
 
     /// Where it is, for messages: the file's path, or PostgreSQL's host and database.
-    public var location: String {
+    package var location: String {
         switch self {
         case let .sqlite(path, _): return path
         case let .postgres(settings): return settings.location

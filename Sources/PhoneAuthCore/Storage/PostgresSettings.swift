@@ -1,21 +1,21 @@
 /// How to reach a PostgreSQL database: the connection URI from the configuration and the
 /// `postgres` options. The URI's password never leaves this value: `location` names host and
 /// database only, and `redact` takes the password out of any text.
-public struct PostgresSettings: Sendable {
-    public var uri: String
-    public var poolSize = 4
-    public var schema = "phoneauth"
-    public var connectTimeoutSeconds = 5
-    public var statementTimeoutMs = 5000
+package struct PostgresSettings: Sendable {
+    package var uri: String
+    package var poolSize = 4
+    package var schema = "phoneauth"
+    package var connectTimeoutSeconds = 5
+    package var statementTimeoutMs = 5000
 
-    public init(uri: String) { self.uri = uri }
+    package init(uri: String) { self.uri = uri }
 
-    public static func isURI(_ database: String) -> Bool {
+    package static func isURI(_ database: String) -> Bool {
         database.hasPrefix("postgresql://") || database.hasPrefix("postgres://")
     }
 
     /// A schema name used unquoted in SQL and in the server's options: lower case, digits and _.
-    public static func isValidSchema(_ name: String) -> Bool {
+    package static func isValidSchema(_ name: String) -> Bool {
         guard let first = name.utf8.first, name.utf8.count <= 63, !(48...57).contains(first) else { return false }
         return name.utf8.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == 95 }
     }
@@ -31,7 +31,7 @@ public struct PostgresSettings: Sendable {
     }
 
     /// "host:port/database", for messages.
-    public var location: String {
+    package var location: String {
         let (_, host, path, _) = parts
         return (host.isEmpty ? "local socket" : String(host)) + "/" + (path.isEmpty ? "(default database)" : String(path))
     }
@@ -50,10 +50,10 @@ public struct PostgresSettings: Sendable {
     }
 
     /// `text` with every occurrence of the password replaced by ****.
-    public func redact(_ text: String) -> String {
+    package func redact(_ text: String) -> String {
         passwords.reduce(text) { $0.replacingEvery($1, with: "****") }
     }
 
     /// The URI with its password replaced by ****, for showing to an operator.
-    public var redactedURI: String { redact(uri) }
+    package var redactedURI: String { redact(uri) }
 }

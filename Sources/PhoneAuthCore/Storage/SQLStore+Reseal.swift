@@ -2,7 +2,7 @@
 extension SQLStore {
     /// `secrets` gives a stored key's new sealed bytes; `column` a sealed column value's, given
     /// the value that binds it (its context). A throw rolls everything back.
-    public func reseal(secrets: (StoredSecret) throws -> [UInt8], column: (SealedColumn, String, [UInt8]) throws -> [UInt8]) throws {
+    package func reseal(secrets: (StoredSecret) throws -> [UInt8], column: (SealedColumn, String, [UInt8]) throws -> [UInt8]) throws {
         try write { db in
             var stored: [StoredSecret] = []
             try db.rows(Self.secretColumns) { stored.append(Self.storedSecret($0)) }

@@ -1,15 +1,15 @@
 /// What `phoneauth status` and getStatus show of the store: its size and recent SMS, read in one snapshot.
-public struct StoreStatus: Sendable {
-    public var schemaVersion: Int
-    public var users: Int64
-    public var liveSessions: Int64
-    public var smsQueued: Int64
-    public var smsSentLastHour: Int64
-    public var smsFailedLastHour: Int64
+package struct StoreStatus: Sendable {
+    package var schemaVersion: Int
+    package var users: Int64
+    package var liveSessions: Int64
+    package var smsQueued: Int64
+    package var smsSentLastHour: Int64
+    package var smsFailedLastHour: Int64
 }
 
 extension SQLStore {
-    public func status(now: Timestamp) throws -> StoreStatus {
+    package func status(now: Timestamp) throws -> StoreStatus {
         try read { db in
             func count(_ sql: String, _ args: [SQLValue] = []) throws -> Int64 { try db.row(sql, args) { $0.int(0) } ?? 0 }
             let hourAgo = SQLValue.int(now.milliseconds - 3_600_000)

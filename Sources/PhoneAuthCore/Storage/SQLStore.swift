@@ -15,7 +15,7 @@ final class SQLStore<Connection: SQLConnection>: Store, @unchecked Sendable {
         self.pool = pool
     }
 
-    public func close() { pool.close() }
+    package func close() { pool.close() }
 
     /// Runs `body` in a write transaction, again if it conflicted with another one (after a
     /// short random pause, so the contenders spread out) or met a connection that had broken.
@@ -55,7 +55,7 @@ final class SQLStore<Connection: SQLConnection>: Store, @unchecked Sendable {
     }
 
     /// Statements, transactions and retries so far (for benchmarks and monitoring).
-    public func statistics() -> StoreStatistics {
+    package func statistics() -> StoreStatistics {
         let s = pool.currentStatistics
         return StoreStatistics(driver: dialect.name, poolSize: s.size, transactions: s.transactions, retries: s.retries,
                                roundTrips: s.roundTrips)
@@ -70,7 +70,7 @@ final class SQLStore<Connection: SQLConnection>: Store, @unchecked Sendable {
                      retireAt: row.optionalInt(4).map { Timestamp(milliseconds: $0) })
     }
 
-    public func secrets() throws -> [StoredSecret] {
+    package func secrets() throws -> [StoredSecret] {
         try read { db in
             var result: [StoredSecret] = []
             try db.rows(Self.secretColumns + " ORDER BY created_at, kid") { result.append(Self.storedSecret($0)) }
@@ -78,7 +78,7 @@ final class SQLStore<Connection: SQLConnection>: Store, @unchecked Sendable {
         }
     }
 
-    public func addSecretIfNoneOfKind(_ secret: StoredSecret) throws -> [StoredSecret] {
+    package func addSecretIfNoneOfKind(_ secret: StoredSecret) throws -> [StoredSecret] {
         try write { db in
             let existing = try db.row("SELECT count(*) FROM secrets WHERE kind = ? AND retire_at IS NULL", [.text(secret.kind)]) { $0.int(0) } ?? 0
             if existing == 0 {
@@ -105,7 +105,7 @@ final class SQLStore<Connection: SQLConnection>: Store, @unchecked Sendable {
     /// Adds a signing key that signs from now on and gives every other current one `retireOthersAt`.
     /// With `ifNewestBefore`, only when the newest current signing key is older than that (so
     /// engines that all find a rotation due make exactly one). Whether it was added.
-    public func rotateSigningKey(_ secret: StoredSecret, retireOthersAt: Timestamp, ifNewestBefore: Timestamp?) throws -> Bool {
+    package func rotateSigningKey(_ secret: StoredSecret, retireOthersAt: Timestamp, ifNewestBefore: Timestamp?) throws -> Bool {
         try write { db in
             if let threshold = ifNewestBefore {
                 let kinds = Self.signingKindFilter
@@ -120,7 +120,7 @@ final class SQLStore<Connection: SQLConnection>: Store, @unchecked Sendable {
     }
 
     /// Ends a signing key at `now` (it stops verifying at once); whether it was live.
-    public func retireSigningKey(kid: String, now: Timestamp) throws -> Bool {
+    package func retireSigningKey(kid: String, now: Timestamp) throws -> Bool {
         try write { db in
             let kinds = Self.signingKindFilter
             return try db.run("UPDATE secrets SET retire_at = ? WHERE kid = ? AND \(kinds.sql) AND (retire_at IS NULL OR retire_at > ?)",
@@ -142,7 +142,7 @@ final class SQLStore<Connection: SQLConnection>: Store, @unchecked Sendable {
 
     static func optional(_ text: String?) -> SQLValue { text.map { .text($0) } ?? .null }
 
-    public func purge(verificationsExpiredBefore before: Timestamp, sessionsEndedBefore ended: Timestamp) throws {
+    package func purge(verificationsExpiredBefore before: Timestamp, sessionsEndedBefore ended: Timestamp) throws {
         // Deleting what no one uses any more decides nothing: it need not join serializable
         // conflict tracking.
         try write(rowLocksSuffice: true) { db in

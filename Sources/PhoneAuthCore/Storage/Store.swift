@@ -3,7 +3,7 @@
 /// for PostgreSQL) opening the same database. A transaction that conflicts with another runs
 /// again, so the closures given to an operation (code and secret checks) may be called more than
 /// once and must have no effect but their answer.
-public protocol Store: AnyObject, Sendable {
+package protocol Store: AnyObject, Sendable {
     // Keys
     func secrets() throws -> [StoredSecret]
     /// Adds a secret unless one of the same kind already exists; returns the secrets of that kind
@@ -135,7 +135,7 @@ public protocol Store: AnyObject, Sendable {
 }
 
 /// What `redeemForAccount` does with a verified phone number.
-public enum AccountChange: Sendable {
+package enum AccountChange: Sendable {
     /// Adds the number to a user without one; if another user has it, the verification becomes
     /// `proof`, with which the caller may sign in to that user instead.
     case link(proof: TemporaryProof)
@@ -147,17 +147,17 @@ public enum AccountChange: Sendable {
 
 /// A temporary proof: a verification of a number, created without SMS, whose code is a secret
 /// handed to the caller.
-public struct TemporaryProof: Sendable {
-    public var verificationId: String
-    public var codeHash: [UInt8]
-    public var expiresAt: Timestamp
+package struct TemporaryProof: Sendable {
+    package var verificationId: String
+    package var codeHash: [UInt8]
+    package var expiresAt: Timestamp
 }
 
 /// Checks a TOTP code against a user's sealed secret: the time step it matches, if later than `lastStep`.
-public typealias TotpCheck = (_ sealedSecret: [UInt8], _ uid: String, _ lastStep: Int64) -> Int64?
+package typealias TotpCheck = (_ sealedSecret: [UInt8], _ uid: String, _ lastStep: Int64) -> Int64?
 
 /// The second factor presented to complete a challenge.
-public enum SecondFactorProof {
+package enum SecondFactorProof {
     case phone(verificationId: String, codeMatches: ([UInt8]) -> Bool)
     case totp(enrollmentId: String, check: TotpCheck)
 }

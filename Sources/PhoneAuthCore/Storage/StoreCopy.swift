@@ -2,14 +2,14 @@
 /// to PostgreSQL, when one machine is no longer enough): users, factors, sessions, verifications
 /// in flight, sealed keys and limit counters, row for row, so a signed-in user stays signed in.
 /// The keys stay sealed: engines on the target need the source's master key.
-public enum StoreCopy {
+package enum StoreCopy {
     /// Every table of the schema, parents before the tables that refer to them.
     static let tables = ["secrets", "users", "factors", "sessions", "mfa_sessions", "verifications", "counters",
                          "number_failures", "app_checks"]
 
     /// Copies everything in one read of the source and one transaction on the target; returns
     /// the rows copied per table. Refuses a target that holds any row.
-    public static func copy(from source: Database, to target: Database) throws -> [(table: String, rows: Int)] {
+    package static func copy(from source: Database, to target: Database) throws -> [(table: String, rows: Int)] {
         do {
             let from = try source.connectExisting()
             defer { from.close() }

@@ -2,32 +2,32 @@
 // codes, tokens or message bodies in clear.
 
 /// A key kept in the store, sealed under the master key.
-public struct StoredSecret: Sendable {
-    public var kid: String
-    public var kind: String
-    public var sealed: [UInt8]
-    public var createdAt: Timestamp
+package struct StoredSecret: Sendable {
+    package var kid: String
+    package var kind: String
+    package var sealed: [UInt8]
+    package var createdAt: Timestamp
     /// A signing key's end: after it, the key verifies nothing and leaves the JWKS (nil: current).
-    public var retireAt: Timestamp? = nil
+    package var retireAt: Timestamp? = nil
     /// For a signing key made current by a configuration change: when the others retire.
-    public var retireAtOfOthers: Timestamp? = nil
+    package var retireAtOfOthers: Timestamp? = nil
 }
 
-public struct NewVerification: Sendable {
-    public var id: String
-    public var phone: String
-    public var codeHash: [UInt8]
-    public var createdAt: Timestamp
-    public var expiresAt: Timestamp
+package struct NewVerification: Sendable {
+    package var id: String
+    package var phone: String
+    package var codeHash: [UInt8]
+    package var createdAt: Timestamp
+    package var expiresAt: Timestamp
     /// nil for test numbers, which send no SMS.
-    public var outbox: NewOutboxMessage?
+    package var outbox: NewOutboxMessage?
     /// What the code may be used for, and for whom (see VerificationPurpose).
-    public var purpose = VerificationPurpose.signIn
-    public var subject: String? = nil
+    package var purpose = VerificationPurpose.signIn
+    package var subject: String? = nil
 }
 
 /// What a verification's code may be used for. A code sent for one purpose is refused for any other.
-public enum VerificationPurpose: String, Sendable {
+package enum VerificationPurpose: String, Sendable {
     /// First-factor sign-in, linking, phone number change, re-authentication.
     case signIn
     /// Enrolling the number as a second factor of the user named by `subject`.
@@ -39,12 +39,12 @@ public enum VerificationPurpose: String, Sendable {
     case temporaryProof
 }
 
-public struct NewOutboxMessage: Sendable {
-    public var languageCode: String
-    public var sealedBody: [UInt8]
+package struct NewOutboxMessage: Sendable {
+    package var languageCode: String
+    package var sealedBody: [UInt8]
 }
 
-public enum VerificationStart: Sendable {
+package enum VerificationStart: Sendable {
     case created
     /// A verification for the same number started inside the resend window: reuse it.
     case reused(id: String, createdAt: Timestamp, expiresAt: Timestamp)
@@ -58,34 +58,34 @@ public enum VerificationStart: Sendable {
 
 /// The send limits a new verification is checked against in its transaction (0: no limit).
 /// Test numbers have none.
-public struct SendLimits: Sendable {
-    public var region: String
-    public var clientIp: String?
-    public var perNumberPerHour: Int
-    public var perIpPerHour: Int
-    public var perProjectPerDay: Int
-    public var perRegionPerDay: Int
-    public var regionBurstPerHour: Int
+package struct SendLimits: Sendable {
+    package var region: String
+    package var clientIp: String?
+    package var perNumberPerHour: Int
+    package var perIpPerHour: Int
+    package var perProjectPerDay: Int
+    package var perRegionPerDay: Int
+    package var regionBurstPerHour: Int
 }
 
 /// The wrong-code limits checked with each code (0: no limit). Numbers in `exempt` (the test
 /// numbers) are neither counted nor locked.
-public struct CheckLimits: Sendable {
+package struct CheckLimits: Sendable {
     /// Wrong codes in a row before the first lockout, and after each lockout before the next.
-    public var maxConsecutiveFailures: Int
-    public var failuresBetweenLockouts: Int
+    package var maxConsecutiveFailures: Int
+    package var failuresBetweenLockouts: Int
     /// The first lockout's length; each next one doubles, up to the maximum.
-    public var lockoutMilliseconds: Int64
-    public var maxLockoutMilliseconds: Int64
-    public var clientIp: String?
-    public var wrongCodesPerIpPer5Minutes: Int
-    public var exempt: Set<String>
+    package var lockoutMilliseconds: Int64
+    package var maxLockoutMilliseconds: Int64
+    package var clientIp: String?
+    package var wrongCodesPerIpPer5Minutes: Int
+    package var exempt: Set<String>
 
-    public static let none = CheckLimits(maxConsecutiveFailures: 0, failuresBetweenLockouts: 0, lockoutMilliseconds: 0, maxLockoutMilliseconds: 0,
+    package static let none = CheckLimits(maxConsecutiveFailures: 0, failuresBetweenLockouts: 0, lockoutMilliseconds: 0, maxLockoutMilliseconds: 0,
                                          clientIp: nil, wrongCodesPerIpPer5Minutes: 0, exempt: [])
 
     /// The length of a number's `lockouts`-th lockout (counting from 1).
-    public func lockoutLength(_ lockouts: Int) -> Int64 {
+    package func lockoutLength(_ lockouts: Int) -> Int64 {
         let doublings = min(max(lockouts - 1, 0), 40)
         // A long first lockout doubled 40 times leaves Int64: then it is simply the longest.
         let (length, overflow) = lockoutMilliseconds.multipliedReportingOverflow(by: Int64(1) << doublings)
@@ -95,14 +95,14 @@ public struct CheckLimits: Sendable {
 
 /// A limit that refused a call: its configuration key, what it counts (a masked number, an IP
 /// address, a region or "project"), and when trying again may succeed.
-public final class LimitTrip: Sendable {
-    public let limit: String
-    public let scope: String
-    public let retryAfterSeconds: Int64
+package final class LimitTrip: Sendable {
+    package let limit: String
+    package let scope: String
+    package let retryAfterSeconds: Int64
     /// A quota of the whole project or a region (quotaExceeded), not of one caller (tooManyRequests).
-    public let isQuota: Bool
+    package let isQuota: Bool
 
-    public init(limit: String, scope: String, retryAfterSeconds: Int64, isQuota: Bool) {
+    package init(limit: String, scope: String, retryAfterSeconds: Int64, isQuota: Bool) {
         self.limit = limit
         self.scope = scope
         self.retryAfterSeconds = retryAfterSeconds
@@ -110,56 +110,56 @@ public final class LimitTrip: Sendable {
     }
 }
 
-public struct UserRecord: Sendable {
-    public var uid: String
-    public var phoneNumber: String?
-    public var displayName: String?
-    public var disabled: Bool
-    public var createdAt: Timestamp
-    public var lastSignInAt: Timestamp?
-    public var validSince: Timestamp?
+package struct UserRecord: Sendable {
+    package var uid: String
+    package var phoneNumber: String?
+    package var displayName: String?
+    package var disabled: Bool
+    package var createdAt: Timestamp
+    package var lastSignInAt: Timestamp?
+    package var validSince: Timestamp?
     /// JSON object text set by setCustomUserClaims; every new ID token carries its members.
-    public var customClaims: String? = nil
+    package var customClaims: String? = nil
     /// Second factors, in enrolment order.
-    public var factors: [EnrolledFactor] = []
+    package var factors: [EnrolledFactor] = []
 }
 
 /// A second factor of a user: a phone number that receives codes, or a TOTP authenticator.
-public struct EnrolledFactor: Sendable {
-    public var enrollmentId: String
+package struct EnrolledFactor: Sendable {
+    package var enrollmentId: String
     /// "phone" or "totp"
-    public var factorId: String
-    public var displayName: String?
-    public var phoneNumber: String?
-    public var enrolledAt: Timestamp
+    package var factorId: String
+    package var displayName: String?
+    package var phoneNumber: String?
+    package var enrolledAt: Timestamp
 }
 
 /// A second factor about to be enrolled; `sealedSecret` is a TOTP factor's secret.
-public struct NewFactor: Sendable {
-    public var enrollmentId: String
-    public var factorId: String
-    public var displayName: String?
-    public var sealedSecret: [UInt8]? = nil
-    public var maxFactors: Int
+package struct NewFactor: Sendable {
+    package var enrollmentId: String
+    package var factorId: String
+    package var displayName: String?
+    package var sealedSecret: [UInt8]? = nil
+    package var maxFactors: Int
 }
 
 /// A pending multi-factor session: after a first factor ('signIn') or a handed-out TOTP secret
 /// ('totpEnrollment').
-public struct NewMFASession: Sendable {
-    public var id: String
-    public var kind: String
-    public var expiresAt: Timestamp
-    public var sealedSecret: [UInt8]? = nil
+package struct NewMFASession: Sendable {
+    package var id: String
+    package var kind: String
+    package var expiresAt: Timestamp
+    package var sealedSecret: [UInt8]? = nil
 }
 
 /// What updateUser changes: nil leaves a field; `.some(nil)` clears an optional one.
-public struct UserChanges: Sendable {
-    public var disabled: Bool?
-    public var displayName: String??
-    public var phoneNumber: String??
-    public var customClaims: String??
+package struct UserChanges: Sendable {
+    package var disabled: Bool?
+    package var displayName: String??
+    package var phoneNumber: String??
+    package var customClaims: String??
 
-    public init(disabled: Bool? = nil, displayName: String?? = nil, phoneNumber: String?? = nil, customClaims: String?? = nil) {
+    package init(disabled: Bool? = nil, displayName: String?? = nil, phoneNumber: String?? = nil, customClaims: String?? = nil) {
         self.disabled = disabled
         self.displayName = displayName
         self.phoneNumber = phoneNumber
@@ -168,7 +168,7 @@ public struct UserChanges: Sendable {
 }
 
 /// What updateUser or createUser did.
-public enum UpdateUserOutcome: Sendable {
+package enum UpdateUserOutcome: Sendable {
     case updated(UserRecord)
     case notFound
     /// createUser: a user with that uid exists.
@@ -180,37 +180,37 @@ public enum UpdateUserOutcome: Sendable {
 
 /// What a successful code check turns into: the uid to use if the number has no user yet, and
 /// the new session's identifiers.
-public struct NewSignIn: Sendable {
-    public var newUid: String
-    public var sessionId: String
+package struct NewSignIn: Sendable {
+    package var newUid: String
+    package var sessionId: String
     /// SHA-256 of the first refresh token's secret.
-    public var refreshSecretHash: [UInt8]
+    package var refreshSecretHash: [UInt8]
     /// How the session began ("phone", "custom") and the custom token's claims as JSON text:
     /// every ID token of the session carries them.
-    public var provider: String = "phone"
-    public var developerClaims: String? = nil
+    package var provider: String = "phone"
+    package var developerClaims: String? = nil
     /// When the user last proved a first factor (nil: now); kept when a session is re-issued.
-    public var authTime: Timestamp? = nil
+    package var authTime: Timestamp? = nil
     /// The second factor this session was signed in with: factorId and enrollment ID.
-    public var secondFactor: String? = nil
-    public var secondFactorEnrollment: String? = nil
+    package var secondFactor: String? = nil
+    package var secondFactorEnrollment: String? = nil
     /// Opened instead of the session when the user has second factors.
-    public var challenge: NewMFASession? = nil
+    package var challenge: NewMFASession? = nil
 }
 
 
 /// What a session's ID tokens are made from. A class: as a large struct inside RefreshOutcome it
 /// made Swift read the enum's tag from bytes valgrind considers uninitialised.
-public final class SessionInfo: Sendable {
-    public let user: UserRecord
-    public let sessionId: String
-    public let authTime: Timestamp
-    public let provider: String
-    public let developerClaims: String?
-    public let secondFactor: String?
-    public let secondFactorEnrollment: String?
+package final class SessionInfo: Sendable {
+    package let user: UserRecord
+    package let sessionId: String
+    package let authTime: Timestamp
+    package let provider: String
+    package let developerClaims: String?
+    package let secondFactor: String?
+    package let secondFactorEnrollment: String?
 
-    public init(user: UserRecord, sessionId: String, authTime: Timestamp, provider: String, developerClaims: String?,
+    package init(user: UserRecord, sessionId: String, authTime: Timestamp, provider: String, developerClaims: String?,
                 secondFactor: String? = nil, secondFactorEnrollment: String? = nil) {
         self.user = user
         self.sessionId = sessionId
@@ -223,7 +223,7 @@ public final class SessionInfo: Sendable {
 }
 
 /// Why a one-time code (SMS or TOTP) was not accepted.
-public enum CodeRejection: Error, Sendable {
+package enum CodeRejection: Error, Sendable {
     case wrongCode(attemptsLeft: Int)
     /// expired, tooManyAttempts, alreadyUsed, replaced, wrongPurpose or ownerChanged
     case unusable(reason: String)
@@ -235,14 +235,14 @@ public enum CodeRejection: Error, Sendable {
 }
 
 /// What an account operation refused, when the code (if any) was right.
-public enum AccountRefusal: String, Sendable {
+package enum AccountRefusal: String, Sendable {
     case sessionEnded, userNotFound, userDisabled, providerAlreadyLinked, noSuchProvider, userMismatch, credentialAlreadyInUse,
          unsupportedFirstFactor, secondFactorAlreadyEnrolled, maximumSecondFactorCountExceeded,
          invalidMultiFactorSession, multiFactorInfoNotFound
 }
 
 /// The outcome of every store transaction that signs a user in or changes an account.
-public enum AccountOutcome: Sendable {
+package enum AccountOutcome: Sendable {
     /// A session was opened: what its tokens are made from.
     case signedIn(SessionInfo, isNewUser: Bool)
     /// Done without a session; the user as it now is.
@@ -255,7 +255,7 @@ public enum AccountOutcome: Sendable {
     case locked(until: Timestamp)
 }
 
-public enum RefreshOutcome: Sendable {
+package enum RefreshOutcome: Sendable {
     /// The session moved to the token's next generation, with the new secret hash.
     case rotated(SessionInfo)
     /// The token was the previous generation, presented again within the reuse interval: the
@@ -267,30 +267,30 @@ public enum RefreshOutcome: Sendable {
     case userDisabled
 }
 
-public struct OutboxMessage: Sendable {
-    public var verificationId: String
-    public var phone: String
-    public var languageCode: String
-    public var sealedBody: [UInt8]
-    public var attempts: Int
-    public var purpose: String
+package struct OutboxMessage: Sendable {
+    package var verificationId: String
+    package var phone: String
+    package var languageCode: String
+    package var sealedBody: [UInt8]
+    package var attempts: Int
+    package var purpose: String
     /// When its code expires: after that the message is not worth sending.
-    public var expiresAt: Timestamp
+    package var expiresAt: Timestamp
 }
 
 /// A message reserved for one engine's delivery worker (`owner`, random per worker) until `until`.
-public struct DeliveryLease: Sendable {
-    public var owner: String
-    public var until: Timestamp
+package struct DeliveryLease: Sendable {
+    package var owner: String
+    package var until: Timestamp
 
-    public init(owner: String, until: Timestamp) {
+    package init(owner: String, until: Timestamp) {
         self.owner = owner
         self.until = until
     }
 }
 
 /// What became of an attempt to deliver a message, as the outbox records it.
-public enum DeliveryOutcome: Sendable {
+package enum DeliveryOutcome: Sendable {
     case sent(verificationId: String, provider: String?, messageId: String?)
     /// Counts as an attempt; tried again at `retryAt` unless the attempts are used up.
     case failed(verificationId: String, provider: String?, reason: String, retryAt: Timestamp)
@@ -299,34 +299,34 @@ public enum DeliveryOutcome: Sendable {
     /// No provider could be tried: not an attempt; due again at `until`.
     case deferred(verificationId: String, until: Timestamp)
 
-    public var verificationId: String {
+    package var verificationId: String {
         switch self {
         case let .sent(id, _, _), let .failed(id, _, _, _), let .undeliverable(id, _, _), let .deferred(id, _): return id
         }
     }
 }
 
-public struct VerificationStatus: Sendable {
-    public var id: String
-    public var phone: String
-    public var state: String
-    public var expiresAt: Timestamp
+package struct VerificationStatus: Sendable {
+    package var id: String
+    package var phone: String
+    package var state: String
+    package var expiresAt: Timestamp
     /// pending, sent, failed, or none (test numbers)
-    public var delivery: String
-    public var attempts: Int
+    package var delivery: String
+    package var attempts: Int
     /// The provider of the last attempt, the ID it gave the message, and why the last attempt failed.
-    public var provider: String?
-    public var providerMessageId: String?
-    public var deliveryError: String?
+    package var provider: String?
+    package var providerMessageId: String?
+    package var deliveryError: String?
 }
 
 /// What a store has done since it opened: for benchmarks and monitoring.
-public struct StoreStatistics: Sendable {
-    public var driver: String
-    public var poolSize: Int
-    public var transactions: Int
+package struct StoreStatistics: Sendable {
+    package var driver: String
+    package var poolSize: Int
+    package var transactions: Int
     /// Transactions run again after a conflict with another engine's, or a broken connection.
-    public var retries: Int
+    package var retries: Int
     /// Statements sent to the database (each one round trip to a PostgreSQL server).
-    public var roundTrips: Int
+    package var roundTrips: Int
 }

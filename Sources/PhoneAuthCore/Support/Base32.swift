@@ -1,8 +1,8 @@
 /// Base32 without padding (RFC 4648 §6), the encoding of TOTP secrets.
-public enum Base32 {
+package enum Base32 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".utf8)
 
-    public static func encode(_ bytes: [UInt8]) -> String {
+    package static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
         var buffer: UInt32 = 0
         var bits = 0

@@ -1,5 +1,5 @@
 /// Base64url without padding (RFC 4648 §5), as JWTs and URL-safe identifiers use it.
-public enum Base64URL {
+package enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
     private static let reverse: [UInt8] = {
         var table = [UInt8](repeating: 0xFF, count: 256)
@@ -8,7 +8,7 @@ public enum Base64URL {
     }()
 
     /// Writes straight into the string's storage: no array of four per three bytes.
-    public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    package static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         let input = Array(bytes)
         let length = (input.count * 4 + 2) / 3
         return input.withUnsafeBufferPointer { source in
@@ -39,7 +39,7 @@ public enum Base64URL {
     }
 
     /// Decodes unpadded base64url; nil for any character outside the alphabet or an impossible length.
-    public static func decode(_ text: Substring) -> [UInt8]? {
+    package static func decode(_ text: Substring) -> [UInt8]? {
         let input = Array(text.utf8)
         if input.count % 4 == 1 { return nil }
         var out = [UInt8]()
@@ -59,19 +59,19 @@ public enum Base64URL {
         return out
     }
 
-    public static func decode(_ text: String) -> [UInt8]? { decode(Substring(text)) }
+    package static func decode(_ text: String) -> [UInt8]? { decode(Substring(text)) }
 }
 
 /// Standard base64 with padding, for keys given in configuration.
-public enum Base64 {
-    public static func decode(_ text: String) -> [UInt8]? {
+package enum Base64 {
+    package static func decode(_ text: String) -> [UInt8]? {
         var s = Substring(text)
         while s.hasSuffix("=") { s = s.dropLast() }
         if s.contains("-") || s.contains("_") { return nil }
         return Base64URL.decode(String(s.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 }))
     }
 
-    public static func encode(_ bytes: [UInt8]) -> String {
+    package static func encode(_ bytes: [UInt8]) -> String {
         var s = String(Base64URL.encode(bytes).map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
         while s.utf8.count % 4 != 0 { s += "=" }
         return s

@@ -2,25 +2,25 @@ import CJansson
 import Glibc
 
 /// JSON text to and from `JSONValue`, through jansson.
-public enum JSONCodec {
-    public struct ParseError: Error, Sendable {
-        public let message: String
-        public let line: Int
-        public let column: Int
+package enum JSONCodec {
+    package struct ParseError: Error, Sendable {
+        package let message: String
+        package let line: Int
+        package let column: Int
     }
 
     /// Deeper nesting than this is refused: no payload needs it, and converting it would recurse
     /// on the host's thread.
-    public static let maxDepth = 64
+    package static let maxDepth = 64
 
     /// Parses one JSON value (objects, arrays and scalars alike). Invalid UTF-8 and NUL bytes are
     /// rejected by jansson with a position.
-    public static func parse(_ text: String) throws(ParseError) -> JSONValue {
+    package static func parse(_ text: String) throws(ParseError) -> JSONValue {
         try parse(bytes: Array(text.utf8))
     }
 
     /// Parses raw bytes (possibly invalid UTF-8) without first making a Swift string of them.
-    public static func parse(bytes: UnsafeRawBufferPointer) throws(ParseError) -> JSONValue {
+    package static func parse(bytes: UnsafeRawBufferPointer) throws(ParseError) -> JSONValue {
         var error = json_error_t()
         let flags = Int(JSON_DECODE_ANY | JSON_REJECT_DUPLICATES)
         guard let root = json_loadb(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, flags, &error) else {
@@ -39,7 +39,7 @@ public enum JSONCodec {
         return value
     }
 
-    public static func parse(bytes: [UInt8]) throws(ParseError) -> JSONValue {
+    package static func parse(bytes: [UInt8]) throws(ParseError) -> JSONValue {
         let result: Result<JSONValue, ParseError> = bytes.withUnsafeBytes { buffer in
             Result { () throws(ParseError) -> JSONValue in try parse(bytes: buffer) }
         }
@@ -48,7 +48,7 @@ public enum JSONCodec {
 
     /// A whole JSON file (a configuration, an export), parsed; a failure is a `code` error that
     /// names the file and, for bad JSON, the line and column.
-    public static func parse(contentsOf path: String, code: PhoneAuthError.Code) throws(PhoneAuthError) -> JSONValue {
+    package static func parse(contentsOf path: String, code: PhoneAuthError.Code) throws(PhoneAuthError) -> JSONValue {
         guard let file = fopen(path, "rb") else {
             throw PhoneAuthError(code, "\(path) cannot be opened: \(String(cString: strerror(errno))).", details: [("path", .string(path))])
         }
@@ -65,7 +65,7 @@ public enum JSONCodec {
     }
 
     /// Compact JSON text of a value.
-    public static func serialize(_ value: JSONValue) -> String {
+    package static func serialize(_ value: JSONValue) -> String {
         guard let json = make(value) else { return "null" }
         defer { pa_json_decref(json) }
         guard let text = json_dumps(json, Int(JSON_COMPACT | JSON_ENCODE_ANY)) else { return "null" }
@@ -74,7 +74,7 @@ public enum JSONCodec {
     }
 
     /// Compact JSON text as a malloc'd C string, for handing across the C ABI.
-    public static func serializeToCString(_ value: JSONValue) -> UnsafeMutablePointer<CChar>? {
+    package static func serializeToCString(_ value: JSONValue) -> UnsafeMutablePointer<CChar>? {
         guard let json = make(value) else { return nil }
         defer { pa_json_decref(json) }
         return json_dumps(json, Int(JSON_COMPACT | JSON_ENCODE_ANY))

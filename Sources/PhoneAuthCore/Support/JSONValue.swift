@@ -1,6 +1,6 @@
 /// A JSON value as the engine sees it: the C ABI converts it to and from text with jansson.
 /// Objects keep their keys in insertion order so results print in a stable, readable order.
-public enum JSONValue: Equatable, Sendable {
+package enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
     case int(Int64)
@@ -9,7 +9,7 @@ public enum JSONValue: Equatable, Sendable {
     case array([JSONValue])
     case object([(String, JSONValue)])
 
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
         case let (.bool(a), .bool(b)): return a == b
@@ -23,23 +23,23 @@ public enum JSONValue: Equatable, Sendable {
         }
     }
 
-    public subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         guard case let .object(pairs) = self else { return nil }
         return pairs.first(where: { $0.0 == key })?.1
     }
 
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case let .string(s) = self { return s }
         return nil
     }
 
-    public var intValue: Int64? {
+    package var intValue: Int64? {
         if case let .int(i) = self { return i }
         return nil
     }
 
     /// The name of this value's JSON type, for error messages.
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .null: return "null"
         case .bool: return "boolean"
@@ -52,11 +52,11 @@ public enum JSONValue: Equatable, Sendable {
 }
 
 /// Builds JSON objects with optional fields left out.
-public struct JSONObjectBuilder {
-    public private(set) var pairs: [(String, JSONValue)] = []
-    public init() {}
-    public mutating func set(_ key: String, _ value: JSONValue?) {
+package struct JSONObjectBuilder {
+    package private(set) var pairs: [(String, JSONValue)] = []
+    package init() {}
+    package mutating func set(_ key: String, _ value: JSONValue?) {
         if let value { pairs.append((key, value)) }
     }
-    public var value: JSONValue { .object(pairs) }
+    package var value: JSONValue { .object(pairs) }
 }

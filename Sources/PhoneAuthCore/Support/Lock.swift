@@ -1,11 +1,11 @@
 import Glibc
 
 /// A mutual-exclusion lock over pthread_mutex_t, with a condition variable for waiting.
-public final class Lock: @unchecked Sendable {
+package final class Lock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = newMonotonicCondition()
 
-    public init() {
+    package init() {
         pthread_mutex_init(mutex, nil)
     }
 
@@ -16,14 +16,14 @@ public final class Lock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    public func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+    package func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
 
     /// Waits, with the lock held by the caller, until signalled or `milliseconds` pass.
-    public func wait(milliseconds: Int64) { wait(on: condition, milliseconds: milliseconds) }
+    package func wait(milliseconds: Int64) { wait(on: condition, milliseconds: milliseconds) }
 
     private func wait(on condition: UnsafeMutablePointer<pthread_cond_t>, milliseconds: Int64) {
         var deadline = timespec()
@@ -34,16 +34,16 @@ public final class Lock: @unchecked Sendable {
         pthread_cond_timedwait(condition, mutex, &deadline)
     }
 
-    public func broadcast() { pthread_cond_broadcast(condition) }
-    public func signal() { pthread_cond_signal(condition) }
+    package func broadcast() { pthread_cond_broadcast(condition) }
+    package func signal() { pthread_cond_signal(condition) }
 
     /// Another condition variable on this lock's mutex, for waiters that must be woken apart
     /// from those of the lock's own condition (waking both kinds would cost needless switches).
-    public final class Condition: @unchecked Sendable {
+    package final class Condition: @unchecked Sendable {
         private let lock: Lock
         private let condition = newMonotonicCondition()
 
-        public init(of lock: Lock) {
+        package init(of lock: Lock) {
             self.lock = lock
         }
 
@@ -53,9 +53,9 @@ public final class Lock: @unchecked Sendable {
         }
 
         /// Waits, with the lock held by the caller, until signalled or `milliseconds` pass.
-        public func wait(milliseconds: Int64) { lock.wait(on: condition, milliseconds: milliseconds) }
-        public func signal() { pthread_cond_signal(condition) }
-        public func broadcast() { pthread_cond_broadcast(condition) }
+        package func wait(milliseconds: Int64) { lock.wait(on: condition, milliseconds: milliseconds) }
+        package func signal() { pthread_cond_signal(condition) }
+        package func broadcast() { pthread_cond_broadcast(condition) }
     }
 }
 

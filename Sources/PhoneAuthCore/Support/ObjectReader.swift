@@ -1,12 +1,12 @@
 /// Reads fields of a JSON object strictly: wrong types, unknown keys and out-of-range numbers are
 /// errors that name the field. `code` is the error raised (invalidArgument for call parameters,
 /// invalidConfiguration for the engine configuration); `path` prefixes nested field names.
-public struct ObjectReader {
+package struct ObjectReader {
     private let pairs: [(String, JSONValue)]
     private let code: PhoneAuthError.Code
     private let path: String
 
-    public init(_ value: JSONValue?, code: PhoneAuthError.Code = .invalidArgument, path: String = "", what: String = "parameters") throws(PhoneAuthError) {
+    package init(_ value: JSONValue?, code: PhoneAuthError.Code = .invalidArgument, path: String = "", what: String = "parameters") throws(PhoneAuthError) {
         self.code = code
         self.path = path
         switch value {
@@ -27,7 +27,7 @@ public struct ObjectReader {
 
     /// Rejects any key not in `known`, naming it if it may be quoted (`Echo`), else by its
     /// position in the object.
-    public func rejectUnknown(_ known: Set<String>) throws(PhoneAuthError) {
+    package func rejectUnknown(_ known: Set<String>) throws(PhoneAuthError) {
         guard let index = pairs.firstIndex(where: { !known.contains($0.0) }) else { return }
         let key = pairs[index].0
         let noun = code == .invalidConfiguration ? "configuration key" : "parameter"
@@ -44,24 +44,24 @@ public struct ObjectReader {
         return "\(n)\(suffix)"
     }
 
-    public func value(_ key: String) -> JSONValue? {
+    package func value(_ key: String) -> JSONValue? {
         guard let v = pairs.first(where: { $0.0 == key })?.1, v != .null else { return nil }
         return v
     }
 
-    public func string(_ key: String) throws(PhoneAuthError) -> String? {
+    package func string(_ key: String) throws(PhoneAuthError) -> String? {
         guard let v = value(key) else { return nil }
         guard case let .string(s) = v else { throw fail(key, "The field '\(name(key))' must be a string, not \(v.typeName).") }
         return s
     }
 
-    public func bool(_ key: String) throws(PhoneAuthError) -> Bool? {
+    package func bool(_ key: String) throws(PhoneAuthError) -> Bool? {
         guard let v = value(key) else { return nil }
         guard case let .bool(b) = v else { throw fail(key, "The field '\(name(key))' must be true or false, not \(v.typeName).") }
         return b
     }
 
-    public func int(_ key: String, in range: ClosedRange<Int64>) throws(PhoneAuthError) -> Int64? {
+    package func int(_ key: String, in range: ClosedRange<Int64>) throws(PhoneAuthError) -> Int64? {
         guard let v = value(key) else { return nil }
         guard case let .int(i) = v else { throw fail(key, "The field '\(name(key))' must be an integer, not \(v.typeName).") }
         guard range.contains(i) else {
@@ -70,11 +70,11 @@ public struct ObjectReader {
         return i
     }
 
-    public func object(_ key: String) throws(PhoneAuthError) -> ObjectReader? {
+    package func object(_ key: String) throws(PhoneAuthError) -> ObjectReader? {
         guard let v = value(key) else { return nil }
         return try ObjectReader(v, code: code, path: name(key))
     }
 
     /// The object's own pairs, for maps such as testPhoneNumbers.
-    public var entries: [(String, JSONValue)] { pairs }
+    package var entries: [(String, JSONValue)] { pairs }
 }

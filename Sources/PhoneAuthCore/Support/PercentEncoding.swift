@@ -1,7 +1,7 @@
 /// Percent-encoding of URL components (RFC 3986) and strict parsing of query strings.
-public enum PercentEncoding {
+package enum PercentEncoding {
     /// Every byte but the unreserved characters A-Z a-z 0-9 - . _ ~ as %XX.
-    public static func encode(_ text: String) -> String {
+    package static func encode(_ text: String) -> String {
         var out = ""
         for byte in text.utf8 {
             switch byte {
@@ -17,7 +17,7 @@ public enum PercentEncoding {
     }
 
     /// Decodes %XX (and + as a space, as forms write it); nil for a malformed escape or invalid UTF-8.
-    public static func decode<S: StringProtocol>(_ text: S) -> String? {
+    package static func decode<S: StringProtocol>(_ text: S) -> String? {
         var bytes: [UInt8] = []
         var iterator = Array(text.utf8).makeIterator()
         while let byte = iterator.next() {
@@ -33,7 +33,7 @@ public enum PercentEncoding {
     }
 
     /// The name=value pairs of a query string, decoded; nil if any is malformed.
-    public static func queryItems<S: StringProtocol>(_ query: S) -> [(String, String)]? {
+    package static func queryItems<S: StringProtocol>(_ query: S) -> [(String, String)]? {
         var items: [(String, String)] = []
         for part in query.split(separator: "&", omittingEmptySubsequences: true) {
             let pair = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

@@ -1,10 +1,10 @@
 import CRandom
 
 /// Random bytes from the kernel CSPRNG and constant-time comparison.
-public enum SecureBytes {
+package enum SecureBytes {
     /// One getrandom call for the whole buffer (the standard library's generator makes one per
     /// 8 bytes).
-    public static func random(count: Int) -> [UInt8] {
+    package static func random(count: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         let status = bytes.withUnsafeMutableBytes { pa_random_bytes($0.baseAddress, count) }
         if status != 0 {
@@ -17,7 +17,7 @@ public enum SecureBytes {
     }
 
     /// Compares without an early exit, so timing reveals nothing about where bytes differ.
-    public static func equal<A: Collection, B: Collection>(_ a: A, _ b: B) -> Bool
+    package static func equal<A: Collection, B: Collection>(_ a: A, _ b: B) -> Bool
     where A.Element == UInt8, B.Element == UInt8 {
         guard a.count == b.count else { return false }
         var difference: UInt8 = 0

@@ -1,19 +1,19 @@
 /// Milliseconds since the Unix epoch, UTC: the engine's one representation of time.
-public struct Timestamp: Comparable, Hashable, Sendable {
-    public var milliseconds: Int64
+package struct Timestamp: Comparable, Hashable, Sendable {
+    package var milliseconds: Int64
 
-    public init(milliseconds: Int64) { self.milliseconds = milliseconds }
-    public init(seconds: Int64) { self.milliseconds = seconds * 1000 }
+    package init(milliseconds: Int64) { self.milliseconds = milliseconds }
+    package init(seconds: Int64) { self.milliseconds = seconds * 1000 }
 
-    public var seconds: Int64 { milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000 }
+    package var seconds: Int64 { milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000 }
 
-    public static func < (a: Timestamp, b: Timestamp) -> Bool { a.milliseconds < b.milliseconds }
+    package static func < (a: Timestamp, b: Timestamp) -> Bool { a.milliseconds < b.milliseconds }
 
-    public func adding(seconds: Int64) -> Timestamp { Timestamp(milliseconds: milliseconds + seconds * 1000) }
-    public func adding(milliseconds ms: Int64) -> Timestamp { Timestamp(milliseconds: milliseconds + ms) }
+    package func adding(seconds: Int64) -> Timestamp { Timestamp(milliseconds: milliseconds + seconds * 1000) }
+    package func adding(milliseconds ms: Int64) -> Timestamp { Timestamp(milliseconds: milliseconds + ms) }
 
     /// RFC 3339 in UTC with second precision, e.g. "2026-11-21T09:30:00Z".
-    public var rfc3339: String {
+    package var rfc3339: String {
         let secs = seconds
         var days = secs >= 0 ? secs / 86_400 : (secs - 86_399) / 86_400
         let secondOfDay = secs - days * 86_400
@@ -52,7 +52,7 @@ public struct Timestamp: Comparable, Hashable, Sendable {
 extension Timestamp {
     /// Reads RFC 3339 in UTC ("2026-11-21T09:30:00Z", fractions of a second optional, or a
     /// numeric offset); nil for anything else.
-    public init?(rfc3339 text: String) {
+    package init?(rfc3339 text: String) {
         let b = Array(text.utf8)
         func digits(_ at: Int, _ count: Int) -> Int64? {
             guard at + count <= b.count else { return nil }

@@ -1,7 +1,7 @@
 /// Custom tokens: JWTs the engine signs for a host that authenticates its users itself, which
 /// then sign in with them (Firebase's createCustomToken / signInWithCustomToken). Their audience
 /// differs from ID tokens', so neither kind is accepted as the other.
-public struct CustomTokens: Sendable {
+package struct CustomTokens: Sendable {
     let keys: KeyRing
     let issuer: String
     let projectId: String
@@ -11,12 +11,12 @@ public struct CustomTokens: Sendable {
     var audience: String { "custom-token:" + projectId }
 
     /// A verified custom token: whom it signs in, with which developer claims (JSON text).
-    public struct Grant: Sendable {
-        public let uid: String
-        public let claims: String?
+    package struct Grant: Sendable {
+        package let uid: String
+        package let claims: String?
     }
 
-    public func create(uid: String, claims: JSONValue?, now: Timestamp) throws -> String {
+    package func create(uid: String, claims: JSONValue?, now: Timestamp) throws -> String {
         guard !uid.isEmpty, uid.utf8.count <= 128 else {
             throw PhoneAuthError(.invalidArgument, "The field 'uid' must be 1 to 128 bytes.", details: [("field", .string("uid"))])
         }
@@ -28,7 +28,7 @@ public struct CustomTokens: Sendable {
         return try JWT.sign(claims: .object(payload), with: keys.activeSigningKey)
     }
 
-    public func verify(_ token: String, now: Timestamp) throws(PhoneAuthError) -> Grant {
+    package func verify(_ token: String, now: Timestamp) throws(PhoneAuthError) -> Grant {
         func invalid(_ reason: String, _ message: String) -> PhoneAuthError {
             PhoneAuthError(.invalidCustomToken, message, details: [("reason", .string(reason))])
         }

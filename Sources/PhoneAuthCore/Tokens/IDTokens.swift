@@ -1,6 +1,6 @@
 /// Issues and checks ID tokens: JWTs whose claims follow Firebase's, so code written for Firebase
 /// ID tokens reads them.
-public struct IDTokens: Sendable {
+package struct IDTokens: Sendable {
     let keys: KeyRing
     let issuer: String
     let audience: String
@@ -9,7 +9,7 @@ public struct IDTokens: Sendable {
     /// An ID token of `session`: how it began (provider, second factor, auth_time) and, as
     /// Firebase does, the custom token's developer claims and the user's custom claims at the
     /// top level. `sid` names the session, so account changes can check it is still live.
-    public func issue(for session: SessionInfo, now: Timestamp) throws -> String {
+    package func issue(for session: SessionInfo, now: Timestamp) throws -> String {
         let user = session.user
         // The session's developer claims, then the user's own (which win on a clash), then ours.
         var merged: [String: JSONValue] = [:]
@@ -47,7 +47,7 @@ public struct IDTokens: Sendable {
     }
 
     /// Checks signature, algorithm, issuer, audience and expiry; returns the claims.
-    public func verify(_ token: String, now: Timestamp) throws(PhoneAuthError) -> JSONValue {
+    package func verify(_ token: String, now: Timestamp) throws(PhoneAuthError) -> JSONValue {
         func invalid(_ reason: String, _ message: String) -> PhoneAuthError {
             PhoneAuthError(.invalidIdToken, message, details: [("reason", .string(reason))])
         }

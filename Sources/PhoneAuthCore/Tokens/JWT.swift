@@ -1,25 +1,25 @@
 /// Compact JWS encoding of JSON Web Tokens (RFC 7515 / 7519).
-public enum JWT {
-    public struct Decoded {
-        public let header: JSONValue
-        public let claims: JSONValue
-        public let signingInput: [UInt8]
-        public let signature: [UInt8]
+package enum JWT {
+    package struct Decoded {
+        package let header: JSONValue
+        package let claims: JSONValue
+        package let signingInput: [UInt8]
+        package let signature: [UInt8]
     }
 
-    public static func sign(claims: JSONValue, with key: SigningKey) throws -> String {
+    package static func sign(claims: JSONValue, with key: SigningKey) throws -> String {
         let input = key.encodedJWTHeader + "." + Base64URL.encode(JSONCodec.serialize(claims).utf8)
         return input + "." + Base64URL.encode(try key.sign(Array(input.utf8)))
     }
 
     /// Why a token's signature was not accepted, for the caller's error details.
-    public enum Rejection: String, Error {
+    package enum Rejection: String, Error {
         case malformed, unknownKey, algorithmMismatch, badSignature
     }
 
     /// Decodes a token and checks its signature against `keys` (by `kid`, with the key's own
     /// algorithm only, so a token cannot choose a weaker one).
-    public static func verified(_ token: String, key lookup: (String) -> SigningKey?) throws(Rejection) -> Decoded {
+    package static func verified(_ token: String, key lookup: (String) -> SigningKey?) throws(Rejection) -> Decoded {
         guard let jwt = decode(token) else { throw .malformed }
         guard let kid = jwt.header["kid"]?.stringValue, let key = lookup(kid) else { throw .unknownKey }
         guard jwt.header["alg"]?.stringValue == key.algorithm.rawValue else { throw .algorithmMismatch }
@@ -28,7 +28,7 @@ public enum JWT {
     }
 
     /// Splits and decodes a token without checking its signature; nil when it is not a JWT.
-    public static func decode(_ token: String) -> Decoded? {
+    package static func decode(_ token: String) -> Decoded? {
         guard token.utf8.count <= 16_384 else { return nil }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,

@@ -3,8 +3,8 @@ import FoundationEssentials
 
 /// The engine's secrets: the key that hashes SMS codes, the ID-token signing keys and the key
 /// that seals queued SMS bodies. Kept in the store sealed (AES-GCM) under the master key.
-public final class KeyRing: @unchecked Sendable {
-    public let codeKey: SymmetricKey
+package final class KeyRing: @unchecked Sendable {
+    package let codeKey: SymmetricKey
 
     private let keyedCodeHMAC: HMAC<SHA256>
 
@@ -37,7 +37,7 @@ public final class KeyRing: @unchecked Sendable {
     /// When an unknown kid last made us read the store (forged kids must not make every call do so).
     private var lastMissReload = Timestamp(milliseconds: 0)
 
-    public init(store: Store, masterKey: [UInt8], algorithm: EngineConfig.SigningAlgorithm, clock: Clock, idTokenTtlSeconds: Int64,
+    package init(store: Store, masterKey: [UInt8], algorithm: EngineConfig.SigningAlgorithm, clock: Clock, idTokenTtlSeconds: Int64,
                 rotationDays: Int64 = 0) throws {
         rotationSeconds = rotationDays * 86_400
         self.idTokenTtlSeconds = idTokenTtlSeconds
@@ -103,7 +103,7 @@ public final class KeyRing: @unchecked Sendable {
 
     /// The key that signs new tokens: the newest current one, replaced first when automatic
     /// rotation finds it old enough (tried at most once per reload interval).
-    public var activeSigningKey: SigningKey {
+    package var activeSigningKey: SigningKey {
         let set = current()
         guard rotationSeconds > 0, let created = set.keys[set.active.kid]?.createdAt else { return set.active }
         let now = clock.now()
@@ -121,7 +121,7 @@ public final class KeyRing: @unchecked Sendable {
 
     /// The key of `kid` if it verifies now. An unknown kid may be another engine's new key: the
     /// store is read again, at most once a second for such misses.
-    public func verificationKey(_ kid: String) -> SigningKey? {
+    package func verificationKey(_ kid: String) -> SigningKey? {
         let now = clock.now()
         var set = current()
         if set.keys[kid] == nil {
@@ -138,7 +138,7 @@ public final class KeyRing: @unchecked Sendable {
     }
 
     /// The keys the JWKS publishes: those that verify now, by kid.
-    public var publishedKeys: [SigningKey] {
+    package var publishedKeys: [SigningKey] {
         let now = clock.now()
         return current().keys.values.filter { entry in entry.retireAt.map { $0 > now } ?? true }.map(\.key).sorted { $0.kid < $1.kid }
     }
@@ -147,7 +147,7 @@ public final class KeyRing: @unchecked Sendable {
     /// tokens they signed expire by then). With `ifOlderThanSeconds`, only when the active key is
     /// at least that old (automatic rotation: engines that find it due together make one).
     @discardableResult
-    public func rotate(algorithm: EngineConfig.SigningAlgorithm? = nil, retireAfterSeconds: Int64, ifOlderThanSeconds: Int64? = nil) throws -> Bool {
+    package func rotate(algorithm: EngineConfig.SigningAlgorithm? = nil, retireAfterSeconds: Int64, ifOlderThanSeconds: Int64? = nil) throws -> Bool {
         let now = clock.now()
         let secret = try Self.newSigningSecret(algorithm ?? self.algorithm, with: lock.withLock { sealing }, now: now)
         let rotated = try store.rotateSigningKey(secret, retireOthersAt: now.adding(seconds: retireAfterSeconds),
@@ -157,7 +157,7 @@ public final class KeyRing: @unchecked Sendable {
     }
 
     /// Ends a key now: tokens it signed stop verifying. The active key is replaced first.
-    public func retire(kid: String, retireOthersAfterSeconds: Int64) throws -> Bool {
+    package func retire(kid: String, retireOthersAfterSeconds: Int64) throws -> Bool {
         if current(force: true).active.kid == kid {
             try rotate(retireAfterSeconds: retireOthersAfterSeconds)
         }
@@ -167,7 +167,7 @@ public final class KeyRing: @unchecked Sendable {
     }
 
     /// The signing keys with their times, for getStatus and listSigningKeys.
-    public var signingKeyTimes: [(key: SigningKey, createdAt: Timestamp, retireAt: Timestamp?, active: Bool)] {
+    package var signingKeyTimes: [(key: SigningKey, createdAt: Timestamp, retireAt: Timestamp?, active: Bool)] {
         let set = current()
         return set.keys.values.sorted { ($0.createdAt, $0.key.kid) < ($1.createdAt, $1.key.kid) }
             .map { ($0.key, $0.createdAt, $0.retireAt, $0.key.kid == set.active.kid) }
@@ -190,7 +190,7 @@ public final class KeyRing: @unchecked Sendable {
     /// opens the store until it commits), then uses it. A value the current key cannot open stops
     /// the rekey with nothing changed. A second pass then reseals what calls in flight wrote under
     /// the old key meanwhile; until this process ends it also opens values with the old key.
-    public func rekey(to newMaster: [UInt8]) throws {
+    package func rekey(to newMaster: [UInt8]) throws {
         let old = lock.withLock { sealing }, new = SealingKeys(master: newMaster)
         try reseal(from: [old], to: new)
         lock.withLock { (previous, sealing) = (old, new) }
@@ -226,26 +226,26 @@ public final class KeyRing: @unchecked Sendable {
 
     /// HMAC of a code, bound to its verification so a hash cannot be replayed onto another one.
     /// The keyed state is made once and copied per code (keying costs two compressions).
-    public func codeHash(verificationId: String, code: String) -> [UInt8] {
+    package func codeHash(verificationId: String, code: String) -> [UInt8] {
         var hmac = keyedCodeHMAC
         hmac.update(data: Array((verificationId + ":" + code).utf8))
         return Array(hmac.finalize())
     }
 
-    public func sealBody(_ body: String, verificationId: String) throws -> [UInt8] {
+    package func sealBody(_ body: String, verificationId: String) throws -> [UInt8] {
         try SealingKeys.seal(Array(body.utf8), key: lock.withLock { sealing.outbox }, context: verificationId)
     }
 
-    public func openBody(_ sealed: [UInt8], verificationId: String) -> String? {
+    package func openBody(_ sealed: [UInt8], verificationId: String) -> String? {
         open(sealed, .outboxBody, context: verificationId).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// A TOTP secret sealed for the store, bound to its user.
-    public func sealTotpSecret(_ secret: [UInt8], uid: String) throws -> [UInt8] {
+    package func sealTotpSecret(_ secret: [UInt8], uid: String) throws -> [UInt8] {
         try SealingKeys.seal(secret, key: lock.withLock { sealing.totp }, context: uid)
     }
 
-    public func openTotpSecret(_ sealed: [UInt8], uid: String) -> [UInt8]? { open(sealed, .factorSecret, context: uid) }
+    package func openTotpSecret(_ sealed: [UInt8], uid: String) -> [UInt8]? { open(sealed, .factorSecret, context: uid) }
 
     /// A refresh token's secret, sealed for its session and generation (kept only so that a
     /// retried refresh can be given the same token).

@@ -4,10 +4,10 @@ import Crypto
 /// random bits of which only the SHA-256 is stored. Naming the session lets the store find it by
 /// its primary key (no token index); the generation, raised on every rotation, makes any earlier
 /// token of the session recognisable, so presenting one ends the session (it may be stolen).
-public struct RefreshToken: Sendable {
-    public let uid: String
-    public let sessionId: String
-    public let generation: Int64
+package struct RefreshToken: Sendable {
+    package let uid: String
+    package let sessionId: String
+    package let generation: Int64
     let secret: String
 
     static func newSessionId() -> String { Base64URL.encode(SecureBytes.random(count: 16)) }
@@ -17,7 +17,7 @@ public struct RefreshToken: Sendable {
         RefreshToken(uid: uid, sessionId: sessionId, generation: generation, secret: Base64URL.encode(SecureBytes.random(count: 32)))
     }
 
-    public var text: String { "\(Base64URL.encode(uid.utf8)).\(sessionId).\(generation).\(secret)" }
+    package var text: String { "\(Base64URL.encode(uid.utf8)).\(sessionId).\(generation).\(secret)" }
 
     var secretHash: [UInt8] { Array(SHA256.hash(data: Array(secret.utf8))) }
 

@@ -1,6 +1,6 @@
 /// Sessions: refresh-token rotation (with reuse detection), sign-out, live sessions.
 extension SQLStore {
-    public func rotateRefreshToken(_ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, next: (hash: [UInt8], sealed: [UInt8]?),
+    package func rotateRefreshToken(_ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, next: (hash: [UInt8], sealed: [UInt8]?),
                                    reuseMilliseconds: Int64, now: Timestamp) throws -> RefreshOutcome {
         try write { db in
             guard let (generation, secretHash, revokedReason, previousHash, rotatedAt, sealedSecret) = try db.row("""
@@ -36,7 +36,7 @@ extension SQLStore {
         }
     }
 
-    public func signOut(_ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, now: Timestamp) throws {
+    package func signOut(_ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, now: Timestamp) throws {
         try write { db in
             guard let (generation, secretHash) = try db.row(
                 "SELECT generation, secret_hash FROM sessions WHERE uid = ? AND id = ? AND revoked_at IS NULL",
@@ -48,7 +48,7 @@ extension SQLStore {
         }
     }
 
-    public func liveSession(uid: String, id: String) throws -> SessionInfo? {
+    package func liveSession(uid: String, id: String) throws -> SessionInfo? {
         try read { try liveSession(uid: uid, id: id, in: $0) }
     }
 

@@ -53,7 +53,7 @@ struct SealingKeys: Sendable {
 }
 
 /// The store's columns sealed under a key derived from the master key, and what binds each value.
-public enum SealedColumn: CaseIterable, Sendable {
+package enum SealedColumn: CaseIterable, Sendable {
     /// verifications.sealed_body, bound to the verification's id.
     case outboxBody
     /// factors.sealed_secret and mfa_sessions.sealed_secret (TOTP secrets), bound to the user's uid.

@@ -3,14 +3,14 @@ import _CryptoExtras
 import FoundationEssentials
 
 /// A private key that signs ID tokens, with its public half as a JSON Web Key.
-public struct SigningKey: @unchecked Sendable {
-    public let kid: String
-    public let algorithm: EngineConfig.SigningAlgorithm
+package struct SigningKey: @unchecked Sendable {
+    package let kid: String
+    package let algorithm: EngineConfig.SigningAlgorithm
     private let backing: Backing
     /// The public key as a JWK (RFC 7517 / 7518 / 8037), computed once: the JWKS is asked often.
-    public let publicJWK: JSONValue
+    package let publicJWK: JSONValue
     /// The base64url JWT header naming this key: the same for every token it signs.
-    public let encodedJWTHeader: String
+    package let encodedJWTHeader: String
 
     private enum Backing {
         case es256(P256.Signing.PrivateKey)
@@ -19,7 +19,7 @@ public struct SigningKey: @unchecked Sendable {
     }
 
     /// A new key; `privateBytes` is what to keep (sealed) to load it again.
-    public static func generate(_ algorithm: EngineConfig.SigningAlgorithm) throws -> (SigningKey, privateBytes: [UInt8]) {
+    package static func generate(_ algorithm: EngineConfig.SigningAlgorithm) throws -> (SigningKey, privateBytes: [UInt8]) {
         let bytes: [UInt8]
         switch algorithm {
         case .es256: bytes = Array(P256.Signing.PrivateKey().rawRepresentation)
@@ -29,7 +29,7 @@ public struct SigningKey: @unchecked Sendable {
         return (try load(algorithm, privateBytes: bytes), bytes)
     }
 
-    public static func load(_ algorithm: EngineConfig.SigningAlgorithm, privateBytes: [UInt8]) throws -> SigningKey {
+    package static func load(_ algorithm: EngineConfig.SigningAlgorithm, privateBytes: [UInt8]) throws -> SigningKey {
         let backing: Backing
         let publicBytes: [UInt8]
         switch algorithm {
@@ -53,7 +53,7 @@ public struct SigningKey: @unchecked Sendable {
                           encodedJWTHeader: Base64URL.encode(JSONCodec.serialize(header).utf8))
     }
 
-    public func sign(_ data: [UInt8]) throws -> [UInt8] {
+    package func sign(_ data: [UInt8]) throws -> [UInt8] {
         switch backing {
         case let .es256(key): return Array(try key.signature(for: data).rawRepresentation)
         case let .rs256(key): return Array(try key.signature(for: data, padding: .insecurePKCS1v1_5).rawRepresentation)
@@ -61,7 +61,7 @@ public struct SigningKey: @unchecked Sendable {
         }
     }
 
-    public func isValidSignature(_ signature: [UInt8], for data: [UInt8]) -> Bool {
+    package func isValidSignature(_ signature: [UInt8], for data: [UInt8]) -> Bool {
         switch backing {
         case let .es256(key):
             guard let s = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }

@@ -1,7 +1,7 @@
 /// What a verification is in the store: starting one (with its SMS queued in the same
 /// transaction), checking a code against it, consuming it.
 extension SQLStore {
-    public func startVerification(_ v: NewVerification, reuseIfCreatedAfter: Timestamp?, lease: DeliveryLease,
+    package func startVerification(_ v: NewVerification, reuseIfCreatedAfter: Timestamp?, lease: DeliveryLease,
                                   limits: SendLimits?) throws -> VerificationStart {
         // Every counted send writes the project's counter: sends queue for it rather than
         // conflict over it and run again.
@@ -124,7 +124,7 @@ extension SQLStore {
         try db.run("UPDATE verifications SET state = 'used' WHERE id = ?", [.text(id)])
     }
 
-    public func verificationStatus(id: String, now: Timestamp) throws -> VerificationStatus? {
+    package func verificationStatus(id: String, now: Timestamp) throws -> VerificationStatus? {
         try read { db in
             try db.row("""
                 SELECT phone, state, expires_at, delivery, delivery_attempts, delivery_provider, delivery_message_id, delivery_error

@@ -1,7 +1,7 @@
 /// One-time codes and the identifiers around them, all from the system CSPRNG.
-public enum VerificationCode {
+package enum VerificationCode {
     /// `length` uniform decimal digits (rejection sampling inside `random(in:)`, so no modulo bias).
-    public static func generate(length: Int) -> String {
+    package static func generate(length: Int) -> String {
         var generator = SystemRandomNumberGenerator()
         var upper: UInt64 = 1
         for _ in 0..<length { upper *= 10 }
@@ -14,8 +14,8 @@ public enum VerificationCode {
     static let idRandomBytes = 18
 
     /// The creation time and 144 random bits: 36 URL-safe characters (see SortableID).
-    public static func newVerificationId(at time: Timestamp) -> String { SortableID.make(at: time, randomBytes: idRandomBytes) }
+    package static func newVerificationId(at time: Timestamp) -> String { SortableID.make(at: time, randomBytes: idRandomBytes) }
 
     /// Whether `id` has the shape of a verification ID, checked before any store access.
-    public static func isWellFormedId(_ id: String) -> Bool { SortableID.isWellFormed(id, randomBytes: idRandomBytes) }
+    package static func isWellFormedId(_ id: String) -> Bool { SortableID.isWellFormed(id, randomBytes: idRandomBytes) }
 }

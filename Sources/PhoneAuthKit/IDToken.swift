@@ -1,0 +1,26 @@
+import Foundation
+import PhoneAuthCore
+
+/// The claims of an ID token that ``PhoneAuth/verifyIdToken(_:checkRevoked:)`` found valid.
+public struct IDToken: Sendable, Hashable {
+    /// The user's ID (`sub`).
+    public let uid: String
+    /// The user's number (`phone_number`), if the account has one.
+    public let phoneNumber: String?
+    /// When the user signed in (`auth_time`).
+    public let authTime: Date
+    public let issuedAt: Date
+    public let expiresAt: Date
+    /// Every claim, custom ones included, as the JSON text of an object.
+    public let claimsJSON: String
+
+    init(_ claims: JSONValue) {
+        func date(_ key: String) -> Date { Date(timeIntervalSince1970: Double(claims[key]?.intValue ?? 0)) }
+        uid = claims["sub"]?.stringValue ?? ""
+        phoneNumber = claims["phone_number"]?.stringValue
+        authTime = date("auth_time")
+        issuedAt = date("iat")
+        expiresAt = date("exp")
+        claimsJSON = JSONCodec.serialize(claims)
+    }
+}

@@ -1,0 +1,220 @@
+import Dispatch
+import PhoneAuthCore
+
+/// A phone-number sign-in engine: sends one-time codes by SMS, signs users in with them, and
+/// issues and checks their tokens. Its state lives in the database (SQLite or PostgreSQL), so
+/// several engines, in one process or several, can share it.
+///
+/// Every method exists twice: a synchronous one, which blocks the calling thread on the
+/// database and on cryptography, and an `async` one, which does that work on a thread of the
+/// engine's own and suspends the caller meanwhile — use it from Swift concurrency (a Vapor or
+/// Hummingbird handler), so an event loop or the cooperative pool is never blocked.
+///
+/// ```swift
+/// let auth = try PhoneAuth(configuration: .init(database: "auth.db"))
+/// let verification = try await auth.verifyPhoneNumber("+16505553434")
+/// // ... the user types the code from the SMS ...
+/// let credential = try PhoneAuth.credential(verificationId: verification.verificationId,
+///                                           verificationCode: code)
+/// let session = try await auth.signIn(with: credential)
+/// ```
+public final class PhoneAuth: Sendable {
+    let engine: Engine
+    /// Where the `async` variants run the blocking work.
+    private let queue = DispatchQueue(label: "PhoneAuthKit.blocking", attributes: .concurrent)
+
+    /// Opens the engine with a typed configuration (see ``Configuration``).
+    public convenience init(configuration: Configuration) throws(PhoneAuthError) {
+        try self.init(config: configuration.jsonValue)
+    }
+
+    /// Opens the engine with the JSON configuration that `phoneauth_open` takes (docs/API.md,
+    /// "Configuration"): every key, SMS providers included.
+    public convenience init(json: String) throws(PhoneAuthError) {
+        try self.init(config: try Self.parse(json, what: "configuration"))
+    }
+
+    private init(config: JSONValue) throws(PhoneAuthError) {
+        do { engine = try Engine(config: try EngineConfig.read(config)) } catch { throw PhoneAuthError(error, during: "open") }
+    }
+
+    /// Stops the delivery threads (messages not yet sent stay queued in the database for the next
+    /// engine) and closes the database. Calls after it fail. Closing twice is harmless; an engine
+    /// that is no longer referenced closes by itself.
+    public func close() { engine.close() }
+
+    // MARK: Sign-in
+
+    /// Sends a one-time code by SMS to `phoneNumber` (E.164 or any common format with a leading
+    /// `+`). Within `resendAfterSeconds` of the last one for the same number, it returns that
+    /// verification again and sends nothing. A test number (``Configuration/testPhoneNumbers``)
+    /// gets no SMS: its fixed code works.
+    /// - Parameters:
+    ///   - languageCode: the SMS's language, e.g. `fr-CA` (falls back to `fr`, then the default).
+    ///   - clientIp: the end user's IP address, for the per-IP limits.
+    public func verifyPhoneNumber(_ phoneNumber: String, languageCode: String? = nil, clientIp: String? = nil) throws(PhoneAuthError) -> Verification {
+        Verification(try run("verifyPhoneNumber") { try $0.verifyPhoneNumber(phoneNumber, languageCode: languageCode, clientIp: clientIp) })
+    }
+
+    /// Pairs a verification with the code the user typed. Checks only that both are there.
+    public static func credential(verificationId: String, verificationCode: String) throws(PhoneAuthError) -> PhoneCredential {
+        do { return PhoneCredential(core: try Engine.credential(verificationId: verificationId, verificationCode: verificationCode)) } catch {
+            throw PhoneAuthError(error, during: "credential")
+        }
+    }
+
+    /// Signs in with a code: consumes the verification (a code works once) and creates the
+    /// account on its number's first sign-in. An account with second factors gets
+    /// ``PhoneAuthError/Code/secondFactorRequired``, whose ``PhoneAuthError/multiFactorChallenge``
+    /// finishes the sign-in.
+    public func signIn(with credential: PhoneCredential) throws(PhoneAuthError) -> SignInResult {
+        SignInResult(try run("signIn") { try $0.signIn(with: credential.core) })
+    }
+
+    // MARK: Second factors
+
+    /// Sends a code to a number the signed-in user (`idToken`, from a recent sign-in) enrols as a
+    /// second factor; finish with ``finishPhoneEnrollment(idToken:credential:displayName:)``.
+    public func startPhoneEnrollment(idToken: String, phoneNumber: String, languageCode: String? = nil,
+                                     clientIp: String? = nil) throws(PhoneAuthError) -> Verification {
+        Verification(try run("mfaEnrollStart") {
+            try $0.startPhoneEnrollment(idToken: idToken, phoneNumber: phoneNumber, languageCode: languageCode, clientIp: clientIp)
+        })
+    }
+
+    /// Enrols the number the credential's code proves; the result's tokens replace the old ones.
+    public func finishPhoneEnrollment(idToken: String, credential: PhoneCredential, displayName: String? = nil) throws(PhoneAuthError) -> SignInResult {
+        SignInResult(try run("mfaEnrollFinalize") { try $0.finishPhoneEnrollment(idToken: idToken, credential: credential.core, displayName: displayName) })
+    }
+
+    /// Removes a second factor of the signed-in user.
+    public func unenroll(idToken: String, enrollmentId: String) throws(PhoneAuthError) -> SignInResult {
+        SignInResult(try run("mfaUnenroll") { try $0.unenroll(idToken: idToken, enrollmentId: enrollmentId) })
+    }
+
+    /// Sends a code to the enrolled number `enrollmentId` (a hint of the challenge) without
+    /// revealing the number.
+    public func sendSecondFactorCode(session: String, enrollmentId: String, languageCode: String? = nil,
+                                     clientIp: String? = nil) throws(PhoneAuthError) -> Verification {
+        Verification(try run("verifyPhoneNumber") {
+            try $0.verifySecondFactor(hint: enrollmentId, session: session, languageCode: languageCode, clientIp: clientIp)
+        })
+    }
+
+    /// Finishes a challenge's sign-in with the second factor's code.
+    public func resolveSignIn(session: String, credential: PhoneCredential, clientIp: String? = nil) throws(PhoneAuthError) -> SignInResult {
+        SignInResult(try run("mfaResolveSignIn") { try $0.resolveSignIn(session: session, assertion: .phone(credential.core), clientIp: clientIp) })
+    }
+
+    // MARK: Tokens
+
+    /// Checks an ID token's signature, issuer, audience and lifetime; with `checkRevoked`, also
+    /// that its user exists, is enabled and has not had its sessions revoked since.
+    public func verifyIdToken(_ idToken: String, checkRevoked: Bool = false) throws(PhoneAuthError) -> IDToken {
+        IDToken(try run("verifyIdToken") { try $0.verifyIdToken(idToken, checkRevoked: checkRevoked) })
+    }
+
+    /// A new ID token for a refresh token, which is rotated: use the returned one next time.
+    public func refreshIdToken(_ refreshToken: String) throws(PhoneAuthError) -> SignInResult {
+        SignInResult(try run("refreshIdToken") { try $0.refreshIdToken(refreshToken) })
+    }
+
+    /// Ends the session of a refresh token; its ID tokens stay valid until they expire.
+    public func signOut(refreshToken: String) throws(PhoneAuthError) {
+        try run("signOut") { try $0.signOut(refreshToken: refreshToken) }
+    }
+
+    /// Ends every session of a user: refresh tokens stop working, and ID tokens issued before now
+    /// fail ``verifyIdToken(_:checkRevoked:)`` with `checkRevoked`.
+    public func revokeRefreshTokens(uid: String) throws(PhoneAuthError) {
+        try run("revokeRefreshTokens") { try $0.revokeRefreshTokens(uid: uid) }
+    }
+
+    // MARK: Accounts
+
+    public func user(uid: String) throws(PhoneAuthError) -> User {
+        User(try run("getUser") { try $0.user(uid: uid) })
+    }
+
+    public func user(phoneNumber: String) throws(PhoneAuthError) -> User {
+        User(try run("getUserByPhoneNumber") { try $0.user(phoneNumber: phoneNumber) })
+    }
+
+    /// Creates an account; `uid` is generated when nil.
+    public func createUser(uid: String? = nil, phoneNumber: String? = nil, displayName: String? = nil,
+                           disabled: Bool = false) throws(PhoneAuthError) -> User {
+        User(try run("createUser") { try $0.createUser(uid: uid, disabled: disabled, displayName: displayName, phoneNumber: phoneNumber) })
+    }
+
+    /// Changes what is given; `displayName: .some(nil)` removes the name.
+    public func updateUser(uid: String, disabled: Bool? = nil, displayName: String?? = nil) throws(PhoneAuthError) -> User {
+        User(try run("updateUser") { try $0.updateUser(uid: uid, disabled: disabled, displayName: displayName) })
+    }
+
+    public func deleteUser(uid: String) throws(PhoneAuthError) {
+        try run("deleteUser") { try $0.deleteUser(uid: uid) }
+    }
+
+    /// Sets the claims every new ID token of the user carries (the JSON text of an object, at
+    /// most 1000 bytes, no reserved names), or removes them with nil.
+    public func setCustomUserClaims(uid: String, claimsJSON: String?) throws(PhoneAuthError) {
+        let claims = try claimsJSON.map { text throws(PhoneAuthError) in try Self.parse(text, what: "claims") }
+        try run("setCustomUserClaims") { try $0.setCustomUserClaims(uid: uid, claims: claims) }
+    }
+
+    /// A page of accounts in uid order; pass the returned token for the next page.
+    public func listUsers(maxResults: Int = 1000, pageToken: String? = nil) throws(PhoneAuthError) -> (users: [User], nextPageToken: String?) {
+        let page = try run("listUsers") { try $0.listUsers(maxResults: maxResults, pageToken: pageToken) }
+        return (page.users.map(User.init), page.nextPageToken)
+    }
+
+    /// A token the client exchanges for a session of `uid` (Firebase's custom-token sign-in).
+    public func createCustomToken(uid: String, claimsJSON: String? = nil) throws(PhoneAuthError) -> String {
+        let claims = try claimsJSON.map { text throws(PhoneAuthError) in try Self.parse(text, what: "claims") }
+        return try run("createCustomToken") { try $0.createCustomToken(uid: uid, claims: claims) }
+    }
+
+    // MARK: Hooks and the JSON methods
+
+    /// Installs the function that sends each SMS (the `callback` provider), or removes it with
+    /// nil. It runs on the engine's delivery threads; return `true` once the message is handed to
+    /// the carrier, `false` to have it retried later.
+    public func setSMSSender(_ send: (@Sendable (SMSMessage) -> Bool)?) {
+        engine.setSMSSender(send.map(ClosureSender.init))
+    }
+
+    /// Runs one of the engine's JSON methods, the same as `phoneauth_call` (docs/API.md,
+    /// "Methods"): `paramsJSON` is an object's text; the result is the result's text, or an error
+    /// object `{"error": {...}}` with `status` non-zero.
+    public func call(_ method: String, paramsJSON: String) -> (status: Int32, json: String) {
+        do {
+            let (status, result) = engine.call(method, params: try Self.parse(paramsJSON, what: "parameters"))
+            return (status, JSONCodec.serialize(result))
+        } catch {
+            let failure = PhoneAuthCore.PhoneAuthError.from(error, during: method)
+            return (failure.code.status, JSONCodec.serialize(failure.jsonValue))
+        }
+    }
+
+    // MARK: Helpers
+
+    private func run<T>(_ what: String, _ body: (Engine) throws -> T) throws(PhoneAuthError) -> T {
+        do { return try body(engine) } catch { throw PhoneAuthError(error, during: what) }
+    }
+
+    private static func parse(_ text: String, what: String) throws(PhoneAuthError) -> JSONValue {
+        do { return try JSONCodec.parse(text) } catch {
+            throw PhoneAuthError(PhoneAuthCore.PhoneAuthError(
+                .invalidArgument, "The \(what) text is not valid JSON: \(error.message) (line \(error.line), column \(error.column)).",
+                details: [("line", .int(Int64(error.line))), ("column", .int(Int64(error.column)))]))
+        }
+    }
+
+    /// Runs `body` on the engine's queue and suspends the caller until it returns.
+    func offload<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+        let result: Result<T, E> = await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: Result { () throws(E) -> T in try body() }) }
+        }
+        return try result.get()
+    }
+}

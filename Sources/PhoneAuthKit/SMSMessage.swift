@@ -1,0 +1,39 @@
+import PhoneAuthCore
+
+/// A text message for the host's sender (``PhoneAuth/setSMSSender(_:)``). Its ``body`` holds the
+/// code: do not log it.
+public struct SMSMessage: Sendable {
+    /// The number, in E.164.
+    public let to: String
+    public let body: String
+    /// The language of the text (after the fallback chain).
+    public let languageCode: String
+    public let verificationId: String
+    /// What the code is for: `signIn`, `enroll`, `mfaSignIn` or `temporaryProof`.
+    public let purpose: String
+    /// `GSM-7` or `UCS-2`: the encoding the text's characters need.
+    public let encoding: String
+    /// How many SMS the text takes (160 GSM-7 characters or 70 UCS-2 units in one).
+    public let segments: Int
+
+    init(_ message: PhoneAuthCore.SMSMessage) {
+        to = message.to
+        body = message.body
+        languageCode = message.languageCode
+        verificationId = message.verificationId
+        purpose = message.purpose
+        encoding = message.cost.encoding.rawValue
+        segments = message.cost.segments
+    }
+}
+
+/// Hands the engine's messages to a Swift closure.
+final class ClosureSender: SMSSender {
+    let send: @Sendable (SMSMessage) -> Bool
+
+    init(_ send: @escaping @Sendable (SMSMessage) -> Bool) { self.send = send }
+
+    func send(_ message: PhoneAuthCore.SMSMessage) -> SMSSendResult {
+        send(SMSMessage(message)) ? .sent(messageId: nil) : .retryLater(DeliveryProblem("rejected"))
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import PhoneAuthCore
+
+/// A second factor of an account: a phone number that receives codes, or a TOTP authenticator.
+public struct SecondFactor: Sendable, Hashable {
+    /// Names the factor in ``PhoneAuth/unenroll(idToken:enrollmentId:)`` and in a challenge's
+    /// hints.
+    public let enrollmentId: String
+    /// `phone` or `totp`.
+    public let factorId: String
+    public let displayName: String?
+    /// The number, E.164 on an account and masked to its last four digits in a challenge's hints.
+    public let phoneNumber: String?
+    public let enrolledAt: Date
+
+    init(_ factor: EnrolledFactor) {
+        enrollmentId = factor.enrollmentId
+        factorId = factor.factorId
+        displayName = factor.displayName
+        phoneNumber = factor.phoneNumber
+        enrolledAt = Date(factor.enrolledAt)
+    }
+
+    /// A hint of a secondFactorRequired error.
+    init(hint: JSONValue) {
+        enrollmentId = hint["uid"]?.stringValue ?? ""
+        factorId = hint["factorId"]?.stringValue ?? "phone"
+        displayName = hint["displayName"]?.stringValue
+        phoneNumber = hint["phoneNumber"]?.stringValue
+        enrolledAt = Date(hint["enrollmentTime"]?.stringValue.flatMap { Timestamp(rfc3339: $0) } ?? Timestamp(milliseconds: 0))
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import PhoneAuthCore
+
+/// An account.
+public struct User: Sendable, Hashable {
+    /// The account's ID: the ID token's `sub`.
+    public let uid: String
+    /// The number it signs in with (E.164), if it has one.
+    public let phoneNumber: String?
+    public let displayName: String?
+    /// A disabled account cannot sign in, and its tokens stop working.
+    public let disabled: Bool
+    public let createdAt: Date
+    public let lastSignInAt: Date?
+    /// The claims every new ID token carries, as the JSON text of an object
+    /// (``PhoneAuth/setCustomUserClaims(uid:claimsJSON:)``).
+    public let customClaimsJSON: String?
+    /// The account's second factors, in the order they were enrolled.
+    public let secondFactors: [SecondFactor]
+
+    init(_ record: UserRecord) {
+        uid = record.uid
+        phoneNumber = record.phoneNumber
+        displayName = record.displayName
+        disabled = record.disabled
+        createdAt = Date(record.createdAt)
+        lastSignInAt = record.lastSignInAt.map(Date.init)
+        customClaimsJSON = record.customClaims
+        secondFactors = record.factors.map(SecondFactor.init)
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import PhoneAuthCore
+
+/// A code on its way: what ``PhoneAuth/verifyPhoneNumber(_:languageCode:clientIp:)`` and the
+/// second-factor calls return. Keep ``verificationId`` and pair it with the code the user types
+/// (``PhoneAuth/credential(verificationId:verificationCode:)``).
+public struct Verification: Sendable, Hashable {
+    /// Names the verification; not a secret, but only its code proves the number.
+    public let verificationId: String
+    /// How many digits the code has.
+    public let codeLength: Int
+    /// When the code stops working.
+    public let expiresAt: Date
+    /// Before this time, asking again for the same number returns this verification and sends no
+    /// new SMS.
+    public let resendAt: Date
+
+    init(_ started: VerificationStarted) {
+        verificationId = started.verificationId
+        codeLength = started.codeLength
+        expiresAt = Date(started.expiresAt)
+        resendAt = Date(started.resendAt)
+    }
+}
+
+extension Date {
+    init(_ timestamp: Timestamp) {
+        self.init(timeIntervalSince1970: Double(timestamp.milliseconds) / 1000)
+    }
+}

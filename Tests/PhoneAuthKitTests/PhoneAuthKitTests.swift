@@ -1,0 +1,177 @@
+import Foundation
+import PhoneAuthKit
+import XCTest
+
+/// The Swift API as an app uses it: only `import PhoneAuthKit`.
+final class PhoneAuthKitTests: XCTestCase {
+    let testNumber = "+16505551234", secondNumber = "+16505554321"
+
+    /// A directory removed after the test.
+    func scratchDirectory() throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        return directory.path
+    }
+
+    func open(_ edit: (inout PhoneAuth.Configuration) -> Void = { _ in }) throws -> PhoneAuth {
+        var configuration = PhoneAuth.Configuration(database: try scratchDirectory() + "/auth.db")
+        configuration.testPhoneNumbers = [testNumber: "123456", secondNumber: "654321"]
+        edit(&configuration)
+        let auth = try PhoneAuth(configuration: configuration)
+        addTeardownBlock { auth.close() }
+        return auth
+    }
+
+    func testATestNumberSignsInAndItsTokensWork() async throws {
+        let auth = try open()
+        let verification = try await auth.verifyPhoneNumber("+1 650-555-1234")
+        XCTAssertEqual(verification.codeLength, 6)
+        XCTAssertGreaterThan(verification.expiresAt, Date())
+        let credential = try PhoneAuth.credential(verificationId: verification.verificationId, verificationCode: "123456")
+        XCTAssertFalse("\(credential)".contains("123456"), "a credential's description shows no code")
+        let session = try await auth.signIn(with: credential)
+        XCTAssertTrue(session.isNewUser)
+        XCTAssertEqual(session.user.phoneNumber, testNumber)
+        let token = try await auth.verifyIdToken(session.idToken, checkRevoked: true)
+        XCTAssertEqual(token.uid, session.user.uid)
+        XCTAssertEqual(token.phoneNumber, testNumber)
+        XCTAssertTrue(token.claimsJSON.contains("\"sub\""))
+        let refreshed = try await auth.refreshIdToken(session.refreshToken)
+        XCTAssertNotEqual(refreshed.refreshToken, session.refreshToken)
+        try await auth.signOut(refreshToken: refreshed.refreshToken)
+        await assertThrows(.invalidUserToken) { _ = try await auth.refreshIdToken(refreshed.refreshToken) }
+        // The code was used once.
+        await assertThrows(.sessionExpired) { _ = try await auth.signIn(with: credential) }
+    }
+
+    func testARealNumberGetsItsCodeThroughTheSwiftSender() async throws {
+        let auth = try open { $0.sms.appName = "Acme" }
+        let inbox = Inbox()
+        auth.setSMSSender { message in inbox.put(message); return true }
+        let verification = try await auth.verifyPhoneNumber("+16505553434", languageCode: "fr-CA")
+        let message = try XCTUnwrap(inbox.wait())
+        XCTAssertEqual([message.to, message.languageCode, message.verificationId, message.purpose, message.encoding],
+                       ["+16505553434", "fr", verification.verificationId, "signIn", "GSM-7"])
+        XCTAssertEqual(message.segments, 1)
+        XCTAssertTrue(message.body.hasSuffix("pour Acme."), message.body)
+        let code = String(message.body.prefix(6))
+        await assertThrows(.invalidVerificationCode, status: 17044) {
+            _ = try await auth.signIn(with: try PhoneAuth.credential(verificationId: verification.verificationId,
+                                                                     verificationCode: code == "000000" ? "111111" : "000000"))
+        }
+        let session = try await auth.signIn(with: try PhoneAuth.credential(verificationId: verification.verificationId, verificationCode: code))
+        XCTAssertEqual(session.user.phoneNumber, "+16505553434")
+    }
+
+    func testASecondFactorTurnsSignInIntoAChallenge() async throws {
+        let auth = try open()
+        func credential(_ verification: Verification, _ code: String) throws(PhoneAuthError) -> PhoneCredential {
+            try PhoneAuth.credential(verificationId: verification.verificationId, verificationCode: code)
+        }
+        let first = try await auth.signIn(with: try credential(try await auth.verifyPhoneNumber(testNumber), "123456"))
+        let enrolment = try await auth.startPhoneEnrollment(idToken: first.idToken, phoneNumber: secondNumber)
+        let enrolled = try await auth.finishPhoneEnrollment(idToken: first.idToken, credential: try credential(enrolment, "654321"),
+                                                            displayName: "work phone")
+        XCTAssertEqual(enrolled.user.secondFactors.map(\.displayName), ["work phone"])
+        var challenge: MultiFactorChallenge?
+        do {
+            _ = try await auth.signIn(with: try credential(try await auth.verifyPhoneNumber(testNumber), "123456"))
+            XCTFail("a user with a second factor got tokens")
+        } catch {
+            XCTAssertEqual(error.code, .secondFactorRequired)
+            challenge = error.multiFactorChallenge
+        }
+        let hint = try XCTUnwrap(challenge?.hints.first)
+        XCTAssertEqual(hint.phoneNumber?.suffix(4), "4321")
+        XCTAssertFalse(hint.phoneNumber?.contains("650555") ?? true, "a hint's number is masked")
+        let session = try XCTUnwrap(challenge?.session)
+        let code = try await auth.sendSecondFactorCode(session: session, enrollmentId: hint.enrollmentId)
+        let signedIn = try await auth.resolveSignIn(session: session, credential: try credential(code, "654321"))
+        XCTAssertEqual(signedIn.user.uid, first.user.uid)
+        let after = try await auth.unenroll(idToken: signedIn.idToken, enrollmentId: hint.enrollmentId)
+        XCTAssertTrue(after.user.secondFactors.isEmpty)
+    }
+
+    func testAdministration() async throws {
+        let auth = try open()
+        let created = try await auth.createUser(uid: "alice", phoneNumber: "+16505550001", displayName: "Alice")
+        let found = try await auth.user(phoneNumber: "+16505550001")
+        XCTAssertEqual(found.uid, "alice")
+        let updated = try await auth.updateUser(uid: "alice", disabled: true, displayName: .some(nil))
+        XCTAssertTrue(updated.disabled)
+        XCTAssertNil(updated.displayName)
+        try await auth.setCustomUserClaims(uid: "alice", claimsJSON: #"{"role": "admin"}"#)
+        let alice = try await auth.user(uid: "alice")
+        XCTAssertEqual(alice.customClaimsJSON, #"{"role":"admin"}"#)
+        await assertThrows(.invalidArgument) { try await auth.setCustomUserClaims(uid: "alice", claimsJSON: "{") }
+        _ = try await auth.createUser(uid: "bob")
+        let page = try await auth.listUsers(maxResults: 1)
+        XCTAssertEqual(page.users.map(\.uid), [created.uid])
+        let next = try await auth.listUsers(maxResults: 5, pageToken: page.nextPageToken)
+        XCTAssertEqual(next.users.map(\.uid), ["bob"])
+        let customToken = try await auth.createCustomToken(uid: "bob")
+        XCTAssertEqual(customToken.split(separator: ".").count, 3)
+        try await auth.deleteUser(uid: "bob")
+        await assertThrows(.userNotFound, status: 17011) { _ = try await auth.user(uid: "bob") }
+        let (status, json) = await auth.call("getUser", paramsJSON: #"{"uid": "alice"}"#)
+        XCTAssertEqual(status, 0)
+        XCTAssertTrue(json.contains("\"alice\""), json)
+        let unknown = await auth.call("noSuchMethod", paramsJSON: "{}")
+        XCTAssertEqual(unknown.status, PhoneAuthError.Code.unknownMethod.status)
+    }
+
+    func testABadConfigurationNamesItsKey() throws {
+        XCTAssertThrowsError(try open { $0.codeLength = 3 }) { error in
+            let error = error as? PhoneAuthError
+            XCTAssertEqual(error?.code, .invalidConfiguration)
+            XCTAssertEqual(error?.code.status, 18001)
+            XCTAssertEqual(error?.detailsJSON, #"{"key":"codeLength"}"#)
+        }
+        XCTAssertThrowsError(try open { $0.sms.templates = ["fr": "no code"] }) { error in
+            XCTAssertTrue((error as? PhoneAuthError)?.message.contains("sms.templates.fr") == true)
+        }
+        XCTAssertThrowsError(try PhoneAuth(json: #"{"database": "#)) { error in
+            XCTAssertEqual((error as? PhoneAuthError)?.code, .invalidArgument)
+        }
+        let directory = try scratchDirectory()
+        let auth = try PhoneAuth(json: #"{"database": "\#(directory)/json.db", "testPhoneNumbers": {"+16505551234": "123456"}}"#)
+        XCTAssertEqual(try auth.verifyPhoneNumber(testNumber).codeLength, 6)
+        auth.close()
+        XCTAssertThrowsError(try auth.verifyPhoneNumber(testNumber))
+    }
+
+    func assertThrows(_ code: PhoneAuthError.Code, status: Int32? = nil, file: StaticString = #filePath, line: UInt = #line,
+                      _ body: () async throws -> Void) async {
+        do {
+            try await body()
+            XCTFail("no error; expected \(code)", file: file, line: line)
+        } catch let error as PhoneAuthError {
+            XCTAssertEqual(error.code, code, error.message, file: file, line: line)
+            if let status { XCTAssertEqual(error.code.status, status, file: file, line: line) }
+        } catch {
+            XCTFail("not a PhoneAuthError: \(error)", file: file, line: line)
+        }
+    }
+}
+
+/// Messages the SMS sender got, for a test to wait on.
+final class Inbox: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var messages: [SMSMessage] = []
+
+    func put(_ message: SMSMessage) {
+        condition.lock()
+        messages.append(message)
+        condition.signal()
+        condition.unlock()
+    }
+
+    func wait(seconds: Double = 5) -> SMSMessage? {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date().addingTimeInterval(seconds)
+        while messages.isEmpty, condition.wait(until: deadline) {}
+        return messages.isEmpty ? nil : messages.removeFirst()
+    }
+}
