@@ -59,7 +59,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "phoneauth-cli",
-            dependencies: ["PhoneAuthCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["PhoneAuthKit", "PhoneAuthCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/phoneauth-cli",
             // Self-contained in release (as installed); the debug link of the static runtime
             // misses FoundationEssentials' dependencies, and debug builds only run here.

@@ -176,6 +176,9 @@ public final class PhoneAuth: Sendable {
 
     // MARK: Hooks and the JSON methods
 
+    /// The most users one `importUsers` call takes.
+    public static let maxImportUsers = Engine.maxImportUsers
+
     /// Installs the function that sends each SMS (the `callback` provider), or removes it with
     /// nil. It runs on the engine's delivery threads; return `true` once the message is handed to
     /// the carrier, `false` to have it retried later.

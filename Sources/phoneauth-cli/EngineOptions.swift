@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import PhoneAuthCore
+import PhoneAuthKit
 
 /// What every command that opens an engine shares: the configuration, the output form, masking.
 struct EngineOptions: ParsableArguments {
@@ -13,8 +14,9 @@ struct EngineOptions: ParsableArguments {
     @Flag(help: "Print phone numbers whole; they are masked to their last four digits otherwise.")
     var showNumbers = false
 
-    /// Opens the engine the configuration describes (exit 3 when it cannot be).
-    func open() throws -> Engine {
+    /// Opens the engine the configuration describes (exit 3 when it cannot be), through the Swift
+    /// API like any Swift host.
+    func open() throws -> PhoneAuth {
         do {
             var json: JSONValue = .object([])
             if let path = config ?? EngineConfig.environment("PHONEAUTH_CONFIG") {
@@ -22,16 +24,16 @@ struct EngineOptions: ParsableArguments {
             }
             // The configuration may carry phoneauthd's section; the engine does not read it.
             if case let .object(pairs) = json { json = .object(pairs.filter { $0.0 != "server" }) }
-            return try Engine(config: try EngineConfig.read(json))
+            return try PhoneAuth(json: JSONCodec.serialize(json))
         } catch let failure as Failure {
             throw Failure(message: failure.message, exitCode: ExitCodes.cannotOpen)
         } catch {
-            throw Failure.report(PhoneAuthError.from(error, during: "opening the engine"), exitCode: ExitCodes.cannotOpen)
+            throw Failure(message: "\(error)", exitCode: ExitCodes.cannotOpen)
         }
     }
 
     /// Opens the engine, runs `body` with it, closes it; failures become messages and exit statuses.
-    func withEngine(_ body: (Engine) throws -> Void) throws {
+    func withEngine(_ body: (PhoneAuth) throws -> Void) throws {
         try reporting {
             let engine = try open()
             defer { engine.close() }
@@ -40,8 +42,11 @@ struct EngineOptions: ParsableArguments {
     }
 
     /// Runs a method; an engine error is printed and becomes the exit status.
-    func call(_ engine: Engine, _ method: String, _ params: JSONValue = .object([])) throws -> JSONValue {
-        let (status, result) = engine.call(method, params: params)
+    func call(_ engine: PhoneAuth, _ method: String, _ params: JSONValue = .object([])) throws -> JSONValue {
+        let (status, text) = engine.call(method, paramsJSON: JSONCodec.serialize(params))
+        guard let result = try? JSONCodec.parse(text) else {
+            throw Failure(message: "\(method) answered with text that is not JSON.", exitCode: ExitCodes.refused)
+        }
         guard status != 0 else { return result }
         let code = result["error"]?["code"]?.stringValue ?? "error"
         let message = result["error"]?["message"]?.stringValue ?? ""
@@ -82,10 +87,6 @@ struct Failure: Error, CustomStringConvertible {
     let message: String
     let exitCode: Int32
     var description: String { message }
-
-    static func report(_ error: PhoneAuthError, exitCode: Int32) -> Failure {
-        Failure(message: "\(error.code.name): \(error.message)", exitCode: exitCode)
-    }
 }
 
 /// Runs a command body, turning a Failure into its message and exit status.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PhoneAuthCore
+import PhoneAuthKit
 
 /// `phoneauth keys list|rotate|retire`: the ID-token signing keys.
 struct KeysCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PhoneAuthCore
+import PhoneAuthKit
 
 /// `phoneauth status`: what the engine's store holds and has done in the last hour.
 struct StatusCommand: ParsableCommand {

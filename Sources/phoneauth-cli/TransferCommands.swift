@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import PhoneAuthCore
+import PhoneAuthKit
 
 /// `phoneauth export FILE`: every user, in the JSON of Firebase's `auth:export`.
 struct ExportCommand: ParsableCommand {
@@ -47,8 +48,8 @@ struct ImportCommand: ParsableCommand {
             defer { engine.close() }
             let progress = Progress(verb: "imported")
             var imported: Int64 = 0, errors: [JSONValue] = []
-            for start in stride(from: 0, to: users.count, by: Engine.maxImportUsers) {
-                let chunk = Array(users[start..<min(start + Engine.maxImportUsers, users.count)])
+            for start in stride(from: 0, to: users.count, by: PhoneAuth.maxImportUsers) {
+                let chunk = Array(users[start..<min(start + PhoneAuth.maxImportUsers, users.count)])
                 let result = try options.call(engine, "importUsers", .object([("users", .array(chunk))]))
                 imported += result["imported"]?.intValue ?? 0
                 if case let .array(items)? = result["errors"] {

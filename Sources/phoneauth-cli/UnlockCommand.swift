@@ -1,5 +1,6 @@
 import ArgumentParser
 import PhoneAuthCore
+import PhoneAuthKit
 
 /// `phoneauth unlock +1…`: ends a number's lockout (an attacker keeping a victim locked out).
 struct UnlockCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PhoneAuthCore
+import PhoneAuthKit
 
 /// `phoneauth users …`: look users up and change them, as the admin methods do.
 struct UsersCommand: ParsableCommand {
