@@ -11,7 +11,7 @@ LIB := $(OUT)/lib/libphoneauth.so.1
 export PHONEAUTH_LIBRARY := $(LIB)
 export PHONEAUTH_CLI := $(OUT)/bin/phoneauth
 
-.PHONY: all deps venv build test test-all test-swift test-swift-postgres test-c test-c-postgres example \
+.PHONY: all deps venv build test test-all test-swift check-swift-api test-swift-package test-swift-postgres test-c test-c-postgres example \
         test-python test-python-postgres check-memory check-portable demo bench install dist clean \
         wheel deb deb-lib test-packages \
         server server-debug test-server \
@@ -57,11 +57,17 @@ test: deps
 	bash Tests/pg/with-cluster.sh $(MAKE) --no-print-directory test-all
 
 # pytest runs last so the run closes on its summary line.
-test-all: test-swift test-server test-swift-postgres test-c test-c-postgres check-memory check-portable check-tsan-threads \
+test-all: test-swift check-swift-api test-swift-package test-server test-swift-postgres test-c test-c-postgres check-memory check-portable check-tsan-threads \
           example test-packages test-python-postgres test-python
 
 test-swift: deps
 	swift test --disable-swift-testing
+
+# PhoneAuthKit's public surface: documented, as Tests/swift-api/PhoneAuthKit.api lists it, nothing
+# of PhoneAuthCore public, the DocC catalogue building (reads the debug build test-swift made).
+check-swift-api: deps
+	swift build --target PhoneAuthKit
+	python3 Tests/swift-api/check_api.py
 
 # The same Swift suite against PostgreSQL (needs the PHONEAUTH_TEST_* variables of a cluster).
 test-swift-postgres: deps

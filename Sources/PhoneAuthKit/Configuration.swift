@@ -3,7 +3,7 @@ import PhoneAuthCore
 extension PhoneAuth {
     /// The engine's settings most apps change. Left nil, a setting has its default (docs/API.md,
     /// "Configuration"); every other key, SMS providers included, goes through
-    /// ``PhoneAuth/init(json:)``. Values are checked when the engine opens: a bad one throws
+    /// `init(json:)`. Values are checked when the engine opens: a bad one throws
     /// `invalidConfiguration` whose details name the key.
     public struct Configuration: Sendable {
         /// A SQLite file (created if missing) or a `postgresql://` URI.
@@ -17,12 +17,15 @@ extension PhoneAuth {
         public var masterKey: String?
         /// `ES256` (default), `RS256` or `EdDSA`.
         public var signingAlgorithm: String?
+        /// An ID token's lifetime, in seconds (60–86400; default 3600).
         public var idTokenTtlSeconds: Int?
         /// Digits in a code (6–10).
         public var codeLength: Int?
+        /// How long a code works, in seconds (1–3600; default 300).
         public var codeTtlSeconds: Int?
         /// Wrong codes before a verification is dead.
         public var maxAttempts: Int?
+        /// How long asking again for a number returns the same verification (default 60 s).
         public var resendAfterSeconds: Int?
         /// The SMS's language when a call gives none or an unknown one.
         public var defaultLanguageCode: String?
@@ -34,11 +37,12 @@ extension PhoneAuth {
         /// How the SMS is sent and what it says.
         public var sms = SMS()
 
+        /// The defaults, with the database (a SQLite path or a `postgresql://` URI).
         public init(database: String) { self.database = database }
 
         /// The SMS settings (docs/API.md, "SMS text").
         public struct SMS: Sendable {
-            /// `callback` (``PhoneAuth/setSMSSender(_:)``, the default) or `console` (stderr).
+            /// `callback` (`setSMSSender(_:)`, the default) or `console` (stderr).
             public var provider: String?
             /// The app's name, which the built-in texts then name.
             public var appName: String?
@@ -51,6 +55,7 @@ extension PhoneAuth {
             /// The most SMS segments a message may take.
             public var maxSegments: Int?
 
+            /// No SMS settings: the defaults.
             public init() {}
         }
 

@@ -1,7 +1,7 @@
 import Foundation
 import PhoneAuthCore
 
-/// The claims of an ID token that ``PhoneAuth/verifyIdToken(_:checkRevoked:)`` found valid.
+/// The claims of an ID token that `verifyIdToken(_:checkRevoked:)` found valid.
 public struct IDToken: Sendable, Hashable {
     /// The user's ID (`sub`).
     public let uid: String
@@ -9,7 +9,9 @@ public struct IDToken: Sendable, Hashable {
     public let phoneNumber: String?
     /// When the user signed in (`auth_time`).
     public let authTime: Date
+    /// When the token was issued (`iat`).
     public let issuedAt: Date
+    /// When the token stops being valid (`exp`).
     public let expiresAt: Date
     /// Every claim, custom ones included, as the JSON text of an object.
     public let claimsJSON: String

@@ -3,11 +3,12 @@ import PhoneAuthCore
 
 /// What a sign-in of an account with second factors gets instead of tokens, in
 /// ``PhoneAuthError/multiFactorChallenge``: a single-use session and a hint per factor. Send a
-/// code to one factor with ``PhoneAuth/sendSecondFactorCode(session:enrollmentId:languageCode:clientIp:)``,
-/// then finish with ``PhoneAuth/resolveSignIn(session:credential:clientIp:)``.
+/// code to one factor with `sendSecondFactorCode(session:enrollmentId:languageCode:clientIp:)`,
+/// then finish with `resolveSignIn(session:credential:clientIp:)`.
 public struct MultiFactorChallenge: Sendable, Hashable {
     /// The challenge's session: a secret until the sign-in is finished or it expires.
     public let session: String
+    /// When the session stops working.
     public let expiresAt: Date
     /// The account's factors; phone numbers show only their last four digits.
     public let hints: [SecondFactor]

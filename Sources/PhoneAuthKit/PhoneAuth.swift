@@ -50,6 +50,7 @@ public final class PhoneAuth: Sendable {
     /// verification again and sends nothing. A test number (``Configuration/testPhoneNumbers``)
     /// gets no SMS: its fixed code works.
     /// - Parameters:
+    ///   - phoneNumber: the number to send the code to.
     ///   - languageCode: the SMS's language, e.g. `fr-CA` (falls back to `fr`, then the default).
     ///   - clientIp: the end user's IP address, for the per-IP limits.
     public func verifyPhoneNumber(_ phoneNumber: String, languageCode: String? = nil, clientIp: String? = nil) throws(PhoneAuthError) -> Verification {
@@ -74,7 +75,7 @@ public final class PhoneAuth: Sendable {
     // MARK: Second factors
 
     /// Sends a code to a number the signed-in user (`idToken`, from a recent sign-in) enrols as a
-    /// second factor; finish with ``finishPhoneEnrollment(idToken:credential:displayName:)``.
+    /// second factor; finish with `finishPhoneEnrollment(idToken:credential:displayName:)`.
     public func startPhoneEnrollment(idToken: String, phoneNumber: String, languageCode: String? = nil,
                                      clientIp: String? = nil) throws(PhoneAuthError) -> Verification {
         Verification(try run("mfaEnrollStart") {
@@ -125,17 +126,19 @@ public final class PhoneAuth: Sendable {
     }
 
     /// Ends every session of a user: refresh tokens stop working, and ID tokens issued before now
-    /// fail ``verifyIdToken(_:checkRevoked:)`` with `checkRevoked`.
+    /// fail `verifyIdToken(_:checkRevoked:)` with `checkRevoked`.
     public func revokeRefreshTokens(uid: String) throws(PhoneAuthError) {
         try run("revokeRefreshTokens") { try $0.revokeRefreshTokens(uid: uid) }
     }
 
     // MARK: Accounts
 
+    /// The account with this ID, or ``PhoneAuthError/Code/userNotFound``.
     public func user(uid: String) throws(PhoneAuthError) -> User {
         User(try run("getUser") { try $0.user(uid: uid) })
     }
 
+    /// The account that signs in with this number, or ``PhoneAuthError/Code/userNotFound``.
     public func user(phoneNumber: String) throws(PhoneAuthError) -> User {
         User(try run("getUserByPhoneNumber") { try $0.user(phoneNumber: phoneNumber) })
     }
@@ -151,6 +154,7 @@ public final class PhoneAuth: Sendable {
         User(try run("updateUser") { try $0.updateUser(uid: uid, disabled: disabled, displayName: displayName) })
     }
 
+    /// Deletes an account, its sessions and its second factors.
     public func deleteUser(uid: String) throws(PhoneAuthError) {
         try run("deleteUser") { try $0.deleteUser(uid: uid) }
     }

@@ -53,49 +53,93 @@ public struct PhoneAuthError: Error, Sendable, CustomStringConvertible {
 
         public var description: String { name }
 
+        /// The custom token is not valid.
         public static let invalidCustomToken = Code(.invalidCustomToken)
+        /// The custom token is for another project.
         public static let customTokenMismatch = Code(.customTokenMismatch)
+        /// The credential is malformed.
         public static let invalidCredential = Code(.invalidCredential)
+        /// The user account is disabled.
         public static let userDisabled = Code(.userDisabled)
+        /// The operation is not allowed by configuration.
         public static let operationNotAllowed = Code(.operationNotAllowed)
+        /// Too many requests.
         public static let tooManyRequests = Code(.tooManyRequests)
+        /// No such user.
         public static let userNotFound = Code(.userNotFound)
+        /// The refresh token is not valid.
         public static let invalidUserToken = Code(.invalidUserToken)
+        /// The ID token has expired.
         public static let userTokenExpired = Code(.userTokenExpired)
+        /// The phone number is missing.
         public static let missingPhoneNumber = Code(.missingPhoneNumber)
+        /// The phone number is not valid.
         public static let invalidPhoneNumber = Code(.invalidPhoneNumber)
+        /// The verification code is missing.
         public static let missingVerificationCode = Code(.missingVerificationCode)
+        /// The verification code is not correct.
         public static let invalidVerificationCode = Code(.invalidVerificationCode)
+        /// The verification ID is missing.
         public static let missingVerificationID = Code(.missingVerificationID)
+        /// The verification ID is not valid.
         public static let invalidVerificationID = Code(.invalidVerificationID)
+        /// The verification can no longer be used.
         public static let sessionExpired = Code(.sessionExpired)
+        /// A quota is exhausted.
         public static let quotaExceeded = Code(.quotaExceeded)
+        /// The app verification proof is missing.
         public static let missingAppCredential = Code(.missingAppCredential)
+        /// The app verification proof is not valid.
         public static let invalidAppCredential = Code(.invalidAppCredential)
+        /// The app's push token is missing.
         public static let missingAppToken = Code(.missingAppToken)
+        /// The captcha check failed.
         public static let captchaCheckFailed = Code(.captchaCheckFailed)
+        /// The app could not be verified.
         public static let appNotVerified = Code(.appNotVerified)
+        /// A second factor is required.
         public static let secondFactorRequired = Code(.secondFactorRequired)
+        /// The operation needs a recent sign-in.
         public static let requiresRecentLogin = Code(.requiresRecentLogin)
+        /// The account already has a credential of this provider.
         public static let providerAlreadyLinked = Code(.providerAlreadyLinked)
+        /// The account has no credential of this provider.
         public static let noSuchProvider = Code(.noSuchProvider)
+        /// The credential belongs to another user.
         public static let userMismatch = Code(.userMismatch)
+        /// Another account already has this credential.
         public static let credentialAlreadyInUse = Code(.credentialAlreadyInUse)
+        /// The multi-factor session is missing.
         public static let missingMultiFactorSession = Code(.missingMultiFactorSession)
+        /// The second factor is missing.
         public static let missingMultiFactorInfo = Code(.missingMultiFactorInfo)
+        /// The multi-factor session is not valid.
         public static let invalidMultiFactorSession = Code(.invalidMultiFactorSession)
+        /// No such second factor.
         public static let multiFactorInfoNotFound = Code(.multiFactorInfoNotFound)
+        /// The second factor is already enrolled.
         public static let secondFactorAlreadyEnrolled = Code(.secondFactorAlreadyEnrolled)
+        /// The user has the maximum number of second factors.
         public static let maximumSecondFactorCountExceeded = Code(.maximumSecondFactorCountExceeded)
+        /// The credential cannot be a first factor.
         public static let unsupportedFirstFactor = Code(.unsupportedFirstFactor)
+        /// Internal error.
         public static let internalError = Code(.internalError)
+        /// Invalid argument.
         public static let invalidArgument = Code(.invalidArgument)
+        /// Invalid configuration.
         public static let invalidConfiguration = Code(.invalidConfiguration)
+        /// Unknown method.
         public static let unknownMethod = Code(.unknownMethod)
+        /// The database cannot be used.
         public static let storageError = Code(.storageError)
+        /// The ID token is not valid.
         public static let invalidIdToken = Code(.invalidIdToken)
+        /// The ID token has been revoked.
         public static let idTokenRevoked = Code(.idTokenRevoked)
+        /// Another user has this phone number.
         public static let phoneNumberAlreadyExists = Code(.phoneNumberAlreadyExists)
+        /// Another user has this uid.
         public static let uidAlreadyExists = Code(.uidAlreadyExists)
     }
 }

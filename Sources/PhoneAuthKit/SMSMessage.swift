@@ -1,13 +1,15 @@
 import PhoneAuthCore
 
-/// A text message for the host's sender (``PhoneAuth/setSMSSender(_:)``). Its ``body`` holds the
+/// A text message for the host's sender (`setSMSSender(_:)`). Its ``body`` holds the
 /// code: do not log it.
 public struct SMSMessage: Sendable {
     /// The number, in E.164.
     public let to: String
+    /// The text to send, code included.
     public let body: String
     /// The language of the text (after the fallback chain).
     public let languageCode: String
+    /// The verification whose code the text holds.
     public let verificationId: String
     /// What the code is for: `signIn`, `enroll`, `mfaSignIn` or `temporaryProof`.
     public let purpose: String

@@ -3,14 +3,16 @@ import PhoneAuthCore
 
 /// A second factor of an account: a phone number that receives codes, or a TOTP authenticator.
 public struct SecondFactor: Sendable, Hashable {
-    /// Names the factor in ``PhoneAuth/unenroll(idToken:enrollmentId:)`` and in a challenge's
+    /// Names the factor in `unenroll(idToken:enrollmentId:)` and in a challenge's
     /// hints.
     public let enrollmentId: String
     /// `phone` or `totp`.
     public let factorId: String
+    /// The name the user gave the factor.
     public let displayName: String?
     /// The number, E.164 on an account and masked to its last four digits in a challenge's hints.
     public let phoneNumber: String?
+    /// When it was enrolled.
     public let enrolledAt: Date
 
     init(_ factor: EnrolledFactor) {

@@ -7,13 +7,16 @@ public struct User: Sendable, Hashable {
     public let uid: String
     /// The number it signs in with (E.164), if it has one.
     public let phoneNumber: String?
+    /// A name for people, if one was set.
     public let displayName: String?
     /// A disabled account cannot sign in, and its tokens stop working.
     public let disabled: Bool
+    /// When the account was created.
     public let createdAt: Date
+    /// When the account last signed in, if ever.
     public let lastSignInAt: Date?
     /// The claims every new ID token carries, as the JSON text of an object
-    /// (``PhoneAuth/setCustomUserClaims(uid:claimsJSON:)``).
+    /// (`setCustomUserClaims(uid:claimsJSON:)`).
     public let customClaimsJSON: String?
     /// The account's second factors, in the order they were enrolled.
     public let secondFactors: [SecondFactor]

@@ -1,9 +1,9 @@
 import Foundation
 import PhoneAuthCore
 
-/// A code on its way: what ``PhoneAuth/verifyPhoneNumber(_:languageCode:clientIp:)`` and the
+/// A code on its way: what `verifyPhoneNumber(_:languageCode:clientIp:)` and the
 /// second-factor calls return. Keep ``verificationId`` and pair it with the code the user types
-/// (``PhoneAuth/credential(verificationId:verificationCode:)``).
+/// (`credential(verificationId:verificationCode:)`).
 public struct Verification: Sendable, Hashable {
     /// Names the verification; not a secret, but only its code proves the number.
     public let verificationId: String

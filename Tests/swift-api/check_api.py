@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""PhoneAuthKit's public surface, checked from the built module (make check-swift-api).
+
+- Every public symbol of PhoneAuthKit has a documentation comment.
+- The public symbols are exactly those in PhoneAuthKit.api (a change to the surface is a change to
+  that file, made on purpose: `check_api.py --update`).
+- PhoneAuthCore has no public symbol: what the package offers Swift apps is PhoneAuthKit only.
+- The DocC catalogue builds with the symbols, warnings (broken links) as errors.
+
+Needs a debug build (`swift build`): the symbols are read from .build/debug/Modules.
+"""
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+API_FILE = Path(__file__).with_name("PhoneAuthKit.api")
+C_TARGETS_WITH_INCLUDE = ["CCurl", "CPhoneNumbers", "CRandom"]
+
+
+def extract(module, out):
+    """The module's public symbol graph, from the built .swiftmodule (no rebuild)."""
+    args = ["swift-symbolgraph-extract", "-module-name", module, "-I", str(ROOT / ".build/debug/Modules"),
+            "-target", "x86_64-unknown-linux-gnu", "-output-dir", str(out), "-minimum-access-level", "public",
+            "-Xcc", "-I/usr/include/postgresql"]
+    for target in ["CSQLite", "CJansson", "CLibPQ"]:
+        args += ["-I", str(ROOT / "Sources" / target)]
+    for target in C_TARGETS_WITH_INCLUDE:
+        args += ["-I", str(ROOT / "Sources" / target / "include"),
+                 "-Xcc", f"-fmodule-map-file={ROOT}/.build/debug/{target}.build/module.modulemap"]
+    subprocess.run(args, check=True)
+    return json.loads((out / f"{module}.symbols.json").read_text())
+
+
+def declared(graph):
+    """(line for the .api file, has a doc comment) of each symbol declared in the source."""
+    for symbol in graph["symbols"]:
+        if "location" not in symbol:  # synthesized (Hashable's ==, hash(into:)...)
+            continue
+        name = ".".join(symbol["pathComponents"])
+        kind = symbol["kind"]["identifier"].removeprefix("swift.")
+        text = "".join(f["spelling"] for f in symbol["declarationFragments"])
+        doc = "".join(line["text"] for line in symbol.get("docComment", {}).get("lines", [])).strip()
+        yield f"{kind} {name}: {' '.join(text.split())}", bool(doc)
+
+
+def main():
+    failures = []
+    with tempfile.TemporaryDirectory() as scratch:
+        graphs = Path(scratch) / "graphs"
+        graphs.mkdir()
+        kit = extract("PhoneAuthKit", graphs)
+        core = extract("PhoneAuthCore", Path(scratch))
+        leaked = [".".join(s["pathComponents"]) for s in core["symbols"]]
+        if leaked:
+            failures.append(f"PhoneAuthCore has public symbols (make them package): {', '.join(sorted(leaked)[:20])}")
+        symbols = sorted(set(declared(kit)))
+        undocumented = [line for line, documented in symbols if not documented]
+        if undocumented:
+            failures.append("public symbols without a documentation comment:\n  " + "\n  ".join(undocumented))
+        surface = "".join(line + "\n" for line, _ in symbols)
+        if "--update" in sys.argv:
+            API_FILE.write_text(surface)
+        elif surface != API_FILE.read_text():
+            diff = subprocess.run(["diff", "-u", str(API_FILE), "-"], input=surface, text=True, capture_output=True).stdout
+            failures.append(f"the public surface differs from {API_FILE.name} (run check_api.py --update if meant):\n{diff}")
+        docc = subprocess.run(["docc", "convert", str(ROOT / "Sources/PhoneAuthKit/PhoneAuthKit.docc"),
+                               "--additional-symbol-graph-dir", str(graphs), "--output-path", str(Path(scratch) / "doc"),
+                               "--fallback-display-name", "PhoneAuthKit", "--fallback-bundle-identifier", "PhoneAuthKit",
+                               "--warnings-as-errors"], capture_output=True, text=True)
+        if docc.returncode != 0:
+            failures.append("docc convert failed:\n" + docc.stdout[-4000:] + docc.stderr[-4000:])
+    if failures:
+        print("\n\n".join(failures), file=sys.stderr)
+        return 1
+    print(f"PhoneAuthKit: {len(symbols)} public symbols, all documented; PhoneAuthCore: none public; DocC builds.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
