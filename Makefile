@@ -69,6 +69,11 @@ check-swift-api: deps
 	swift build --target PhoneAuthKit
 	python3 Tests/swift-api/check_api.py
 
+# A package outside the repository that depends on PhoneAuthKit by path: the Hummingbird example,
+# built and tested (Tests/swift-package/run.sh).
+test-swift-package: deps
+	bash Tests/swift-package/run.sh
+
 # The same Swift suite against PostgreSQL (needs the PHONEAUTH_TEST_* variables of a cluster).
 test-swift-postgres: deps
 	PHONEAUTH_TEST_DATABASE=postgres swift test --disable-swift-testing

@@ -1,7 +1,8 @@
 import ArgumentParser
 import PhoneAuthCore
 
-/// `phoneauth`: the operator's command. A host of PhoneAuthCore like any other.
+/// `phoneauth`: the operator's command. It opens and calls engines through PhoneAuthKit, the Swift
+/// API; only `copy` works on the stores below the engine.
 @main
 struct PhoneAuthCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -6,6 +6,8 @@
   that file, made on purpose: `check_api.py --update`).
 - PhoneAuthCore has no public symbol: what the package offers Swift apps is PhoneAuthKit only.
 - The DocC catalogue builds with the symbols, warnings (broken links) as errors.
+- No target in PhoneAuthKit's build closure has unsafe flags: SwiftPM refuses them in a package
+  that another one adds by URL and version.
 
 Needs a debug build (`swift build`): the symbols are read from .build/debug/Modules.
 """
@@ -46,8 +48,29 @@ def declared(graph):
         yield f"{kind} {name}: {' '.join(text.split())}", bool(doc)
 
 
+def unsafe_targets(product):
+    """Targets of this package that `product` builds and that carry unsafe flags."""
+    manifest = json.loads(subprocess.run(["swift", "package", "dump-package"], cwd=ROOT, check=True,
+                                         capture_output=True, text=True).stdout)
+    targets = {t["name"]: t for t in manifest["targets"]}
+    todo = list(next(p for p in manifest["products"] if p["name"] == product)["targets"])
+    seen = set()
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in targets:
+            continue
+        seen.add(name)
+        for dependency in targets[name]["dependencies"]:
+            if "byName" in dependency or "target" in dependency:
+                todo.append((dependency.get("byName") or dependency.get("target"))[0])
+    return sorted(name for name in seen if any("unsafeFlags" in setting["kind"] for setting in targets[name]["settings"]))
+
+
 def main():
     failures = []
+    unsafe = unsafe_targets("PhoneAuthKit")
+    if unsafe:
+        failures.append(f"PhoneAuthKit's build closure has targets with unsafe flags: {', '.join(unsafe)}")
     with tempfile.TemporaryDirectory() as scratch:
         graphs = Path(scratch) / "graphs"
         graphs.mkdir()

@@ -11,8 +11,9 @@ Commands ({"op": ...}):
   call          method, params -> outcome of engine.call(method, params)
   prepare       threads: [[[method, params], ...], ...] -> one thread per list, each waiting for "go"
   go            -> {"results": [[outcome, ...], ...]} once every prepared thread has run its calls
-  signin_loop   numbers, code, until (time.time()) -> one thread per number signing in again and
-                again (verifyPhoneNumber, then signInWithCredential) until `until`:
+  signin_loop   numbers, code, until (time.time()), stop (a path; optional) -> one thread per number
+                signing in again and again (verifyPhoneNumber, then signInWithCredential) until
+                `until`, or until the file `stop` exists:
                 {"calls": [outcome + "method"], "sessions": [{"uid", "refreshToken", "t0"}]}
   messages      -> {"messages": [...]}: what the capturing sender got, each with "receivedAt"
                 (time.time() when the sender was called)
@@ -24,6 +25,7 @@ An outcome is {"ok": result} or {"error": {"code", "status", "message", "details
 """
 
 import json
+import os
 import sys
 import threading
 import time
@@ -74,8 +76,8 @@ def run_calls(calls, box):
         box.append(dict(outcome(lambda: engine.call(method, params)), method=method))
 
 
-def signin_loop(number, code, until, calls, sessions):
-    while time.time() < until:
+def signin_loop(number, code, until, stop, calls, sessions):
+    while time.time() < until and not (stop and os.path.exists(stop)):
         started = outcome(lambda: engine.call("verifyPhoneNumber", {"phoneNumber": number}))
         calls.append(dict(started, method="verifyPhoneNumber"))
         if "ok" not in started:
@@ -125,7 +127,7 @@ def handle(command):
         calls, sessions, threads = [], [], []
         for number in command["numbers"]:
             thread = threading.Thread(target=signin_loop, daemon=True,
-                                      args=(number, command["code"], command["until"], calls, sessions))
+                                      args=(number, command["code"], command["until"], command.get("stop"), calls, sessions))
             thread.start()
             threads.append(thread)
         for thread in threads:

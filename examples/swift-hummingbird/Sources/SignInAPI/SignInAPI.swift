@@ -1,0 +1,77 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import PhoneAuthKit
+
+/// Three routes over a PhoneAuth engine:
+///
+///     POST /verify   {"phoneNumber": "+16505553434"}             → {"verificationId": "..."}
+///     POST /sign-in  {"verificationId": "...", "code": "123456"} → {"uid", "idToken", "refreshToken", "isNewUser"}
+///     GET  /me       Authorization: Bearer <ID token>             → {"uid", "phoneNumber"}
+///
+/// Errors come back as {"error": code, "message": ...} with a 4xx status.
+public struct SignInAPI: Sendable {
+    let auth: PhoneAuth
+
+    public init(auth: PhoneAuth) { self.auth = auth }
+
+    struct VerifyRequest: Decodable { let phoneNumber: String }
+    struct VerifyResponse: ResponseEncodable { let verificationId: String }
+    struct SignInRequest: Decodable { let verificationId: String; let code: String }
+    struct SignInResponse: ResponseEncodable { let uid: String; let idToken: String; let refreshToken: String; let isNewUser: Bool }
+    struct MeResponse: ResponseEncodable { let uid: String; let phoneNumber: String? }
+
+    public func addRoutes(to router: Router<SignInContext>) {
+        router.post("verify") { request, context -> VerifyResponse in
+            let body = try await request.decode(as: VerifyRequest.self, context: context)
+            // The async variant: the engine's blocking work stays off the event loop.
+            let verification = try await guarded { try await auth.verifyPhoneNumber(body.phoneNumber, clientIp: clientIp(context)) }
+            return VerifyResponse(verificationId: verification.verificationId)
+        }
+        router.post("sign-in") { request, context -> SignInResponse in
+            let body = try await request.decode(as: SignInRequest.self, context: context)
+            let session = try await guarded {
+                let credential = try PhoneAuth.credential(verificationId: body.verificationId, verificationCode: body.code)
+                return try await auth.signIn(with: credential)
+            }
+            return SignInResponse(uid: session.user.uid, idToken: session.idToken, refreshToken: session.refreshToken,
+                                  isNewUser: session.isNewUser)
+        }
+        router.get("me") { request, _ -> MeResponse in
+            guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
+                throw HTTPError(.unauthorized, message: "An ID token is required.")
+            }
+            let token = try await guarded { try await auth.verifyIdToken(String(header.dropFirst(7)), checkRevoked: true) }
+            return MeResponse(uid: token.uid, phoneNumber: token.phoneNumber)
+        }
+    }
+
+    private func clientIp(_ context: SignInContext) -> String? {
+        context.remoteAddress?.ipAddress
+    }
+
+    /// A PhoneAuthError as an HTTP error: its code and message (never a secret) to the client.
+    private func guarded<T>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let error as PhoneAuthError {
+            let status: HTTPResponse.Status = switch error.code {
+            case .tooManyRequests, .quotaExceeded: .tooManyRequests
+            case .invalidIdToken, .idTokenRevoked, .userTokenExpired, .userDisabled: .unauthorized
+            case .storageError, .internalError: .internalServerError
+            default: .badRequest
+            }
+            throw HTTPError(status, message: "\(error.code): \(error.message)")
+        }
+    }
+}
+
+/// The request context of the routes: Hummingbird's, plus the peer's address, which the
+/// engine's per-IP limits count by. (Behind a proxy, take the address the proxy forwards.)
+public struct SignInContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let remoteAddress: SocketAddress?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+}
