@@ -7,8 +7,8 @@ extension PhoneAuth {
     }
 
     /// `async`: `signIn` run on the engine's threads, the caller suspended meanwhile.
-    public func signIn(with credential: PhoneCredential) async throws(PhoneAuthError) -> SignInResult {
-        try await offload { () throws(PhoneAuthError) in try self.signIn(with: credential) }
+    public func signIn(with credential: PhoneCredential, clientIp: String? = nil) async throws(PhoneAuthError) -> SignInResult {
+        try await offload { () throws(PhoneAuthError) in try self.signIn(with: credential, clientIp: clientIp) }
     }
 
     /// `async`: `startPhoneEnrollment` run on the engine's threads, the caller suspended meanwhile.

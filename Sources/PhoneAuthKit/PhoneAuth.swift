@@ -68,8 +68,13 @@ public final class PhoneAuth: Sendable {
     /// account on its number's first sign-in. An account with second factors gets
     /// ``PhoneAuthError/Code/secondFactorRequired``, whose ``PhoneAuthError/multiFactorChallenge``
     /// finishes the sign-in.
-    public func signIn(with credential: PhoneCredential) throws(PhoneAuthError) -> SignInResult {
-        SignInResult(try run("signIn") { try $0.signIn(with: credential.core) })
+    /// - Parameters:
+    ///   - credential: the verification and the code the user typed.
+    ///   - clientIp: the end user's IP address: wrong codes from one address are limited.
+    public func signIn(with credential: PhoneCredential, clientIp: String? = nil) throws(PhoneAuthError) -> SignInResult {
+        var core = credential.core
+        core.clientIp = clientIp
+        return SignInResult(try run("signIn") { [core] in try $0.signIn(with: core) })
     }
 
     // MARK: Second factors

@@ -64,6 +64,19 @@ final class PhoneAuthKitTests: XCTestCase {
         XCTAssertEqual(session.user.phoneNumber, "+16505553434")
     }
 
+    func testWrongCodesAreCountedByTheClientsAddress() async throws {
+        let auth = try PhoneAuth(json: #"{"database": "\#(try scratchDirectory())/auth.db", "quotas": {"wrongCodesPerIpPer5Minutes": 2}}"#)
+        defer { auth.close() }
+        auth.setSMSSender { _ in true }
+        for attempt in 1...3 {
+            let verification = try await auth.verifyPhoneNumber("+1650555300\(attempt)")
+            let wrong = try PhoneAuth.credential(verificationId: verification.verificationId, verificationCode: "0000000")
+            await assertThrows(attempt < 3 ? .invalidVerificationCode : .tooManyRequests) {
+                _ = try await auth.signIn(with: wrong, clientIp: "203.0.113.7")
+            }
+        }
+    }
+
     func testASecondFactorTurnsSignInIntoAChallenge() async throws {
         let auth = try open()
         func credential(_ verification: Verification, _ code: String) throws(PhoneAuthError) -> PhoneCredential {

@@ -32,7 +32,7 @@ public struct SignInAPI: Sendable {
             let body = try await request.decode(as: SignInRequest.self, context: context)
             let session = try await guarded {
                 let credential = try PhoneAuth.credential(verificationId: body.verificationId, verificationCode: body.code)
-                return try await auth.signIn(with: credential)
+                return try await auth.signIn(with: credential, clientIp: clientIp(context))
             }
             return SignInResponse(uid: session.user.uid, idToken: session.idToken, refreshToken: session.refreshToken,
                                   isNewUser: session.isNewUser)
