@@ -2,8 +2,11 @@
 /// the caller meanwhile, so no executor of the caller's is blocked on the database.
 extension PhoneAuth {
     /// `async`: `verifyPhoneNumber` run on the engine's threads, the caller suspended meanwhile.
-    public func verifyPhoneNumber(_ phoneNumber: String, languageCode: String? = nil, clientIp: String? = nil) async throws(PhoneAuthError) -> Verification {
-        try await offload { () throws(PhoneAuthError) in try self.verifyPhoneNumber(phoneNumber, languageCode: languageCode, clientIp: clientIp) }
+    public func verifyPhoneNumber(_ phoneNumber: String, languageCode: String? = nil, clientIp: String? = nil,
+                                  appVerification: AppVerification? = nil) async throws(PhoneAuthError) -> Verification {
+        try await offload { () throws(PhoneAuthError) in
+            try self.verifyPhoneNumber(phoneNumber, languageCode: languageCode, clientIp: clientIp, appVerification: appVerification)
+        }
     }
 
     /// `async`: `signIn` run on the engine's threads, the caller suspended meanwhile.
@@ -12,10 +15,11 @@ extension PhoneAuth {
     }
 
     /// `async`: `startPhoneEnrollment` run on the engine's threads, the caller suspended meanwhile.
-    public func startPhoneEnrollment(idToken: String, phoneNumber: String, languageCode: String? = nil,
-                                     clientIp: String? = nil) async throws(PhoneAuthError) -> Verification {
+    public func startPhoneEnrollment(idToken: String, phoneNumber: String, languageCode: String? = nil, clientIp: String? = nil,
+                                     appVerification: AppVerification? = nil) async throws(PhoneAuthError) -> Verification {
         try await offload { () throws(PhoneAuthError) in
-            try self.startPhoneEnrollment(idToken: idToken, phoneNumber: phoneNumber, languageCode: languageCode, clientIp: clientIp)
+            try self.startPhoneEnrollment(idToken: idToken, phoneNumber: phoneNumber, languageCode: languageCode, clientIp: clientIp,
+                                          appVerification: appVerification)
         }
     }
 
@@ -30,10 +34,11 @@ extension PhoneAuth {
     }
 
     /// `async`: `sendSecondFactorCode` run on the engine's threads, the caller suspended meanwhile.
-    public func sendSecondFactorCode(session: String, enrollmentId: String, languageCode: String? = nil,
-                                     clientIp: String? = nil) async throws(PhoneAuthError) -> Verification {
+    public func sendSecondFactorCode(session: String, enrollmentId: String, languageCode: String? = nil, clientIp: String? = nil,
+                                     appVerification: AppVerification? = nil) async throws(PhoneAuthError) -> Verification {
         try await offload { () throws(PhoneAuthError) in
-            try self.sendSecondFactorCode(session: session, enrollmentId: enrollmentId, languageCode: languageCode, clientIp: clientIp)
+            try self.sendSecondFactorCode(session: session, enrollmentId: enrollmentId, languageCode: languageCode, clientIp: clientIp,
+                                          appVerification: appVerification)
         }
     }
 
@@ -101,6 +106,12 @@ extension PhoneAuth {
     /// `async`: `createCustomToken` run on the engine's threads, the caller suspended meanwhile.
     public func createCustomToken(uid: String, claimsJSON: String? = nil) async throws(PhoneAuthError) -> String {
         try await offload { () throws(PhoneAuthError) in try self.createCustomToken(uid: uid, claimsJSON: claimsJSON) }
+    }
+
+    /// `async`: `verifyClient` run on the engine's threads, the caller suspended meanwhile.
+    public func verifyClient(appToken: String, tokenType: String = "unknown",
+                             clientIp: String? = nil) async throws(PhoneAuthError) -> (receipt: String, suggestedTimeoutSeconds: Int) {
+        try await offload { () throws(PhoneAuthError) in try self.verifyClient(appToken: appToken, tokenType: tokenType, clientIp: clientIp) }
     }
 
     /// `async`: `call` run on the engine's threads, the caller suspended meanwhile.

@@ -53,8 +53,12 @@ public final class PhoneAuth: Sendable {
     ///   - phoneNumber: the number to send the code to.
     ///   - languageCode: the SMS's language, e.g. `fr-CA` (falls back to `fr`, then the default).
     ///   - clientIp: the end user's IP address, for the per-IP limits.
-    public func verifyPhoneNumber(_ phoneNumber: String, languageCode: String? = nil, clientIp: String? = nil) throws(PhoneAuthError) -> Verification {
-        Verification(try run("verifyPhoneNumber") { try $0.verifyPhoneNumber(phoneNumber, languageCode: languageCode, clientIp: clientIp) })
+    ///   - appVerification: the app's proof, when app verification is on.
+    public func verifyPhoneNumber(_ phoneNumber: String, languageCode: String? = nil, clientIp: String? = nil,
+                                  appVerification: AppVerification? = nil) throws(PhoneAuthError) -> Verification {
+        Verification(try run("verifyPhoneNumber") {
+            try $0.verifyPhoneNumber(phoneNumber, languageCode: languageCode, clientIp: clientIp, appProof: appVerification?.core)
+        })
     }
 
     /// Pairs a verification with the code the user typed. Checks only that both are there.
@@ -81,10 +85,11 @@ public final class PhoneAuth: Sendable {
 
     /// Sends a code to a number the signed-in user (`idToken`, from a recent sign-in) enrols as a
     /// second factor; finish with `finishPhoneEnrollment(idToken:credential:displayName:)`.
-    public func startPhoneEnrollment(idToken: String, phoneNumber: String, languageCode: String? = nil,
-                                     clientIp: String? = nil) throws(PhoneAuthError) -> Verification {
+    public func startPhoneEnrollment(idToken: String, phoneNumber: String, languageCode: String? = nil, clientIp: String? = nil,
+                                     appVerification: AppVerification? = nil) throws(PhoneAuthError) -> Verification {
         Verification(try run("mfaEnrollStart") {
-            try $0.startPhoneEnrollment(idToken: idToken, phoneNumber: phoneNumber, languageCode: languageCode, clientIp: clientIp)
+            try $0.startPhoneEnrollment(idToken: idToken, phoneNumber: phoneNumber, languageCode: languageCode, clientIp: clientIp,
+                                        appProof: appVerification?.core)
         })
     }
 
@@ -100,10 +105,11 @@ public final class PhoneAuth: Sendable {
 
     /// Sends a code to the enrolled number `enrollmentId` (a hint of the challenge) without
     /// revealing the number.
-    public func sendSecondFactorCode(session: String, enrollmentId: String, languageCode: String? = nil,
-                                     clientIp: String? = nil) throws(PhoneAuthError) -> Verification {
+    public func sendSecondFactorCode(session: String, enrollmentId: String, languageCode: String? = nil, clientIp: String? = nil,
+                                     appVerification: AppVerification? = nil) throws(PhoneAuthError) -> Verification {
         Verification(try run("verifyPhoneNumber") {
-            try $0.verifySecondFactor(hint: enrollmentId, session: session, languageCode: languageCode, clientIp: clientIp)
+            try $0.verifySecondFactor(hint: enrollmentId, session: session, languageCode: languageCode, clientIp: clientIp,
+                                      appProof: appVerification?.core)
         })
     }
 
@@ -195,6 +201,29 @@ public final class PhoneAuth: Sendable {
         engine.setSMSSender(send.map(ClosureSender.init))
     }
 
+    /// Installs the function that delivers verification pushes to the app (through APNs or
+    /// FCM), or removes it with nil. Installed, it turns app verification on: SMS requests then
+    /// need an ``AppVerification``. Return `true` once the push is handed over.
+    public func setPushSender(_ send: (@Sendable (VerificationPush) -> Bool)?) {
+        engine.setPushSender(send.map(ClosurePushSender.init))
+    }
+
+    /// Installs the function that checks a captcha token with its provider (reCAPTCHA, hCaptcha,
+    /// Turnstile...), or removes it with nil: `(success, score)`, or nil when the check could not
+    /// be made. Installed, it turns app verification on.
+    public func setCaptchaVerifier(_ verify: (@Sendable (_ token: String, _ clientIp: String?) -> (success: Bool, score: Double?)?)?) {
+        engine.setCaptchaVerifier(verify.map(ClosureCaptchaVerifier.init))
+    }
+
+    /// Sends the app a silent push holding a receipt and its secret (through the push sender);
+    /// the app answers with both as ``AppVerification/pushReceipt(receipt:secret:)``. Returns the
+    /// receipt and how many seconds to wait for the push before falling back to a captcha.
+    public func verifyClient(appToken: String, tokenType: String = "unknown",
+                             clientIp: String? = nil) throws(PhoneAuthError) -> (receipt: String, suggestedTimeoutSeconds: Int) {
+        let sent = try run("verifyClient") { try $0.verifyClient(appToken: appToken, tokenType: tokenType, clientIp: clientIp) }
+        return (sent.receipt, Int(sent.suggestedTimeout))
+    }
+
     /// Runs one of the engine's JSON methods, the same as `phoneauth_call` (docs/API.md,
     /// "Methods"): `paramsJSON` is an object's text; the result is the result's text, or an error
     /// object `{"error": {...}}` with `status` non-zero.
@@ -210,7 +239,7 @@ public final class PhoneAuth: Sendable {
 
     // MARK: Helpers
 
-    private func run<T>(_ what: String, _ body: (Engine) throws -> T) throws(PhoneAuthError) -> T {
+    func run<T>(_ what: String, _ body: (Engine) throws -> T) throws(PhoneAuthError) -> T {
         do { return try body(engine) } catch { throw PhoneAuthError(error, during: what) }
     }
 

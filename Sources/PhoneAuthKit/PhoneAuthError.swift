@@ -19,15 +19,22 @@ public struct PhoneAuthError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, for a developer.
     public let message: String
     /// More about it: JSON text of an object, e.g. `{"key": "codeLength"}` for a bad configuration
-    /// key or `{"retryAfterSeconds": 60}` for a limit. Empty object when there is nothing more.
+    /// key or `{"retryAfterSeconds": 60}` for a limit; `{}` when there is nothing more. Secrets (a
+    /// temporary proof, a challenge's session) are left out, so it can be logged.
     public let detailsJSON: String
     /// A second-factor challenge, when ``code`` is ``Code/secondFactorRequired``.
     public let multiFactorChallenge: MultiFactorChallenge?
+    /// When ``code`` is ``Code/credentialAlreadyInUse``: a proof that the caller has the number,
+    /// which `PhoneCredential(temporaryProof:)` turns into a sign-in to the account that has it.
+    /// A secret: it is not part of ``description`` or ``detailsJSON``.
+    public let temporaryProof: String?
 
     init(_ error: PhoneAuthCore.PhoneAuthError) {
         code = Code(error.code)
         message = error.message
-        detailsJSON = JSONCodec.serialize(.object(error.details))
+        temporaryProof = JSONValue.object(error.details)["temporaryProof"]?.stringValue
+        // The secrets have their own properties: what is left can be logged.
+        detailsJSON = JSONCodec.serialize(.object(error.details.filter { !Self.secretDetails.contains($0.0) }))
         multiFactorChallenge = error.code == .secondFactorRequired ? MultiFactorChallenge(details: error.details) : nil
     }
 
@@ -37,6 +44,9 @@ public struct PhoneAuthError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(code.name): \(message)" }
+
+    /// Details that are secrets: a temporary proof, a second-factor session.
+    private static let secretDetails: Set<String> = ["temporaryProof", "session"]
 
     /// An error code: its name (`invalidVerificationCode`) and its status number (17044), the same
     /// as the C ABI's and, where the meaning is the same, as Firebase's `AuthErrorCode`.

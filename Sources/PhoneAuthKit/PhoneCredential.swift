@@ -10,5 +10,15 @@ public struct PhoneCredential: Sendable, CustomStringConvertible {
     /// The verification the code answers.
     public var verificationId: String { core.verificationId }
 
+    /// A temporary proof from a ``PhoneAuthError/Code/credentialAlreadyInUse`` error, as a
+    /// credential that signs in to the account that has the number, once, within five minutes.
+    /// Nil if the text is not one.
+    public init?(temporaryProof: String) {
+        guard let core = PhoneAuthCore.PhoneCredential.temporaryProof(temporaryProof) else { return nil }
+        self.core = core
+    }
+
+    init(core: PhoneAuthCore.PhoneCredential) { self.core = core }
+
     public var description: String { "PhoneCredential(verificationId: \(core.verificationId))" }
 }

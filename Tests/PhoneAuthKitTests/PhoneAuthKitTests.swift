@@ -2,8 +2,8 @@ import Foundation
 import PhoneAuthKit
 import XCTest
 
-/// The Swift API as an app uses it: only `import PhoneAuthKit`.
-final class PhoneAuthKitTests: XCTestCase {
+/// What the Swift API's tests share: an engine on a fresh database with two test numbers.
+class KitTestCase: XCTestCase {
     let testNumber = "+16505551234", secondNumber = "+16505554321"
 
     /// A directory removed after the test.
@@ -23,6 +23,22 @@ final class PhoneAuthKitTests: XCTestCase {
         return auth
     }
 
+    func assertThrows(_ code: PhoneAuthError.Code, status: Int32? = nil, file: StaticString = #filePath, line: UInt = #line,
+                      _ body: () async throws -> Void) async {
+        do {
+            try await body()
+            XCTFail("no error; expected \(code)", file: file, line: line)
+        } catch let error as PhoneAuthError {
+            XCTAssertEqual(error.code, code, error.message, file: file, line: line)
+            if let status { XCTAssertEqual(error.code.status, status, file: file, line: line) }
+        } catch {
+            XCTFail("not a PhoneAuthError: \(error)", file: file, line: line)
+        }
+    }
+}
+
+/// The Swift API as an app uses it: only `import PhoneAuthKit`.
+final class PhoneAuthKitTests: KitTestCase {
     func testATestNumberSignsInAndItsTokensWork() async throws {
         let auth = try open()
         let verification = try await auth.verifyPhoneNumber("+1 650-555-1234")
@@ -152,19 +168,6 @@ final class PhoneAuthKitTests: XCTestCase {
         XCTAssertEqual(try auth.verifyPhoneNumber(testNumber).codeLength, 6)
         auth.close()
         XCTAssertThrowsError(try auth.verifyPhoneNumber(testNumber))
-    }
-
-    func assertThrows(_ code: PhoneAuthError.Code, status: Int32? = nil, file: StaticString = #filePath, line: UInt = #line,
-                      _ body: () async throws -> Void) async {
-        do {
-            try await body()
-            XCTFail("no error; expected \(code)", file: file, line: line)
-        } catch let error as PhoneAuthError {
-            XCTAssertEqual(error.code, code, error.message, file: file, line: line)
-            if let status { XCTAssertEqual(error.code.status, status, file: file, line: line) }
-        } catch {
-            XCTFail("not a PhoneAuthError: \(error)", file: file, line: line)
-        }
     }
 }
 

@@ -1,0 +1,107 @@
+import PhoneAuthCore
+
+/// A signed-in user's number (link, change, unlink), re-authentication, custom tokens and
+/// authenticator-app (TOTP) second factors.
+extension PhoneAuth {
+    /// Adds the number the credential proves to the signed-in user (`idToken` from a recent
+    /// sign-in). A number another account has throws ``PhoneAuthError/Code/credentialAlreadyInUse``
+    /// with a ``PhoneAuthError/temporaryProof`` that signs in to that account.
+    public func link(idToken: String, credential: PhoneCredential) throws(PhoneAuthError) -> SignInResult {
+        SignInResult(try run("linkWithCredential") { try $0.link(idToken: idToken, credential: credential.core) })
+    }
+
+    /// Replaces the signed-in user's number with the one the credential proves.
+    public func updatePhoneNumber(idToken: String, credential: PhoneCredential) throws(PhoneAuthError) -> SignInResult {
+        SignInResult(try run("updatePhoneNumber") { try $0.updatePhoneNumber(idToken: idToken, credential: credential.core) })
+    }
+
+    /// Proves again that the signed-in user has their number, for operations that need a recent
+    /// sign-in; the credential must be for the user's own number.
+    public func reauthenticate(idToken: String, credential: PhoneCredential) throws(PhoneAuthError) -> SignInResult {
+        SignInResult(try run("reauthenticateWithCredential") { try $0.reauthenticate(idToken: idToken, credential: credential.core) })
+    }
+
+    /// Removes the signed-in user's number (they then sign in another way, e.g. a custom token).
+    public func unlinkPhoneNumber(idToken: String) throws(PhoneAuthError) -> User {
+        User(try run("unlink") { try $0.unlink(idToken: idToken, providerId: "phone") })
+    }
+
+    /// Signs in with a token from `createCustomToken(uid:claimsJSON:)` (made by this engine, or
+    /// signed by a service account key it trusts).
+    public func signIn(withCustomToken token: String) throws(PhoneAuthError) -> SignInResult {
+        SignInResult(try run("signInWithCustomToken") { try $0.signIn(withCustomToken: token) })
+    }
+
+    /// Starts enrolling an authenticator app for the signed-in user: show the secret (or the URI
+    /// as a QR code), then finish with the app's first code.
+    /// - Parameters:
+    ///   - idToken: the user's ID token, from a recent sign-in.
+    ///   - accountName: the account's name in the app (default: the user's number or uid).
+    ///   - issuer: the service's name in the app (default: the project ID).
+    public func startTotpEnrollment(idToken: String, accountName: String? = nil, issuer: String? = nil) throws(PhoneAuthError) -> TotpEnrollment {
+        TotpEnrollment(try run("mfaTotpStart") { try $0.startTotpEnrollment(idToken: idToken, accountName: accountName, issuer: issuer) })
+    }
+
+    /// Enrols the authenticator app whose current code is `code`.
+    public func finishTotpEnrollment(idToken: String, enrollment: TotpEnrollment, code: String,
+                                     displayName: String? = nil) throws(PhoneAuthError) -> SignInResult {
+        SignInResult(try run("mfaEnrollFinalize") {
+            try $0.finishTotpEnrollment(idToken: idToken, sessionInfo: enrollment.session, code: code, displayName: displayName)
+        })
+    }
+
+    /// Finishes a challenge's sign-in with the current code of the authenticator app
+    /// `enrollmentId` (a hint of the challenge whose `factorId` is `totp`).
+    public func resolveSignIn(session: String, totpEnrollmentId enrollmentId: String, code: String,
+                              clientIp: String? = nil) throws(PhoneAuthError) -> SignInResult {
+        SignInResult(try run("mfaResolveSignIn") {
+            try $0.resolveSignIn(session: session, assertion: .totp(enrollmentId: enrollmentId, code: code), clientIp: clientIp)
+        })
+    }
+
+    /// `async`: `link` run on the engine's threads, the caller suspended meanwhile.
+    public func link(idToken: String, credential: PhoneCredential) async throws(PhoneAuthError) -> SignInResult {
+        try await offload { () throws(PhoneAuthError) in try self.link(idToken: idToken, credential: credential) }
+    }
+
+    /// `async`: `updatePhoneNumber` run on the engine's threads, the caller suspended meanwhile.
+    public func updatePhoneNumber(idToken: String, credential: PhoneCredential) async throws(PhoneAuthError) -> SignInResult {
+        try await offload { () throws(PhoneAuthError) in try self.updatePhoneNumber(idToken: idToken, credential: credential) }
+    }
+
+    /// `async`: `reauthenticate` run on the engine's threads, the caller suspended meanwhile.
+    public func reauthenticate(idToken: String, credential: PhoneCredential) async throws(PhoneAuthError) -> SignInResult {
+        try await offload { () throws(PhoneAuthError) in try self.reauthenticate(idToken: idToken, credential: credential) }
+    }
+
+    /// `async`: `unlinkPhoneNumber` run on the engine's threads, the caller suspended meanwhile.
+    public func unlinkPhoneNumber(idToken: String) async throws(PhoneAuthError) -> User {
+        try await offload { () throws(PhoneAuthError) in try self.unlinkPhoneNumber(idToken: idToken) }
+    }
+
+    /// `async`: `signIn(withCustomToken:)` run on the engine's threads, the caller suspended meanwhile.
+    public func signIn(withCustomToken token: String) async throws(PhoneAuthError) -> SignInResult {
+        try await offload { () throws(PhoneAuthError) in try self.signIn(withCustomToken: token) }
+    }
+
+    /// `async`: `startTotpEnrollment` run on the engine's threads, the caller suspended meanwhile.
+    public func startTotpEnrollment(idToken: String, accountName: String? = nil, issuer: String? = nil) async throws(PhoneAuthError) -> TotpEnrollment {
+        try await offload { () throws(PhoneAuthError) in try self.startTotpEnrollment(idToken: idToken, accountName: accountName, issuer: issuer) }
+    }
+
+    /// `async`: `finishTotpEnrollment` run on the engine's threads, the caller suspended meanwhile.
+    public func finishTotpEnrollment(idToken: String, enrollment: TotpEnrollment, code: String,
+                                     displayName: String? = nil) async throws(PhoneAuthError) -> SignInResult {
+        try await offload { () throws(PhoneAuthError) in
+            try self.finishTotpEnrollment(idToken: idToken, enrollment: enrollment, code: code, displayName: displayName)
+        }
+    }
+
+    /// `async`: `resolveSignIn(session:totpEnrollmentId:code:clientIp:)` run on the engine's threads.
+    public func resolveSignIn(session: String, totpEnrollmentId enrollmentId: String, code: String,
+                              clientIp: String? = nil) async throws(PhoneAuthError) -> SignInResult {
+        try await offload { () throws(PhoneAuthError) in
+            try self.resolveSignIn(session: session, totpEnrollmentId: enrollmentId, code: code, clientIp: clientIp)
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+@testable import PhoneAuthCore
+import PhoneAuthKit
+import XCTest
+
+/// Linking and changing numbers, temporary proofs, custom tokens, authenticator apps and app
+/// verification through the Swift API.
+final class AccountTests: KitTestCase {
+    func signIn(_ auth: PhoneAuth, _ number: String, _ code: String) async throws -> PhoneAuthKit.SignInResult {
+        let verification = try await auth.verifyPhoneNumber(number)
+        return try await auth.signIn(with: try PhoneAuth.credential(verificationId: verification.verificationId, verificationCode: code))
+    }
+
+    func credential(_ auth: PhoneAuth, _ number: String, _ code: String) async throws -> PhoneAuthKit.PhoneCredential {
+        let verification = try await auth.verifyPhoneNumber(number)
+        return try PhoneAuth.credential(verificationId: verification.verificationId, verificationCode: code)
+    }
+
+    func testANumberAnotherAccountHasGivesATemporaryProofThatSignsInThere() async throws {
+        let auth = try open()
+        let owner = try await signIn(auth, testNumber, "123456")
+        let other = try await auth.createUser(uid: "other")
+        let token = try await auth.signIn(withCustomToken: try await auth.createCustomToken(uid: other.uid))
+        XCTAssertEqual(token.user.uid, "other")
+        var proof: String?
+        do {
+            _ = try await auth.link(idToken: token.idToken, credential: try await credential(auth, testNumber, "123456"))
+            XCTFail("linked a number another account has")
+        } catch let error as PhoneAuthKit.PhoneAuthError {
+            XCTAssertEqual(error.code, .credentialAlreadyInUse)
+            XCTAssertFalse(error.detailsJSON.contains("temporaryProof"), "the proof is kept out of what gets logged")
+            proof = error.temporaryProof
+        }
+        XCTAssertNil(PhoneAuthKit.PhoneCredential(temporaryProof: "not a proof"))
+        let viaProof = try await auth.signIn(with: try XCTUnwrap(PhoneAuthKit.PhoneCredential(temporaryProof: try XCTUnwrap(proof))))
+        XCTAssertEqual(viaProof.user.uid, owner.user.uid)
+
+        let linked = try await auth.link(idToken: token.idToken, credential: try await credential(auth, secondNumber, "654321"))
+        XCTAssertEqual(linked.user.phoneNumber, secondNumber)
+        let again = try await auth.reauthenticate(idToken: linked.idToken, credential: try await credential(auth, secondNumber, "654321"))
+        XCTAssertEqual(again.user.uid, "other")
+        let unlinked = try await auth.unlinkPhoneNumber(idToken: again.idToken)
+        XCTAssertNil(unlinked.phoneNumber)
+        let changed = try await auth.updatePhoneNumber(idToken: viaProof.idToken, credential: try await credential(auth, secondNumber, "654321"))
+        XCTAssertEqual(changed.user.phoneNumber, secondNumber)
+    }
+
+    func testAnAuthenticatorAppIsASecondFactor() async throws {
+        let auth = try open()
+        let first = try await signIn(auth, testNumber, "123456")
+        let enrollment = try await auth.startTotpEnrollment(idToken: first.idToken, issuer: "Acme")
+        XCTAssertTrue(enrollment.otpauthURI.hasPrefix("otpauth://totp/"))
+        XCTAssertFalse("\(enrollment)".contains(enrollment.secretKey), "a description shows no secret")
+        let secret = try XCTUnwrap(Self.base32Decode(enrollment.secretKey))
+        let now = Totp.step(at: SystemClock().now())
+        _ = try await auth.finishTotpEnrollment(idToken: first.idToken, enrollment: enrollment,
+                                                code: Totp.code(secret: secret, step: now), displayName: "phone app")
+        var challenge: PhoneAuthKit.MultiFactorChallenge?
+        do { _ = try await signIn(auth, testNumber, "123456") } catch let error as PhoneAuthKit.PhoneAuthError { challenge = error.multiFactorChallenge }
+        let hint = try XCTUnwrap(challenge?.hints.first { $0.factorId == "totp" })
+        let session = try XCTUnwrap(challenge?.session)
+        let wrong = Totp.code(secret: secret, step: now + 1) == "000000" ? "111111" : "000000"
+        await assertThrows(.invalidVerificationCode) {
+            _ = try await auth.resolveSignIn(session: session, totpEnrollmentId: hint.enrollmentId, code: wrong)
+        }
+        // The next step's code: a step's code is accepted once.
+        let signedIn = try await auth.resolveSignIn(session: session, totpEnrollmentId: hint.enrollmentId,
+                                                    code: Totp.code(secret: secret, step: now + 1))
+        XCTAssertEqual(signedIn.user.uid, first.user.uid)
+    }
+
+    func testAppVerificationByPushOrCaptcha() async throws {
+        let auth = try open()
+        let pushes = PushInbox()
+        auth.setPushSender { push in pushes.put(push); return true }
+        await assertThrows(.missingAppCredential) { _ = try await auth.verifyPhoneNumber("+16505553434") }
+        let sent = try await auth.verifyClient(appToken: "apns-token", tokenType: "sandbox")
+        let push = try XCTUnwrap(pushes.last)
+        XCTAssertEqual([push.appToken, push.tokenType], ["apns-token", "sandbox"])
+        let payload = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(push.payloadJSON.utf8)) as? [String: [String: String]])
+        let receipt = try XCTUnwrap(payload["phoneauth"]?["receipt"])
+        XCTAssertEqual(receipt, sent.receipt)
+        XCTAssertNotNil(payload["phoneauth"]?["secret"])
+        // A wrong secret spends the receipt; the next push's receipt and secret work.
+        await assertThrows(.invalidAppCredential) {
+            _ = try await auth.verifyPhoneNumber(testNumber, appVerification: .pushReceipt(receipt: receipt, secret: "wrong"))
+        }
+        let sent2 = try await auth.verifyClient(appToken: "apns-token")
+        let payload2 = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try XCTUnwrap(pushes.last).payloadJSON.utf8)) as? [String: [String: String]])
+        _ = try await auth.verifyPhoneNumber(testNumber, appVerification: .pushReceipt(receipt: sent2.receipt,
+                                                                                       secret: try XCTUnwrap(payload2["phoneauth"]?["secret"])))
+        auth.setCaptchaVerifier { token, _ in (token == "human", 0.9) }
+        await assertThrows(.captchaCheckFailed) { _ = try await auth.verifyPhoneNumber(secondNumber, appVerification: .captchaToken("bot")) }
+        let verification = try await auth.verifyPhoneNumber(secondNumber, appVerification: .captchaToken("human"))
+        XCTAssertEqual(verification.codeLength, 6)
+    }
+
+    static func base32Decode(_ text: String) -> [UInt8]? {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+        var bits = 0, value = 0, bytes: [UInt8] = []
+        for character in text where character != "=" {
+            guard let index = alphabet.firstIndex(of: character) else { return nil }
+            value = value << 5 | index
+            bits += 5
+            if bits >= 8 {
+                bytes.append(UInt8(value >> (bits - 8) & 0xFF))
+                bits -= 8
+            }
+        }
+        return bytes
+    }
+}
+
+/// Pushes the push sender got.
+final class PushInbox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pushes: [VerificationPush] = []
+
+    func put(_ push: VerificationPush) { lock.withLock { pushes.append(push) } }
+    var last: VerificationPush? { lock.withLock { pushes.last } }
+}
