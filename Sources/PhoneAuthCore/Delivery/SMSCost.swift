@@ -18,30 +18,41 @@ package struct SMSCost: Sendable, Equatable {
     package let segments: Int
 
     package init(of text: String) {
-        if GSM7.canEncode(text) {
-            let costs = text.unicodeScalars.map { GSM7.extended.contains($0) ? 2 : 1 }
-            self.init(.gsm7, costs: costs, single: 160, perSegment: 153)
+        // One pass for the usual case, a text that fits one message; segments are counted
+        // character by character only for a longer one.
+        var septets = 0, codeUnits = 0, isGSM7 = true
+        for scalar in text.unicodeScalars {
+            codeUnits += Self.codeUnits(scalar)
+            if isGSM7 {
+                if let count = GSM7.septets(scalar) { septets += count } else { isGSM7 = false }
+            }
+        }
+        if isGSM7 {
+            encoding = .gsm7
+            units = septets
+            segments = Self.segments(text, units: septets, single: 160, perSegment: 153) { GSM7.septets($0) ?? 1 }
         } else {
-            self.init(.ucs2, costs: text.unicodeScalars.map { $0.value > 0xFFFF ? 2 : 1 }, single: 70, perSegment: 67)
+            encoding = .ucs2
+            units = codeUnits
+            segments = Self.segments(text, units: codeUnits, single: 70, perSegment: 67, cost: Self.codeUnits)
         }
     }
 
-    /// `costs`: the units of each character, which a segment boundary never splits.
-    private init(_ encoding: Encoding, costs: [Int], single: Int, perSegment: Int) {
-        self.encoding = encoding
-        units = costs.reduce(0, +)
-        guard units > single else {
-            segments = 1
-            return
-        }
+    private static func codeUnits(_ scalar: Unicode.Scalar) -> Int { scalar.value > 0xFFFF ? 2 : 1 }
+
+    /// Segments of a text of `units`: `cost` gives each character's units, which a segment
+    /// boundary never splits.
+    private static func segments(_ text: String, units: Int, single: Int, perSegment: Int, cost: (Unicode.Scalar) -> Int) -> Int {
+        guard units > single else { return 1 }
         var count = 1, used = 0
-        for cost in costs {
-            if used + cost > perSegment {
+        for scalar in text.unicodeScalars {
+            let units = cost(scalar)
+            if used + units > perSegment {
                 count += 1
                 used = 0
             }
-            used += cost
+            used += units
         }
-        segments = count
+        return count
     }
 }
