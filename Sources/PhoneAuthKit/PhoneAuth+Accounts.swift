@@ -59,37 +59,37 @@ extension PhoneAuth {
         })
     }
 
-    /// `async`: `link` run on the engine's threads, the caller suspended meanwhile.
+    /// `async`: `link` run on a Dispatch queue, the caller suspended meanwhile.
     public func link(idToken: String, credential: PhoneCredential) async throws(PhoneAuthError) -> SignInResult {
         try await offload { () throws(PhoneAuthError) in try self.link(idToken: idToken, credential: credential) }
     }
 
-    /// `async`: `updatePhoneNumber` run on the engine's threads, the caller suspended meanwhile.
+    /// `async`: `updatePhoneNumber` run on a Dispatch queue, the caller suspended meanwhile.
     public func updatePhoneNumber(idToken: String, credential: PhoneCredential) async throws(PhoneAuthError) -> SignInResult {
         try await offload { () throws(PhoneAuthError) in try self.updatePhoneNumber(idToken: idToken, credential: credential) }
     }
 
-    /// `async`: `reauthenticate` run on the engine's threads, the caller suspended meanwhile.
+    /// `async`: `reauthenticate` run on a Dispatch queue, the caller suspended meanwhile.
     public func reauthenticate(idToken: String, credential: PhoneCredential) async throws(PhoneAuthError) -> SignInResult {
         try await offload { () throws(PhoneAuthError) in try self.reauthenticate(idToken: idToken, credential: credential) }
     }
 
-    /// `async`: `unlinkPhoneNumber` run on the engine's threads, the caller suspended meanwhile.
+    /// `async`: `unlinkPhoneNumber` run on a Dispatch queue, the caller suspended meanwhile.
     public func unlinkPhoneNumber(idToken: String) async throws(PhoneAuthError) -> User {
         try await offload { () throws(PhoneAuthError) in try self.unlinkPhoneNumber(idToken: idToken) }
     }
 
-    /// `async`: `signIn(withCustomToken:)` run on the engine's threads, the caller suspended meanwhile.
+    /// `async`: `signIn(withCustomToken:)` run on a Dispatch queue, the caller suspended meanwhile.
     public func signIn(withCustomToken token: String) async throws(PhoneAuthError) -> SignInResult {
         try await offload { () throws(PhoneAuthError) in try self.signIn(withCustomToken: token) }
     }
 
-    /// `async`: `startTotpEnrollment` run on the engine's threads, the caller suspended meanwhile.
+    /// `async`: `startTotpEnrollment` run on a Dispatch queue, the caller suspended meanwhile.
     public func startTotpEnrollment(idToken: String, accountName: String? = nil, issuer: String? = nil) async throws(PhoneAuthError) -> TotpEnrollment {
         try await offload { () throws(PhoneAuthError) in try self.startTotpEnrollment(idToken: idToken, accountName: accountName, issuer: issuer) }
     }
 
-    /// `async`: `finishTotpEnrollment` run on the engine's threads, the caller suspended meanwhile.
+    /// `async`: `finishTotpEnrollment` run on a Dispatch queue, the caller suspended meanwhile.
     public func finishTotpEnrollment(idToken: String, enrollment: TotpEnrollment, code: String,
                                      displayName: String? = nil) async throws(PhoneAuthError) -> SignInResult {
         try await offload { () throws(PhoneAuthError) in
@@ -97,7 +97,7 @@ extension PhoneAuth {
         }
     }
 
-    /// `async`: `resolveSignIn(session:totpEnrollmentId:code:clientIp:)` run on the engine's threads.
+    /// `async`: `resolveSignIn(session:totpEnrollmentId:code:clientIp:)` run on a Dispatch queue.
     public func resolveSignIn(session: String, totpEnrollmentId enrollmentId: String, code: String,
                               clientIp: String? = nil) async throws(PhoneAuthError) -> SignInResult {
         try await offload { () throws(PhoneAuthError) in

@@ -5,10 +5,11 @@ import PhoneAuthCore
 /// issues and checks their tokens. Its state lives in the database (SQLite or PostgreSQL), so
 /// several engines, in one process or several, can share it.
 ///
-/// Every method exists twice: a synchronous one, which blocks the calling thread on the
-/// database and on cryptography, and an `async` one, which does that work on a thread of the
-/// engine's own and suspends the caller meanwhile — use it from Swift concurrency (a Vapor or
-/// Hummingbird handler), so an event loop or the cooperative pool is never blocked.
+/// Each operation exists twice: a synchronous method, which blocks the calling thread on the
+/// database and on cryptography, and an `async` one, which does that work on a Dispatch queue
+/// and suspends the caller meanwhile — use it from Swift concurrency (a Vapor or Hummingbird
+/// handler), so an event loop or the cooperative pool is never blocked. A call that has started
+/// completes even if its task is cancelled.
 ///
 /// ```swift
 /// let auth = try PhoneAuth(configuration: .init(database: "auth.db"))
@@ -39,8 +40,9 @@ public final class PhoneAuth: Sendable {
     }
 
     /// Stops the delivery threads (messages not yet sent stay queued in the database for the next
-    /// engine) and closes the database. Calls after it fail. Closing twice is harmless; an engine
-    /// that is no longer referenced closes by itself.
+    /// engine) and closes the database. It does not wait for calls in flight: they, and calls
+    /// after it, fail with `storageError`. Closing twice is harmless; an engine that is no longer
+    /// referenced closes by itself.
     public func close() { engine.close() }
 
     // MARK: Sign-in
@@ -194,9 +196,10 @@ public final class PhoneAuth: Sendable {
     /// The most users one `importUsers` call takes.
     public static let maxImportUsers = Engine.maxImportUsers
 
-    /// Installs the function that sends each SMS (the `callback` provider), or removes it with
-    /// nil. It runs on the engine's delivery threads; return `true` once the message is handed to
-    /// the carrier, `false` to have it retried later.
+    /// Installs the function that sends each SMS (the `callback` provider, the default), or
+    /// removes it with nil. It runs on the engine's delivery threads; return `true` once the
+    /// message is handed to the carrier, `false` to have it retried later. Ignored when the
+    /// configuration names another provider (`console`, or SMS providers in the JSON).
     public func setSMSSender(_ send: (@Sendable (SMSMessage) -> Bool)?) {
         engine.setSMSSender(send.map(ClosureSender.init))
     }

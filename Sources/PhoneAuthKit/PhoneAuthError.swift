@@ -43,6 +43,7 @@ public struct PhoneAuthError: Error, Sendable, CustomStringConvertible {
         self.init(PhoneAuthCore.PhoneAuthError.from(error, during: what))
     }
 
+    /// "code: message", which can be logged.
     public var description: String { "\(code.name): \(message)" }
 
     /// Details that are secrets: a temporary proof, a second-factor session.
@@ -61,6 +62,7 @@ public struct PhoneAuthError: Error, Sendable, CustomStringConvertible {
             status = code.status
         }
 
+        /// The code's name.
         public var description: String { name }
 
         /// The custom token is not valid.

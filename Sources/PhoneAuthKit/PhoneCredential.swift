@@ -20,5 +20,6 @@ public struct PhoneCredential: Sendable, CustomStringConvertible {
 
     init(core: PhoneAuthCore.PhoneCredential) { self.core = core }
 
+    /// The verification ID only: the code is a secret.
     public var description: String { "PhoneCredential(verificationId: \(core.verificationId))" }
 }

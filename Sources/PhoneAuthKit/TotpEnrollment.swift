@@ -21,5 +21,6 @@ public struct TotpEnrollment: Sendable, CustomStringConvertible {
         session = started.sessionInfo
     }
 
+    /// The expiry only: the secret is a secret.
     public var description: String { "TotpEnrollment(expiresAt: \(expiresAt))" }
 }

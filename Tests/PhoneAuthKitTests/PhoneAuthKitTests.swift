@@ -150,6 +150,49 @@ final class PhoneAuthKitTests: KitTestCase {
         XCTAssertEqual(unknown.status, PhoneAuthError.Code.unknownMethod.status)
     }
 
+    func testTheTypedConfigurationReachesTheEngine() async throws {
+        let auth = try open {
+            $0.projectId = "acme-prod"
+            $0.issuer = "https://auth.acme.test/acme-prod"
+            $0.idTokenTtlSeconds = 600
+            $0.codeLength = 8
+            $0.sms.provider = "callback"
+        }
+        let session = try await auth.signIn(with: try PhoneAuth.credential(
+            verificationId: try await auth.verifyPhoneNumber(testNumber).verificationId, verificationCode: "123456"))
+        XCTAssertEqual(session.expiresIn, 600)
+        let token = try await auth.verifyIdToken(session.idToken)
+        XCTAssertEqual(token.expiresAt.timeIntervalSince(token.issuedAt), 600)
+        XCTAssertTrue(token.claimsJSON.contains(#""aud":"acme-prod""#), token.claimsJSON)
+        XCTAssertTrue(token.claimsJSON.contains(#""iss":"https://auth.acme.test/acme-prod""#), token.claimsJSON)
+        let inbox = Inbox()
+        auth.setSMSSender { inbox.put($0); return true }
+        let verification = try await auth.verifyPhoneNumber("+16505553434")
+        XCTAssertEqual(verification.codeLength, 8)
+        XCTAssertNotNil(inbox.wait())
+    }
+
+    func testPrintingNeverShowsASecret() async throws {
+        let masterKey = String(repeating: "ab", count: 32)
+        let auth = try open { $0.masterKey = masterKey }
+        let inbox = Inbox()
+        auth.setSMSSender { inbox.put($0); return true }
+        let verification = try await auth.verifyPhoneNumber("+16505553434")
+        let message = try XCTUnwrap(inbox.wait())
+        let code = String(message.body.prefix(6))
+        let credential = try PhoneAuth.credential(verificationId: verification.verificationId, verificationCode: code)
+        let session = try await auth.signIn(with: credential)
+        var configuration = PhoneAuth.Configuration(database: "postgresql://app:s3cr3t@db.internal/auth")
+        configuration.masterKey = masterKey
+        for value in [message, credential, session, configuration] as [Any] {
+            var shown = "\(value)"
+            dump(value, to: &shown)
+            for secret in [code, session.idToken, session.refreshToken, masterKey, "s3cr3t"] {
+                XCTAssertFalse(shown.contains(secret), "\(type(of: value)) shows a secret: \(shown)")
+            }
+        }
+    }
+
     func testABadConfigurationNamesItsKey() throws {
         XCTAssertThrowsError(try open { $0.codeLength = 3 }) { error in
             let error = error as? PhoneAuthError

@@ -12,6 +12,7 @@
 Needs a debug build (`swift build`): the symbols are read from .build/debug/Modules.
 """
 import json
+import platform
 import subprocess
 import sys
 import tempfile
@@ -25,7 +26,8 @@ C_TARGETS_WITH_INCLUDE = ["CCurl", "CPhoneNumbers", "CRandom"]
 def extract(module, out):
     """The module's public symbol graph, from the built .swiftmodule (no rebuild)."""
     args = ["swift-symbolgraph-extract", "-module-name", module, "-I", str(ROOT / ".build/debug/Modules"),
-            "-target", "x86_64-unknown-linux-gnu", "-output-dir", str(out), "-minimum-access-level", "public",
+            "-target", f"{platform.machine()}-unknown-linux-gnu", "-output-dir", str(out), "-minimum-access-level", "public",
+            "-skip-inherited-docs",
             "-Xcc", "-I/usr/include/postgresql"]
     for target in ["CSQLite", "CJansson", "CLibPQ"]:
         args += ["-I", str(ROOT / "Sources" / target)]
@@ -33,7 +35,11 @@ def extract(module, out):
         args += ["-I", str(ROOT / "Sources" / target / "include"),
                  "-Xcc", f"-fmodule-map-file={ROOT}/.build/debug/{target}.build/module.modulemap"]
     subprocess.run(args, check=True)
-    return json.loads((out / f"{module}.symbols.json").read_text())
+    # The module's own graph, and one per other module it extends (PhoneAuthKit@Swift...).
+    symbols = []
+    for path in sorted(out.glob(f"{module}.symbols.json")) + sorted(out.glob(f"{module}@*.symbols.json")):
+        symbols += json.loads(path.read_text())["symbols"]
+    return {"symbols": symbols}
 
 
 def declared(graph):
@@ -75,7 +81,8 @@ def main():
         graphs = Path(scratch) / "graphs"
         graphs.mkdir()
         kit = extract("PhoneAuthKit", graphs)
-        core = extract("PhoneAuthCore", Path(scratch))
+        (Path(scratch) / "core").mkdir()
+        core = extract("PhoneAuthCore", Path(scratch) / "core")
         leaked = [".".join(s["pathComponents"]) for s in core["symbols"]]
         if leaked:
             failures.append(f"PhoneAuthCore has public symbols (make them package): {', '.join(sorted(leaked)[:20])}")

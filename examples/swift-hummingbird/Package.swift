@@ -1,12 +1,12 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// A Hummingbird server that signs users in by SMS with PhoneAuthKit. In your own package, name
+// A Hummingbird server that signs users in by SMS with PhoneAuthKit (Linux; Swift 6.1 or later for
+// the traits below). In your own package, name
 // PhoneAuth by its URL instead of the path:
 //     .package(url: "https://github.com/phoneauth/phoneauth", from: "0.1.0")
 let package = Package(
     name: "swift-hummingbird-example",
-    platforms: [.macOS(.v14)],
     dependencies: [
         .package(name: "phoneauth", path: "../.."),
         // Without Hummingbird's default traits (swift-configuration, full Foundation): a smaller build.

@@ -4,13 +4,21 @@ import PhoneAuthKit
 import SignInAPI
 
 // PHONEAUTH_DATABASE: the SQLite file (default phoneauth.db); PORT: where to listen (8080).
-// A test number, +16505551234 with code 123456, signs in without SMS; other numbers' codes are
-// printed by the console provider (plug in a real sender with auth.setSMSSender in production).
+// PHONEAUTH_DEMO=1: the test number +16505551234 signs in with 123456 and other numbers' codes
+// are printed on stderr (the console provider) — never set it on a real deployment. Without it,
+// each SMS goes to the sender below: replace it with your gateway.
 let environment = ProcessInfo.processInfo.environment
 var configuration = PhoneAuth.Configuration(database: environment["PHONEAUTH_DATABASE"] ?? "phoneauth.db")
-configuration.testPhoneNumbers = ["+16505551234": "123456"]
-configuration.sms.provider = "console"
+if environment["PHONEAUTH_DEMO"] == "1" {
+    configuration.testPhoneNumbers = ["+16505551234": "123456"]
+    configuration.sms.provider = "console"
+}
 let auth = try PhoneAuth(configuration: configuration)
+auth.setSMSSender { message in
+    // Hand message.to and message.body to your SMS gateway; return false to have it retried.
+    print("no SMS gateway configured: a code for \(message.to.suffix(4)) was not sent")
+    return false
+}
 defer { auth.close() }
 
 let router = Router(context: SignInContext.self)

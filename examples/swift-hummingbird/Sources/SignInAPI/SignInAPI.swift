@@ -9,7 +9,8 @@ import PhoneAuthKit
 ///     POST /sign-in  {"verificationId": "...", "code": "123456"} → {"uid", "idToken", "refreshToken", "isNewUser"}
 ///     GET  /me       Authorization: Bearer <ID token>             → {"uid", "phoneNumber"}
 ///
-/// Errors come back as {"error": code, "message": ...} with a 4xx status.
+/// Errors come back as Hummingbird writes them, {"error": {"message": "code: what went wrong"}},
+/// with a 4xx status (a 500 says only that the server failed).
 public struct SignInAPI: Sendable {
     let auth: PhoneAuth
 
@@ -38,7 +39,7 @@ public struct SignInAPI: Sendable {
                                   isNewUser: session.isNewUser)
         }
         router.get("me") { request, _ -> MeResponse in
-            guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
+            guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
                 throw HTTPError(.unauthorized, message: "An ID token is required.")
             }
             let token = try await guarded { try await auth.verifyIdToken(String(header.dropFirst(7)), checkRevoked: true) }
@@ -50,16 +51,24 @@ public struct SignInAPI: Sendable {
         context.remoteAddress?.ipAddress
     }
 
-    /// A PhoneAuthError as an HTTP error: its code and message (never a secret) to the client.
+    /// A PhoneAuthError as an HTTP error. The client gets the code and message of its own
+    /// mistakes (they never hold a secret); a server failure's message, which can name the
+    /// database's host, stays in the server's log.
     private func guarded<T>(_ body: () async throws -> T) async throws -> T {
         do { return try await body() } catch let error as PhoneAuthError {
-            let status: HTTPResponse.Status = switch error.code {
-            case .tooManyRequests, .quotaExceeded: .tooManyRequests
-            case .invalidIdToken, .idTokenRevoked, .userTokenExpired, .userDisabled: .unauthorized
-            case .storageError, .internalError: .internalServerError
-            default: .badRequest
+            switch error.code {
+            case .storageError, .internalError:
+                print("sign-in API: \(error)")
+                throw HTTPError(.internalServerError, message: "The server could not complete the request.")
+            case .tooManyRequests, .quotaExceeded:
+                throw HTTPError(.tooManyRequests, message: "\(error.code): \(error.message)")
+            case .invalidIdToken, .idTokenRevoked, .userTokenExpired, .userDisabled, .userNotFound:
+                throw HTTPError(.unauthorized, message: "\(error.code): \(error.message)")
+            default:
+                // secondFactorRequired lands here too: a real app would answer its challenge
+                // (error.multiFactorChallenge) and add routes for the second step.
+                throw HTTPError(.badRequest, message: "\(error.code): \(error.message)")
             }
-            throw HTTPError(status, message: "\(error.code): \(error.message)")
         }
     }
 }

@@ -39,8 +39,13 @@ final class SignInAPITests: XCTestCase {
                               onServerRunning: { port.yield($0.localAddress?.port ?? 0) })
         let server = Task { try await app.run() }
         defer { server.cancel() }
+        // The port, or 0 if the server is not up within 10 seconds (the test then fails, not hangs).
+        let timeout = Task { try await Task.sleep(for: .seconds(10)); port.finish() }
+        defer { timeout.cancel() }
         var waiting = ports.makeAsyncIterator()
-        let base = "http://127.0.0.1:\(await waiting.next() ?? 0)"
+        let listening = await waiting.next() ?? 0
+        XCTAssertNotEqual(listening, 0, "the server did not start")
+        let base = "http://127.0.0.1:\(listening)"
 
         let (verifyStatus, verified) = try await send("\(base)/verify", ["phoneNumber": "+16505551234"])
         XCTAssertEqual(verifyStatus, 200)
