@@ -3,7 +3,7 @@ import PhoneAuthCore
 /// Proof that a request to send an SMS comes from the app, not an abuser's script: required
 /// once a push sender or a captcha verifier is installed (or `appVerification.enforce` is set).
 public enum AppVerification: Sendable {
-    /// The receipt and secret of the silent push that `verifyClient(appToken:tokenType:clientIp:)`
+    /// The receipt and secret of the silent push that `verifyClient(appToken:tokenType:clientIP:)`
     /// had sent to the app.
     case pushReceipt(receipt: String, secret: String)
     /// A captcha token that the installed captcha verifier checks
@@ -43,9 +43,9 @@ final class ClosurePushSender: PushSender {
 
 /// Asks a Swift closure whether a captcha token is good.
 final class ClosureCaptchaVerifier: CaptchaVerifier {
-    let verify: @Sendable (_ token: String, _ clientIp: String?) -> (success: Bool, score: Double?)?
+    let verify: @Sendable (_ token: String, _ clientIP: String?) -> (success: Bool, score: Double?)?
 
-    init(_ verify: @escaping @Sendable (_ token: String, _ clientIp: String?) -> (success: Bool, score: Double?)?) { self.verify = verify }
+    init(_ verify: @escaping @Sendable (_ token: String, _ clientIP: String?) -> (success: Bool, score: Double?)?) { self.verify = verify }
 
     func verify(token: String, clientIp: String?) -> CaptchaVerdict? {
         verify(token, clientIp).map { CaptchaVerdict(success: $0.success, score: $0.score) }

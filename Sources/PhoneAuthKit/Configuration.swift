@@ -9,7 +9,7 @@ extension PhoneAuth {
         /// A SQLite file (created if missing) or a `postgresql://` URI.
         public var database: String
         /// The ID tokens' audience (`aud`).
-        public var projectId: String?
+        public var projectID: String?
         /// The ID tokens' issuer (`iss`).
         public var issuer: String?
         /// 32 bytes, base64 or 64 hex digits, that encrypt the keys kept in the database. Nil: the
@@ -63,7 +63,7 @@ extension PhoneAuth {
         var jsonValue: JSONValue {
             var o = JSONObjectBuilder()
             o.set("database", .string(database))
-            o.set("projectId", projectId.map { .string($0) })
+            o.set("projectId", projectID.map { .string($0) })
             o.set("issuer", issuer.map { .string($0) })
             o.set("masterKey", masterKey.map { .string($0) })
             o.set("signingAlgorithm", signingAlgorithm.map { .string($0) })

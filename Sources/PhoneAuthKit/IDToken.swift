@@ -1,7 +1,7 @@
 import Foundation
 import PhoneAuthCore
 
-/// The claims of an ID token that `verifyIdToken(_:checkRevoked:)` found valid.
+/// The claims of an ID token that `verifyIDToken(_:checkRevoked:)` found valid.
 public struct IDToken: Sendable, Hashable {
     /// The user's ID (`sub`).
     public let uid: String

@@ -3,8 +3,8 @@ import PhoneAuthCore
 
 /// What a sign-in of an account with second factors gets instead of tokens, in
 /// ``PhoneAuthError/multiFactorChallenge``: a single-use session and a hint per factor. Send a
-/// code to one factor with `sendSecondFactorCode(session:enrollmentId:languageCode:clientIp:)`,
-/// then finish with `resolveSignIn(session:credential:clientIp:)`.
+/// code to one factor with `sendSecondFactorCode(session:enrollmentID:languageCode:clientIP:)`,
+/// then finish with `resolveSignIn(session:credential:clientIP:)`.
 public struct MultiFactorChallenge: Sendable, Hashable {
     /// The challenge's session: a secret until the sign-in is finished or it expires.
     public let session: String

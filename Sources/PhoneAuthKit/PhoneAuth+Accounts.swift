@@ -51,11 +51,11 @@ extension PhoneAuth {
     }
 
     /// Finishes a challenge's sign-in with the current code of the authenticator app
-    /// `enrollmentId` (a hint of the challenge whose `factorId` is `totp`).
-    public func resolveSignIn(session: String, totpEnrollmentId enrollmentId: String, code: String,
-                              clientIp: String? = nil) throws(PhoneAuthError) -> SignInResult {
+    /// `enrollmentID` (a hint of the challenge whose `factorId` is `totp`).
+    public func resolveSignIn(session: String, totpEnrollmentID enrollmentID: String, code: String,
+                              clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
         SignInResult(try run("mfaResolveSignIn") {
-            try $0.resolveSignIn(session: session, assertion: .totp(enrollmentId: enrollmentId, code: code), clientIp: clientIp)
+            try $0.resolveSignIn(session: session, assertion: .totp(enrollmentId: enrollmentID, code: code), clientIp: clientIP)
         })
     }
 
@@ -97,11 +97,11 @@ extension PhoneAuth {
         }
     }
 
-    /// `async`: `resolveSignIn(session:totpEnrollmentId:code:clientIp:)` run on a Dispatch queue.
-    public func resolveSignIn(session: String, totpEnrollmentId enrollmentId: String, code: String,
-                              clientIp: String? = nil) async throws(PhoneAuthError) -> SignInResult {
+    /// `async`: `resolveSignIn(session:totpEnrollmentID:code:clientIP:)` run on a Dispatch queue.
+    public func resolveSignIn(session: String, totpEnrollmentID enrollmentID: String, code: String,
+                              clientIP: String? = nil) async throws(PhoneAuthError) -> SignInResult {
         try await offload { () throws(PhoneAuthError) in
-            try self.resolveSignIn(session: session, totpEnrollmentId: enrollmentId, code: code, clientIp: clientIp)
+            try self.resolveSignIn(session: session, totpEnrollmentID: enrollmentID, code: code, clientIP: clientIP)
         }
     }
 }

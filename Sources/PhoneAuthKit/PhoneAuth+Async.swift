@@ -2,23 +2,23 @@
 /// caller meanwhile, so no executor of the caller's is blocked on the database.
 extension PhoneAuth {
     /// `async`: `verifyPhoneNumber` run on a Dispatch queue, the caller suspended meanwhile.
-    public func verifyPhoneNumber(_ phoneNumber: String, languageCode: String? = nil, clientIp: String? = nil,
+    public func verifyPhoneNumber(_ phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
                                   appVerification: AppVerification? = nil) async throws(PhoneAuthError) -> Verification {
         try await offload { () throws(PhoneAuthError) in
-            try self.verifyPhoneNumber(phoneNumber, languageCode: languageCode, clientIp: clientIp, appVerification: appVerification)
+            try self.verifyPhoneNumber(phoneNumber, languageCode: languageCode, clientIP: clientIP, appVerification: appVerification)
         }
     }
 
     /// `async`: `signIn` run on a Dispatch queue, the caller suspended meanwhile.
-    public func signIn(with credential: PhoneCredential, clientIp: String? = nil) async throws(PhoneAuthError) -> SignInResult {
-        try await offload { () throws(PhoneAuthError) in try self.signIn(with: credential, clientIp: clientIp) }
+    public func signIn(with credential: PhoneCredential, clientIP: String? = nil) async throws(PhoneAuthError) -> SignInResult {
+        try await offload { () throws(PhoneAuthError) in try self.signIn(with: credential, clientIP: clientIP) }
     }
 
     /// `async`: `startPhoneEnrollment` run on a Dispatch queue, the caller suspended meanwhile.
-    public func startPhoneEnrollment(idToken: String, phoneNumber: String, languageCode: String? = nil, clientIp: String? = nil,
+    public func startPhoneEnrollment(idToken: String, phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
                                      appVerification: AppVerification? = nil) async throws(PhoneAuthError) -> Verification {
         try await offload { () throws(PhoneAuthError) in
-            try self.startPhoneEnrollment(idToken: idToken, phoneNumber: phoneNumber, languageCode: languageCode, clientIp: clientIp,
+            try self.startPhoneEnrollment(idToken: idToken, phoneNumber: phoneNumber, languageCode: languageCode, clientIP: clientIP,
                                           appVerification: appVerification)
         }
     }
@@ -29,32 +29,32 @@ extension PhoneAuth {
     }
 
     /// `async`: `unenroll` run on a Dispatch queue, the caller suspended meanwhile.
-    public func unenroll(idToken: String, enrollmentId: String) async throws(PhoneAuthError) -> SignInResult {
-        try await offload { () throws(PhoneAuthError) in try self.unenroll(idToken: idToken, enrollmentId: enrollmentId) }
+    public func unenroll(idToken: String, enrollmentID: String) async throws(PhoneAuthError) -> SignInResult {
+        try await offload { () throws(PhoneAuthError) in try self.unenroll(idToken: idToken, enrollmentID: enrollmentID) }
     }
 
     /// `async`: `sendSecondFactorCode` run on a Dispatch queue, the caller suspended meanwhile.
-    public func sendSecondFactorCode(session: String, enrollmentId: String, languageCode: String? = nil, clientIp: String? = nil,
+    public func sendSecondFactorCode(session: String, enrollmentID: String, languageCode: String? = nil, clientIP: String? = nil,
                                      appVerification: AppVerification? = nil) async throws(PhoneAuthError) -> Verification {
         try await offload { () throws(PhoneAuthError) in
-            try self.sendSecondFactorCode(session: session, enrollmentId: enrollmentId, languageCode: languageCode, clientIp: clientIp,
+            try self.sendSecondFactorCode(session: session, enrollmentID: enrollmentID, languageCode: languageCode, clientIP: clientIP,
                                           appVerification: appVerification)
         }
     }
 
     /// `async`: `resolveSignIn` run on a Dispatch queue, the caller suspended meanwhile.
-    public func resolveSignIn(session: String, credential: PhoneCredential, clientIp: String? = nil) async throws(PhoneAuthError) -> SignInResult {
-        try await offload { () throws(PhoneAuthError) in try self.resolveSignIn(session: session, credential: credential, clientIp: clientIp) }
+    public func resolveSignIn(session: String, credential: PhoneCredential, clientIP: String? = nil) async throws(PhoneAuthError) -> SignInResult {
+        try await offload { () throws(PhoneAuthError) in try self.resolveSignIn(session: session, credential: credential, clientIP: clientIP) }
     }
 
-    /// `async`: `verifyIdToken` run on a Dispatch queue, the caller suspended meanwhile.
-    public func verifyIdToken(_ idToken: String, checkRevoked: Bool = false) async throws(PhoneAuthError) -> IDToken {
-        try await offload { () throws(PhoneAuthError) in try self.verifyIdToken(idToken, checkRevoked: checkRevoked) }
+    /// `async`: `verifyIDToken` run on a Dispatch queue, the caller suspended meanwhile.
+    public func verifyIDToken(_ idToken: String, checkRevoked: Bool = false) async throws(PhoneAuthError) -> IDToken {
+        try await offload { () throws(PhoneAuthError) in try self.verifyIDToken(idToken, checkRevoked: checkRevoked) }
     }
 
-    /// `async`: `refreshIdToken` run on a Dispatch queue, the caller suspended meanwhile.
-    public func refreshIdToken(_ refreshToken: String) async throws(PhoneAuthError) -> SignInResult {
-        try await offload { () throws(PhoneAuthError) in try self.refreshIdToken(refreshToken) }
+    /// `async`: `refreshIDToken` run on a Dispatch queue, the caller suspended meanwhile.
+    public func refreshIDToken(_ refreshToken: String) async throws(PhoneAuthError) -> SignInResult {
+        try await offload { () throws(PhoneAuthError) in try self.refreshIDToken(refreshToken) }
     }
 
     /// `async`: `signOut` run on a Dispatch queue, the caller suspended meanwhile.
@@ -110,8 +110,8 @@ extension PhoneAuth {
 
     /// `async`: `verifyClient` run on a Dispatch queue, the caller suspended meanwhile.
     public func verifyClient(appToken: String, tokenType: String = "unknown",
-                             clientIp: String? = nil) async throws(PhoneAuthError) -> (receipt: String, suggestedTimeoutSeconds: Int) {
-        try await offload { () throws(PhoneAuthError) in try self.verifyClient(appToken: appToken, tokenType: tokenType, clientIp: clientIp) }
+                             clientIP: String? = nil) async throws(PhoneAuthError) -> (receipt: String, suggestedTimeoutSeconds: Int) {
+        try await offload { () throws(PhoneAuthError) in try self.verifyClient(appToken: appToken, tokenType: tokenType, clientIP: clientIP) }
     }
 
     /// `async`: `call` run on a Dispatch queue, the caller suspended meanwhile.

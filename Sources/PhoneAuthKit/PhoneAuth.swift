@@ -15,7 +15,7 @@ import PhoneAuthCore
 /// let auth = try PhoneAuth(configuration: .init(database: "auth.db"))
 /// let verification = try await auth.verifyPhoneNumber("+16505553434")
 /// // ... the user types the code from the SMS ...
-/// let credential = try PhoneAuth.credential(verificationId: verification.verificationId,
+/// let credential = try PhoneAuth.credential(verificationID: verification.verificationID,
 ///                                           verificationCode: code)
 /// let session = try await auth.signIn(with: credential)
 /// ```
@@ -54,18 +54,18 @@ public final class PhoneAuth: Sendable {
     /// - Parameters:
     ///   - phoneNumber: the number to send the code to.
     ///   - languageCode: the SMS's language, e.g. `fr-CA` (falls back to `fr`, then the default).
-    ///   - clientIp: the end user's IP address, for the per-IP limits.
+    ///   - clientIP: the end user's IP address, for the per-IP limits.
     ///   - appVerification: the app's proof, when app verification is on.
-    public func verifyPhoneNumber(_ phoneNumber: String, languageCode: String? = nil, clientIp: String? = nil,
+    public func verifyPhoneNumber(_ phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
                                   appVerification: AppVerification? = nil) throws(PhoneAuthError) -> Verification {
         Verification(try run("verifyPhoneNumber") {
-            try $0.verifyPhoneNumber(phoneNumber, languageCode: languageCode, clientIp: clientIp, appProof: appVerification?.core)
+            try $0.verifyPhoneNumber(phoneNumber, languageCode: languageCode, clientIp: clientIP, appProof: appVerification?.core)
         })
     }
 
     /// Pairs a verification with the code the user typed. Checks only that both are there.
-    public static func credential(verificationId: String, verificationCode: String) throws(PhoneAuthError) -> PhoneCredential {
-        do { return PhoneCredential(core: try Engine.credential(verificationId: verificationId, verificationCode: verificationCode)) } catch {
+    public static func credential(verificationID: String, verificationCode: String) throws(PhoneAuthError) -> PhoneCredential {
+        do { return PhoneCredential(core: try Engine.credential(verificationId: verificationID, verificationCode: verificationCode)) } catch {
             throw PhoneAuthError(error, during: "credential")
         }
     }
@@ -76,10 +76,10 @@ public final class PhoneAuth: Sendable {
     /// finishes the sign-in.
     /// - Parameters:
     ///   - credential: the verification and the code the user typed.
-    ///   - clientIp: the end user's IP address: wrong codes from one address are limited.
-    public func signIn(with credential: PhoneCredential, clientIp: String? = nil) throws(PhoneAuthError) -> SignInResult {
+    ///   - clientIP: the end user's IP address: wrong codes from one address are limited.
+    public func signIn(with credential: PhoneCredential, clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
         var core = credential.core
-        core.clientIp = clientIp
+        core.clientIp = clientIP
         return SignInResult(try run("signIn") { [core] in try $0.signIn(with: core) })
     }
 
@@ -87,10 +87,10 @@ public final class PhoneAuth: Sendable {
 
     /// Sends a code to a number the signed-in user (`idToken`, from a recent sign-in) enrols as a
     /// second factor; finish with `finishPhoneEnrollment(idToken:credential:displayName:)`.
-    public func startPhoneEnrollment(idToken: String, phoneNumber: String, languageCode: String? = nil, clientIp: String? = nil,
+    public func startPhoneEnrollment(idToken: String, phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
                                      appVerification: AppVerification? = nil) throws(PhoneAuthError) -> Verification {
         Verification(try run("mfaEnrollStart") {
-            try $0.startPhoneEnrollment(idToken: idToken, phoneNumber: phoneNumber, languageCode: languageCode, clientIp: clientIp,
+            try $0.startPhoneEnrollment(idToken: idToken, phoneNumber: phoneNumber, languageCode: languageCode, clientIp: clientIP,
                                         appProof: appVerification?.core)
         })
     }
@@ -101,36 +101,36 @@ public final class PhoneAuth: Sendable {
     }
 
     /// Removes a second factor of the signed-in user.
-    public func unenroll(idToken: String, enrollmentId: String) throws(PhoneAuthError) -> SignInResult {
-        SignInResult(try run("mfaUnenroll") { try $0.unenroll(idToken: idToken, enrollmentId: enrollmentId) })
+    public func unenroll(idToken: String, enrollmentID: String) throws(PhoneAuthError) -> SignInResult {
+        SignInResult(try run("mfaUnenroll") { try $0.unenroll(idToken: idToken, enrollmentId: enrollmentID) })
     }
 
-    /// Sends a code to the enrolled number `enrollmentId` (a hint of the challenge) without
+    /// Sends a code to the enrolled number `enrollmentID` (a hint of the challenge) without
     /// revealing the number.
-    public func sendSecondFactorCode(session: String, enrollmentId: String, languageCode: String? = nil, clientIp: String? = nil,
+    public func sendSecondFactorCode(session: String, enrollmentID: String, languageCode: String? = nil, clientIP: String? = nil,
                                      appVerification: AppVerification? = nil) throws(PhoneAuthError) -> Verification {
         Verification(try run("verifyPhoneNumber") {
-            try $0.verifySecondFactor(hint: enrollmentId, session: session, languageCode: languageCode, clientIp: clientIp,
+            try $0.verifySecondFactor(hint: enrollmentID, session: session, languageCode: languageCode, clientIp: clientIP,
                                       appProof: appVerification?.core)
         })
     }
 
     /// Finishes a challenge's sign-in with the second factor's code.
-    public func resolveSignIn(session: String, credential: PhoneCredential, clientIp: String? = nil) throws(PhoneAuthError) -> SignInResult {
-        SignInResult(try run("mfaResolveSignIn") { try $0.resolveSignIn(session: session, assertion: .phone(credential.core), clientIp: clientIp) })
+    public func resolveSignIn(session: String, credential: PhoneCredential, clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
+        SignInResult(try run("mfaResolveSignIn") { try $0.resolveSignIn(session: session, assertion: .phone(credential.core), clientIp: clientIP) })
     }
 
     // MARK: Tokens
 
     /// Checks an ID token's signature, issuer, audience and lifetime; with `checkRevoked`, also
     /// that its user exists, is enabled and has not had its sessions revoked since.
-    public func verifyIdToken(_ idToken: String, checkRevoked: Bool = false) throws(PhoneAuthError) -> IDToken {
-        IDToken(try run("verifyIdToken") { try $0.verifyIdToken(idToken, checkRevoked: checkRevoked) })
+    public func verifyIDToken(_ idToken: String, checkRevoked: Bool = false) throws(PhoneAuthError) -> IDToken {
+        IDToken(try run("verifyIDToken") { try $0.verifyIdToken(idToken, checkRevoked: checkRevoked) })
     }
 
     /// A new ID token for a refresh token, which is rotated: use the returned one next time.
-    public func refreshIdToken(_ refreshToken: String) throws(PhoneAuthError) -> SignInResult {
-        SignInResult(try run("refreshIdToken") { try $0.refreshIdToken(refreshToken) })
+    public func refreshIDToken(_ refreshToken: String) throws(PhoneAuthError) -> SignInResult {
+        SignInResult(try run("refreshIDToken") { try $0.refreshIdToken(refreshToken) })
     }
 
     /// Ends the session of a refresh token; its ID tokens stay valid until they expire.
@@ -139,7 +139,7 @@ public final class PhoneAuth: Sendable {
     }
 
     /// Ends every session of a user: refresh tokens stop working, and ID tokens issued before now
-    /// fail `verifyIdToken(_:checkRevoked:)` with `checkRevoked`.
+    /// fail `verifyIDToken(_:checkRevoked:)` with `checkRevoked`.
     public func revokeRefreshTokens(uid: String) throws(PhoneAuthError) {
         try run("revokeRefreshTokens") { try $0.revokeRefreshTokens(uid: uid) }
     }
@@ -214,7 +214,7 @@ public final class PhoneAuth: Sendable {
     /// Installs the function that checks a captcha token with its provider (reCAPTCHA, hCaptcha,
     /// Turnstile...), or removes it with nil: `(success, score)`, or nil when the check could not
     /// be made. Installed, it turns app verification on.
-    public func setCaptchaVerifier(_ verify: (@Sendable (_ token: String, _ clientIp: String?) -> (success: Bool, score: Double?)?)?) {
+    public func setCaptchaVerifier(_ verify: (@Sendable (_ token: String, _ clientIP: String?) -> (success: Bool, score: Double?)?)?) {
         engine.setCaptchaVerifier(verify.map(ClosureCaptchaVerifier.init))
     }
 
@@ -222,8 +222,8 @@ public final class PhoneAuth: Sendable {
     /// the app answers with both as ``AppVerification/pushReceipt(receipt:secret:)``. Returns the
     /// receipt and how many seconds to wait for the push before falling back to a captcha.
     public func verifyClient(appToken: String, tokenType: String = "unknown",
-                             clientIp: String? = nil) throws(PhoneAuthError) -> (receipt: String, suggestedTimeoutSeconds: Int) {
-        let sent = try run("verifyClient") { try $0.verifyClient(appToken: appToken, tokenType: tokenType, clientIp: clientIp) }
+                             clientIP: String? = nil) throws(PhoneAuthError) -> (receipt: String, suggestedTimeoutSeconds: Int) {
+        let sent = try run("verifyClient") { try $0.verifyClient(appToken: appToken, tokenType: tokenType, clientIp: clientIP) }
         return (sent.receipt, Int(sent.suggestedTimeout))
     }
 

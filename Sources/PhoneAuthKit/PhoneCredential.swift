@@ -1,14 +1,14 @@
 import PhoneAuthCore
 
 /// A verification ID and the code the user typed: what signs in, links a number, or completes a
-/// second factor. Made by `credential(verificationId:verificationCode:)`.
+/// second factor. Made by `credential(verificationID:verificationCode:)`.
 ///
 /// The code is a secret: a credential's description never shows it.
 public struct PhoneCredential: Sendable, CustomStringConvertible {
     let core: PhoneAuthCore.PhoneCredential
 
     /// The verification the code answers.
-    public var verificationId: String { core.verificationId }
+    public var verificationID: String { core.verificationId }
 
     /// A temporary proof from a ``PhoneAuthError/Code/credentialAlreadyInUse`` error, as a
     /// credential that signs in to the account that has the number, once, within five minutes.
@@ -21,5 +21,5 @@ public struct PhoneCredential: Sendable, CustomStringConvertible {
     init(core: PhoneAuthCore.PhoneCredential) { self.core = core }
 
     /// The verification ID only: the code is a secret.
-    public var description: String { "PhoneCredential(verificationId: \(core.verificationId))" }
+    public var description: String { "PhoneCredential(verificationID: \(core.verificationId))" }
 }

@@ -2,7 +2,7 @@
 /// master key, a challenge's session): everything else, and the secrets' absence said plainly.
 extension PhoneCredential: CustomReflectable {
     /// The verification ID only: the code is a secret.
-    public var customMirror: Mirror { Mirror(self, children: ["verificationId": verificationId, "verificationCode": "<redacted>"]) }
+    public var customMirror: Mirror { Mirror(self, children: ["verificationID": verificationID, "verificationCode": "<redacted>"]) }
 }
 
 extension SignInResult: CustomStringConvertible, CustomReflectable {
@@ -23,7 +23,7 @@ extension SMSMessage: CustomStringConvertible, CustomReflectable {
     /// The same as ``description``, for `dump` and debuggers.
     public var customMirror: Mirror {
         Mirror(self, children: ["to": "…" + to.suffix(4), "body": "<redacted>", "languageCode": languageCode,
-                                "verificationId": verificationId, "purpose": purpose, "encoding": encoding, "segments": segments])
+                                "verificationID": verificationID, "purpose": purpose, "encoding": encoding, "segments": segments])
     }
 }
 
@@ -59,7 +59,7 @@ extension PhoneAuth.Configuration: CustomReflectable {
     /// The settings without the master key, and the database without a password in its URI.
     public var customMirror: Mirror {
         Mirror(self, children: ["database": Self.withoutPassword(database), "masterKey": masterKey == nil ? "none" : "<redacted>",
-                                "projectId": projectId as Any, "issuer": issuer as Any, "testPhoneNumbers": testPhoneNumbers.keys.sorted(),
+                                "projectID": projectID as Any, "issuer": issuer as Any, "testPhoneNumbers": testPhoneNumbers.keys.sorted(),
                                 "sms": sms])
     }
 

@@ -10,7 +10,7 @@ public struct SMSMessage: Sendable {
     /// The language of the text (after the fallback chain).
     public let languageCode: String
     /// The verification whose code the text holds.
-    public let verificationId: String
+    public let verificationID: String
     /// What the code is for: `signIn`, `enroll`, `mfaSignIn` or `temporaryProof`.
     public let purpose: String
     /// `GSM-7` or `UCS-2`: the encoding the text's characters need.
@@ -22,7 +22,7 @@ public struct SMSMessage: Sendable {
         to = message.to
         body = message.body
         languageCode = message.languageCode
-        verificationId = message.verificationId
+        verificationID = message.verificationId
         purpose = message.purpose
         encoding = message.cost.encoding.rawValue
         segments = message.cost.segments

@@ -3,9 +3,9 @@ import PhoneAuthCore
 
 /// A second factor of an account: a phone number that receives codes, or a TOTP authenticator.
 public struct SecondFactor: Sendable, Hashable {
-    /// Names the factor in `unenroll(idToken:enrollmentId:)` and in a challenge's
+    /// Names the factor in `unenroll(idToken:enrollmentID:)` and in a challenge's
     /// hints.
-    public let enrollmentId: String
+    public let enrollmentID: String
     /// `phone` or `totp`.
     public let factorId: String
     /// The name the user gave the factor.
@@ -16,7 +16,7 @@ public struct SecondFactor: Sendable, Hashable {
     public let enrolledAt: Date
 
     init(_ factor: EnrolledFactor) {
-        enrollmentId = factor.enrollmentId
+        enrollmentID = factor.enrollmentId
         factorId = factor.factorId
         displayName = factor.displayName
         phoneNumber = factor.phoneNumber
@@ -25,7 +25,7 @@ public struct SecondFactor: Sendable, Hashable {
 
     /// A hint of a secondFactorRequired error.
     init(hint: JSONValue) {
-        enrollmentId = hint["uid"]?.stringValue ?? ""
+        enrollmentID = hint["uid"]?.stringValue ?? ""
         factorId = hint["factorId"]?.stringValue ?? "phone"
         displayName = hint["displayName"]?.stringValue
         phoneNumber = hint["phoneNumber"]?.stringValue

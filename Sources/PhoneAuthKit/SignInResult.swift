@@ -5,9 +5,9 @@ public struct SignInResult: Sendable {
     /// The account, as it is after this sign-in.
     public let user: User
     /// A signed JWT naming the user (its `sub`), valid for ``expiresIn`` seconds. Check one with
-    /// `verifyIdToken(_:checkRevoked:)`.
+    /// `verifyIDToken(_:checkRevoked:)`.
     public let idToken: String
-    /// The long-lived secret that gets new ID tokens (`refreshIdToken(_:)`); it
+    /// The long-lived secret that gets new ID tokens (`refreshIDToken(_:)`); it
     /// rotates on each use.
     public let refreshToken: String
     /// The ID token's lifetime in seconds.

@@ -1,12 +1,12 @@
 import Foundation
 import PhoneAuthCore
 
-/// A code on its way: what `verifyPhoneNumber(_:languageCode:clientIp:)` and the
-/// second-factor calls return. Keep ``verificationId`` and pair it with the code the user types
-/// (`credential(verificationId:verificationCode:)`).
+/// A code on its way: what `verifyPhoneNumber(_:languageCode:clientIP:)` and the
+/// second-factor calls return. Keep ``verificationID`` and pair it with the code the user types
+/// (`credential(verificationID:verificationCode:)`).
 public struct Verification: Sendable, Hashable {
     /// Names the verification; not a secret, but only its code proves the number.
-    public let verificationId: String
+    public let verificationID: String
     /// How many digits the code has.
     public let codeLength: Int
     /// When the code stops working.
@@ -16,7 +16,7 @@ public struct Verification: Sendable, Hashable {
     public let resendAt: Date
 
     init(_ started: VerificationStarted) {
-        verificationId = started.verificationId
+        verificationID = started.verificationId
         codeLength = started.codeLength
         expiresAt = Date(started.expiresAt)
         resendAt = Date(started.resendAt)

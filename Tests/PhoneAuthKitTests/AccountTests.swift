@@ -8,12 +8,12 @@ import XCTest
 final class AccountTests: KitTestCase {
     func signIn(_ auth: PhoneAuth, _ number: String, _ code: String) async throws -> PhoneAuthKit.SignInResult {
         let verification = try await auth.verifyPhoneNumber(number)
-        return try await auth.signIn(with: try PhoneAuth.credential(verificationId: verification.verificationId, verificationCode: code))
+        return try await auth.signIn(with: try PhoneAuth.credential(verificationID: verification.verificationID, verificationCode: code))
     }
 
     func credential(_ auth: PhoneAuth, _ number: String, _ code: String) async throws -> PhoneAuthKit.PhoneCredential {
         let verification = try await auth.verifyPhoneNumber(number)
-        return try PhoneAuth.credential(verificationId: verification.verificationId, verificationCode: code)
+        return try PhoneAuth.credential(verificationID: verification.verificationID, verificationCode: code)
     }
 
     func testANumberAnotherAccountHasGivesATemporaryProofThatSignsInThere() async throws {
@@ -61,10 +61,10 @@ final class AccountTests: KitTestCase {
         let session = try XCTUnwrap(challenge?.session)
         let wrong = Totp.code(secret: secret, step: now + 1) == "000000" ? "111111" : "000000"
         await assertThrows(.invalidVerificationCode) {
-            _ = try await auth.resolveSignIn(session: session, totpEnrollmentId: hint.enrollmentId, code: wrong)
+            _ = try await auth.resolveSignIn(session: session, totpEnrollmentID: hint.enrollmentID, code: wrong)
         }
         // The next step's code: a step's code is accepted once.
-        let signedIn = try await auth.resolveSignIn(session: session, totpEnrollmentId: hint.enrollmentId,
+        let signedIn = try await auth.resolveSignIn(session: session, totpEnrollmentID: hint.enrollmentID,
                                                     code: Totp.code(secret: secret, step: now + 1))
         XCTAssertEqual(signedIn.user.uid, first.user.uid)
     }

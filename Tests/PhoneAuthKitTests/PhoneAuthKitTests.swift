@@ -44,19 +44,19 @@ final class PhoneAuthKitTests: KitTestCase {
         let verification = try await auth.verifyPhoneNumber("+1 650-555-1234")
         XCTAssertEqual(verification.codeLength, 6)
         XCTAssertGreaterThan(verification.expiresAt, Date())
-        let credential = try PhoneAuth.credential(verificationId: verification.verificationId, verificationCode: "123456")
+        let credential = try PhoneAuth.credential(verificationID: verification.verificationID, verificationCode: "123456")
         XCTAssertFalse("\(credential)".contains("123456"), "a credential's description shows no code")
         let session = try await auth.signIn(with: credential)
         XCTAssertTrue(session.isNewUser)
         XCTAssertEqual(session.user.phoneNumber, testNumber)
-        let token = try await auth.verifyIdToken(session.idToken, checkRevoked: true)
+        let token = try await auth.verifyIDToken(session.idToken, checkRevoked: true)
         XCTAssertEqual(token.uid, session.user.uid)
         XCTAssertEqual(token.phoneNumber, testNumber)
         XCTAssertTrue(token.claimsJSON.contains("\"sub\""))
-        let refreshed = try await auth.refreshIdToken(session.refreshToken)
+        let refreshed = try await auth.refreshIDToken(session.refreshToken)
         XCTAssertNotEqual(refreshed.refreshToken, session.refreshToken)
         try await auth.signOut(refreshToken: refreshed.refreshToken)
-        await assertThrows(.invalidUserToken) { _ = try await auth.refreshIdToken(refreshed.refreshToken) }
+        await assertThrows(.invalidUserToken) { _ = try await auth.refreshIDToken(refreshed.refreshToken) }
         // The code was used once.
         await assertThrows(.sessionExpired) { _ = try await auth.signIn(with: credential) }
     }
@@ -67,16 +67,16 @@ final class PhoneAuthKitTests: KitTestCase {
         auth.setSMSSender { message in inbox.put(message); return true }
         let verification = try await auth.verifyPhoneNumber("+16505553434", languageCode: "fr-CA")
         let message = try XCTUnwrap(inbox.wait())
-        XCTAssertEqual([message.to, message.languageCode, message.verificationId, message.purpose, message.encoding],
-                       ["+16505553434", "fr", verification.verificationId, "signIn", "GSM-7"])
+        XCTAssertEqual([message.to, message.languageCode, message.verificationID, message.purpose, message.encoding],
+                       ["+16505553434", "fr", verification.verificationID, "signIn", "GSM-7"])
         XCTAssertEqual(message.segments, 1)
         XCTAssertTrue(message.body.hasSuffix("pour Acme."), message.body)
         let code = String(message.body.prefix(6))
         await assertThrows(.invalidVerificationCode, status: 17044) {
-            _ = try await auth.signIn(with: try PhoneAuth.credential(verificationId: verification.verificationId,
+            _ = try await auth.signIn(with: try PhoneAuth.credential(verificationID: verification.verificationID,
                                                                      verificationCode: code == "000000" ? "111111" : "000000"))
         }
-        let session = try await auth.signIn(with: try PhoneAuth.credential(verificationId: verification.verificationId, verificationCode: code))
+        let session = try await auth.signIn(with: try PhoneAuth.credential(verificationID: verification.verificationID, verificationCode: code))
         XCTAssertEqual(session.user.phoneNumber, "+16505553434")
     }
 
@@ -86,9 +86,9 @@ final class PhoneAuthKitTests: KitTestCase {
         auth.setSMSSender { _ in true }
         for attempt in 1...3 {
             let verification = try await auth.verifyPhoneNumber("+1650555300\(attempt)")
-            let wrong = try PhoneAuth.credential(verificationId: verification.verificationId, verificationCode: "0000000")
+            let wrong = try PhoneAuth.credential(verificationID: verification.verificationID, verificationCode: "0000000")
             await assertThrows(attempt < 3 ? .invalidVerificationCode : .tooManyRequests) {
-                _ = try await auth.signIn(with: wrong, clientIp: "203.0.113.7")
+                _ = try await auth.signIn(with: wrong, clientIP: "203.0.113.7")
             }
         }
     }
@@ -96,7 +96,7 @@ final class PhoneAuthKitTests: KitTestCase {
     func testASecondFactorTurnsSignInIntoAChallenge() async throws {
         let auth = try open()
         func credential(_ verification: Verification, _ code: String) throws(PhoneAuthError) -> PhoneCredential {
-            try PhoneAuth.credential(verificationId: verification.verificationId, verificationCode: code)
+            try PhoneAuth.credential(verificationID: verification.verificationID, verificationCode: code)
         }
         let first = try await auth.signIn(with: try credential(try await auth.verifyPhoneNumber(testNumber), "123456"))
         let enrolment = try await auth.startPhoneEnrollment(idToken: first.idToken, phoneNumber: secondNumber)
@@ -110,15 +110,16 @@ final class PhoneAuthKitTests: KitTestCase {
         } catch {
             XCTAssertEqual(error.code, .secondFactorRequired)
             challenge = error.multiFactorChallenge
+            XCTAssertFalse(error.detailsJSON.contains(challenge?.session ?? "?"), "the session is kept out of what gets logged")
         }
         let hint = try XCTUnwrap(challenge?.hints.first)
         XCTAssertEqual(hint.phoneNumber?.suffix(4), "4321")
         XCTAssertFalse(hint.phoneNumber?.contains("650555") ?? true, "a hint's number is masked")
         let session = try XCTUnwrap(challenge?.session)
-        let code = try await auth.sendSecondFactorCode(session: session, enrollmentId: hint.enrollmentId)
+        let code = try await auth.sendSecondFactorCode(session: session, enrollmentID: hint.enrollmentID)
         let signedIn = try await auth.resolveSignIn(session: session, credential: try credential(code, "654321"))
         XCTAssertEqual(signedIn.user.uid, first.user.uid)
-        let after = try await auth.unenroll(idToken: signedIn.idToken, enrollmentId: hint.enrollmentId)
+        let after = try await auth.unenroll(idToken: signedIn.idToken, enrollmentID: hint.enrollmentID)
         XCTAssertTrue(after.user.secondFactors.isEmpty)
     }
 
@@ -152,16 +153,16 @@ final class PhoneAuthKitTests: KitTestCase {
 
     func testTheTypedConfigurationReachesTheEngine() async throws {
         let auth = try open {
-            $0.projectId = "acme-prod"
+            $0.projectID = "acme-prod"
             $0.issuer = "https://auth.acme.test/acme-prod"
             $0.idTokenTtlSeconds = 600
             $0.codeLength = 8
             $0.sms.provider = "callback"
         }
         let session = try await auth.signIn(with: try PhoneAuth.credential(
-            verificationId: try await auth.verifyPhoneNumber(testNumber).verificationId, verificationCode: "123456"))
+            verificationID: try await auth.verifyPhoneNumber(testNumber).verificationID, verificationCode: "123456"))
         XCTAssertEqual(session.expiresIn, 600)
-        let token = try await auth.verifyIdToken(session.idToken)
+        let token = try await auth.verifyIDToken(session.idToken)
         XCTAssertEqual(token.expiresAt.timeIntervalSince(token.issuedAt), 600)
         XCTAssertTrue(token.claimsJSON.contains(#""aud":"acme-prod""#), token.claimsJSON)
         XCTAssertTrue(token.claimsJSON.contains(#""iss":"https://auth.acme.test/acme-prod""#), token.claimsJSON)
@@ -180,7 +181,7 @@ final class PhoneAuthKitTests: KitTestCase {
         let verification = try await auth.verifyPhoneNumber("+16505553434")
         let message = try XCTUnwrap(inbox.wait())
         let code = String(message.body.prefix(6))
-        let credential = try PhoneAuth.credential(verificationId: verification.verificationId, verificationCode: code)
+        let credential = try PhoneAuth.credential(verificationID: verification.verificationID, verificationCode: code)
         let session = try await auth.signIn(with: credential)
         var configuration = PhoneAuth.Configuration(database: "postgresql://app:s3cr3t@db.internal/auth")
         configuration.masterKey = masterKey

@@ -26,14 +26,14 @@ public struct SignInAPI: Sendable {
         router.post("verify") { request, context -> VerifyResponse in
             let body = try await request.decode(as: VerifyRequest.self, context: context)
             // The async variant: the engine's blocking work stays off the event loop.
-            let verification = try await guarded { try await auth.verifyPhoneNumber(body.phoneNumber, clientIp: clientIp(context)) }
-            return VerifyResponse(verificationId: verification.verificationId)
+            let verification = try await guarded { try await auth.verifyPhoneNumber(body.phoneNumber, clientIP: clientIP(context)) }
+            return VerifyResponse(verificationId: verification.verificationID)
         }
         router.post("sign-in") { request, context -> SignInResponse in
             let body = try await request.decode(as: SignInRequest.self, context: context)
             let session = try await guarded {
-                let credential = try PhoneAuth.credential(verificationId: body.verificationId, verificationCode: body.code)
-                return try await auth.signIn(with: credential, clientIp: clientIp(context))
+                let credential = try PhoneAuth.credential(verificationID: body.verificationId, verificationCode: body.code)
+                return try await auth.signIn(with: credential, clientIP: clientIP(context))
             }
             return SignInResponse(uid: session.user.uid, idToken: session.idToken, refreshToken: session.refreshToken,
                                   isNewUser: session.isNewUser)
@@ -42,12 +42,12 @@ public struct SignInAPI: Sendable {
             guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
                 throw HTTPError(.unauthorized, message: "An ID token is required.")
             }
-            let token = try await guarded { try await auth.verifyIdToken(String(header.dropFirst(7)), checkRevoked: true) }
+            let token = try await guarded { try await auth.verifyIDToken(String(header.dropFirst(7)), checkRevoked: true) }
             return MeResponse(uid: token.uid, phoneNumber: token.phoneNumber)
         }
     }
 
-    private func clientIp(_ context: SignInContext) -> String? {
+    private func clientIP(_ context: SignInContext) -> String? {
         context.remoteAddress?.ipAddress
     }
 

@@ -24,10 +24,10 @@ final class SignInAPITests: XCTestCase {
     func testPhoneAuthKitSignsInATestNumber() async throws {
         let auth = try openEngine()
         let verification = try await auth.verifyPhoneNumber("+16505551234")
-        let session = try await auth.signIn(with: try PhoneAuth.credential(verificationId: verification.verificationId,
+        let session = try await auth.signIn(with: try PhoneAuth.credential(verificationID: verification.verificationID,
                                                                            verificationCode: "123456"))
         XCTAssertTrue(session.isNewUser)
-        let token = try await auth.verifyIdToken(session.idToken)
+        let token = try await auth.verifyIDToken(session.idToken)
         XCTAssertEqual(token.uid, session.user.uid)
     }
 
