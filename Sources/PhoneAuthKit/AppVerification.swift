@@ -29,25 +29,3 @@ public struct VerificationPush: Sendable {
     /// to the app and never log it.
     public let payloadJSON: String
 }
-
-/// Hands verification pushes to a Swift closure.
-final class ClosurePushSender: PushSender {
-    let send: @Sendable (VerificationPush) -> Bool
-
-    init(_ send: @escaping @Sendable (VerificationPush) -> Bool) { self.send = send }
-
-    func send(appToken: String, tokenType: String, payload: JSONValue) -> Bool {
-        send(VerificationPush(appToken: appToken, tokenType: tokenType, payloadJSON: JSONCodec.serialize(payload)))
-    }
-}
-
-/// Asks a Swift closure whether a captcha token is good.
-final class ClosureCaptchaVerifier: CaptchaVerifier {
-    let verify: @Sendable (_ token: String, _ clientIP: String?) -> (success: Bool, score: Double?)?
-
-    init(_ verify: @escaping @Sendable (_ token: String, _ clientIP: String?) -> (success: Bool, score: Double?)?) { self.verify = verify }
-
-    func verify(token: String, clientIp: String?) -> CaptchaVerdict? {
-        verify(token, clientIp).map { CaptchaVerdict(success: $0.success, score: $0.score) }
-    }
-}

@@ -6,19 +6,22 @@ extension PhoneAuth {
     /// Adds the number the credential proves to the signed-in user (`idToken` from a recent
     /// sign-in). A number another account has throws ``PhoneAuthError/Code/credentialAlreadyInUse``
     /// with a ``PhoneAuthError/temporaryProof`` that signs in to that account.
-    public func link(idToken: String, credential: PhoneCredential) throws(PhoneAuthError) -> SignInResult {
-        SignInResult(try run("linkWithCredential") { try $0.link(idToken: idToken, credential: credential.core) })
+    public func link(idToken: String, credential: PhoneCredential, clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
+        let core = credential.with(clientIP: clientIP)
+        return SignInResult(try run("linkWithCredential") { try $0.link(idToken: idToken, credential: core) })
     }
 
     /// Replaces the signed-in user's number with the one the credential proves.
-    public func updatePhoneNumber(idToken: String, credential: PhoneCredential) throws(PhoneAuthError) -> SignInResult {
-        SignInResult(try run("updatePhoneNumber") { try $0.updatePhoneNumber(idToken: idToken, credential: credential.core) })
+    public func updatePhoneNumber(idToken: String, credential: PhoneCredential, clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
+        let core = credential.with(clientIP: clientIP)
+        return SignInResult(try run("updatePhoneNumber") { try $0.updatePhoneNumber(idToken: idToken, credential: core) })
     }
 
     /// Proves again that the signed-in user has their number, for operations that need a recent
     /// sign-in; the credential must be for the user's own number.
-    public func reauthenticate(idToken: String, credential: PhoneCredential) throws(PhoneAuthError) -> SignInResult {
-        SignInResult(try run("reauthenticateWithCredential") { try $0.reauthenticate(idToken: idToken, credential: credential.core) })
+    public func reauthenticate(idToken: String, credential: PhoneCredential, clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
+        let core = credential.with(clientIP: clientIP)
+        return SignInResult(try run("reauthenticateWithCredential") { try $0.reauthenticate(idToken: idToken, credential: core) })
     }
 
     /// Removes the signed-in user's number (they then sign in another way, e.g. a custom token).
@@ -60,18 +63,18 @@ extension PhoneAuth {
     }
 
     /// `async`: `link` run on a Dispatch queue, the caller suspended meanwhile.
-    public func link(idToken: String, credential: PhoneCredential) async throws(PhoneAuthError) -> SignInResult {
-        try await offload { () throws(PhoneAuthError) in try self.link(idToken: idToken, credential: credential) }
+    public func link(idToken: String, credential: PhoneCredential, clientIP: String? = nil) async throws(PhoneAuthError) -> SignInResult {
+        try await offload { () throws(PhoneAuthError) in try self.link(idToken: idToken, credential: credential, clientIP: clientIP) }
     }
 
     /// `async`: `updatePhoneNumber` run on a Dispatch queue, the caller suspended meanwhile.
-    public func updatePhoneNumber(idToken: String, credential: PhoneCredential) async throws(PhoneAuthError) -> SignInResult {
-        try await offload { () throws(PhoneAuthError) in try self.updatePhoneNumber(idToken: idToken, credential: credential) }
+    public func updatePhoneNumber(idToken: String, credential: PhoneCredential, clientIP: String? = nil) async throws(PhoneAuthError) -> SignInResult {
+        try await offload { () throws(PhoneAuthError) in try self.updatePhoneNumber(idToken: idToken, credential: credential, clientIP: clientIP) }
     }
 
     /// `async`: `reauthenticate` run on a Dispatch queue, the caller suspended meanwhile.
-    public func reauthenticate(idToken: String, credential: PhoneCredential) async throws(PhoneAuthError) -> SignInResult {
-        try await offload { () throws(PhoneAuthError) in try self.reauthenticate(idToken: idToken, credential: credential) }
+    public func reauthenticate(idToken: String, credential: PhoneCredential, clientIP: String? = nil) async throws(PhoneAuthError) -> SignInResult {
+        try await offload { () throws(PhoneAuthError) in try self.reauthenticate(idToken: idToken, credential: credential, clientIP: clientIP) }
     }
 
     /// `async`: `unlinkPhoneNumber` run on a Dispatch queue, the caller suspended meanwhile.

@@ -78,9 +78,8 @@ public final class PhoneAuth: Sendable {
     ///   - credential: the verification and the code the user typed.
     ///   - clientIP: the end user's IP address: wrong codes from one address are limited.
     public func signIn(with credential: PhoneCredential, clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
-        var core = credential.core
-        core.clientIp = clientIP
-        return SignInResult(try run("signIn") { [core] in try $0.signIn(with: core) })
+        let core = credential.with(clientIP: clientIP)
+        return SignInResult(try run("signIn") { try $0.signIn(with: core) })
     }
 
     // MARK: Second factors
@@ -226,6 +225,18 @@ public final class PhoneAuth: Sendable {
         let sent = try run("verifyClient") { try $0.verifyClient(appToken: appToken, tokenType: tokenType, clientIp: clientIP) }
         return (sent.receipt, Int(sent.suggestedTimeout))
     }
+
+    /// Installs the function that receives the engine's events (sign-ins, failures, limits,
+    /// lockouts, SMS sent or failed: docs/API.md, "Log sink"), each as the JSON text of an
+    /// object, or removes it with nil. Numbers are masked to their last four digits; codes,
+    /// secrets and tokens never appear. It runs on the calling or a delivery thread.
+    public func setEventHandler(_ handle: (@Sendable (String) -> Void)?) {
+        engine.setEventSink(handle.map(ClosureEventSink.init))
+    }
+
+    /// The public signing keys as a JSON Web Key Set (`{"keys": [...]}`), for services that check
+    /// the ID tokens themselves.
+    public var jwksJSON: String { JSONCodec.serialize(engine.jwks) }
 
     /// Runs one of the engine's JSON methods, the same as `phoneauth_call` (docs/API.md,
     /// "Methods"): `paramsJSON` is an object's text; the result is the result's text, or an error

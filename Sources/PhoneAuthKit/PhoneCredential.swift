@@ -20,6 +20,14 @@ public struct PhoneCredential: Sendable, CustomStringConvertible {
 
     init(core: PhoneAuthCore.PhoneCredential) { self.core = core }
 
+    /// The core's credential, with the address of the client that typed the code (wrong codes
+    /// are limited per address).
+    func with(clientIP: String?) -> PhoneAuthCore.PhoneCredential {
+        var core = core
+        core.clientIp = clientIP
+        return core
+    }
+
     /// The verification ID only: the code is a secret.
     public var description: String { "PhoneCredential(verificationID: \(core.verificationId))" }
 }

@@ -28,14 +28,3 @@ public struct SMSMessage: Sendable {
         segments = message.cost.segments
     }
 }
-
-/// Hands the engine's messages to a Swift closure.
-final class ClosureSender: SMSSender {
-    let send: @Sendable (SMSMessage) -> Bool
-
-    init(_ send: @escaping @Sendable (SMSMessage) -> Bool) { self.send = send }
-
-    func send(_ message: PhoneAuthCore.SMSMessage) -> SMSSendResult {
-        send(SMSMessage(message)) ? .sent(messageId: nil) : .retryLater(DeliveryProblem("rejected"))
-    }
-}

@@ -35,7 +35,8 @@ final class AccountTests: KitTestCase {
         let viaProof = try await auth.signIn(with: try XCTUnwrap(PhoneAuthKit.PhoneCredential(temporaryProof: try XCTUnwrap(proof))))
         XCTAssertEqual(viaProof.user.uid, owner.user.uid)
 
-        let linked = try await auth.link(idToken: token.idToken, credential: try await credential(auth, secondNumber, "654321"))
+        let linked = try await auth.link(idToken: token.idToken, credential: try await credential(auth, secondNumber, "654321"),
+                                         clientIP: "198.51.100.4")
         XCTAssertEqual(linked.user.phoneNumber, secondNumber)
         let again = try await auth.reauthenticate(idToken: linked.idToken, credential: try await credential(auth, secondNumber, "654321"))
         XCTAssertEqual(again.user.uid, "other")

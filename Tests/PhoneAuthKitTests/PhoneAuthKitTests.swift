@@ -173,6 +173,20 @@ final class PhoneAuthKitTests: KitTestCase {
         XCTAssertNotNil(inbox.wait())
     }
 
+    func testEventsAndTheKeySet() async throws {
+        let auth = try open()
+        let events = EventLog()
+        auth.setEventHandler { events.add($0) }
+        let verification = try await auth.verifyPhoneNumber(testNumber)
+        _ = try await auth.signIn(with: try PhoneAuth.credential(verificationID: verification.verificationID, verificationCode: "123456"),
+                                  clientIP: "203.0.113.9")
+        let signedIn = try XCTUnwrap(events.all.first { $0.contains(#""event":"signInSucceeded""#) })
+        XCTAssertTrue(signedIn.contains(#""clientIp":"203.0.113.9""#), signedIn)
+        XCTAssertFalse(signedIn.contains("650555"), "numbers are masked: \(signedIn)")
+        let keys = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(auth.jwksJSON.utf8)) as? [String: [[String: Any]]])
+        XCTAssertEqual(keys["keys"]?.first?["kty"] as? String, "EC")
+    }
+
     func testPrintingNeverShowsASecret() async throws {
         let masterKey = String(repeating: "ab", count: 32)
         let auth = try open { $0.masterKey = masterKey }
@@ -234,4 +248,13 @@ final class Inbox: @unchecked Sendable {
         while messages.isEmpty, condition.wait(until: deadline) {}
         return messages.isEmpty ? nil : messages.removeFirst()
     }
+}
+
+/// Events the handler got.
+final class EventLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [String] = []
+
+    func add(_ event: String) { lock.withLock { events.append(event) } }
+    var all: [String] { lock.withLock { events } }
 }

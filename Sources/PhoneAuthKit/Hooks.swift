@@ -1,0 +1,45 @@
+import PhoneAuthCore
+
+// The engine's hooks (SMS, verification pushes, captcha checks, events) as Swift closures.
+
+/// Hands the engine's messages to a Swift closure.
+final class ClosureSender: SMSSender {
+    let send: @Sendable (SMSMessage) -> Bool
+
+    init(_ send: @escaping @Sendable (SMSMessage) -> Bool) { self.send = send }
+
+    func send(_ message: PhoneAuthCore.SMSMessage) -> SMSSendResult {
+        send(SMSMessage(message)) ? .sent(messageId: nil) : .retryLater(DeliveryProblem("rejected"))
+    }
+}
+
+/// Hands the engine's events, as JSON text, to a Swift closure.
+final class ClosureEventSink: EventSink {
+    let handle: @Sendable (String) -> Void
+
+    init(_ handle: @escaping @Sendable (String) -> Void) { self.handle = handle }
+
+    func record(_ event: JSONValue) { handle(JSONCodec.serialize(event)) }
+}
+
+/// Hands verification pushes to a Swift closure.
+final class ClosurePushSender: PushSender {
+    let send: @Sendable (VerificationPush) -> Bool
+
+    init(_ send: @escaping @Sendable (VerificationPush) -> Bool) { self.send = send }
+
+    func send(appToken: String, tokenType: String, payload: JSONValue) -> Bool {
+        send(VerificationPush(appToken: appToken, tokenType: tokenType, payloadJSON: JSONCodec.serialize(payload)))
+    }
+}
+
+/// Asks a Swift closure whether a captcha token is good.
+final class ClosureCaptchaVerifier: CaptchaVerifier {
+    let verify: @Sendable (_ token: String, _ clientIP: String?) -> (success: Bool, score: Double?)?
+
+    init(_ verify: @escaping @Sendable (_ token: String, _ clientIP: String?) -> (success: Bool, score: Double?)?) { self.verify = verify }
+
+    func verify(token: String, clientIp: String?) -> CaptchaVerdict? {
+        verify(token, clientIp).map { CaptchaVerdict(success: $0.success, score: $0.score) }
+    }
+}
