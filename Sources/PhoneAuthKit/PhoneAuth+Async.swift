@@ -24,8 +24,11 @@ extension PhoneAuth {
     }
 
     /// `async`: `finishPhoneEnrollment` run on a Dispatch queue, the caller suspended meanwhile.
-    public func finishPhoneEnrollment(idToken: String, credential: PhoneCredential, displayName: String? = nil) async throws(PhoneAuthError) -> SignInResult {
-        try await offload { () throws(PhoneAuthError) in try self.finishPhoneEnrollment(idToken: idToken, credential: credential, displayName: displayName) }
+    public func finishPhoneEnrollment(idToken: String, credential: PhoneCredential, displayName: String? = nil,
+                                      clientIP: String? = nil) async throws(PhoneAuthError) -> SignInResult {
+        try await offload { () throws(PhoneAuthError) in
+            try self.finishPhoneEnrollment(idToken: idToken, credential: credential, displayName: displayName, clientIP: clientIP)
+        }
     }
 
     /// `async`: `unenroll` run on a Dispatch queue, the caller suspended meanwhile.

@@ -85,7 +85,7 @@ public final class PhoneAuth: Sendable {
     // MARK: Second factors
 
     /// Sends a code to a number the signed-in user (`idToken`, from a recent sign-in) enrols as a
-    /// second factor; finish with `finishPhoneEnrollment(idToken:credential:displayName:)`.
+    /// second factor; finish with `finishPhoneEnrollment(idToken:credential:displayName:clientIP:)`.
     public func startPhoneEnrollment(idToken: String, phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
                                      appVerification: AppVerification? = nil) throws(PhoneAuthError) -> Verification {
         Verification(try run("mfaEnrollStart") {
@@ -95,8 +95,10 @@ public final class PhoneAuth: Sendable {
     }
 
     /// Enrols the number the credential's code proves; the result's tokens replace the old ones.
-    public func finishPhoneEnrollment(idToken: String, credential: PhoneCredential, displayName: String? = nil) throws(PhoneAuthError) -> SignInResult {
-        SignInResult(try run("mfaEnrollFinalize") { try $0.finishPhoneEnrollment(idToken: idToken, credential: credential.core, displayName: displayName) })
+    public func finishPhoneEnrollment(idToken: String, credential: PhoneCredential, displayName: String? = nil,
+                                      clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
+        let core = credential.with(clientIP: clientIP)
+        return SignInResult(try run("mfaEnrollFinalize") { try $0.finishPhoneEnrollment(idToken: idToken, credential: core, displayName: displayName) })
     }
 
     /// Removes a second factor of the signed-in user.
@@ -116,7 +118,8 @@ public final class PhoneAuth: Sendable {
 
     /// Finishes a challenge's sign-in with the second factor's code.
     public func resolveSignIn(session: String, credential: PhoneCredential, clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
-        SignInResult(try run("mfaResolveSignIn") { try $0.resolveSignIn(session: session, assertion: .phone(credential.core), clientIp: clientIP) })
+        let core = credential.with(clientIP: clientIP)
+        return SignInResult(try run("mfaResolveSignIn") { try $0.resolveSignIn(session: session, assertion: .phone(core), clientIp: clientIP) })
     }
 
     // MARK: Tokens
@@ -124,12 +127,12 @@ public final class PhoneAuth: Sendable {
     /// Checks an ID token's signature, issuer, audience and lifetime; with `checkRevoked`, also
     /// that its user exists, is enabled and has not had its sessions revoked since.
     public func verifyIDToken(_ idToken: String, checkRevoked: Bool = false) throws(PhoneAuthError) -> IDToken {
-        IDToken(try run("verifyIDToken") { try $0.verifyIdToken(idToken, checkRevoked: checkRevoked) })
+        IDToken(try run("verifyIdToken") { try $0.verifyIdToken(idToken, checkRevoked: checkRevoked) })
     }
 
     /// A new ID token for a refresh token, which is rotated: use the returned one next time.
     public func refreshIDToken(_ refreshToken: String) throws(PhoneAuthError) -> SignInResult {
-        SignInResult(try run("refreshIDToken") { try $0.refreshIdToken(refreshToken) })
+        SignInResult(try run("refreshIdToken") { try $0.refreshIdToken(refreshToken) })
     }
 
     /// Ends the session of a refresh token; its ID tokens stay valid until they expire.

@@ -48,7 +48,12 @@ struct KeysCommand: ParsableCommand {
             abstract: "Retires a key at once (a leaked key): the tokens it signed stop verifying.",
             discussion: "Users signed in with those tokens must refresh them (their refresh tokens still work). Other engines on the same database stop trusting the key within 10 seconds.")
         @OptionGroup var options: EngineOptions
-        @Argument(help: "The key's kid (see keys list).") var kid: String
-        func run() throws { try KeysCommand.run("retireSigningKey", .object([("kid", .string(kid))]), options) }
+        // A kid is base64url and may begin with "-" (`-Ba0NWFIqPs40bab`): what follows the options
+        // is taken as it is, not as an unknown option.
+        @Argument(parsing: .allUnrecognized, help: "The key's kid (see keys list).") var kid: [String]
+        func validate() throws {
+            guard kid.count == 1 else { throw ValidationError("Give exactly one kid (see keys list).") }
+        }
+        func run() throws { try KeysCommand.run("retireSigningKey", .object([("kid", .string(kid[0]))]), options) }
     }
 }

@@ -643,3 +643,9 @@ def test_keys_rotate_list_retire(config, people):
     done = run(["keys", "retire", old["kid"]], config)
     assert done.returncode == 1 and "invalidArgument" in done.stderr
     assert run(["keys", "rotate", "--algorithm", "HS256"], config).returncode == 1
+
+
+def test_keys_retire_takes_a_kid_that_begins_with_a_dash(config):
+    # A kid is base64url: one in 64 begins with "-", and must not be read as an option.
+    done = run(["keys", "retire", "-Ba0NWFIqPs40bab", "--json"], config)
+    assert done.returncode == 1 and "No signing key" in done.stderr, done.stderr
