@@ -30,7 +30,9 @@ check_depends() {
 for deb in "$DEBDIR"/*.deb; do check_depends "$deb"; done
 echo "ok: every Depends of $(cd "$DEBDIR" && echo *.deb) is a package installed on this machine"
 dpkg_root -i "$DEBDIR"/libphoneauth1_*.deb "$DEBDIR"/libphoneauth-dev_*.deb
-dpkg --root="$SCRATCH" -s libphoneauth1 libphoneauth-dev | grep -q "Status: install ok installed"
+# Captured before grep: with pipefail, `grep -q` leaving early would fail the pipeline by SIGPIPE.
+status=$(dpkg --root="$SCRATCH" -s libphoneauth1 libphoneauth-dev)
+[ "$(grep -c "Status: install ok installed" <<<"$status")" = 2 ] || { echo "FAIL: dpkg -s: $status"; exit 1; }
 echo "ok: dpkg -i libphoneauth1 libphoneauth-dev into $SCRATCH"
 cp "$ROOT/bindings/c/examples/signin.c" "$WORK/"
 
@@ -45,7 +47,10 @@ case "\$flags" in *"$SCRATCH/usr/include"*"$SCRATCH/usr/lib/$MULTIARCH"*|*"$SCRA
 unset PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_LIBDIR
 gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror signin.c -o signin \$flags \$(pkg-config --cflags --libs jansson) -lpthread
 LD_LIBRARY_PATH="$SCRATCH/usr/lib/$MULTIARCH" ./signin "$WORK/signin.db" > signin.out
-LD_LIBRARY_PATH="$SCRATCH/usr/lib/$MULTIARCH" ldd ./signin | grep -q "$SCRATCH/usr/lib/$MULTIARCH/libphoneauth.so.1" || { echo "FAIL: not the packaged library"; exit 1; }
+# ldd's output is captured first: piped into \`grep -q\`, which stops reading at the first match,
+# ldd can die of SIGPIPE and pipefail turns a match into a failure (seen in CI).
+linked=\$(LD_LIBRARY_PATH="$SCRATCH/usr/lib/$MULTIARCH" ldd ./signin)
+grep -q "$SCRATCH/usr/lib/$MULTIARCH/libphoneauth.so.1" <<<"\$linked" || { echo "FAIL: not the packaged library: \$linked"; exit 1; }
 echo "ok: signin.c built with pkg-config against the packages and ran (\$(wc -l < signin.out) lines)"
 INSIDE
 LD_LIBRARY_PATH= unshare -m bash "$WORK/inside.sh"

@@ -99,7 +99,8 @@ unshare --mount --propagation private env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin 
         [ -z "$(ls -A "$t")" ] || { echo "FAIL: $t still has content"; exit 1; }
     done
     if command -v swift >/dev/null 2>&1; then echo "FAIL: swift still reachable: $(command -v swift)"; exit 1; fi
-    if ldd "$LIB" | grep -q "not found"; then echo "FAIL: without the toolchain:"; ldd "$LIB"; exit 1; fi
+    linked=$(ldd "$LIB")  # not piped into grep -q: pipefail would hide a match behind SIGPIPE
+    if grep -q "not found" <<<"$linked"; then echo "FAIL: without the toolchain: $linked"; exit 1; fi
     echo "ok:   toolchain hidden (swift not on PATH, ldd complete)"
     cd "$WORK"
     "$WORK/portable_check" "$WORK/portable.db"
