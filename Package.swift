@@ -69,7 +69,7 @@ let package = Package(
         .executableTarget(
             name: "phoneauthd",
             dependencies: [
-                "PhoneAuthCore",
+                "PhoneAuthKit", "PhoneAuthCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

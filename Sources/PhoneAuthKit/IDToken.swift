@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import PhoneAuthCore
 
 /// The claims of an ID token that `verifyIDToken(_:checkRevoked:)` found valid.

@@ -87,8 +87,11 @@ extension PhoneAuth {
     }
 
     /// `async`: `updateUser` run on a Dispatch queue, the caller suspended meanwhile.
-    public func updateUser(uid: String, disabled: Bool? = nil, displayName: String?? = nil) async throws(PhoneAuthError) -> User {
-        try await offload { () throws(PhoneAuthError) in try self.updateUser(uid: uid, disabled: disabled, displayName: displayName) }
+    public func updateUser(uid: String, disabled: Bool? = nil, displayName: String?? = nil, phoneNumber: String?? = nil,
+                           customClaimsJSON: String?? = nil) async throws(PhoneAuthError) -> User {
+        try await offload { () throws(PhoneAuthError) in
+            try self.updateUser(uid: uid, disabled: disabled, displayName: displayName, phoneNumber: phoneNumber, customClaimsJSON: customClaimsJSON)
+        }
     }
 
     /// `async`: `deleteUser` run on a Dispatch queue, the caller suspended meanwhile.

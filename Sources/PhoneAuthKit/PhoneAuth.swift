@@ -164,9 +164,17 @@ public final class PhoneAuth: Sendable {
         User(try run("createUser") { try $0.createUser(uid: uid, disabled: disabled, displayName: displayName, phoneNumber: phoneNumber) })
     }
 
-    /// Changes what is given; `displayName: .some(nil)` removes the name.
-    public func updateUser(uid: String, disabled: Bool? = nil, displayName: String?? = nil) throws(PhoneAuthError) -> User {
-        User(try run("updateUser") { try $0.updateUser(uid: uid, disabled: disabled, displayName: displayName) })
+    /// Changes what is given, all in one transaction: `.some(nil)` removes the name, the number
+    /// or the claims. A number another account has is refused; claims are the JSON text of an
+    /// object, as `setCustomUserClaims(uid:claimsJSON:)` takes them.
+    public func updateUser(uid: String, disabled: Bool? = nil, displayName: String?? = nil, phoneNumber: String?? = nil,
+                           customClaimsJSON: String?? = nil) throws(PhoneAuthError) -> User {
+        let claims: JSONValue?? = try customClaimsJSON.map { text throws(PhoneAuthError) in
+            try text.map { text throws(PhoneAuthError) in try Self.parse(text, what: "claims") }
+        }
+        return User(try run("updateUser") {
+            try $0.updateUser(uid: uid, disabled: disabled, displayName: displayName, phoneNumber: phoneNumber, customClaims: claims)
+        })
     }
 
     /// Deletes an account, its sessions and its second factors.
@@ -240,6 +248,9 @@ public final class PhoneAuth: Sendable {
     /// The public signing keys as a JSON Web Key Set (`{"keys": [...]}`), for services that check
     /// the ID tokens themselves.
     public var jwksJSON: String { JSONCodec.serialize(engine.jwks) }
+
+    /// Whether `call(_:paramsJSON:)` knows the method `name`.
+    public static func hasMethod(_ name: String) -> Bool { Engine.hasMethod(name) }
 
     /// Runs one of the engine's JSON methods, the same as `phoneauth_call` (docs/API.md,
     /// "Methods"): `paramsJSON` is an object's text; the result is the result's text, or an error

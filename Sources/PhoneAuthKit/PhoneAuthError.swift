@@ -28,11 +28,17 @@ public struct PhoneAuthError: Error, Sendable, CustomStringConvertible {
     /// which `PhoneCredential(temporaryProof:)` turns into a sign-in to the account that has it.
     /// A secret: it is not part of ``description`` or ``detailsJSON``.
     public let temporaryProof: String?
+    /// When ``code`` is ``Code/credentialAlreadyInUse``: the number (E.164) the credential proved,
+    /// which the other account has. Left out of ``description`` and ``detailsJSON`` like any
+    /// whole number.
+    public let phoneNumber: String?
 
     init(_ error: PhoneAuthCore.PhoneAuthError) {
         code = Code(error.code)
         message = error.message
-        temporaryProof = JSONValue.object(error.details)["temporaryProof"]?.stringValue
+        let details = JSONValue.object(error.details)
+        temporaryProof = details["temporaryProof"]?.stringValue
+        phoneNumber = error.code == .credentialAlreadyInUse ? details["phoneNumber"]?.stringValue : nil
         // The secrets have their own properties: what is left can be logged.
         detailsJSON = JSONCodec.serialize(.object(error.details.filter { !Self.secretDetails.contains($0.0) }))
         multiFactorChallenge = error.code == .secondFactorRequired ? MultiFactorChallenge(details: error.details) : nil
@@ -46,8 +52,9 @@ public struct PhoneAuthError: Error, Sendable, CustomStringConvertible {
     /// "code: message", which can be logged.
     public var description: String { "\(code.name): \(message)" }
 
-    /// Details that are secrets: a temporary proof, a second-factor session.
-    private static let secretDetails: Set<String> = ["temporaryProof", "session"]
+    /// Details that have properties of their own and must not be logged: a temporary proof, a
+    /// second-factor session (secrets), a whole number.
+    private static let secretDetails: Set<String> = ["temporaryProof", "session", "phoneNumber"]
 
     /// An error code: its name (`invalidVerificationCode`) and its status number (17044), the same
     /// as the C ABI's and, where the meaning is the same, as Firebase's `AuthErrorCode`.

@@ -47,10 +47,11 @@ extension MultiFactorChallenge: CustomStringConvertible, CustomReflectable {
 }
 
 extension PhoneAuthError: CustomReflectable {
-    /// Code, message and details; the temporary proof and a challenge's session are left out.
+    /// Code, message and details; the temporary proof and a challenge's session are left out, the number masked.
     public var customMirror: Mirror {
         Mirror(self, children: ["code": code, "message": message, "detailsJSON": detailsJSON,
                                 "temporaryProof": temporaryProof == nil ? "none" : "<redacted>",
+                                "phoneNumber": phoneNumber.map { "…" + $0.suffix(4) } ?? "none",
                                 "multiFactorChallenge": multiFactorChallenge as Any])
     }
 }
@@ -65,8 +66,9 @@ extension PhoneAuth.Configuration: CustomReflectable {
 
     /// `postgresql://user:secret@host/db` → `postgresql://user:<redacted>@host/db`.
     static func withoutPassword(_ database: String) -> String {
-        guard let scheme = database.range(of: "://"), let at = database[scheme.upperBound...].firstIndex(of: "@"),
-              let colon = database[scheme.upperBound..<at].firstIndex(of: ":") else { return database }
+        let parts = database.split(separator: "://", maxSplits: 1)
+        guard parts.count == 2, let at = parts[1].firstIndex(of: "@"),
+              let colon = parts[1][..<at].firstIndex(of: ":") else { return database }
         return String(database[..<database.index(after: colon)]) + "<redacted>" + String(database[at...])
     }
 }

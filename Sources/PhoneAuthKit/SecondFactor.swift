@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import PhoneAuthCore
 
 /// A second factor of an account: a phone number that receives codes, or a TOTP authenticator.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import PhoneAuthCore
 
 /// An authenticator app being enrolled: what to show the user, and the session that

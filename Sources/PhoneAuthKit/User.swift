@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import PhoneAuthCore
 
 /// An account.
@@ -15,6 +19,9 @@ public struct User: Sendable, Hashable {
     public let createdAt: Date
     /// When the account last signed in, if ever.
     public let lastSignInAt: Date?
+    /// ID tokens issued before this time fail `verifyIDToken(_:checkRevoked:)` with
+    /// `checkRevoked` (set by `revokeRefreshTokens(uid:)`); nil if the sessions were never revoked.
+    public let tokensValidAfter: Date?
     /// The claims every new ID token carries, as the JSON text of an object
     /// (`setCustomUserClaims(uid:claimsJSON:)`).
     public let customClaimsJSON: String?
@@ -28,6 +35,7 @@ public struct User: Sendable, Hashable {
         disabled = record.disabled
         createdAt = Date(record.createdAt)
         lastSignInAt = record.lastSignInAt.map(Date.init)
+        tokensValidAfter = record.validSince.map(Date.init)
         customClaimsJSON = record.customClaims
         secondFactors = record.factors.map(SecondFactor.init)
     }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import PhoneAuthCore
 
 /// A code on its way: what `verifyPhoneNumber(_:languageCode:clientIP:)` and the

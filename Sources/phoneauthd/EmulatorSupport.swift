@@ -1,11 +1,12 @@
 import Glibc
 import PhoneAuthCore
+import PhoneAuthKit
 
 /// Development mode (`server.emulatorCompat`, loopback only): what Firebase's Auth Emulator does
 /// that test suites rely on. Codes are not sent but kept ten minutes for
 /// `GET /emulator/v1/projects/{p}/verificationCodes`, and firebase-admin's unsigned custom tokens
 /// sign in. None of this exists when the flag is off: the server then has no instance of it.
-final class EmulatorSupport: SMSSender, @unchecked Sendable {
+final class EmulatorSupport: @unchecked Sendable {
     struct Sent {
         let code: String
         let phoneNumber: String
@@ -24,18 +25,17 @@ final class EmulatorSupport: SMSSender, @unchecked Sendable {
 
     init(codeLength: Int) { self.codeLength = codeLength }
 
-    /// Keeps the message's code instead of sending it: the run of `codeLength` digits in its body.
-    func send(_ message: SMSMessage) -> SMSSendResult {
-        guard let code = Self.digitRuns(message.body).first(where: { $0.count == codeLength }) else {
-            return .providerFault(DeliveryProblem("providerFault", detail: "no code in the message"))
-        }
+    /// Keeps the message's code instead of sending it (the engine's SMS sender): the run of
+    /// `codeLength` digits in its body. A message without one is left for a retry.
+    func keep(_ message: SMSMessage) -> Bool {
+        guard let code = Self.digitRuns(message.body).first(where: { $0.count == codeLength }) else { return false }
         let now = SystemClock().now()
         lock.withLock {
             dropOld(now: now)
-            if bySession[message.verificationId] == nil { order.append(message.verificationId) }
-            bySession[message.verificationId] = Sent(code: code, phoneNumber: message.to, sessionInfo: message.verificationId, at: now)
+            if bySession[message.verificationID] == nil { order.append(message.verificationID) }
+            bySession[message.verificationID] = Sent(code: code, phoneNumber: message.to, sessionInfo: message.verificationID, at: now)
         }
-        return .sent(messageId: "emulator-\(message.verificationId)")
+        return true
     }
 
     private func dropOld(now: Timestamp) {
@@ -78,7 +78,7 @@ final class EmulatorSupport: SMSSender, @unchecked Sendable {
         guard let payloadBytes = Base64URL.decode(parts[1]), let payload = try? JSONCodec.parse(String(decoding: payloadBytes, as: UTF8.self)),
               payload["aud"]?.stringValue == Self.audience, let uid = payload["uid"]?.stringValue
         else { throw ToolkitError(400, "INVALID_CUSTOM_TOKEN", "The unsigned custom token is not one firebase-admin makes.") }
-        let claims = payload["claims"]
-        return try await runner.run { try $0.createCustomToken(uid: uid, claims: claims) }
+        let claims = payload["claims"].map { JSONCodec.serialize($0) }
+        return try await runner.run { try $0.createCustomToken(uid: uid, claimsJSON: claims) }
     }
 }

@@ -1,4 +1,5 @@
 import PhoneAuthCore
+import PhoneAuthKit
 
 /// One Identity Toolkit request: its JSON body, the end user's address and language.
 struct ToolkitCall: Sendable {
@@ -22,6 +23,8 @@ struct ToolkitCall: Sendable {
 struct IdentityToolkit: Sendable {
     let runner: EngineRunner
     let projectId: String
+    /// How long a temporary proof works (the engine's `temporaryProofTtlSeconds`).
+    let temporaryProofTtlSeconds: Int64
     let authorizedDomains: [String]
     let emulator: EmulatorSupport?
 
@@ -56,9 +59,11 @@ struct IdentityToolkit: Sendable {
     private func sendVerificationCode(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["phoneNumber", "iosReceipt", "iosSecret", "recaptchaToken", "captchaResponse", "playIntegrityToken",
                                  "autoRetrievalInfo"])
-        let phone = try r.string("phoneNumber"), proof = try Self.appProof(r)
-        let started = try await runner.run { try $0.verifyPhoneNumber(phone, languageCode: call.languageCode, clientIp: call.clientIp, appProof: proof) }
-        return .object([("sessionInfo", .string(started.verificationId))])
+        let phone = try r.string("phoneNumber") ?? "", proof = try Self.appVerification(r)
+        let started = try await runner.run {
+            try $0.verifyPhoneNumber(phone, languageCode: call.languageCode, clientIP: call.clientIp, appVerification: proof)
+        }
+        return .object([("sessionInfo", .string(started.verificationID))])
     }
 
     /// verifyPhoneNumber: signs in, or links, updates or re-authenticates the `idToken`'s user.
@@ -68,70 +73,51 @@ struct IdentityToolkit: Sendable {
         let r = try call.reader(["sessionInfo", "code", "idToken", "temporaryProof", "phoneNumber", "operation"])
         let idToken = try r.string("idToken").flatMap { $0.isEmpty ? nil : $0 }
         let operation = try r.string("operation") ?? (idToken == nil ? "SIGN_UP_OR_IN" : "LINK")
-        var credential: PhoneCredential
+        let given: PhoneCredential
         if let proof = try r.string("temporaryProof") {
-            guard let parsed = PhoneCredential.temporaryProof(proof) else { throw ToolkitError(400, "INVALID_TEMPORARY_PROOF") }
-            credential = parsed
+            guard let parsed = PhoneCredential(temporaryProof: proof) else { throw ToolkitError(400, "INVALID_TEMPORARY_PROOF") }
+            given = parsed
         } else {
-            credential = try Engine.credential(verificationId: try r.string("sessionInfo"), verificationCode: try r.string("code"))
+            given = try PhoneAuth.credential(verificationID: try r.string("sessionInfo") ?? "", verificationCode: try r.string("code") ?? "")
         }
-        credential.clientIp = call.clientIp
-        let given = credential
+        let ip = call.clientIp
         do {
             let result: SignInResult
             switch (operation, idToken) {
-            case ("SIGN_UP_OR_IN", _), ("REAUTH", nil): result = try await runner.run { try $0.signIn(with: given) }
-            case let ("LINK", token?): result = try await runner.run { try $0.link(idToken: token, credential: given) }
-            case let ("UPDATE", token?): result = try await runner.run { try $0.updatePhoneNumber(idToken: token, credential: given) }
-            case let ("REAUTH", token?): result = try await runner.run { try $0.reauthenticate(idToken: token, credential: given) }
+            case ("SIGN_UP_OR_IN", _), ("REAUTH", nil): result = try await runner.run { try $0.signIn(with: given, clientIP: ip) }
+            case let ("LINK", token?): result = try await runner.run { try $0.link(idToken: token, credential: given, clientIP: ip) }
+            case let ("UPDATE", token?):
+                result = try await runner.run { try $0.updatePhoneNumber(idToken: token, credential: given, clientIP: ip) }
+            case let ("REAUTH", token?): result = try await runner.run { try $0.reauthenticate(idToken: token, credential: given, clientIP: ip) }
             case ("LINK", nil), ("UPDATE", nil): throw ToolkitError(400, "MISSING_ID_TOKEN", "Linking or updating a number needs the user's idToken.")
             default: throw ToolkitError(400, "INVALID_ARGUMENT", "The field 'operation' must be SIGN_UP_OR_IN, REAUTH, LINK or UPDATE.")
             }
-            return FirebaseUser.signIn(result, kind: "VerifyPhoneNumberResponse")
+            return FirebaseShapes.signIn(result, kind: "VerifyPhoneNumberResponse")
         } catch let error as PhoneAuthError where error.code == .credentialAlreadyInUse {
-            let proof = error.details.first(where: { $0.0 == "temporaryProof" })?.1.stringValue ?? ""
-            let phone = try? await runner.run { try $0.verificationStatus(given.verificationId).phone }
             var o = JSONObjectBuilder()
-            o.set("temporaryProof", .string(proof))
-            o.set("temporaryProofExpiresIn", .string(String(runner.engine.config.temporaryProofTtlSeconds)))
-            o.set("phoneNumber", phone.map { .string($0) })
+            o.set("temporaryProof", .string(error.temporaryProof ?? ""))
+            o.set("temporaryProofExpiresIn", .string(String(temporaryProofTtlSeconds)))
+            o.set("phoneNumber", error.phoneNumber.map { .string($0) })
             return o.value
-        } catch let error as PhoneAuthError where error.code == .secondFactorRequired {
-            return Self.pendingCredential(error)
+        } catch let error as PhoneAuthError {
+            guard let challenge = error.multiFactorChallenge else { throw error }
+            return FirebaseShapes.pendingCredential(challenge)
         }
-    }
-
-    /// The answer to a first factor whose user has second factors: the pending credential and
-    /// the hints, numbers masked.
-    static func pendingCredential(_ error: PhoneAuthError) -> JSONValue {
-        let session = error.details.first(where: { $0.0 == "session" })?.1 ?? .string("")
-        var hints: [JSONValue] = []
-        if case let .array(items)? = error.details.first(where: { $0.0 == "hints" })?.1 {
-            hints = items.map { hint in
-                var o = JSONObjectBuilder()
-                o.set("mfaEnrollmentId", hint["uid"])
-                o.set("displayName", hint["displayName"].flatMap { $0 == .null ? nil : $0 })
-                o.set("enrolledAt", hint["enrollmentTime"])
-                if hint["factorId"]?.stringValue == "phone" { o.set("phoneInfo", hint["phoneNumber"]) } else { o.set("totpInfo", .object([])) }
-                return o.value
-            }
-        }
-        return .object([("mfaPendingCredential", session), ("mfaInfo", .array(hints))])
     }
 
     /// The signed-in user of an ID token: USER_NOT_FOUND once deleted, TOKEN_EXPIRED once revoked.
     private func uid(of idToken: String?) async throws -> String {
         guard let idToken, !idToken.isEmpty else { throw ToolkitError(400, "MISSING_ID_TOKEN") }
-        let claims = try await runner.run { try $0.verifyIdToken(idToken, checkRevoked: true) }
-        guard let uid = claims["sub"]?.stringValue else { throw ToolkitError(400, "INVALID_ID_TOKEN") }
-        return uid
+        let token = try await runner.run { try $0.verifyIDToken(idToken, checkRevoked: true) }
+        guard !token.uid.isEmpty else { throw ToolkitError(400, "INVALID_ID_TOKEN") }
+        return token.uid
     }
 
     private func lookup(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["idToken"])
         let uid = try await uid(of: try r.string("idToken"))
         let user = try await runner.run { try $0.user(uid: uid) }
-        return .object([("kind", .string("identitytoolkit#GetAccountInfoResponse")), ("users", .array([FirebaseUser.json(user)]))])
+        return .object([("kind", .string("identitytoolkit#GetAccountInfoResponse")), ("users", .array([FirebaseShapes.user(user)]))])
     }
 
     private func delete(_ call: ToolkitCall) async throws -> JSONValue {
@@ -153,11 +139,11 @@ struct IdentityToolkit: Sendable {
         var displayName: String?? = deleteAttributes.isEmpty ? nil : .some(nil)
         if let name = try r.string("displayName") { displayName = .some(name) }
         var user = try await runner.run { try $0.user(uid: uid) }
-        if !deleteProviders.isEmpty { user = try await runner.run { try $0.unlink(idToken: idToken, providerId: "phone") } }
+        if !deleteProviders.isEmpty { user = try await runner.run { try $0.unlinkPhoneNumber(idToken: idToken) } }
         if let displayName { user = try await runner.run { try $0.updateUser(uid: uid, displayName: displayName) } }
         var o = JSONObjectBuilder()
         o.set("kind", .string("identitytoolkit#SetAccountInfoResponse"))
-        for (key, value) in FirebaseUser.json(user).objectPairs where ["localId", "phoneNumber", "displayName", "providerUserInfo"].contains(key) {
+        for (key, value) in FirebaseShapes.user(user).objectPairs where ["localId", "phoneNumber", "displayName", "providerUserInfo"].contains(key) {
             o.set(key, value)
         }
         return o.value
@@ -169,13 +155,13 @@ struct IdentityToolkit: Sendable {
         if let emulator, let resigned = try await emulator.resign(unsignedCustomToken: token, runner: runner) { token = resigned }
         let given = token
         let result = try await runner.run { try $0.signIn(withCustomToken: given) }
-        return FirebaseUser.signIn(result, kind: "VerifyCustomTokenResponse")
+        return FirebaseShapes.signIn(result, kind: "VerifyCustomTokenResponse")
     }
 
     private func verifyClient(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["appToken", "isSandbox"])
-        let appToken = try r.string("appToken"), type = try r.bool("isSandbox") == true ? "sandbox" : "prod"
-        let (receipt, timeout) = try await runner.run { try $0.verifyClient(appToken: appToken, tokenType: type, clientIp: call.clientIp) }
+        let appToken = try r.string("appToken") ?? "", type = try r.bool("isSandbox") == true ? "sandbox" : "prod"
+        let (receipt, timeout) = try await runner.run { try $0.verifyClient(appToken: appToken, tokenType: type, clientIP: call.clientIp) }
         return .object([("receipt", .string(receipt)), ("suggestedTimeout", .string(String(timeout)))])
     }
 
@@ -187,7 +173,7 @@ struct IdentityToolkit: Sendable {
         guard let token = try r.string("refreshToken") ?? r.string("refresh_token"), !token.isEmpty else {
             throw ToolkitError(400, "MISSING_REFRESH_TOKEN")
         }
-        let result = try await runner.run { try $0.refreshIdToken(token) }
+        let result = try await runner.run { try $0.refreshIDToken(token) }
         return .object([
             ("access_token", .string(result.idToken)), ("expires_in", .string(String(result.expiresIn))), ("token_type", .string("Bearer")),
             ("refresh_token", .string(result.refreshToken)), ("id_token", .string(result.idToken)), ("user_id", .string(result.user.uid)),
@@ -203,27 +189,30 @@ struct IdentityToolkit: Sendable {
             throw ToolkitError(400, "INVALID_ARGUMENT", "PhoneAuth enrols phone second factors here: phoneEnrollmentInfo is required.")
         }
         try info.rejectUnknown(Self.phoneInfoFields)
-        let idToken = try r.string("idToken") ?? "", phone = try info.string("phoneNumber"), proof = try Self.appProof(info)
+        let idToken = try r.string("idToken") ?? "", phone = try info.string("phoneNumber") ?? "", proof = try Self.appVerification(info)
         let started = try await runner.run {
-            try $0.startPhoneEnrollment(idToken: idToken, phoneNumber: phone, languageCode: call.languageCode, clientIp: call.clientIp, appProof: proof)
+            try $0.startPhoneEnrollment(idToken: idToken, phoneNumber: phone, languageCode: call.languageCode, clientIP: call.clientIp,
+                                        appVerification: proof)
         }
-        return .object([("phoneSessionInfo", .object([("sessionInfo", .string(started.verificationId))]))])
+        return .object([("phoneSessionInfo", .object([("sessionInfo", .string(started.verificationID))]))])
     }
 
     private func enrollFinalize(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["idToken", "displayName", "phoneVerificationInfo"])
         let idToken = try r.string("idToken") ?? "", displayName = try r.string("displayName")
-        let credential = try Self.credential(r, clientIp: call.clientIp)
-        let result = try await runner.run { try $0.finishPhoneEnrollment(idToken: idToken, credential: credential, displayName: displayName) }
-        return FirebaseUser.tokens(result)
+        let credential = try Self.credential(r), ip = call.clientIp
+        let result = try await runner.run {
+            try $0.finishPhoneEnrollment(idToken: idToken, credential: credential, displayName: displayName, clientIP: ip)
+        }
+        return FirebaseShapes.tokens(result)
     }
 
     private func withdraw(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["idToken", "mfaEnrollmentId"])
         let idToken = try r.string("idToken") ?? ""
         guard let enrollmentId = try r.string("mfaEnrollmentId"), !enrollmentId.isEmpty else { throw ToolkitError(400, "MISSING_MFA_ENROLLMENT_ID") }
-        let result = try await runner.run { try $0.unenroll(idToken: idToken, enrollmentId: enrollmentId) }
-        return FirebaseUser.tokens(result)
+        let result = try await runner.run { try $0.unenroll(idToken: idToken, enrollmentID: enrollmentId) }
+        return FirebaseShapes.tokens(result)
     }
 
     /// The iOS SDK sends the hint's masked number: the factor is found by its enrollment ID only.
@@ -231,19 +220,20 @@ struct IdentityToolkit: Sendable {
         let r = try call.reader(["mfaPendingCredential", "mfaEnrollmentId", "phoneSignInInfo"])
         let info = try r.object("phoneSignInInfo")
         try info?.rejectUnknown(Self.phoneInfoFields)
-        let session = try r.string("mfaPendingCredential"), hint = try r.string("mfaEnrollmentId")
-        let proof = try info.flatMap { try Self.appProof($0) }
+        let session = try r.string("mfaPendingCredential") ?? "", hint = try r.string("mfaEnrollmentId") ?? ""
+        let proof = try info.flatMap { try Self.appVerification($0) }
         let started = try await runner.run {
-            try $0.verifySecondFactor(hint: hint, session: session, languageCode: call.languageCode, clientIp: call.clientIp, appProof: proof)
+            try $0.sendSecondFactorCode(session: session, enrollmentID: hint, languageCode: call.languageCode, clientIP: call.clientIp,
+                                        appVerification: proof)
         }
-        return .object([("phoneResponseInfo", .object([("sessionInfo", .string(started.verificationId))]))])
+        return .object([("phoneResponseInfo", .object([("sessionInfo", .string(started.verificationID))]))])
     }
 
     private func mfaSignInFinalize(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["mfaPendingCredential", "phoneVerificationInfo", "mfaEnrollmentId"])
-        let session = try r.string("mfaPendingCredential"), credential = try Self.credential(r, clientIp: call.clientIp)
-        let result = try await runner.run { try $0.resolveSignIn(session: session, assertion: .phone(credential), clientIp: call.clientIp) }
-        return FirebaseUser.tokens(result)
+        let session = try r.string("mfaPendingCredential") ?? "", credential = try Self.credential(r), ip = call.clientIp
+        let result = try await runner.run { try $0.resolveSignIn(session: session, credential: credential, clientIP: ip) }
+        return FirebaseShapes.tokens(result)
     }
 
     // MARK: Reading requests
@@ -252,28 +242,26 @@ struct IdentityToolkit: Sendable {
                                                "playIntegrityToken", "autoRetrievalInfo", "safetyNetToken"]
 
     /// `iosReceipt` + `iosSecret` (the silent push's) or a reCAPTCHA token, as the engine's proof.
-    static func appProof(_ r: ObjectReader) throws -> Engine.AppProof? {
+    static func appVerification(_ r: ObjectReader) throws -> AppVerification? {
         let receipt = try r.string("iosReceipt"), secret = try r.string("iosSecret")
         if receipt != nil || secret != nil {
             guard let receipt, let secret, !receipt.isEmpty, !secret.isEmpty else { throw ToolkitError(400, "MISSING_APP_CREDENTIAL") }
-            return .receipt(receipt: receipt, secret: secret)
+            return .pushReceipt(receipt: receipt, secret: secret)
         }
         if let token = try r.string("recaptchaToken") ?? r.string("captchaResponse"), !token.isEmpty {
             guard token.utf8.count <= 16_384 else { throw ToolkitError(400, "INVALID_APP_CREDENTIAL", "The reCAPTCHA token is too long.") }
-            return .captcha(token: token)
+            return .captchaToken(token)
         }
         return nil
     }
 
     /// `phoneVerificationInfo: {sessionInfo, code}` as a credential.
-    static func credential(_ r: ObjectReader, clientIp: String) throws -> PhoneCredential {
+    static func credential(_ r: ObjectReader) throws -> PhoneCredential {
         guard let info = try r.object("phoneVerificationInfo") else {
             throw ToolkitError(400, "INVALID_ARGUMENT", "phoneVerificationInfo {sessionInfo, code} is required.")
         }
         try info.rejectUnknown(["sessionInfo", "code", "phoneNumber"])
-        var credential = try Engine.credential(verificationId: try info.string("sessionInfo"), verificationCode: try info.string("code"))
-        credential.clientIp = clientIp
-        return credential
+        return try PhoneAuth.credential(verificationID: try info.string("sessionInfo") ?? "", verificationCode: try info.string("code") ?? "")
     }
 
     static func names(_ r: ObjectReader, _ key: String) throws -> [String] {

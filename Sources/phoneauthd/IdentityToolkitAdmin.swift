@@ -1,4 +1,5 @@
 import PhoneAuthCore
+import PhoneAuthKit
 
 /// The admin half of the dialect, under `/v1/projects/{projectId}/`: what firebase-admin calls
 /// for user management. The caller has shown an admin token before any of this runs.
@@ -22,13 +23,13 @@ struct IdentityToolkitAdmin: Sendable {
         let r = try call.reader(["localId", "phoneNumber", "idToken"])
         let uids = try IdentityToolkit.names(r, "localId"), phones = try IdentityToolkit.names(r, "phoneNumber")
         guard uids.count + phones.count <= 100 else { throw ToolkitError(400, "INVALID_ARGUMENT", "At most 100 identifiers per lookup.") }
-        var found = try await runner.run { engine in
-            try uids.compactMap { uid in try Self.absentIfNotFound { try engine.user(uid: uid) } }
-                + phones.compactMap { phone in try Self.absentIfNotFound { try engine.user(phoneNumber: phone) } }
+        var found = try await runner.run { auth in
+            try uids.compactMap { uid in try Self.absentIfNotFound { try auth.user(uid: uid) } }
+                + phones.compactMap { phone in try Self.absentIfNotFound { try auth.user(phoneNumber: phone) } }
         }
         if let idToken = try r.string("idToken") {
-            let claims = try await runner.run { try $0.verifyIdToken(idToken, checkRevoked: false) }
-            if let uid = claims["sub"]?.stringValue, let user = try await runner.run({ engine in try Self.absentIfNotFound { try engine.user(uid: uid) } }) {
+            let uid = try await runner.run { try $0.verifyIDToken(idToken, checkRevoked: false).uid }
+            if let user = try await runner.run({ auth in try Self.absentIfNotFound { try auth.user(uid: uid) } }) {
                 found.append(user)
             }
         }
@@ -36,11 +37,11 @@ struct IdentityToolkitAdmin: Sendable {
         let users = found.filter { seen.insert($0.uid).inserted }
         var o = JSONObjectBuilder()
         o.set("kind", .string("identitytoolkit#GetAccountInfoResponse"))
-        if !users.isEmpty { o.set("users", .array(users.map { FirebaseUser.json($0) })) }
+        if !users.isEmpty { o.set("users", .array(users.map(FirebaseShapes.user))) }
         return o.value
     }
 
-    static func absentIfNotFound(_ body: () throws -> UserRecord) throws -> UserRecord? {
+    static func absentIfNotFound(_ body: () throws -> User) throws -> User? {
         do { return try body() } catch let error as PhoneAuthError where error.code == .userNotFound || error.code == .invalidPhoneNumber {
             return nil
         }
@@ -57,7 +58,7 @@ struct IdentityToolkitAdmin: Sendable {
         let page = try await runner.run { try $0.listUsers(maxResults: limit, pageToken: token) }
         var o = JSONObjectBuilder()
         o.set("kind", .string("identitytoolkit#DownloadAccountResponse"))
-        o.set("users", .array(page.users.map { FirebaseUser.json($0) }))
+        o.set("users", .array(page.users.map(FirebaseShapes.user)))
         o.set("nextPageToken", page.nextPageToken.map { .string($0) })
         return o.value
     }
@@ -66,7 +67,7 @@ struct IdentityToolkitAdmin: Sendable {
         let r = try call.reader(["localId", "displayName", "phoneNumber", "disabled"])
         let uid = try r.string("localId"), name = try r.string("displayName"), phone = try r.string("phoneNumber")
         let disabled = try r.bool("disabled") ?? false
-        let user = try await runner.run { try $0.createUser(uid: uid, disabled: disabled, displayName: name, phoneNumber: phone) }
+        let user = try await runner.run { try $0.createUser(uid: uid, phoneNumber: phone, displayName: name, disabled: disabled) }
         return .object([("kind", .string("identitytoolkit#SignupNewUserResponse")), ("localId", .string(user.uid))])
     }
 
@@ -87,21 +88,21 @@ struct IdentityToolkitAdmin: Sendable {
         let claims = try Self.claims(r)
         let revoke = r.value("validSince") != nil
         let changes = (displayName, phone)
-        try await runner.run { engine in
-            _ = try engine.updateUser(uid: uid, disabled: disabled, displayName: changes.0, phoneNumber: changes.1, customClaims: claims)
-            if revoke { try engine.revokeRefreshTokens(uid: uid) }
+        try await runner.run { auth in
+            _ = try auth.updateUser(uid: uid, disabled: disabled, displayName: changes.0, phoneNumber: changes.1, customClaimsJSON: claims)
+            if revoke { try auth.revokeRefreshTokens(uid: uid) }
         }
         return .object([("kind", .string("identitytoolkit#SetAccountInfoResponse")), ("localId", .string(uid))])
     }
 
     /// `customAttributes`: the claims as JSON text, at most 1000 characters; "{}" clears them.
-    private static func claims(_ r: ObjectReader) throws -> JSONValue?? {
+    private static func claims(_ r: ObjectReader) throws -> String?? {
         guard let text = try r.string("customAttributes") else { return nil }
         guard text.utf8.count <= 1000 else { throw ToolkitError(400, "CLAIMS_TOO_LARGE") }
         guard let claims = try? JSONCodec.parse(text), case .object = claims else {
             throw ToolkitError(400, "INVALID_CLAIMS", "customAttributes must be a JSON object's text.")
         }
-        return .some(claims)
+        return .some(text)
     }
 
     private func delete(_ call: ToolkitCall) async throws -> JSONValue {
@@ -117,16 +118,16 @@ struct IdentityToolkitAdmin: Sendable {
         let r = try call.reader(["localIds", "force"])
         let uids = try IdentityToolkit.names(r, "localIds"), force = try r.bool("force") ?? false
         guard uids.count <= 1000 else { throw ToolkitError(400, "INVALID_ARGUMENT", "At most 1000 uids per batchDelete.") }
-        let errors: [JSONValue] = try await runner.run { engine in
+        let errors: [JSONValue] = try await runner.run { auth in
             var errors: [JSONValue] = []
             for (index, uid) in uids.enumerated() {
                 do {
-                    if !force, try engine.user(uid: uid).disabled == false {
+                    if !force, try auth.user(uid: uid).disabled == false {
                         errors.append(.object([("index", .int(Int64(index))), ("localId", .string(uid)),
                                                ("message", .string("NOT_DISABLED : Disable the account before batch deletion."))]))
                         continue
                     }
-                    try engine.deleteUser(uid: uid)
+                    try auth.deleteUser(uid: uid)
                 } catch let error as PhoneAuthError where error.code == .userNotFound {
                     continue
                 }

@@ -4,7 +4,7 @@ import Prometheus
 
 /// /metrics (Prometheus text), the access log (one JSON line per request on stdout) and the
 /// engine's events (one JSON line each on stderr; they never hold codes, tokens or whole numbers).
-final class Observability: EventSink, @unchecked Sendable {
+final class Observability: @unchecked Sendable {
     let registry = PrometheusCollectorRegistry()
     private let smsSent: Counter
     private let smsFailed: Counter
@@ -55,7 +55,9 @@ final class Observability: EventSink, @unchecked Sendable {
         }
     }
 
-    func record(_ event: JSONValue) {
+    /// An engine event (PhoneAuthKit's event handler): counted, and written as it came.
+    func record(_ eventJSON: String) {
+        let event = (try? JSONCodec.parse(eventJSON)) ?? .object([])
         switch event["event"]?.stringValue {
         case "codeSent": smsSent.increment()
         case "deliveryFailed": smsFailed.increment()
@@ -65,7 +67,7 @@ final class Observability: EventSink, @unchecked Sendable {
                                  labels: [("limit", scope)]).increment()
         default: break
         }
-        Self.write(JSONCodec.serialize(event), to: stderr)
+        Self.write(eventJSON, to: stderr)
     }
 
     var metricsText: String { registry.emitToString() }

@@ -26,8 +26,9 @@ struct OwnMethods: Sendable {
         if Self.clientIpMethods.contains(method), case let .object(pairs) = params {
             params = .object(pairs.filter { $0.0 != "clientIp" } + [("clientIp", .string(clientIp))])
         }
-        let (status, result) = await runner.call(method, params)
-        return status == 0 ? Reply(json: result) : Self.errorReply(result)
+        let (status, json) = await runner.call(method, paramsJSON: JSONCodec.serialize(params))
+        guard status != 0 else { return Reply(text: json, contentType: Reply.jsonType) }
+        return Self.errorReply((try? JSONCodec.parse(json)) ?? .object([]))
     }
 
     /// The engine's error object, with the HTTP status its code means.

@@ -6,6 +6,7 @@ import HummingbirdTLS
 import Logging
 import NIOSSL
 import PhoneAuthCore
+import PhoneAuthKit
 
 /// The command line; main.swift parses it and calls `serve`.
 struct PhoneAuthd: ParsableCommand {
@@ -28,8 +29,11 @@ struct PhoneAuthd: ParsableCommand {
         let runner: EngineRunner, server: Server, serverConfig: ServerConfig
         do {
             (runner, server, serverConfig) = try Self.setUp(path: config ?? EngineConfig.environment("PHONEAUTHD_CONFIG"))
+        } catch let failure as PhoneAuthError {
+            fputs("phoneauthd: \(failure.code.name): \(failure.message)\n", stderr)
+            throw ExitCode(1)
         } catch {
-            let failure = PhoneAuthError.from(error, during: "startup")
+            let failure = PhoneAuthCore.PhoneAuthError.from(error, during: "startup")
             fputs("phoneauthd: \(failure.code.name): \(failure.message)\n", stderr)
             throw ExitCode(1)
         }
@@ -71,23 +75,26 @@ struct PhoneAuthd: ParsableCommand {
         fputs("{\"event\":\"stopped\"}\n", stderr)
     }
 
-    /// Reads the configuration, opens the engine and wires the server; throws PhoneAuthError.
+    /// Reads the configuration, opens the engine (through PhoneAuthKit, as any Swift host) and
+    /// wires the server; throws a PhoneAuthError of either module.
     static func setUp(path: String?) throws -> (EngineRunner, Server, ServerConfig) {
         guard let path else { throw ServerConfig.bad("", "No configuration: pass --config FILE or set PHONEAUTHD_CONFIG.") }
         let json = try JSONCodec.parse(contentsOf: path, code: .invalidConfiguration)
         let (serverConfig, engineJSON) = try ServerConfig.read(json)
+        // Read here too for what the server itself needs of it (project, code length, provider).
         let engineConfig = try EngineConfig.read(engineJSON)
         let emulator = serverConfig.emulatorCompat ? EmulatorSupport(codeLength: engineConfig.codeLength) : nil
         if engineConfig.smsProvider == .callback && emulator == nil {
             throw ServerConfig.bad("sms", "must name a provider for phoneauthd (sms.providers, or sms.provider \"console\"); only emulatorCompat keeps codes instead of sending them.")
         }
-        let engine = try Engine(config: engineConfig)
+        let auth = try PhoneAuth(json: JSONCodec.serialize(engineJSON))
         let observability = Observability(accessLog: serverConfig.accessLog)
-        engine.setEventSink(observability)
-        if let emulator, engineConfig.smsProvider == .callback { engine.setSMSSender(emulator) }
-        let runner = EngineRunner(engine: engine, threads: serverConfig.threads)
+        auth.setEventHandler { observability.record($0) }
+        if let emulator, engineConfig.smsProvider == .callback { auth.setSMSSender { emulator.keep($0) } }
+        let runner = EngineRunner(auth: auth, threads: serverConfig.threads)
         let server = Server(config: serverConfig, projectId: engineConfig.projectId, runner: runner,
                             toolkit: IdentityToolkit(runner: runner, projectId: engineConfig.projectId,
+                                                     temporaryProofTtlSeconds: engineConfig.temporaryProofTtlSeconds,
                                                      authorizedDomains: serverConfig.authorizedDomains, emulator: emulator),
                             admin: IdentityToolkitAdmin(runner: runner), own: OwnMethods(runner: runner), emulator: emulator,
                             observability: observability)

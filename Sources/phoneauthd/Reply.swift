@@ -6,8 +6,10 @@ import PhoneAuthCore
 struct Reply: Sendable {
     var status: Int
     var body: String
-    var contentType = "application/json; charset=utf-8"
+    var contentType = Reply.jsonType
     var headers: [(String, String)] = []
+
+    static let jsonType = "application/json; charset=utf-8"
 
     init(status: Int = 200, json: JSONValue, headers: [(String, String)] = []) {
         self.status = status

@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import PhoneAuthCore
+import PhoneAuthKit
 
 /// The request context: Hummingbird's core storage plus the peer's address.
 struct ServerContext: RequestContext {
@@ -60,13 +61,14 @@ struct Server: HTTPResponder {
         case "/metrics": return ("metrics", method == .get ? Reply(text: observability.metricsText, contentType: "text/plain; version=0.0.4") : Self.wrongMethod("GET"))
         case "/.well-known/jwks.json":
             guard method == .get else { return ("jwks", Self.wrongMethod("GET")) }
-            let jwks = (try? await runner.run { $0.jwks }) ?? .object([("keys", .array([]))])
-            return ("jwks", Reply(json: jwks, headers: [("Cache-Control", "public, max-age=300")]))
+            var reply = Reply(text: (try? await runner.run { $0.jwksJSON }) ?? #"{"keys":[]}"#, contentType: Reply.jsonType)
+            reply.headers = [("Cache-Control", "public, max-age=300")]
+            return ("jwks", reply)
         default: break
         }
         if path.hasPrefix("/phoneauth/v1/") {
             let name = String(path.dropFirst("/phoneauth/v1/".count))
-            let route = Engine.hasMethod(name) ? "phoneauth:\(name)" : "phoneauth:unknown"
+            let route = PhoneAuth.hasMethod(name) ? "phoneauth:\(name)" : "phoneauth:unknown"
             return (route, await ownMethod(name, &request, query: query, clientIp: clientIp))
         }
         if let emulator, path.hasPrefix("/emulator/v1/projects/"), path.hasSuffix("/verificationCodes") {
@@ -120,7 +122,7 @@ struct Server: HTTPResponder {
         } catch let error as ToolkitError {
             return Reply(status: error.status, json: OwnMethods.error("invalidArgument", status: 18000, error.detail ?? error.code))
         } catch {
-            return OwnMethods.errorReply(PhoneAuthError.from(error, during: name).jsonValue)
+            return OwnMethods.errorReply(PhoneAuthCore.PhoneAuthError.from(error, during: name).jsonValue)
         }
     }
 
@@ -176,8 +178,7 @@ struct Server: HTTPResponder {
             _ = try await runner.run { try $0.listUsers(maxResults: 1, pageToken: nil) }
             return Reply(json: .object([("status", .string("ok"))]))
         } catch {
-            let failure = PhoneAuthError.from(error, during: "healthz")
-            return Reply(status: 503, json: .object([("status", .string("unavailable")), ("message", .string(failure.message))]))
+            return Reply(status: 503, json: .object([("status", .string("unavailable")), ("message", .string(ToolkitError.from(error).detail ?? ""))]))
         }
     }
 

@@ -96,8 +96,8 @@ struct ServerConfig {
         text.split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
     }
 
-    static func bad(_ key: String, _ problem: String) -> PhoneAuthError {
-        PhoneAuthError(.invalidConfiguration, key.isEmpty ? problem : "The configuration key '\(key)' \(problem)",
+    static func bad(_ key: String, _ problem: String) -> PhoneAuthCore.PhoneAuthError {
+        PhoneAuthCore.PhoneAuthError(.invalidConfiguration, key.isEmpty ? problem : "The configuration key '\(key)' \(problem)",
                        details: key.isEmpty ? [] : [("key", .string(key))])
     }
 }

@@ -29,6 +29,8 @@ final class AccountTests: KitTestCase {
         } catch let error as PhoneAuthKit.PhoneAuthError {
             XCTAssertEqual(error.code, .credentialAlreadyInUse)
             XCTAssertFalse(error.detailsJSON.contains("temporaryProof"), "the proof is kept out of what gets logged")
+            XCTAssertEqual(error.phoneNumber, testNumber, "the number the code proved, which Firebase's clients keep with the proof")
+            XCTAssertFalse(error.detailsJSON.contains(testNumber) || "\(error)".contains(testNumber), "no whole number in what gets logged")
             proof = error.temporaryProof
         }
         XCTAssertNil(PhoneAuthKit.PhoneCredential(temporaryProof: "not a proof"))
@@ -44,6 +46,28 @@ final class AccountTests: KitTestCase {
         XCTAssertNil(unlinked.phoneNumber)
         let changed = try await auth.updatePhoneNumber(idToken: viaProof.idToken, credential: try await credential(auth, secondNumber, "654321"))
         XCTAssertEqual(changed.user.phoneNumber, secondNumber)
+    }
+
+    func testAnAdminUpdateChangesNumberAndClaimsTogetherOrNotAtAll() async throws {
+        let auth = try open()
+        let user = try await auth.createUser(uid: "u1", phoneNumber: testNumber)
+        XCTAssertNil(user.tokensValidAfter)
+        // Reserved claims refuse the whole update: the number stays.
+        await assertThrows(.invalidArgument) {
+            _ = try await auth.updateUser(uid: "u1", phoneNumber: .some(secondNumber), customClaimsJSON: .some(#"{"sub": "x"}"#))
+        }
+        XCTAssertEqual(try await auth.user(uid: "u1").phoneNumber, testNumber)
+        let updated = try await auth.updateUser(uid: "u1", displayName: .some("Ada"), phoneNumber: .some(secondNumber),
+                                                customClaimsJSON: .some(#"{"role": "admin"}"#))
+        XCTAssertEqual([updated.phoneNumber, updated.displayName, updated.customClaimsJSON], [secondNumber, "Ada", #"{"role":"admin"}"#])
+        let cleared = try await auth.updateUser(uid: "u1", phoneNumber: .some(nil), customClaimsJSON: .some(nil))
+        XCTAssertNil(cleared.phoneNumber)
+        XCTAssertNil(cleared.customClaimsJSON)
+        try await auth.revokeRefreshTokens(uid: "u1")
+        let revoked = try XCTUnwrap(try await auth.user(uid: "u1").tokensValidAfter)
+        XCTAssertLessThan(abs(revoked.timeIntervalSinceNow), 60)
+        XCTAssertTrue(PhoneAuth.hasMethod("signInWithCredential"))
+        XCTAssertFalse(PhoneAuth.hasMethod("noSuchMethod"))
     }
 
     func testAnAuthenticatorAppIsASecondFactor() async throws {

@@ -8,11 +8,15 @@
 - The DocC catalogue builds with the symbols, warnings (broken links) as errors.
 - No target in PhoneAuthKit's build closure has unsafe flags: SwiftPM refuses them in a package
   that another one adds by URL and version.
+- The hosts in this package (phoneauthd, the phoneauth command) drive the engine through
+  PhoneAuthKit: their sources name none of the core's engine or store types (only `copy`, which
+  works on the stores below the engine, may).
 
 Needs a debug build (`swift build`): the symbols are read from .build/debug/Modules.
 """
 import json
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -72,8 +76,30 @@ def unsafe_targets(product):
     return sorted(name for name in seen if any("unsafeFlags" in setting["kind"] for setting in targets[name]["settings"]))
 
 
+# The core's engine facade and store types; the hosts may use its JSON and configuration readers.
+INTERNAL_TYPES = re.compile(r"\b(Engine|UserRecord|SQLStore|Store|SessionInfo|EventSink|SMSSender|PushSender)\b")
+HOSTS = {"phoneauthd": set(), "phoneauth-cli": {"CopyCommand.swift"}}
+
+
+def internals_in_hosts():
+    """Lines of the hosts' sources that name an engine-internal type, as file:line: text."""
+    found = []
+    for host, allowed in HOSTS.items():
+        for path in sorted((ROOT / "Sources" / host).glob("*.swift")):
+            if path.name in allowed:
+                continue
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                code = line.split("//")[0]
+                if INTERNAL_TYPES.search(code):
+                    found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    return found
+
+
 def main():
     failures = []
+    internals = internals_in_hosts()
+    if internals:
+        failures.append("the hosts reach into PhoneAuthCore's engine instead of PhoneAuthKit:\n  " + "\n  ".join(internals))
     unsafe = unsafe_targets("PhoneAuthKit")
     if unsafe:
         failures.append(f"PhoneAuthKit's build closure has targets with unsafe flags: {', '.join(unsafe)}")
@@ -105,7 +131,8 @@ def main():
     if failures:
         print("\n\n".join(failures), file=sys.stderr)
         return 1
-    print(f"PhoneAuthKit: {len(symbols)} public symbols, all documented; PhoneAuthCore: none public; DocC builds.")
+    print(f"PhoneAuthKit: {len(symbols)} public symbols, all documented; PhoneAuthCore: none public; DocC builds; "
+          "the hosts use PhoneAuthKit.")
     return 0
 
 

@@ -49,10 +49,13 @@ extension Engine {
         let outcome = try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId, change: .link(proof: proof), now: now,
                                                  maxAttempts: config.maxAttempts, limits: checkLimits(credential), codeMatches: codeMatcher(credential), signIn: signIn)
         if case .refused(.credentialAlreadyInUse) = outcome {
+            // The number the caller just proved: Firebase's clients keep it with the proof.
+            let phone = try? store.verificationStatus(id: credential.verificationId, now: now)?.phone
             throw PhoneAuthError(.credentialAlreadyInUse,
                                  "Another account already has this phone number; details.temporaryProof signs in to that account (signInWithCredential).",
                                  details: [("temporaryProof", .string(proofId + "." + secret)),
-                                           ("expiresAt", .string(proof.expiresAt.rfc3339))])
+                                           ("expiresAt", .string(proof.expiresAt.rfc3339))]
+                                     + (phone.map { [("phoneNumber", .string($0))] } ?? []))
         }
         return try finish(outcome, signIn, first, now: now, clientIp: credential.clientIp)
     }

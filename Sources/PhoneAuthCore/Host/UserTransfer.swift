@@ -6,7 +6,7 @@ extension Engine {
     /// One page of users in uid order, each as `auth:export` writes it; `nextPageToken` continues.
     package func exportUsers(maxResults: Int, pageToken: String?) throws -> (users: [JSONValue], nextPageToken: String?) {
         let page = try listUsers(maxResults: maxResults, pageToken: pageToken)
-        return (page.users.map { FirebaseUser.json($0, export: true) }, page.nextPageToken)
+        return (page.users.map { FirebaseUser.exportJSON($0) }, page.nextPageToken)
     }
 
     /// Imports up to 1000 users; each one that cannot be is reported by its index and the others
