@@ -56,7 +56,8 @@ final class AccountTests: KitTestCase {
         await assertThrows(.invalidArgument) {
             _ = try await auth.updateUser(uid: "u1", phoneNumber: .some(secondNumber), customClaimsJSON: .some(#"{"sub": "x"}"#))
         }
-        XCTAssertEqual(try await auth.user(uid: "u1").phoneNumber, testNumber)
+        let unchanged = try await auth.user(uid: "u1")
+        XCTAssertEqual(unchanged.phoneNumber, testNumber)
         let updated = try await auth.updateUser(uid: "u1", displayName: .some("Ada"), phoneNumber: .some(secondNumber),
                                                 customClaimsJSON: .some(#"{"role": "admin"}"#))
         XCTAssertEqual([updated.phoneNumber, updated.displayName, updated.customClaimsJSON], [secondNumber, "Ada", #"{"role":"admin"}"#])
@@ -64,7 +65,8 @@ final class AccountTests: KitTestCase {
         XCTAssertNil(cleared.phoneNumber)
         XCTAssertNil(cleared.customClaimsJSON)
         try await auth.revokeRefreshTokens(uid: "u1")
-        let revoked = try XCTUnwrap(try await auth.user(uid: "u1").tokensValidAfter)
+        let afterRevoking = try await auth.user(uid: "u1")
+        let revoked = try XCTUnwrap(afterRevoking.tokensValidAfter)
         XCTAssertLessThan(abs(revoked.timeIntervalSinceNow), 60)
         XCTAssertTrue(PhoneAuth.hasMethod("signInWithCredential"))
         XCTAssertFalse(PhoneAuth.hasMethod("noSuchMethod"))
