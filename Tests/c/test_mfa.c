@@ -563,6 +563,7 @@ static void test_linking(void) {
     copy(proof, sizeof proof, tu_str(r, "error.details.temporaryProof"));
     CHECKF(proof[0] && is_rfc3339_utc(tu_str(r, "error.details.expiresAt")), "%s", tu_dump(r));
     CHECKF(!proof[0] || !strstr(tu_errmsg(r), proof), "the message must not carry the proof");
+    CHECKF(str_is(r, "error.details.phoneNumber", PHONE_P), "the number the code proved: %s", tu_dump(r));
     json_decref(r);
 
     /* a free number links */

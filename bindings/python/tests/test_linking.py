@@ -45,9 +45,10 @@ def test_linking_a_taken_number_gives_a_single_use_proof(engine):
     cred = fixed_credential(engine, A)
     with pytest.raises(phoneauth.CredentialAlreadyInUseError) as info:
         engine.link_with_credential(host["idToken"], cred)
-    assert set(info.value.details) == {"temporaryProof", "expiresAt"}
+    assert set(info.value.details) == {"temporaryProof", "expiresAt", "phoneNumber"}
+    assert info.value.details["phoneNumber"] == A  # the number the code proved, kept by Firebase's clients
     proof = info.value.details["temporaryProof"]
-    assert proof not in info.value.message
+    assert proof not in info.value.message and A not in info.value.message
     with pytest.raises(phoneauth.SessionExpiredError):  # the code was consumed
         engine.sign_in_with_credential(credential=cred)
     assert engine.get_user(uid="host-1")["user"]["phoneNumber"] is None
