@@ -78,7 +78,7 @@ extern "C" {
 #define PHONEAUTH_ERR_PROVIDER_ALREADY_LINKED 17015 /* the account already has a phone number */
 #define PHONEAUTH_ERR_NO_SUCH_PROVIDER        17016 /* unlink: nothing of that provider linked */
 #define PHONEAUTH_ERR_USER_MISMATCH           17024 /* reauthenticate: credential of another user */
-#define PHONEAUTH_ERR_CREDENTIAL_ALREADY_IN_USE 17025 /* details.temporaryProof: a secret, never log it */
+#define PHONEAUTH_ERR_CREDENTIAL_ALREADY_IN_USE 17025 /* details.temporaryProof (a secret) and phoneNumber: never log them */
 #define PHONEAUTH_ERR_SECOND_FACTOR_REQUIRED  17078
 #define PHONEAUTH_ERR_MISSING_MULTI_FACTOR_SESSION 17081
 #define PHONEAUTH_ERR_MISSING_MULTI_FACTOR_INFO 17082

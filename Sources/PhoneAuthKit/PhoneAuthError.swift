@@ -20,7 +20,8 @@ public struct PhoneAuthError: Error, Sendable, CustomStringConvertible {
     public let message: String
     /// More about it: JSON text of an object, e.g. `{"key": "codeLength"}` for a bad configuration
     /// key or `{"retryAfterSeconds": 60}` for a limit; `{}` when there is nothing more. Secrets (a
-    /// temporary proof, a challenge's session) are left out, so it can be logged.
+    /// temporary proof, a challenge's session) and whole numbers are left out (they have
+    /// properties of their own), so it can be logged.
     public let detailsJSON: String
     /// A second-factor challenge, when ``code`` is ``Code/secondFactorRequired``.
     public let multiFactorChallenge: MultiFactorChallenge?

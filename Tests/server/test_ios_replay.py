@@ -478,6 +478,10 @@ def test_update_changes_the_number(emulator):
     # The old number is free again: it makes a new account.
     fresh = client.sign_in(TEST_NUMBER, TEST_CODE)
     assert fresh["isNewUser"] is True and fresh["localId"] != user_a["localId"]
+    # A number another account has: no tokens, and the number the code proved.
+    status, taken, _ = client.verify_phone_number(client.start(TEST_NUMBER), TEST_CODE, id_token=body["idToken"],
+                                                  operation="UPDATE")
+    assert status == 200 and "idToken" not in taken and taken["phoneNumber"] == TEST_NUMBER, taken
 
 
 # ---- production mode -----------------------------------------------------------------------------

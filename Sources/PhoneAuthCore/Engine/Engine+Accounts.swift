@@ -49,15 +49,19 @@ extension Engine {
         let outcome = try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId, change: .link(proof: proof), now: now,
                                                  maxAttempts: config.maxAttempts, limits: checkLimits(credential), codeMatches: codeMatcher(credential), signIn: signIn)
         if case .refused(.credentialAlreadyInUse) = outcome {
-            // The number the caller just proved: Firebase's clients keep it with the proof.
-            let phone = try? store.verificationStatus(id: credential.verificationId, now: now)?.phone
-            throw PhoneAuthError(.credentialAlreadyInUse,
-                                 "Another account already has this phone number; details.temporaryProof signs in to that account (signInWithCredential).",
-                                 details: [("temporaryProof", .string(proofId + "." + secret)),
-                                           ("expiresAt", .string(proof.expiresAt.rfc3339))]
-                                     + (phone.map { [("phoneNumber", .string($0))] } ?? []))
+            throw alreadyInUse(credential, now: now,
+                               "Another account already has this phone number; details.temporaryProof signs in to that account (signInWithCredential).",
+                               [("temporaryProof", .string(proofId + "." + secret)), ("expiresAt", .string(proof.expiresAt.rfc3339))])
         }
         return try finish(outcome, signIn, first, now: now, clientIp: credential.clientIp)
+    }
+
+    /// credentialAlreadyInUse with the number the caller just proved (Firebase's clients keep it
+    /// with the proof): read from the verification, whose code the refusal consumed.
+    private func alreadyInUse(_ credential: PhoneCredential, now: Timestamp, _ message: String,
+                              _ details: [(String, JSONValue)] = []) -> PhoneAuthError {
+        let phone = try? store.verificationStatus(id: credential.verificationId, now: now)?.phone
+        return PhoneAuthError(.credentialAlreadyInUse, message, details: details + (phone.map { [("phoneNumber", .string($0))] } ?? []))
     }
 
     /// Replaces the signed-in user's phone number with the credential's (a recent sign-in is required).
@@ -66,9 +70,11 @@ extension Engine {
         let session = try session(of: idToken, recent: true)
         let now = clock.now()
         let (signIn, first) = continuation(of: session, provider: "phone", now: now)
-        return try finish(try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId, change: .updatePhoneNumber, now: now,
-                                                     maxAttempts: config.maxAttempts, limits: checkLimits(credential), codeMatches: codeMatcher(credential), signIn: signIn),
-                          signIn, first, now: now, clientIp: credential.clientIp)
+        let outcome = try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId,
+                                                 change: .updatePhoneNumber, now: now, maxAttempts: config.maxAttempts,
+                                                 limits: checkLimits(credential), codeMatches: codeMatcher(credential), signIn: signIn)
+        if case .refused(.credentialAlreadyInUse) = outcome { throw alreadyInUse(credential, now: now, "Another account already has this phone number.") }
+        return try finish(outcome, signIn, first, now: now, clientIp: credential.clientIp)
     }
 
     /// Proves the signed-in user's phone number again: a new session whose auth_time is now (after

@@ -35,9 +35,14 @@ class PhoneAuthError(Exception):
     def __str__(self) -> str:
         return f"{self.code}: {self.message}" if self.code else self.message
 
+    # Details that are secrets (a temporary proof, a second-factor session) or a whole number:
+    # kept in .details for the caller, left out of repr, which ends up in logs.
+    _UNLOGGED_DETAILS = frozenset({"temporaryProof", "session", "phoneNumber"})
+
     def __repr__(self) -> str:
+        shown = {k: ("<redacted>" if k in self._UNLOGGED_DETAILS else v) for k, v in self.details.items()}
         return (f"{type(self).__name__}(code={self.code!r}, status={self.status!r}, "
-                f"message={self.message!r}, details={self.details!r})")
+                f"message={self.message!r}, details={shown!r})")
 
     def __reduce__(self):
         # Keeps the attributes when the exception crosses a process boundary (pickle).

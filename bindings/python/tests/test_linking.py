@@ -49,6 +49,7 @@ def test_linking_a_taken_number_gives_a_single_use_proof(engine):
     assert info.value.details["phoneNumber"] == A  # the number the code proved, kept by Firebase's clients
     proof = info.value.details["temporaryProof"]
     assert proof not in info.value.message and A not in info.value.message
+    assert proof not in repr(info.value) and A not in repr(info.value)  # repr ends up in logs
     with pytest.raises(phoneauth.SessionExpiredError):  # the code was consumed
         engine.sign_in_with_credential(credential=cred)
     assert engine.get_user(uid="host-1")["user"]["phoneNumber"] is None
@@ -112,7 +113,7 @@ def test_update_phone_number(engine):
     engine.sign_in_with_credential(credential=fixed_credential(engine, C))  # Bob has C
     with pytest.raises(phoneauth.CredentialAlreadyInUseError) as info:
         engine.update_phone_number(alice["idToken"], fixed_credential(engine, C))
-    assert "temporaryProof" not in info.value.details
+    assert "temporaryProof" not in info.value.details and info.value.details["phoneNumber"] == C
     updated = engine.update_phone_number(alice["idToken"], fixed_credential(engine, B))
     assert updated["user"]["uid"] == alice["user"]["uid"] and updated["user"]["phoneNumber"] == B
     assert set(updated) == {"user", "idToken", "refreshToken", "expiresIn", "additionalUserInfo"}
