@@ -11,7 +11,8 @@ extension PhoneAuth {
         return SignInResult(try run("linkWithCredential") { try $0.link(idToken: idToken, credential: core) })
     }
 
-    /// Replaces the signed-in user's number with the one the credential proves.
+    /// Replaces the signed-in user's number with the one the credential proves. A number another
+    /// account has is refused as `link` refuses it, with a ``PhoneAuthError/temporaryProof``.
     public func updatePhoneNumber(idToken: String, credential: PhoneCredential, clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
         let core = credential.with(clientIP: clientIP)
         return SignInResult(try run("updatePhoneNumber") { try $0.updatePhoneNumber(idToken: idToken, credential: core) })

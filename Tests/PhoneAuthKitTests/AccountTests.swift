@@ -46,6 +46,17 @@ final class AccountTests: KitTestCase {
         XCTAssertNil(unlinked.phoneNumber)
         let changed = try await auth.updatePhoneNumber(idToken: viaProof.idToken, credential: try await credential(auth, secondNumber, "654321"))
         XCTAssertEqual(changed.user.phoneNumber, secondNumber)
+        // A change to a number another account has is refused with a proof, as a link is.
+        do {
+            _ = try await auth.updatePhoneNumber(idToken: again.idToken, credential: try await credential(auth, secondNumber, "654321"))
+            XCTFail("changed to a number another account has")
+        } catch let error as PhoneAuthKit.PhoneAuthError {
+            XCTAssertEqual(error.code, .credentialAlreadyInUse)
+            XCTAssertEqual(error.phoneNumber, secondNumber)
+            let toOwner = try XCTUnwrap(PhoneAuthKit.PhoneCredential(temporaryProof: try XCTUnwrap(error.temporaryProof)))
+            let signedIn = try await auth.signIn(with: toOwner)
+            XCTAssertEqual(signedIn.user.uid, owner.user.uid)
+        }
     }
 
     func testAnAdminUpdateChangesNumberAndClaimsTogetherOrNotAtAll() async throws {

@@ -478,10 +478,13 @@ def test_update_changes_the_number(emulator):
     # The old number is free again: it makes a new account.
     fresh = client.sign_in(TEST_NUMBER, TEST_CODE)
     assert fresh["isNewUser"] is True and fresh["localId"] != user_a["localId"]
-    # A number another account has: no tokens, and the number the code proved.
+    # A number another account has: no tokens, the number the code proved and a proof that signs
+    # in to that account (without one the iOS SDK would take the 200 for a sign-in).
     status, taken, _ = client.verify_phone_number(client.start(TEST_NUMBER), TEST_CODE, id_token=body["idToken"],
                                                   operation="UPDATE")
     assert status == 200 and "idToken" not in taken and taken["phoneNumber"] == TEST_NUMBER, taken
+    status, signed_in, _ = client.verify_temporary_proof(taken["temporaryProof"], TEST_NUMBER)
+    assert status == 200 and signed_in["localId"] == fresh["localId"], signed_in
 
 
 # ---- production mode -----------------------------------------------------------------------------

@@ -38,6 +38,21 @@ extension Engine {
     /// stolen token must not add a permanent way in). If another user has it, the error
     /// credentialAlreadyInUse carries a temporary proof that signs in to that user instead.
     package func link(idToken: String, credential: PhoneCredential) throws -> SignInResult {
+        try changeNumber(idToken: idToken, credential: credential, AccountChange.link)
+    }
+
+    /// Replaces the signed-in user's phone number with the credential's (a recent sign-in is
+    /// required); a number another user has is refused as `link` refuses it, with a proof.
+    package func updatePhoneNumber(idToken: String, credential: PhoneCredential) throws -> SignInResult {
+        try changeNumber(idToken: idToken, credential: credential, AccountChange.updatePhoneNumber)
+    }
+
+    /// Link or number change: the code is checked and applied in one transaction. If another
+    /// user has the number, the code is consumed and becomes a temporary proof, returned in
+    /// credentialAlreadyInUse's details with the number the code proved (Firebase's clients keep
+    /// both).
+    private func changeNumber(idToken: String, credential: PhoneCredential,
+                              _ change: (_ proof: TemporaryProof) -> AccountChange) throws -> SignInResult {
         try Self.checkCredential(credential)
         let session = try session(of: idToken, recent: true)
         let now = clock.now()
@@ -46,34 +61,16 @@ extension Engine {
         let proofId = VerificationCode.newVerificationId(at: now)
         let proof = TemporaryProof(verificationId: proofId, codeHash: keys.codeHash(verificationId: proofId, code: secret),
                                    expiresAt: now.adding(seconds: config.temporaryProofTtlSeconds))
-        let outcome = try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId, change: .link(proof: proof), now: now,
-                                                 maxAttempts: config.maxAttempts, limits: checkLimits(credential), codeMatches: codeMatcher(credential), signIn: signIn)
-        if case .refused(.credentialAlreadyInUse) = outcome {
-            throw alreadyInUse(credential, now: now,
-                               "Another account already has this phone number; details.temporaryProof signs in to that account (signInWithCredential).",
-                               [("temporaryProof", .string(proofId + "." + secret)), ("expiresAt", .string(proof.expiresAt.rfc3339))])
-        }
-        return try finish(outcome, signIn, first, now: now, clientIp: credential.clientIp)
-    }
-
-    /// credentialAlreadyInUse with the number the caller just proved (Firebase's clients keep it
-    /// with the proof): read from the verification, whose code the refusal consumed.
-    private func alreadyInUse(_ credential: PhoneCredential, now: Timestamp, _ message: String,
-                              _ details: [(String, JSONValue)] = []) -> PhoneAuthError {
-        let phone = try? store.verificationStatus(id: credential.verificationId, now: now)?.phone
-        return PhoneAuthError(.credentialAlreadyInUse, message, details: details + (phone.map { [("phoneNumber", .string($0))] } ?? []))
-    }
-
-    /// Replaces the signed-in user's phone number with the credential's (a recent sign-in is required).
-    package func updatePhoneNumber(idToken: String, credential: PhoneCredential) throws -> SignInResult {
-        try Self.checkCredential(credential)
-        let session = try session(of: idToken, recent: true)
-        let now = clock.now()
-        let (signIn, first) = continuation(of: session, provider: "phone", now: now)
         let outcome = try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId,
-                                                 change: .updatePhoneNumber, now: now, maxAttempts: config.maxAttempts,
+                                                 change: change(proof), now: now, maxAttempts: config.maxAttempts,
                                                  limits: checkLimits(credential), codeMatches: codeMatcher(credential), signIn: signIn)
-        if case .refused(.credentialAlreadyInUse) = outcome { throw alreadyInUse(credential, now: now, "Another account already has this phone number.") }
+        if case .refused(.credentialAlreadyInUse) = outcome {
+            let phone = try? store.verificationStatus(id: credential.verificationId, now: now)?.phone
+            throw PhoneAuthError(.credentialAlreadyInUse,
+                                 "Another account already has this phone number; details.temporaryProof signs in to that account (signInWithCredential).",
+                                 details: [("temporaryProof", .string(proofId + "." + secret)), ("expiresAt", .string(proof.expiresAt.rfc3339))]
+                                     + (phone.map { [("phoneNumber", .string($0))] } ?? []))
+        }
         return try finish(outcome, signIn, first, now: now, clientIp: credential.clientIp)
     }
 

@@ -86,20 +86,12 @@ extension SQLStore {
             switch change {
             case let .link(proof):
                 if user.phoneNumber != nil { return .refused(.providerAlreadyLinked) }
-                if let owner {
-                    try markUsed(id, in: db)
-                    try db.run("""
-                        INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, due_at, purpose, subject)
-                        VALUES (?, ?, ?, ?, ?, 'none', '', ?, 'temporaryProof', ?)
-                        """, [.text(proof.verificationId), .text(phone), .blob(proof.codeHash), .int(now.milliseconds),
-                              .int(proof.expiresAt.milliseconds), .int(now.milliseconds), .text(owner.uid)])
-                    return .refused(.credentialAlreadyInUse)
-                }
+                if let owner { return try alreadyInUse(id, proof: proof, phone: phone, owner: owner.uid, now: now, in: db) }
                 if holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
                 try db.run("UPDATE users SET phone = ? WHERE uid = ?", [.text(phone), .text(uid)])
                 user.phoneNumber = phone
-            case .updatePhoneNumber:
-                if let owner, owner.uid != uid { return .refused(.credentialAlreadyInUse) }
+            case let .updatePhoneNumber(proof):
+                if let owner, owner.uid != uid { return try alreadyInUse(id, proof: proof, phone: phone, owner: owner.uid, now: now, in: db) }
                 if holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
                 try db.run("UPDATE users SET phone = ? WHERE uid = ?", [.text(phone), .text(uid)])
                 user.phoneNumber = phone
@@ -114,6 +106,19 @@ extension SQLStore {
             try markUsed(id, in: db)
             return try open(signIn, for: user, isNew: false, now: now, in: db)
         }
+    }
+
+    /// Another user (`owner`) has the number: the code is consumed and becomes `proof`, a
+    /// verification that signs in to the owner.
+    private func alreadyInUse(_ id: String, proof: TemporaryProof, phone: String, owner: String, now: Timestamp,
+                              in db: Connection) throws -> AccountOutcome {
+        try markUsed(id, in: db)
+        try db.run("""
+            INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, due_at, purpose, subject)
+            VALUES (?, ?, ?, ?, ?, 'none', '', ?, 'temporaryProof', ?)
+            """, [.text(proof.verificationId), .text(phone), .blob(proof.codeHash), .int(now.milliseconds),
+                  .int(proof.expiresAt.milliseconds), .int(now.milliseconds), .text(owner)])
+        return .refused(.credentialAlreadyInUse)
     }
 
     package func signInUser(_ signIn: NewSignIn, now: Timestamp) throws -> AccountOutcome {

@@ -113,7 +113,10 @@ def test_update_phone_number(engine):
     engine.sign_in_with_credential(credential=fixed_credential(engine, C))  # Bob has C
     with pytest.raises(phoneauth.CredentialAlreadyInUseError) as info:
         engine.update_phone_number(alice["idToken"], fixed_credential(engine, C))
-    assert "temporaryProof" not in info.value.details and info.value.details["phoneNumber"] == C
+    assert info.value.details["phoneNumber"] == C
+    # The code is consumed; its proof signs in to Bob, as a link's does.
+    bob = engine.sign_in_with_credential(credential={"temporaryProof": info.value.details["temporaryProof"]})
+    assert bob["user"]["phoneNumber"] == C and bob["user"]["uid"] != alice["user"]["uid"]
     updated = engine.update_phone_number(alice["idToken"], fixed_credential(engine, B))
     assert updated["user"]["uid"] == alice["user"]["uid"] and updated["user"]["phoneNumber"] == B
     assert set(updated) == {"user", "idToken", "refreshToken", "expiresIn", "additionalUserInfo"}
