@@ -1,4 +1,5 @@
 import NIOPosix
+import PhoneAuthCore
 import PhoneAuthKit
 
 /// Runs the engine's blocking calls (SQLite, PostgreSQL, crypto) on a thread pool of their own,
@@ -23,8 +24,8 @@ final class EngineRunner: Sendable {
         do {
             return try await run { $0.call(method, paramsJSON: paramsJSON) }
         } catch {
-            let status = PhoneAuthError.Code.storageError.status
-            return (status, #"{"error":{"code":"storageError","status":\#(status),"message":"The server is shutting down.","details":{"retryable":true}}}"#)
+            let failure = PhoneAuthCore.PhoneAuthError(.storageError, "The server is shutting down.", details: [("retryable", .bool(true))])
+            return (failure.code.status, JSONCodec.serialize(failure.jsonValue))
         }
     }
 

@@ -62,7 +62,7 @@ enum FirebaseShapes {
         .object([("mfaPendingCredential", .string(challenge.session)), ("mfaInfo", .array(challenge.hints.map(factor)))])
     }
 
-    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    private static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
     private static func rfc3339Millis(_ date: Date) -> String { FirebaseUser.rfc3339Millis(Timestamp(milliseconds: milliseconds(date))) }
 }

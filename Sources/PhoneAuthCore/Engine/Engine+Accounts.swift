@@ -64,12 +64,11 @@ extension Engine {
         let outcome = try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId,
                                                  change: change(proof), now: now, maxAttempts: config.maxAttempts,
                                                  limits: checkLimits(credential), codeMatches: codeMatcher(credential), signIn: signIn)
-        if case .refused(.credentialAlreadyInUse) = outcome {
-            let phone = try? store.verificationStatus(id: credential.verificationId, now: now)?.phone
+        if case let .refused(.credentialAlreadyInUse(phone)) = outcome {
             throw PhoneAuthError(.credentialAlreadyInUse,
                                  "Another account already has this phone number; details.temporaryProof signs in to that account (signInWithCredential).",
-                                 details: [("temporaryProof", .string(proofId + "." + secret)), ("expiresAt", .string(proof.expiresAt.rfc3339))]
-                                     + (phone.map { [("phoneNumber", .string($0))] } ?? []))
+                                 details: [("temporaryProof", .string(proofId + "." + secret)), ("expiresAt", .string(proof.expiresAt.rfc3339)),
+                                           ("phoneNumber", .string(phone))])
         }
         return try finish(outcome, signIn, first, now: now, clientIp: credential.clientIp)
     }

@@ -118,7 +118,7 @@ extension SQLStore {
             VALUES (?, ?, ?, ?, ?, 'none', '', ?, 'temporaryProof', ?)
             """, [.text(proof.verificationId), .text(phone), .blob(proof.codeHash), .int(now.milliseconds),
                   .int(proof.expiresAt.milliseconds), .int(now.milliseconds), .text(owner)])
-        return .refused(.credentialAlreadyInUse)
+        return .refused(.credentialAlreadyInUse(phone: phone))
     }
 
     package func signInUser(_ signIn: NewSignIn, now: Timestamp) throws -> AccountOutcome {

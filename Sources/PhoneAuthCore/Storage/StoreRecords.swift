@@ -235,10 +235,12 @@ package enum CodeRejection: Error, Sendable {
 }
 
 /// What an account operation refused, when the code (if any) was right.
-package enum AccountRefusal: String, Sendable {
-    case sessionEnded, userNotFound, userDisabled, providerAlreadyLinked, noSuchProvider, userMismatch, credentialAlreadyInUse,
+package enum AccountRefusal: Sendable {
+    case sessionEnded, userNotFound, userDisabled, providerAlreadyLinked, noSuchProvider, userMismatch,
          unsupportedFirstFactor, secondFactorAlreadyEnrolled, maximumSecondFactorCountExceeded,
          invalidMultiFactorSession, multiFactorInfoNotFound
+    /// Another user has `phone`, the number the code proved.
+    case credentialAlreadyInUse(phone: String)
 }
 
 /// The outcome of every store transaction that signs a user in or changes an account.
