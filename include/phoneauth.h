@@ -160,7 +160,8 @@ int phoneauth_set_sms_sender(phoneauth_engine *engine, phoneauth_sms_sender send
  * signInFailed, limitTripped, lockout, ... (their fields are listed in docs/API.md). Phone numbers are masked to their last four digits; codes,
  * secrets and tokens never appear. It runs on the thread of the call that caused the event, or on
  * a delivery thread, possibly on several threads at once: it must be thread-safe, quick, and
- * must not call back into the engine. */
+ * must not call back into the engine. codeSent and deliveryFailed come once the outcome is in the
+ * store: phoneauth_call's getVerificationStatus, made after one arrives, agrees with it. */
 typedef void (*phoneauth_log_sink)(void *ctx, const char *event_json);
 
 /* Installs (or, with sink NULL, removes) the log sink. Returns PHONEAUTH_OK, or

@@ -5,6 +5,8 @@
  *   - an engine with a Twilio provider and sms.concurrency 4 delivers every message, as Twilio's
  *     API wants it (path, Basic authentication, form body), records the provider's message ID,
  *     and keeps its connections open (fewer connections than requests);
+ *   - a codeSent event is told once the outcome is in the store: the verification read as soon
+ *     as the event comes shows the provider and its message ID;
  *   - closing an engine while requests are in flight returns, and a later engine sends what it
  *     left; under valgrind, ASan/LSan and TSan (make check-memory, check-sanitizers) nothing leaks
  *     or races in the libcurl handles, the sender threads or the outcomes they record;
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- the loopback server --------------------------------------------------------------------- */
@@ -143,6 +146,13 @@ static int server_requests(void) { return srv_get(&g_srv.requests); }
 static int g_sent;
 static int g_bad_events; /* codeSent without the provider or its message ID */
 
+/* The message ID of the last codeSent, handed to a thread waiting for it. */
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cond;
+    char message_id[64];
+} g_last = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, ""};
+
 static void sink(void *ctx, const char *event_json) {
     (void)ctx;
     json_t *e = json_loads(event_json, 0, NULL);
@@ -151,9 +161,25 @@ static void sink(void *ctx, const char *event_json) {
         const char *provider = tu_str(e, "provider"), *id = tu_str(e, "messageId");
         if (!provider || strcmp(provider, "twilio") || !id || strncmp(id, "SM", 2))
             __atomic_add_fetch(&g_bad_events, 1, __ATOMIC_SEQ_CST);
+        pthread_mutex_lock(&g_last.mu);
+        snprintf(g_last.message_id, sizeof g_last.message_id, "%s", id ? id : "?");
+        pthread_cond_broadcast(&g_last.cond);
+        pthread_mutex_unlock(&g_last.mu);
         __atomic_add_fetch(&g_sent, 1, __ATOMIC_SEQ_CST);
     }
     json_decref(e);
+}
+
+/* Waits for the codeSent of a message sent after `before` were; returns its message ID (or ""). */
+static void wait_next_sent(int before, char *message_id, size_t size) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += tu_timeout_ms(10000) / 1000;
+    pthread_mutex_lock(&g_last.mu);
+    while (__atomic_load_n(&g_sent, __ATOMIC_SEQ_CST) <= before &&
+           pthread_cond_timedwait(&g_last.cond, &g_last.mu, &deadline) == 0) {}
+    snprintf(message_id, size, "%s", __atomic_load_n(&g_sent, __ATOMIC_SEQ_CST) > before ? g_last.message_id : "");
+    pthread_mutex_unlock(&g_last.mu);
 }
 
 static int wait_sent(int n, int timeout_ms) {
@@ -208,6 +234,22 @@ int main(void) {
         json_decref(status);
     }
     free(first);
+    /* The event comes after the outcome is recorded: read at once, the verification agrees with it. */
+    enum { watched = 4 };
+    for (int i = 0; i < watched; i++) {
+        int before = __atomic_load_n(&g_sent, __ATOMIC_SEQ_CST), st;
+        char *vid = start(e, 50 + i), message_id[64];
+        wait_next_sent(before, message_id, sizeof message_id);
+        json_t *status = vid ? tu_callj(e, "getVerificationStatus", json_pack("{s:s}", "verificationId", vid), &st) : NULL;
+        if (status && EXPECT_OK(status, st)) {
+            const char *recorded = tu_str(status, "providerMessageId");
+            CHECKF(*message_id && recorded && !strcmp(recorded, message_id),
+                   "codeSent told of %s before the store had it (it has %s)", message_id, recorded ? recorded : "none");
+            CHECK(!strcmp(tu_str(status, "delivery") ? tu_str(status, "delivery") : "", "sent"));
+        }
+        json_decref(status);
+        free(vid);
+    }
     phoneauth_close(e);
 
     /* Closed with requests in flight: a later engine sends what this one left. */
@@ -219,12 +261,12 @@ int main(void) {
     }
     srv_set(&g_srv.delay_ms, 0);
     int before = server_requests();
-    CHECKF(before < 2 * n, "%d requests: the close did not stop the queue", before - n);
+    CHECKF(before < 2 * n + watched, "%d requests: the close did not stop the queue", before - n - watched);
     e = tu_open(dir, "providers", config);
     if (e) {
-        for (int waited = 0; server_requests() < 2 * n && waited < tu_timeout_ms(10000); waited += 10) tu_sleep_ms(10);
-        CHECKF(server_requests() >= 2 * n, "%d of %d messages left by a closing engine were sent", server_requests() - before,
-               2 * n - before);
+        for (int waited = 0; server_requests() < 2 * n + watched && waited < tu_timeout_ms(10000); waited += 10) tu_sleep_ms(10);
+        CHECKF(server_requests() >= 2 * n + watched, "%d of %d messages left by a closing engine were sent",
+               server_requests() - before, 2 * n + watched - before);
         phoneauth_close(e);
     }
 

@@ -5,8 +5,9 @@ import Glibc
 /// outbox whatever falls due there: retries, and messages of engines that stopped before sending
 /// them. `concurrency` sender threads take messages from its queue, one at a time each; one more
 /// thread does the bookkeeping (it never waits on a provider, so leases are renewed however long
-/// a send takes). Outcomes are recorded together, a moment after they come; failures are retried
-/// with doubling backoff plus jitter, or when the provider's Retry-After says.
+/// a send takes). Outcomes are recorded together, a moment after they come, and their events are
+/// told after that; failures are retried with doubling backoff plus jitter, or when the
+/// provider's Retry-After says.
 final class DeliveryWorker: @unchecked Sendable {
     private let store: Store
     private let keys: KeyRing
@@ -38,9 +39,11 @@ final class DeliveryWorker: @unchecked Sendable {
     private var wakeRequested = false
     private var stopping = false
     private var threads: [pthread_t] = []
-    /// Outcomes not yet written to the store. They are written together a moment later, so one
-    /// transaction records the deliveries of many flows.
-    private var unrecorded: [DeliveryOutcome] = []
+    /// Outcomes not yet written to the store, with the events that tell of them. They are written
+    /// together a moment later, so one transaction records the deliveries of many flows; the
+    /// events follow the write, so a host that reads the verification on `codeSent` finds it sent.
+    private var unrecorded: [(outcome: DeliveryOutcome, event: Event?)] = []
+    private typealias Event = (name: String, time: Timestamp, fields: [(String, JSONValue?)])
 
     /// How long an idle worker sleeps before looking for work that other processes queued.
     static let pollMilliseconds: Int64 = 500
@@ -261,44 +264,42 @@ final class DeliveryWorker: @unchecked Sendable {
         return report
     }
 
-    /// Notes the outcome for the store and tells the event sink, after the call is no longer
-    /// counted: a sink may take its time, or even replace the providers.
+    /// Notes the outcome, and the event that tells of it, for the bookkeeping thread to record.
     private func finish(_ message: OutboxMessage, _ report: DeliveryReport, generation used: Int) {
         let now = clock.now()
         let id = message.verificationId
         let attempt = message.attempts + 1
-        let outcome: DeliveryOutcome
-        switch report.outcome {
-        case let .sent(messageId): outcome = .sent(verificationId: id, provider: report.provider, messageId: messageId)
-        case let .failed(problem):
-            outcome = .failed(verificationId: id, provider: report.provider, reason: problem.reason, retryAt: retryTime(attempt, problem, now))
-        case let .undeliverable(problem): outcome = .undeliverable(verificationId: id, provider: report.provider, reason: problem.reason)
-        case let .noProvider(until): outcome = .deferred(verificationId: id, until: until)
-        }
-        state.withLock {
-            callsInFlight[used, default: 1] -= 1
-            if callsInFlight[used] == 0 { callsInFlight[used] = nil }
-            // Still held (its lease renewed) until the outcome is in the store.
-            unrecorded.append(outcome)
-            // The bookkeeping thread is woken by a batch's first outcome only: it then waits a
-            // moment for more, and waking it for each would make it record them one by one.
-            if sleepers > 0 && (unrecorded.count == 1 || chainWaiters > 0) { state.broadcast() }
-        }
         var fields: [(String, JSONValue?)] = [
             ("phoneNumber", .string(PhoneNumber.mask(message.phone))), ("languageCode", .string(message.languageCode)),
             ("attempt", .int(Int64(attempt))), ("provider", report.provider.map { .string($0) }),
             ("encoding", report.cost.map { .string($0.encoding.rawValue) }), ("segments", report.cost.map { .int(Int64($0.segments)) }),
         ]
         if !report.failedOver.isEmpty { fields.append(("failedOver", .array(report.failedOver.map { .string($0) }))) }
+        let outcome: DeliveryOutcome
+        let event: Event?
         switch report.outcome {
         case let .sent(messageId):
-            fields.append(("messageId", messageId.map { .string($0) }))
-            events.emit("codeSent", at: now, fields)
+            outcome = .sent(verificationId: id, provider: report.provider, messageId: messageId)
+            event = ("codeSent", now, fields + [("messageId", messageId.map { .string($0) })])
         case let .failed(problem):
-            events.emit("deliveryFailed", at: now, fields + Self.fields(of: problem) + [("willRetry", .bool(attempt < maxAttempts))])
+            let retryAt = retryTime(attempt, problem, now)
+            outcome = .failed(verificationId: id, provider: report.provider, reason: problem.reason, retryAt: retryAt)
+            event = ("deliveryFailed", now, fields + Self.fields(of: problem) + [("willRetry", .bool(attempt < maxAttempts))])
         case let .undeliverable(problem):
-            events.emit("deliveryFailed", at: now, fields + Self.fields(of: problem) + [("willRetry", .bool(false))])
-        case .noProvider: break  // providerSkipped said so; the message waits without losing an attempt
+            outcome = .undeliverable(verificationId: id, provider: report.provider, reason: problem.reason)
+            event = ("deliveryFailed", now, fields + Self.fields(of: problem) + [("willRetry", .bool(false))])
+        case let .noProvider(until):
+            outcome = .deferred(verificationId: id, until: until)
+            event = nil  // providerSkipped said so; the message waits without losing an attempt
+        }
+        state.withLock {
+            callsInFlight[used, default: 1] -= 1
+            if callsInFlight[used] == 0 { callsInFlight[used] = nil }
+            // Still held (its lease renewed) until the outcome is in the store.
+            unrecorded.append((outcome, event))
+            // The bookkeeping thread is woken by a batch's first outcome only: it then waits a
+            // moment for more, and waking it for each would make it record them one by one.
+            if sleepers > 0 && (unrecorded.count == 1 || chainWaiters > 0) { state.broadcast() }
         }
     }
 
@@ -317,22 +318,26 @@ final class DeliveryWorker: @unchecked Sendable {
         return now.adding(milliseconds: max(backoff + jitter, problem.retryAfterMs ?? 0))
     }
 
-    /// Writes the outcomes in one transaction; false if that failed (they are kept for another
-    /// try, their messages still held, so this engine does not send them again meanwhile).
+    /// Writes the outcomes in one transaction, then tells the event sink of them; false if the
+    /// write failed (they are kept for another try, their messages still held, so this engine does
+    /// not send them again meanwhile). The sink is called on this thread, outside the lock: it may
+    /// take its time, or even replace the providers.
     @discardableResult
     private func recordOutcomes() -> Bool {
-        let outcomes = state.withLock { () -> [DeliveryOutcome] in
+        let finished = state.withLock { () -> [(outcome: DeliveryOutcome, event: Event?)] in
             defer { unrecorded.removeAll(keepingCapacity: true) }
             return unrecorded
         }
-        guard !outcomes.isEmpty else { return true }
+        guard !finished.isEmpty else { return true }
+        let outcomes = finished.map(\.outcome)
         do {
             try store.recordDeliveries(outcomes, now: clock.now(), maxAttempts: maxAttempts, leaseOwner: leaseOwner)
         } catch {
-            state.withLock { unrecorded.insert(contentsOf: outcomes, at: 0) }
+            state.withLock { unrecorded.insert(contentsOf: finished, at: 0) }
             return false
         }
         state.withLock { held.subtract(outcomes.map(\.verificationId)) }
+        for case let (_, event?) in finished { events.emit(event.name, at: event.time, event.fields) }
         return true
     }
 
