@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# make test-all: every suite, ordered to keep both cores busy. Two builds that nothing needs until
+# later (the outside Swift package, the ThreadSanitizer library) run in the background at the
+# lowest priority while the tests that use one core run (C, valgrind, the packages, pytest), so
+# those tests still get the CPU first. A background job's output goes to out/test-logs and is
+# shown if it fails; a job still running when this script ends, however it ends, is stopped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+make=${MAKE:-make}
+logs=out/test-logs
+mkdir -p "$logs"
+declare -A jobs
+
+stop_jobs() {
+  local pid
+  for pid in "${jobs[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
+}
+trap stop_jobs EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+run() { "$make" --no-print-directory "$@"; }
+
+# Starts NAME in a session of its own (so it can be stopped with everything it started).
+background() {
+  local name=$1
+  shift
+  setsid nice -n 19 "$@" >"$logs/$name.log" 2>&1 </dev/null &
+  jobs[$name]=$!
+  echo "== $name: started in the background (log: $logs/$name.log)"
+}
+
+# Waits for NAME; fails the run with its log if it failed.
+await() {
+  local name=$1 started=$SECONDS
+  if ! wait "${jobs[$name]}"; then
+    unset "jobs[$name]"
+    cat "$logs/$name.log" >&2
+    echo "== $name failed (its log is above)" >&2
+    exit 1
+  fi
+  unset "jobs[$name]"
+  echo "== $name: done (waited $((SECONDS - started)) s for it)"
+}
+
+run test-swift check-swift-api
+background swift-package-build bash Tests/swift-package/run.sh build
+run test-server test-swift-postgres build
+background tsan-lib "$make" --no-print-directory tsan-lib
+run test-c test-c-postgres check-memory check-portable example test-packages test-python-postgres
+await tsan-lib
+run check-tsan-threads
+await swift-package-build
+run test-swift-package
+# pytest last, so the run closes on its summary line.
+run test-python
