@@ -6,10 +6,11 @@ import PhoneAuthCore
 /// several engines, in one process or several, can share it.
 ///
 /// Each operation exists twice: a synchronous method, which blocks the calling thread on the
-/// database and on cryptography, and an `async` one, which does that work on a Dispatch queue
-/// and suspends the caller meanwhile — use it from Swift concurrency (a Vapor or Hummingbird
-/// handler), so an event loop or the cooperative pool is never blocked. A call that has started
-/// completes even if its task is cancelled.
+/// database and on cryptography, and an `async` one, which does that work on a few Dispatch
+/// threads (as many as the store has connections or the machine has cores; further calls wait
+/// their turn) and suspends the caller meanwhile — use it from Swift concurrency (a Vapor or
+/// Hummingbird handler), so an event loop or the cooperative pool is never blocked. A call that
+/// has started completes even if its task is cancelled.
 ///
 /// ```swift
 /// let auth = try PhoneAuth(configuration: .init(database: "auth.db"))
@@ -22,7 +23,7 @@ import PhoneAuthCore
 public final class PhoneAuth: Sendable {
     let engine: Engine
     /// Where the `async` variants run the blocking work.
-    private let queue = DispatchQueue(label: "PhoneAuthKit.blocking", attributes: .concurrent)
+    let pool: BlockingPool
 
     /// Opens the engine with a typed configuration (see ``Configuration``).
     public convenience init(configuration: Configuration) throws(PhoneAuthError) {
@@ -37,6 +38,7 @@ public final class PhoneAuth: Sendable {
 
     private init(config: JSONValue) throws(PhoneAuthError) {
         do { engine = try Engine(config: try EngineConfig.read(config)) } catch { throw PhoneAuthError(error, during: "open") }
+        pool = BlockingPool(storeConnections: engine.storageStatistics().poolSize)
     }
 
     /// Stops the delivery threads (messages not yet sent stay queued in the database for the next
@@ -279,10 +281,10 @@ public final class PhoneAuth: Sendable {
         }
     }
 
-    /// Runs `body` on the engine's queue and suspends the caller until it returns.
+    /// Runs `body` on the engine's pool and suspends the caller until it returns.
     func offload<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
         let result: Result<T, E> = await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: Result { () throws(E) -> T in try body() }) }
+            pool.run { continuation.resume(returning: Result { () throws(E) -> T in try body() }) }
         }
         return try result.get()
     }

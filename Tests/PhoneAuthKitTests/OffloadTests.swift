@@ -6,13 +6,62 @@ final class OffloadTests: XCTestCase {
     /// The async variants' blocking work runs on the engine's queue, not the caller's executor.
     @MainActor
     func testBlockingWorkLeavesTheCallersExecutor() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kit-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let auth = try PhoneAuth(configuration: .init(database: directory.appendingPathComponent("auth.db").path))
-        defer { auth.close() }
+        let (auth, directory) = try openEngine()
+        defer { auth.close(); try? FileManager.default.removeItem(at: directory) }
         XCTAssertTrue(Thread.isMainThread)
         let ranOnMain = await auth.offload { Thread.isMainThread }
         XCTAssertFalse(ranOnMain)
     }
+
+    /// A burst of blocked calls runs a few at a time: GCD alone keeps adding threads while its
+    /// threads stay blocked (here one more within two seconds). Every call still completes.
+    func testABurstOfBlockedCallsRunsOnAFewThreads() async throws {
+        let (auth, directory) = try openEngine()
+        defer { auth.close(); try? FileManager.default.removeItem(at: directory) }
+        let counter = Counter()
+        let calls = 48
+        let finished = await withTaskGroup(of: Int.self) { group in
+            for i in 0..<calls {
+                group.addTask {
+                    await auth.offload {
+                        counter.enter()
+                        usleep(100_000)  // blocked, as on a database that is slow to answer
+                        counter.leave()
+                        return i
+                    }
+                }
+            }
+            return await group.reduce(into: Set<Int>()) { $0.insert($1) }
+        }
+        XCTAssertEqual(finished.count, calls)
+        XCTAssertLessThanOrEqual(counter.peak, auth.pool.width, "more calls ran at once than the pool allows: \(counter.peak)")
+        XCTAssertEqual(auth.pool.width, max(1, ProcessInfo.processInfo.activeProcessorCount), "SQLite has one connection")
+        if auth.pool.width > 1 { XCTAssertGreaterThan(counter.peak, 1, "the calls did not run side by side") }
+
+        // Real operations in a burst all succeed.
+        let results = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<24 { group.addTask { try await auth.verifyPhoneNumber("+16505551234").verificationID } }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        XCTAssertEqual(results.count, 24)
+    }
+
+    private func openEngine() throws -> (PhoneAuth, URL) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var configuration = PhoneAuth.Configuration(database: directory.appendingPathComponent("auth.db").path)
+        configuration.testPhoneNumbers = ["+16505551234": "123456"]
+        return (try PhoneAuth(configuration: configuration), directory)
+    }
+}
+
+/// How many callers are inside at once, and the most there were.
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var inside = 0
+    private var most = 0
+
+    func enter() { lock.withLock { inside += 1; most = max(most, inside) } }
+    func leave() { lock.withLock { inside -= 1 } }
+    var peak: Int { lock.withLock { most } }
 }
