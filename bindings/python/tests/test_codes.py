@@ -128,7 +128,7 @@ def test_too_many_wrong_codes_kill_the_verification(make_engine, sms):
 
 
 @pytest.mark.parametrize("verification_id", [
-    base64.urlsafe_b64encode(os.urandom(24)).decode().rstrip("="),  # well formed, unknown
+    pytest.param(base64.urlsafe_b64encode(os.urandom(24)).decode().rstrip("="), id="well-formed-unknown"),
     "not a verification id!",
     "a",
     "x" * 2000,
