@@ -3,7 +3,7 @@ SHELL := /bin/bash
 PREFIX ?= /usr/local
 CONFIG ?= release
 APT_PACKAGES := libjansson-dev libphonenumber-dev libsqlite3-dev pkg-config valgrind libssl-dev python3-venv libpq-dev postgresql libcurl4-openssl-dev openssl \
-                dpkg-dev binutils
+                dpkg-dev binutils procps
 VENV := .venv
 PY := $(VENV)/bin/python
 OUT := $(CURDIR)/out
@@ -104,10 +104,9 @@ PG_PY_TESTS = $(addprefix bindings/python/tests/,test_sign_in.py test_limits.py 
                 test_app_verification.py test_lockout.py test_delivery.py) \
               $(wildcard bindings/python/tests/test_postgres*.py)
 test-python-postgres: build venv
-	PHONEAUTH_TEST_DATABASE=postgres $(PY) -m pytest -q $(PG_PY_TESTS)
+	PHONEAUTH_TEST_DATABASE=postgres $(PY) -m pytest -q -n 2 $(PG_PY_TESTS)
 
-# Two pytest workers (each test has its own files and engines): the suite is the run's last step,
-# with both cores free.
+# Two pytest workers each (every test has its own files, schemas and engines).
 test-python: build venv
 	$(PY) -m pytest -q -n 2 bindings/python/tests
 

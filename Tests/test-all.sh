@@ -3,25 +3,37 @@
 # later (the outside Swift package, the ThreadSanitizer library) run in the background at the
 # lowest priority while the tests that use one core run (C, valgrind, the packages, pytest), so
 # those tests still get the CPU first. A background job's output goes to out/test-logs and is
-# shown if it fails; a job still running when this script ends, however it ends, is stopped.
+# shown if it fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make=${MAKE:-make}
 logs=out/test-logs
 mkdir -p "$logs"
 declare -A jobs
+step=
 
-stop_jobs() {
-  local pid
-  for pid in "${jobs[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
+# Every step and background job runs in a session of its own, and whatever is still running when
+# this script ends, however it ends, is stopped: the whole session is signalled, because swift
+# build puts each compiler job in a process group of its own. (bash runs a trap only between
+# commands, so a step is waited for in the background: a TERM or Ctrl-C stops it at once.)
+stop_all() {
+  local sid
+  for sid in $step "${jobs[@]}"; do pkill -TERM -s "$sid" 2>/dev/null || true; done
 }
-trap stop_jobs EXIT
+trap stop_all EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-run() { "$make" --no-print-directory "$@"; }
+run() {
+  setsid "$make" --no-print-directory "$@" </dev/null &
+  step=$!
+  local status=0
+  wait "$step" || status=$?
+  step=
+  return "$status"
+}
 
-# Starts NAME in a session of its own (so it can be stopped with everything it started).
+# Starts NAME at the lowest priority; its output goes to a log.
 background() {
   local name=$1
   shift

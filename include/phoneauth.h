@@ -158,10 +158,12 @@ int phoneauth_set_sms_sender(phoneauth_engine *engine, phoneauth_sms_sender send
  *    "scope": "+*******3434", "retryAfterSeconds": 1800}
  * Events: codeSent, deliveryFailed, providerSkipped, providerRestored, signInSucceeded,
  * signInFailed, limitTripped, lockout, ... (their fields are listed in docs/API.md). Phone numbers are masked to their last four digits; codes,
- * secrets and tokens never appear. It runs on the thread of the call that caused the event, or on
- * a delivery thread, possibly on several threads at once: it must be thread-safe, quick, and
- * must not call back into the engine. codeSent and deliveryFailed come once the outcome is in the
- * store: phoneauth_call's getVerificationStatus, made after one arrives, agrees with it. */
+ * secrets and tokens never appear. It runs on the thread of the call that caused the event, on a
+ * delivery thread, or on the thread in phoneauth_close (for the last sends), possibly on several
+ * threads at once: it must be thread-safe, quick (a slow sink holds up the delivery
+ * bookkeeping), and must not call back into the engine. codeSent and deliveryFailed come once the
+ * outcome is in the store, so a getVerificationStatus made (from another thread) after one
+ * arrives agrees with it. */
 typedef void (*phoneauth_log_sink)(void *ctx, const char *event_json);
 
 /* Installs (or, with sink NULL, removes) the log sink. Returns PHONEAUTH_OK, or

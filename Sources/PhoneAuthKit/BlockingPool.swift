@@ -24,10 +24,12 @@ final class BlockingPool: @unchecked Sendable {  // its state is guarded by `loc
         self.width = max(1, width)
     }
 
-    /// As many at once as the store has connections or the machine has cores, whichever is more:
-    /// more would only wait for a connection or a core.
+    /// Twice as many at once as the store has connections or the machine has cores, whichever is
+    /// more, and at least 4: the store's and the CPU's work needs no more than one of each, and
+    /// the rest is room for hooks that wait on the network (a push sender, a captcha verifier),
+    /// so that a few slow ones do not hold up every call.
     convenience init(storeConnections: Int) {
-        self.init(width: max(storeConnections, ProcessInfo.processInfo.activeProcessorCount))
+        self.init(width: max(4, 2 * max(storeConnections, ProcessInfo.processInfo.activeProcessorCount)))
     }
 
     func run(_ work: @escaping Work) {

@@ -7,8 +7,8 @@ import PhoneAuthCore
 ///
 /// Each operation exists twice: a synchronous method, which blocks the calling thread on the
 /// database and on cryptography, and an `async` one, which does that work on a few Dispatch
-/// threads (as many as the store has connections or the machine has cores; further calls wait
-/// their turn) and suspends the caller meanwhile — use it from Swift concurrency (a Vapor or
+/// threads (twice the store's connections or the machine's cores, whichever is more, and at
+/// least 4; further calls wait their turn) and suspends the caller meanwhile — use it from Swift concurrency (a Vapor or
 /// Hummingbird handler), so an event loop or the cooperative pool is never blocked. A call that
 /// has started completes even if its task is cancelled.
 ///
@@ -242,7 +242,9 @@ public final class PhoneAuth: Sendable {
     /// Installs the function that receives the engine's events (sign-ins, failures, limits,
     /// lockouts, SMS sent or failed: docs/API.md, "Log sink"), each as the JSON text of an
     /// object, or removes it with nil. Numbers are masked to their last four digits; codes,
-    /// secrets and tokens never appear. It runs on the calling or a delivery thread.
+    /// secrets and tokens never appear. It runs on the calling thread, a delivery thread, or in
+    /// ``close()`` for the last sends, and must be quick. SMS sent or failed are told once the
+    /// database has the outcome.
     public func setEventHandler(_ handle: (@Sendable (String) -> Void)?) {
         engine.setEventSink(handle.map(ClosureEventSink.init))
     }

@@ -161,11 +161,12 @@ static void sink(void *ctx, const char *event_json) {
         const char *provider = tu_str(e, "provider"), *id = tu_str(e, "messageId");
         if (!provider || strcmp(provider, "twilio") || !id || strncmp(id, "SM", 2))
             __atomic_add_fetch(&g_bad_events, 1, __ATOMIC_SEQ_CST);
+        /* Counted under the mutex, before the broadcast: a woken waiter must see the count. */
         pthread_mutex_lock(&g_last.mu);
         snprintf(g_last.message_id, sizeof g_last.message_id, "%s", id ? id : "?");
+        __atomic_add_fetch(&g_sent, 1, __ATOMIC_SEQ_CST);
         pthread_cond_broadcast(&g_last.cond);
         pthread_mutex_unlock(&g_last.mu);
-        __atomic_add_fetch(&g_sent, 1, __ATOMIC_SEQ_CST);
     }
     json_decref(e);
 }

@@ -107,7 +107,15 @@ final class DeliveryWorker: @unchecked Sendable {
         }
         for thread in threads { pthread_join(thread, nil) }
         threads.removeAll()
-        recordOutcomes()
+        if !recordOutcomes() {
+            // The store refuses the last outcomes: a later engine will send those messages again,
+            // but these were sent, and the sink is told so.
+            let unwritten = state.withLock { () -> [(outcome: DeliveryOutcome, event: Event?)] in
+                defer { unrecorded.removeAll() }
+                return unrecorded
+            }
+            tell(unwritten)
+        }
         let left = state.withLock { () -> [OutboxMessage] in
             defer { queue.removeAll(); held.removeAll() }
             return queue
@@ -320,8 +328,9 @@ final class DeliveryWorker: @unchecked Sendable {
 
     /// Writes the outcomes in one transaction, then tells the event sink of them; false if the
     /// write failed (they are kept for another try, their messages still held, so this engine does
-    /// not send them again meanwhile). The sink is called on this thread, outside the lock: it may
-    /// take its time, or even replace the providers.
+    /// not send them again meanwhile). The sink is called on this thread (or the closing one),
+    /// outside the lock, so it may replace the providers; while it runs, leases are not renewed
+    /// (the sink must be quick).
     @discardableResult
     private func recordOutcomes() -> Bool {
         let finished = state.withLock { () -> [(outcome: DeliveryOutcome, event: Event?)] in
@@ -337,8 +346,12 @@ final class DeliveryWorker: @unchecked Sendable {
             return false
         }
         state.withLock { held.subtract(outcomes.map(\.verificationId)) }
-        for case let (_, event?) in finished { events.emit(event.name, at: event.time, event.fields) }
+        tell(finished)
         return true
+    }
+
+    private func tell(_ finished: [(outcome: DeliveryOutcome, event: Event?)]) {
+        for case let (_, event?) in finished { events.emit(event.name, at: event.time, event.fields) }
     }
 
     private func renewLeases() {

@@ -571,9 +571,11 @@ class Engine:
           lockout         phoneNumber, until, lockoutSeconds, clientIp?
           numberUnlocked  phoneNumber, hadFailures
         Phone numbers are masked ("+*******3434"); codes, secrets and tokens never appear.
-        The sink runs on the thread that made the call, or on one of the engine's delivery
-        threads, possibly on several at once: it must be thread-safe and quick, and must not call
-        the engine (queue the event and handle it elsewhere if you need to). Its return value is
+        The sink runs on the thread that made the call, on one of the engine's delivery threads,
+        or in close() for the last sends, possibly on several at once: it must be thread-safe and
+        quick, and must not call the engine (queue the event and handle it elsewhere if you need
+        to). codeSent and deliveryFailed come once the store has the outcome, so
+        get_verification_status made afterwards agrees with them. Its return value is
         ignored; an exception it raises is swallowed (the first one is reported on stderr), so it
         never reaches the library or the caller. A sink being called when it is replaced or
         removed may still finish that call afterwards."""
