@@ -42,7 +42,8 @@ final class DeliveryWorker: @unchecked Sendable {
     /// Outcomes not yet written to the store, with the events that tell of them. They are written
     /// together a moment later, so one transaction records the deliveries of many flows; the
     /// events follow the write, so a host that reads the verification on `codeSent` finds it sent.
-    private var unrecorded: [(outcome: DeliveryOutcome, event: Event?)] = []
+    private var unrecorded: [Finished] = []
+    private typealias Finished = (outcome: DeliveryOutcome, event: Event?)
     private typealias Event = (name: String, time: Timestamp, fields: [(String, JSONValue?)])
 
     /// How long an idle worker sleeps before looking for work that other processes queued.
@@ -110,7 +111,7 @@ final class DeliveryWorker: @unchecked Sendable {
         if !recordOutcomes() {
             // The store refuses the last outcomes: a later engine will send those messages again,
             // but these were sent, and the sink is told so.
-            let unwritten = state.withLock { () -> [(outcome: DeliveryOutcome, event: Event?)] in
+            let unwritten = state.withLock { () -> [Finished] in
                 defer { unrecorded.removeAll() }
                 return unrecorded
             }
@@ -333,7 +334,7 @@ final class DeliveryWorker: @unchecked Sendable {
     /// (the sink must be quick).
     @discardableResult
     private func recordOutcomes() -> Bool {
-        let finished = state.withLock { () -> [(outcome: DeliveryOutcome, event: Event?)] in
+        let finished = state.withLock { () -> [Finished] in
             defer { unrecorded.removeAll(keepingCapacity: true) }
             return unrecorded
         }
@@ -350,7 +351,7 @@ final class DeliveryWorker: @unchecked Sendable {
         return true
     }
 
-    private func tell(_ finished: [(outcome: DeliveryOutcome, event: Event?)]) {
+    private func tell(_ finished: [Finished]) {
         for case let (_, event?) in finished { events.emit(event.name, at: event.time, event.fields) }
     }
 
