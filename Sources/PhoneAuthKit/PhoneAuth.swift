@@ -8,9 +8,9 @@ import PhoneAuthCore
 /// Each operation exists twice: a synchronous method, which blocks the calling thread on the
 /// database and on cryptography, and an `async` one, which does that work on a few Dispatch
 /// threads (twice the store's connections or the machine's cores, whichever is more, and at
-/// least 4; further calls wait their turn) and suspends the caller meanwhile — use it from Swift concurrency (a Vapor or
-/// Hummingbird handler), so an event loop or the cooperative pool is never blocked. A call that
-/// has started completes even if its task is cancelled.
+/// least 4; further calls wait their turn) and suspends the caller meanwhile — use it from
+/// Swift concurrency (a Vapor or Hummingbird handler), so an event loop or the cooperative pool
+/// is never blocked. A call that has started completes even if its task is cancelled.
 ///
 /// ```swift
 /// let auth = try PhoneAuth(configuration: .init(database: "auth.db"))

@@ -111,11 +111,7 @@ final class DeliveryWorker: @unchecked Sendable {
         if !recordOutcomes() {
             // The store refuses the last outcomes: a later engine will send those messages again,
             // but these were sent, and the sink is told so.
-            let unwritten = state.withLock { () -> [Finished] in
-                defer { unrecorded.removeAll() }
-                return unrecorded
-            }
-            tell(unwritten)
+            tell(takeUnrecorded())
         }
         let left = state.withLock { () -> [OutboxMessage] in
             defer { queue.removeAll(); held.removeAll() }
@@ -334,10 +330,7 @@ final class DeliveryWorker: @unchecked Sendable {
     /// (the sink must be quick).
     @discardableResult
     private func recordOutcomes() -> Bool {
-        let finished = state.withLock { () -> [Finished] in
-            defer { unrecorded.removeAll(keepingCapacity: true) }
-            return unrecorded
-        }
+        let finished = takeUnrecorded()
         guard !finished.isEmpty else { return true }
         let outcomes = finished.map(\.outcome)
         do {
@@ -349,6 +342,13 @@ final class DeliveryWorker: @unchecked Sendable {
         state.withLock { held.subtract(outcomes.map(\.verificationId)) }
         tell(finished)
         return true
+    }
+
+    private func takeUnrecorded() -> [Finished] {
+        state.withLock {
+            defer { unrecorded.removeAll(keepingCapacity: true) }
+            return unrecorded
+        }
     }
 
     private func tell(_ finished: [Finished]) {
