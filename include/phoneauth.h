@@ -154,7 +154,7 @@ typedef int (*phoneauth_sms_sender)(void *ctx, const char *message_json);
 int phoneauth_set_sms_sender(phoneauth_engine *engine, phoneauth_sms_sender sender, void *ctx);
 
 /* Log sink callback. Receives one event as a JSON object, valid only during the call:
- *   {"event": "limitTripped", "time": "2026-11-21T09:30:00Z", "limit": "smsPerNumberPerHour",
+ *   {"event": "limitTripped", "time": "2026-11-21T09:30:00.250Z", "limit": "smsPerNumberPerHour",
  *    "scope": "+*******3434", "retryAfterSeconds": 1800}
  * Events: codeSent, deliveryFailed, providerSkipped, providerRestored, signInSucceeded,
  * signInFailed, limitTripped, lockout, ... (their fields are listed in docs/API.md). Phone numbers are masked to their last four digits; codes,

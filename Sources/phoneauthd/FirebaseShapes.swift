@@ -18,7 +18,7 @@ enum FirebaseShapes {
         o.set("disabled", .bool(user.disabled))
         o.set("createdAt", .string(String(milliseconds(user.createdAt))))
         o.set("lastLoginAt", user.lastSignInAt.map { .string(String(milliseconds($0))) })
-        o.set("lastRefreshAt", user.lastSignInAt.map { .string(rfc3339Millis($0)) })
+        o.set("lastRefreshAt", user.lastSignInAt.map { .string(rfc3339($0)) })
         o.set("validSince", .string(String(milliseconds(user.tokensValidAfter ?? user.createdAt) / 1000)))
         o.set("customAttributes", user.customClaimsJSON.map { .string($0) })
         o.set("providerUserInfo", .array(user.phoneNumber.map { phone in
@@ -33,7 +33,7 @@ enum FirebaseShapes {
         var o = JSONObjectBuilder()
         o.set("mfaEnrollmentId", .string(factor.enrollmentID))
         o.set("displayName", factor.displayName.map { .string($0) })
-        o.set("enrolledAt", .string(rfc3339Millis(factor.enrolledAt)))
+        o.set("enrolledAt", .string(rfc3339(factor.enrolledAt)))
         if factor.factorId == "phone" { o.set("phoneInfo", .string(factor.phoneNumber ?? "")) } else { o.set("totpInfo", .object([])) }
         return o.value
     }
@@ -64,5 +64,5 @@ enum FirebaseShapes {
 
     private static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
-    private static func rfc3339Millis(_ date: Date) -> String { FirebaseUser.rfc3339Millis(Timestamp(milliseconds: milliseconds(date))) }
+    private static func rfc3339(_ date: Date) -> String { Timestamp(milliseconds: milliseconds(date)).rfc3339 }
 }

@@ -3,17 +3,23 @@ import XCTest
 
 final class TimestampTests: XCTestCase {
     func testRFC3339IsWrittenWithFixedWidthFields() {
-        XCTAssertEqual(Timestamp(seconds: 0).rfc3339, "1970-01-01T00:00:00Z")
-        XCTAssertEqual(Timestamp(seconds: 1_609_502_400).rfc3339, "2021-01-01T12:00:00Z")
-        XCTAssertEqual(Timestamp(seconds: -1).rfc3339, "1969-12-31T23:59:59Z")
-        XCTAssertEqual(Timestamp(seconds: 951_782_405).rfc3339, "2000-02-29T00:00:05Z")
-        XCTAssertEqual(Timestamp(seconds: -59_011_459_200).rfc3339, "0100-01-01T00:00:00Z")
+        XCTAssertEqual(Timestamp(seconds: 0).rfc3339, "1970-01-01T00:00:00.000Z")
+        XCTAssertEqual(Timestamp(seconds: 1_609_502_400).rfc3339, "2021-01-01T12:00:00.000Z")
+        XCTAssertEqual(Timestamp(seconds: -1).rfc3339, "1969-12-31T23:59:59.000Z")
+        XCTAssertEqual(Timestamp(seconds: 951_782_405).rfc3339, "2000-02-29T00:00:05.000Z")
+        XCTAssertEqual(Timestamp(seconds: -59_011_459_200).rfc3339, "0100-01-01T00:00:00.000Z")
+    }
+
+    func testRFC3339KeepsTheMilliseconds() {
+        XCTAssertEqual(Timestamp(milliseconds: 1_609_502_400_770).rfc3339, "2021-01-01T12:00:00.770Z")
+        XCTAssertEqual(Timestamp(milliseconds: 1_609_502_400_007).rfc3339, "2021-01-01T12:00:00.007Z")
+        XCTAssertEqual(Timestamp(milliseconds: -1).rfc3339, "1969-12-31T23:59:59.999Z")
     }
 
     func testRFC3339RoundTripsAcrossCenturies() {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<2000 {
-            let t = Timestamp(seconds: Int64.random(in: -2_208_988_800...32_503_680_000, using: &generator))  // 1900 to 3000
+            let t = Timestamp(milliseconds: Int64.random(in: -2_208_988_800_000...32_503_680_000_000, using: &generator))  // 1900 to 3000
             XCTAssertEqual(Timestamp(rfc3339: t.rfc3339), t, t.rfc3339)
         }
     }

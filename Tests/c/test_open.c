@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static char *g_dir;
 
@@ -282,8 +284,43 @@ static void test_two_engines(void) {
     phoneauth_close(b);
 }
 
+/* The entries of a folder, "." and ".." left out. */
+static int entries_in(const char *dir) {
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *entry; d && (entry = readdir(d));)
+        n += strcmp(entry->d_name, ".") && strcmp(entry->d_name, "..");
+    if (d) closedir(d);
+    return n;
+}
+
+/* A mistyped database path fails and leaves nothing on disk: no key file, no database. */
+static void test_mistyped_paths(void) {
+    char *folder = NULL, *missing = NULL, *config = NULL, *key = NULL;
+    if (asprintf(&folder, "%s/mistyped", g_dir) < 0 || asprintf(&missing, "%s/no-such-folder/users.db", g_dir) < 0)
+        abort();
+    CHECK(mkdir(folder, 0700) == 0);
+    int before = entries_in(g_dir);
+    const char *paths[] = {folder, missing};
+    for (int i = 0; i < 2; i++) {
+        if (asprintf(&config, "{\"database\": \"%s\"}", paths[i]) < 0 || asprintf(&key, "%s.key", paths[i]) < 0) abort();
+        json_decref(OPEN_FAILS(config));
+        struct stat info;
+        CHECKF(stat(key, &info) != 0, "a failed open left %s behind", key);
+        CHECKF(entries_in(g_dir) == before, "a failed open of %s left %d entries behind", paths[i],
+               entries_in(g_dir) - before);
+        CHECK(entries_in(folder) == 0);
+        free(config);
+        free(key);
+    }
+    rmdir(folder);
+    free(folder);
+    free(missing);
+}
+
 int main(void) {
     g_dir = tu_tmpdir();
+    test_mistyped_paths();
     test_bad_configs();
     test_good_configs();
     test_two_engines();

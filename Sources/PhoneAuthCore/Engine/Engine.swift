@@ -26,11 +26,16 @@ package final class Engine: @unchecked Sendable {
                               maxSegments: config.smsMaxSegments, codeLength: config.codeLength, codeTtlSeconds: config.codeTtlSeconds,
                               defaultLanguage: config.defaultLanguageCode)
         let database = Database(config)
-        let master = try MasterKey.resolve(configured: config.masterKey, database: database)
+        // A missing or malformed key is told before the store is touched, and a key file is
+        // generated only once the store has opened: a mistyped path leaves nothing behind.
+        let givenKey = try MasterKey.given(configured: config.masterKey, database: database)
         let store = try database.open()
         do {
-            keys = try Self.keyRing(store: store, master: master, keyFile: MasterKey.keyFile(configured: config.masterKey, database: database),
-                                    config: config, clock: clock)
+            let keyFile = MasterKey.keyFile(configured: config.masterKey, database: database)
+            guard let master = try givenKey ?? keyFile.map(MasterKey.fromKeyFile) else {
+                throw PhoneAuthError(.internalError, "No master key and no key file.")
+            }
+            keys = try Self.keyRing(store: store, master: master, keyFile: keyFile, config: config, clock: clock)
         } catch {
             store.close()
             throw error

@@ -15,21 +15,30 @@ package enum MasterKey {
                              details: [("key", .string("masterKey"))])
     }
 
-    package static func resolve(configured: [UInt8]?, database: Database) throws(PhoneAuthError) -> [UInt8] {
+    /// The key given in the configuration or the environment; nil when it comes from the key file
+    /// beside a SQLite database (`keyFile(configured:database:)`). Touches nothing on disk.
+    package static func given(configured: [UInt8]?, database: Database) throws(PhoneAuthError) -> [UInt8]? {
         if let configured { return configured }
         if let env = getenv(environmentVariable), env.pointee != 0 {
             return try decode(String(cString: env), source: "environment variable \(environmentVariable)")
         }
-        switch database {
-        case let .sqlite(path, _):
-            return try fromKeyFile(path + ".key")
-        case .postgres:
-            // Engines on several machines must seal and open the same keys: a key file generated
-            // on one machine would lock the others out.
-            throw PhoneAuthError(.invalidConfiguration,
-                                 "With a PostgreSQL database the master key must be given, in the configuration key 'masterKey' or the environment variable \(environmentVariable): every engine sharing the database needs the same one, so none can be generated beside it.",
-                                 details: [("key", .string("masterKey"))])
+        guard case .postgres = database else { return nil }
+        // Engines on several machines must seal and open the same keys: a key file generated
+        // on one machine would lock the others out.
+        throw PhoneAuthError(.invalidConfiguration,
+                             "With a PostgreSQL database the master key must be given, in the configuration key 'masterKey' or the environment variable \(environmentVariable): every engine sharing the database needs the same one, so none can be generated beside it.",
+                             details: [("key", .string("masterKey"))])
+    }
+
+    /// The key of the key file `path`, which is generated (mode 0600) when it does not exist.
+    package static func fromKeyFile(_ path: String) throws(PhoneAuthError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd >= 0 {
+            defer { close(fd) }
+            return try read(keyFile: path, fd)
         }
+        guard errno == ENOENT else { throw keyFileError(path, "cannot be opened (\(String(cString: strerror(errno))))") }
+        return try generate(path)
     }
 
     /// The key file the master key comes from, when it does (SQLite, no configured or
@@ -57,23 +66,21 @@ package enum MasterKey {
         return try fromKeyFile(path)
     }
 
-    private static func fromKeyFile(_ path: String) throws(PhoneAuthError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd >= 0 {
-            defer { close(fd) }
-            var info = stat()
-            guard fstat(fd, &info) == 0 else { throw keyFileError(path, "cannot be read") }
-            guard info.st_mode & 0o077 == 0 else {
-                throw keyFileError(path, "is readable by other users (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 600 on it")
-            }
-            var buffer = [UInt8](repeating: 0, count: 256)
-            let n = read(fd, &buffer, buffer.count)
-            guard n > 0 else { throw keyFileError(path, "is empty") }
-            return try decode(String(decoding: buffer.prefix(n), as: UTF8.self), source: "key file \(path)")
+    private static func read(keyFile path: String, _ fd: Int32) throws(PhoneAuthError) -> [UInt8] {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw keyFileError(path, "cannot be read") }
+        guard info.st_mode & 0o077 == 0 else {
+            throw keyFileError(path, "is readable by other users (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 600 on it")
         }
-        guard errno == ENOENT else { throw keyFileError(path, "cannot be opened (\(String(cString: strerror(errno))))") }
-        // Written whole to a private temporary file, then linked into place: another process
-        // opening the database at the same moment sees either no key file or a complete one.
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let n = Glibc.read(fd, &buffer, buffer.count)
+        guard n > 0 else { throw keyFileError(path, "is empty") }
+        return try decode(String(decoding: buffer.prefix(n), as: UTF8.self), source: "key file \(path)")
+    }
+
+    /// Written whole to a private temporary file, then linked into place: another process
+    /// opening the database at the same moment sees either no key file or a complete one.
+    private static func generate(_ path: String) throws(PhoneAuthError) -> [UInt8] {
         let temporary = path + ".tmp-\(getpid())"
         let created = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard created >= 0 else { throw keyFileError(path, "cannot be created (\(String(cString: strerror(errno))))") }

@@ -26,14 +26,8 @@ package enum FirebaseUser {
         var o = JSONObjectBuilder()
         o.set("mfaEnrollmentId", .string(f.enrollmentId))
         o.set("displayName", f.displayName.map { .string($0) })
-        o.set("enrolledAt", .string(rfc3339Millis(f.enrolledAt)))
+        o.set("enrolledAt", .string(f.enrolledAt.rfc3339))
         o.set("phoneInfo", .string(f.phoneNumber ?? ""))
         return o.value
-    }
-
-    /// RFC 3339 with milliseconds, as Google's APIs write timestamps.
-    package static func rfc3339Millis(_ t: Timestamp) -> String {
-        let millis = String(1000 + (t.milliseconds % 1000 + 1000) % 1000).dropFirst()
-        return String(t.rfc3339.dropLast()) + ".\(millis)Z"
     }
 }

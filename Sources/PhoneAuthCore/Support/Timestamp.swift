@@ -12,7 +12,8 @@ package struct Timestamp: Comparable, Hashable, Sendable {
     package func adding(seconds: Int64) -> Timestamp { Timestamp(milliseconds: milliseconds + seconds * 1000) }
     package func adding(milliseconds ms: Int64) -> Timestamp { Timestamp(milliseconds: milliseconds + ms) }
 
-    /// RFC 3339 in UTC with second precision, e.g. "2026-11-21T09:30:00Z".
+    /// RFC 3339 in UTC with millisecond precision, e.g. "2026-11-21T09:30:00.250Z": every time the
+    /// engine writes has the one precision it keeps.
     package var rfc3339: String {
         let secs = seconds
         var days = secs >= 0 ? secs / 86_400 : (secs - 86_399) / 86_400
@@ -28,7 +29,8 @@ package struct Timestamp: Comparable, Hashable, Sendable {
         let month = mp < 10 ? mp + 3 : mp - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         // Written digit by digit: this runs for several fields of every result.
-        return String(unsafeUninitializedCapacity: 32) { out in
+        let millisecond = milliseconds - secs * 1000
+        return String(unsafeUninitializedCapacity: 40) { out in
             var i = 0
             func put(_ n: Int64, _ width: Int) {
                 var n = n, end = i + width
@@ -43,7 +45,8 @@ package struct Timestamp: Comparable, Hashable, Sendable {
                 put(year, 4)
             }
             mark(45); put(month, 2); mark(45); put(day, 2); mark(84)
-            put(secondOfDay / 3600, 2); mark(58); put(secondOfDay / 60 % 60, 2); mark(58); put(secondOfDay % 60, 2); mark(90)
+            put(secondOfDay / 3600, 2); mark(58); put(secondOfDay / 60 % 60, 2); mark(58); put(secondOfDay % 60, 2)
+            mark(46); put(millisecond, 3); mark(90)
             return i
         }
     }

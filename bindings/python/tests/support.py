@@ -240,7 +240,7 @@ def sign_in(engine: phoneauth.Engine, sms: SmsCapture, number: str = REAL_NUMBER
 
 
 def parse_time(text: str) -> datetime:
-    """An RFC 3339 time of the library ("2026-11-21T09:30:00Z") as an aware datetime."""
+    """An RFC 3339 time of the library ("2026-11-21T09:30:00.250Z") as an aware datetime."""
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 

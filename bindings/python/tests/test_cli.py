@@ -118,7 +118,7 @@ def test_users_get_prints_the_user_with_its_number_masked(config, people):
     assert shown["disabled"] == "no"
     assert shown["last sign-in"] == "-"
     assert shown["custom claims"] == "-"
-    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", shown["created"])
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", shown["created"])
     assert_masked(out, ALICE)
 
 

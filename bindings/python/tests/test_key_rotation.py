@@ -49,7 +49,7 @@ def test_the_old_key_leaves_the_jwks_when_its_tokens_have_expired(make_engine):
 
 
 def parse(rfc3339):
-    return int(time.mktime(time.strptime(rfc3339, "%Y-%m-%dT%H:%M:%SZ"))) - time.timezone
+    return int(time.mktime(time.strptime(rfc3339, "%Y-%m-%dT%H:%M:%S.%fZ"))) - time.timezone
 
 
 def test_retiring_a_leaked_key_refuses_its_tokens_at_once(make_engine):

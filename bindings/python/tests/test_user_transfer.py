@@ -23,10 +23,10 @@ def test_a_firebase_export_imports_its_phone_users_and_reports_the_others(engine
     ada = engine.get_user(uid="Ey4Hg2mBkVXc5pbZ1t3u9QeWwAq2")["user"]
     assert ada["phoneNumber"] == "+16505550101" and ada["displayName"] == "Ada" and ada["disabled"] is False
     assert ada["customClaims"] == {"admin": True, "level": 3}
-    assert ada["metadata"] == {"creationTime": "2017-02-04T00:18:04Z", "lastSignInTime": "2017-02-04T00:18:04Z"}
+    assert ada["metadata"] == {"creationTime": "2017-02-04T00:18:04.000Z", "lastSignInTime": "2017-02-04T00:18:04.000Z"}
     [factor] = ada["multiFactor"]["enrolledFactors"]
     assert factor["uid"] == "enroll-1" and factor["phoneNumber"] == "+16505550199" and factor["displayName"] == "work phone"
-    assert factor["enrollmentTime"] == "2021-01-01T12:00:00Z"
+    assert factor["enrollmentTime"] == "2021-01-01T12:00:00.000Z"
     second = engine.get_user_by_phone_number(phone_number="+16505550102")["user"]
     assert second["uid"] == "b5nGvCe2GdQ3pXhVZ8v0RyHnB7k1" and second["disabled"] is True
     with pytest.raises(phoneauth.UserNotFoundError):
