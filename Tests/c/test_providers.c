@@ -7,10 +7,12 @@
  *     and keeps its connections open (fewer connections than requests);
  *   - a codeSent event is told once the outcome is in the store: the verification read as soon
  *     as the event comes shows the provider and its message ID;
- *   - closing an engine while requests are in flight returns, and a later engine sends what it
- *     left; under valgrind, ASan/LSan and TSan (make check-memory, check-sanitizers) nothing leaks
- *     or races in the libcurl handles, the sender threads or the outcomes they record;
- *   - a callback with sms.concurrency 4 is called on several threads at once.
+ *   - closing an engine while requests are in flight returns, sends only those (the server holds
+ *     its answers until the close has begun, so the rest of the queue is certainly still waiting),
+ *     and a later engine sends what it left; under valgrind, ASan/LSan and TSan (make
+ *     check-memory, check-sanitizers) nothing leaks or races in the libcurl handles, the sender
+ *     threads or the outcomes they record;
+ *   - a callback with sms.concurrency 4 is called on 4 threads at once.
  */
 #include "testutil.h"
 
@@ -34,8 +36,9 @@ static struct {
     int connections;
     int open_connections;
     int bad_requests; /* wrong path, authentication or body */
-    int delay_ms;
-} g_srv = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, -1, 0, 0, 0, 0, 0, 0};
+    int hold_until;   /* > 0: answers wait until that many marked threads have ended */
+    int held;         /* answers that waited (or wait) so */
+} g_srv = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, -1, 0, 0, 0, 0, 0, 0, 0};
 
 #define ACCOUNT "AC0123"
 #define TOKEN "c-test-token"
@@ -78,10 +81,13 @@ static void *serve_connection(void *arg) {
         pthread_mutex_lock(&g_srv.mu);
         int n = ++g_srv.requests;
         if (!ok) g_srv.bad_requests++;
-        int delay = g_srv.delay_ms;
+        int hold = g_srv.hold_until;
+        if (hold) g_srv.held++;
         pthread_cond_broadcast(&g_srv.cv);
         pthread_mutex_unlock(&g_srv.mu);
-        if (delay) tu_sleep_ms(delay);
+        if (hold)
+            CHECKF(tu_wait_marked_ended(hold, tu_timeout_ms(10000)) >= hold,
+                   "request %d was held, and no close began", n);
         char body[64], answer[256];
         int blen = snprintf(body, sizeof body, "{\"sid\": \"SM%d\", \"status\": \"queued\"}", n);
         int alen = snprintf(answer, sizeof answer,
@@ -141,6 +147,18 @@ static void srv_set(int *field, int value) {
 
 static int server_requests(void) { return srv_get(&g_srv.requests); }
 
+/* Waits until *field >= want (or the timeout); returns its value. */
+static int srv_wait(const int *field, int want) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += tu_timeout_ms(10000) / 1000;
+    pthread_mutex_lock(&g_srv.mu);
+    while (*field < want && pthread_cond_timedwait(&g_srv.cv, &g_srv.mu, &deadline) == 0) {}
+    int n = *field;
+    pthread_mutex_unlock(&g_srv.mu);
+    return n;
+}
+
 /* ---- events ------------------------------------------------------------------------------------ */
 
 static int g_sent;
@@ -158,6 +176,7 @@ static void sink(void *ctx, const char *event_json) {
     json_t *e = json_loads(event_json, 0, NULL);
     const char *name = tu_str(e, "event");
     if (name && !strcmp(name, "codeSent")) {
+        tu_mark_thread(); /* the engine's bookkeeping thread: it ends once a close has begun */
         const char *provider = tu_str(e, "provider"), *id = tu_str(e, "messageId");
         if (!provider || strcmp(provider, "twilio") || !id || strncmp(id, "SM", 2))
             __atomic_add_fetch(&g_bad_events, 1, __ATOMIC_SEQ_CST);
@@ -187,6 +206,32 @@ static int wait_sent(int n, int timeout_ms) {
     for (int waited = 0; __atomic_load_n(&g_sent, __ATOMIC_SEQ_CST) < n && waited < timeout_ms; waited += 10)
         tu_sleep_ms(10);
     return __atomic_load_n(&g_sent, __ATOMIC_SEQ_CST);
+}
+
+/* ---- an SMS callback ------------------------------------------------------------------------- */
+
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int calls, running, most;
+} g_calls = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
+
+/* Returns once 4 calls have run at the same time (or after a timeout): whether the engine makes 4
+ * calls at once is then seen however the threads are scheduled. */
+static int gathering_sender(void *ctx, const char *message_json) {
+    (void)ctx;
+    (void)message_json;
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += tu_timeout_ms(10000) / 1000;
+    pthread_mutex_lock(&g_calls.mu);
+    g_calls.calls++;
+    if (++g_calls.running > g_calls.most) g_calls.most = g_calls.running;
+    pthread_cond_broadcast(&g_calls.cv);
+    while (g_calls.most < 4 && pthread_cond_timedwait(&g_calls.cv, &g_calls.mu, &deadline) == 0) {}
+    g_calls.running--;
+    pthread_mutex_unlock(&g_calls.mu);
+    return 0;
 }
 
 static char *start(phoneauth_engine *e, int i) {
@@ -253,48 +298,64 @@ int main(void) {
     }
     phoneauth_close(e);
 
-    /* Closed with requests in flight: a later engine sends what this one left. */
-    srv_set(&g_srv.delay_ms, 30);
+    /* Closed with 4 requests in flight and the rest of the queue waiting: the server holds its
+     * answers until the close has begun (this engine's bookkeeping thread has ended), so however
+     * slow the machine, the close comes before any answer. It sends only those 4. */
+    int left = 0;
     e = tu_open(dir, "providers", config);
     if (e) {
+        CHECK(phoneauth_set_log_sink(e, sink, NULL) == PHONEAUTH_OK);
+        /* The codeSent of a first message marks the bookkeeping thread (see sink). */
+        int sent = __atomic_load_n(&g_sent, __ATOMIC_SEQ_CST);
+        char message_id[64];
+        free(start(e, 99));
+        wait_next_sent(sent, message_id, sizeof message_id);
+        CHECKF(*message_id, "no codeSent for the first message of the closing engine");
+        int base = server_requests();
+        srv_set(&g_srv.hold_until, tu_marked_ended() + 1);
         for (int i = 0; i < n; i++) free(start(e, 100 + i));
+        CHECKF(srv_wait(&g_srv.held, 4) == 4, "%d requests in flight, want the 4 senders'", srv_get(&g_srv.held));
         phoneauth_close(e);
+        srv_set(&g_srv.hold_until, 0);
+        int in_close = server_requests() - base;
+        CHECKF(in_close == 4, "%d of %d queued requests sent by a closing engine: the close did not stop the queue "
+               "after the 4 in flight", in_close, n);
+        left = n - in_close;
     }
-    srv_set(&g_srv.delay_ms, 0);
+    /* A later engine sends what the closing one left. */
     int before = server_requests();
-    CHECKF(before < 2 * n + watched, "%d requests: the close did not stop the queue", before - n - watched);
     e = tu_open(dir, "providers", config);
     if (e) {
-        for (int waited = 0; server_requests() < 2 * n + watched && waited < tu_timeout_ms(10000); waited += 10) tu_sleep_ms(10);
-        CHECKF(server_requests() >= 2 * n + watched, "%d of %d messages left by a closing engine were sent",
-               server_requests() - before, 2 * n + watched - before);
+        CHECKF(srv_wait(&g_srv.requests, before + left) >= before + left, "%d of %d messages left by a closing engine "
+               "were sent", server_requests() - before, left);
         phoneauth_close(e);
     }
 
-    /* A callback allowed 4 calls at once gets them. */
-    tu_sms sms;
-    tu_sms_init(&sms, NULL);
-    tu_sms_set_delay(&sms, 20);
+    /* A callback allowed 4 calls at once gets them: each call waits until 4 have run at once. */
     e = tu_open(dir, "callback", "{\"sms\": {\"concurrency\": 4}, \"quotas\": {\"smsPerNumberPerHour\": 0, \"smsPerProjectPerDay\": 0}}");
     if (e) {
-        CHECK(phoneauth_set_sms_sender(e, tu_sms_sender, &sms) == PHONEAUTH_OK);
+        CHECK(phoneauth_set_sms_sender(e, gathering_sender, NULL) == PHONEAUTH_OK);
         for (int i = 0; i < 8; i++) free(start(e, 200 + i));
-        CHECK(tu_sms_wait_calls(&sms, 8, tu_timeout_ms(5000)) == 8);
-        CHECK(sms.overlapped);
+        struct timespec deadline;
+        clock_gettime(CLOCK_REALTIME, &deadline);
+        deadline.tv_sec += tu_timeout_ms(20000) / 1000;
+        pthread_mutex_lock(&g_calls.mu);
+        while (g_calls.calls < 8 && pthread_cond_timedwait(&g_calls.cv, &g_calls.mu, &deadline) == 0) {}
+        CHECKF(g_calls.calls == 8 && g_calls.most == 4, "%d calls, at most %d at once (want 8, 4 at once)",
+               g_calls.calls, g_calls.most);
+        pthread_mutex_unlock(&g_calls.mu);
         phoneauth_close(e);
     }
-    tu_sms_destroy(&sms);
 
     /* The server's threads end when the engines' connections close. */
     shutdown(g_srv.listener, SHUT_RDWR);
     close(g_srv.listener);
     pthread_join(acceptor, NULL);
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += tu_timeout_ms(10000) / 1000;
     pthread_mutex_lock(&g_srv.mu);
-    for (int i = 0; i < 100 && g_srv.open_connections > 0; i++) {
-        pthread_mutex_unlock(&g_srv.mu);
-        tu_sleep_ms(20);
-        pthread_mutex_lock(&g_srv.mu);
-    }
+    while (g_srv.open_connections > 0 && pthread_cond_timedwait(&g_srv.cv, &g_srv.mu, &deadline) == 0) {}
     CHECKF(g_srv.open_connections == 0, "%d connections still open after every engine closed", g_srv.open_connections);
     pthread_mutex_unlock(&g_srv.mu);
     tu_rmtree(dir);

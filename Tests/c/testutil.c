@@ -71,6 +71,67 @@ void tu_sleep_ms(int ms) {
     }
 }
 
+/* A deadline ms from now on CLOCK_MONOTONIC (the clock of every condition variable here). */
+static void deadline_after(struct timespec *ts, int ms) {
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    ts->tv_sec += ms / 1000;
+    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+static void init_monotonic_cond(pthread_cond_t *cv) {
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(cv, &ca);
+    pthread_condattr_destroy(&ca);
+}
+
+/* ---- marked threads ---------------------------------------------------------------------------- */
+
+static struct {
+    pthread_once_t once;
+    pthread_key_t key; /* set on a marked thread: its destructor runs when the thread ends */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int ended;
+} g_marks = {PTHREAD_ONCE_INIT, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+
+static void marked_thread_ended(void *value) {
+    (void)value;
+    pthread_mutex_lock(&g_marks.mu);
+    g_marks.ended++;
+    pthread_cond_broadcast(&g_marks.cv);
+    pthread_mutex_unlock(&g_marks.mu);
+}
+
+static void marks_init(void) {
+    pthread_key_create(&g_marks.key, marked_thread_ended);
+    init_monotonic_cond(&g_marks.cv);
+}
+
+void tu_mark_thread(void) {
+    pthread_once(&g_marks.once, marks_init);
+    if (!pthread_getspecific(g_marks.key)) pthread_setspecific(g_marks.key, &g_marks);
+}
+
+int tu_marked_ended(void) { return tu_wait_marked_ended(0, 0); }
+
+int tu_wait_marked_ended(int n, int timeout_ms) {
+    pthread_once(&g_marks.once, marks_init);
+    struct timespec deadline;
+    deadline_after(&deadline, timeout_ms);
+    pthread_mutex_lock(&g_marks.mu);
+    while (g_marks.ended < n && pthread_cond_timedwait(&g_marks.cv, &g_marks.mu, &deadline) == 0) {
+    }
+    int ended = g_marks.ended;
+    pthread_mutex_unlock(&g_marks.mu);
+    return ended;
+}
+
 /* ---- scratch folders and engines ------------------------------------------------------------ */
 
 char *tu_tmpdir(void) {
@@ -421,11 +482,7 @@ const char *tu_dump(json_t *v) {
 void tu_sms_init(tu_sms *s, const char *tag) {
     memset(s, 0, sizeof *s);
     pthread_mutex_init(&s->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    init_monotonic_cond(&s->cv);
     s->messages = json_array();
     s->creator = pthread_self();
     s->tag = tag;
@@ -468,16 +525,6 @@ int tu_sms_sender(void *ctx, const char *message_json) {
     s->returned++;
     pthread_mutex_unlock(&s->mu);
     return rc;
-}
-
-static void deadline_after(struct timespec *ts, int ms) {
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    ts->tv_sec += ms / 1000;
-    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
 }
 
 static json_t *find_message(tu_sms *s, const char *vid) {

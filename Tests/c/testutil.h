@@ -44,6 +44,20 @@ int tu_memcheck(void);
 
 void tu_sleep_ms(int ms);
 
+/* ---- knowing that a close has begun ------------------------------------------------------------
+ * phoneauth_close first stops the engine's delivery threads from taking more messages, then waits
+ * for the sends in flight. The thread that tells delivery events (codeSent, deliveryFailed) to the
+ * log sink is one of those threads, and it ends at no other time: a test that must know a close
+ * has begun (to let a held send go only then) marks that thread from its sink and waits for it to
+ * end, instead of hoping the close comes within some time. */
+
+/* Marks the calling thread (a sink calls it on codeSent); marking a thread again does nothing. */
+void tu_mark_thread(void);
+/* How many marked threads have ended so far. */
+int tu_marked_ended(void);
+/* Waits until at least n marked threads have ended (or timeout_ms pass); returns how many have. */
+int tu_wait_marked_ended(int n, int timeout_ms);
+
 /* ---- scratch folders and engines ------------------------------------------------------------ */
 
 /* Creates a fresh folder /tmp/phoneauth-ctest-XXXXXX; returns a malloc'ed path (free it). */
