@@ -1,11 +1,11 @@
 /* test_close_in_flight.c: phoneauth_close while SMS are in flight, many times over.
  *
- * Each cycle opens an engine on the same database, installs a slow SMS sender (each invocation
- * sleeps a few milliseconds), starts several verifications and closes the engine while their
- * messages are in flight: one being handed to the sender (its sealed body opened by the delivery
- * thread), the others still queued. The cycles vary when the close comes: while a callback runs,
- * right after the calls (nothing sent yet), and with a sender slow enough that most of the queue
- * is left. Checked:
+ * Each cycle opens an engine on the same database, installs an SMS sender, starts several
+ * verifications and closes the engine while their messages are in flight: one being handed to the
+ * sender (its sealed body opened by the delivery thread), the others still queued. The cycles vary
+ * when the close comes: while a callback runs (each sleeps a few milliseconds), right after the
+ * calls (nothing sent yet), and while a callback that returns only once the close has begun holds
+ * the second message, so the last two are certainly left. Checked:
  *   - phoneauth_close returns, and no callback of an engine runs after its phoneauth_close;
  *   - no message is lost: what a closing engine still held goes back to the store and a later
  *     engine sends it, so in the end every verification was delivered at least once;
@@ -33,6 +33,8 @@ static int g_after_close; /* invocations of a sender whose engine had been close
  * verifications this engine delivered, then captures the message. */
 typedef struct {
     int closed;
+    int hold_until; /* > 0: from the 2nd invocation on, wait until that many marked threads ended */
+    int invocations;
     int n_got;
     char got[MAX_CYCLES * PER_CYCLE][64];
 } cycle_sender;
@@ -47,7 +49,11 @@ static int sender(void *ctx, const char *message_json) {
     if (vid && c->n_got < MAX_CYCLES * PER_CYCLE) snprintf(c->got[c->n_got++], sizeof c->got[0], "%s", vid);
     pthread_mutex_unlock(&g_got_mu);
     json_decref(m);
-    return tu_sms_sender(&g_sms, message_json);
+    int rc = tu_sms_sender(&g_sms, message_json);
+    if (c->hold_until && __atomic_add_fetch(&c->invocations, 1, __ATOMIC_SEQ_CST) >= 2)
+        CHECKF(tu_wait_marked_ended(c->hold_until, tu_timeout_ms(10000)) >= c->hold_until,
+               "an SMS callback held until the close began, and no close began");
+    return rc;
 }
 
 /* Whether engine `s` delivered verification vid. */
@@ -59,11 +65,42 @@ static int delivered_by(cycle_sender *s, const char *vid) {
     return found;
 }
 
+/* codeSent events so far; the sink marks the thread that tells them (see testutil.h). */
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int sent;
+} g_events = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+
+static void sink(void *ctx, const char *event_json) {
+    (void)ctx;
+    if (!strstr(event_json, "\"codeSent\"")) return;
+    tu_mark_thread();
+    pthread_mutex_lock(&g_events.mu);
+    g_events.sent++;
+    pthread_cond_broadcast(&g_events.cv);
+    pthread_mutex_unlock(&g_events.mu);
+}
+
+/* Waits until more than `before` codeSent events were told; returns their number. */
+static int wait_code_sent(int before) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += tu_timeout_ms(10000) / 1000;
+    pthread_mutex_lock(&g_events.mu);
+    while (g_events.sent <= before && pthread_cond_timedwait(&g_events.cv, &g_events.mu, &deadline) == 0) {}
+    int n = g_events.sent;
+    pthread_mutex_unlock(&g_events.mu);
+    return n;
+}
+
+static int code_sent(void) { return wait_code_sent(-1); }
+
 static const char *k_config =
     "{\"quotas\": {\"smsPerNumberPerHour\": 0, \"smsPerIpPerHour\": 0, \"smsPerProjectPerDay\": 0},"
     " \"sms\": {\"retryBackoffMs\": 10}}";
 
-enum { CLOSE_WHILE_SENDING, CLOSE_AT_ONCE, CLOSE_SLOW_SENDER, N_MODES };
+enum { CLOSE_WHILE_SENDING, CLOSE_AT_ONCE, CLOSE_WHILE_HELD, N_MODES };
 
 int main(void) {
     char *dir = tu_tmpdir();
@@ -75,11 +112,14 @@ int main(void) {
 
     for (int cycle = 0; cycle < cycles; cycle++) {
         int mode = cycle % N_MODES;
-        tu_sms_set_delay(&g_sms, mode == CLOSE_SLOW_SENDER ? 20 : 3);
+        tu_sms_set_delay(&g_sms, mode == CLOSE_WHILE_SENDING ? 3 : 0);
+        /* Earlier engines are closed: their marked threads have ended, this engine's has not. */
+        if (mode == CLOSE_WHILE_HELD) senders[cycle].hold_until = tu_marked_ended() + 1;
         phoneauth_engine *e = tu_open(dir, "inflight", k_config);
         if (!e) break;
+        CHECK(phoneauth_set_log_sink(e, sink, NULL) == PHONEAUTH_OK);
         CHECK(phoneauth_set_sms_sender(e, sender, &senders[cycle]) == PHONEAUTH_OK);
-        int calls_before = tu_sms_calls(&g_sms);
+        int calls_before = tu_sms_calls(&g_sms), sent_before = code_sent();
         for (int i = 0; i < PER_CYCLE; i++) {
             char phone[32];
             snprintf(phone, sizeof phone, "+1650555%04d", 1000 + cycle * PER_CYCLE + i);
@@ -90,16 +130,18 @@ int main(void) {
             json_decref(v);
         }
         /* While sending: wait until the delivery thread is inside the sender (it has opened a
-         * sealed body), then close at once. With the slow sender, close waits 20 ms for that
-         * callback and the engine must stop before the next message (left to a later engine). */
-        if (mode != CLOSE_AT_ONCE) tu_sms_wait_calls(&g_sms, calls_before + 1, tu_timeout_ms(5000));
+         * sealed body), then close at once. While held: the first message's codeSent has marked
+         * the bookkeeping thread and the second is held until the close has begun, so the engine
+         * must stop with the last two left (to a later engine). */
+        if (mode == CLOSE_WHILE_SENDING) tu_sms_wait_calls(&g_sms, calls_before + 1, tu_timeout_ms(5000));
+        if (mode == CLOSE_WHILE_HELD) {
+            CHECKF(wait_code_sent(sent_before) > sent_before, "cycle %d: no codeSent for the first message", cycle);
+            CHECKF(tu_sms_wait_calls(&g_sms, calls_before + 2, tu_timeout_ms(10000)) == calls_before + 2,
+                   "cycle %d: the second message did not reach the sender", cycle);
+        }
         phoneauth_close(e);
         __atomic_store_n(&senders[cycle].closed, 1, __ATOMIC_SEQ_CST);
     }
-    tu_sleep_ms(50);
-    CHECKF(__atomic_load_n(&g_after_close, __ATOMIC_SEQ_CST) == 0,
-           "%d SMS callbacks ran after their engine's phoneauth_close returned", g_after_close);
-
     /* A last engine sends whatever the closed ones left. */
     tu_sms_set_delay(&g_sms, 0);
     static cycle_sender last;
@@ -116,11 +158,19 @@ int main(void) {
         CHECKF(n_vids == cycles * PER_CYCLE, "%d verifications started, want %d", n_vids, cycles * PER_CYCLE);
         phoneauth_close(e);
     }
-    /* The close came with messages in flight: some were sent by a later engine than their own
-     * (certain in the slow-sender cycles: 3 of their 4 messages at least). */
-    int handed_on = 0;
-    for (int i = 0; i < n_vids; i++) handed_on += !delivered_by(&senders[i / PER_CYCLE], vids[i]);
-    CHECKF(handed_on >= 3 * (cycles / N_MODES), "only %d messages were left in flight by a close", handed_on);
+    /* Checked after the last engine ran: a callback of a closed engine had all that time to come. */
+    CHECKF(__atomic_load_n(&g_after_close, __ATOMIC_SEQ_CST) == 0,
+           "%d SMS callbacks ran after their engine's phoneauth_close returned", g_after_close);
+    /* The close came with messages in flight: some were sent by a later engine than their own,
+     * certainly the last two of each held cycle. */
+    int handed_on = 0, held_left = 0;
+    for (int i = 0; i < n_vids; i++) {
+        int later = !delivered_by(&senders[i / PER_CYCLE], vids[i]);
+        handed_on += later;
+        held_left += later && (i / PER_CYCLE) % N_MODES == CLOSE_WHILE_HELD && i % PER_CYCLE >= 2;
+    }
+    CHECKF(held_left == 2 * (cycles / N_MODES), "%d of the %d messages queued behind a held one were left by the "
+           "close", held_left, 2 * (cycles / N_MODES));
     printf("%d cycles, %d messages, %d sender invocations, %d messages sent by a later engine than their own\n",
            cycles, n_vids, tu_sms_calls(&g_sms), handed_on);
 
