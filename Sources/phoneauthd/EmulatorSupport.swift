@@ -6,6 +6,9 @@ import PhoneAuthKit
 /// that test suites rely on. Codes are not sent but kept ten minutes for
 /// `GET /emulator/v1/projects/{p}/verificationCodes`, and firebase-admin's unsigned custom tokens
 /// sign in. None of this exists when the flag is off: the server then has no instance of it.
+/// The engine hands an SMS to `keep` on its delivery thread, which may run after the call that
+/// made the code answered; the calls that send codes wait for it (`awaitCode`), so a test suite
+/// that reads the code at once, as suites written for Firebase's emulator do, finds it.
 final class EmulatorSupport: @unchecked Sendable {
     struct Sent {
         let code: String
@@ -34,9 +37,30 @@ final class EmulatorSupport: @unchecked Sendable {
             dropOld(now: now)
             if bySession[message.verificationID] == nil { order.append(message.verificationID) }
             bySession[message.verificationID] = Sent(code: code, phoneNumber: message.to, sessionInfo: message.verificationID, at: now)
+            lock.broadcast()
         }
         return true
     }
+
+    /// Returns once the code of `verificationID` is kept, or once the engine owes it no SMS (a
+    /// test number, a delivery that ended otherwise). Blocks: runs on the engine runner's threads.
+    func awaitCode(of verificationID: String, runner: EngineRunner) async {
+        _ = try? await runner.run { auth in
+            let params = JSONCodec.serialize(.object([("verificationId", .string(verificationID))]))
+            // Bounded, for a message the engine keeps failing to hand over; woken by `keep`.
+            for _ in 0..<Self.awaitRounds {
+                if self.lock.withLock({ self.bySession[verificationID] != nil }) { return }
+                let (status, json) = auth.call("getVerificationStatus", paramsJSON: params)
+                guard status == 0, (try? JSONCodec.parse(json))?["delivery"]?.stringValue == "pending" else { return }
+                self.lock.withLock {
+                    if self.bySession[verificationID] == nil { self.lock.wait(milliseconds: Self.awaitRoundMilliseconds) }
+                }
+            }
+        }
+    }
+
+    private static let awaitRounds = 100
+    private static let awaitRoundMilliseconds: Int64 = 100
 
     private func dropOld(now: Timestamp) {
         while head < order.count, let first = bySession[order[head]], now.milliseconds - first.at.milliseconds > Self.keepSeconds * 1000 {

@@ -63,6 +63,7 @@ struct IdentityToolkit: Sendable {
         let started = try await runner.run {
             try $0.verifyPhoneNumber(phone, languageCode: call.languageCode, clientIP: call.clientIp, appVerification: proof)
         }
+        await emulator?.awaitCode(of: started.verificationID, runner: runner)
         return .object([("sessionInfo", .string(started.verificationID))])
     }
 
@@ -194,6 +195,7 @@ struct IdentityToolkit: Sendable {
             try $0.startPhoneEnrollment(idToken: idToken, phoneNumber: phone, languageCode: call.languageCode, clientIP: call.clientIp,
                                         appVerification: proof)
         }
+        await emulator?.awaitCode(of: started.verificationID, runner: runner)
         return .object([("phoneSessionInfo", .object([("sessionInfo", .string(started.verificationID))]))])
     }
 
@@ -226,6 +228,7 @@ struct IdentityToolkit: Sendable {
             try $0.sendSecondFactorCode(session: session, enrollmentID: hint, languageCode: call.languageCode, clientIP: call.clientIp,
                                         appVerification: proof)
         }
+        await emulator?.awaitCode(of: started.verificationID, runner: runner)
         return .object([("phoneResponseInfo", .object([("sessionInfo", .string(started.verificationID))]))])
     }
 

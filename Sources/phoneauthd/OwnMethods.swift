@@ -3,6 +3,7 @@ import PhoneAuthCore
 /// `POST /phoneauth/v1/{method}`: phoneauth_call over HTTP, the same JSON in and out.
 struct OwnMethods: Sendable {
     let runner: EngineRunner
+    let emulator: EmulatorSupport?
 
     /// Methods that manage users or reveal state: an admin token is required.
     static let adminMethods: Set<String> = [
@@ -27,7 +28,13 @@ struct OwnMethods: Sendable {
             params = .object(pairs.filter { $0.0 != "clientIp" } + [("clientIp", .string(clientIp))])
         }
         let (status, json) = await runner.call(method, paramsJSON: JSONCodec.serialize(params))
-        guard status != 0 else { return Reply(text: json, contentType: Reply.jsonType) }
+        guard status != 0 else {
+            // A call that sent a code answers once development mode lists it.
+            if let emulator, let id = (try? JSONCodec.parse(json))?["verificationId"]?.stringValue {
+                await emulator.awaitCode(of: id, runner: runner)
+            }
+            return Reply(text: json, contentType: Reply.jsonType)
+        }
         return Self.errorReply((try? JSONCodec.parse(json)) ?? .object([]))
     }
 

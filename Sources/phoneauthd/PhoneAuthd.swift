@@ -96,7 +96,7 @@ struct PhoneAuthd: ParsableCommand {
                             toolkit: IdentityToolkit(runner: runner, projectId: engineConfig.projectId,
                                                      temporaryProofTtlSeconds: engineConfig.temporaryProofTtlSeconds,
                                                      authorizedDomains: serverConfig.authorizedDomains, emulator: emulator),
-                            admin: IdentityToolkitAdmin(runner: runner), own: OwnMethods(runner: runner), emulator: emulator,
+                            admin: IdentityToolkitAdmin(runner: runner), own: OwnMethods(runner: runner, emulator: emulator), emulator: emulator,
                             observability: observability)
         return (runner, server, serverConfig)
     }

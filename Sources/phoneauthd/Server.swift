@@ -90,7 +90,7 @@ struct Server: HTTPResponder {
                     throw ToolkitError(403, "INSUFFICIENT_PERMISSION", "Admin calls need an admin token: Authorization: Bearer <token>.")
                 }
             } else {
-                try checkApiKey(request, query: query)
+                try checkApiKey(request, query: query, service: target.service)
             }
             let body = target.method == .get ? JSONValue.object([]) : try await readBody(&request, allowForm: target.operation == "token")
             let call = ToolkitCall(body: body, clientIp: clientIp, languageCode: languageCode(request))
@@ -115,7 +115,7 @@ struct Server: HTTPResponder {
                                                                  "The method \(name) needs an admin token: Authorization: Bearer <token>."))
             }
         } else {
-            do { try checkApiKey(request, query: query) } catch { return OwnMethods.errorReply(OwnMethods.error("invalidApiKey", status: 18009, "API key not valid.")) }
+            do { try checkApiKey(request, query: query, service: .identityToolkit) } catch { return OwnMethods.errorReply(OwnMethods.error("invalidApiKey", status: 18009, "API key not valid.")) }
         }
         do {
             return await own.handle(name, params: try await readBody(&request), clientIp: clientIp)
@@ -138,12 +138,10 @@ struct Server: HTTPResponder {
         return matched
     }
 
-    private func checkApiKey(_ request: Request, query: [(String, String)]) throws {
+    private func checkApiKey(_ request: Request, query: [(String, String)], service: GoogleService) throws {
         guard !config.apiKeys.isEmpty else { return }
         let key = query.first(where: { $0.0 == "key" })?.1 ?? request.headers[HTTPField.Name("X-Goog-Api-Key")!]
-        guard let key, config.apiKeys.contains(key) else {
-            throw ToolkitError(400, "API key not valid. Please pass a valid API key.")
-        }
+        guard let key, config.apiKeys.contains(key) else { throw ToolkitError.invalidApiKey(service: service) }
     }
 
     private func languageCode(_ request: Request) -> String? {
@@ -189,34 +187,42 @@ struct Server: HTTPResponder {
     }
 }
 
-/// An Identity Toolkit path, with or without Google's host name as its first segment.
+/// An Identity Toolkit or Secure Token path, in each form a real client sends: with Google's host
+/// as the first segment (Firebase's SDKs pointed at an emulator) or without it (a client given a
+/// custom endpoint, or Google's discovery documents: the service path, then the method's path).
 struct ToolkitRoute {
     private(set) var operation = ""
     private(set) var method = HTTPRequest.Method.post
     /// Set for the admin paths under /v1/projects/{project}/.
     private(set) var project: String?
+    /// The Google service the path belongs to (as its errors name it).
+    private(set) var service = GoogleService.identityToolkit
 
     var name: String { project == nil ? "toolkit:\(operation)" : "admin:\(operation)" }
 
     static let clientOperations: Set<String> = ["sendVerificationCode", "signInWithPhoneNumber", "lookup", "delete", "update", "signInWithCustomToken"]
     static let adminOperations: Set<String> = ["accounts", "accounts:lookup", "accounts:batchGet", "accounts:update", "accounts:delete", "accounts:batchDelete"]
+    static let multiFactorOperations: Set<String> = ["mfaEnrollment:start", "mfaEnrollment:finalize", "mfaEnrollment:withdraw",
+                                                     "mfaSignIn:start", "mfaSignIn:finalize"]
 
     init?(path: String) {
         var rest = Substring(path)
-        for host in ["/www.googleapis.com/identitytoolkit", "/identitytoolkit.googleapis.com", "/securetoken.googleapis.com"] where rest.hasPrefix(host + "/") {
-            rest = rest.dropFirst(host.count)
-            break
+        // The host, when given, must be the one whose service the rest of the path names.
+        var host: GoogleService?
+        if let named = GoogleService.allCases.first(where: { rest.hasPrefix("/\($0.host)/") }) {
+            host = named
+            rest = rest.dropFirst(named.host.count + 1)
         }
-        if rest.hasPrefix("/v3/relyingparty/"), let op = IdentityToolkit.legacyNames[String(rest.dropFirst("/v3/relyingparty/".count))] {
+        if rest.hasPrefix(Self.relyingParty), let op = IdentityToolkit.legacyNames[String(rest.dropFirst(Self.relyingParty.count))] {
+            service = .legacyIdentityToolkit
             operation = op
             if op == "getProjectConfig" { method = .get }
         } else if rest == "/v1/token" {
+            service = .secureToken
             operation = "token"
         } else if rest.hasPrefix("/v1/accounts:"), Self.clientOperations.contains(String(rest.dropFirst("/v1/accounts:".count))) {
             operation = String(rest.dropFirst("/v1/accounts:".count))
-        } else if rest.hasPrefix("/v2/accounts/"),
-                  ["mfaEnrollment:start", "mfaEnrollment:finalize", "mfaEnrollment:withdraw", "mfaSignIn:start", "mfaSignIn:finalize"]
-                      .contains(String(rest.dropFirst("/v2/accounts/".count))) {
+        } else if rest.hasPrefix("/v2/accounts/"), Self.multiFactorOperations.contains(String(rest.dropFirst("/v2/accounts/".count))) {
             operation = String(rest.dropFirst("/v2/accounts/".count))
         } else if rest.hasPrefix("/v1/projects/") {
             let parts = rest.dropFirst("/v1/projects/".count).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
@@ -227,5 +233,26 @@ struct ToolkitRoute {
         } else {
             return nil
         }
+        if let host, host != service { return nil }
     }
+
+    /// The v3 service path, as the discovery document names it (`servicePath`).
+    private static let relyingParty = "/identitytoolkit/v3/relyingparty/"
+}
+
+/// Google's services in the dialect: each has its host; the v3 service lives under a path of
+/// www.googleapis.com.
+enum GoogleService: CaseIterable {
+    case legacyIdentityToolkit, identityToolkit, secureToken
+
+    var host: String {
+        switch self {
+        case .legacyIdentityToolkit: return "www.googleapis.com"
+        case .identityToolkit: return "identitytoolkit.googleapis.com"
+        case .secureToken: return "securetoken.googleapis.com"
+        }
+    }
+
+    /// The service's name in Google's error details (the v3 API is Identity Toolkit too).
+    var name: String { self == .secureToken ? "securetoken.googleapis.com" : "identitytoolkit.googleapis.com" }
 }

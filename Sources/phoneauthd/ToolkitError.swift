@@ -2,12 +2,18 @@ import PhoneAuthCore
 import PhoneAuthKit
 
 /// A failure in Identity Toolkit's shape: `{"error": {"code", "message", "errors": [...]}}`, the
-/// message one of the strings Firebase's clients know, then " : " and a detail for people.
+/// message one of the strings Firebase's clients know, then " : " and a detail for people. As
+/// Google (and Firebase's emulator) answer, `status` names the canonical code of every failure but
+/// a 400 with an Identity Toolkit message, and a refused API key carries Google's `details`.
 struct ToolkitError: Error {
     let status: Int
     let code: String
     var detail: String?
     var retryAfterSeconds: Int64?
+    /// `errors[0].reason`, when not the one the HTTP status implies.
+    var reason: String?
+    /// Google's `details` entries (google.rpc.ErrorInfo and the like).
+    var details: [JSONValue] = []
 
     init(_ status: Int, _ code: String, _ detail: String? = nil) {
         self.status = status
@@ -15,17 +21,34 @@ struct ToolkitError: Error {
         self.detail = detail
     }
 
-    var reply: Reply {
-        let message = detail.map { "\(code) : \($0)" } ?? code
-        let body: JSONValue = .object([("error", .object([
-            ("code", .int(Int64(status))),
-            ("message", .string(message)),
-            ("errors", .array([.object([("message", .string(message)), ("domain", .string("global")), ("reason", .string(reason))])])),
-        ]))])
-        return Reply(status: status, json: body, headers: retryAfterSeconds.map { [("Retry-After", String($0))] } ?? [])
+    /// What Google answers a request whose API key is missing or not one of the project's.
+    static func invalidApiKey(service: GoogleService) -> ToolkitError {
+        let message = "API key not valid. Please pass a valid API key."
+        var error = ToolkitError(400, message)
+        error.reason = "badRequest"
+        error.details = [
+            .object([("@type", .string("type.googleapis.com/google.rpc.ErrorInfo")), ("reason", .string("API_KEY_INVALID")),
+                     ("domain", .string("googleapis.com")), ("metadata", .object([("service", .string(service.name))]))]),
+            .object([("@type", .string("type.googleapis.com/google.rpc.LocalizedMessage")), ("locale", .string("en-US")),
+                     ("message", .string(message))]),
+        ]
+        return error
     }
 
-    private var reason: String {
+    var reply: Reply {
+        let message = detail.map { "\(code) : \($0)" } ?? code
+        var error = JSONObjectBuilder()
+        error.set("code", .int(Int64(status)))
+        error.set("message", .string(message))
+        error.set("errors", .array([.object([("message", .string(message)), ("domain", .string("global")),
+                                             ("reason", .string(reason ?? Self.reason(status)))])]))
+        error.set("status", canonicalStatus.map { .string($0) })
+        if !details.isEmpty { error.set("details", .array(details)) }
+        return Reply(status: status, json: .object([("error", error.value)]),
+                     headers: retryAfterSeconds.map { [("Retry-After", String($0))] } ?? [])
+    }
+
+    private static func reason(_ status: Int) -> String {
         switch status {
         case 401: return "authError"
         case 403: return "forbidden"
@@ -33,6 +56,23 @@ struct ToolkitError: Error {
         case 429: return "rateLimitExceeded"
         case 500...: return "backendError"
         default: return "invalid"
+        }
+    }
+
+    /// google.rpc.Code's name for the HTTP status. A 400 carrying one of Identity Toolkit's own
+    /// messages (INVALID_CODE, …) has none, as Google answers it.
+    private var canonicalStatus: String? {
+        switch status {
+        case 400: return code == "INVALID_ARGUMENT" || !details.isEmpty ? "INVALID_ARGUMENT" : nil
+        case 401: return "UNAUTHENTICATED"
+        case 403: return "PERMISSION_DENIED"
+        case 404: return "NOT_FOUND"
+        case 409: return "ALREADY_EXISTS"
+        case 429: return "RESOURCE_EXHAUSTED"
+        case 500: return "INTERNAL"
+        case 501: return "UNIMPLEMENTED"
+        case 503: return "UNAVAILABLE"
+        default: return nil
         }
     }
 

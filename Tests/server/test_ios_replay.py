@@ -342,6 +342,9 @@ def test_multi_factor_enrol_sign_in_and_withdraw(emulator):
     hint = pending["mfaInfo"][0]
     assert hint["mfaEnrollmentId"] == enrollment_id
     assert hint["displayName"] == "work phone"
+    # One precision everywhere: the hint's time is the lookup's, milliseconds included.
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", factors[0]["enrolledAt"]), factors
+    assert hint["enrolledAt"] == factors[0]["enrolledAt"], (hint, factors)
     masked = hint["phoneInfo"]
     assert isinstance(masked, str) and masked.endswith(SECOND_NUMBER[-4:]), hint
     assert SECOND_NUMBER not in masked and SECOND_NUMBER[1:] not in masked, hint
@@ -495,20 +498,35 @@ def test_production_verify_client_without_push_sender_is_a_json_error(production
     assert_toolkit_error((status, body, {}), status)
 
 
+def assert_api_key_refusal(answer: Tuple[int, Any, Dict[str, str]], service: str) -> None:
+    """Google's answer to a missing or wrong API key, field by field."""
+    error = assert_toolkit_error(answer, 400)
+    message = "API key not valid. Please pass a valid API key."
+    assert error["message"] == message, error
+    assert error["errors"] == [{"message": message, "domain": "global", "reason": "badRequest"}], error
+    assert error["status"] == "INVALID_ARGUMENT", error
+    info = [d for d in error["details"] if d["@type"] == "type.googleapis.com/google.rpc.ErrorInfo"]
+    assert info == [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID",
+                     "domain": "googleapis.com", "metadata": {"service": service}}], error
+
+
 def test_production_send_without_api_key_is_refused(production):
     answer = IOSClient(production, key=None).send_verification_code(REAL_NUMBER)
-    error = assert_toolkit_error(answer, 400)
-    assert "API key" in error["message"], error
+    assert_api_key_refusal(answer, "identitytoolkit.googleapis.com")
     time.sleep(0.3)
     assert production.sms.count() == 0
 
 
 def test_production_send_with_a_wrong_api_key_is_refused(production):
     answer = IOSClient(production, key="wrong-key").send_verification_code(REAL_NUMBER)
-    error = assert_toolkit_error(answer, 400)
-    assert "API key" in error["message"], error
+    assert_api_key_refusal(answer, "identitytoolkit.googleapis.com")
     time.sleep(0.3)
     assert production.sms.count() == 0
+
+
+def test_production_refresh_with_a_wrong_api_key_names_secure_token(production):
+    answer = IOSClient(production, key="wrong-key").refresh("any-refresh-token")
+    assert_api_key_refusal(answer, "securetoken.googleapis.com")
 
 
 def test_production_code_arrives_at_the_webhook_and_signs_in(production):

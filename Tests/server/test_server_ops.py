@@ -81,6 +81,16 @@ def access_log(server):
     return [json.loads(line) for line in server.stdout().splitlines()]
 
 
+def wait_for_metric(server, line, timeout=30.0):
+    """Returns once the metrics have `line` (an event the engine tells after the call answered)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status, text, _ = server.get("/metrics")
+        if status == 200 and line in text.splitlines():
+            return
+        time.sleep(0.02)
+
+
 def wait_for_log_lines(server, count, timeout=5.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -134,7 +144,8 @@ def test_metrics_count_requests_sms_and_limits(tmp_path):
         receiver.wait_for_requests(1)
         status, body, headers = server.post(f"{V3}/sendVerificationCode?key=k", {"phoneNumber": "+16502530000"})
         assert status == 429 and "Retry-After" in headers
-        time.sleep(0.3)  # the codeSent event comes from the delivery thread
+        # The codeSent event comes from the delivery thread once the outcome is stored: wait for it.
+        wait_for_metric(server, "phoneauth_sms_sent_total 1")
         status, text, headers = server.get("/metrics")
         assert status == 200 and headers["Content-Type"].startswith("text/plain")
         assert re.search(r'phoneauth_http_requests_total\{[^}]*route="toolkit:sendVerificationCode"[^}]*status="200"[^}]*\} 1', text), text

@@ -28,8 +28,11 @@ post() { curl -sS -X POST "$url$1" -H 'Content-Type: application/json' -d "$2"; 
 field() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 
 echo; echo "1. sendVerificationCode (the iOS SDK's path)"
-session=$(post "/www.googleapis.com/identitytoolkit/v3/relyingparty/sendVerificationCode?key=demo" \
-  '{"phoneNumber": "+16505551234"}' | tee /dev/stderr | field sessionInfo)
+# Echoed: tee to the stderr device would reopen, and truncate, a log file the caller redirected to.
+sent=$(post "/www.googleapis.com/identitytoolkit/v3/relyingparty/sendVerificationCode?key=demo" \
+  '{"phoneNumber": "+16505551234"}')
+echo "$sent"
+session=$(echo "$sent" | field sessionInfo)
 echo; echo "2. verifyPhoneNumber with the code: signs in, creating the user"
 answer=$(post "/www.googleapis.com/identitytoolkit/v3/relyingparty/verifyPhoneNumber?key=demo" \
   "{\"sessionInfo\": \"$session\", \"code\": \"123456\"}")
