@@ -4,6 +4,8 @@ test_sms_providers.py. Each records every request it gets and answers from a scr
     server = FakeServer()                       # http://127.0.0.1:<port>
     server.answer(Answer(201, {"sid": "SM1"}))  # the answer to every request from now on
     server.script(Answer(500), Answer(201))     # these answers first, one per request, then the default
+    server.answer(Answer(201, hold=gate))       # answered once the test sets the threading.Event gate
+    server.answer(Answer(201, gather=4))        # answered once 4 requests are in the server at once
     server.wait_for_requests(2)
     server.requests[0].form()                   # the decoded form fields of the first request
 
@@ -26,15 +28,22 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 from urllib.parse import parse_qsl
 
 
+# The longest a held answer waits for what it waits for (then it goes anyway, and the test fails
+# on what it then sees).
+HOLD_LIMIT = 15.0
+
+
 @dataclass
 class Answer:
     """What the server sends back: a status, a body (a dict or list becomes JSON), extra headers,
-    and how long to wait before answering."""
+    and what it waits for first: `hold`, an event the test sets when the answer may go (the test
+    decides the order of events, not a delay); `gather`, that many requests in the server at once."""
 
     status: int = 200
     body: Union[bytes, str, Dict[str, Any], List[Any], None] = None
     headers: Dict[str, str] = field(default_factory=dict)
-    delay: float = 0.0
+    hold: Optional[threading.Event] = None
+    gather: int = 0
 
     def encoded(self) -> Tuple[bytes, str]:
         if self.body is None:
@@ -153,6 +162,10 @@ class FakeServer:
             self._cond.notify_all()
         return responder(request) if callable(responder) else responder
 
+    def _gather(self, count: int) -> None:
+        with self._cond:
+            self._cond.wait_for(lambda: self.max_active >= count, HOLD_LIMIT)
+
     def _answered(self) -> None:
         with self._cond:
             self.active -= 1
@@ -210,8 +223,10 @@ class _Handler(BaseHTTPRequestHandler):
         fake: FakeServer = self.server.fake
         answer = fake._arrived(Request(self.command, self.path, list(self.headers.items()), body, time.monotonic()))
         try:
-            if answer.delay:
-                time.sleep(answer.delay)
+            if answer.gather:
+                fake._gather(answer.gather)
+            if answer.hold is not None:
+                answer.hold.wait(HOLD_LIMIT)
             payload, content_type = answer.encoded()
             self.send_response(answer.status)
             headers = {"Content-Type": content_type, **answer.headers}

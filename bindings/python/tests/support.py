@@ -175,6 +175,23 @@ def stored_values(database: str):
                     yield table, value
 
 
+def delivery_due_ms(database: str) -> int:
+    """The due time (ms since the epoch, the engine's clock) of the one verification in the
+    database at `database`: while its message waits, when the engine will next try it."""
+    if not POSTGRES or is_postgres_url(database):
+        import sqlite3
+
+        db = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+        try:
+            rows = db.execute("SELECT due_at FROM verifications").fetchall()
+        finally:
+            db.close()
+    else:
+        rows = pg_connection().execute(f"SELECT due_at FROM {schema_for(database)}.verifications").fetchall()
+    assert len(rows) == 1, f"{len(rows)} verifications, want one"
+    return rows[0][0]
+
+
 class SmsCapture:
     """An SMS sender that records every message and lets tests wait for one."""
 

@@ -21,7 +21,7 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 import phoneauth
 from sms_servers import Answer, FakeServer, closed_port, make_tls_files, server_tls_context
-from support import REAL_NUMBER, code_in, engine_config, parse_time, sign_in_with_code, wait_until
+from support import REAL_NUMBER, WAIT, code_in, delivery_due_ms, engine_config, parse_time, sign_in_with_code, wait_until
 
 MASKED = "+*******3434"
 
@@ -116,8 +116,31 @@ class Events:
         return [e for e in self.all() if e["event"] == name]
 
     def wait_for(self, name, count=1, timeout=10.0):
-        return wait_until(lambda: self.named(name)[count - 1:], timeout=timeout,
-                          what=f"{count} {name} event(s); got {self.all()}")[0]
+        return self.wait_for_all(name, count, timeout)[count - 1]
+
+    def wait_for_all(self, name, count, timeout=10.0):
+        """Waits for `count` events of that name; returns all of them so far."""
+        wait_until(lambda: self.named(name)[count - 1:], timeout=timeout,
+                   what=f"{count} {name} event(s); got {self.all()}")
+        return self.named(name)
+
+
+class PlannedRetries(Events):
+    """Events, noting for each deliveryFailed how long after the failure the engine plans the next
+    attempt (the store's due time less the event's time, in ms): what the engine decided, however
+    late a busy machine lets it act on it. Read in the sink, which runs on the thread that recorded
+    the failure and that later takes the retry (which changes the due time), so always in between."""
+
+    def __init__(self, db_path):
+        super().__init__()
+        self.db_path = db_path
+        self.delays = []
+
+    def __call__(self, event):
+        if event["event"] == "deliveryFailed":
+            failed_at = round(parse_time(event["time"]).timestamp() * 1000)
+            self.delays.append(delivery_due_ms(self.db_path) - failed_at)
+        super().__call__(event)
 
 
 def without_time(event):
@@ -177,14 +200,14 @@ def servers():
 
 @pytest.fixture
 def open_engine(db_path, servers):
-    """open_engine(providers, **sms) -> (engine, events): an engine sending through `providers`,
-    with an Events sink. Closed before the servers (this fixture depends on `servers`)."""
+    """open_engine(providers, events=None, **sms) -> (engine, events): an engine sending through
+    `providers`, with an Events sink (`events`, or a new one). Closed before the servers (this fixture depends on `servers`)."""
     opened = []
 
-    def factory(providers, **sms):
+    def factory(providers, events=None, **sms):
         engine = phoneauth.Engine(provider_config(db_path, providers, **sms))
         opened.append(engine)
-        events = Events()
+        events = events or Events()
         engine.set_log_sink(events)
         return engine, events
 
@@ -301,41 +324,46 @@ def test_vonage_transient_status_is_retried(open_engine, servers, vonage_status,
 
 @pytest.mark.parametrize("http_status, reason, retry_after", [
     (429, "rateLimited", "1"), (503, "serverError", "1"), (429, "rateLimited", "date")])
-def test_retry_after_is_respected(open_engine, servers, http_status, reason, retry_after):
+def test_retry_after_is_respected(open_engine, servers, db_path, http_status, reason, retry_after):
     server = servers(TWILIO_OK)
-    if retry_after == "date":
-        # An HTTP date 2 s ahead, cut to whole seconds: at least 1 s from now.
-        retry_after = email.utils.formatdate(time.time() + 2, usegmt=True)
-    server.script(Answer(http_status, {"code": 20429, "message": "Too many requests"},
-                         headers={"Retry-After": retry_after}))
+
+    def refusal(_request):
+        # An HTTP date 3 s ahead of the request, cut to whole seconds: at least 2 s from then.
+        header = retry_after if retry_after != "date" else email.utils.formatdate(time.time() + 3, usegmt=True)
+        return Answer(http_status, {"code": 20429, "message": "Too many requests"}, headers={"Retry-After": header})
+
+    server.script(refusal)
     # A 10 ms backoff: only Retry-After can explain a second's wait.
-    engine, events = open_engine([twilio(server)], retryBackoffMs=10)
+    engine, events = open_engine([twilio(server)], events=PlannedRetries(db_path), retryBackoffMs=10)
     engine.verify_phone_number(REAL_NUMBER)
     sent = events.wait_for("codeSent")
     [failed] = events.named("deliveryFailed")
     assert_fields(failed, attempt=1, provider="twilio", reason=reason, httpStatus=http_status, willRetry=True)
-    assert failed.get("retryAfterSeconds") in ({1} if retry_after == "1" else {1, 2})
+    assert failed.get("retryAfterSeconds") in ({1} if retry_after == "1" else {1, 2, 3})
+    # The engine planned the retry that long after the failure, and did not try before.
+    assert events.delays == [failed["retryAfterSeconds"] * 1000]
     first, second = server.requests
-    assert 0.95 <= second.arrived - first.arrived < 3.0
+    assert second.arrived - first.arrived >= 0.95
     assert_fields(sent, attempt=2, provider="twilio", messageId="SM123")
 
 
 # -- 4. Server errors, backoff ------------------------------------------------------------------
 
-def test_server_errors_are_retried_with_doubling_backoff(open_engine, servers):
+def test_server_errors_are_retried_with_doubling_backoff(open_engine, servers, db_path):
     server = servers(TWILIO_OK)
     server.script(Answer(500, {"code": 20500, "message": "Internal Server Error"}), Answer(502, b"bad gateway"))
-    engine, events = open_engine([twilio(server)], retryBackoffMs=200)
+    engine, events = open_engine([twilio(server)], events=PlannedRetries(db_path), retryBackoffMs=200)
     started = engine.verify_phone_number(REAL_NUMBER)
     sent = events.wait_for("codeSent")
     failures = events.named("deliveryFailed")
     assert [(e["attempt"], e["reason"], e.get("httpStatus"), e["willRetry"]) for e in failures] == [
         (1, "serverError", 500, True), (2, "serverError", 502, True)]
     assert_fields(sent, attempt=3, provider="twilio", messageId="SM123")
+    # 200 ms then 400 ms, each plus up to half again of jitter, as planned; never tried earlier.
+    first_delay, second_delay = events.delays
+    assert 200 <= first_delay <= 300 and 400 <= second_delay <= 600, events.delays
     first, second, third = server.requests
-    # 200 ms then 400 ms, each plus up to half again of jitter (and some slack for a busy machine).
-    assert 0.2 <= second.arrived - first.arrived < 0.3 + 0.4
-    assert 0.4 <= third.arrived - second.arrived < 0.6 + 0.4
+    assert second.arrived - first.arrived >= 0.2 and third.arrived - second.arrived >= 0.4
     status = settled_status(engine, started["verificationId"], "sent")
     assert (status["attempts"], status["provider"], status["providerMessageId"]) == (3, "twilio", "SM123")
 
@@ -405,15 +433,14 @@ def test_provider_fault_fails_over_at_once(open_engine, servers, kind, answer, p
     primary = servers(answer)
     backup = servers(TWILIO_OK)
     make = {"twilio": twilio, "vonage": vonage, "webhook": webhook}[kind]
-    # A 5 s backoff: a retry instead of a failover could not reach the backup within the test.
+    # An hour's backoff: a retry could not reach the backup within the test, only a failover can.
     engine, events = open_engine([make(primary, name="primary"), twilio(backup, name="backup")],
-                                 retryBackoffMs=5000)
+                                 retryBackoffMs=3_600_000)
     started = engine.verify_phone_number(REAL_NUMBER)
-    sent = events.wait_for("codeSent", timeout=4)
+    sent = events.wait_for("codeSent")
     assert without_time(sent) == {"event": "codeSent", "phoneNumber": MASKED, "languageCode": "en", "attempt": 1,
                                   "provider": "backup", "messageId": "SM123", "failedOver": ["primary"], **cost("en")}
-    [first], [second] = primary.requests, backup.requests
-    assert second.arrived - first.arrived < 1.0
+    assert (primary.count(), backup.count()) == (1, 1)
     status = settled_status(engine, started["verificationId"], "sent")
     assert (status["attempts"], status["provider"], status["providerMessageId"]) == (1, "backup", "SM123")
 
@@ -436,12 +463,17 @@ def test_fault_of_the_last_provider_is_retried(open_engine, servers):
 # -- 7. Timeouts --------------------------------------------------------------------------------
 
 def test_slow_answer_times_out(open_engine, servers):
-    server = servers(Answer(201, {"sid": "SM-late"}, delay=2.0))
+    # The answer goes only once the engine has given up on it: the failure can only be its timeout.
+    gave_up = threading.Event()
+    server = servers(Answer(201, {"sid": "SM-late"}, hold=gave_up))
     engine, events = open_engine([twilio(server, timeoutMs=300)], retryBackoffMs=60_000, maxAttempts=2)
     began = time.monotonic()
     started = engine.verify_phone_number(REAL_NUMBER)
-    failed = events.wait_for("deliveryFailed")
-    assert 0.25 <= time.monotonic() - began < 1.5  # gave up after about 300 ms, not after the answer
+    try:
+        failed = events.wait_for("deliveryFailed")
+    finally:
+        gave_up.set()
+    assert time.monotonic() - began >= 0.25  # not before its 300 ms
     assert_fields(failed, attempt=1, provider="twilio", reason="timeout", willRetry=True)
     assert "httpStatus" not in failed
     assert events.named("codeSent") == []
@@ -461,8 +493,7 @@ def test_refused_connection_is_retried_without_failover(open_engine, servers):
     assert isinstance(failed.get("detail"), str) and failed["detail"]
     assert "httpStatus" not in failed
     assert settled_status(engine, started["verificationId"], "pending").get("deliveryError") == "connectionFailed"
-    time.sleep(0.3)
-    assert backup.count() == 0
+    assert backup.count() == 0  # a failover comes within the attempt, before its deliveryFailed
 
 
 # -- 9. TLS -----------------------------------------------------------------------------------------
@@ -491,51 +522,60 @@ def test_tls_without_ca_file_fails(open_engine, servers, tls_files):
 def test_tls_failure_fails_over(open_engine, servers, tls_files):
     secure = servers(TWILIO_OK, tls=server_tls_context(tls_files))
     plain = servers(Answer(201, {"sid": "SM-plain"}))
-    engine, events = open_engine([twilio(secure, name="secure"), twilio(plain, name="plain")], retryBackoffMs=5000)
+    # An hour's backoff: only a failover can reach the plain server within the test.
+    engine, events = open_engine([twilio(secure, name="secure"), twilio(plain, name="plain")],
+                                 retryBackoffMs=3_600_000)
     engine.verify_phone_number(REAL_NUMBER)
-    sent = events.wait_for("codeSent", timeout=4)
+    sent = events.wait_for("codeSent")
     assert_fields(sent, attempt=1, provider="plain", messageId="SM-plain", failedOver=["secure"])
     assert (secure.count(), plain.count()) == (0, 1)
 
 
 # -- 10. Circuit breaker --------------------------------------------------------------------------
 
-def test_breaker_skips_a_failing_provider_and_probes_it(open_engine, servers):
-    a = servers(Answer(500, {"code": 20500, "message": "Internal Server Error"}))
+def open_breaker(open_engine, servers, seconds):
+    """Providers a and b, a behind a breaker of 2 failures and `seconds`, and one message whose
+    two failures on a (two 500s; a works after them) open its breaker. Returns (engine, events, a, b)."""
+    a = servers(Answer(201, {"sid": "SM-a"}))
+    a.script(*[Answer(500, {"code": 20500, "message": "Internal Server Error"})] * 2)
     b = servers(Answer(201, {"sid": "SM-b"}))
-    engine, events = open_engine([twilio(a, name="a"), twilio(b, name="b")], breaker={"failures": 2, "seconds": 1},
-                                 maxAttempts=10, retryBackoffMs=10)
-    one, two, three, four, five = numbers(5100, 5)
-
-    engine.verify_phone_number(one)
+    engine, events = open_engine([twilio(a, name="a"), twilio(b, name="b")],
+                                 breaker={"failures": 2, "seconds": seconds}, maxAttempts=10, retryBackoffMs=10)
+    engine.verify_phone_number(numbers(5100, 1)[0])
     skipped = events.wait_for("providerSkipped")
-    skipped_at = time.monotonic()
     assert without_time(skipped) == {"event": "providerSkipped", "provider": "a", "failures": 2,
-                                     "reason": "serverError", "seconds": 1}
+                                     "reason": "serverError", "seconds": seconds}
+    assert [e["attempt"] for e in events.wait_for_all("deliveryFailed", 2)] == [1, 2]
+    return engine, events, a, b
+
+
+def test_breaker_skips_a_failing_provider(open_engine, servers):
+    # Open for an hour: the skipping is seen however slow the machine (no race with its end).
+    engine, events, a, b = open_breaker(open_engine, servers, 3600)
     sent = events.wait_for("codeSent")
     # Two 500s from a (the second opened its breaker), then a skipped: b, with nothing failed over.
-    assert [e["attempt"] for e in events.named("deliveryFailed")] == [1, 2]
     assert_fields(sent, attempt=3, provider="b", messageId="SM-b", failedOver="<absent>")
-    assert a.count() == 2
-
     # While a is skipped, messages go straight to b.
-    for count, number in enumerate([two, three], start=2):
+    for count, number in enumerate(numbers(5101, 2), start=2):
         engine.verify_phone_number(number)
         assert_fields(events.wait_for("codeSent", count=count), provider="b", attempt=1)
-    assert time.monotonic() - skipped_at < 1.0, "too slow to test the skipping: the breaker has closed meanwhile"
     assert (a.count(), b.count()) == (2, 3)
 
-    # a works again; after its second out, one message probes it and brings it back.
-    a.answer(Answer(201, {"sid": "SM-a"}))
+
+def test_breaker_probes_a_skipped_provider_after_its_seconds(open_engine, servers):
+    engine, events, a, b = open_breaker(open_engine, servers, 1)
+    skipped_at = time.monotonic()
+    # Once its second is out, the next message probes a and brings it back. (The first message's
+    # last try goes to b, or on a machine slow enough to let the second run out, is that probe.)
+    events.wait_for("codeSent")
     time.sleep(max(0.0, skipped_at + 1.1 - time.monotonic()))
-    engine.verify_phone_number(four)
-    assert_fields(events.wait_for("codeSent", count=4), provider="a", messageId="SM-a", attempt=1)
+    engine.verify_phone_number(numbers(5103, 1)[0])
+    assert_fields(events.wait_for("codeSent", count=2), provider="a", messageId="SM-a", attempt=1)
     restored = events.wait_for("providerRestored")
     assert without_time(restored) == {"event": "providerRestored", "provider": "a"}
-    engine.verify_phone_number(five)
-    assert_fields(events.wait_for("codeSent", count=5), provider="a", attempt=1)
-    assert (a.count(), b.count()) == (4, 3)
-    assert len(events.named("providerSkipped")) == 1
+    engine.verify_phone_number(numbers(5104, 1)[0])
+    assert_fields(events.wait_for("codeSent", count=3), provider="a", attempt=1)
+    assert len(events.named("providerSkipped")) == 1 and len(events.named("providerRestored")) == 1
 
 
 def test_breaker_counts_faults(open_engine, servers):
@@ -565,7 +605,7 @@ def test_breaker_counts_invalid_numbers_as_working(open_engine, servers):
     for count, number in enumerate([m1, m2, m3], start=1):  # 500, invalid number, 500
         engine.verify_phone_number(number)
         events.wait_for("deliveryFailed", count=count)
-    time.sleep(0.1)
+    # providerSkipped would be told during the attempt, before its deliveryFailed.
     assert events.named("providerSkipped") == [], "the invalid number (a working answer) should have reset the count"
     engine.verify_phone_number(m4)  # a second 500 in a row: now a is skipped
     skipped = events.wait_for("providerSkipped")
@@ -811,48 +851,51 @@ def test_the_good_configurations_above_open(db_path, monkeypatch):
 
 # -- 13. Concurrency ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("concurrency, count, low, high", [(4, 8, 2, 4), (1, 5, 1, 1), (None, 8, 5, 8)])
-def test_http_concurrency(open_engine, servers, concurrency, count, low, high):
-    # None: the default with HTTP providers, 16.
-    server = servers(Answer(201, {"sid": "SM-slow"}, delay=0.3))
+@pytest.mark.parametrize("concurrency, count, at_once", [(4, 8, 4), (1, 5, 1), (None, 8, 8)])
+def test_http_concurrency(open_engine, servers, concurrency, count, at_once):
+    # None: the default with HTTP providers, 16. Each answer waits until `at_once` requests are
+    # in the server together: how many the engine sends at once is seen however slow the machine.
+    server = servers(Answer(201, {"sid": "SM-slow"}, gather=at_once))
     extra = {} if concurrency is None else {"concurrency": concurrency}
     engine, events = open_engine([twilio(server)], **extra)
     for number in numbers(5400, count):
         engine.verify_phone_number(number)
     events.wait_for("codeSent", count=count)
-    assert low <= server.max_active <= high, f"{server.max_active} requests at once"
+    assert server.max_active == at_once, f"{server.max_active} requests at once"
     assert server.count() == count
 
 
-class SlowSender:
-    """A callback sender that takes 0.3 s and counts the calls running at once."""
+class GatheringSender:
+    """A callback sender whose calls return once `at_once` of them have run together (or after
+    WAIT), counting the calls running at once."""
 
-    def __init__(self):
-        self.lock = threading.Lock()
+    def __init__(self, at_once):
+        self.at_once = at_once
+        self.cond = threading.Condition()
         self.active = 0
         self.max_active = 0
         self.calls = 0
 
     def __call__(self, message):
-        with self.lock:
+        with self.cond:
             self.active += 1
             self.calls += 1
             self.max_active = max(self.max_active, self.active)
-        time.sleep(0.3)
-        with self.lock:
+            self.cond.notify_all()
+            self.cond.wait_for(lambda: self.max_active >= self.at_once, WAIT)
             self.active -= 1
 
 
-@pytest.mark.parametrize("concurrency, count, low, high", [(4, 8, 2, 4), (None, 5, 1, 1)])
-def test_callback_concurrency(make_engine, concurrency, count, low, high):
+@pytest.mark.parametrize("concurrency, count, at_once", [(4, 8, 4), (None, 5, 1)])
+def test_callback_concurrency(make_engine, concurrency, count, at_once):
     # None: the callback provider's default, one call at a time.
-    sender = SlowSender()
+    sender = GatheringSender(at_once)
     sms = {"provider": "callback"} if concurrency is None else {"provider": "callback", "concurrency": concurrency}
     engine = make_engine(sender=sender, sms=sms)
     for number in numbers(5500, count):
         engine.verify_phone_number(number)
     wait_until(lambda: sender.calls == count and sender.active == 0, timeout=10, what=f"{count} calls")
-    assert low <= sender.max_active <= high, f"{sender.max_active} calls at once"
+    assert sender.max_active == at_once, f"{sender.max_active} calls at once"
 
 
 # -- every provider down --------------------------------------------------------------------------
@@ -866,18 +909,20 @@ def test_every_provider_down_costs_a_bounded_number_of_requests_and_loses_nothin
     a, b = servers(down), servers(down)
     engine, events = open_engine([twilio(a, name="a"), twilio(b, name="b")],
                                  breaker={"failures": failures, "seconds": seconds}, maxAttempts=20, retryBackoffMs=10)
-    started = [engine.verify_phone_number(n)["verificationId"] for n in numbers(7000, 2)]
     began = time.monotonic()
+    started = [engine.verify_phone_number(n)["verificationId"] for n in numbers(7000, 2)]
     for number in numbers(7002, 28):
         started.append(engine.verify_phone_number(number)["verificationId"])
         time.sleep(outage / 28)
     time.sleep(max(0.0, began + outage - time.monotonic()))
     during = (a.count(), b.count())
-    print(f"requests during a {outage} s outage, 30 messages: a {during[0]}, b {during[1]}")
+    # The outage as it was, however long a busy machine made it: the bound follows from its length.
+    lasted = time.monotonic() - began
+    print(f"requests during a {lasted:.1f} s outage, 30 messages: a {during[0]}, b {during[1]}")
     a.answer(TWILIO_OK)
     b.answer(TWILIO_OK)
 
-    probes = outage / seconds + 1
+    probes = lasted / seconds + 1
     for name, count in zip("ab", during):
         assert failures <= count <= failures + probes + 1, (name, during)
     assert {e["provider"] for e in events.named("providerSkipped")} == {"a", "b"}
