@@ -65,36 +65,7 @@ static int delivered_by(cycle_sender *s, const char *vid) {
     return found;
 }
 
-/* codeSent events so far; the sink marks the thread that tells them (see testutil.h). */
-static struct {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int sent;
-} g_events = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
-
-static void sink(void *ctx, const char *event_json) {
-    (void)ctx;
-    if (!strstr(event_json, "\"codeSent\"")) return;
-    tu_mark_thread();
-    pthread_mutex_lock(&g_events.mu);
-    g_events.sent++;
-    pthread_cond_broadcast(&g_events.cv);
-    pthread_mutex_unlock(&g_events.mu);
-}
-
-/* Waits until more than `before` codeSent events were told; returns their number. */
-static int wait_code_sent(int before) {
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += tu_timeout_ms(10000) / 1000;
-    pthread_mutex_lock(&g_events.mu);
-    while (g_events.sent <= before && pthread_cond_timedwait(&g_events.cv, &g_events.mu, &deadline) == 0) {}
-    int n = g_events.sent;
-    pthread_mutex_unlock(&g_events.mu);
-    return n;
-}
-
-static int code_sent(void) { return wait_code_sent(-1); }
+static tu_sent g_sent; /* codeSent events, from every engine */
 
 static const char *k_config =
     "{\"quotas\": {\"smsPerNumberPerHour\": 0, \"smsPerIpPerHour\": 0, \"smsPerProjectPerDay\": 0},"
@@ -105,6 +76,7 @@ enum { CLOSE_WHILE_SENDING, CLOSE_AT_ONCE, CLOSE_WHILE_HELD, N_MODES };
 int main(void) {
     char *dir = tu_tmpdir();
     tu_sms_init(&g_sms, NULL);
+    tu_sent_init(&g_sent);
     int cycles = tu_memcheck() ? 6 : 30;
     static char vids[MAX_CYCLES * PER_CYCLE][128];
     static cycle_sender senders[MAX_CYCLES];
@@ -117,9 +89,9 @@ int main(void) {
         if (mode == CLOSE_WHILE_HELD) senders[cycle].hold_until = tu_marked_ended() + 1;
         phoneauth_engine *e = tu_open(dir, "inflight", k_config);
         if (!e) break;
-        CHECK(phoneauth_set_log_sink(e, sink, NULL) == PHONEAUTH_OK);
+        CHECK(phoneauth_set_log_sink(e, tu_sent_sink, &g_sent) == PHONEAUTH_OK);
         CHECK(phoneauth_set_sms_sender(e, sender, &senders[cycle]) == PHONEAUTH_OK);
-        int calls_before = tu_sms_calls(&g_sms), sent_before = code_sent();
+        int calls_before = tu_sms_calls(&g_sms), sent_before = tu_sent_wait(&g_sent, 0, 0);
         for (int i = 0; i < PER_CYCLE; i++) {
             char phone[32];
             snprintf(phone, sizeof phone, "+1650555%04d", 1000 + cycle * PER_CYCLE + i);
@@ -135,7 +107,8 @@ int main(void) {
          * must stop with the last two left (to a later engine). */
         if (mode == CLOSE_WHILE_SENDING) tu_sms_wait_calls(&g_sms, calls_before + 1, tu_timeout_ms(5000));
         if (mode == CLOSE_WHILE_HELD) {
-            CHECKF(wait_code_sent(sent_before) > sent_before, "cycle %d: no codeSent for the first message", cycle);
+            CHECKF(tu_sent_wait(&g_sent, sent_before + 1, tu_timeout_ms(10000)) > sent_before,
+                   "cycle %d: no codeSent for the first message", cycle);
             CHECKF(tu_sms_wait_calls(&g_sms, calls_before + 2, tu_timeout_ms(10000)) == calls_before + 2,
                    "cycle %d: the second message did not reach the sender", cycle);
         }
@@ -179,6 +152,7 @@ int main(void) {
         CHECKF(__lsan_do_recoverable_leak_check() == 0, "LeakSanitizer found leaks after %d open/close cycles", cycles);
 
     tu_sms_destroy(&g_sms);
+    tu_sent_destroy(&g_sent);
     tu_rmtree(dir);
     free(dir);
     return tu_finish();

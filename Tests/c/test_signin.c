@@ -10,6 +10,7 @@
 
 static phoneauth_engine *g_e;
 static tu_sms g_sms;
+static tu_sent g_sent;
 
 #define PHONE "+16505553434"
 
@@ -101,16 +102,10 @@ static void test_first_sign_in(char *uid_out, char *refresh_out, char *id_token_
     CHECKF(tu_extract_code(tu_str(m, "body"), 6, code), "no 6-digit code in %s", tu_dump(m));
     CHECKF(!strstr(tu_dump(v), code), "the code must not appear in the verify result");
 
-    /* delivery recorded as sent (the status may trail the callback by a moment) */
-    const char *delivery = NULL;
-    json_t *s = NULL;
-    for (int i = 0; i < 100; i++) {
-        json_decref(s);
-        s = tu_callj(g_e, "getVerificationStatus", json_pack("{s:s}", "verificationId", vid), &st);
-        delivery = tu_str(s, "delivery");
-        if (delivery && strcmp(delivery, "sent") == 0) break;
-        tu_sleep_ms(tu_timeout_ms(20));
-    }
+    /* delivery recorded as sent: the status trails the callback, codeSent comes once it is stored */
+    CHECKF(tu_sent_wait(&g_sent, 1, tu_timeout_ms(15000)) >= 1, "no codeSent");
+    json_t *s = tu_callj(g_e, "getVerificationStatus", json_pack("{s:s}", "verificationId", vid), &st);
+    const char *delivery = tu_str(s, "delivery");
     EXPECT_OK(s, st);
     CHECKF(delivery && strcmp(delivery, "sent") == 0, "%s", tu_dump(s));
     CHECKF(tu_str(s, "state") && strcmp(tu_str(s, "state"), "active") == 0, "%s", tu_dump(s));
@@ -498,9 +493,11 @@ static void test_key_rotation(const char *id_token) {
 int main(void) {
     char *dir = tu_tmpdir();
     tu_sms_init(&g_sms, NULL);
+    tu_sent_init(&g_sent);
     g_e = tu_open(dir, "signin", NULL);
     if (g_e) {
         CHECK(phoneauth_set_sms_sender(g_e, tu_sms_sender, &g_sms) == PHONEAUTH_OK);
+        CHECK(phoneauth_set_log_sink(g_e, tu_sent_sink, &g_sent) == PHONEAUTH_OK);
         char uid[256] = "", refresh[1024] = "", id_token[4096] = "";
         test_first_sign_in(uid, refresh, id_token);
         if (uid[0]) test_second_sign_in(uid);
@@ -515,6 +512,7 @@ int main(void) {
     CHECKF(!g_sms.on_caller_thread, "an SMS callback ran on the caller's thread");
     CHECKF(g_sms.bad_messages == 0, "%d SMS callbacks received no JSON object", g_sms.bad_messages);
     tu_sms_destroy(&g_sms);
+    tu_sent_destroy(&g_sent);
     tu_rmtree(dir);
     free(dir);
     return tu_finish();

@@ -591,6 +591,44 @@ int tu_sms_returned(tu_sms *s) {
     return n;
 }
 
+/* ---- codeSent events ------------------------------------------------------------------------ */
+
+void tu_sent_init(tu_sent *s) {
+    memset(s, 0, sizeof *s);
+    pthread_mutex_init(&s->mu, NULL);
+    init_monotonic_cond(&s->cv);
+}
+
+void tu_sent_destroy(tu_sent *s) {
+    pthread_cond_destroy(&s->cv);
+    pthread_mutex_destroy(&s->mu);
+}
+
+void tu_sent_sink(void *ctx, const char *event_json) {
+    tu_sent *s = ctx;
+    json_t *e = json_loads(event_json ? event_json : "", 0, NULL);
+    const char *name = tu_str(e, "event");
+    if (name && strcmp(name, "codeSent") == 0) {
+        tu_mark_thread();
+        pthread_mutex_lock(&s->mu);
+        s->sent++;
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+    }
+    json_decref(e);
+}
+
+int tu_sent_wait(tu_sent *s, int n, int timeout_ms) {
+    struct timespec deadline;
+    deadline_after(&deadline, timeout_ms);
+    pthread_mutex_lock(&s->mu);
+    while (s->sent < n && pthread_cond_timedwait(&s->cv, &s->mu, &deadline) == 0) {
+    }
+    int sent = s->sent;
+    pthread_mutex_unlock(&s->mu);
+    return sent;
+}
+
 int tu_extract_code(const char *body, int len, char *out) {
     if (!body) return 0;
     const char *p = body;

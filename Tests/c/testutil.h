@@ -165,6 +165,23 @@ void tu_sms_fail_next(tu_sms *s, int n);
 void tu_sms_set_delay(tu_sms *s, int ms);
 int tu_sms_returned(tu_sms *s);
 
+/* ---- codeSent events ------------------------------------------------------------------------ */
+
+/* A log sink that counts codeSent events, which the engine tells once the outcome is in the store,
+ * and marks the thread that tells them (tu_mark_thread). */
+typedef struct tu_sent {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int sent;
+} tu_sent;
+
+void tu_sent_init(tu_sent *s);
+void tu_sent_destroy(tu_sent *s);
+/* The phoneauth_log_sink to install with ctx = the tu_sent. */
+void tu_sent_sink(void *ctx, const char *event_json);
+/* Waits until at least n codeSent events were told; returns how many were. */
+int tu_sent_wait(tu_sent *s, int n, int timeout_ms);
+
 /* Finds a run of exactly `len` digits in body; copies it to out (size >= len + 1). */
 int tu_extract_code(const char *body, int len, char *out);
 
