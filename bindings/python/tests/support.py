@@ -227,6 +227,16 @@ class SmsCapture:
                 self._cond.wait(left)
 
 
+def sent_before(engine: phoneauth.Engine, sms: SmsCapture, marker: str, **kwargs: Any) -> List[Dict[str, Any]]:
+    """The SMS sent before a marker: starts a verification of the number `marker` (kwargs go to
+    verify_phone_number) and waits for its SMS. One delivery thread (the callback's default) sends
+    messages in the order they were queued, so what was queued before the marker has been sent by
+    then: the list is final, with no waiting to see whether more come."""
+    started = engine.verify_phone_number(marker, **kwargs)
+    sms.wait_for(verification_id=started["verificationId"])
+    return [m for m in sms.matching() if m["verificationId"] != started["verificationId"]]
+
+
 def code_in(body: str, length: int = 6) -> str:
     """The code in an SMS body: its one run of exactly `length` ASCII digits (repeated on the
     autofill line "@domain #code" when there is one)."""

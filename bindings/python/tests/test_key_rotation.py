@@ -68,6 +68,7 @@ def test_retiring_a_leaked_key_refuses_its_tokens_at_once(make_engine):
 CHILD = """
 import json, sys, phoneauth
 engine = phoneauth.Engine(json.loads(sys.argv[1]))
+print("ready", flush=True)
 sys.stdin.readline()  # start together
 token = engine.sign_in_with_custom_token(custom_token=engine.create_custom_token(uid="u")["customToken"])["idToken"]
 import jwt
@@ -87,7 +88,8 @@ def test_two_processes_make_exactly_one_automatic_rotation(db_path, attempt):
         db.execute("UPDATE secrets SET created_at = created_at - 31 * 86400000 WHERE kind = 'ES256'")
     children = [subprocess.Popen([sys.executable, "-c", CHILD, json.dumps(config)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                  text=True) for _ in range(2)]
-    time.sleep(0.5)
+    for child in children:  # both engines open before either signs
+        assert child.stdout.readline().strip() == "ready"
     for child in children:
         child.stdin.write("\n")
         child.stdin.flush()

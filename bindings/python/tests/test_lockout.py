@@ -107,7 +107,8 @@ def test_the_lock_ends_after_lockout_seconds(make_engine, sms):
     wrong_guess(engine, started["verificationId"], code)
     error = locked(lambda: guess(engine, started["verificationId"], wrong(code)))
     assert error.details["retryAfterSeconds"] <= 2
-    locked(lambda: engine.verify_phone_number(REAL_NUMBER))
+    # (That the lock also refuses new verifications is checked under an hour's lock above: here
+    # a busy machine could let the 2 s run out first.)
     time.sleep(2.5)
     started, _message, code = start(engine, sms, REAL_NUMBER)
     assert wrong_guess(engine, started["verificationId"], code) == 4  # the count starts again
