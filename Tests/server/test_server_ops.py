@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+import socket
 import ssl
 import threading
 import time
@@ -218,9 +219,23 @@ def test_environment_overrides_the_file(tmp_path):
         server.stop()
 
 
+def wait_until_refused(server, timeout=30.0):
+    """Returns once the server refuses new connections (its listener closed)."""
+    host, port = server.host_port.rsplit(":", 1)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection((host, int(port)), timeout=5).close()
+        except ConnectionRefusedError:
+            return
+        time.sleep(0.02)
+    raise AssertionError("the server still accepts connections after SIGTERM")
+
+
 def test_sigterm_finishes_requests_in_flight_then_closes(tmp_path):
     pushes = FakeServer()
-    pushes.answer(Answer(200, {}, delay=1.5))  # a slow push keeps verifyClient in flight
+    shutdown_begun = threading.Event()
+    pushes.answer(Answer(200, {}, hold=shutdown_begun))  # the push keeps verifyClient in flight until then
     secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
     server = start_server(tmp_path, engine={**CONSOLE, "appVerification": {"pushWebhook": {"url": pushes.url, "secret": secret}}})
     result = {}
@@ -232,7 +247,9 @@ def test_sigterm_finishes_requests_in_flight_then_closes(tmp_path):
     caller.start()
     pushes.wait_for_requests(1)
     server.process.send_signal(signal.SIGTERM)
-    caller.join(10)
+    wait_until_refused(server)  # the listener is closed: the shutdown has begun, the call still in flight
+    shutdown_begun.set()
+    caller.join(30)
     assert result["answer"][0] == 200 and "receipt" in result["answer"][1]
     assert server.process.wait(10) == 0
     assert '"stopped"' in server.stderr()
