@@ -21,7 +21,8 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 import phoneauth
 from sms_servers import Answer, FakeServer, closed_port, make_tls_files, server_tls_context
-from support import REAL_NUMBER, WAIT, code_in, delivery_due_ms, engine_config, parse_time, sign_in_with_code, wait_until
+from support import (REAL_NUMBER, WAIT, code_in, delivery_due_ms, engine_config, parse_time, sign_in_with_code,
+                     wait_until)
 
 MASKED = "+*******3434"
 
@@ -201,7 +202,8 @@ def servers():
 @pytest.fixture
 def open_engine(db_path, servers):
     """open_engine(providers, events=None, **sms) -> (engine, events): an engine sending through
-    `providers`, with an Events sink (`events`, or a new one). Closed before the servers (this fixture depends on `servers`)."""
+    `providers`, with an Events sink (`events`, or a new one). Closed before the servers (this
+    fixture depends on `servers`)."""
     opened = []
 
     def factory(providers, events=None, **sms):
