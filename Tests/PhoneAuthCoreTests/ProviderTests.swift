@@ -343,12 +343,39 @@ final class ProviderTests: XCTestCase {
         let late = try engine.verifyPhoneNumber("+16505553499").verificationId
         clock.advance(seconds: 61)
         gate.release()
-        for _ in 0..<100 where try engine.verificationStatus(late).delivery != "failed" { usleep(20_000) }
+        // Given up by the sender thread (from its queue) or the bookkeeping thread (from the store,
+        // the lease having run out on the moved clock), whichever comes first: the same reason.
+        for _ in 0..<1500 where try engine.verificationStatus(late).delivery != "failed" { usleep(20_000) }
         let status = try engine.verificationStatus(late)
         XCTAssertEqual(status.delivery, "failed")
         XCTAssertEqual(status.deliveryError, "expired")
         XCTAssertEqual(gate.calls.count, 1)
         engine.close()
+    }
+
+    func testMessagesGivenUpFromTheStoreSayWhy() throws {
+        let clock = ManualClock()
+        let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.resendAfterSeconds = 0; $0.codeTtlSeconds = 60 },
+                                clock: clock)
+        defer { engine.close() }
+        // No sender: the messages stay in the store, where a worker claims them.
+        let replaced = try engine.verifyPhoneNumber(phone).verificationId
+        let current = try engine.verifyPhoneNumber(phone).verificationId
+        let other = try engine.verifyPhoneNumber("+16505553499").verificationId
+        // Past the engine's own leases, before the codes expire: only the replaced one is given up
+        // (what is claimed depends on the engine's worker, which may hold a row at that moment).
+        let before = clock.now().adding(seconds: 45)
+        let claimed = try engine.store.claimDueMessages(now: before, limit: 10, lease: DeliveryLease(owner: "test", until: before))
+        XCTAssertFalse(claimed.contains { $0.verificationId == replaced })
+        XCTAssertEqual(try engine.verificationStatus(replaced).delivery, "failed")
+        XCTAssertEqual(try engine.verificationStatus(replaced).deliveryError, "verificationEnded")
+        // Past every lease and the codes' expiry: nothing to send, the rest given up as expired.
+        XCTAssertEqual(try engine.store.claimDueMessages(now: clock.now().adding(seconds: 61), limit: 10,
+                                                         lease: DeliveryLease(owner: "test", until: before)).count, 0)
+        for id in [current, other] {
+            XCTAssertEqual(try engine.verificationStatus(id).delivery, "failed")
+            XCTAssertEqual(try engine.verificationStatus(id).deliveryError, "expired")
+        }
     }
 
     func testMessagesOfAnEngineWithoutASenderGoToOneThatHasOne() throws {

@@ -14,11 +14,14 @@ extension SQLStore {
                                               sealedBody: row.blob(3), attempts: Int(row.int(4)), purpose: row.text(5),
                                               expiresAt: Timestamp(milliseconds: row.int(6))))
             }
-            // A code that can no longer be used is not worth an SMS: give those messages up.
+            // A code that can no longer be used is not worth an SMS: give those messages up, with
+            // the reason a worker gives one that expired in its queue (a verification used, locked
+            // or replaced before its SMS went ended otherwise).
             try db.run("""
-                UPDATE verifications SET delivery = 'failed', sealed_body = NULL
+                UPDATE verifications SET delivery = 'failed', sealed_body = NULL,
+                delivery_error = CASE WHEN expires_at <= ? THEN 'expired' ELSE 'verificationEnded' END
                 WHERE delivery IN ('pending', 'sending') AND due_at <= ? AND (state != 'active' OR expires_at <= ?)
-                """, [.int(now.milliseconds), .int(now.milliseconds)])
+                """, [.int(now.milliseconds), .int(now.milliseconds), .int(now.milliseconds)])
             for m in messages {
                 // While leased, due_at is when the lease runs out and another worker may retry it.
                 try db.run("UPDATE verifications SET delivery = 'sending', due_at = ?, delivery_lease = ? WHERE id = ?",
