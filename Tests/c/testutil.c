@@ -513,13 +513,16 @@ int tu_sms_sender(void *ctx, const char *message_json) {
         s->fail_next--;
         rc = 1;
     }
-    int delay = s->delay_ms;
+    int delay = s->delay_ms, hold = s->hold_until;
     pthread_cond_broadcast(&s->cv);
     /* Our reference goes under the lock: a waiter may be handed this message and drop its own
      * reference at once, and jansson's json_decref reads the count without an atomic first. */
     json_decref(msg);
     pthread_mutex_unlock(&s->mu);
     if (delay > 0) tu_sleep_ms(delay);
+    if (hold > 0)
+        CHECKF(tu_wait_marked_ended(hold, tu_timeout_ms(10000)) >= hold, "an SMS callback held until a close began, "
+               "and no close began");
     __atomic_sub_fetch(&s->inflight, 1, __ATOMIC_SEQ_CST);
     pthread_mutex_lock(&s->mu);
     s->returned++;
@@ -581,6 +584,12 @@ void tu_sms_fail_next(tu_sms *s, int n) {
 void tu_sms_set_delay(tu_sms *s, int ms) {
     pthread_mutex_lock(&s->mu);
     s->delay_ms = ms;
+    pthread_mutex_unlock(&s->mu);
+}
+
+void tu_sms_hold_until_close(tu_sms *s) {
+    pthread_mutex_lock(&s->mu);
+    s->hold_until = tu_marked_ended() + 1;
     pthread_mutex_unlock(&s->mu);
 }
 

@@ -147,6 +147,7 @@ typedef struct tu_sms {
     int on_caller_thread;   /* set when an invocation ran on the thread that created the capture */
     int inflight;
     int delay_ms;           /* each invocation sleeps this long before returning */
+    int hold_until;         /* > 0: each invocation returns once that many marked threads ended */
     int returned;           /* invocations that have returned */
     pthread_t creator;
     const char *tag;        /* recorded in each message as "_tag" (to tell two senders apart) */
@@ -163,6 +164,9 @@ int tu_sms_wait_calls(tu_sms *s, int n, int timeout_ms);
 int tu_sms_calls(tu_sms *s);
 void tu_sms_fail_next(tu_sms *s, int n);
 void tu_sms_set_delay(tu_sms *s, int ms);
+/* Holds each later invocation until the close of an engine whose bookkeeping thread is marked
+ * (tu_sent_sink) has begun: until tu_marked_ended() is above its value now. */
+void tu_sms_hold_until_close(tu_sms *s);
 int tu_sms_returned(tu_sms *s);
 
 /* ---- codeSent events ------------------------------------------------------------------------ */
