@@ -209,21 +209,9 @@ final class AbuseTests: XCTestCase {
         let sender = CapturingSender()
         engine.setSMSSender(sender)
         defer { engine.setSMSSender(nil) }
-        let deadline = SystemClock().now().adding(seconds: 5)
-        while SystemClock().now() < deadline {
-            if let message = sender.all.first(where: { $0.verificationId == started.verificationId }) {
-                return PhoneAuthCoreTests.code(in: message.body)
-            }
-            usleep(10_000)
+        if let message = sender.waitForMessage(verificationId: started.verificationId) {
+            return PhoneAuthCoreTests.code(in: message.body)
         }
         throw PhoneAuthError(.internalError, "no SMS for the verification")
     }
-}
-
-/// Collects the engine's events.
-final class EventCollector: EventSink, @unchecked Sendable {
-    private let lock = Lock()
-    private var collected: [JSONValue] = []
-    func record(_ event: JSONValue) { lock.withLock { collected.append(event) } }
-    var events: [JSONValue] { lock.withLock { collected } }
 }

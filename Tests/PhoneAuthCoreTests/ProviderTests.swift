@@ -252,12 +252,7 @@ final class ProviderTests: XCTestCase {
             }
         }
         func release() { lock.withLock { open = true; lock.broadcast() } }
-        func waitForCalls(_ n: Int) -> Bool {
-            lock.withLock {
-                for _ in 0..<100 where calls.count < n { lock.wait(milliseconds: 50) }
-                return calls.count >= n
-            }
-        }
+        func waitForCalls(_ n: Int) -> Bool { lock.withLock { waitUntil(on: lock) { calls.count >= n } } }
     }
 
     func testQueuedMessagesKeepTheirLeaseWhileTheyWait() throws {
@@ -271,16 +266,19 @@ final class ProviderTests: XCTestCase {
         // Queued behind the first: more than the engine would take from the store at once, so
         // only renewing their leases keeps them (taking them again would renew them too).
         let waiting = try (0..<6).map { try first.verifyPhoneNumber("+1650555344\($0)").verificationId }
-        // Well past the 30-second lease the message was written with; the engine renews it.
+        // Well past the 30-second lease the messages were written with; the engine renews them
+        // once a third of it has passed (on its own thread: the test waits to see it in the store).
         for _ in 0..<5 {
             clock.advance(seconds: 12)
-            usleep(700_000)
+            let renewed = clock.now().adding(seconds: 30)
+            XCTAssertTrue(try eventually { try leasesRunningUntil(renewed, in: dir) == 7 }, "leases not renewed")
         }
+        // Nothing is due for another engine: claiming as its worker would takes nothing.
+        let lease = DeliveryLease(owner: "another", until: clock.now().adding(seconds: 30))
+        XCTAssertEqual(try first.store.claimDueMessages(now: clock.now(), limit: 10, lease: lease).count, 0)
         let second = try Engine(config: makeConfig(dir), clock: clock)
         let other = CapturingSender()
         second.setSMSSender(other)
-        usleep(1_500_000)
-        XCTAssertEqual(other.calls, 0, "another engine took a message this one still holds")
         gate.release()
         XCTAssertTrue(gate.waitForCalls(7))
         first.close()
@@ -294,22 +292,24 @@ final class ProviderTests: XCTestCase {
         let gate = GatedSender()
         engine.setSMSSender(gate)
         for i in 0..<6 { _ = try engine.verifyPhoneNumber("+1650555343\(i)") }
+        // The four sender threads are all in the gate: none is left for the other two messages.
         XCTAssertTrue(gate.waitForCalls(4))
-        usleep(200_000)
         XCTAssertEqual(gate.mostAtOnce, 4)
 
-        let replaced = Lock()
-        var done = false
+        let returned = DispatchSemaphore(value: 0)
         let replacement = CapturingSender()
-        let thread = Thread { engine.setSMSSender(replacement); replaced.withLock { done = true } }
-        thread.start()
-        usleep(300_000)
-        XCTAssertFalse(replaced.withLock { done }, "setSMSSender returned while the old sender had calls in flight")
+        Thread {
+            engine.setSMSSender(replacement)
+            returned.signal()
+        }.start()
+        // Once the engine waits for the old sender's calls, which the gate holds, it cannot return.
+        XCTAssertTrue(eventually { engine.worker.isWaitingForCalls })
+        XCTAssertEqual(returned.wait(timeout: .now()), .timedOut,
+                       "setSMSSender returned while the old sender had calls in flight")
         gate.release()
-        for _ in 0..<100 where !replaced.withLock({ done }) { usleep(20_000) }
-        XCTAssertTrue(replaced.withLock { done })
+        XCTAssertEqual(returned.wait(timeout: .now() + .milliseconds(Int(patienceMs))), .success)
         // The two messages still queued go to the new sender; the old one is never called again.
-        for _ in 0..<150 where replacement.all.count < 2 { usleep(20_000) }
+        XCTAssertTrue(replacement.waitForMessages(2))
         XCTAssertEqual(gate.calls.count, 4)
         XCTAssertEqual(replacement.all.count, 2)
         engine.close()
@@ -318,10 +318,11 @@ final class ProviderTests: XCTestCase {
     func testALateOutcomeNeverUndoesAnotherEnginesDelivery() throws {
         let engine = try Engine(config: makeConfig(temporaryDirectory()))
         let sender = CapturingSender()
+        let events = EventCollector()
+        engine.setEventSink(events)
         engine.setSMSSender(sender)
         let id = try engine.verifyPhoneNumber(phone).verificationId
-        XCTAssertNotNil(sender.waitForMessage(to: phone))
-        for _ in 0..<100 where try engine.verificationStatus(id).delivery != "sent" { usleep(20_000) }
+        XCTAssertNotNil(events.waitFor("codeSent", phone: phone))  // told once it is recorded
         // An engine whose lease had run out reports a failure after the message was sent.
         try engine.store.recordDeliveries([.failed(verificationId: id, provider: "late", reason: "timeout", retryAt: Timestamp(seconds: 1)),
                                            .undeliverable(verificationId: id, provider: "late", reason: "invalidNumber")],
@@ -345,7 +346,7 @@ final class ProviderTests: XCTestCase {
         gate.release()
         // Given up by the sender thread (from its queue) or the bookkeeping thread (from the store,
         // the lease having run out on the moved clock), whichever comes first: the same reason.
-        for _ in 0..<1500 where try engine.verificationStatus(late).delivery != "failed" { usleep(20_000) }
+        XCTAssertTrue(try eventually { try engine.verificationStatus(late).delivery == "failed" })
         let status = try engine.verificationStatus(late)
         XCTAssertEqual(status.delivery, "failed")
         XCTAssertEqual(status.deliveryError, "expired")
@@ -380,14 +381,25 @@ final class ProviderTests: XCTestCase {
 
     func testMessagesOfAnEngineWithoutASenderGoToOneThatHasOne() throws {
         let dir = temporaryDirectory()
-        let without = try Engine(config: makeConfig(dir))
+        // The clock stands still, so the lease the first engine wrote never runs out: the message
+        // can only go because that engine, having no sender, handed it back to the store.
+        let clock = ManualClock()
+        let without = try Engine(config: makeConfig(dir), clock: clock)
         let id = try without.verifyPhoneNumber(phone).verificationId
-        let with = try Engine(config: makeConfig(dir))
+        XCTAssertTrue(try eventually { try storedDelivery(dir, id) == "pending" })
+        let with = try Engine(config: makeConfig(dir), clock: clock)
         let sender = CapturingSender()
         with.setSMSSender(sender)
-        // Well before the 30-second lease the first engine wrote would run out.
-        XCTAssertEqual(sender.waitForMessage(to: phone, timeoutMs: 3000)?.verificationId, id)
+        XCTAssertEqual(sender.waitForMessage(to: phone)?.verificationId, id)
         without.close()
         with.close()
     }
+}
+
+/// How many messages of the database of `dir` are leased until exactly `until`.
+private func leasesRunningUntil(_ until: Timestamp, in dir: String) throws -> Int64? {
+    let connection = try Database(makeConfig(dir)).connect()
+    defer { connection.close() }
+    return try connection.row("SELECT count(*) FROM verifications WHERE delivery = 'sending' AND due_at = ?",
+                              [.int(until.milliseconds)], { $0.int(0) })
 }

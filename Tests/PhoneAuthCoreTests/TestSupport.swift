@@ -8,6 +8,32 @@ func temporaryDirectory() -> String {
     return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
 }
 
+/// How long a test waits for what the engine is certain to do: a deadline that only matters when
+/// the test fails, so it is generous (a loaded machine is slow, not wrong).
+let patienceMs: Int64 = 30_000
+
+/// Waits on `lock`, which the caller holds, until `done` holds: false if it still does not after
+/// `timeoutMs`. Whatever changes what `done` reads broadcasts on the lock.
+func waitUntil(on lock: Lock, timeoutMs: Int64 = patienceMs, _ done: () -> Bool) -> Bool {
+    let deadline = SystemClock().now().adding(milliseconds: timeoutMs)
+    while !done() {
+        if SystemClock().now() >= deadline { return false }
+        lock.wait(milliseconds: 100)
+    }
+    return true
+}
+
+/// Looks at `done` every 10 ms until it holds: false if it still does not after `timeoutMs`. For
+/// what the engine records in its store without telling anyone.
+func eventually(timeoutMs: Int64 = patienceMs, _ done: () throws -> Bool) rethrows -> Bool {
+    let deadline = SystemClock().now().adding(milliseconds: timeoutMs)
+    while try !done() {
+        if SystemClock().now() >= deadline { return false }
+        usleep(10_000)
+    }
+    return true
+}
+
 /// Collects SMS and lets a test wait for them.
 final class CapturingSender: SMSSender, @unchecked Sendable {
     private let lock = Lock()
@@ -27,16 +53,60 @@ final class CapturingSender: SMSSender, @unchecked Sendable {
 
     var all: [SMSMessage] { lock.withLock { messages } }
 
-    func waitForMessage(to phone: String, timeoutMs: Int64 = 5000) -> SMSMessage? {
-        let deadline = SystemClock().now().adding(milliseconds: timeoutMs)
-        return lock.withLock {
-            while SystemClock().now() < deadline {
-                if let m = messages.last(where: { $0.to == phone }) { return m }
-                lock.wait(milliseconds: 50)
-            }
-            return nil
+    func waitForMessage(to phone: String, timeoutMs: Int64 = patienceMs) -> SMSMessage? {
+        waitForMessage(timeoutMs: timeoutMs) { $0.to == phone }
+    }
+
+    func waitForMessage(verificationId: String) -> SMSMessage? {
+        waitForMessage { $0.verificationId == verificationId }
+    }
+
+    private func waitForMessage(timeoutMs: Int64 = patienceMs, where match: (SMSMessage) -> Bool) -> SMSMessage? {
+        lock.withLock {
+            _ = waitUntil(on: lock, timeoutMs: timeoutMs) { messages.contains(where: match) }
+            return messages.last(where: match)
         }
     }
+
+    /// Whether `count` messages have come.
+    func waitForMessages(_ count: Int) -> Bool { lock.withLock { waitUntil(on: lock) { messages.count >= count } } }
+}
+
+/// Collects the engine's events and lets a test wait for one (the delivery thread tells of an
+/// SMS only once its outcome is in the store).
+final class EventCollector: EventSink, @unchecked Sendable {
+    private let lock = Lock()
+    private var collected: [JSONValue] = []
+
+    func record(_ event: JSONValue) {
+        lock.withLock {
+            collected.append(event)
+            lock.broadcast()
+        }
+    }
+
+    var events: [JSONValue] { lock.withLock { collected } }
+
+    /// The first event named `name` (about `phone`, when given) that `match` accepts, once it has come.
+    func waitFor(_ name: String, phone: String? = nil,
+                 where match: @escaping (JSONValue) -> Bool = { _ in true }) -> JSONValue? {
+        let masked = phone.map { JSONValue.string(PhoneNumber.mask($0)) }
+        let wanted = { (e: JSONValue) in
+            e["event"] == .string(name) && (masked == nil || e["phoneNumber"] == masked) && match(e)
+        }
+        return lock.withLock {
+            _ = waitUntil(on: lock) { collected.contains(where: wanted) }
+            return collected.first(where: wanted)
+        }
+    }
+}
+
+/// The delivery column as the store holds it: "sending" while an engine holds the row's lease,
+/// "pending" once it is due for any engine (getVerificationStatus says "pending" for both).
+func storedDelivery(_ dir: String, _ verificationId: String) throws -> String? {
+    let connection = try Database(makeConfig(dir)).connect()
+    defer { connection.close() }
+    return try connection.row("SELECT delivery FROM verifications WHERE id = ?", [.text(verificationId)]) { $0.text(0) }
 }
 
 /// The code in an SMS body: the first run of digits.

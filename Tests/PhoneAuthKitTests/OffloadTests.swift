@@ -37,7 +37,7 @@ final class OffloadTests: XCTestCase {
     }
 
     /// The engine's async calls go through its pool: a burst stays within the pool's width, runs
-    /// side by side, and every call completes.
+    /// side by side (the first calls wait for a second one to join them), and every call completes.
     func testABurstOfAsyncCallsStaysWithinTheEnginesPool() async throws {
         let (auth, directory) = try openEngine()
         defer { auth.close(); try? FileManager.default.removeItem(at: directory) }
@@ -49,7 +49,7 @@ final class OffloadTests: XCTestCase {
                 group.addTask {
                     await auth.offload {
                         counter.enter()
-                        usleep(5_000)
+                        counter.waitForPeak(2)
                         counter.leave()
                         return i
                     }
@@ -79,13 +79,32 @@ final class OffloadTests: XCTestCase {
 
 /// How many callers are inside at once, and the most there were.
 private final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
+    private let condition = NSCondition()
     private var inside = 0
     private var most = 0
+    private var gaveUp = false
 
-    func enter() { lock.withLock { inside += 1; most = max(most, inside) } }
-    func leave() { lock.withLock { inside -= 1 } }
-    var peak: Int { lock.withLock { most } }
+    func enter() {
+        condition.withLock {
+            inside += 1
+            most = max(most, inside)
+            condition.broadcast()
+        }
+    }
+
+    func leave() { condition.withLock { inside -= 1 } }
+    var peak: Int { condition.withLock { most } }
+
+    /// Waits until `n` callers have been inside at once, up to a deadline that only matters when
+    /// the test fails (then once: later callers do not wait again).
+    func waitForPeak(_ n: Int) {
+        condition.withLock {
+            let deadline = Date().addingTimeInterval(30)
+            while most < n, !gaveUp {
+                if !condition.wait(until: deadline) { gaveUp = true }
+            }
+        }
+    }
 }
 
 /// The order work items ran in.

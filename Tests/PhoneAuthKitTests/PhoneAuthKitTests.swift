@@ -241,7 +241,8 @@ final class Inbox: @unchecked Sendable {
         condition.unlock()
     }
 
-    func wait(seconds: Double = 5) -> SMSMessage? {
+    /// The next message; the deadline only matters when the test fails.
+    func wait(seconds: Double = 30) -> SMSMessage? {
         condition.lock()
         defer { condition.unlock() }
         let deadline = Date().addingTimeInterval(seconds)

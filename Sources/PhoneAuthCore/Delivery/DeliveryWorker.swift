@@ -139,6 +139,10 @@ final class DeliveryWorker: @unchecked Sendable {
         }
     }
 
+    /// Whether a setChain call is waiting for calls to the previous providers to end (a test
+    /// holding those calls learns so that the replacement has begun).
+    var isWaitingForCalls: Bool { state.withLock { chainWaiters > 0 } }
+
     /// Hands over a message whose outbox row this engine has just written.
     func enqueue(_ message: OutboxMessage) {
         state.withLock {

@@ -11,7 +11,7 @@ package final class Engine: @unchecked Sendable {
     let keys: KeyRing
     let tokens: IDTokens
     private let customTokens: CustomTokens
-    private let worker: DeliveryWorker
+    let worker: DeliveryWorker
     let events = EventLog()
     let appHooks = AppVerificationHooks()
     private let closeLock = Lock()
