@@ -49,7 +49,8 @@ void tu_sleep_ms(int ms);
  * for the sends in flight. The thread that tells delivery events (codeSent, deliveryFailed) to the
  * log sink is one of those threads, and it ends at no other time: a test that must know a close
  * has begun (to let a held send go only then) marks that thread from its sink and waits for it to
- * end, instead of hoping the close comes within some time. */
+ * end, instead of hoping the close comes within some time. (The events of the last sends come on
+ * the closing thread, which gets marked too: it is the test's own and ends after the close.) */
 
 /* Marks the calling thread (a sink calls it on codeSent); marking a thread again does nothing. */
 void tu_mark_thread(void);
