@@ -2,9 +2,11 @@ import ArgumentParser
 import Glibc
 import Hummingbird
 import HummingbirdCore
-import HummingbirdTLS
 import Logging
+#if TLS
+import HummingbirdTLS
 import NIOSSL
+#endif
 import PhoneAuthCore
 import PhoneAuthKit
 
@@ -42,12 +44,9 @@ struct PhoneAuthd: ParsableCommand {
         let builder: HTTPServerBuilder
         if let certificate = serverConfig.certificateFile, let key = serverConfig.privateKeyFile {
             do {
-                let tls = TLSConfiguration.makeServerConfiguration(
-                    certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
-                    privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
-                builder = try .tls(.http1(), tlsConfiguration: tls)
+                builder = try Self.tls(certificateFile: certificate, privateKeyFile: key)
             } catch {
-                fputs("phoneauthd: invalidConfiguration: server.tls: the certificate or key cannot be read (\(type(of: error))).\n", stderr)
+                fputs("phoneauthd: invalidConfiguration: server.tls: \(error)\n", stderr)
                 await runner.shutdown()
                 throw ExitCode(1)
             }
@@ -73,6 +72,28 @@ struct PhoneAuthd: ParsableCommand {
         }
         await runner.shutdown()
         fputs("{\"event\":\"stopped\"}\n", stderr)
+    }
+
+    /// HTTP/1.1 over TLS with the certificate chain and key of these PEM files. A build without the
+    /// TLS trait (`make demo`'s) refuses: TLS is then a proxy's to terminate.
+    static func tls(certificateFile: String, privateKeyFile: String) throws -> HTTPServerBuilder {
+        #if TLS
+        do {
+            let tls = TLSConfiguration.makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMFile(certificateFile).map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: privateKeyFile, format: .pem)))
+            return try .tls(.http1(), tlsConfiguration: tls)
+        } catch {
+            throw TLSUnavailable("the certificate or key cannot be read (\(type(of: error))).")
+        }
+        #else
+        throw TLSUnavailable("this phoneauthd was built without the TLS trait; build it with the default traits (make server).")
+        #endif
+    }
+
+    struct TLSUnavailable: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
     }
 
     /// Reads the configuration, opens the engine (through PhoneAuthKit, as any Swift host) and
