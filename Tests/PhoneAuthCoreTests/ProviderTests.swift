@@ -398,7 +398,7 @@ final class ProviderTests: XCTestCase {
 
 /// How many messages of the database of `dir` are leased until exactly `until`.
 private func leasesRunningUntil(_ until: Timestamp, in dir: String) throws -> Int64? {
-    let connection = try Database(makeConfig(dir)).connect()
+    let connection = try readingConnection(dir)
     defer { connection.close() }
     return try connection.row("SELECT count(*) FROM verifications WHERE delivery = 'sending' AND due_at = ?",
                               [.int(until.milliseconds)], { $0.int(0) })

@@ -101,10 +101,16 @@ final class EventCollector: EventSink, @unchecked Sendable {
     }
 }
 
+/// A connection that only reads the database of `dir`. (`connect()` migrates, a write that would
+/// race the engine's own: a lease renewal refused as busy is retried only a third of a lease later.)
+func readingConnection(_ dir: String) throws -> any SQLConnection {
+    try Database(makeConfig(dir)).connectExisting()
+}
+
 /// The delivery column as the store holds it: "sending" while an engine holds the row's lease,
 /// "pending" once it is due for any engine (getVerificationStatus says "pending" for both).
 func storedDelivery(_ dir: String, _ verificationId: String) throws -> String? {
-    let connection = try Database(makeConfig(dir)).connect()
+    let connection = try readingConnection(dir)
     defer { connection.close() }
     return try connection.row("SELECT delivery FROM verifications WHERE id = ?", [.text(verificationId)]) { $0.text(0) }
 }
@@ -147,7 +153,7 @@ func storedBytes(_ dir: String) throws -> [UInt8] {
     guard testingPostgres else {
         return ["auth.db", "auth.db-wal"].flatMap { readFile(dir + "/" + $0) ?? [] }
     }
-    let connection = try Database(makeConfig(dir)).connect()
+    let connection = try readingConnection(dir)
     defer { connection.close() }
     var bytes: [UInt8] = []
     for table in StoreCopy.tables {
@@ -166,7 +172,7 @@ func storedBytes(_ dir: String) throws -> [UInt8] {
 
 /// How many rows `table` of the database of `dir` has.
 func rowCount(_ dir: String, _ table: String) throws -> Int64? {
-    let connection = try Database(makeConfig(dir)).connect()
+    let connection = try readingConnection(dir)
     defer { connection.close() }
     return try connection.row("SELECT count(*) FROM \(table)", [], { $0.int(0) })
 }
