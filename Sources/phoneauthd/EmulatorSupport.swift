@@ -53,7 +53,8 @@ final class EmulatorSupport: @unchecked Sendable {
                 let (status, json) = auth.call("getVerificationStatus", paramsJSON: params)
                 guard status == 0, (try? JSONCodec.parse(json))?["delivery"]?.stringValue == "pending" else { return }
                 self.lock.withLock {
-                    if self.bySession[verificationID] == nil { self.lock.wait(milliseconds: Self.awaitRoundMilliseconds) }
+                    guard self.bySession[verificationID] == nil else { return }
+                    self.lock.wait(milliseconds: Self.awaitRoundMilliseconds)
                 }
             }
         }

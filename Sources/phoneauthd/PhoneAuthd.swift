@@ -87,7 +87,8 @@ struct PhoneAuthd: ParsableCommand {
             throw TLSUnavailable("the certificate or key cannot be read (\(type(of: error))).")
         }
         #else
-        throw TLSUnavailable("this phoneauthd was built without the TLS trait; build it with the default traits (make server).")
+        throw TLSUnavailable("this phoneauthd was built without the TLS trait; build it with the default traits "
+                             + "(make server).")
         #endif
     }
 
@@ -117,7 +118,8 @@ struct PhoneAuthd: ParsableCommand {
                             toolkit: IdentityToolkit(runner: runner, projectId: engineConfig.projectId,
                                                      temporaryProofTtlSeconds: engineConfig.temporaryProofTtlSeconds,
                                                      authorizedDomains: serverConfig.authorizedDomains, emulator: emulator),
-                            admin: IdentityToolkitAdmin(runner: runner), own: OwnMethods(runner: runner, emulator: emulator), emulator: emulator,
+                            admin: IdentityToolkitAdmin(runner: runner), own: OwnMethods(runner: runner, emulator: emulator),
+                            emulator: emulator,
                             observability: observability)
         return (runner, server, serverConfig)
     }

@@ -213,7 +213,8 @@ struct ToolkitRoute {
             host = named
             rest = rest.dropFirst(named.host.count + 1)
         }
-        if rest.hasPrefix(Self.relyingParty), let op = IdentityToolkit.legacyNames[String(rest.dropFirst(Self.relyingParty.count))] {
+        if rest.hasPrefix(Self.relyingParty),
+           let op = IdentityToolkit.legacyNames[String(rest.dropFirst(Self.relyingParty.count))] {
             service = .legacyIdentityToolkit
             operation = op
             if op == "getProjectConfig" { method = .get }
@@ -222,7 +223,8 @@ struct ToolkitRoute {
             operation = "token"
         } else if rest.hasPrefix("/v1/accounts:"), Self.clientOperations.contains(String(rest.dropFirst("/v1/accounts:".count))) {
             operation = String(rest.dropFirst("/v1/accounts:".count))
-        } else if rest.hasPrefix("/v2/accounts/"), Self.multiFactorOperations.contains(String(rest.dropFirst("/v2/accounts/".count))) {
+        } else if rest.hasPrefix("/v2/accounts/"),
+                  Self.multiFactorOperations.contains(String(rest.dropFirst("/v2/accounts/".count))) {
             operation = String(rest.dropFirst("/v2/accounts/".count))
         } else if rest.hasPrefix("/v1/projects/") {
             let parts = rest.dropFirst("/v1/projects/".count).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
