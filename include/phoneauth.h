@@ -98,6 +98,9 @@ extern "C" {
 #define PHONEAUTH_ERR_ID_TOKEN_REVOKED        18005
 #define PHONEAUTH_ERR_PHONE_NUMBER_EXISTS     18006 /* createUser, updateUser: another user has that number */
 #define PHONEAUTH_ERR_UID_EXISTS              18007 /* createUser: another user has that uid */
+/* phoneauthd's own refusals (the library never returns them; listed so the numbers stay taken). */
+#define PHONEAUTH_ERR_INSUFFICIENT_PERMISSION 18008 /* an admin method without a valid admin token */
+#define PHONEAUTH_ERR_INVALID_API_KEY         18009 /* a client method without a valid API key */
 
 /* Opaque engine handle. */
 typedef struct phoneauth_engine phoneauth_engine;

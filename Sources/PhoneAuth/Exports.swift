@@ -21,8 +21,13 @@ public func phoneauth_abi_version() -> Int32 { abiVersion }
 @_cdecl("phoneauth_strerror")
 public func phoneauth_strerror(_ status: Int32) -> UnsafePointer<CChar> {
     if status == 0 { return cString("ok: success") }
-    return cString(PhoneAuthError.Code.all.first(where: { $0.status == status })?.summary ?? "unknown status")
+    return strerrorTexts[status].map { UnsafePointer($0) } ?? cString("unknown status")
 }
+
+/// "name: what it means" for every code of the catalogue, made once and never freed: the
+/// pointers phoneauth_strerror returns stay valid for the life of the process.
+private let strerrorTexts: [Int32: UnsafeMutablePointer<CChar>] = Dictionary(
+    uniqueKeysWithValues: PhoneAuthError.Code.allCases.map { ($0.status, strdup("\($0.name): \($0.entry.summary)")!) })
 
 @_cdecl("phoneauth_free")
 public func phoneauth_free(_ pointer: UnsafeMutableRawPointer?) { free(pointer) }

@@ -161,5 +161,9 @@ public struct PhoneAuthError: Error, Sendable, CustomStringConvertible {
         public static let phoneNumberAlreadyExists = Code(.phoneNumberAlreadyExists)
         /// Another user has this uid.
         public static let uidAlreadyExists = Code(.uidAlreadyExists)
+        /// The call needs an admin token (phoneauthd).
+        public static let insufficientPermission = Code(.insufficientPermission)
+        /// The API key is missing or not valid (phoneauthd).
+        public static let invalidApiKey = Code(.invalidApiKey)
     }
 }

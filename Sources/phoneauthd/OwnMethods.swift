@@ -38,32 +38,19 @@ struct OwnMethods: Sendable {
         return Self.errorReply((try? JSONCodec.parse(json)) ?? .object([]))
     }
 
-    /// The engine's error object, with the HTTP status its code means.
+    /// The engine's error object, with the HTTP status its code means (the error catalogue's).
     static func errorReply(_ error: JSONValue) -> Reply {
         let body = error["error"]
-        let code = body?["code"]?.stringValue ?? ""
         let details = body?["details"]
+        let code = body?["code"]?.stringValue.flatMap(PhoneAuthCore.PhoneAuthError.Code.init(rawValue:)) ?? .invalidArgument
+        let status = code.httpStatus(retryable: details?["retryable"] == .bool(true))
         var headers: [(String, String)] = []
-        let status: Int
-        switch code {
-        case "invalidIdToken", "userTokenExpired", "invalidUserToken", "idTokenRevoked", "invalidCustomToken": status = 401
-        case "userDisabled", "operationNotAllowed", "appNotVerified", "insufficientPermission": status = 403
-        case "userNotFound", "unknownMethod", "multiFactorInfoNotFound", "noSuchProvider": status = 404
-        case "phoneNumberAlreadyExists", "uidAlreadyExists", "credentialAlreadyInUse", "providerAlreadyLinked",
-             "secondFactorAlreadyEnrolled": status = 409
-        case "tooManyRequests", "quotaExceeded":
-            status = 429
-            if let seconds = details?["retryAfterSeconds"]?.intValue { headers.append(("Retry-After", String(seconds))) }
-        case "storageError": status = details?["retryable"] == .bool(true) ? 503 : 500
-        case "internalError": status = 500
-        default: status = 400
-        }
+        if status == 429, let seconds = details?["retryAfterSeconds"]?.intValue { headers.append(("Retry-After", String(seconds))) }
         return Reply(status: status, json: error, headers: headers)
     }
 
     /// An error object of the engine's shape for what the server itself refuses.
-    static func error(_ code: String, status: Int32, _ message: String) -> JSONValue {
-        .object([("error", .object([("code", .string(code)), ("status", .int(Int64(status))), ("message", .string(message)),
-                                    ("details", .object([]))]))])
+    static func error(_ code: PhoneAuthCore.PhoneAuthError.Code, _ message: String) -> Reply {
+        errorReply(PhoneAuthCore.PhoneAuthError(code, message).jsonValue)
     }
 }

@@ -106,21 +106,25 @@ struct Server: HTTPResponder {
     private func ownMethod(_ name: String, _ request: inout Request, query: [(String, String)], clientIp: String) async -> Reply {
         guard request.method == .post else { return Self.wrongMethod("POST") }
         if OwnMethods.notOverHTTP.contains(name) {
-            return Reply(status: 403, json: OwnMethods.error("operationNotAllowed", status: PhoneAuthError.Code.operationNotAllowed.status,
-                                                             "\(name) is not offered over HTTP; call it through the library or the phoneauth command."))
+            return OwnMethods.error(.operationNotAllowed,
+                                    "\(name) is not offered over HTTP; call it through the library or the phoneauth command.")
         }
         if OwnMethods.adminMethods.contains(name) {
             guard isAdmin(request) else {
-                return Reply(status: 403, json: OwnMethods.error("insufficientPermission", status: 18008,
-                                                                 "The method \(name) needs an admin token: Authorization: Bearer <token>."))
+                return OwnMethods.error(.insufficientPermission,
+                                        "The method \(name) needs an admin token: Authorization: Bearer <token>.")
             }
         } else {
-            do { try checkApiKey(request, query: query, service: .identityToolkit) } catch { return OwnMethods.errorReply(OwnMethods.error("invalidApiKey", status: 18009, "API key not valid.")) }
+            do { try checkApiKey(request, query: query, service: .identityToolkit) } catch {
+                return OwnMethods.error(.invalidApiKey, "API key not valid.")
+            }
         }
         do {
             return await own.handle(name, params: try await readBody(&request), clientIp: clientIp)
         } catch let error as ToolkitError {
-            return Reply(status: error.status, json: OwnMethods.error("invalidArgument", status: 18000, error.detail ?? error.code))
+            var reply = OwnMethods.error(.invalidArgument, error.detail ?? error.code)
+            reply.status = error.status
+            return reply
         } catch {
             return OwnMethods.errorReply(PhoneAuthCore.PhoneAuthError.from(error, during: name).jsonValue)
         }

@@ -77,62 +77,11 @@ struct ToolkitError: Error {
     }
 
     /// The engine's error (its stable code name, message and details) as the message Firebase's
-    /// clients map to the same meaning.
+    /// clients map to the same meaning, from the error catalogue.
     init(code: String, message: String, details: JSONValue) {
-        let reason = details["reason"]?.stringValue
-        let name: String
-        var status = 400
-        switch code {
-        case "invalidVerificationCode": name = "INVALID_CODE"
-        case "invalidVerificationID": name = "INVALID_SESSION_INFO"
-        case "missingVerificationID": name = "MISSING_SESSION_INFO"
-        case "missingVerificationCode": name = "MISSING_CODE"
-        case "sessionExpired": name = "SESSION_EXPIRED"
-        case "invalidPhoneNumber": name = "INVALID_PHONE_NUMBER"
-        case "missingPhoneNumber": name = "MISSING_PHONE_NUMBER"
-        case "tooManyRequests": (name, status) = ("TOO_MANY_ATTEMPTS_TRY_LATER", 429)
-        case "quotaExceeded": (name, status) = ("QUOTA_EXCEEDED", 429)
-        case "invalidAppCredential": name = "INVALID_APP_CREDENTIAL"
-        case "missingAppCredential": name = "MISSING_APP_CREDENTIAL"
-        case "missingAppToken": name = "MISSING_IOS_APP_TOKEN"
-        case "appNotVerified": name = "APP_NOT_VERIFIED"
-        case "captchaCheckFailed": name = "CAPTCHA_CHECK_FAILED"
-        case "userNotFound": name = "USER_NOT_FOUND"
-        case "userDisabled": name = "USER_DISABLED"
-        case "userTokenExpired", "idTokenRevoked": name = "TOKEN_EXPIRED"
-        case "invalidIdToken": name = reason == "expired" ? "TOKEN_EXPIRED" : "INVALID_ID_TOKEN"
-        case "invalidUserToken":
-            // A refresh token of a session that ended (signed out, revoked, user disabled) is
-            // expired for the clients, which then sign the user out; a malformed one is invalid.
-            switch reason {
-            case "userDisabled": name = "USER_DISABLED"
-            case "malformed", "unknown", nil: name = "INVALID_REFRESH_TOKEN"
-            default: name = "TOKEN_EXPIRED"
-            }
-        case "requiresRecentLogin": name = "CREDENTIAL_TOO_OLD_LOGIN_AGAIN"
-        case "unsupportedFirstFactor": name = "UNSUPPORTED_FIRST_FACTOR"
-        case "secondFactorAlreadyEnrolled": name = "SECOND_FACTOR_EXISTS"
-        case "maximumSecondFactorCountExceeded": name = "SECOND_FACTOR_LIMIT_EXCEEDED"
-        case "multiFactorInfoNotFound": name = "MFA_ENROLLMENT_NOT_FOUND"
-        case "missingMultiFactorSession", "secondFactorRequired": name = "MISSING_MFA_PENDING_CREDENTIAL"
-        case "invalidMultiFactorSession": name = "INVALID_MFA_PENDING_CREDENTIAL"
-        case "missingMultiFactorInfo": name = "MISSING_MFA_ENROLLMENT_ID"
-        case "phoneNumberAlreadyExists", "credentialAlreadyInUse": name = "PHONE_NUMBER_EXISTS"
-        case "uidAlreadyExists": name = "DUPLICATE_LOCAL_ID"
-        case "invalidCustomToken": name = "INVALID_CUSTOM_TOKEN"
-        case "customTokenMismatch": name = "CREDENTIAL_MISMATCH"
-        // The dialect's credentials are a session and a code, or a temporary proof: only a proof
-        // can be an invalid credential.
-        case "invalidCredential": name = "INVALID_TEMPORARY_PROOF"
-        case "providerAlreadyLinked": name = "PROVIDER_ALREADY_LINKED"
-        case "noSuchProvider": name = "NO_SUCH_PROVIDER"
-        case "userMismatch": name = "USER_MISMATCH"
-        case "operationNotAllowed": name = "OPERATION_NOT_ALLOWED"
-        case "storageError":
-            (name, status) = details["retryable"] == .bool(true) ? ("UNAVAILABLE", 503) : ("INTERNAL_ERROR", 500)
-        case "internalError": (name, status) = ("INTERNAL_ERROR", 500)
-        default: name = "INVALID_ARGUMENT"
-        }
+        let known = PhoneAuthCore.PhoneAuthError.Code(rawValue: code) ?? .invalidArgument
+        let (name, status) = known.firebase(reason: details["reason"]?.stringValue,
+                                            retryable: details["retryable"] == .bool(true))
         self.init(status, name, message)
         retryAfterSeconds = details["retryAfterSeconds"]?.intValue
     }

@@ -233,6 +233,16 @@ class UidAlreadyExistsError(PhoneAuthError):
     code, status = "uidAlreadyExists", 18007
 
 
+class InsufficientPermissionError(PhoneAuthError):
+    """phoneauthd only: an admin method without a valid admin token."""
+    code, status = "insufficientPermission", 18008
+
+
+class InvalidApiKeyError(PhoneAuthError):
+    """phoneauthd only: a client method without a valid API key."""
+    code, status = "invalidApiKey", 18009
+
+
 _BY_CODE: Dict[str, Type[PhoneAuthError]] = {cls.code: cls for cls in PhoneAuthError.__subclasses__()}
 _BY_STATUS: Dict[int, Type[PhoneAuthError]] = {cls.status: cls for cls in _BY_CODE.values()}
 
