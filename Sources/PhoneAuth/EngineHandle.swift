@@ -15,7 +15,7 @@ final class EngineHandle {
     /// Runs a method and renders its result or error; returns the status and the JSON.
     func call(_ method: String, params: UnsafePointer<CChar>?) -> (Int32, JSONValue) {
         // An unknown name is reported before the parameters are read, whatever they hold.
-        guard Engine.hasMethod(method) else { return engine.call(method, params: .object([])) }
+        guard Engine.operation(named: method) != nil else { return engine.call(method, params: .object([])) }
         let parsed: JSONValue
         do { parsed = try ABI.parse(params, what: "parameters") } catch {
             let failure = PhoneAuthError.from(error, during: method)

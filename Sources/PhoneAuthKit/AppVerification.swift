@@ -10,10 +10,27 @@ public enum AppVerification: Sendable {
     /// (`setCaptchaVerifier(_:)`).
     case captchaToken(String)
 
-    var core: Engine.AppProof {
+    /// The proof a request carries as parts (a receipt and its secret, or a captcha token), by the
+    /// rules every door applies: nil when there is none, an ``PhoneAuthError/Code/invalidAppCredential``
+    /// error when the parts are not exactly one whole proof.
+    public init?(receipt: String?, secret: String?, captchaToken: String?) throws(PhoneAuthError) {
+        guard receipt != nil || secret != nil || captchaToken != nil else { return nil }
+        do {
+            switch try AppProof(receipt: receipt, secret: secret, captchaToken: captchaToken, field: "appVerification") {
+            case let .receipt(receipt, secret): self = .pushReceipt(receipt: receipt, secret: secret)
+            case let .captcha(token): self = .captchaToken(token)
+            }
+        } catch {
+            throw PhoneAuthError(error)
+        }
+    }
+
+    /// The engine's proof, checked by the same rules as every other door's.
+    func core() throws(PhoneAuthCore.PhoneAuthError) -> AppProof {
         switch self {
-        case let .pushReceipt(receipt, secret): return .receipt(receipt: receipt, secret: secret)
-        case let .captchaToken(token): return .captcha(token: token)
+        case let .pushReceipt(receipt, secret):
+            return try AppProof(receipt: receipt, secret: secret, captchaToken: nil, field: "appVerification")
+        case let .captchaToken(token): return try AppProof(receipt: nil, secret: nil, captchaToken: token, field: "appVerification")
         }
     }
 }

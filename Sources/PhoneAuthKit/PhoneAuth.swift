@@ -61,7 +61,7 @@ public final class PhoneAuth: Sendable {
     public func verifyPhoneNumber(_ phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
                                   appVerification: AppVerification? = nil) throws(PhoneAuthError) -> Verification {
         Verification(try run("verifyPhoneNumber") {
-            try $0.verifyPhoneNumber(phoneNumber, languageCode: languageCode, clientIp: clientIP, appProof: appVerification?.core)
+            try $0.verifyPhoneNumber(phoneNumber, languageCode: try LanguageTag(languageCode), clientIp: try ClientAddress(clientIP), appProof: try appVerification?.core())
         })
     }
 
@@ -80,7 +80,7 @@ public final class PhoneAuth: Sendable {
     ///   - credential: the verification and the code the user typed.
     ///   - clientIP: the end user's IP address: wrong codes from one address are limited.
     public func signIn(with credential: PhoneCredential, clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
-        let core = credential.with(clientIP: clientIP)
+        let core = try credential.with(clientIP: clientIP)
         return SignInResult(try run("signIn") { try $0.signIn(with: core) })
     }
 
@@ -91,16 +91,16 @@ public final class PhoneAuth: Sendable {
     public func startPhoneEnrollment(idToken: String, phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
                                      appVerification: AppVerification? = nil) throws(PhoneAuthError) -> Verification {
         Verification(try run("mfaEnrollStart") {
-            try $0.startPhoneEnrollment(idToken: idToken, phoneNumber: phoneNumber, languageCode: languageCode, clientIp: clientIP,
-                                        appProof: appVerification?.core)
+            try $0.startPhoneEnrollment(idToken: idToken, phoneNumber: phoneNumber, languageCode: try LanguageTag(languageCode), clientIp: try ClientAddress(clientIP),
+                                        appProof: try appVerification?.core())
         })
     }
 
     /// Enrols the number the credential's code proves; the result's tokens replace the old ones.
     public func finishPhoneEnrollment(idToken: String, credential: PhoneCredential, displayName: String? = nil,
                                       clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
-        let core = credential.with(clientIP: clientIP)
-        return SignInResult(try run("mfaEnrollFinalize") { try $0.finishPhoneEnrollment(idToken: idToken, credential: core, displayName: displayName) })
+        let core = try credential.with(clientIP: clientIP)
+        return SignInResult(try run("mfaEnrollFinalize") { try $0.finishPhoneEnrollment(idToken: idToken, credential: core, displayName: try Label(displayName, field: "displayName")) })
     }
 
     /// Removes a second factor of the signed-in user.
@@ -113,15 +113,15 @@ public final class PhoneAuth: Sendable {
     public func sendSecondFactorCode(session: String, enrollmentID: String, languageCode: String? = nil, clientIP: String? = nil,
                                      appVerification: AppVerification? = nil) throws(PhoneAuthError) -> Verification {
         Verification(try run("verifyPhoneNumber") {
-            try $0.verifySecondFactor(hint: enrollmentID, session: session, languageCode: languageCode, clientIp: clientIP,
-                                      appProof: appVerification?.core)
+            try $0.verifySecondFactor(hint: enrollmentID, session: session, languageCode: try LanguageTag(languageCode), clientIp: try ClientAddress(clientIP),
+                                      appProof: try appVerification?.core())
         })
     }
 
     /// Finishes a challenge's sign-in with the second factor's code.
     public func resolveSignIn(session: String, credential: PhoneCredential, clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
-        let core = credential.with(clientIP: clientIP)
-        return SignInResult(try run("mfaResolveSignIn") { try $0.resolveSignIn(session: session, assertion: .phone(core), clientIp: clientIP) })
+        let core = try credential.with(clientIP: clientIP)
+        return SignInResult(try run("mfaResolveSignIn") { try $0.resolveSignIn(session: session, assertion: .phone(core), clientIp: try ClientAddress(clientIP)) })
     }
 
     // MARK: Tokens
@@ -163,7 +163,7 @@ public final class PhoneAuth: Sendable {
     /// Creates an account; `uid` is generated when nil.
     public func createUser(uid: String? = nil, phoneNumber: String? = nil, displayName: String? = nil,
                            disabled: Bool = false) throws(PhoneAuthError) -> User {
-        User(try run("createUser") { try $0.createUser(uid: uid, disabled: disabled, displayName: displayName, phoneNumber: phoneNumber) })
+        User(try run("createUser") { try $0.createUser(uid: uid, disabled: disabled, displayName: try Label(displayName, field: "displayName"), phoneNumber: phoneNumber) })
     }
 
     /// Changes what is given, all in one transaction: `.some(nil)` removes the name, the number
@@ -175,7 +175,8 @@ public final class PhoneAuth: Sendable {
             try text.map { text throws(PhoneAuthError) in try Self.parse(text, what: "claims") }
         }
         return User(try run("updateUser") {
-            try $0.updateUser(uid: uid, disabled: disabled, displayName: displayName, phoneNumber: phoneNumber, customClaims: claims)
+            let name = try displayName.map { name throws(PhoneAuthCore.PhoneAuthError) in try Label(name, field: "displayName") }
+            return try $0.updateUser(uid: uid, disabled: disabled, displayName: name, phoneNumber: phoneNumber, customClaims: claims)
         })
     }
 
@@ -235,7 +236,7 @@ public final class PhoneAuth: Sendable {
     /// receipt and how many seconds to wait for the push before falling back to a captcha.
     public func verifyClient(appToken: String, tokenType: String = "unknown",
                              clientIP: String? = nil) throws(PhoneAuthError) -> (receipt: String, suggestedTimeoutSeconds: Int) {
-        let sent = try run("verifyClient") { try $0.verifyClient(appToken: appToken, tokenType: tokenType, clientIp: clientIP) }
+        let sent = try run("verifyClient") { try $0.verifyClient(appToken: appToken, tokenType: tokenType, clientIp: try ClientAddress(clientIP)) }
         return (sent.receipt, Int(sent.suggestedTimeout))
     }
 
@@ -254,7 +255,13 @@ public final class PhoneAuth: Sendable {
     public var jwksJSON: String { JSONCodec.serialize(engine.jwks) }
 
     /// Whether `call(_:paramsJSON:)` knows the method `name`.
-    public static func hasMethod(_ name: String) -> Bool { Engine.hasMethod(name) }
+    public static func hasMethod(_ name: String) -> Bool { Engine.operation(named: name) != nil }
+
+    /// The method `name`, or nil when the engine has none of that name.
+    public static func method(named name: String) -> Method? { Engine.operation(named: name).map(Method.init) }
+
+    /// Every JSON method, in the order docs/API.md lists them.
+    public static var methods: [Method] { Engine.operations.map(Method.init) }
 
     /// Runs one of the engine's JSON methods, the same as `phoneauth_call` (docs/API.md,
     /// "Methods"): `paramsJSON` is an object's text; the result is the result's text, or an error

@@ -246,16 +246,8 @@ struct IdentityToolkit: Sendable {
 
     /// `iosReceipt` + `iosSecret` (the silent push's) or a reCAPTCHA token, as the engine's proof.
     static func appVerification(_ r: ObjectReader) throws -> AppVerification? {
-        let receipt = try r.string("iosReceipt"), secret = try r.string("iosSecret")
-        if receipt != nil || secret != nil {
-            guard let receipt, let secret, !receipt.isEmpty, !secret.isEmpty else { throw ToolkitError(400, "MISSING_APP_CREDENTIAL") }
-            return .pushReceipt(receipt: receipt, secret: secret)
-        }
-        if let token = try r.string("recaptchaToken") ?? r.string("captchaResponse"), !token.isEmpty {
-            guard token.utf8.count <= 16_384 else { throw ToolkitError(400, "INVALID_APP_CREDENTIAL", "The reCAPTCHA token is too long.") }
-            return .captchaToken(token)
-        }
-        return nil
+        try AppVerification(receipt: try r.string("iosReceipt"), secret: try r.string("iosSecret"),
+                            captchaToken: try r.string("recaptchaToken") ?? r.string("captchaResponse"))
     }
 
     /// `phoneVerificationInfo: {sessionInfo, code}` as a credential.

@@ -1,33 +1,18 @@
 import PhoneAuthCore
+import PhoneAuthKit
 
 /// `POST /phoneauth/v1/{method}`: phoneauth_call over HTTP, the same JSON in and out.
 struct OwnMethods: Sendable {
     let runner: EngineRunner
     let emulator: EmulatorSupport?
 
-    /// Methods that manage users or reveal state: an admin token is required.
-    static let adminMethods: Set<String> = [
-        "createUser", "getUser", "getUserByPhoneNumber", "deleteUser", "updateUser", "setCustomUserClaims", "listUsers",
-        "revokeRefreshTokens", "unlockPhoneNumber", "exportUsers", "importUsers", "getStatus",
-        "listSigningKeys", "rotateSigningKey", "retireSigningKey", "createCustomToken", "getVerificationStatus", "getStorageStatistics",
-    ]
-
-    /// Methods a server does not offer: a master key has no business in a request body.
-    static let notOverHTTP: Set<String> = ["rekey"]
-
-    /// Client methods whose limits key on the caller's address: the server sets `clientIp`.
-    static let clientIpMethods: Set<String> = [
-        "verifyPhoneNumber", "verifyClient", "getCaptchaChallenge", "signInWithCredential", "linkWithCredential",
-        "updatePhoneNumber", "reauthenticateWithCredential", "mfaEnrollStart", "mfaEnrollFinalize", "mfaResolveSignIn",
-    ]
-
-    func handle(_ method: String, params: JSONValue, clientIp: String) async -> Reply {
+    func handle(_ method: PhoneAuthKit.Method, params: JSONValue, clientIp: String) async -> Reply {
         var params = params
         // The address is the server's to say: a client's own `clientIp` would let it dodge the limits.
-        if Self.clientIpMethods.contains(method), case let .object(pairs) = params {
+        if method.setsClientIP, case let .object(pairs) = params {
             params = .object(pairs.filter { $0.0 != "clientIp" } + [("clientIp", .string(clientIp))])
         }
-        let (status, json) = await runner.call(method, paramsJSON: JSONCodec.serialize(params))
+        let (status, json) = await runner.call(method.name, paramsJSON: JSONCodec.serialize(params))
         guard status != 0 else {
             // A call that sent a code answers once development mode lists it.
             if let emulator, let id = (try? JSONCodec.parse(json))?["verificationId"]?.stringValue {

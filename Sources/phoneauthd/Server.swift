@@ -84,13 +84,17 @@ struct Server: HTTPResponder {
     private func toolkitCall(_ target: ToolkitRoute, _ request: inout Request, query: [(String, String)], clientIp: String) async -> Reply {
         guard request.method == target.method else { return Self.wrongMethod(target.method.rawValue) }
         do {
-            if let project = target.project {
-                guard project == projectId else { throw ToolkitError(404, "PROJECT_NOT_FOUND", "This server serves project \(projectId).") }
+            if let project = target.project, project != projectId {
+                throw ToolkitError(404, "PROJECT_NOT_FOUND", "This server serves project \(projectId).")
+            }
+            // The route takes the access of the engine method it performs: admin unless that says otherwise.
+            switch PhoneAuth.method(named: target.engineMethod)?.access ?? .admin {
+            case .admin:
                 guard isAdmin(request) else {
                     throw ToolkitError(403, "INSUFFICIENT_PERMISSION", "Admin calls need an admin token: Authorization: Bearer <token>.")
                 }
-            } else {
-                try checkApiKey(request, query: query, service: target.service)
+            case .client: try checkApiKey(request, query: query, service: target.service)
+            case .library: throw ToolkitError(403, "OPERATION_NOT_ALLOWED", "Not offered over HTTP.")
             }
             let body = target.method == .get ? JSONValue.object([]) : try await readBody(&request, allowForm: target.operation == "token")
             let call = ToolkitCall(body: body, clientIp: clientIp, languageCode: languageCode(request))
@@ -103,30 +107,42 @@ struct Server: HTTPResponder {
         }
     }
 
+    /// A method of the engine's catalogue, with the access it declares: what the catalogue does
+    /// not know is 404, and an admin method needs an admin token.
     private func ownMethod(_ name: String, _ request: inout Request, query: [(String, String)], clientIp: String) async -> Reply {
         guard request.method == .post else { return Self.wrongMethod("POST") }
-        if OwnMethods.notOverHTTP.contains(name) {
-            return OwnMethods.error(.operationNotAllowed,
-                                    "\(name) is not offered over HTTP; call it through the library or the phoneauth command.")
+        guard let method = PhoneAuth.method(named: name) else {
+            return OwnMethods.errorReply(PhoneAuthCore.PhoneAuthError.unknownMethod(name).jsonValue)
         }
-        if OwnMethods.adminMethods.contains(name) {
-            guard isAdmin(request) else {
-                return OwnMethods.error(.insufficientPermission,
-                                        "The method \(name) needs an admin token: Authorization: Bearer <token>.")
-            }
-        } else {
-            do { try checkApiKey(request, query: query, service: .identityToolkit) } catch {
-                return OwnMethods.error(.invalidApiKey, "API key not valid.")
-            }
-        }
+        if let refusal = refusal(of: method.access, request, query: query) { return refusal }
         do {
-            return await own.handle(name, params: try await readBody(&request), clientIp: clientIp)
+            return await own.handle(method, params: try await readBody(&request), clientIp: clientIp)
         } catch let error as ToolkitError {
             var reply = OwnMethods.error(.invalidArgument, error.detail ?? error.code)
             reply.status = error.status
             return reply
         } catch {
             return OwnMethods.errorReply(PhoneAuthCore.PhoneAuthError.from(error, during: name).jsonValue)
+        }
+    }
+
+    /// Why a request may not call a method of this access, as the native route answers it; nil
+    /// when it may.
+    private func refusal(of access: PhoneAuthKit.Method.Access, _ request: Request, query: [(String, String)]) -> Reply? {
+        switch access {
+        case .library:
+            return OwnMethods.error(.operationNotAllowed,
+                                    "This method is not offered over HTTP; call it through the library or the phoneauth command.")
+        case .admin:
+            guard isAdmin(request) else {
+                return OwnMethods.error(.insufficientPermission, "This method needs an admin token: Authorization: Bearer <token>.")
+            }
+            return nil
+        case .client:
+            do { try checkApiKey(request, query: query, service: .identityToolkit) } catch {
+                return OwnMethods.error(.invalidApiKey, "API key not valid.")
+            }
+            return nil
         }
     }
 
@@ -149,8 +165,8 @@ struct Server: HTTPResponder {
     }
 
     private func languageCode(_ request: Request) -> String? {
-        guard let value = request.headers[HTTPField.Name("X-Firebase-Locale")!], !value.isEmpty, value.utf8.count <= 35 else { return nil }
-        return value
+        // A header the client's platform sets: one that is not a language tag is ignored, not refused.
+        (try? LanguageTag(request.headers[HTTPField.Name("X-Firebase-Locale")!]))??.text
     }
 
     /// The body as a JSON object: JSON, or where `allowForm` a form (securetoken accepts both); empty is {}.
@@ -204,10 +220,27 @@ struct ToolkitRoute {
 
     var name: String { project == nil ? "toolkit:\(operation)" : "admin:\(operation)" }
 
-    static let clientOperations: Set<String> = ["sendVerificationCode", "signInWithPhoneNumber", "lookup", "delete", "update", "signInWithCustomToken"]
-    static let adminOperations: Set<String> = ["accounts", "accounts:lookup", "accounts:batchGet", "accounts:update", "accounts:delete", "accounts:batchDelete"]
-    static let multiFactorOperations: Set<String> = ["mfaEnrollment:start", "mfaEnrollment:finalize", "mfaEnrollment:withdraw",
-                                                     "mfaSignIn:start", "mfaSignIn:finalize"]
+    /// The engine method whose access (docs/API.md, the catalogue) the route takes. A signed-in
+    /// user's own lookup, update and deletion prove the user by the ID token, as verifyIdToken does.
+    var engineMethod: String {
+        Self.clientOperations[operation] ?? Self.multiFactorOperations[operation] ?? Self.adminOperations[operation]
+            ?? Self.v3Operations[operation] ?? ""
+    }
+
+    private static let clientOperations = [
+        "sendVerificationCode": "verifyPhoneNumber", "signInWithPhoneNumber": "signInWithCredential", "lookup": "verifyIdToken",
+        "delete": "verifyIdToken", "update": "verifyIdToken", "signInWithCustomToken": "signInWithCustomToken",
+    ]
+    private static let multiFactorOperations = [
+        "mfaEnrollment:start": "mfaEnrollStart", "mfaEnrollment:finalize": "mfaEnrollFinalize",
+        "mfaEnrollment:withdraw": "mfaUnenroll", "mfaSignIn:start": "verifyPhoneNumber", "mfaSignIn:finalize": "mfaResolveSignIn",
+    ]
+    private static let adminOperations = [
+        "accounts": "createUser", "accounts:lookup": "getUser", "accounts:batchGet": "listUsers", "accounts:update": "updateUser",
+        "accounts:delete": "deleteUser", "accounts:batchDelete": "deleteUser",
+    ]
+    /// The operations only the v3 paths (and securetoken) name.
+    private static let v3Operations = ["getProjectConfig": "getJwks", "verifyClient": "verifyClient", "token": "refreshIdToken"]
 
     init?(path: String) {
         var rest = Substring(path)
@@ -225,14 +258,14 @@ struct ToolkitRoute {
         } else if rest == "/v1/token" {
             service = .secureToken
             operation = "token"
-        } else if rest.hasPrefix("/v1/accounts:"), Self.clientOperations.contains(String(rest.dropFirst("/v1/accounts:".count))) {
+        } else if rest.hasPrefix("/v1/accounts:"), Self.clientOperations[String(rest.dropFirst("/v1/accounts:".count))] != nil {
             operation = String(rest.dropFirst("/v1/accounts:".count))
         } else if rest.hasPrefix("/v2/accounts/"),
-                  Self.multiFactorOperations.contains(String(rest.dropFirst("/v2/accounts/".count))) {
+                  Self.multiFactorOperations[String(rest.dropFirst("/v2/accounts/".count))] != nil {
             operation = String(rest.dropFirst("/v2/accounts/".count))
         } else if rest.hasPrefix("/v1/projects/") {
             let parts = rest.dropFirst("/v1/projects/".count).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, !parts[0].isEmpty, Self.adminOperations.contains(String(parts[1])) else { return nil }
+            guard parts.count == 2, !parts[0].isEmpty, Self.adminOperations[String(parts[1])] != nil else { return nil }
             project = String(parts[0])
             operation = String(parts[1])
             if operation == "accounts:batchGet" { method = .get }

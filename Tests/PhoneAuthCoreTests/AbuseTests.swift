@@ -175,12 +175,12 @@ final class AbuseTests: XCTestCase {
     }
 
     func testAddressesAreCountedAsOneClientHoldsThem() throws {
-        XCTAssertEqual(Engine.limitKey(forIp: "192.0.2.1"), "192.0.2.1")
-        XCTAssertEqual(Engine.limitKey(forIp: "::ffff:192.0.2.1"), "192.0.2.1", "IPv4-mapped is the IPv4 address")
-        XCTAssertEqual(Engine.limitKey(forIp: "2001:db8:1:2:aaaa::1"), "2001:db8:1:2::/64")
-        XCTAssertEqual(Engine.limitKey(forIp: "2001:DB8:1:2:bbbb::9"), "2001:db8:1:2::/64", "one /64 is one client")
-        XCTAssertNil(Engine.limitKey(forIp: "192.0.2"))
-        XCTAssertNil(Engine.limitKey(forIp: "example.com"))
+        XCTAssertEqual(try ClientAddress("192.0.2.1").limitKey, "192.0.2.1")
+        XCTAssertEqual(try ClientAddress("::ffff:192.0.2.1").limitKey, "192.0.2.1", "IPv4-mapped is the IPv4 address")
+        XCTAssertEqual(try ClientAddress("2001:db8:1:2:aaaa::1").limitKey, "2001:db8:1:2::/64")
+        XCTAssertEqual(try ClientAddress("2001:DB8:1:2:bbbb::9").limitKey, "2001:db8:1:2::/64", "one /64 is one client")
+        assertError(.invalidArgument) { _ = try ClientAddress("192.0.2", field: "clientIp") }
+        assertError(.invalidArgument) { _ = try ClientAddress("example.com", field: "clientIp") }
         let engine = try makeEngines(clockAtWindowStart()) { $0.abuse.smsPerIpPerHour = 1 }[0]
         XCTAssertNoThrow(try engine.verifyPhoneNumber("+16505553401", clientIp: "::ffff:192.0.2.1"))
         XCTAssertEqual(limitName { _ = try engine.verifyPhoneNumber("+16505553402", clientIp: "192.0.2.1") }, "smsPerIpPerHour")

@@ -46,7 +46,7 @@ final class LockoutTests: XCTestCase {
         while clock.now() < end {
             let started: VerificationStarted
             do {
-                started = try engine.verifyPhoneNumber(number, clientIp: nextIp())
+                started = try engine.verifyPhoneNumber(number, clientIp: try ClientAddress(nextIp()))
             } catch let error as PhoneAuthError where error.code == .tooManyRequests || error.code == .quotaExceeded {
                 clock.advance(seconds: retryAfter(error))
                 continue
@@ -55,7 +55,7 @@ final class LockoutTests: XCTestCase {
             guesses: for _ in 0..<engine.config.maxAttempts {
                 do {
                     var credential = PhoneCredential(verificationId: started.verificationId, verificationCode: guess)
-                    credential.clientIp = nextIp()
+                    credential.clientIp = try ClientAddress(nextIp())
                     _ = try engine.signIn(with: credential)
                     XCTFail("a wrong code signed in")
                 } catch let error as PhoneAuthError {

@@ -210,7 +210,7 @@ extension MultiFactorTests {
             let secret = try XCTUnwrap(base32Decode(started.secretKey))
             let code = Totp.code(secret: secret, step: Totp.step(at: SystemClock().now()))
             names.append("app \(i)")
-            _ = try engine.finishTotpEnrollment(idToken: session.idToken, sessionInfo: started.sessionInfo, code: code, displayName: names.last)
+            _ = try engine.finishTotpEnrollment(idToken: session.idToken, sessionInfo: started.sessionInfo, code: code, displayName: Label(names.last, field: "displayName"))
         }
         XCTAssertEqual(try engine.user(uid: session.user.uid).factors.map(\.displayName), names)
         assertError(.maximumSecondFactorCountExceeded) { _ = try engine.startTotpEnrollment(idToken: session.idToken, accountName: nil, issuer: nil) }

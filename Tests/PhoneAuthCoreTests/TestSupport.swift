@@ -221,3 +221,17 @@ extension SMSText {
                     maxSegments: 1, codeLength: 6, codeTtlSeconds: 300)
     }
 }
+
+// Literals for the engine's input types, in tests only: a literal a test writes is known good, so
+// a malformed one is a broken test, which the trap reports.
+extension ClientAddress: ExpressibleByStringLiteral {
+    public init(stringLiteral text: String) { try! self.init(text) }
+}
+
+extension Label: ExpressibleByStringLiteral {
+    public init(stringLiteral text: String) { try! self.init(text, field: "label") }
+}
+
+extension LanguageTag: ExpressibleByStringLiteral {
+    public init(stringLiteral text: String) { try! self.init(text) }
+}

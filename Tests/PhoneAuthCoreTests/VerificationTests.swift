@@ -126,7 +126,7 @@ final class VerificationTests: XCTestCase {
         let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"] })
         XCTAssertNoThrow(try engine.verifyPhoneNumber(phone, clientIp: "203.0.113.7"))
         XCTAssertNoThrow(try engine.verifyPhoneNumber(phone, clientIp: "2001:db8::1"))
-        assertError(.invalidArgument) { _ = try engine.verifyPhoneNumber(phone, clientIp: "not-an-ip") }
+        assertError(.invalidArgument) { _ = try engine.verifyPhoneNumber(phone, clientIp: ClientAddress("not-an-ip", field: "clientIp")) }
     }
 
     func testUnknownAndMalformedIds() throws {

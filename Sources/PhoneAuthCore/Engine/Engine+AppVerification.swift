@@ -1,12 +1,6 @@
 /// App verification: proof that an SMS request comes from the real app, by a silent push that
 /// carries a secret to the device, or by a captcha the host checks.
 extension Engine {
-    /// What verifyPhoneNumber is given as proof.
-    package enum AppProof: Sendable {
-        case receipt(receipt: String, secret: String)
-        case captcha(token: String)
-    }
-
     /// What canHandleNotification found in a notification.
     package struct NotificationResult: Sendable {
         package var handled = false
@@ -31,8 +25,8 @@ extension Engine {
 
     /// Sends the app a silent push with a receipt and its secret; returns the receipt and how long
     /// to wait for the push before falling back to the captcha.
-    package func verifyClient(appToken: String?, tokenType: String?, clientIp: String? = nil) throws -> (receipt: String, suggestedTimeout: Int64) {
-        try Self.checkClientIp(clientIp)
+    package func verifyClient(appToken: String?, tokenType: String?,
+                              clientIp: ClientAddress? = nil) throws -> (receipt: String, suggestedTimeout: Int64) {
         guard let appToken, !appToken.isEmpty else { throw PhoneAuthError(.missingAppToken, "The app's push token (appToken) is required.") }
         guard appToken.utf8.count <= 4096 else {
             throw PhoneAuthError(.invalidArgument, "The field 'appToken' must be at most 4096 bytes.", details: [("field", .string("appToken"))])
@@ -50,7 +44,7 @@ extension Engine {
         let secret = Base64URL.encode(SecureBytes.random(count: 32))
         if let trip = try store.addAppCheck(id: receipt, kind: "receipt", secretHash: receiptHash(receipt, secret), scheme: nil,
                                             expiresAt: now.adding(seconds: config.receiptTtlSeconds), now: now,
-                                            ipKey: clientIp.flatMap(Self.limitKey(forIp:)), ipLimit: config.abuse.appChecksPerIpPerHour) {
+                                            ipKey: clientIp?.limitKey, ipLimit: config.abuse.appChecksPerIpPerHour) {
             throw limitError(trip, now: now)
         }
         let payload: JSONValue = .object([(Self.pushKey, .object([("receipt", .string(receipt)), ("secret", .string(secret))]))])
@@ -79,8 +73,8 @@ extension Engine {
 
     /// The URL of the host's captcha page for a new challenge, which reports back through
     /// `<callbackScheme>://phoneauth/link?deep_link_id=...` (see canHandleURL).
-    package func captchaChallenge(callbackScheme: String, languageCode: String?, clientIp: String? = nil) throws -> (url: String, eventId: String) {
-        try Self.checkClientIp(clientIp)
+    package func captchaChallenge(callbackScheme: String, languageCode: LanguageTag?,
+                                  clientIp: ClientAddress? = nil) throws -> (url: String, eventId: String) {
         guard let page = config.captchaPageUrl else {
             throw PhoneAuthError(.operationNotAllowed, "No captcha page is configured (captcha.pageUrl).", details: [("reason", .string("noCaptchaPage"))])
         }
@@ -93,10 +87,10 @@ extension Engine {
         // Schemes are case-insensitive, and systems hand them back lower-cased.
         if let trip = try store.addAppCheck(id: eventId, kind: "captcha", secretHash: nil, scheme: callbackScheme.lowercased(),
                                             expiresAt: now.adding(seconds: config.receiptTtlSeconds), now: now,
-                                            ipKey: clientIp.flatMap(Self.limitKey(forIp:)), ipLimit: config.abuse.appChecksPerIpPerHour) {
+                                            ipKey: clientIp?.limitKey, ipLimit: config.abuse.appChecksPerIpPerHour) {
             throw limitError(trip, now: now)
         }
-        let language = smsText.resolve(languageCode, fallback: config.defaultLanguageCode)
+        let language = smsText.resolve(languageCode?.text, fallback: config.defaultLanguageCode)
         let query = "eventId=\(eventId)&callbackScheme=\(PercentEncoding.encode(callbackScheme))&hl=\(PercentEncoding.encode(language))"
         return (page + (page.contains("?") ? "&" : "?") + query, eventId)
     }
@@ -118,7 +112,7 @@ extension Engine {
     }
 
     /// Refuses an SMS request without a valid proof, when app verification is enforced.
-    func checkAppProof(_ proof: AppProof?, clientIp: String?) throws {
+    func checkAppProof(_ proof: AppProof?, clientIp: ClientAddress?) throws {
         guard !config.appVerificationDisabledForTesting, appVerificationEnforced else { return }
         switch proof {
         case nil:
@@ -142,7 +136,7 @@ extension Engine {
             guard try store.claimAppCheck(id: tokenId, kind: "captchaToken", expiresAt: clock.now().adding(seconds: config.receiptTtlSeconds)) else {
                 throw failed("alreadyUsed", "This captcha token was already used; solve a new captcha.")
             }
-            guard let verdict = verifier.verify(token: token, clientIp: clientIp) else { throw failed("verifierFailed", "The captcha verifier could not check the token.") }
+            guard let verdict = verifier.verify(token: token, clientIp: clientIp?.text) else { throw failed("verifierFailed", "The captcha verifier could not check the token.") }
             guard verdict.success else { throw failed("rejected", "The captcha verifier rejected the token.") }
             if let score = verdict.score, !(score >= config.captchaMinScore) {
                 throw failed("lowScore", "The captcha score is below captcha.minScore.")

@@ -1,22 +1,23 @@
 /// The errors the engine's outcomes stand for, and the events that report them.
 extension Engine {
     /// The error of a rejected code, after reporting it (and a limit or lockout it tripped).
-    func rejected(_ rejection: CodeRejection, clientIp: String?, now: Timestamp) -> PhoneAuthError {
+    func rejected(_ rejection: CodeRejection, clientIp: ClientAddress?, now: Timestamp) -> PhoneAuthError {
         switch rejection {
         case let .limited(trip): return limitError(trip, now: now)
         case let .numberLocked(phone, until, justLocked) where justLocked:
             events.emit("lockout", at: now, [("phoneNumber", .string(PhoneNumber.mask(phone))), ("until", .string(until.rfc3339)),
                                              ("lockoutSeconds", .int((until.milliseconds - now.milliseconds) / 1000)),
-                                             ("clientIp", clientIp.map { .string($0) })])
+                                             ("clientIp", clientIp.map { .string($0.text) })])
         default: break
         }
         return reported(Self.error(rejection, now: now), clientIp: clientIp, now: now)
     }
 
     /// Reports a failed sign-in (`signInFailed`) and returns its error.
-    func reported(_ error: PhoneAuthError, clientIp: String?, now: Timestamp) -> PhoneAuthError {
+    func reported(_ error: PhoneAuthError, clientIp: ClientAddress?, now: Timestamp) -> PhoneAuthError {
         let reason = error.details.first(where: { $0.0 == "reason" })?.1
-        events.emit("signInFailed", at: now, [("code", .string(error.code.name)), ("reason", reason), ("clientIp", clientIp.map { .string($0) })])
+        events.emit("signInFailed", at: now, [("code", .string(error.code.name)), ("reason", reason),
+                                         ("clientIp", clientIp.map { .string($0.text) })])
         return error
     }
 

@@ -15,10 +15,9 @@ extension Engine {
     }
 
     /// Sends a code to a number the signed-in user is enrolling as an SMS second factor.
-    package func startPhoneEnrollment(idToken: String, phoneNumber: String?, languageCode: String?, clientIp: String?,
+    package func startPhoneEnrollment(idToken: String, phoneNumber: String?, languageCode: LanguageTag?, clientIp: ClientAddress?,
                                      appProof: AppProof? = nil) throws -> VerificationStarted {
         let user = try session(of: idToken, recent: true).user
-        guard let phoneNumber, !phoneNumber.isEmpty else { throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.") }
         let phone = try PhoneNumber.parse(phoneNumber)
         // Refuse before sending an SMS what finalizing would refuse anyway, as far as the user's own
         // account tells: whether another user has the number is only said once the code proves it.
@@ -28,7 +27,7 @@ extension Engine {
         return try sendCode(to: phone, purpose: .enroll, subject: user.uid, languageCode: languageCode, clientIp: clientIp, appProof: appProof)
     }
 
-    package func finishPhoneEnrollment(idToken: String, credential: PhoneCredential, displayName: String?) throws -> SignInResult {
+    package func finishPhoneEnrollment(idToken: String, credential: PhoneCredential, displayName: Label?) throws -> SignInResult {
         try Self.checkCredential(credential)
         let session = try session(of: idToken, recent: true)
         let now = clock.now()
@@ -41,7 +40,7 @@ extension Engine {
 
     /// Generates a TOTP secret for the signed-in user and keeps it, sealed, until a first code
     /// from the authenticator proves the user stored it.
-    package func startTotpEnrollment(idToken: String, accountName: String?, issuer: String?) throws -> TotpEnrollmentStarted {
+    package func startTotpEnrollment(idToken: String, accountName: Label?, issuer: Label?) throws -> TotpEnrollmentStarted {
         let session = try session(of: idToken, recent: true)
         try checkRoomForFactor(session.user)
         let now = clock.now()
@@ -51,13 +50,13 @@ extension Engine {
                                     sealedSecret: try keys.sealTotpSecret(secret, uid: session.user.uid))
         _ = try user(from: try store.openMFASession(pending, uid: session.user.uid, presentedSession: session.sessionId,
                                                    provider: session.provider, now: now))
-        let account = accountName ?? session.user.phoneNumber ?? session.user.uid
+        let account = accountName?.text ?? session.user.phoneNumber ?? session.user.uid
         return TotpEnrollmentStarted(sessionInfo: pending.id, secretKey: Base32.encode(secret),
-                                     otpauthUri: Totp.uri(secret: secret, account: account, issuer: issuer ?? config.projectId),
+                                     otpauthUri: Totp.uri(secret: secret, account: account, issuer: issuer?.text ?? config.projectId),
                                      expiresAt: pending.expiresAt)
     }
 
-    package func finishTotpEnrollment(idToken: String, sessionInfo: String, code: String, displayName: String?) throws -> SignInResult {
+    package func finishTotpEnrollment(idToken: String, sessionInfo: String, code: String, displayName: Label?) throws -> SignInResult {
         let session = try session(of: idToken, recent: true)
         let now = clock.now()
         let factor = newFactor("totp", displayName: displayName, now: now)
@@ -82,7 +81,7 @@ extension Engine {
     }
 
     /// Sends a code to the enrolled number `hint` of the challenge `session`, without revealing it.
-    package func verifySecondFactor(hint: String?, session: String?, languageCode: String?, clientIp: String?,
+    package func verifySecondFactor(hint: String?, session: String?, languageCode: LanguageTag?, clientIp: ClientAddress?,
                                    appProof: AppProof? = nil) throws -> VerificationStarted {
         guard let session, !session.isEmpty else { throw MultiFactorErrors.missingSession }
         guard let hint, !hint.isEmpty else { throw MultiFactorErrors.missingInfo }
@@ -96,10 +95,9 @@ extension Engine {
 
     /// Completes a challenge: the session's user signs in with this second factor.
     /// `clientIp` is the end user's address, for events (and, with an SMS code, the per-IP limit).
-    package func resolveSignIn(session: String?, assertion: Assertion?, clientIp: String? = nil) throws -> SignInResult {
+    package func resolveSignIn(session: String?, assertion: Assertion?, clientIp: ClientAddress? = nil) throws -> SignInResult {
         guard let session, !session.isEmpty else { throw MultiFactorErrors.missingSession }
         guard let assertion else { throw MultiFactorErrors.missingInfo }
-        try Self.checkClientIp(clientIp)
         let now = clock.now()
         let proof: SecondFactorProof
         var limits = CheckLimits.none
@@ -123,8 +121,8 @@ extension Engine {
         if user.factors.count >= config.mfaMaxFactors { throw Self.error(AccountRefusal.maximumSecondFactorCountExceeded) }
     }
 
-    private func newFactor(_ factorId: String, displayName: String?, now: Timestamp) -> NewFactor {
-        NewFactor(enrollmentId: SortableID.make(at: now, randomBytes: 12), factorId: factorId, displayName: displayName,
+    private func newFactor(_ factorId: String, displayName: Label?, now: Timestamp) -> NewFactor {
+        NewFactor(enrollmentId: SortableID.make(at: now, randomBytes: 12), factorId: factorId, displayName: displayName?.text,
                   maxFactors: config.mfaMaxFactors)
     }
 

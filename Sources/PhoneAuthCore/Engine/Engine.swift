@@ -137,19 +137,15 @@ package final class Engine: @unchecked Sendable {
 
     // MARK: Verification
 
-    package func verifyPhoneNumber(_ phoneNumber: String?, languageCode: String? = nil, clientIp: String? = nil,
+    package func verifyPhoneNumber(_ phoneNumber: String?, languageCode: LanguageTag? = nil, clientIp: ClientAddress? = nil,
                                   appProof: AppProof? = nil) throws -> VerificationStarted {
-        guard let phoneNumber, !phoneNumber.isEmpty else {
-            throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.")
-        }
-        return try sendCode(to: try PhoneNumber.parse(phoneNumber), purpose: .signIn, subject: nil, languageCode: languageCode,
+        try sendCode(to: try PhoneNumber.parse(phoneNumber), purpose: .signIn, subject: nil, languageCode: languageCode,
                             clientIp: clientIp, appProof: appProof)
     }
 
     /// Starts a verification of `phone` whose code serves `purpose` only, and queues its SMS.
-    func sendCode(to phone: PhoneNumber, purpose: VerificationPurpose, subject: String?, languageCode: String?,
-                  clientIp: String?, appProof: AppProof?) throws -> VerificationStarted {
-        try Self.checkClientIp(clientIp)
+    func sendCode(to phone: PhoneNumber, purpose: VerificationPurpose, subject: String?, languageCode: LanguageTag?,
+                  clientIp: ClientAddress?, appProof: AppProof?) throws -> VerificationStarted {
         let policy = config.abuse
         // Where an SMS may go at all: checked for test numbers too, so tests meet the production rules.
         if !policy.deniedTypes.isEmpty, case let type = phone.type, policy.deniedTypes.contains(type) {
@@ -170,7 +166,7 @@ package final class Engine: @unchecked Sendable {
         let now = clock.now()
         let id = VerificationCode.newVerificationId(at: now)
         let code = testCode ?? VerificationCode.generate(length: config.codeLength)
-        let language = smsText.resolve(languageCode, fallback: config.defaultLanguageCode)
+        let language = smsText.resolve(languageCode?.text, fallback: config.defaultLanguageCode)
         var outbox: NewOutboxMessage?
         if testCode == nil {
             let body = smsText.body(language: language, code: code, minutes: SMSText.minutes(config.codeTtlSeconds))
@@ -182,7 +178,7 @@ package final class Engine: @unchecked Sendable {
         let reuseWindowStart = config.resendAfterSeconds > 0 ? now.adding(seconds: -config.resendAfterSeconds) : nil
         // Test numbers are exempt from the send limits (they send nothing).
         let limits = testCode != nil ? nil : SendLimits(
-            region: phone.region, clientIp: clientIp.flatMap(Self.limitKey(forIp:)), perNumberPerHour: policy.smsPerNumberPerHour, perIpPerHour: policy.smsPerIpPerHour,
+            region: phone.region, clientIp: clientIp?.limitKey, perNumberPerHour: policy.smsPerNumberPerHour, perIpPerHour: policy.smsPerIpPerHour,
             perProjectPerDay: policy.smsPerProjectPerDay, perRegionPerDay: policy.smsPerRegionPerDay[phone.region] ?? 0,
             regionBurstPerHour: policy.regionBurstPerHour)
         let start = try store.startVerification(verification, reuseIfCreatedAfter: reuseWindowStart,
@@ -261,7 +257,6 @@ package final class Engine: @unchecked Sendable {
     /// Checks a credential's verification ID before any store access; a temporary proof is only
     /// accepted where `allowProof` (signing in).
     static func checkCredential(_ credential: PhoneCredential, allowProof: Bool = false) throws {
-        try checkClientIp(credential.clientIp)
         if credential.isTemporaryProof && !allowProof {
             throw PhoneAuthError(.invalidCredential, "A temporary proof only signs in (signInWithCredential); use a code sent to the number here.",
                                  details: [("reason", .string("temporaryProof"))])
@@ -276,7 +271,7 @@ package final class Engine: @unchecked Sendable {
         let policy = config.abuse
         return CheckLimits(maxConsecutiveFailures: policy.maxConsecutiveFailures, failuresBetweenLockouts: config.maxAttempts,
                            lockoutMilliseconds: policy.lockoutSeconds * 1000, maxLockoutMilliseconds: policy.maxLockoutSeconds * 1000,
-                           clientIp: credential.clientIp.flatMap(Self.limitKey(forIp:)), wrongCodesPerIpPer5Minutes: policy.wrongCodesPerIpPer5Minutes,
+                           clientIp: credential.clientIp?.limitKey, wrongCodesPerIpPer5Minutes: policy.wrongCodesPerIpPer5Minutes,
                            exempt: Set(config.testPhoneNumbers.keys))
     }
 
@@ -297,7 +292,7 @@ package final class Engine: @unchecked Sendable {
     }
 
     /// Turns a store outcome into tokens, or into the error it stands for.
-    func finish(_ outcome: AccountOutcome, _ signIn: NewSignIn, _ first: RefreshToken, now: Timestamp, clientIp: String? = nil) throws -> SignInResult {
+    func finish(_ outcome: AccountOutcome, _ signIn: NewSignIn, _ first: RefreshToken, now: Timestamp, clientIp: ClientAddress? = nil) throws -> SignInResult {
         switch outcome {
         case let .signedIn(session, isNew):
             let refreshToken = RefreshToken(uid: session.user.uid, sessionId: session.sessionId, generation: 0, secret: first.secret)
@@ -306,7 +301,7 @@ package final class Engine: @unchecked Sendable {
             events.emit("signInSucceeded", at: now, [
                 ("uid", .string(session.user.uid)), ("phoneNumber", session.user.phoneNumber.map { .string(PhoneNumber.mask($0)) }),
                 ("provider", .string(session.provider)), ("secondFactor", session.secondFactor.map { .string($0) }),
-                ("isNewUser", .bool(isNew)), ("clientIp", clientIp.map { .string($0) }),
+                ("isNewUser", .bool(isNew)), ("clientIp", clientIp.map { .string($0.text) }),
             ])
             return result
         case let .done(user):
@@ -416,7 +411,6 @@ package final class Engine: @unchecked Sendable {
     /// Ends a number's lockout and its run of wrong codes (the remedy when an attacker keeps a
     /// victim's number locked); whether it had any. Reported as the event `numberUnlocked`.
     package func unlockPhoneNumber(_ phoneNumber: String?) throws -> Bool {
-        guard let phoneNumber, !phoneNumber.isEmpty else { throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.") }
         let phone = try PhoneNumber.parse(phoneNumber)
         let unlocked = try store.unlockPhoneNumber(phone.e164)
         events.emit("numberUnlocked", at: clock.now(), [("phoneNumber", .string(phone.masked)), ("hadFailures", .bool(unlocked))])
@@ -435,9 +429,9 @@ package final class Engine: @unchecked Sendable {
 
     /// `phoneNumber` `.some(nil)` removes the number; a number another user has is refused.
     /// `customClaims` as setCustomUserClaims takes them; all changes are one transaction.
-    package func updateUser(uid: String, disabled: Bool? = nil, displayName: String?? = nil, phoneNumber: String?? = nil,
+    package func updateUser(uid: String, disabled: Bool? = nil, displayName: Label?? = nil, phoneNumber: String?? = nil,
                            customClaims: JSONValue?? = nil) throws -> UserRecord {
-        var changes = UserChanges(disabled: disabled, displayName: displayName)
+        var changes = UserChanges(disabled: disabled, displayName: displayName.map { $0?.text })
         if let claims = customClaims { changes.customClaims = .some(try claims.flatMap { try DeveloperClaims.validated($0) }) }
         if let phoneNumber { changes.phoneNumber = .some(try phoneNumber.map { try PhoneNumber.parse($0).e164 }) }
         return try update(uid: uid, changes)
@@ -445,13 +439,14 @@ package final class Engine: @unchecked Sendable {
 
     /// Adds a user that has not signed in yet (an admin's create): `uid` (1–128 bytes) or a new
     /// sortable one; a phone number another user or a second factor has is refused.
-    package func createUser(uid: String?, disabled: Bool = false, displayName: String? = nil, phoneNumber: String? = nil) throws -> UserRecord {
+    package func createUser(uid: String?, disabled: Bool = false, displayName: Label? = nil,
+                           phoneNumber: String? = nil) throws -> UserRecord {
         let now = clock.now()
         let uid = uid ?? SortableID.make(at: now, randomBytes: 12)
         guard !uid.isEmpty, uid.utf8.count <= 128 else {
             throw PhoneAuthError(.invalidArgument, "The field 'uid' must be 1 to 128 bytes.", details: [("field", .string("uid"))])
         }
-        var changes = UserChanges(disabled: disabled ? true : nil, displayName: displayName.map { .some($0) })
+        var changes = UserChanges(disabled: disabled ? true : nil, displayName: displayName.map { .some($0.text) })
         if let phoneNumber { changes.phoneNumber = .some(try PhoneNumber.parse(phoneNumber).e164) }
         return try outcome(try store.createUser(uid: uid, changes: changes, now: now))
     }
@@ -494,35 +489,6 @@ package final class Engine: @unchecked Sendable {
 
     package func revokeRefreshTokens(uid: String) throws {
         guard try store.revokeSessions(uid: uid, now: clock.now()) else { throw Self.noUser }
-    }
-
-    /// The per-IP limits key on the end user's address, so it must be one.
-    package static func checkClientIp(_ text: String?) throws {
-        if let text, limitKey(forIp: text) == nil {
-            throw PhoneAuthError(.invalidArgument, "The field 'clientIp' must be an IPv4 or IPv6 address.", details: [("field", .string("clientIp"))])
-        }
-    }
-
-    /// What the per-IP limits count an address as: an IPv4 address in dotted form (also when
-    /// written IPv4-mapped, ::ffff:a.b.c.d), an IPv6 address by its /64 network, which one client
-    /// usually holds whole. nil for anything else.
-    static func limitKey(forIp text: String) -> String? {
-        guard text.utf8.count <= 45 else { return nil }
-        var v4 = in_addr(), v6 = in6_addr()
-        var bytes: [UInt8]
-        if inet_pton(AF_INET, text, &v4) == 1 {
-            bytes = withUnsafeBytes(of: &v4) { Array($0) }
-        } else if inet_pton(AF_INET6, text, &v6) == 1 {
-            bytes = withUnsafeBytes(of: &v6) { Array($0) }
-            guard bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff else {
-                let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
-                return groups.joined(separator: ":") + "::/64"
-            }
-            bytes = Array(bytes[12..<16])
-        } else {
-            return nil
-        }
-        return bytes.map { String($0) }.joined(separator: ".")
     }
 
     static let noUser = PhoneAuthError(.userNotFound, "There is no user with this identifier.")

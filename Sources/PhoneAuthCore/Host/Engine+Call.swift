@@ -1,20 +1,23 @@
 /// The one entry point every host shares: a method name and its JSON parameters in, a status and
 /// the result or error object out (phoneauth_call, phoneauthd's /phoneauth/v1, the CLI).
 extension Engine {
-    /// Whether `call` knows a method of that name (docs/API.md lists them).
-    package static func hasMethod(_ name: String) -> Bool { Methods.table[name] != nil }
+    /// The operation of that name, if the catalogue has one (docs/API.md lists them).
+    package static func operation(named name: String) -> Operation? { OperationCatalogue.byName[name] }
+
+    /// Every operation, in the catalogue's order.
+    package static var operations: [Operation] { OperationCatalogue.all }
 
     /// Runs `method` with `params` (a JSON object); returns 0 and the result, or the error's
     /// status and the error object. Never throws.
     package func call(_ method: String, params: JSONValue) -> (status: Int32, result: JSONValue) {
-        guard let handler = Methods.table[method] else {
-            let error = PhoneAuthError(.unknownMethod,
-                                       "There is no method named \(Echo.quoted(method, or: "so (the name is not shown: it is not a plain name)")); docs/API.md lists them.",
-                                       details: Echo.isQuotable(method) ? [("method", .string(method))] : [])
+        guard let operation = OperationCatalogue.byName[method] else {
+            let error = PhoneAuthError.unknownMethod(method)
             return (error.code.status, error.jsonValue)
         }
         do {
-            return (0, try handler(self, try ObjectReader(params)))
+            let reader = try ObjectReader(params)
+            try reader.rejectUnknown(operation.parameters)
+            return (0, try operation.run(self, reader))
         } catch {
             let failure = PhoneAuthError.from(error, during: method)
             return (failure.code.status, failure.jsonValue)
@@ -23,6 +26,13 @@ extension Engine {
 }
 
 extension PhoneAuthError {
+    /// There is no method of that name (quoted only when it is a plain name).
+    package static func unknownMethod(_ method: String) -> PhoneAuthError {
+        let name = Echo.quoted(method, or: "so (the name is not shown: it is not a plain name)")
+        return PhoneAuthError(.unknownMethod, "There is no method named \(name); docs/API.md lists them.",
+                              details: Echo.isQuotable(method) ? [("method", .string(method))] : [])
+    }
+
     /// `error` as a PhoneAuthError; any other error (crypto, the system) becomes internalError
     /// named by its type, which says enough and holds no secret.
     package static func from(_ error: Error, during what: String) -> PhoneAuthError {

@@ -55,7 +55,7 @@ extension Engine {
                               displayName: try r.string("displayName"), disabled: try r.bool("disabled") ?? false,
                               createdAt: try time(r, "createdAt") ?? now, lastSignInAt: try time(r, "lastSignedInAt") ?? time(r, "lastLoginAt"),
                               validSince: nil)
-        if let name = user.displayName, name.utf8.count > 256 { throw PhoneAuthError(.invalidArgument, "The field 'displayName' must be at most 256 bytes.") }
+        _ = try Label(user.displayName, field: "displayName")
         if let text = try r.string("customAttributes"), !text.isEmpty {
             guard text.utf8.count <= 1000, let claims = try? JSONCodec.parse(text) else {
                 throw PhoneAuthError(.invalidArgument, "The field 'customAttributes' must be a JSON object's text of at most 1000 bytes.")

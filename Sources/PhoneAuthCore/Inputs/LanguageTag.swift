@@ -1,15 +1,14 @@
-/// The language an SMS or a captcha page is asked in, as a BCP 47 tag (`fr-CA`, `pt_BR` is taken
-/// too): 1 to 35 letters, digits, '-' or '_'. The engine picks the closest language it has.
+/// The language an SMS or a captcha page is asked in: a BCP 47 tag (`fr-CA`; `fr_ca` and an
+/// Accept-Language value such as `fr-CA,fr;q=0.9` are taken too). The engine picks the closest
+/// language it has and falls back to the default, so any text of at most 255 bytes is one.
 package struct LanguageTag: Sendable, Equatable {
-    package static let maxBytes = 35
+    package static let maxBytes = 255
 
     package let text: String
 
     package init(_ text: String, field: String = "languageCode") throws(PhoneAuthError) {
-        guard Self.isWellFormed(text) else {
-            throw PhoneAuthError(.invalidArgument,
-                                 "The field '\(field)' must be a language tag such as \"fr-CA\" (at most \(Self.maxBytes) "
-                                    + "letters, digits, '-' or '_').",
+        guard text.utf8.count <= Self.maxBytes else {
+            throw PhoneAuthError(.invalidArgument, "The field '\(field)' must be at most \(Self.maxBytes) bytes.",
                                  details: [("field", .string(field))])
         }
         self.text = text
@@ -19,12 +18,5 @@ package struct LanguageTag: Sendable, Equatable {
     package init?(_ text: String?, field: String = "languageCode") throws(PhoneAuthError) {
         guard let text, !text.isEmpty else { return nil }
         try self.init(text, field: field)
-    }
-
-    package static func isWellFormed(_ text: String) -> Bool {
-        let bytes = text.utf8
-        return !bytes.isEmpty && bytes.count <= maxBytes && bytes.allSatisfy {
-            ($0 | 0x20) >= 97 && ($0 | 0x20) <= 122 || (48...57).contains($0) || $0 == 45 || $0 == 95
-        }
     }
 }

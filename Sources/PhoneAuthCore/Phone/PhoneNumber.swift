@@ -24,7 +24,8 @@ package struct PhoneNumber: Hashable, Sendable {
 
     /// Parses any common human format with a leading "+". Throws `invalidPhoneNumber` whose
     /// details carry the reason, or `missingPhoneNumber` for an empty string.
-    package static func parse(_ text: String) throws(PhoneAuthError) -> PhoneNumber {
+    package static func parse(_ text: String?) throws(PhoneAuthError) -> PhoneNumber {
+        guard let text else { throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.") }
         if text.allSatisfy({ $0 == " " }) {
             throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.")
         }

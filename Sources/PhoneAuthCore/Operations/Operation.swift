@@ -1,0 +1,37 @@
+/// One operation of the engine as its doors see it (docs/API.md, "Methods").
+package struct Operation: Sendable {
+    /// Who may call an operation through phoneauthd.
+    package enum Access: String, Sendable {
+        /// An app, for its end user: open, or with an API key when the server has some.
+        case client
+        /// Only with an admin token: it manages users or reveals state.
+        case admin
+        /// Never over HTTP: only through the library and the `phoneauth` command.
+        case library
+    }
+
+    package let name: String
+    /// An operation that does not say is admin: a new one is closed until it is opened on purpose.
+    package let access: Access
+    /// Whether the server sets `clientIp` (the end user's address, which per-IP limits count)
+    /// from the connection, replacing any the caller sent.
+    package let setsClientIp: Bool
+    /// The JSON parameters it takes; any other is refused before it runs.
+    package let parameters: Set<String>
+    let run: @Sendable (Engine, ObjectReader) throws -> JSONValue
+
+    init(_ name: String, access: Access = .admin, setsClientIp: Bool = false, parameters: Set<String>,
+         run: @escaping @Sendable (Engine, ObjectReader) throws -> JSONValue) {
+        self.name = name
+        self.access = access
+        self.setsClientIp = setsClientIp
+        self.parameters = parameters
+        self.run = run
+    }
+
+    /// The operation as `listMethods` describes it.
+    var description: JSONValue {
+        .object([("name", .string(name)), ("access", .string(access.rawValue)), ("setsClientIp", .bool(setsClientIp)),
+                 ("parameters", .array(parameters.sorted().map { .string($0) }))])
+    }
+}
