@@ -510,6 +510,60 @@ static void test_still_works(void) {
     json_decref(v);
 }
 
+static int streq(const char *a, const char *b) { return a && b && strcmp(a, b) == 0; }
+
+/* Checks an answer against a case of Tests/refusals.json: the same code, number, message and
+ * field as every other door (Python, phoneauthd, PhoneAuthKit) answers. */
+static void expect_refusal(json_t *cases, const char *name, json_t *r, int st) {
+    json_t *want = json_object_get(cases, name);
+    CHECKF(want && st == json_integer_value(json_object_get(want, "status")), "%s: status %d", name, st);
+    CHECKF(streq(tu_str(r, "error.code"), json_string_value(json_object_get(want, "code"))), "%s: %s", name, tu_dump(r));
+    CHECKF(streq(tu_str(r, "error.message"), json_string_value(json_object_get(want, "message"))), "%s: %s", name, tu_dump(r));
+    CHECKF(streq(tu_str(r, "error.details.field"), json_string_value(json_object_get(want, "field"))), "%s: %s", name, tu_dump(r));
+    json_decref(r);
+}
+
+static char *repeated(char c, size_t n) {
+    char *text = malloc(n + 1);
+    memset(text, c, n);
+    text[n] = 0;
+    return text;
+}
+
+static void test_same_refusals(void) {
+    json_error_t error;
+    json_t *file = json_load_file(TESTS_DIR "/refusals.json", 0, &error);
+    CHECKF(file != NULL, "Tests/refusals.json: %s", error.text);
+    if (!file) return;
+    json_t *cases = json_object_get(file, "cases");
+    int st;
+/* The call runs before its status is read (argument order is unspecified in C). */
+#define REFUSED(name, call) do { json_t *r_ = (call); expect_refusal(cases, (name), r_, st); } while (0)
+    char *name = repeated('x', 300), *token = repeated('t', 16385), *tag = repeated('a', 256);
+    json_t *user = tu_call(g_e, "createUser", "{}", &st);
+    EXPECT_OK(user, st);
+    REFUSED("longDisplayName", tu_callj(g_e, "updateUser", json_pack("{s:s?, s:s}", "uid", tu_str(user, "user.uid"), "displayName", name), &st));
+    REFUSED("longDisplayName", tu_callj(g_e, "createUser", json_pack("{s:s}", "displayName", name), &st));
+    REFUSED("longCaptchaToken", tu_callj(g_e, "verifyPhoneNumber", json_pack("{s:s, s:{s:s}}", "phoneNumber", "+16505551234",
+                                                                "appVerification", "captchaToken", token), &st));
+    REFUSED("receiptWithoutSecret", tu_call(g_e, "verifyPhoneNumber", "{\"phoneNumber\": \"+16505551234\", \"appVerification\": {\"receipt\": \"r\"}}", &st));
+    REFUSED("notAnAddress", tu_callj(g_e, "verifyPhoneNumber", json_pack("{s:s, s:O}", "phoneNumber", "+16505551234", "clientIp",
+                                                                json_object_get(json_object_get(cases, "notAnAddress"), "value")), &st));
+    REFUSED("longLanguageCode", tu_callj(g_e, "verifyPhoneNumber", json_pack("{s:s, s:s}", "phoneNumber", "+16505551234", "languageCode", tag), &st));
+    json_t *token_user = tu_call(g_e, "createCustomToken", "{\"uid\": \"totp-user\"}", &st);
+    json_t *session = tu_callj(g_e, "signInWithCustomToken", json_pack("{s:s?}", "customToken", tu_str(token_user, "customToken")), &st);
+    EXPECT_OK(session, st);
+    REFUSED("longTotpAccountName", tu_callj(g_e, "mfaTotpStart", json_pack("{s:s?, s:s}", "idToken", tu_str(session, "idToken"), "accountName", name), &st));
+    json_decref(session);
+    json_decref(token_user);
+    json_decref(user);
+    free(name);
+    free(token);
+    free(tag);
+    json_decref(file);
+#undef REFUSED
+}
+
 int main(void) {
     char *dir = tu_tmpdir();
     g_e = tu_open(dir, "bad", "{\"testPhoneNumbers\": {\"+16505551234\": \"123456\"}}");
@@ -526,6 +580,7 @@ int main(void) {
         test_unknown_fields();
         test_nothing_echoed();
         test_invalid_phone_numbers();
+        test_same_refusals();
         test_still_works();
     }
     phoneauth_close(g_e);
