@@ -13,13 +13,13 @@ final class ClosureSender: SMSSender {
     }
 }
 
-/// Hands the engine's events, as JSON text, to a Swift closure.
+/// Hands the engine's events, as values, to a Swift closure.
 final class ClosureEventSink: EventSink {
-    let handle: @Sendable (String) -> Void
+    let handle: @Sendable (Event) -> Void
 
-    init(_ handle: @escaping @Sendable (String) -> Void) { self.handle = handle }
+    init(_ handle: @escaping @Sendable (Event) -> Void) { self.handle = handle }
 
-    func record(_ event: JSONValue) { handle(JSONCodec.serialize(event)) }
+    func record(_ event: JSONValue) { handle(Event(event)) }
 }
 
 /// Hands verification pushes to a Swift closure.

@@ -31,14 +31,17 @@ public final class PhoneAuth: Sendable {
     }
 
     /// Opens the engine with the JSON configuration that `phoneauth_open` takes (docs/API.md,
-    /// "Configuration"): every key, SMS providers included.
-    public convenience init(json: String) throws(PhoneAuthError) {
-        try self.init(config: try Self.parse(json, what: "configuration"))
+    /// "Configuration"): every key, SMS providers included. `asyncThreads` caps how many calls of
+    /// the `async` variants run at once (by default twice the store's connections or the
+    /// machine's cores, whichever is more, and at least 4); the rest wait their turn.
+    public convenience init(json: String, asyncThreads: Int? = nil) throws(PhoneAuthError) {
+        try self.init(config: try Self.parse(json, what: "configuration"), asyncThreads: asyncThreads)
     }
 
-    private init(config: JSONValue) throws(PhoneAuthError) {
+    private init(config: JSONValue, asyncThreads: Int? = nil) throws(PhoneAuthError) {
         do { engine = try Engine(config: try EngineConfig.read(config)) } catch { throw PhoneAuthError(error, during: "open") }
-        pool = BlockingPool(storeConnections: engine.storageStatistics().poolSize)
+        pool = asyncThreads.map(BlockingPool.init(width:))
+            ?? BlockingPool(storeConnections: engine.storageStatistics().poolSize)
     }
 
     /// Stops the delivery threads (messages not yet sent stay queued in the database for the next
@@ -241,12 +244,12 @@ public final class PhoneAuth: Sendable {
     }
 
     /// Installs the function that receives the engine's events (sign-ins, failures, limits,
-    /// lockouts, SMS sent or failed: docs/API.md, "Log sink"), each as the JSON text of an
-    /// object, or removes it with nil. Numbers are masked to their last four digits; codes,
+    /// lockouts, SMS sent or failed: docs/API.md, "Log sink"), each as an ``Event`` (its `json` is
+    /// the object the C ABI's log sink gets), or removes it with nil. Numbers are masked to their last four digits; codes,
     /// secrets and tokens never appear. It runs on the calling thread, a delivery thread, or in
     /// ``close()`` for the last sends, and must be quick. SMS sent or failed are told once the
     /// database has the outcome.
-    public func setEventHandler(_ handle: (@Sendable (String) -> Void)?) {
+    public func setEventHandler(_ handle: (@Sendable (Event) -> Void)?) {
         engine.setEventSink(handle.map(ClosureEventSink.init))
     }
 

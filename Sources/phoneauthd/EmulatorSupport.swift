@@ -43,25 +43,21 @@ final class EmulatorSupport: @unchecked Sendable {
     }
 
     /// Returns once the code of `verificationID` is kept, or once the engine owes it no SMS (a
-    /// test number, a delivery that ended otherwise). Blocks: runs on the engine runner's threads.
-    func awaitCode(of verificationID: String, runner: EngineRunner) async {
-        _ = try? await runner.run { auth in
-            let params = JSONCodec.serialize(.object([("verificationId", .string(verificationID))]))
-            // Bounded, for a message the engine keeps failing to hand over; woken by `keep`.
-            for _ in 0..<Self.awaitRounds {
-                if self.lock.withLock({ self.bySession[verificationID] != nil }) { return }
-                let (status, json) = auth.call("getVerificationStatus", paramsJSON: params)
+    /// test number, a delivery that ended otherwise); at most about 10 s, for a message the engine
+    /// keeps failing to hand over. Looks every 20 ms without holding a thread.
+    func awaitCode(of verificationID: String, auth: PhoneAuth) async {
+        let params = JSONCodec.serialize(.object([("verificationId", .string(verificationID))]))
+        for round in 0..<Self.awaitRounds {
+            if lock.withLock({ bySession[verificationID] != nil }) { return }
+            if round % 5 == 0 {
+                let (status, json) = await auth.call("getVerificationStatus", paramsJSON: params)
                 guard status == 0, (try? JSONCodec.parse(json))?["delivery"]?.stringValue == "pending" else { return }
-                self.lock.withLock {
-                    guard self.bySession[verificationID] == nil else { return }
-                    self.lock.wait(milliseconds: Self.awaitRoundMilliseconds)
-                }
             }
+            try? await Task.sleep(for: .milliseconds(20))
         }
     }
 
-    private static let awaitRounds = 100
-    private static let awaitRoundMilliseconds: Int64 = 100
+    private static let awaitRounds = 500
 
     private func dropOld(now: Timestamp) {
         while head < order.count, let first = bySession[order[head]], now.milliseconds - first.at.milliseconds > Self.keepSeconds * 1000 {
@@ -94,7 +90,7 @@ final class EmulatorSupport: @unchecked Sendable {
 
     /// firebase-admin's emulator-mode custom token (`alg: none`, no signature) as a token the engine
     /// signed for the same uid and claims; nil when the token is not one of those.
-    func resign(unsignedCustomToken token: String, runner: EngineRunner) async throws -> String? {
+    func resign(unsignedCustomToken token: String, auth: PhoneAuth) async throws -> String? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[2].isEmpty,
               let headerBytes = Base64URL.decode(parts[0]), let header = try? JSONCodec.parse(String(decoding: headerBytes, as: UTF8.self)),
@@ -104,6 +100,6 @@ final class EmulatorSupport: @unchecked Sendable {
               payload["aud"]?.stringValue == Self.audience, let uid = payload["uid"]?.stringValue
         else { throw ToolkitError(400, "INVALID_CUSTOM_TOKEN", "The unsigned custom token is not one firebase-admin makes.") }
         let claims = payload["claims"].map { JSONCodec.serialize($0) }
-        return try await runner.run { try $0.createCustomToken(uid: uid, claimsJSON: claims) }
+        return try await auth.createCustomToken(uid: uid, claimsJSON: claims)
     }
 }

@@ -21,7 +21,7 @@ struct ToolkitCall: Sendable {
 /// The client half of the Identity Toolkit dialect (what the iOS and JS SDKs call): each
 /// operation by its v1 name, turned into engine calls and answered in Firebase's shapes.
 struct IdentityToolkit: Sendable {
-    let runner: EngineRunner
+    let auth: PhoneAuth
     let projectId: String
     /// How long a temporary proof works (the engine's `temporaryProofTtlSeconds`).
     let temporaryProofTtlSeconds: Int64
@@ -60,10 +60,9 @@ struct IdentityToolkit: Sendable {
         let r = try call.reader(["phoneNumber", "iosReceipt", "iosSecret", "recaptchaToken", "captchaResponse", "playIntegrityToken",
                                  "autoRetrievalInfo"])
         let phone = try r.string("phoneNumber") ?? "", proof = try Self.appVerification(r)
-        let started = try await runner.run {
-            try $0.verifyPhoneNumber(phone, languageCode: call.languageCode, clientIP: call.clientIp, appVerification: proof)
-        }
-        await emulator?.awaitCode(of: started.verificationID, runner: runner)
+        let started = try await auth.verifyPhoneNumber(phone, languageCode: call.languageCode, clientIP: call.clientIp,
+                                                       appVerification: proof)
+        await emulator?.awaitCode(of: started.verificationID, auth: auth)
         return .object([("sessionInfo", .string(started.verificationID))])
     }
 
@@ -85,11 +84,11 @@ struct IdentityToolkit: Sendable {
         do {
             let result: SignInResult
             switch (operation, idToken) {
-            case ("SIGN_UP_OR_IN", _), ("REAUTH", nil): result = try await runner.run { try $0.signIn(with: given, clientIP: ip) }
-            case let ("LINK", token?): result = try await runner.run { try $0.link(idToken: token, credential: given, clientIP: ip) }
+            case ("SIGN_UP_OR_IN", _), ("REAUTH", nil): result = try await auth.signIn(with: given, clientIP: ip)
+            case let ("LINK", token?): result = try await auth.link(idToken: token, credential: given, clientIP: ip)
             case let ("UPDATE", token?):
-                result = try await runner.run { try $0.updatePhoneNumber(idToken: token, credential: given, clientIP: ip) }
-            case let ("REAUTH", token?): result = try await runner.run { try $0.reauthenticate(idToken: token, credential: given, clientIP: ip) }
+                result = try await auth.updatePhoneNumber(idToken: token, credential: given, clientIP: ip)
+            case let ("REAUTH", token?): result = try await auth.reauthenticate(idToken: token, credential: given, clientIP: ip)
             case ("LINK", nil), ("UPDATE", nil): throw ToolkitError(400, "MISSING_ID_TOKEN", "Linking or updating a number needs the user's idToken.")
             default: throw ToolkitError(400, "INVALID_ARGUMENT", "The field 'operation' must be SIGN_UP_OR_IN, REAUTH, LINK or UPDATE.")
             }
@@ -109,7 +108,7 @@ struct IdentityToolkit: Sendable {
     /// The signed-in user of an ID token: USER_NOT_FOUND once deleted, TOKEN_EXPIRED once revoked.
     private func uid(of idToken: String?) async throws -> String {
         guard let idToken, !idToken.isEmpty else { throw ToolkitError(400, "MISSING_ID_TOKEN") }
-        let token = try await runner.run { try $0.verifyIDToken(idToken, checkRevoked: true) }
+        let token = try await auth.verifyIDToken(idToken, checkRevoked: true)
         guard !token.uid.isEmpty else { throw ToolkitError(400, "INVALID_ID_TOKEN") }
         return token.uid
     }
@@ -117,14 +116,14 @@ struct IdentityToolkit: Sendable {
     private func lookup(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["idToken"])
         let uid = try await uid(of: try r.string("idToken"))
-        let user = try await runner.run { try $0.user(uid: uid) }
+        let user = try await auth.user(uid: uid)
         return .object([("kind", .string("identitytoolkit#GetAccountInfoResponse")), ("users", .array([FirebaseShapes.user(user)]))])
     }
 
     private func delete(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["idToken"])
         let uid = try await uid(of: try r.string("idToken"))
-        try await runner.run { try $0.deleteUser(uid: uid) }
+        try await auth.deleteUser(uid: uid)
         return .object([("kind", .string("identitytoolkit#DeleteAccountResponse"))])
     }
 
@@ -139,9 +138,9 @@ struct IdentityToolkit: Sendable {
         }
         var displayName: String?? = deleteAttributes.isEmpty ? nil : .some(nil)
         if let name = try r.string("displayName") { displayName = .some(name) }
-        var user = try await runner.run { try $0.user(uid: uid) }
-        if !deleteProviders.isEmpty { user = try await runner.run { try $0.unlinkPhoneNumber(idToken: idToken) } }
-        if let displayName { user = try await runner.run { try $0.updateUser(uid: uid, displayName: displayName) } }
+        var user = try await auth.user(uid: uid)
+        if !deleteProviders.isEmpty { user = try await auth.unlinkPhoneNumber(idToken: idToken) }
+        if let displayName { user = try await auth.updateUser(uid: uid, displayName: displayName) }
         var o = JSONObjectBuilder()
         o.set("kind", .string("identitytoolkit#SetAccountInfoResponse"))
         for (key, value) in FirebaseShapes.user(user).objectPairs where ["localId", "phoneNumber", "displayName", "providerUserInfo"].contains(key) {
@@ -153,16 +152,16 @@ struct IdentityToolkit: Sendable {
     private func signInWithCustomToken(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["token"])
         guard var token = try r.string("token"), !token.isEmpty else { throw ToolkitError(400, "MISSING_CUSTOM_TOKEN") }
-        if let emulator, let resigned = try await emulator.resign(unsignedCustomToken: token, runner: runner) { token = resigned }
+        if let emulator, let resigned = try await emulator.resign(unsignedCustomToken: token, auth: auth) { token = resigned }
         let given = token
-        let result = try await runner.run { try $0.signIn(withCustomToken: given) }
+        let result = try await auth.signIn(withCustomToken: given)
         return FirebaseShapes.signIn(result, kind: "VerifyCustomTokenResponse")
     }
 
     private func verifyClient(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["appToken", "isSandbox"])
         let appToken = try r.string("appToken") ?? "", type = try r.bool("isSandbox") == true ? "sandbox" : "prod"
-        let (receipt, timeout) = try await runner.run { try $0.verifyClient(appToken: appToken, tokenType: type, clientIP: call.clientIp) }
+        let (receipt, timeout) = try await auth.verifyClient(appToken: appToken, tokenType: type, clientIP: call.clientIp)
         return .object([("receipt", .string(receipt)), ("suggestedTimeout", .string(String(timeout)))])
     }
 
@@ -174,7 +173,7 @@ struct IdentityToolkit: Sendable {
         guard let token = try r.string("refreshToken") ?? r.string("refresh_token"), !token.isEmpty else {
             throw ToolkitError(400, "MISSING_REFRESH_TOKEN")
         }
-        let result = try await runner.run { try $0.refreshIDToken(token) }
+        let result = try await auth.refreshIDToken(token)
         return .object([
             ("access_token", .string(result.idToken)), ("expires_in", .string(String(result.expiresIn))), ("token_type", .string("Bearer")),
             ("refresh_token", .string(result.refreshToken)), ("id_token", .string(result.idToken)), ("user_id", .string(result.user.uid)),
@@ -191,11 +190,9 @@ struct IdentityToolkit: Sendable {
         }
         try info.rejectUnknown(Self.phoneInfoFields)
         let idToken = try r.string("idToken") ?? "", phone = try info.string("phoneNumber") ?? "", proof = try Self.appVerification(info)
-        let started = try await runner.run {
-            try $0.startPhoneEnrollment(idToken: idToken, phoneNumber: phone, languageCode: call.languageCode, clientIP: call.clientIp,
-                                        appVerification: proof)
-        }
-        await emulator?.awaitCode(of: started.verificationID, runner: runner)
+        let started = try await auth.startPhoneEnrollment(idToken: idToken, phoneNumber: phone, languageCode: call.languageCode,
+                                                          clientIP: call.clientIp, appVerification: proof)
+        await emulator?.awaitCode(of: started.verificationID, auth: auth)
         return .object([("phoneSessionInfo", .object([("sessionInfo", .string(started.verificationID))]))])
     }
 
@@ -203,9 +200,8 @@ struct IdentityToolkit: Sendable {
         let r = try call.reader(["idToken", "displayName", "phoneVerificationInfo"])
         let idToken = try r.string("idToken") ?? "", displayName = try r.string("displayName")
         let credential = try Self.credential(r), ip = call.clientIp
-        let result = try await runner.run {
-            try $0.finishPhoneEnrollment(idToken: idToken, credential: credential, displayName: displayName, clientIP: ip)
-        }
+        let result = try await auth.finishPhoneEnrollment(idToken: idToken, credential: credential, displayName: displayName,
+                                                          clientIP: ip)
         return FirebaseShapes.tokens(result)
     }
 
@@ -213,7 +209,7 @@ struct IdentityToolkit: Sendable {
         let r = try call.reader(["idToken", "mfaEnrollmentId"])
         let idToken = try r.string("idToken") ?? ""
         guard let enrollmentId = try r.string("mfaEnrollmentId"), !enrollmentId.isEmpty else { throw ToolkitError(400, "MISSING_MFA_ENROLLMENT_ID") }
-        let result = try await runner.run { try $0.unenroll(idToken: idToken, enrollmentID: enrollmentId) }
+        let result = try await auth.unenroll(idToken: idToken, enrollmentID: enrollmentId)
         return FirebaseShapes.tokens(result)
     }
 
@@ -224,18 +220,16 @@ struct IdentityToolkit: Sendable {
         try info?.rejectUnknown(Self.phoneInfoFields)
         let session = try r.string("mfaPendingCredential") ?? "", hint = try r.string("mfaEnrollmentId") ?? ""
         let proof = try info.flatMap { try Self.appVerification($0) }
-        let started = try await runner.run {
-            try $0.sendSecondFactorCode(session: session, enrollmentID: hint, languageCode: call.languageCode, clientIP: call.clientIp,
-                                        appVerification: proof)
-        }
-        await emulator?.awaitCode(of: started.verificationID, runner: runner)
+        let started = try await auth.sendSecondFactorCode(session: session, enrollmentID: hint, languageCode: call.languageCode,
+                                                          clientIP: call.clientIp, appVerification: proof)
+        await emulator?.awaitCode(of: started.verificationID, auth: auth)
         return .object([("phoneResponseInfo", .object([("sessionInfo", .string(started.verificationID))]))])
     }
 
     private func mfaSignInFinalize(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["mfaPendingCredential", "phoneVerificationInfo", "mfaEnrollmentId"])
         let session = try r.string("mfaPendingCredential") ?? "", credential = try Self.credential(r), ip = call.clientIp
-        let result = try await runner.run { try $0.resolveSignIn(session: session, credential: credential, clientIP: ip) }
+        let result = try await auth.resolveSignIn(session: session, credential: credential, clientIP: ip)
         return FirebaseShapes.tokens(result)
     }
 

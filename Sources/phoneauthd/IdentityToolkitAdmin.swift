@@ -4,7 +4,7 @@ import PhoneAuthKit
 /// The admin half of the dialect, under `/v1/projects/{projectId}/`: what firebase-admin calls
 /// for user management. The caller has shown an admin token before any of this runs.
 struct IdentityToolkitAdmin: Sendable {
-    let runner: EngineRunner
+    let auth: PhoneAuth
 
     func handle(_ operation: String, _ call: ToolkitCall, query: [(String, String)]) async throws -> JSONValue {
         switch operation {
@@ -23,15 +23,14 @@ struct IdentityToolkitAdmin: Sendable {
         let r = try call.reader(["localId", "phoneNumber", "idToken"])
         let uids = try IdentityToolkit.names(r, "localId"), phones = try IdentityToolkit.names(r, "phoneNumber")
         guard uids.count + phones.count <= 100 else { throw ToolkitError(400, "INVALID_ARGUMENT", "At most 100 identifiers per lookup.") }
-        var found = try await runner.run { auth in
-            try uids.compactMap { uid in try Self.absentIfNotFound { try auth.user(uid: uid) } }
-                + phones.compactMap { phone in try Self.absentIfNotFound { try auth.user(phoneNumber: phone) } }
+        var found: [User] = []
+        for uid in uids { if let user = try await absentIfNotFound({ try await auth.user(uid: uid) }) { found.append(user) } }
+        for phone in phones {
+            if let user = try await absentIfNotFound({ try await auth.user(phoneNumber: phone) }) { found.append(user) }
         }
         if let idToken = try r.string("idToken") {
-            let uid = try await runner.run { try $0.verifyIDToken(idToken, checkRevoked: false).uid }
-            if let user = try await runner.run({ auth in try Self.absentIfNotFound { try auth.user(uid: uid) } }) {
-                found.append(user)
-            }
+            let uid = try await auth.verifyIDToken(idToken, checkRevoked: false).uid
+            if let user = try await absentIfNotFound({ try await auth.user(uid: uid) }) { found.append(user) }
         }
         var seen = Set<String>()
         let users = found.filter { seen.insert($0.uid).inserted }
@@ -41,8 +40,9 @@ struct IdentityToolkitAdmin: Sendable {
         return o.value
     }
 
-    static func absentIfNotFound(_ body: () throws -> User) throws -> User? {
-        do { return try body() } catch let error as PhoneAuthError where error.code == .userNotFound || error.code == .invalidPhoneNumber {
+    private func absentIfNotFound(_ body: () async throws -> User) async throws -> User? {
+        do { return try await body() } catch let error as PhoneAuthError
+            where error.code == .userNotFound || error.code == .invalidPhoneNumber {
             return nil
         }
     }
@@ -55,7 +55,7 @@ struct IdentityToolkitAdmin: Sendable {
             max = n
         }
         let token = value("nextPageToken").flatMap { $0.isEmpty ? nil : $0 }, limit = max
-        let page = try await runner.run { try $0.listUsers(maxResults: limit, pageToken: token) }
+        let page = try await auth.listUsers(maxResults: limit, pageToken: token)
         var o = JSONObjectBuilder()
         o.set("kind", .string("identitytoolkit#DownloadAccountResponse"))
         o.set("users", .array(page.users.map(FirebaseShapes.user)))
@@ -67,7 +67,7 @@ struct IdentityToolkitAdmin: Sendable {
         let r = try call.reader(["localId", "displayName", "phoneNumber", "disabled"])
         let uid = try r.string("localId"), name = try r.string("displayName"), phone = try r.string("phoneNumber")
         let disabled = try r.bool("disabled") ?? false
-        let user = try await runner.run { try $0.createUser(uid: uid, phoneNumber: phone, displayName: name, disabled: disabled) }
+        let user = try await auth.createUser(uid: uid, phoneNumber: phone, displayName: name, disabled: disabled)
         return .object([("kind", .string("identitytoolkit#SignupNewUserResponse")), ("localId", .string(user.uid))])
     }
 
@@ -87,11 +87,9 @@ struct IdentityToolkitAdmin: Sendable {
         let disabled = try r.bool("disableUser")
         let claims = try Self.claims(r)
         let revoke = r.value("validSince") != nil
-        let changes = (displayName, phone)
-        try await runner.run { auth in
-            _ = try auth.updateUser(uid: uid, disabled: disabled, displayName: changes.0, phoneNumber: changes.1, customClaimsJSON: claims)
-            if revoke { try auth.revokeRefreshTokens(uid: uid) }
-        }
+        _ = try await auth.updateUser(uid: uid, disabled: disabled, displayName: displayName, phoneNumber: phone,
+                                      customClaimsJSON: claims)
+        if revoke { try await auth.revokeRefreshTokens(uid: uid) }
         return .object([("kind", .string("identitytoolkit#SetAccountInfoResponse")), ("localId", .string(uid))])
     }
 
@@ -108,8 +106,22 @@ struct IdentityToolkitAdmin: Sendable {
     private func delete(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["localId"])
         guard let uid = try r.string("localId"), !uid.isEmpty else { throw ToolkitError(400, "MISSING_LOCAL_ID") }
-        try await runner.run { try $0.deleteUser(uid: uid) }
+        try await auth.deleteUser(uid: uid)
         return .object([("kind", .string("identitytoolkit#DeleteAccountResponse"))])
+    }
+
+    /// Deletes one user of a batch, or says why not; a uid with no user counts as deleted.
+    private func delete(_ uid: String, index: Int, force: Bool) async throws -> JSONValue? {
+        do {
+            if !force, try await auth.user(uid: uid).disabled == false {
+                return .object([("index", .int(Int64(index))), ("localId", .string(uid)),
+                                ("message", .string("NOT_DISABLED : Disable the account before batch deletion."))])
+            }
+            try await auth.deleteUser(uid: uid)
+        } catch {
+            guard error.code == .userNotFound else { throw error }
+        }
+        return nil
     }
 
     /// Deletes up to 1000 users; a uid with no user counts as deleted. Without `force`, a user
@@ -118,21 +130,9 @@ struct IdentityToolkitAdmin: Sendable {
         let r = try call.reader(["localIds", "force"])
         let uids = try IdentityToolkit.names(r, "localIds"), force = try r.bool("force") ?? false
         guard uids.count <= 1000 else { throw ToolkitError(400, "INVALID_ARGUMENT", "At most 1000 uids per batchDelete.") }
-        let errors: [JSONValue] = try await runner.run { auth in
-            var errors: [JSONValue] = []
-            for (index, uid) in uids.enumerated() {
-                do {
-                    if !force, try auth.user(uid: uid).disabled == false {
-                        errors.append(.object([("index", .int(Int64(index))), ("localId", .string(uid)),
-                                               ("message", .string("NOT_DISABLED : Disable the account before batch deletion."))]))
-                        continue
-                    }
-                    try auth.deleteUser(uid: uid)
-                } catch let error as PhoneAuthError where error.code == .userNotFound {
-                    continue
-                }
-            }
-            return errors
+        var errors: [JSONValue] = []
+        for (index, uid) in uids.enumerated() {
+            if let refusal = try await delete(uid, index: index, force: force) { errors.append(refusal) }
         }
         return errors.isEmpty ? .object([]) : .object([("errors", .array(errors))])
     }

@@ -1,5 +1,6 @@
 import Glibc
 import PhoneAuthCore
+import PhoneAuthKit
 import Prometheus
 
 /// /metrics (Prometheus text), the access log (one JSON line per request on stdout) and the
@@ -56,18 +57,17 @@ final class Observability: @unchecked Sendable {
     }
 
     /// An engine event (PhoneAuthKit's event handler): counted, and written as it came.
-    func record(_ eventJSON: String) {
-        let event = (try? JSONCodec.parse(eventJSON)) ?? .object([])
-        switch event["event"]?.stringValue {
+    func record(_ event: Event) {
+        switch event.name {
         case "codeSent": smsSent.increment()
         case "deliveryFailed": smsFailed.increment()
         case "limitTripped", "lockout":
-            let scope = event["limit"]?.stringValue ?? event["event"]?.stringValue ?? "unknown"
-            registry.makeCounter(descriptor: .init(metricName: "phoneauth_limits_tripped", unitName: "total", helpText: "Abuse limits and lockouts tripped"),
-                                 labels: [("limit", scope)]).increment()
+            registry.makeCounter(descriptor: .init(metricName: "phoneauth_limits_tripped", unitName: "total",
+                                                   helpText: "Abuse limits and lockouts tripped"),
+                                 labels: [("limit", event.string("limit") ?? event.name)]).increment()
         default: break
         }
-        Self.write(eventJSON, to: stderr)
+        Self.write(event.json, to: stderr)
     }
 
     var metricsText: String { registry.emitToString() }

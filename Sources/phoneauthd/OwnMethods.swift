@@ -3,7 +3,7 @@ import PhoneAuthKit
 
 /// `POST /phoneauth/v1/{method}`: phoneauth_call over HTTP, the same JSON in and out.
 struct OwnMethods: Sendable {
-    let runner: EngineRunner
+    let auth: PhoneAuth
     let emulator: EmulatorSupport?
 
     func handle(_ method: PhoneAuthKit.Method, params: JSONValue, clientIp: String) async -> Reply {
@@ -12,11 +12,11 @@ struct OwnMethods: Sendable {
         if method.setsClientIP, case let .object(pairs) = params {
             params = .object(pairs.filter { $0.0 != "clientIp" } + [("clientIp", .string(clientIp))])
         }
-        let (status, json) = await runner.call(method.name, paramsJSON: JSONCodec.serialize(params))
+        let (status, json) = await auth.call(method.name, paramsJSON: JSONCodec.serialize(params))
         guard status != 0 else {
             // A call that sent a code answers once development mode lists it.
             if let emulator, let id = (try? JSONCodec.parse(json))?["verificationId"]?.stringValue {
-                await emulator.awaitCode(of: id, runner: runner)
+                await emulator.awaitCode(of: id, auth: auth)
             }
             return Reply(text: json, contentType: Reply.jsonType)
         }

@@ -28,9 +28,9 @@ struct PhoneAuthd: ParsableCommand {
     var config: String?
 
     func serve() async throws {
-        let runner: EngineRunner, server: Server, serverConfig: ServerConfig
+        let auth: PhoneAuth, server: Server, serverConfig: ServerConfig
         do {
-            (runner, server, serverConfig) = try Self.setUp(path: config ?? EngineConfig.environment("PHONEAUTHD_CONFIG"))
+            (auth, server, serverConfig) = try Self.setUp(path: config ?? EngineConfig.environment("PHONEAUTHD_CONFIG"))
         } catch let failure as PhoneAuthError {
             fputs("phoneauthd: \(failure.code.name): \(failure.message)\n", stderr)
             throw ExitCode(1)
@@ -47,7 +47,7 @@ struct PhoneAuthd: ParsableCommand {
                 builder = try Self.tls(certificateFile: certificate, privateKeyFile: key)
             } catch {
                 fputs("phoneauthd: invalidConfiguration: server.tls: \(error)\n", stderr)
-                await runner.shutdown()
+                auth.close()
                 throw ExitCode(1)
             }
         } else {
@@ -64,13 +64,14 @@ struct PhoneAuthd: ParsableCommand {
                 fflush(stderr)
             },
             logger: logger)
+        // The service returns once the requests in flight are answered: no engine call is left.
         do {
             try await app.runService()
         } catch {
-            await runner.shutdown()
+            auth.close()
             throw error
         }
-        await runner.shutdown()
+        auth.close()
         fputs("{\"event\":\"stopped\"}\n", stderr)
     }
 
@@ -99,7 +100,7 @@ struct PhoneAuthd: ParsableCommand {
 
     /// Reads the configuration, opens the engine (through PhoneAuthKit, as any Swift host) and
     /// wires the server; throws a PhoneAuthError of either module.
-    static func setUp(path: String?) throws -> (EngineRunner, Server, ServerConfig) {
+    static func setUp(path: String?) throws -> (PhoneAuth, Server, ServerConfig) {
         guard let path else { throw ServerConfig.bad("", "No configuration: pass --config FILE or set PHONEAUTHD_CONFIG.") }
         let json = try JSONCodec.parse(contentsOf: path, code: .invalidConfiguration)
         let (serverConfig, engineJSON) = try ServerConfig.read(json)
@@ -109,18 +110,17 @@ struct PhoneAuthd: ParsableCommand {
         if engineConfig.smsProvider == .callback && emulator == nil {
             throw ServerConfig.bad("sms", "must name a provider for phoneauthd (sms.providers, or sms.provider \"console\"); only emulatorCompat keeps codes instead of sending them.")
         }
-        let auth = try PhoneAuth(json: JSONCodec.serialize(engineJSON))
+        let auth = try PhoneAuth(json: JSONCodec.serialize(engineJSON), asyncThreads: serverConfig.threads)
         let observability = Observability(accessLog: serverConfig.accessLog)
         auth.setEventHandler { observability.record($0) }
         if let emulator, engineConfig.smsProvider == .callback { auth.setSMSSender { emulator.keep($0) } }
-        let runner = EngineRunner(auth: auth, threads: serverConfig.threads)
-        let server = Server(config: serverConfig, projectId: engineConfig.projectId, runner: runner,
-                            toolkit: IdentityToolkit(runner: runner, projectId: engineConfig.projectId,
+        let server = Server(config: serverConfig, projectId: engineConfig.projectId, auth: auth,
+                            toolkit: IdentityToolkit(auth: auth, projectId: engineConfig.projectId,
                                                      temporaryProofTtlSeconds: engineConfig.temporaryProofTtlSeconds,
                                                      authorizedDomains: serverConfig.authorizedDomains, emulator: emulator),
-                            admin: IdentityToolkitAdmin(runner: runner), own: OwnMethods(runner: runner, emulator: emulator),
+                            admin: IdentityToolkitAdmin(auth: auth), own: OwnMethods(auth: auth, emulator: emulator),
                             emulator: emulator,
                             observability: observability)
-        return (runner, server, serverConfig)
+        return (auth, server, serverConfig)
     }
 }

@@ -19,7 +19,7 @@ struct ServerContext: RequestContext {
 struct Server: HTTPResponder {
     let config: ServerConfig
     let projectId: String
-    let runner: EngineRunner
+    let auth: PhoneAuth
     let toolkit: IdentityToolkit
     let admin: IdentityToolkitAdmin
     let own: OwnMethods
@@ -61,7 +61,7 @@ struct Server: HTTPResponder {
         case "/metrics": return ("metrics", method == .get ? Reply(text: observability.metricsText, contentType: "text/plain; version=0.0.4") : Self.wrongMethod("GET"))
         case "/.well-known/jwks.json":
             guard method == .get else { return ("jwks", Self.wrongMethod("GET")) }
-            var reply = Reply(text: (try? await runner.run { $0.jwksJSON }) ?? #"{"keys":[]}"#, contentType: Reply.jsonType)
+            var reply = Reply(text: auth.jwksJSON, contentType: Reply.jsonType)
             reply.headers = [("Cache-Control", "public, max-age=300")]
             return ("jwks", reply)
         default: break
@@ -193,7 +193,7 @@ struct Server: HTTPResponder {
 
     private func health() async -> Reply {
         do {
-            _ = try await runner.run { try $0.listUsers(maxResults: 1, pageToken: nil) }
+            _ = try await auth.listUsers(maxResults: 1, pageToken: nil)
             return Reply(json: .object([("status", .string("ok"))]))
         } catch {
             return Reply(status: 503, json: .object([("status", .string("unavailable")), ("message", .string(ToolkitError.from(error).detail ?? ""))]))

@@ -175,14 +175,20 @@ final class PhoneAuthKitTests: KitTestCase {
 
     func testEventsAndTheKeySet() async throws {
         let auth = try open()
-        let events = EventLog()
-        auth.setEventHandler { events.add($0) }
+        let events = EventLog(), signIns = EventLog()
+        auth.setEventHandler { event in
+            events.add(event.json)
+            if event.name == "signInSucceeded" {
+                signIns.add("\(event.string("clientIp") ?? "-") \(event.bool("isNewUser").map(String.init) ?? "-")")
+            }
+        }
         let verification = try await auth.verifyPhoneNumber(testNumber)
         _ = try await auth.signIn(with: try PhoneAuth.credential(verificationID: verification.verificationID, verificationCode: "123456"),
                                   clientIP: "203.0.113.9")
         let signedIn = try XCTUnwrap(events.all.first { $0.contains(#""event":"signInSucceeded""#) })
         XCTAssertTrue(signedIn.contains(#""clientIp":"203.0.113.9""#), signedIn)
         XCTAssertFalse(signedIn.contains("650555"), "numbers are masked: \(signedIn)")
+        XCTAssertEqual(signIns.all, ["203.0.113.9 true"], "the event's fields as values")
         let keys = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(auth.jwksJSON.utf8)) as? [String: [[String: Any]]])
         XCTAssertEqual(keys["keys"]?.first?["kty"] as? String, "EC")
     }

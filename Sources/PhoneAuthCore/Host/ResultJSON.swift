@@ -68,15 +68,15 @@ enum ResultJSON {
     }
 
     /// The signing keys that verify now, oldest first, with the active one marked.
-    static func signingKeys(_ keys: [(key: SigningKey, createdAt: Timestamp, retireAt: Timestamp?, active: Bool)], now: Timestamp) -> JSONValue {
+    static func signingKeys(_ keys: [Engine.SigningKeyState]) -> JSONValue {
         .array(keys.map { k in
             var o = JSONObjectBuilder()
-            o.set("kid", .string(k.key.kid))
-            o.set("algorithm", .string(k.key.algorithm.rawValue))
+            o.set("kid", .string(k.kid))
+            o.set("algorithm", .string(k.algorithm))
             o.set("createdAt", .string(k.createdAt.rfc3339))
-            o.set("ageDays", .int((now.milliseconds - k.createdAt.milliseconds) / 86_400_000))
+            o.set("ageDays", .int(k.ageDays))
             o.set("active", .bool(k.active))
-            o.set("retiresAt", k.retireAt.map { .string($0.rfc3339) })
+            o.set("retiresAt", k.retiresAt.map { .string($0.rfc3339) })
             return o.value
         })
     }

@@ -195,35 +195,23 @@ enum OperationCatalogue {
         Operation("getJwks", access: .client, parameters: []) { engine, p in
             return engine.jwks
         },
-        Operation("getStatus", parameters: []) { engine, p in
-            let now = engine.clock.now(), s = try engine.store.status(now: now)
+        Operation("getStatus", parameters: []) { engine, _ in
+            let status = try engine.status(), s = status.store
             return .object([
                 ("schemaVersion", .int(Int64(s.schemaVersion))), ("users", .int(s.users)), ("liveSessions", .int(s.liveSessions)),
                 ("sms", .object([("queued", .int(s.smsQueued)), ("sentLastHour", .int(s.smsSentLastHour)),
                                  ("failedLastHour", .int(s.smsFailedLastHour))])),
-                ("signingKeys", ResultJSON.signingKeys(engine.keys.signingKeyTimes, now: now)),
+                ("signingKeys", ResultJSON.signingKeys(status.signingKeys)),
             ])
         },
-        Operation("listSigningKeys", parameters: []) { engine, p in
-            return .object([("keys", ResultJSON.signingKeys(engine.keys.signingKeyTimes, now: engine.clock.now()))])
+        Operation("listSigningKeys", parameters: []) { engine, _ in
+            .object([("keys", ResultJSON.signingKeys(engine.signingKeys()))])
         },
         Operation("rotateSigningKey", parameters: ["algorithm"]) { engine, p in
-            var algorithm: EngineConfig.SigningAlgorithm?
-            if let name = try p.string("algorithm") {
-                guard let value = EngineConfig.SigningAlgorithm(rawValue: name) else {
-                    throw PhoneAuthError(.invalidArgument, "The field 'algorithm' must be ES256, RS256 or EdDSA.", details: [("field", .string("algorithm"))])
-                }
-                algorithm = value
-            }
-            try engine.keys.rotate(algorithm: algorithm, retireAfterSeconds: engine.config.idTokenTtlSeconds)
-            return .object([("keys", ResultJSON.signingKeys(engine.keys.signingKeyTimes, now: engine.clock.now()))])
+            .object([("keys", ResultJSON.signingKeys(try engine.rotateSigningKey(algorithm: try p.string("algorithm"))))])
         },
         Operation("retireSigningKey", parameters: ["kid"]) { engine, p in
-            let kid = try required(p, "kid")
-            guard try engine.keys.retire(kid: kid, retireOthersAfterSeconds: engine.config.idTokenTtlSeconds) else {
-                throw PhoneAuthError(.invalidArgument, "No signing key that still verifies has this kid.", details: [("field", .string("kid"))])
-            }
-            return .object([("keys", ResultJSON.signingKeys(engine.keys.signingKeyTimes, now: engine.clock.now()))])
+            .object([("keys", ResultJSON.signingKeys(try engine.retireSigningKey(kid: try required(p, "kid"))))])
         },
         Operation("rekey", access: .library, parameters: ["newMasterKey"]) { engine, p in
             let keyFile = try engine.rekey(newMasterKey: try required(p, "newMasterKey"))
