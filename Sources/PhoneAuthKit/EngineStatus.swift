@@ -17,7 +17,13 @@ public struct EngineStatus: Sendable {
     /// The signing keys, as `signingKeys()` lists them.
     public let signingKeys: [SigningKeyInfo]
 
+    /// The status as the JSON text of an object, as `getStatus` writes it.
+    public var json: String { JSONCodec.serialize(ResultJSON.status(state)) }
+
+    private let state: Engine.Status
+
     init(_ status: Engine.Status) {
+        state = status
         let s = status.store
         schemaVersion = s.schemaVersion
         users = Int(s.users)

@@ -15,7 +15,13 @@ public struct SigningKeyInfo: Sendable {
     /// When it stops verifying (RFC 3339), once it is no longer active.
     public let retiresAt: String?
 
+    /// The key as the JSON text of an object, as `listSigningKeys` writes it.
+    public var json: String { JSONCodec.serialize(ResultJSON.signingKey(state)) }
+
+    private let state: Engine.SigningKeyState
+
     init(_ key: Engine.SigningKeyState) {
+        state = key
         kid = key.kid
         algorithm = key.algorithm
         createdAt = key.createdAt.rfc3339

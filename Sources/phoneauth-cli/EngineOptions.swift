@@ -41,6 +41,14 @@ struct EngineOptions: ParsableArguments {
         }
     }
 
+    /// Runs a typed call; an engine error is printed and becomes the exit status, as for `call`.
+    func typed<T>(_ body: () throws(PhoneAuthKit.PhoneAuthError) -> T) throws -> T {
+        do { return try body() } catch {
+            throw Failure(message: "\(error.code.name): \(error.message)",
+                          exitCode: error.code == .userNotFound ? ExitCodes.notFound : ExitCodes.refused)
+        }
+    }
+
     /// Runs a method; an engine error is printed and becomes the exit status.
     func call(_ engine: PhoneAuth, _ method: String, _ params: JSONValue = .object([])) throws -> JSONValue {
         let (status, text) = engine.call(method, paramsJSON: JSONCodec.serialize(params))

@@ -8,28 +8,21 @@ struct KeysCommand: ParsableCommand {
         commandName: "keys", abstract: "Lists, rotates and retires the keys that sign ID tokens.",
         subcommands: [List.self, Rotate.self, Retire.self])
 
-    static func show(_ result: JSONValue, _ options: EngineOptions) {
-        if options.json { return options.printJSON(result) }
+    static func show(_ keys: [SigningKeyInfo], _ options: EngineOptions) {
+        if options.json {
+            return options.printJSON(.object([("keys", .array(keys.compactMap { try? JSONCodec.parse($0.json) }))]))
+        }
         var table = Table("KID", "ALGORITHM", "CREATED", "AGE (DAYS)", "ACTIVE", "RETIRES")
-        if case let .array(keys)? = result["keys"] {
-            for k in keys {
-                let text = UsersCommand.text
-                table.add(text(k["kid"]), text(k["algorithm"]), text(k["createdAt"]), text(k["ageDays"]), text(k["active"]), text(k["retiresAt"]))
-            }
+        for k in keys {
+            table.add(k.kid, k.algorithm, k.createdAt, String(k.ageDays), k.active ? "yes" : "no", k.retiresAt ?? "-")
         }
         print(table.text)
-    }
-
-    static func run(_ method: String, _ params: JSONValue, _ options: EngineOptions) throws {
-        try options.withEngine { engine in
-            show(try options.call(engine, method, params), options)
-        }
     }
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Lists the keys that verify tokens now; the active one signs new tokens.")
         @OptionGroup var options: EngineOptions
-        func run() throws { try KeysCommand.run("listSigningKeys", .object([]), options) }
+        func run() throws { try options.withEngine { engine in KeysCommand.show(engine.signingKeys(), options) } }
     }
 
     struct Rotate: ParsableCommand {
@@ -39,7 +32,10 @@ struct KeysCommand: ParsableCommand {
         @OptionGroup var options: EngineOptions
         @Option(help: "ES256, RS256 or EdDSA (default: the configured signingAlgorithm).") var algorithm: String?
         func run() throws {
-            try KeysCommand.run("rotateSigningKey", .object(algorithm.map { [("algorithm", .string($0))] } ?? []), options)
+            try options.withEngine { engine in
+                KeysCommand.show(try options.typed { () throws(PhoneAuthKit.PhoneAuthError) in try engine.rotateSigningKey(algorithm: algorithm) },
+                                 options)
+            }
         }
     }
 
@@ -54,6 +50,10 @@ struct KeysCommand: ParsableCommand {
         func validate() throws {
             guard kid.count == 1 else { throw ValidationError("Give exactly one kid (see keys list).") }
         }
-        func run() throws { try KeysCommand.run("retireSigningKey", .object([("kid", .string(kid[0]))]), options) }
+        func run() throws {
+            try options.withEngine { engine in
+                KeysCommand.show(try options.typed { () throws(PhoneAuthKit.PhoneAuthError) in try engine.retireSigningKey(kid: kid[0]) }, options)
+            }
+        }
     }
 }

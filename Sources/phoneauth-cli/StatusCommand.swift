@@ -9,18 +9,17 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         try options.withEngine { engine in
-            let s = try options.call(engine, "getStatus")
-            if options.json { return options.printJSON(s) }
-            let text = UsersCommand.text
+            let s = try options.typed { () throws(PhoneAuthKit.PhoneAuthError) in try engine.status() }
+            if options.json { return options.printJSON((try? JSONCodec.parse(s.json)) ?? .null) }
             print("""
-                schema version   \(text(s["schemaVersion"]))
-                users            \(text(s["users"]))
-                live sessions    \(text(s["liveSessions"]))
-                SMS queued       \(text(s["sms"]?["queued"]))
-                SMS last hour    \(text(s["sms"]?["sentLastHour"])) sent, \(text(s["sms"]?["failedLastHour"])) failed
+                schema version   \(s.schemaVersion)
+                users            \(s.users)
+                live sessions    \(s.liveSessions)
+                SMS queued       \(s.smsQueued)
+                SMS last hour    \(s.smsSentLastHour) sent, \(s.smsFailedLastHour) failed
                 """)
             print("")
-            KeysCommand.show(.object([("keys", s["signingKeys"] ?? .array([]))]), options)
+            KeysCommand.show(s.signingKeys, options)
         }
     }
 }

@@ -14,17 +14,18 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         try options.withEngine { engine in
             let progress = Progress(verb: "exported")
-            var users: [JSONValue] = [], token: String?
+            // Each user is already the JSON text of an object: the file is written around them.
+            var users: [String] = [], token: String?
             repeat {
-                var params: [(String, JSONValue)] = [("maxResults", .int(1000))]
-                if let token { params.append(("pageToken", .string(token))) }
-                let page = try options.call(engine, "exportUsers", .object(params))
-                if case let .array(items)? = page["users"] { users += items }
-                token = page["pageToken"]?.stringValue
+                let page = try options.typed { () throws(PhoneAuthKit.PhoneAuthError) in
+                    try engine.exportUsers(maxResults: 1000, pageToken: token)
+                }
+                users += page.usersJSON
+                token = page.nextPageToken
                 progress.show(users.count)
             } while token != nil
             progress.finish()
-            try JSONFile.write(JSONCodec.serialize(.object([("users", .array(users))])), to: file)
+            try JSONFile.write("{\"users\":[" + users.joined(separator: ",") + "]}", to: file)
             if options.json { return options.printJSON(.object([("exported", .int(Int64(users.count)))])) }
             print("\(users.count) users written to \(file).")
         }
@@ -49,11 +50,11 @@ struct ImportCommand: ParsableCommand {
             let progress = Progress(verb: "imported")
             var imported: Int64 = 0, errors: [JSONValue] = []
             for start in stride(from: 0, to: users.count, by: PhoneAuth.maxImportUsers) {
-                let chunk = Array(users[start..<min(start + PhoneAuth.maxImportUsers, users.count)])
-                let result = try options.call(engine, "importUsers", .object([("users", .array(chunk))]))
-                imported += result["imported"]?.intValue ?? 0
-                if case let .array(items)? = result["errors"] {
-                    errors += items.map { .object([("index", .int((($0["index"]?.intValue) ?? 0) + Int64(start))), ("message", $0["message"] ?? .null)]) }
+                let chunk = users[start..<min(start + PhoneAuth.maxImportUsers, users.count)].map { JSONCodec.serialize($0) }
+                let result = try options.typed { () throws(PhoneAuthKit.PhoneAuthError) in try engine.importUsers(usersJSON: chunk) }
+                imported += Int64(result.imported)
+                errors += result.errors.map {
+                    .object([("index", .int(Int64($0.index + start))), ("message", .string($0.message))])
                 }
                 progress.show(start + chunk.count, of: users.count)
             }

@@ -10,10 +10,10 @@ struct UnlockCommand: ParsableCommand {
 
     func run() throws {
         try options.withEngine { engine in
-            let result = try options.call(engine, "unlockPhoneNumber", .object([("phoneNumber", .string(phoneNumber))]))
-            if options.json { return options.printJSON(result) }
+            let unlocked = try options.typed { () throws(PhoneAuthKit.PhoneAuthError) in try engine.unlockPhoneNumber(phoneNumber) }
+            if options.json { return options.printJSON(.object([("unlocked", .bool(unlocked))])) }
             let shown = options.showNumbers ? phoneNumber : PhoneNumber.mask((try? PhoneNumber.parse(phoneNumber).e164) ?? phoneNumber)
-            print(result["unlocked"] == .bool(true) ? "\(shown) is unlocked." : "\(shown) was not locked.")
+            print(unlocked ? "\(shown) is unlocked." : "\(shown) was not locked.")
         }
     }
 }

@@ -1,7 +1,7 @@
 import Glibc
 
 /// JSON shapes of the engine's results, as docs/API.md lists them.
-enum ResultJSON {
+package enum ResultJSON {
     static func user(_ u: UserRecord) -> JSONValue {
         var providers: [JSONValue] = []
         if let phone = u.phoneNumber {
@@ -68,16 +68,26 @@ enum ResultJSON {
     }
 
     /// The signing keys that verify now, oldest first, with the active one marked.
-    static func signingKeys(_ keys: [Engine.SigningKeyState]) -> JSONValue {
-        .array(keys.map { k in
-            var o = JSONObjectBuilder()
-            o.set("kid", .string(k.kid))
-            o.set("algorithm", .string(k.algorithm))
-            o.set("createdAt", .string(k.createdAt.rfc3339))
-            o.set("ageDays", .int(k.ageDays))
-            o.set("active", .bool(k.active))
-            o.set("retiresAt", k.retiresAt.map { .string($0.rfc3339) })
-            return o.value
-        })
+    package static func status(_ status: Engine.Status) -> JSONValue {
+        let s = status.store
+        return .object([
+            ("schemaVersion", .int(Int64(s.schemaVersion))), ("users", .int(s.users)), ("liveSessions", .int(s.liveSessions)),
+            ("sms", .object([("queued", .int(s.smsQueued)), ("sentLastHour", .int(s.smsSentLastHour)),
+                             ("failedLastHour", .int(s.smsFailedLastHour))])),
+            ("signingKeys", signingKeys(status.signingKeys)),
+        ])
+    }
+
+    static func signingKeys(_ keys: [Engine.SigningKeyState]) -> JSONValue { .array(keys.map(signingKey)) }
+
+    package static func signingKey(_ k: Engine.SigningKeyState) -> JSONValue {
+        var o = JSONObjectBuilder()
+        o.set("kid", .string(k.kid))
+        o.set("algorithm", .string(k.algorithm))
+        o.set("createdAt", .string(k.createdAt.rfc3339))
+        o.set("ageDays", .int(k.ageDays))
+        o.set("active", .bool(k.active))
+        o.set("retiresAt", k.retiresAt.map { .string($0.rfc3339) })
+        return o.value
     }
 }

@@ -196,13 +196,7 @@ enum OperationCatalogue {
             return engine.jwks
         },
         Operation("getStatus", parameters: []) { engine, _ in
-            let status = try engine.status(), s = status.store
-            return .object([
-                ("schemaVersion", .int(Int64(s.schemaVersion))), ("users", .int(s.users)), ("liveSessions", .int(s.liveSessions)),
-                ("sms", .object([("queued", .int(s.smsQueued)), ("sentLastHour", .int(s.smsSentLastHour)),
-                                 ("failedLastHour", .int(s.smsFailedLastHour))])),
-                ("signingKeys", ResultJSON.signingKeys(status.signingKeys)),
-            ])
+            ResultJSON.status(try engine.status())
         },
         Operation("listSigningKeys", parameters: []) { engine, _ in
             .object([("keys", ResultJSON.signingKeys(engine.signingKeys()))])
