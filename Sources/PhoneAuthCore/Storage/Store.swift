@@ -68,14 +68,15 @@ package protocol Store: AnyObject, Sendable {
     // App verification
     /// Records a push receipt (`secretHash` set) or a captcha challenge (`scheme` set), unless the
     /// client's address (`ipKey`) has made `ipLimit` of them in the last hour: then the limit.
-    func addAppCheck(id: String, kind: String, secretHash: [UInt8]?, scheme: String?, expiresAt: Timestamp, now: Timestamp,
-                     ipKey: String?, ipLimit: Int) throws -> LimitTrip?
+    func addAppCheck(id: String, kind: AppCheckKind, secretHash: [UInt8]?, scheme: String?, expiresAt: Timestamp,
+                     now: Timestamp, ipKey: String?, ipLimit: Int) throws -> LimitTrip?
     /// Records `id` (a captcha token's hash) as used; false if it already was.
-    func claimAppCheck(id: String, kind: String, expiresAt: Timestamp) throws -> Bool
+    func claimAppCheck(id: String, kind: AppCheckKind, expiresAt: Timestamp) throws -> Bool
     /// Uses up the active, unexpired check `id` of `kind` if `accepts(secretHash, scheme)`; with
     /// `spendOnMismatch` a wrong answer uses it up too (a secret gets one guess). nil when it was
     /// accepted, else why not.
-    func useAppCheck(id: String, kind: String, now: Timestamp, spendOnMismatch: Bool, accepts: ([UInt8]?, String?) -> Bool) throws -> String?
+    func useAppCheck(id: String, kind: AppCheckKind, now: Timestamp, spendOnMismatch: Bool,
+                     accepts: ([UInt8]?, String?) -> Bool) throws -> AppCheckRefusal?
 
     // Outbox
     /// Leases up to `limit` messages due for delivery so no other worker sends them meanwhile.
