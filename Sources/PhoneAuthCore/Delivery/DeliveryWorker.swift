@@ -267,7 +267,7 @@ final class DeliveryWorker: @unchecked Sendable {
             return DeliveryReport(outcome: .failed(DeliveryProblem("unreadable")))
         }
         let sms = SMSMessage(to: message.phone, body: body, languageCode: message.languageCode,
-                             verificationId: message.verificationId, purpose: message.purpose)
+                             verificationId: message.verificationId, purpose: message.purpose.rawValue)
         var report = chain.deliver(sms)
         report.cost = sms.cost
         return report

@@ -49,14 +49,16 @@ extension Engine {
                                     : "The verification code is not correct."
             return PhoneAuthError(.invalidVerificationCode, message, details: [("attemptsLeft", .int(Int64(left)))])
         case let .unusable(reason):
-            let messages = [
-                "expired": "The code has expired; request a new one.",
-                "tooManyAttempts": "Too many wrong codes were tried; request a new code.",
-                "alreadyUsed": "This code was already used; request a new one.",
-                "replaced": "A newer code was sent to this number; use that one.",
-                "wrongPurpose": "This verification was started for another purpose (sign-in, enrolment, or another user's or challenge's second factor) and cannot be used here.",
+            let messages: [UnusableCodeReason: String] = [
+                .expired: "The code has expired; request a new one.",
+                .tooManyAttempts: "Too many wrong codes were tried; request a new code.",
+                .alreadyUsed: "This code was already used; request a new one.",
+                .replaced: "A newer code was sent to this number; use that one.",
+                .wrongPurpose: "This verification was started for another purpose (sign-in, enrolment, or another "
+                    + "user's or challenge's second factor) and cannot be used here.",
             ]
-            return PhoneAuthError(.sessionExpired, messages[reason] ?? "The verification can no longer be used.", details: [("reason", .string(reason))])
+            return PhoneAuthError(.sessionExpired, messages[reason] ?? "The verification can no longer be used.",
+                                  details: [("reason", .string(reason.rawValue))])
         case .unknown:
             return PhoneAuthError(.invalidVerificationID, "No verification has this ID.", details: [("reason", .string("unknown"))])
         }

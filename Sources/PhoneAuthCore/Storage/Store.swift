@@ -48,9 +48,10 @@ package protocol Store: AnyObject, Sendable {
     // Multi-factor
     /// Opens a pending multi-factor session for `uid` (the TOTP enrolment's). Like the methods
     /// below that take `presentedSession`, refuses if that session of `uid` has ended.
-    func openMFASession(_ session: NewMFASession, uid: String, presentedSession: String, provider: String, now: Timestamp) throws -> AccountOutcome
+    func openMFASession(_ session: NewMFASession, uid: String, presentedSession: String, provider: SignInProvider,
+                        now: Timestamp) throws -> AccountOutcome
     /// `.done` with the user an active, unexpired multi-factor session of `kind` belongs to, or why not.
-    func mfaSessionUser(id: String, kind: String, now: Timestamp) throws -> AccountOutcome
+    func mfaSessionUser(id: String, kind: MFASessionKind, now: Timestamp) throws -> AccountOutcome
     /// Completes a challenge with a second factor: consumes the session and opens `signIn`
     /// (whose second factor the store fills in). Wrong codes count against the verification
     /// (phone) or the session and the factor (TOTP: consecutive wrong codes lock the factor, as
