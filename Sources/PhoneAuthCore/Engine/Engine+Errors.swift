@@ -5,9 +5,10 @@ extension Engine {
         switch rejection {
         case let .limited(trip): return limitError(trip, now: now)
         case let .numberLocked(phone, until, justLocked) where justLocked:
-            events.emit("lockout", at: now, [("phoneNumber", .string(PhoneNumber.mask(phone))), ("until", .string(until.rfc3339)),
-                                             ("lockoutSeconds", .int((until.milliseconds - now.milliseconds) / 1000)),
-                                             ("clientIp", clientIp.map { .string($0) })])
+            events.emit(.lockout, at: now, [("phoneNumber", .string(PhoneNumber.mask(phone))),
+                                            ("until", .string(until.rfc3339)),
+                                            ("lockoutSeconds", .int((until.milliseconds - now.milliseconds) / 1000)),
+                                            ("clientIp", clientIp.map { .string($0) })])
         default: break
         }
         return reported(Self.error(rejection, now: now), clientIp: clientIp, now: now)
@@ -16,22 +17,24 @@ extension Engine {
     /// Reports a failed sign-in (`signInFailed`) and returns its error.
     func reported(_ error: PhoneAuthError, clientIp: String?, now: Timestamp) -> PhoneAuthError {
         let reason = error.details.first(where: { $0.0 == "reason" })?.1
-        events.emit("signInFailed", at: now, [("code", .string(error.code.name)), ("reason", reason), ("clientIp", clientIp.map { .string($0) })])
+        events.emit(.signInFailed, at: now, [("code", .string(error.code.name)), ("reason", reason),
+                                             ("clientIp", clientIp.map { .string($0) })])
         return error
     }
 
     /// The error of a tripped limit, after reporting it.
     func limitError(_ trip: LimitTrip, now: Timestamp) -> PhoneAuthError {
-        events.emit("limitTripped", at: now, [("limit", .string(trip.limit)), ("scope", .string(trip.scope)),
-                                              ("retryAfterSeconds", .int(trip.retryAfterSeconds))])
+        events.emit(.limitTripped, at: now, [("limit", .string(trip.limit.rawValue)), ("scope", .string(trip.scope)),
+                                             ("retryAfterSeconds", .int(trip.retryAfterSeconds))])
         return Self.error(trip)
     }
 
     static func error(_ trip: LimitTrip) -> PhoneAuthError {
         PhoneAuthError(trip.isQuota ? .quotaExceeded : .tooManyRequests,
-                       "The limit \(trip.limit) is reached for \(trip.scope); try again in \(trip.retryAfterSeconds) seconds.",
-                       details: [("reason", .string("rateLimit")), ("limit", .string(trip.limit)), ("scope", .string(trip.scope)),
-                                 ("retryAfterSeconds", .int(trip.retryAfterSeconds))])
+                       "The limit \(trip.limit.rawValue) is reached for \(trip.scope); "
+                           + "try again in \(trip.retryAfterSeconds) seconds.",
+                       details: [("reason", .string("rateLimit")), ("limit", .string(trip.limit.rawValue)),
+                                 ("scope", .string(trip.scope)), ("retryAfterSeconds", .int(trip.retryAfterSeconds))])
     }
 
     static func numberLocked(until: Timestamp, now: Timestamp) -> PhoneAuthError {

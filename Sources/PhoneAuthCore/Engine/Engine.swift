@@ -107,7 +107,7 @@ package final class Engine: @unchecked Sendable {
             throw PhoneAuthError(.storageError, "The store is rekeyed but \(keyFile).new could not replace the key file; move it into place.",
                                  details: [("path", .string(keyFile))])
         }
-        events.emit("rekeyed", at: clock.now(), [("keyFile", keyFile.map { .string($0) })])
+        events.emit(.rekeyed, at: clock.now(), [("keyFile", keyFile.map { .string($0) })])
         return keyFile
     }
 
@@ -204,8 +204,10 @@ package final class Engine: @unchecked Sendable {
         case let .limited(trip):
             throw limitError(trip, now: now)
         case let .numberLocked(until):
-            events.emit("limitTripped", at: now, [("limit", .string("maxConsecutiveFailures")), ("scope", .string(phone.masked)),
-                                                  ("retryAfterSeconds", .int(max(1, (until.milliseconds - now.milliseconds + 999) / 1000)))])
+            let retryAfter = max(1, (until.milliseconds - now.milliseconds + 999) / 1000)
+            events.emit(.limitTripped, at: now, [("limit", .string(LimitName.maxConsecutiveFailures.rawValue)),
+                                                 ("scope", .string(phone.masked)),
+                                                 ("retryAfterSeconds", .int(retryAfter))])
             throw Self.numberLocked(until: until, now: now)
         case let .reused(existingId, createdAt, expiresAt):
             return VerificationStarted(verificationId: existingId, codeLength: testCode?.count ?? config.codeLength,
@@ -306,7 +308,7 @@ package final class Engine: @unchecked Sendable {
             let result = SignInResult(user: session.user, idToken: try tokens.issue(for: session, now: now), refreshToken: refreshToken.text,
                                       expiresIn: config.idTokenTtlSeconds, isNewUser: isNew,
                                       providerId: session.provider.rawValue)
-            events.emit("signInSucceeded", at: now, [
+            events.emit(.signInSucceeded, at: now, [
                 ("uid", .string(session.user.uid)), ("phoneNumber", session.user.phoneNumber.map { .string(PhoneNumber.mask($0)) }),
                 ("provider", .string(session.provider.rawValue)),
                 ("secondFactor", session.secondFactor.map { .string($0.rawValue) }),
@@ -426,7 +428,8 @@ package final class Engine: @unchecked Sendable {
         guard let phoneNumber, !phoneNumber.isEmpty else { throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.") }
         let phone = try PhoneNumber.parse(phoneNumber)
         let unlocked = try store.unlockPhoneNumber(phone.e164)
-        events.emit("numberUnlocked", at: clock.now(), [("phoneNumber", .string(phone.masked)), ("hadFailures", .bool(unlocked))])
+        events.emit(.numberUnlocked, at: clock.now(), [("phoneNumber", .string(phone.masked)),
+                                                       ("hadFailures", .bool(unlocked))])
         return unlocked
     }
 

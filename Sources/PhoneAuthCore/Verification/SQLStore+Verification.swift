@@ -19,7 +19,7 @@ extension SQLStore {
             }
             if let limits, limits.perNumberPerHour > 0, let oldest = known.oldestCountedSend {
                 // Exact: the number's own verifications of the last hour that sent an SMS.
-                return .limited(LimitTrip(limit: "smsPerNumberPerHour", scope: PhoneNumber.mask(v.phone),
+                return .limited(LimitTrip(limit: .smsPerNumberPerHour, scope: PhoneNumber.mask(v.phone),
                                           retryAfterSeconds: Self.seconds(oldest + 3_600_000 - v.createdAt.milliseconds), isQuota: false))
             }
             if let limits, let trip = try checkSendLimits(limits, now: v.createdAt, in: db) { return .limited(trip) }
