@@ -21,7 +21,7 @@ public struct SecondFactor: Sendable, Hashable {
 
     init(_ factor: EnrolledFactor) {
         enrollmentID = factor.enrollmentId
-        factorId = factor.factorId
+        factorId = factor.factorId.rawValue
         displayName = factor.displayName
         phoneNumber = factor.phoneNumber
         enrolledAt = Date(factor.enrolledAt)

@@ -44,7 +44,7 @@ final class DeliveryWorker: @unchecked Sendable {
     /// events follow the write, so a host that reads the verification on `codeSent` finds it sent.
     private var unrecorded: [Finished] = []
     private typealias Finished = (outcome: DeliveryOutcome, event: Event?)
-    private typealias Event = (name: String, time: Timestamp, fields: [(String, JSONValue?)])
+    private typealias Event = (name: EventName, time: Timestamp, fields: [(String, JSONValue?)])
 
     /// How long an idle worker sleeps before looking for work that other processes queued.
     static let pollMilliseconds: Int64 = 500
@@ -267,7 +267,7 @@ final class DeliveryWorker: @unchecked Sendable {
             return DeliveryReport(outcome: .failed(DeliveryProblem("unreadable")))
         }
         let sms = SMSMessage(to: message.phone, body: body, languageCode: message.languageCode,
-                             verificationId: message.verificationId, purpose: message.purpose)
+                             verificationId: message.verificationId, purpose: message.purpose.rawValue)
         var report = chain.deliver(sms)
         report.cost = sms.cost
         return report
@@ -289,14 +289,15 @@ final class DeliveryWorker: @unchecked Sendable {
         switch report.outcome {
         case let .sent(messageId):
             outcome = .sent(verificationId: id, provider: report.provider, messageId: messageId)
-            event = ("codeSent", now, fields + [("messageId", messageId.map { .string($0) })])
+            event = (.codeSent, now, fields + [("messageId", messageId.map { .string($0) })])
         case let .failed(problem):
             let retryAt = retryTime(attempt, problem, now)
             outcome = .failed(verificationId: id, provider: report.provider, reason: problem.reason, retryAt: retryAt)
-            event = ("deliveryFailed", now, fields + Self.fields(of: problem) + [("willRetry", .bool(attempt < maxAttempts))])
+            event = (.deliveryFailed, now,
+                     fields + Self.fields(of: problem) + [("willRetry", .bool(attempt < maxAttempts))])
         case let .undeliverable(problem):
             outcome = .undeliverable(verificationId: id, provider: report.provider, reason: problem.reason)
-            event = ("deliveryFailed", now, fields + Self.fields(of: problem) + [("willRetry", .bool(false))])
+            event = (.deliveryFailed, now, fields + Self.fields(of: problem) + [("willRetry", .bool(false))])
         case let .noProvider(until):
             outcome = .deferred(verificationId: id, until: until)
             event = nil  // providerSkipped said so; the message waits without losing an attempt

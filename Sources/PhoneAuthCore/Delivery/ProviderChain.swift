@@ -85,12 +85,12 @@ final class ProviderChain: @unchecked Sendable {
             var reason: String?
             if case let .retryLater(p) = result { reason = p.reason }
             if case let .providerFault(p) = result { reason = p.reason }
-            events.emit("providerSkipped", at: clock.now(), [
+            events.emit(.providerSkipped, at: clock.now(), [
                 ("provider", .string(member.name)), ("failures", .int(Int64(failures))), ("reason", reason.map { .string($0) }),
                 ("seconds", .int(member.breaker.openMilliseconds / 1000)),
             ])
         case .restored?:
-            events.emit("providerRestored", at: clock.now(), [("provider", .string(member.name))])
+            events.emit(.providerRestored, at: clock.now(), [("provider", .string(member.name))])
         case nil: break
         }
     }

@@ -11,7 +11,8 @@ extension SQLStore {
                 ORDER BY due_at LIMIT ?\(dialect.skipLocked)
                 """, [.int(now.milliseconds), .int(now.milliseconds), .int(Int64(limit))]) { row in
                 messages.append(OutboxMessage(verificationId: row.text(0), phone: row.text(1), languageCode: row.text(2),
-                                              sealedBody: row.blob(3), attempts: Int(row.int(4)), purpose: row.text(5),
+                                              sealedBody: row.blob(3), attempts: Int(row.int(4)),
+                                              purpose: try row.text(5, as: VerificationPurpose.self),
                                               expiresAt: Timestamp(milliseconds: row.int(6))))
             }
             // A code that can no longer be used is not worth an SMS: give those messages up, with

@@ -25,8 +25,10 @@ extension Engine {
     /// for the fresh tokens an account change returns. The presented session stays valid.
     /// `provider` is the credential just proved, when there is one (a link or a number change
     /// makes it a phone session, as Firebase's tokens say after them).
-    func continuation(of session: SessionInfo, provider: String? = nil, now: Timestamp) -> (NewSignIn, RefreshToken) {
-        var (signIn, first) = newSignIn(uid: session.user.uid, provider: provider ?? session.provider, now: now, developerClaims: session.developerClaims)
+    func continuation(of session: SessionInfo, provider: SignInProvider? = nil, now: Timestamp)
+        -> (NewSignIn, RefreshToken) {
+        var (signIn, first) = newSignIn(uid: session.user.uid, provider: provider ?? session.provider, now: now,
+                                        developerClaims: session.developerClaims)
         signIn.authTime = session.authTime
         signIn.secondFactor = session.secondFactor
         signIn.secondFactorEnrollment = session.secondFactorEnrollment
@@ -56,7 +58,7 @@ extension Engine {
         try Self.checkCredential(credential)
         let session = try session(of: idToken, recent: true)
         let now = clock.now()
-        let (signIn, first) = continuation(of: session, provider: "phone", now: now)
+        let (signIn, first) = continuation(of: session, provider: .phone, now: now)
         let secret = Base64URL.encode(SecureBytes.random(count: 32))
         let proofId = VerificationCode.newVerificationId(at: now)
         let proof = TemporaryProof(verificationId: proofId, codeHash: keys.codeHash(verificationId: proofId, code: secret),
@@ -79,7 +81,7 @@ extension Engine {
         try Self.checkCredential(credential)
         let session = try session(of: idToken, recent: false)
         let now = clock.now()
-        let (signIn, first) = newSignIn(uid: session.user.uid, provider: "phone", now: now)
+        let (signIn, first) = newSignIn(uid: session.user.uid, provider: .phone, now: now)
         return try finish(try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId, change: .reauthenticate, now: now,
                                                      maxAttempts: config.maxAttempts, limits: checkLimits(credential), codeMatches: codeMatcher(credential), signIn: signIn),
                           signIn, first, now: now, clientIp: credential.clientIp)

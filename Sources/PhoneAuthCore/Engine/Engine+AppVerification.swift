@@ -42,7 +42,8 @@ extension Engine {
         let now = clock.now()
         let receipt = SortableID.make(at: now, randomBytes: 18)
         let secret = Base64URL.encode(SecureBytes.random(count: 32))
-        if let trip = try store.addAppCheck(id: receipt, kind: "receipt", secretHash: receiptHash(receipt, secret), scheme: nil,
+        if let trip = try store.addAppCheck(id: receipt, kind: .receipt, secretHash: receiptHash(receipt, secret),
+                                            scheme: nil,
                                             expiresAt: now.adding(seconds: config.receiptTtlSeconds), now: now,
                                             ipKey: clientIp?.limitKey, ipLimit: config.abuse.appChecksPerIpPerHour) {
             throw limitError(trip, now: now)
@@ -50,7 +51,8 @@ extension Engine {
         let payload: JSONValue = .object([(Self.pushKey, .object([("receipt", .string(receipt)), ("secret", .string(secret))]))])
         guard sender.send(appToken: appToken, tokenType: type, payload: payload) else {
             // The host says the push did not go: its secret must not work if it went anyway.
-            _ = try store.useAppCheck(id: receipt, kind: "receipt", now: now, spendOnMismatch: true, accepts: { _, _ in false })
+            _ = try store.useAppCheck(id: receipt, kind: .receipt, now: now, spendOnMismatch: true,
+                                      accepts: { _, _ in false })
             throw PhoneAuthError(.appNotVerified, "The push sender could not send the verification push; use the captcha.",
                                  details: [("reason", .string("pushFailed"))])
         }
@@ -85,7 +87,8 @@ extension Engine {
         let now = clock.now()
         let eventId = SortableID.make(at: now, randomBytes: 18)
         // Schemes are case-insensitive, and systems hand them back lower-cased.
-        if let trip = try store.addAppCheck(id: eventId, kind: "captcha", secretHash: nil, scheme: callbackScheme.lowercased(),
+        if let trip = try store.addAppCheck(id: eventId, kind: .captcha, secretHash: nil,
+                                            scheme: callbackScheme.lowercased(),
                                             expiresAt: now.adding(seconds: config.receiptTtlSeconds), now: now,
                                             ipKey: clientIp?.limitKey, ipLimit: config.abuse.appChecksPerIpPerHour) {
             throw limitError(trip, now: now)
@@ -105,7 +108,8 @@ extension Engine {
               let eventId = Self.single("eventId", in: items) else { return URLResult() }
         let token = Self.single("captchaToken", in: items), error = Self.single("error", in: items)
         guard (token == nil) != (error == nil), VerificationCode.isWellFormedId(eventId) else { return URLResult() }
-        guard try store.useAppCheck(id: eventId, kind: "captcha", now: clock.now(), spendOnMismatch: false, accepts: { _, stored in stored == scheme.lowercased() }) == nil else {
+        guard try store.useAppCheck(id: eventId, kind: .captcha, now: clock.now(), spendOnMismatch: false,
+                                    accepts: { _, stored in stored == scheme.lowercased() }) == nil else {
             return URLResult()
         }
         return URLResult(handled: true, captchaToken: token, error: error)
@@ -120,9 +124,9 @@ extension Engine {
                                  "App verification is required: pass appVerification {receipt, secret} from the verification push, or {captchaToken}.")
         case let .receipt(receipt, secret)?:
             let expected = receiptHash(receipt, secret)
-            if let why = try store.useAppCheck(id: receipt, kind: "receipt", now: clock.now(), spendOnMismatch: true,
+            if let why = try store.useAppCheck(id: receipt, kind: .receipt, now: clock.now(), spendOnMismatch: true,
                                            accepts: { stored, _ in SecureBytes.equal(stored ?? [], expected) }) {
-                let reason = why == "mismatch" ? "wrongSecret" : why
+                let reason = why == .mismatch ? "wrongSecret" : why.rawValue
                 throw PhoneAuthError(.invalidAppCredential, "The push receipt and secret are not valid (\(reason)); request a new receipt.",
                                      details: [("reason", .string(reason))])
             }
@@ -133,7 +137,8 @@ extension Engine {
             guard let verifier = appHooks.captchaVerifier else { throw failed("noVerifier", "No captcha verifier is installed (phoneauth_set_captcha_verifier).") }
             // A token proves one request: claimed (by its hash) before the verifier is asked.
             let tokenId = Base64URL.encode(keys.codeHash(verificationId: "captcha-token", code: token))
-            guard try store.claimAppCheck(id: tokenId, kind: "captchaToken", expiresAt: clock.now().adding(seconds: config.receiptTtlSeconds)) else {
+            let expiresAt = clock.now().adding(seconds: config.receiptTtlSeconds)
+            guard try store.claimAppCheck(id: tokenId, kind: .captchaToken, expiresAt: expiresAt) else {
                 throw failed("alreadyUsed", "This captcha token was already used; solve a new captcha.")
             }
             guard let verdict = verifier.verify(token: token, clientIp: clientIp?.text) else { throw failed("verifierFailed", "The captcha verifier could not check the token.") }

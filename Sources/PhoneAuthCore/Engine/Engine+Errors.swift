@@ -5,9 +5,10 @@ extension Engine {
         switch rejection {
         case let .limited(trip): return limitError(trip, now: now)
         case let .numberLocked(phone, until, justLocked) where justLocked:
-            events.emit("lockout", at: now, [("phoneNumber", .string(PhoneNumber.mask(phone))), ("until", .string(until.rfc3339)),
-                                             ("lockoutSeconds", .int((until.milliseconds - now.milliseconds) / 1000)),
-                                             ("clientIp", clientIp.map { .string($0.text) })])
+            events.emit(.lockout, at: now, [("phoneNumber", .string(PhoneNumber.mask(phone))),
+                                            ("until", .string(until.rfc3339)),
+                                            ("lockoutSeconds", .int((until.milliseconds - now.milliseconds) / 1000)),
+                                            ("clientIp", clientIp.map { .string($0.text) })])
         default: break
         }
         return reported(Self.error(rejection, now: now), clientIp: clientIp, now: now)
@@ -16,23 +17,24 @@ extension Engine {
     /// Reports a failed sign-in (`signInFailed`) and returns its error.
     func reported(_ error: PhoneAuthError, clientIp: ClientAddress?, now: Timestamp) -> PhoneAuthError {
         let reason = error.details.first(where: { $0.0 == "reason" })?.1
-        events.emit("signInFailed", at: now, [("code", .string(error.code.name)), ("reason", reason),
-                                         ("clientIp", clientIp.map { .string($0.text) })])
+        events.emit(.signInFailed, at: now, [("code", .string(error.code.name)), ("reason", reason),
+                                             ("clientIp", clientIp.map { .string($0.text) })])
         return error
     }
 
     /// The error of a tripped limit, after reporting it.
     func limitError(_ trip: LimitTrip, now: Timestamp) -> PhoneAuthError {
-        events.emit("limitTripped", at: now, [("limit", .string(trip.limit)), ("scope", .string(trip.scope)),
-                                              ("retryAfterSeconds", .int(trip.retryAfterSeconds))])
+        events.emit(.limitTripped, at: now, [("limit", .string(trip.limit.rawValue)), ("scope", .string(trip.scope)),
+                                             ("retryAfterSeconds", .int(trip.retryAfterSeconds))])
         return Self.error(trip)
     }
 
     static func error(_ trip: LimitTrip) -> PhoneAuthError {
         PhoneAuthError(trip.isQuota ? .quotaExceeded : .tooManyRequests,
-                       "The limit \(trip.limit) is reached for \(trip.scope); try again in \(trip.retryAfterSeconds) seconds.",
-                       details: [("reason", .string("rateLimit")), ("limit", .string(trip.limit)), ("scope", .string(trip.scope)),
-                                 ("retryAfterSeconds", .int(trip.retryAfterSeconds))])
+                       "The limit \(trip.limit.rawValue) is reached for \(trip.scope); "
+                           + "try again in \(trip.retryAfterSeconds) seconds.",
+                       details: [("reason", .string("rateLimit")), ("limit", .string(trip.limit.rawValue)),
+                                 ("scope", .string(trip.scope)), ("retryAfterSeconds", .int(trip.retryAfterSeconds))])
     }
 
     static func numberLocked(until: Timestamp, now: Timestamp) -> PhoneAuthError {
@@ -50,14 +52,16 @@ extension Engine {
                                     : "The verification code is not correct."
             return PhoneAuthError(.invalidVerificationCode, message, details: [("attemptsLeft", .int(Int64(left)))])
         case let .unusable(reason):
-            let messages = [
-                "expired": "The code has expired; request a new one.",
-                "tooManyAttempts": "Too many wrong codes were tried; request a new code.",
-                "alreadyUsed": "This code was already used; request a new one.",
-                "replaced": "A newer code was sent to this number; use that one.",
-                "wrongPurpose": "This verification was started for another purpose (sign-in, enrolment, or another user's or challenge's second factor) and cannot be used here.",
+            let messages: [UnusableCodeReason: String] = [
+                .expired: "The code has expired; request a new one.",
+                .tooManyAttempts: "Too many wrong codes were tried; request a new code.",
+                .alreadyUsed: "This code was already used; request a new one.",
+                .replaced: "A newer code was sent to this number; use that one.",
+                .wrongPurpose: "This verification was started for another purpose (sign-in, enrolment, or another "
+                    + "user's or challenge's second factor) and cannot be used here.",
             ]
-            return PhoneAuthError(.sessionExpired, messages[reason] ?? "The verification can no longer be used.", details: [("reason", .string(reason))])
+            return PhoneAuthError(.sessionExpired, messages[reason] ?? "The verification can no longer be used.",
+                                  details: [("reason", .string(reason.rawValue))])
         case .unknown:
             return PhoneAuthError(.invalidVerificationID, "No verification has this ID.", details: [("reason", .string("unknown"))])
         }

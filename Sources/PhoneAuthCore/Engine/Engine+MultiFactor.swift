@@ -31,7 +31,7 @@ extension Engine {
         try Self.checkCredential(credential)
         let session = try session(of: idToken, recent: true)
         let now = clock.now()
-        let factor = newFactor("phone", displayName: displayName, now: now)
+        let factor = newFactor(.phone, displayName: displayName, now: now)
         let (signIn, first) = continuation(of: session, proving: factor, now: now)
         return try finish(try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId, change: .enrollPhone(factor), now: now,
                                                      maxAttempts: config.maxAttempts, limits: checkLimits(credential), codeMatches: codeMatcher(credential), signIn: signIn),
@@ -45,7 +45,7 @@ extension Engine {
         try checkRoomForFactor(session.user)
         let now = clock.now()
         let secret = Totp.newSecret()
-        let pending = NewMFASession(id: SortableID.make(at: now, randomBytes: 18), kind: "totpEnrollment",
+        let pending = NewMFASession(id: SortableID.make(at: now, randomBytes: 18), kind: .totpEnrollment,
                                     expiresAt: now.adding(seconds: config.mfaSessionTtlSeconds),
                                     sealedSecret: try keys.sealTotpSecret(secret, uid: session.user.uid))
         _ = try user(from: try store.openMFASession(pending, uid: session.user.uid, presentedSession: session.sessionId,
@@ -59,7 +59,7 @@ extension Engine {
     package func finishTotpEnrollment(idToken: String, sessionInfo: String, code: String, displayName: Label?) throws -> SignInResult {
         let session = try session(of: idToken, recent: true)
         let now = clock.now()
-        let factor = newFactor("totp", displayName: displayName, now: now)
+        let factor = newFactor(.totp, displayName: displayName, now: now)
         let (signIn, first) = continuation(of: session, proving: factor, now: now)
         let outcome = try store.enrollTotp(sessionId: sessionInfo, uid: session.user.uid, presentedSession: session.sessionId, check: totpCheck(code, now: now),
                                            factor: factor, now: now, maxAttempts: config.maxAttempts, signIn: signIn)
@@ -85,10 +85,9 @@ extension Engine {
                                    appProof: AppProof? = nil) throws -> VerificationStarted {
         guard let session, !session.isEmpty else { throw MultiFactorErrors.missingSession }
         guard let hint, !hint.isEmpty else { throw MultiFactorErrors.missingInfo }
-        let user = try user(from: try store.mfaSessionUser(id: session, kind: "signIn", now: clock.now()))
-        guard let number = user.factors.first(where: { $0.enrollmentId == hint && $0.factorId == "phone" })?.phoneNumber else {
-            throw Self.error(AccountRefusal.multiFactorInfoNotFound)
-        }
+        let user = try user(from: try store.mfaSessionUser(id: session, kind: .signIn, now: clock.now()))
+        guard let number = user.factors.first(where: { $0.enrollmentId == hint && $0.factorId == .phone })?.phoneNumber
+        else { throw Self.error(AccountRefusal.multiFactorInfoNotFound) }
         return try sendCode(to: try PhoneNumber.parse(number), purpose: .mfaSignIn, subject: session, languageCode: languageCode,
                             clientIp: clientIp, appProof: appProof)
     }
@@ -111,7 +110,8 @@ extension Engine {
         case let .totp(enrollmentId, code):
             proof = .totp(enrollmentId: enrollmentId, check: totpCheck(code, now: now))
         }
-        let (signIn, first) = newSignIn(uid: "", provider: "", now: now)
+        // The store gives the session the challenge's own provider.
+        let (signIn, first) = newSignIn(uid: "", provider: .phone, now: now)
         return try finish(try store.resolveSecondFactor(sessionId: session, proof: proof, now: now, maxAttempts: config.maxAttempts,
                                                         limits: limits, signIn: signIn),
                           signIn, first, now: now, clientIp: clientIp)
@@ -121,7 +121,7 @@ extension Engine {
         if user.factors.count >= config.mfaMaxFactors { throw Self.error(AccountRefusal.maximumSecondFactorCountExceeded) }
     }
 
-    private func newFactor(_ factorId: String, displayName: Label?, now: Timestamp) -> NewFactor {
+    private func newFactor(_ factorId: FactorKind, displayName: Label?, now: Timestamp) -> NewFactor {
         NewFactor(enrollmentId: SortableID.make(at: now, randomBytes: 12), factorId: factorId, displayName: displayName?.text,
                   maxFactors: config.mfaMaxFactors)
     }

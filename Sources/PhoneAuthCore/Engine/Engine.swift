@@ -107,7 +107,7 @@ package final class Engine: @unchecked Sendable {
             throw PhoneAuthError(.storageError, "The store is rekeyed but \(keyFile).new could not replace the key file; move it into place.",
                                  details: [("path", .string(keyFile))])
         }
-        events.emit("rekeyed", at: clock.now(), [("keyFile", keyFile.map { .string($0) })])
+        events.emit(.rekeyed, at: clock.now(), [("keyFile", keyFile.map { .string($0) })])
         return keyFile
     }
 
@@ -187,7 +187,7 @@ package final class Engine: @unchecked Sendable {
         case .created:
             if let outbox {
                 worker.enqueue(OutboxMessage(verificationId: id, phone: phone.e164, languageCode: outbox.languageCode,
-                                             sealedBody: outbox.sealedBody, attempts: 0, purpose: purpose.rawValue,
+                                             sealedBody: outbox.sealedBody, attempts: 0, purpose: purpose,
                                              expiresAt: verification.expiresAt))
             }
             return VerificationStarted(verificationId: id, codeLength: testCode?.count ?? config.codeLength,
@@ -200,8 +200,10 @@ package final class Engine: @unchecked Sendable {
         case let .limited(trip):
             throw limitError(trip, now: now)
         case let .numberLocked(until):
-            events.emit("limitTripped", at: now, [("limit", .string("maxConsecutiveFailures")), ("scope", .string(phone.masked)),
-                                                  ("retryAfterSeconds", .int(max(1, (until.milliseconds - now.milliseconds + 999) / 1000)))])
+            let retryAfter = max(1, (until.milliseconds - now.milliseconds + 999) / 1000)
+            events.emit(.limitTripped, at: now, [("limit", .string(LimitName.maxConsecutiveFailures.rawValue)),
+                                                 ("scope", .string(phone.masked)),
+                                                 ("retryAfterSeconds", .int(retryAfter))])
             throw Self.numberLocked(until: until, now: now)
         case let .reused(existingId, createdAt, expiresAt):
             return VerificationStarted(verificationId: existingId, codeLength: testCode?.count ?? config.codeLength,
@@ -236,7 +238,7 @@ package final class Engine: @unchecked Sendable {
             throw reported(error, clientIp: credential.clientIp, now: now)
         }
         // 28 characters like Firebase's uids: creation time and 96 random bits (used if the user is new).
-        let (signIn, first) = newSignIn(uid: SortableID.make(at: now, randomBytes: 12), provider: "phone", now: now)
+        let (signIn, first) = newSignIn(uid: SortableID.make(at: now, randomBytes: 12), provider: .phone, now: now)
         let outcome = try store.redeemVerification(id: credential.verificationId, temporaryProof: credential.isTemporaryProof, now: now,
                                                    maxAttempts: config.maxAttempts, limits: checkLimits(credential),
                                                    codeMatches: codeMatcher(credential), signIn: signIn)
@@ -244,7 +246,8 @@ package final class Engine: @unchecked Sendable {
             switch rejection {
             case .limited, .numberLocked: break  // reported as for any code: the proof may work later
             case let .unusable(why):
-                throw reported(PhoneAuthError(.invalidCredential, "The temporary proof is expired or already used.", details: [("reason", .string(why))]),
+                throw reported(PhoneAuthError(.invalidCredential, "The temporary proof is expired or already used.",
+                                              details: [("reason", .string(why.rawValue))]),
                                clientIp: credential.clientIp, now: now)
             case .wrongCode, .unknown:
                 throw reported(PhoneAuthError(.invalidCredential, "The temporary proof is unknown.", details: [("reason", .string("unknown"))]),
@@ -283,9 +286,10 @@ package final class Engine: @unchecked Sendable {
 
     /// A session to open for `uid` (the store may settle another uid, for an existing user) and its
     /// first refresh token. A user with second factors gets the challenge instead.
-    func newSignIn(uid: String, provider: String, now: Timestamp, developerClaims: String? = nil) -> (NewSignIn, RefreshToken) {
+    func newSignIn(uid: String, provider: SignInProvider, now: Timestamp, developerClaims: String? = nil)
+        -> (NewSignIn, RefreshToken) {
         let first = RefreshToken.issue(uid: uid, sessionId: RefreshToken.newSessionId(), generation: 0)
-        let challenge = NewMFASession(id: SortableID.make(at: now, randomBytes: 18), kind: "signIn",
+        let challenge = NewMFASession(id: SortableID.make(at: now, randomBytes: 18), kind: .signIn,
                                       expiresAt: now.adding(seconds: config.mfaSessionTtlSeconds))
         return (NewSignIn(newUid: uid, sessionId: first.sessionId, refreshSecretHash: first.secretHash, provider: provider,
                           developerClaims: developerClaims, challenge: challenge), first)
@@ -297,10 +301,12 @@ package final class Engine: @unchecked Sendable {
         case let .signedIn(session, isNew):
             let refreshToken = RefreshToken(uid: session.user.uid, sessionId: session.sessionId, generation: 0, secret: first.secret)
             let result = SignInResult(user: session.user, idToken: try tokens.issue(for: session, now: now), refreshToken: refreshToken.text,
-                                      expiresIn: config.idTokenTtlSeconds, isNewUser: isNew, providerId: session.provider)
-            events.emit("signInSucceeded", at: now, [
+                                      expiresIn: config.idTokenTtlSeconds, isNewUser: isNew,
+                                      providerId: session.provider.rawValue)
+            events.emit(.signInSucceeded, at: now, [
                 ("uid", .string(session.user.uid)), ("phoneNumber", session.user.phoneNumber.map { .string(PhoneNumber.mask($0)) }),
-                ("provider", .string(session.provider)), ("secondFactor", session.secondFactor.map { .string($0) }),
+                ("provider", .string(session.provider.rawValue)),
+                ("secondFactor", session.secondFactor.map { .string($0.rawValue) }),
                 ("isNewUser", .bool(isNew)), ("clientIp", clientIp.map { .string($0.text) }),
             ])
             return result
@@ -329,7 +335,7 @@ package final class Engine: @unchecked Sendable {
         let now = clock.now()
         let grant: CustomTokens.Grant
         do { grant = try customTokens.verify(token, now: now) } catch { throw reported(error, clientIp: nil, now: now) }
-        let (signIn, first) = newSignIn(uid: grant.uid, provider: "custom", now: now, developerClaims: grant.claims)
+        let (signIn, first) = newSignIn(uid: grant.uid, provider: .custom, now: now, developerClaims: grant.claims)
         return try finish(try store.signInUser(signIn, now: now), signIn, first, now: now)
     }
 
@@ -349,28 +355,31 @@ package final class Engine: @unchecked Sendable {
         case let .rotated(session):
             let idToken = try tokens.issue(for: session, now: now)
             return SignInResult(user: session.user, idToken: idToken, refreshToken: next.text, expiresIn: config.idTokenTtlSeconds,
-                                isNewUser: false, providerId: session.provider)
+                                isNewUser: false, providerId: session.provider.rawValue)
         case let .reissued(session, generation, sealed):
             guard let secret = keys.openRefreshSecret(sealed, sessionId: token.sessionId, generation: generation) else {
                 throw PhoneAuthError(.internalError, "A stored refresh secret could not be opened.")
             }
             let current = RefreshToken(uid: token.uid, sessionId: token.sessionId, generation: generation, secret: secret)
             return SignInResult(user: session.user, idToken: try tokens.issue(for: session, now: now), refreshToken: current.text,
-                                expiresIn: config.idTokenTtlSeconds, isNewUser: false, providerId: session.provider)
+                                expiresIn: config.idTokenTtlSeconds, isNewUser: false,
+                                providerId: session.provider.rawValue)
         case .unknown:
             throw PhoneAuthError(.invalidUserToken, "The refresh token is not valid.", details: [("reason", .string("unknown"))])
         case .userDisabled:
             throw Self.disabledUser
         case let .revoked(reason):
             // Disabling a user ends its sessions with this reason; while the user is still disabled, say so.
-            if reason == "userDisabled", try store.user(uid: token.uid)?.disabled == true { throw Self.disabledUser }
-            let messages = [
-                "signedOut": "The session was signed out.",
-                "reused": "The refresh token was already used; the session has been ended because the token may have been stolen.",
-                "revoked": "The user's sessions were revoked.",
-                "userDisabled": "The session ended when the user was disabled.",
+            if reason == .userDisabled, try store.user(uid: token.uid)?.disabled == true { throw Self.disabledUser }
+            let messages: [RevocationReason: String] = [
+                .signedOut: "The session was signed out.",
+                .reused: "The refresh token was already used; the session has been ended because the token may have "
+                    + "been stolen.",
+                .revoked: "The user's sessions were revoked.",
+                .userDisabled: "The session ended when the user was disabled.",
             ]
-            throw PhoneAuthError(.invalidUserToken, messages[reason] ?? "The session has ended.", details: [("reason", .string(reason))])
+            throw PhoneAuthError(.invalidUserToken, messages[reason] ?? "The session has ended.",
+                                 details: [("reason", .string(reason.rawValue))])
         }
     }
 
@@ -413,7 +422,8 @@ package final class Engine: @unchecked Sendable {
     package func unlockPhoneNumber(_ phoneNumber: String?) throws -> Bool {
         let phone = try PhoneNumber.parse(phoneNumber)
         let unlocked = try store.unlockPhoneNumber(phone.e164)
-        events.emit("numberUnlocked", at: clock.now(), [("phoneNumber", .string(phone.masked)), ("hadFailures", .bool(unlocked))])
+        events.emit(.numberUnlocked, at: clock.now(), [("phoneNumber", .string(phone.masked)),
+                                                       ("hadFailures", .bool(unlocked))])
         return unlocked
     }
 

@@ -13,10 +13,10 @@ final class EventLog: @unchecked Sendable {
     func setSink(_ newSink: EventSink?) { lock.withLock { sink = newSink } }
 
     /// `fields` with nil values are left out. Nothing is built when no sink is set.
-    func emit(_ event: String, at time: Timestamp, _ fields: @autoclosure () -> [(String, JSONValue?)]) {
+    func emit(_ event: EventName, at time: Timestamp, _ fields: @autoclosure () -> [(String, JSONValue?)]) {
         guard let sink = lock.withLock({ sink }) else { return }
         var object = JSONObjectBuilder()
-        object.set("event", .string(event))
+        object.set("event", .string(event.rawValue))
         object.set("time", .string(time.rfc3339))
         for (key, value) in fields() { object.set(key, value) }
         sink.record(object.value)

@@ -16,7 +16,7 @@ package enum FirebaseUser {
         o.set("providerUserInfo", .array(user.phoneNumber.map { phone in
             [.object([("providerId", .string("phone")), ("rawId", .string(phone)), ("phoneNumber", .string(phone))])]
         } ?? []))
-        let factors = user.factors.filter { $0.factorId == "phone" }
+        let factors = user.factors.filter { $0.factorId == .phone }
         if !factors.isEmpty { o.set("mfaInfo", .array(factors.map(factor))) }
         return o.value
     }

@@ -84,7 +84,7 @@ extension Engine {
               let phone = try f.string("unobfuscatedPhoneInfo") ?? f.string("phoneInfo") else {
             throw PhoneAuthError(.invalidArgument, "\(path) needs 'mfaEnrollmentId' and 'phoneInfo'.")
         }
-        return EnrolledFactor(enrollmentId: id, factorId: "phone", displayName: try f.string("displayName"),
+        return EnrolledFactor(enrollmentId: id, factorId: .phone, displayName: try f.string("displayName"),
                               phoneNumber: try PhoneNumber.parse(phone).e164, enrolledAt: try time(f, "enrolledAt") ?? now)
     }
 

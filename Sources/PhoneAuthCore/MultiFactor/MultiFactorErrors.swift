@@ -27,7 +27,7 @@ extension EnrolledFactor {
     package func json(maskingPhone: Bool) -> JSONValue {
         var o = JSONObjectBuilder()
         o.set("uid", .string(enrollmentId))
-        o.set("factorId", .string(factorId))
+        o.set("factorId", .string(factorId.rawValue))
         o.set("displayName", displayName.map { .string($0) } ?? .null)
         o.set("phoneNumber", phoneNumber.map { .string(maskingPhone ? PhoneNumber.mask($0) : $0) })
         o.set("enrollmentTime", .string(enrolledAt.rfc3339))

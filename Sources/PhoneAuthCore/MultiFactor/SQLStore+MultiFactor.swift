@@ -1,6 +1,6 @@
 /// Second factors and multi-factor sessions (challenges, TOTP enrolments).
 extension SQLStore {
-    func insertMFASession(_ session: NewMFASession, uid: String, provider: String, developerClaims: String?,
+    func insertMFASession(_ session: NewMFASession, uid: String, provider: SignInProvider, developerClaims: String?,
                                   now: Timestamp, in db: Connection) throws {
         try db.run("""
             INSERT INTO mfa_sessions (id, uid, kind, provider, developer_claims, sealed_secret, created_at, expires_at)
@@ -9,8 +9,8 @@ extension SQLStore {
                   session.sealedSecret.map { .blob($0) } ?? .null, .int(now.milliseconds), .int(session.expiresAt.milliseconds)])
     }
 
-    package func openMFASession(_ session: NewMFASession, uid: String, presentedSession: String, provider: String,
-                               now: Timestamp) throws -> AccountOutcome {
+    package func openMFASession(_ session: NewMFASession, uid: String, presentedSession: String,
+                               provider: SignInProvider, now: Timestamp) throws -> AccountOutcome {
         try write { db in
             if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
             guard let user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
@@ -21,17 +21,18 @@ extension SQLStore {
 
     /// An active, unexpired multi-factor session of `kind`: its user, first factor and the state
     /// needed to check a code.
-    func mfaSession(id: String, kind: String, now: Timestamp, in db: Connection)
-        throws -> (uid: String, provider: String, developerClaims: String?, sealedSecret: [UInt8]?, attempts: Int)? {
+    func mfaSession(id: String, kind: MFASessionKind, now: Timestamp, in db: Connection) throws
+        -> (uid: String, provider: SignInProvider, developerClaims: String?, sealedSecret: [UInt8]?, attempts: Int)? {
         try db.row("""
             SELECT uid, provider, developer_claims, sealed_secret, attempts FROM mfa_sessions
             WHERE id = ? AND kind = ? AND state = 'active' AND expires_at > ?
             """, [.text(id), .text(kind), .int(now.milliseconds)]) { row in
-            (row.text(0), row.text(1), row.optionalText(2), row.optionalBlob(3), Int(row.int(4)))
+            (row.text(0), try row.text(1, as: SignInProvider.self), row.optionalText(2), row.optionalBlob(3),
+             Int(row.int(4)))
         }
     }
 
-    package func mfaSessionUser(id: String, kind: String, now: Timestamp) throws -> AccountOutcome {
+    package func mfaSessionUser(id: String, kind: MFASessionKind, now: Timestamp) throws -> AccountOutcome {
         try read { db in
             guard let session = try mfaSession(id: id, kind: kind, now: now, in: db) else { return .refused(try deadSessionRefusal(id, in: db)) }
             guard let user = try user(uid: session.uid, in: db) else { return .refused(.userNotFound) }
@@ -50,14 +51,14 @@ extension SQLStore {
     func countWrongTotp(sessionId: String, attempts: Int, maxAttempts: Int, in db: Connection) throws -> CodeRejection {
         let used = attempts + 1
         try db.run("UPDATE mfa_sessions SET attempts = ?, state = ? WHERE id = ?",
-                   [.int(Int64(used)), .text(used >= maxAttempts ? "dead" : "active"), .text(sessionId)])
+                   [.int(Int64(used)), .text(used >= maxAttempts ? MFASessionState.dead : .active), .text(sessionId)])
         return .wrongCode(attemptsLeft: max(0, maxAttempts - used))
     }
 
     package func resolveSecondFactor(sessionId: String, proof: SecondFactorProof, now: Timestamp, maxAttempts: Int,
                                     limits: CheckLimits, signIn: NewSignIn) throws -> AccountOutcome {
         try write { db in
-            guard let session = try mfaSession(id: sessionId, kind: "signIn", now: now, in: db) else {
+            guard let session = try mfaSession(id: sessionId, kind: .signIn, now: now, in: db) else {
                 return .refused(try deadSessionRefusal(sessionId, in: db))
             }
             guard let user = try self.user(uid: session.uid, in: db) else { return .refused(.userNotFound) }
@@ -69,7 +70,8 @@ extension SQLStore {
                                      limits: limits, codeMatches: codeMatches, in: db) {
                 case let .failure(rejection): return .rejected(rejection)
                 case let .success(verified):
-                    guard let f = user.factors.first(where: { $0.factorId == "phone" && $0.phoneNumber == verified.phone }) else {
+                    let phone = verified.phone
+                    guard let f = user.factors.first(where: { $0.factorId == .phone && $0.phoneNumber == phone }) else {
                         return .refused(.multiFactorInfoNotFound)
                     }
                     factor = f
@@ -77,7 +79,7 @@ extension SQLStore {
                 }
             case let .totp(enrollmentId, check):
                 let key: [SQLValue] = [.text(user.uid), .text(enrollmentId)]
-                guard let f = user.factors.first(where: { $0.enrollmentId == enrollmentId && $0.factorId == "totp" }),
+                guard let f = user.factors.first(where: { $0.enrollmentId == enrollmentId && $0.factorId == .totp }),
                       let (secret, lastStep, failures, lockedUntil) = try db.row(
                         "SELECT sealed_secret, last_step, failures, locked_until FROM factors WHERE uid = ? AND enrollment_id = ?", key,
                         { ($0.blob(0), $0.int(1), Int($0.int(2)), Timestamp(milliseconds: $0.int(3))) })
@@ -107,8 +109,9 @@ extension SQLStore {
                            now: Timestamp, maxAttempts: Int, signIn: NewSignIn) throws -> AccountOutcome {
         try write { db in
             if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
-            guard let session = try mfaSession(id: sessionId, kind: "totpEnrollment", now: now, in: db), session.uid == uid,
-                  let secret = session.sealedSecret else { return .refused(.invalidMultiFactorSession) }
+            guard let session = try mfaSession(id: sessionId, kind: .totpEnrollment, now: now, in: db),
+                  session.uid == uid, let secret = session.sealedSecret
+            else { return .refused(.invalidMultiFactorSession) }
             guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
             if user.factors.count >= factor.maxFactors { return .refused(.maximumSecondFactorCountExceeded) }
             guard let step = check(secret, uid, 0) else {

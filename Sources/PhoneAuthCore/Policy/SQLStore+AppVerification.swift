@@ -1,7 +1,7 @@
 /// Push receipts and captcha challenges.
 extension SQLStore {
-    package func addAppCheck(id: String, kind: String, secretHash: [UInt8]?, scheme: String?, expiresAt: Timestamp, now: Timestamp,
-                            ipKey: String?, ipLimit: Int) throws -> LimitTrip? {
+    package func addAppCheck(id: String, kind: AppCheckKind, secretHash: [UInt8]?, scheme: String?,
+                            expiresAt: Timestamp, now: Timestamp, ipKey: String?, ipLimit: Int) throws -> LimitTrip? {
         try write { db in
             if let ipKey {
                 if let trip = try slidingLimit(.appChecksPerIp, key: ipKey, limit: ipLimit, now: now, in: db) { return trip }
@@ -13,25 +13,25 @@ extension SQLStore {
         }
     }
 
-    package func claimAppCheck(id: String, kind: String, expiresAt: Timestamp) throws -> Bool {
+    package func claimAppCheck(id: String, kind: AppCheckKind, expiresAt: Timestamp) throws -> Bool {
         try write { db in
             try db.run("INSERT INTO app_checks (id, kind, expires_at, state) VALUES (?, ?, ?, 'used') ON CONFLICT (id) DO NOTHING",
                        [.text(id), .text(kind), .int(expiresAt.milliseconds)]) == 1
         }
     }
 
-    package func useAppCheck(id: String, kind: String, now: Timestamp, spendOnMismatch: Bool,
-                            accepts: ([UInt8]?, String?) -> Bool) throws -> String? {
+    package func useAppCheck(id: String, kind: AppCheckKind, now: Timestamp, spendOnMismatch: Bool,
+                            accepts: ([UInt8]?, String?) -> Bool) throws -> AppCheckRefusal? {
         try write { db in
             guard let (secretHash, scheme, expiresAt, state) = try db.row(
                 "SELECT secret_hash, scheme, expires_at, state FROM app_checks WHERE id = ? AND kind = ?", [.text(id), .text(kind)],
-                { ($0.optionalBlob(0), $0.optionalText(1), $0.int(2), $0.text(3)) })
-            else { return "unknown" }
-            if state != "active" { return "alreadyUsed" }
-            if expiresAt <= now.milliseconds { return "expired" }
+                { ($0.optionalBlob(0), $0.optionalText(1), $0.int(2), try $0.text(3, as: AppCheckState.self)) })
+            else { return .unknown }
+            if state != .active { return .alreadyUsed }
+            if expiresAt <= now.milliseconds { return .expired }
             let accepted = accepts(secretHash, scheme)
             if accepted || spendOnMismatch { try db.run("UPDATE app_checks SET state = 'used' WHERE id = ?", [.text(id)]) }
-            return accepted ? nil : "mismatch"
+            return accepted ? nil : .mismatch
         }
     }
 }

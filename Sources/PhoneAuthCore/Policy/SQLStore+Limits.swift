@@ -13,14 +13,14 @@ enum LimitWindow: String {
     static let dayMilliseconds: Int64 = 86_400_000
 
     /// The configuration key of the limit, as errors and events name it.
-    var limitName: String {
+    var limitName: LimitName {
         switch self {
-        case .smsPerIp: return "smsPerIpPerHour"
-        case .smsPerProject: return "smsPerProjectPerDay"
-        case .smsPerRegion: return "smsPerRegionPerDay"
-        case .regionBurst: return "regionBurstPerHour"
-        case .wrongCodesPerIp: return "wrongCodesPerIpPer5Minutes"
-        case .appChecksPerIp: return "appChecksPerIpPerHour"
+        case .smsPerIp: return .smsPerIpPerHour
+        case .smsPerProject: return .smsPerProjectPerDay
+        case .smsPerRegion: return .smsPerRegionPerDay
+        case .regionBurst: return .regionBurstPerHour
+        case .wrongCodesPerIp: return .wrongCodesPerIpPer5Minutes
+        case .appChecksPerIp: return .appChecksPerIpPerHour
         }
     }
 }

@@ -31,7 +31,7 @@ extension SQLStore {
                     """, fields + [.text(user.uid)])
                 try db.run("DELETE FROM factors WHERE uid = ? AND factor_id = 'phone'", [.text(user.uid)])
             }
-            for factor in user.factors where factor.factorId == "phone" {
+            for factor in user.factors where factor.factorId == .phone {
                 try db.run("""
                     INSERT INTO factors (uid, enrollment_id, factor_id, display_name, phone, enrolled_at) VALUES (?, ?, 'phone', ?, ?, ?)
                     """, [.text(user.uid), .text(factor.enrollmentId), Self.optional(factor.displayName), Self.optional(factor.phoneNumber),

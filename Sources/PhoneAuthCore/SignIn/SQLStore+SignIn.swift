@@ -14,7 +14,7 @@ extension SQLStore {
             let holder = try numberHolder(phone, in: db)
             var user = holder.user
             // A proof signs in the user who had the number when it was made, and no one else.
-            if temporaryProof && user?.uid != verified.subject { return .rejected(.unusable(reason: "ownerChanged")) }
+            if temporaryProof && user?.uid != verified.subject { return .rejected(.unusable(reason: .ownerChanged)) }
             if user?.disabled == true { return .refused(.userDisabled) }
             if user == nil, holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
             try markUsed(id, in: db)

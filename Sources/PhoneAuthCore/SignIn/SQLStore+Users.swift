@@ -22,8 +22,10 @@ extension SQLStore {
         try db.rows("""
             SELECT enrollment_id, factor_id, display_name, phone, enrolled_at FROM factors WHERE uid = ? ORDER BY enrolled_at, enrollment_id
             """, [.text(user.uid)]) { row in
-            user.factors.append(EnrolledFactor(enrollmentId: row.text(0), factorId: row.text(1), displayName: row.optionalText(2),
-                                               phoneNumber: row.optionalText(3), enrolledAt: Timestamp(milliseconds: row.int(4))))
+            let factorId = try row.text(1, as: FactorKind.self)
+            user.factors.append(EnrolledFactor(enrollmentId: row.text(0), factorId: factorId,
+                                               displayName: row.optionalText(2), phoneNumber: row.optionalText(3),
+                                               enrolledAt: Timestamp(milliseconds: row.int(4))))
         }
         return user
     }

@@ -6,6 +6,9 @@ enum SQLValue {
     case null
 
     static func optionalText(_ text: String?) -> SQLValue { text.map { .text($0) } ?? .null }
+
+    /// A state, kind or reason, bound as the text it is stored as.
+    static func text(_ value: some RawRepresentable<String>) -> SQLValue { .text(value.rawValue) }
 }
 
 /// One result row, read by column index.
@@ -24,6 +27,19 @@ extension SQLRow {
     func optionalInt(_ i: Int32) -> Int64? { isNull(i) ? nil : int(i) }
     func optionalText(_ i: Int32) -> String? { isNull(i) ? nil : text(i) }
     func optionalBlob(_ i: Int32) -> [UInt8]? { isNull(i) ? nil : blob(i) }
+
+    /// The column as the state, kind or reason whose text it holds; a text the type does not
+    /// know fails as a storageError naming the column (never its value).
+    func text<T: RawRepresentable<String>>(_ i: Int32, as type: T.Type) throws -> T {
+        guard let value = T(rawValue: text(i)) else {
+            throw StorageFailure(.other, "unexpected value in column \(columnName(i))")
+        }
+        return value
+    }
+
+    func optionalText<T: RawRepresentable<String>>(_ i: Int32, as type: T.Type) throws -> T? {
+        isNull(i) ? nil : try text(i, as: type)
+    }
 }
 
 /// The SQL a dialect writes its own way. The store's statements are written once with `?`

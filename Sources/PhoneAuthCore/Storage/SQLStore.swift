@@ -141,6 +141,7 @@ final class SQLStore<Connection: SQLConnection>: Store, @unchecked Sendable {
     }
 
     static func optional(_ text: String?) -> SQLValue { text.map { .text($0) } ?? .null }
+    static func optional(_ value: (some RawRepresentable<String>)?) -> SQLValue { value.map { .text($0) } ?? .null }
 
     package func purge(verificationsExpiredBefore before: Timestamp, sessionsEndedBefore ended: Timestamp) throws {
         // Deleting what no one uses any more decides nothing: it need not join serializable

@@ -48,9 +48,10 @@ package protocol Store: AnyObject, Sendable {
     // Multi-factor
     /// Opens a pending multi-factor session for `uid` (the TOTP enrolment's). Like the methods
     /// below that take `presentedSession`, refuses if that session of `uid` has ended.
-    func openMFASession(_ session: NewMFASession, uid: String, presentedSession: String, provider: String, now: Timestamp) throws -> AccountOutcome
+    func openMFASession(_ session: NewMFASession, uid: String, presentedSession: String, provider: SignInProvider,
+                        now: Timestamp) throws -> AccountOutcome
     /// `.done` with the user an active, unexpired multi-factor session of `kind` belongs to, or why not.
-    func mfaSessionUser(id: String, kind: String, now: Timestamp) throws -> AccountOutcome
+    func mfaSessionUser(id: String, kind: MFASessionKind, now: Timestamp) throws -> AccountOutcome
     /// Completes a challenge with a second factor: consumes the session and opens `signIn`
     /// (whose second factor the store fills in). Wrong codes count against the verification
     /// (phone) or the session and the factor (TOTP: consecutive wrong codes lock the factor, as
@@ -68,14 +69,15 @@ package protocol Store: AnyObject, Sendable {
     // App verification
     /// Records a push receipt (`secretHash` set) or a captcha challenge (`scheme` set), unless the
     /// client's address (`ipKey`) has made `ipLimit` of them in the last hour: then the limit.
-    func addAppCheck(id: String, kind: String, secretHash: [UInt8]?, scheme: String?, expiresAt: Timestamp, now: Timestamp,
-                     ipKey: String?, ipLimit: Int) throws -> LimitTrip?
+    func addAppCheck(id: String, kind: AppCheckKind, secretHash: [UInt8]?, scheme: String?, expiresAt: Timestamp,
+                     now: Timestamp, ipKey: String?, ipLimit: Int) throws -> LimitTrip?
     /// Records `id` (a captcha token's hash) as used; false if it already was.
-    func claimAppCheck(id: String, kind: String, expiresAt: Timestamp) throws -> Bool
+    func claimAppCheck(id: String, kind: AppCheckKind, expiresAt: Timestamp) throws -> Bool
     /// Uses up the active, unexpired check `id` of `kind` if `accepts(secretHash, scheme)`; with
     /// `spendOnMismatch` a wrong answer uses it up too (a secret gets one guess). nil when it was
     /// accepted, else why not.
-    func useAppCheck(id: String, kind: String, now: Timestamp, spendOnMismatch: Bool, accepts: ([UInt8]?, String?) -> Bool) throws -> String?
+    func useAppCheck(id: String, kind: AppCheckKind, now: Timestamp, spendOnMismatch: Bool,
+                     accepts: ([UInt8]?, String?) -> Bool) throws -> AppCheckRefusal?
 
     // Outbox
     /// Leases up to `limit` messages due for delivery so no other worker sends them meanwhile.

@@ -96,13 +96,13 @@ package struct CheckLimits: Sendable {
 /// A limit that refused a call: its configuration key, what it counts (a masked number, an IP
 /// address, a region or "project"), and when trying again may succeed.
 package final class LimitTrip: Sendable {
-    package let limit: String
+    package let limit: LimitName
     package let scope: String
     package let retryAfterSeconds: Int64
     /// A quota of the whole project or a region (quotaExceeded), not of one caller (tooManyRequests).
     package let isQuota: Bool
 
-    package init(limit: String, scope: String, retryAfterSeconds: Int64, isQuota: Bool) {
+    package init(limit: LimitName, scope: String, retryAfterSeconds: Int64, isQuota: Bool) {
         self.limit = limit
         self.scope = scope
         self.retryAfterSeconds = retryAfterSeconds
@@ -127,8 +127,7 @@ package struct UserRecord: Sendable {
 /// A second factor of a user: a phone number that receives codes, or a TOTP authenticator.
 package struct EnrolledFactor: Sendable {
     package var enrollmentId: String
-    /// "phone" or "totp"
-    package var factorId: String
+    package var factorId: FactorKind
     package var displayName: String?
     package var phoneNumber: String?
     package var enrolledAt: Timestamp
@@ -137,17 +136,16 @@ package struct EnrolledFactor: Sendable {
 /// A second factor about to be enrolled; `sealedSecret` is a TOTP factor's secret.
 package struct NewFactor: Sendable {
     package var enrollmentId: String
-    package var factorId: String
+    package var factorId: FactorKind
     package var displayName: String?
     package var sealedSecret: [UInt8]? = nil
     package var maxFactors: Int
 }
 
-/// A pending multi-factor session: after a first factor ('signIn') or a handed-out TOTP secret
-/// ('totpEnrollment').
+/// A pending multi-factor session: after a first factor or a handed-out TOTP secret.
 package struct NewMFASession: Sendable {
     package var id: String
-    package var kind: String
+    package var kind: MFASessionKind
     package var expiresAt: Timestamp
     package var sealedSecret: [UInt8]? = nil
 }
@@ -185,14 +183,14 @@ package struct NewSignIn: Sendable {
     package var sessionId: String
     /// SHA-256 of the first refresh token's secret.
     package var refreshSecretHash: [UInt8]
-    /// How the session began ("phone", "custom") and the custom token's claims as JSON text:
-    /// every ID token of the session carries them.
-    package var provider: String = "phone"
+    /// How the session began and the custom token's claims as JSON text: every ID token of the
+    /// session carries them.
+    package var provider = SignInProvider.phone
     package var developerClaims: String? = nil
     /// When the user last proved a first factor (nil: now); kept when a session is re-issued.
     package var authTime: Timestamp? = nil
     /// The second factor this session was signed in with: factorId and enrollment ID.
-    package var secondFactor: String? = nil
+    package var secondFactor: FactorKind? = nil
     package var secondFactorEnrollment: String? = nil
     /// Opened instead of the session when the user has second factors.
     package var challenge: NewMFASession? = nil
@@ -205,13 +203,13 @@ package final class SessionInfo: Sendable {
     package let user: UserRecord
     package let sessionId: String
     package let authTime: Timestamp
-    package let provider: String
+    package let provider: SignInProvider
     package let developerClaims: String?
-    package let secondFactor: String?
+    package let secondFactor: FactorKind?
     package let secondFactorEnrollment: String?
 
-    package init(user: UserRecord, sessionId: String, authTime: Timestamp, provider: String, developerClaims: String?,
-                secondFactor: String? = nil, secondFactorEnrollment: String? = nil) {
+    package init(user: UserRecord, sessionId: String, authTime: Timestamp, provider: SignInProvider,
+                 developerClaims: String?, secondFactor: FactorKind? = nil, secondFactorEnrollment: String? = nil) {
         self.user = user
         self.sessionId = sessionId
         self.authTime = authTime
@@ -225,8 +223,7 @@ package final class SessionInfo: Sendable {
 /// Why a one-time code (SMS or TOTP) was not accepted.
 package enum CodeRejection: Error, Sendable {
     case wrongCode(attemptsLeft: Int)
-    /// expired, tooManyAttempts, alreadyUsed, replaced, wrongPurpose or ownerChanged
-    case unusable(reason: String)
+    case unusable(reason: UnusableCodeReason)
     case unknown
     /// Too many wrong codes from the caller's IP address.
     case limited(LimitTrip)
@@ -264,8 +261,7 @@ package enum RefreshOutcome: Sendable {
     /// current generation's token, whose secret is `sealedSecret`, is handed out again.
     case reissued(SessionInfo, generation: Int64, sealedSecret: [UInt8])
     case unknown
-    /// signedOut, reused, revoked or userDisabled
-    case revoked(reason: String)
+    case revoked(reason: RevocationReason)
     case userDisabled
 }
 
@@ -275,7 +271,7 @@ package struct OutboxMessage: Sendable {
     package var languageCode: String
     package var sealedBody: [UInt8]
     package var attempts: Int
-    package var purpose: String
+    package var purpose: VerificationPurpose
     /// When its code expires: after that the message is not worth sending.
     package var expiresAt: Timestamp
 }

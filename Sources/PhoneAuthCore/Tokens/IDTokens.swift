@@ -39,8 +39,8 @@ package struct IDTokens: Sendable {
         }
         var firebase = JSONObjectBuilder()
         firebase.set("identities", .object(identities))
-        firebase.set("sign_in_provider", .string(session.provider))
-        firebase.set("sign_in_second_factor", session.secondFactor.map { .string($0) })
+        firebase.set("sign_in_provider", .string(session.provider.rawValue))
+        firebase.set("sign_in_second_factor", session.secondFactor.map { .string($0.rawValue) })
         firebase.set("second_factor_identifier", session.secondFactorEnrollment.map { .string($0) })
         claims.append(("firebase", firebase.value))
         return try JWT.sign(claims: .object(claims), with: keys.activeSigningKey)

@@ -7,7 +7,8 @@ extension SQLStore {
                 SELECT generation, secret_hash, revoked_reason, previous_secret_hash, rotated_at, sealed_secret
                 FROM sessions WHERE uid = ? AND id = ?
                 """, [.text(token.uid), .text(token.sessionId)], {
-                    ($0.int(0), $0.blob(1), $0.optionalText(2), $0.optionalBlob(3), $0.optionalInt(4), $0.optionalBlob(5))
+                    ($0.int(0), $0.blob(1), try $0.optionalText(2, as: RevocationReason.self), $0.optionalBlob(3),
+                     $0.optionalInt(4), $0.optionalBlob(5))
                 })
             else { return .unknown }
             if let revokedReason { return .revoked(reason: revokedReason) }
@@ -22,7 +23,7 @@ extension SQLStore {
                 // A token that was already rotated away: someone is replaying it, so end the session.
                 try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'reused' WHERE uid = ? AND id = ?",
                            [.int(now.milliseconds), .text(token.uid), .text(token.sessionId)])
-                return .revoked(reason: "reused")
+                return .revoked(reason: .reused)
             }
             guard token.generation == generation, secretMatches(secretHash) else { return .unknown }
             guard let session = try liveSession(uid: token.uid, id: token.sessionId, in: db) else { return .unknown }
@@ -58,8 +59,10 @@ extension SQLStore {
             SELECT auth_time, provider, developer_claims, second_factor, second_factor_enrollment FROM sessions
             WHERE uid = ? AND id = ? AND revoked_at IS NULL
             """, [.text(uid), .text(id)]) { row in
-            SessionInfo(user: user, sessionId: id, authTime: Timestamp(milliseconds: row.int(0)), provider: row.text(1),
-                        developerClaims: row.optionalText(2), secondFactor: row.optionalText(3), secondFactorEnrollment: row.optionalText(4))
+            SessionInfo(user: user, sessionId: id, authTime: Timestamp(milliseconds: row.int(0)),
+                        provider: try row.text(1, as: SignInProvider.self), developerClaims: row.optionalText(2),
+                        secondFactor: try row.optionalText(3, as: FactorKind.self),
+                        secondFactorEnrollment: row.optionalText(4))
         }
     }
 }

@@ -11,13 +11,15 @@ extension SQLStore {
             // A locked number gets nothing, not even the verification it already has.
             if limits != nil, let until = known.lockedUntil, until > v.createdAt { return .numberLocked(until: until) }
             if let (id, createdAt, expiresAt, state) = latest, let reuseIfCreatedAfter, createdAt > reuseIfCreatedAfter {
-                if state == "active" && expiresAt > v.createdAt { return .reused(id: id, createdAt: createdAt, expiresAt: expiresAt) }
+                if state == .active && expiresAt > v.createdAt {
+                    return .reused(id: id, createdAt: createdAt, expiresAt: expiresAt)
+                }
                 // Five wrong codes must not buy five more at once: a new code waits for the window.
-                if state == "dead" { return .blocked(since: createdAt) }
+                if state == .dead { return .blocked(since: createdAt) }
             }
             if let limits, limits.perNumberPerHour > 0, let oldest = known.oldestCountedSend {
                 // Exact: the number's own verifications of the last hour that sent an SMS.
-                return .limited(LimitTrip(limit: "smsPerNumberPerHour", scope: PhoneNumber.mask(v.phone),
+                return .limited(LimitTrip(limit: .smsPerNumberPerHour, scope: PhoneNumber.mask(v.phone),
                                           retryAfterSeconds: Self.seconds(oldest + 3_600_000 - v.createdAt.milliseconds), isQuota: false))
             }
             if let limits, let trip = try checkSendLimits(limits, now: v.createdAt, in: db) { return .limited(trip) }
@@ -26,7 +28,9 @@ extension SQLStore {
             // (a millisecond later than the latest at least), so "latest" is never a tie.
             var createdAt = v.createdAt
             if let (id, latestCreatedAt, _, state) = latest {
-                if state == "active" { try db.run("UPDATE verifications SET state = 'replaced' WHERE id = ?", [.text(id)]) }
+                if state == .active {
+                    try db.run("UPDATE verifications SET state = 'replaced' WHERE id = ?", [.text(id)])
+                }
                 createdAt = max(createdAt, latestCreatedAt.adding(milliseconds: 1))
             }
             try db.run("""
@@ -36,7 +40,7 @@ extension SQLStore {
                 """, [.text(v.id), .text(v.phone), .blob(v.codeHash), .int(createdAt.milliseconds), .int(v.expiresAt.milliseconds),
                       .text(v.outbox == nil ? "none" : "sending"), .text(v.outbox?.languageCode ?? ""),
                       v.outbox.map { .blob($0.sealedBody) } ?? .null, .int(lease.until.milliseconds),
-                      v.outbox == nil ? .null : .text(lease.owner), .text(v.purpose.rawValue),
+                      v.outbox == nil ? .null : .text(lease.owner), .text(v.purpose),
                       Self.optional(v.subject)])
             if let limits { try countSend(limits, now: v.createdAt, in: db) }
             return .created
@@ -47,7 +51,8 @@ extension SQLStore {
     /// number for this purpose (and subject), the number's lockout, and, when `perNumberPerHour`
     /// is set, the created_at of the send that makes the hour's count reach it (none: room left).
     private func sendState(of v: NewVerification, perNumberPerHour: Int, in db: Connection) throws
-        -> (latest: (id: String, createdAt: Timestamp, expiresAt: Timestamp, state: String)?, lockedUntil: Timestamp?, oldestCountedSend: Int64?) {
+        -> (latest: (id: String, createdAt: Timestamp, expiresAt: Timestamp, state: VerificationState)?,
+            lockedUntil: Timestamp?, oldestCountedSend: Int64?) {
         // Verifications of one number for different purposes (a sign-in, an enrolment, each
         // challenge) are independent: a sign-in request must not cancel a user's pending second factor.
         // Scalar subqueries and a key lookup: SQLite would materialise a joined subquery.
@@ -60,10 +65,11 @@ extension SQLStore {
             LEFT JOIN verifications v ON v.id = (SELECT id FROM verifications WHERE phone = ? AND purpose = ?
                                                  AND subject \(dialect.isNotDistinctFrom) ? ORDER BY created_at DESC LIMIT 1)
             """, [.text(v.phone), .text(v.phone), .int(perNumberPerHour > 0 ? v.createdAt.milliseconds - 3_600_000 : Int64.max),
-                  .int(Int64(max(perNumberPerHour - 1, 0))), .text(v.phone), .text(v.purpose.rawValue),
+                  .int(Int64(max(perNumberPerHour - 1, 0))), .text(v.phone), .text(v.purpose),
                   Self.optional(v.subject)]) { row in
-            let latest = row.optionalText(0).map { id in
-                (id: id, createdAt: Timestamp(milliseconds: row.int(1)), expiresAt: Timestamp(milliseconds: row.int(2)), state: row.text(3))
+            let latest = try row.optionalText(0).map { id in
+                (id: id, createdAt: Timestamp(milliseconds: row.int(1)), expiresAt: Timestamp(milliseconds: row.int(2)),
+                 state: try row.text(3, as: VerificationState.self))
             }
             return (latest, row.optionalInt(4).map { Timestamp(milliseconds: $0) }, row.optionalInt(5))
         } ?? (nil, nil, nil)
@@ -79,19 +85,22 @@ extension SQLStore {
             SELECT v.phone, v.code_hash, v.expires_at, v.attempts, v.state, v.purpose, v.subject, f.locked_until
             FROM verifications v LEFT JOIN number_failures f ON f.phone = v.phone WHERE v.id = ?
             """, [.text(id)], { row in
-                (row.text(0), row.blob(1), Timestamp(milliseconds: row.int(2)), Int(row.int(3)), row.text(4), row.text(5), row.optionalText(6),
-                 row.optionalInt(7))
+                (row.text(0), row.blob(1), Timestamp(milliseconds: row.int(2)), Int(row.int(3)),
+                 try row.text(4, as: VerificationState.self), try row.text(5, as: VerificationPurpose.self),
+                 row.optionalText(6), row.optionalInt(7))
             })
         else { return .failure(.unknown) }
         // A code sent for another purpose (or another user's enrolment or challenge) is not this one's.
-        guard storedPurpose == purpose.rawValue, anySubject || storedSubject == subject else { return .failure(.unusable(reason: "wrongPurpose")) }
-        switch state {
-        case "used": return .failure(.unusable(reason: "alreadyUsed"))
-        case "dead": return .failure(.unusable(reason: "tooManyAttempts"))
-        case "replaced": return .failure(.unusable(reason: "replaced"))
-        default: break
+        guard storedPurpose == purpose, anySubject || storedSubject == subject else {
+            return .failure(.unusable(reason: .wrongPurpose))
         }
-        if expiresAt <= now { return .failure(.unusable(reason: "expired")) }
+        switch state {
+        case .used: return .failure(.unusable(reason: .alreadyUsed))
+        case .dead: return .failure(.unusable(reason: .tooManyAttempts))
+        case .replaced: return .failure(.unusable(reason: .replaced))
+        case .active: break
+        }
+        if expiresAt <= now { return .failure(.unusable(reason: .expired)) }
         let counted = !limits.exempt.contains(phone)
         let hasFailures = lockedUntil != nil
         if counted {
@@ -105,7 +114,7 @@ extension SQLStore {
         guard codeMatches(codeHash) else {
             let used = attempts + 1
             try db.run("UPDATE verifications SET attempts = ?, state = ? WHERE id = ?",
-                       [.int(Int64(used)), .text(used >= maxAttempts ? "dead" : "active"), .text(id)])
+                       [.int(Int64(used)), .text(used >= maxAttempts ? VerificationState.dead : .active), .text(id)])
             if counted {
                 if let ip = limits.clientIp, limits.wrongCodesPerIpPer5Minutes > 0 { try bump(.wrongCodesPerIp, key: ip, now: now, in: db) }
                 if let until = try countFailure(phone, limits: limits, now: now, in: db) {
@@ -131,9 +140,10 @@ extension SQLStore {
                 FROM verifications WHERE id = ?
                 """, [.text(id)]) { row in
                 let expiresAt = Timestamp(milliseconds: row.int(2))
-                var state = row.text(1)
-                if state == "active" && expiresAt <= now { state = "expired" }
-                return VerificationStatus(id: id, phone: row.text(0), state: state, expiresAt: expiresAt,
+                let state = try row.text(1, as: VerificationState.self)
+                // An active one past its expiry is reported as expired (the column keeps 'active').
+                let shown = state == .active && expiresAt <= now ? "expired" : state.rawValue
+                return VerificationStatus(id: id, phone: row.text(0), state: shown, expiresAt: expiresAt,
                                           delivery: row.text(3) == "sending" ? "pending" : row.text(3),
                                           attempts: Int(row.optionalInt(4) ?? 0), provider: row.optionalText(5),
                                           providerMessageId: row.optionalText(6), deliveryError: row.optionalText(7))

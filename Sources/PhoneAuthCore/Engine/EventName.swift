@@ -1,0 +1,13 @@
+/// The `event` of the engine's events (see EventLog).
+enum EventName: String, Sendable {
+    case signInSucceeded
+    case signInFailed
+    case limitTripped
+    case lockout
+    case numberUnlocked
+    case rekeyed
+    case codeSent
+    case deliveryFailed
+    case providerSkipped
+    case providerRestored
+}

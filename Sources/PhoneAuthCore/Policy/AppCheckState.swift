@@ -1,0 +1,5 @@
+/// Whether an app check may still be used, as the `app_checks.state` column holds it.
+enum AppCheckState: String, Sendable {
+    case active
+    case used
+}

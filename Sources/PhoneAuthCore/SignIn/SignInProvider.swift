@@ -1,0 +1,7 @@
+/// How a session began, as the `provider` columns and the `sign_in_provider` claim name it.
+package enum SignInProvider: String, Sendable {
+    /// A code sent to the phone number (or a temporary proof of it).
+    case phone
+    /// A custom token the host made.
+    case custom
+}
