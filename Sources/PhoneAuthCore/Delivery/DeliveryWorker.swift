@@ -50,11 +50,6 @@ final class DeliveryWorker: @unchecked Sendable {
     static let pollMilliseconds: Int64 = 500
     static let batchSize = 64
     static let minimumLeaseMilliseconds: Int64 = 30_000
-    /// Verifications are kept this long after they expire (for getVerificationStatus), then purged.
-    static let retentionMilliseconds: Int64 = 24 * 3_600_000
-    /// Ended sessions are kept this long (a replayed refresh token still reads "reused"), then purged.
-    static let sessionRetentionMilliseconds: Int64 = 30 * 24 * 3_600_000
-    static let purgeIntervalMilliseconds: Int64 = 10 * 60_000
     /// How long delivery outcomes may wait to be recorded with later ones.
     static let recordDelayMilliseconds: Int64 = 2
 
@@ -82,20 +77,7 @@ final class DeliveryWorker: @unchecked Sendable {
     }
 
     private func spawn(_ body: @escaping (DeliveryWorker) -> Void) throws {
-        final class Start { let worker: DeliveryWorker; let body: (DeliveryWorker) -> Void
-            init(_ w: DeliveryWorker, _ b: @escaping (DeliveryWorker) -> Void) { worker = w; body = b } }
-        let box = Unmanaged.passRetained(Start(self, body))
-        var handle = pthread_t()
-        let rc = pthread_create(&handle, nil, { raw in
-            let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
-            start.body(start.worker)
-            return nil
-        }, box.toOpaque())
-        guard rc == 0 else {
-            box.release()
-            throw PhoneAuthError(.internalError, "A delivery thread could not be started (error \(rc)).")
-        }
-        threads.append(handle)
+        threads.append(try BackgroundThread.start("delivery") { [self] in body(self) })
     }
 
     /// Stops the threads, waiting for the messages being sent, and hands messages still queued
@@ -169,12 +151,10 @@ final class DeliveryWorker: @unchecked Sendable {
         case releaseQueue
     }
 
-    /// The bookkeeping thread: records outcomes, renews leases, takes due messages from the store
-    /// and purges old rows.
+    /// The bookkeeping thread: records outcomes, renews leases, takes due messages from the store.
     private func coordinate() {
         let now = clock.now()
         var nextStoreCheck = now
-        var nextPurge = now
         var nextRenewal = now.adding(milliseconds: leaseMilliseconds / 3)
         var nextRecordAttempt = now
         while true {
@@ -221,13 +201,6 @@ final class DeliveryWorker: @unchecked Sendable {
             case let .lookAtStore(canSend):
                 recordOutcomes()
                 nextStoreCheck = canSend ? takeDueFromStore() : clock.now().adding(milliseconds: Self.pollMilliseconds)
-            }
-            let now = clock.now()
-            if now >= nextPurge {
-                // The coordinator is the engine's only background chore-doer, so it also keeps the tables small.
-                try? store.purge(verificationsExpiredBefore: now.adding(milliseconds: -Self.retentionMilliseconds),
-                                 sessionsEndedBefore: now.adding(milliseconds: -Self.sessionRetentionMilliseconds))
-                nextPurge = now.adding(milliseconds: Self.purgeIntervalMilliseconds)
             }
         }
     }
