@@ -24,8 +24,8 @@ package final class Engine: @unchecked Sendable {
         // The texts are checked before anything is opened: a bad template never meets a store.
         smsText = try SMSText(appName: config.smsAppName, hostTemplates: config.smsTemplates,
                               originBoundDomain: config.smsOriginBoundDomain, androidAppHash: config.smsAndroidAppHash,
-                              maxSegments: config.smsMaxSegments, codeLength: config.codeLength, codeTtlSeconds: config.codeTtlSeconds,
-                              defaultLanguage: config.defaultLanguageCode)
+                              maxSegments: config.smsMaxSegments, codeLength: config.codeLength,
+                              codeTtlSeconds: config.codeTtlSeconds, defaultLanguage: config.defaultLanguageCode)
         let database = Database(config)
         // A missing or malformed key is told before the store is touched, and a key file is
         // generated only once the store has opened: a mistyped path leaves nothing behind.
@@ -42,19 +42,23 @@ package final class Engine: @unchecked Sendable {
             throw error
         }
         self.store = store
-        tokens = IDTokens(keys: keys, issuer: config.effectiveIssuer, audience: config.projectId, lifetimeSeconds: config.idTokenTtlSeconds)
+        tokens = IDTokens(keys: keys, issuer: config.effectiveIssuer, audience: config.projectId,
+                          lifetimeSeconds: config.idTokenTtlSeconds)
         customTokens = CustomTokens(keys: keys, issuer: config.effectiveIssuer, projectId: config.projectId)
         let providers = config.smsProviders
-        worker = DeliveryWorker(store: store, keys: keys, clock: clock, events: events, maxAttempts: config.smsMaxAttempts,
-                                backoffMs: config.smsRetryBackoffMs, concurrency: config.effectiveSMSConcurrency,
+        worker = DeliveryWorker(store: store, keys: keys, clock: clock, events: events,
+                                maxAttempts: config.smsMaxAttempts, backoffMs: config.smsRetryBackoffMs,
+                                concurrency: config.effectiveSMSConcurrency,
                                 attemptMilliseconds: providers.reduce(0) { $0 + Int64($1.endpoint.timeoutMs) })
         retention = RetentionPurge(store: store, clock: clock)
         switch config.smsProvider {
-        case .console: worker.setChain(ProviderChain(single: ConsoleSender(), name: "console", clock: clock, events: events))
+        case .console:
+            worker.setChain(ProviderChain(single: ConsoleSender(), name: "console", clock: clock, events: events))
         case .providers:
             let client = HTTPClient()
             worker.setChain(ProviderChain(providers.map { provider in
-                ProviderChain.Member(name: provider.endpoint.name, sender: HTTPSender(provider, client: client, clock: clock),
+                ProviderChain.Member(name: provider.endpoint.name,
+                                     sender: HTTPSender(provider, client: client, clock: clock),
                                      breaker: CircuitBreaker(threshold: config.smsBreakerFailures,
                                                              openMilliseconds: config.smsBreakerSeconds * 1000))
             }, clock: clock, events: events))
@@ -71,11 +75,11 @@ package final class Engine: @unchecked Sendable {
         }
     }
 
-    /// Stops delivery and closes the store. Safe to call more than once.
     /// Opens the key ring, finishing a rekey that was interrupted: one that committed but had not
     /// yet renamed `<key file>.new` into place opens with the new key, which then takes its place;
     /// one that never committed leaves a `.new` file that is removed.
-    private static func keyRing(store: Store, master: [UInt8], keyFile: String?, config: EngineConfig, clock: Clock) throws -> KeyRing {
+    private static func keyRing(store: Store, master: [UInt8], keyFile: String?, config: EngineConfig,
+                                clock: Clock) throws -> KeyRing {
         func open(_ key: [UInt8]) throws -> KeyRing {
             try KeyRing(store: store, masterKey: key, algorithm: config.signingAlgorithm, clock: clock,
                         idTokenTtlSeconds: config.idTokenTtlSeconds, rotationDays: config.signingKeyRotationDays)
@@ -88,7 +92,8 @@ package final class Engine: @unchecked Sendable {
         } catch let error as PhoneAuthError where error.code == .invalidConfiguration {
             let ring = try open(pending)
             guard rename(keyFile + ".new", keyFile) == 0 else {
-                throw PhoneAuthError(.storageError, "The rekeyed master key \(keyFile).new cannot be moved into place.", details: [("path", .string(keyFile))])
+                throw PhoneAuthError(.storageError, "The rekeyed master key \(keyFile).new cannot be moved into place.",
+                                     details: [("path", .string(keyFile))])
             }
             return ring
         }
@@ -113,13 +118,16 @@ package final class Engine: @unchecked Sendable {
             throw error
         }
         if let keyFile, rename(keyFile + ".new", keyFile) != 0 {
-            throw PhoneAuthError(.storageError, "The store is rekeyed but \(keyFile).new could not replace the key file; move it into place.",
+            throw PhoneAuthError(.storageError,
+                                 "The store is rekeyed but \(keyFile).new could not replace the key file; "
+                                     + "move it into place.",
                                  details: [("path", .string(keyFile))])
         }
         events.emit("rekeyed", at: clock.now(), [("keyFile", keyFile.map { .string($0) })])
         return keyFile
     }
 
+    /// Stops delivery and the retention purge, and closes the store. Safe to call more than once.
     package func close() {
         let first = closeLock.withLock { () -> Bool in
             defer { closed = true }
@@ -152,8 +160,8 @@ package final class Engine: @unchecked Sendable {
         guard let phoneNumber, !phoneNumber.isEmpty else {
             throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.")
         }
-        return try sendCode(to: try PhoneNumber.parse(phoneNumber), purpose: .signIn, subject: nil, languageCode: languageCode,
-                            clientIp: clientIp, appProof: appProof)
+        return try sendCode(to: try PhoneNumber.parse(phoneNumber), purpose: .signIn, subject: nil,
+                            languageCode: languageCode, clientIp: clientIp, appProof: appProof)
     }
 
     /// Starts a verification of `phone` whose code serves `purpose` only, and queues its SMS.
@@ -163,17 +171,20 @@ package final class Engine: @unchecked Sendable {
         let policy = config.abuse
         // Where an SMS may go at all: checked for test numbers too, so tests meet the production rules.
         if !policy.deniedTypes.isEmpty, case let type = phone.type, policy.deniedTypes.contains(type) {
-            throw PhoneAuthError(.invalidPhoneNumber, "SMS codes are not sent to \(type.name) numbers (phoneNumberTypes.deny).",
+            throw PhoneAuthError(.invalidPhoneNumber,
+                                 "SMS codes are not sent to \(type.name) numbers (phoneNumberTypes.deny).",
                                  details: [("reason", .string("typeNotAllowed")), ("type", .string(type.name))])
         }
         guard policy.allowsRegion(phone.region) else {
-            throw PhoneAuthError(.operationNotAllowed, "SMS codes are not sent to numbers of region \(phone.region) (smsRegionPolicy).",
+            throw PhoneAuthError(.operationNotAllowed,
+                                 "SMS codes are not sent to numbers of region \(phone.region) (smsRegionPolicy).",
                                  details: [("reason", .string("regionNotAllowed")), ("region", .string(phone.region))])
         }
         let testCode = config.testPhoneNumbers[phone.e164]
         if config.appVerificationDisabledForTesting && testCode == nil {
             throw PhoneAuthError(.appNotVerified,
-                                 "App verification is disabled for testing (appVerification.disabledForTesting), so only the configured test phone numbers are accepted.",
+                                 "App verification is disabled for testing (appVerification.disabledForTesting), "
+                                     + "so only the configured test phone numbers are accepted.",
                                  details: [("setting", .string("appVerification.disabledForTesting"))])
         }
         try checkAppProof(appProof, clientIp: clientIp)
@@ -186,13 +197,15 @@ package final class Engine: @unchecked Sendable {
             let body = smsText.body(language: language, code: code, minutes: SMSText.minutes(config.codeTtlSeconds))
             outbox = NewOutboxMessage(languageCode: language, sealedBody: try keys.sealBody(body, verificationId: id))
         }
-        let verification = NewVerification(id: id, phone: phone.e164, codeHash: keys.codeHash(verificationId: id, code: code),
-                                           createdAt: now, expiresAt: now.adding(seconds: config.codeTtlSeconds), outbox: outbox,
-                                           purpose: purpose, subject: subject)
+        let verification = NewVerification(id: id, phone: phone.e164,
+                                           codeHash: keys.codeHash(verificationId: id, code: code),
+                                           createdAt: now, expiresAt: now.adding(seconds: config.codeTtlSeconds),
+                                           outbox: outbox, purpose: purpose, subject: subject)
         let reuseWindowStart = config.resendAfterSeconds > 0 ? now.adding(seconds: -config.resendAfterSeconds) : nil
         // Test numbers are exempt from the send limits (they send nothing).
         let limits = testCode != nil ? nil : SendLimits(
-            region: phone.region, clientIp: clientIp.flatMap(Self.limitKey(forIp:)), perNumberPerHour: policy.smsPerNumberPerHour, perIpPerHour: policy.smsPerIpPerHour,
+            region: phone.region, clientIp: clientIp.flatMap(Self.limitKey(forIp:)),
+            perNumberPerHour: policy.smsPerNumberPerHour, perIpPerHour: policy.smsPerIpPerHour,
             perProjectPerDay: policy.smsPerProjectPerDay, perRegionPerDay: policy.smsPerRegionPerDay[phone.region] ?? 0,
             regionBurstPerHour: policy.regionBurstPerHour)
         let start = try store.startVerification(verification, reuseIfCreatedAfter: reuseWindowStart,
@@ -205,21 +218,28 @@ package final class Engine: @unchecked Sendable {
                                              expiresAt: verification.expiresAt))
             }
             return VerificationStarted(verificationId: id, codeLength: testCode?.count ?? config.codeLength,
-                                       expiresAt: verification.expiresAt, resendAt: now.adding(seconds: config.resendAfterSeconds))
+                                       expiresAt: verification.expiresAt,
+                                       resendAt: now.adding(seconds: config.resendAfterSeconds))
         case let .blocked(since):
             let retryAt = since.adding(seconds: config.resendAfterSeconds)
-            throw PhoneAuthError(.tooManyRequests, "Too many wrong codes were tried for this number; a new code can be sent at \(retryAt.rfc3339).",
+            throw PhoneAuthError(.tooManyRequests,
+                                 "Too many wrong codes were tried for this number; "
+                                     + "a new code can be sent at \(retryAt.rfc3339).",
                                  details: [("reason", .string("tooManyAttempts")),
-                                           ("retryAfterSeconds", .int(max(1, (retryAt.milliseconds - now.milliseconds + 999) / 1000)))])
+                                           ("retryAfterSeconds",
+                                            .int(max(1, (retryAt.milliseconds - now.milliseconds + 999) / 1000)))])
         case let .limited(trip):
             throw limitError(trip, now: now)
         case let .numberLocked(until):
-            events.emit("limitTripped", at: now, [("limit", .string("maxConsecutiveFailures")), ("scope", .string(phone.masked)),
-                                                  ("retryAfterSeconds", .int(max(1, (until.milliseconds - now.milliseconds + 999) / 1000)))])
+            events.emit("limitTripped", at: now, [
+                ("limit", .string("maxConsecutiveFailures")), ("scope", .string(phone.masked)),
+                ("retryAfterSeconds", .int(max(1, (until.milliseconds - now.milliseconds + 999) / 1000))),
+            ])
             throw Self.numberLocked(until: until, now: now)
         case let .reused(existingId, createdAt, expiresAt):
             return VerificationStarted(verificationId: existingId, codeLength: testCode?.count ?? config.codeLength,
-                                       expiresAt: expiresAt, resendAt: createdAt.adding(seconds: config.resendAfterSeconds))
+                                       expiresAt: expiresAt,
+                                       resendAt: createdAt.adding(seconds: config.resendAfterSeconds))
         }
     }
 
@@ -251,17 +271,20 @@ package final class Engine: @unchecked Sendable {
         }
         // 28 characters like Firebase's uids: creation time and 96 random bits (used if the user is new).
         let (signIn, first) = newSignIn(uid: SortableID.make(at: now, randomBytes: 12), provider: "phone", now: now)
-        let outcome = try store.redeemVerification(id: credential.verificationId, temporaryProof: credential.isTemporaryProof, now: now,
+        let outcome = try store.redeemVerification(id: credential.verificationId,
+                                                   temporaryProof: credential.isTemporaryProof, now: now,
                                                    maxAttempts: config.maxAttempts, limits: checkLimits(credential),
                                                    codeMatches: codeMatcher(credential), signIn: signIn)
         if credential.isTemporaryProof, case let .rejected(rejection) = outcome {
             switch rejection {
             case .limited, .numberLocked: break  // reported as for any code: the proof may work later
             case let .unusable(why):
-                throw reported(PhoneAuthError(.invalidCredential, "The temporary proof is expired or already used.", details: [("reason", .string(why))]),
+                throw reported(PhoneAuthError(.invalidCredential, "The temporary proof is expired or already used.",
+                                              details: [("reason", .string(why))]),
                                clientIp: credential.clientIp, now: now)
             case .wrongCode, .unknown:
-                throw reported(PhoneAuthError(.invalidCredential, "The temporary proof is unknown.", details: [("reason", .string("unknown"))]),
+                throw reported(PhoneAuthError(.invalidCredential, "The temporary proof is unknown.",
+                                              details: [("reason", .string("unknown"))]),
                                clientIp: credential.clientIp, now: now)
             }
         }
@@ -273,20 +296,26 @@ package final class Engine: @unchecked Sendable {
     static func checkCredential(_ credential: PhoneCredential, allowProof: Bool = false) throws {
         try checkClientIp(credential.clientIp)
         if credential.isTemporaryProof && !allowProof {
-            throw PhoneAuthError(.invalidCredential, "A temporary proof only signs in (signInWithCredential); use a code sent to the number here.",
+            throw PhoneAuthError(.invalidCredential,
+                                 "A temporary proof only signs in (signInWithCredential); "
+                                     + "use a code sent to the number here.",
                                  details: [("reason", .string("temporaryProof"))])
         }
         guard VerificationCode.isWellFormedId(credential.verificationId) else {
-            throw PhoneAuthError(.invalidVerificationID, "The verification ID is malformed.", details: [("reason", .string("malformed"))])
+            throw PhoneAuthError(.invalidVerificationID, "The verification ID is malformed.",
+                                 details: [("reason", .string("malformed"))])
         }
     }
 
     /// The wrong-code limits of a code check from the credential's client.
     func checkLimits(_ credential: PhoneCredential) -> CheckLimits {
         let policy = config.abuse
-        return CheckLimits(maxConsecutiveFailures: policy.maxConsecutiveFailures, failuresBetweenLockouts: config.maxAttempts,
-                           lockoutMilliseconds: policy.lockoutSeconds * 1000, maxLockoutMilliseconds: policy.maxLockoutSeconds * 1000,
-                           clientIp: credential.clientIp.flatMap(Self.limitKey(forIp:)), wrongCodesPerIpPer5Minutes: policy.wrongCodesPerIpPer5Minutes,
+        return CheckLimits(maxConsecutiveFailures: policy.maxConsecutiveFailures,
+                           failuresBetweenLockouts: config.maxAttempts,
+                           lockoutMilliseconds: policy.lockoutSeconds * 1000,
+                           maxLockoutMilliseconds: policy.maxLockoutSeconds * 1000,
+                           clientIp: credential.clientIp.flatMap(Self.limitKey(forIp:)),
+                           wrongCodesPerIpPer5Minutes: policy.wrongCodesPerIpPer5Minutes,
                            exempt: Set(config.testPhoneNumbers.keys))
     }
 
@@ -298,23 +327,28 @@ package final class Engine: @unchecked Sendable {
 
     /// A session to open for `uid` (the store may settle another uid, for an existing user) and its
     /// first refresh token. A user with second factors gets the challenge instead.
-    func newSignIn(uid: String, provider: String, now: Timestamp, developerClaims: String? = nil) -> (NewSignIn, RefreshToken) {
+    func newSignIn(uid: String, provider: String, now: Timestamp,
+                   developerClaims: String? = nil) -> (NewSignIn, RefreshToken) {
         let first = RefreshToken.issue(uid: uid, sessionId: RefreshToken.newSessionId(), generation: 0)
         let challenge = NewMFASession(id: SortableID.make(at: now, randomBytes: 18), kind: "signIn",
                                       expiresAt: now.adding(seconds: config.mfaSessionTtlSeconds))
-        return (NewSignIn(newUid: uid, sessionId: first.sessionId, refreshSecretHash: first.secretHash, provider: provider,
-                          developerClaims: developerClaims, challenge: challenge), first)
+        return (NewSignIn(newUid: uid, sessionId: first.sessionId, refreshSecretHash: first.secretHash,
+                          provider: provider, developerClaims: developerClaims, challenge: challenge), first)
     }
 
     /// Turns a store outcome into tokens, or into the error it stands for.
-    func finish(_ outcome: AccountOutcome, _ signIn: NewSignIn, _ first: RefreshToken, now: Timestamp, clientIp: String? = nil) throws -> SignInResult {
+    func finish(_ outcome: AccountOutcome, _ signIn: NewSignIn, _ first: RefreshToken, now: Timestamp,
+                clientIp: String? = nil) throws -> SignInResult {
         switch outcome {
         case let .signedIn(session, isNew):
-            let refreshToken = RefreshToken(uid: session.user.uid, sessionId: session.sessionId, generation: 0, secret: first.secret)
-            let result = SignInResult(user: session.user, idToken: try tokens.issue(for: session, now: now), refreshToken: refreshToken.text,
-                                      expiresIn: config.idTokenTtlSeconds, isNewUser: isNew, providerId: session.provider)
+            let refreshToken = RefreshToken(uid: session.user.uid, sessionId: session.sessionId, generation: 0,
+                                            secret: first.secret)
+            let result = SignInResult(user: session.user, idToken: try tokens.issue(for: session, now: now),
+                                      refreshToken: refreshToken.text, expiresIn: config.idTokenTtlSeconds,
+                                      isNewUser: isNew, providerId: session.provider)
             events.emit("signInSucceeded", at: now, [
-                ("uid", .string(session.user.uid)), ("phoneNumber", session.user.phoneNumber.map { .string(PhoneNumber.mask($0)) }),
+                ("uid", .string(session.user.uid)),
+                ("phoneNumber", session.user.phoneNumber.map { .string(PhoneNumber.mask($0)) }),
                 ("provider", .string(session.provider)), ("secondFactor", session.secondFactor.map { .string($0) }),
                 ("isNewUser", .bool(isNew)), ("clientIp", clientIp.map { .string($0) }),
             ])
@@ -352,7 +386,8 @@ package final class Engine: @unchecked Sendable {
 
     package func refreshIdToken(_ refreshToken: String) throws -> SignInResult {
         guard let token = RefreshToken.parse(refreshToken) else {
-            throw PhoneAuthError(.invalidUserToken, "The refresh token is not valid.", details: [("reason", .string("unknown"))])
+            throw PhoneAuthError(.invalidUserToken, "The refresh token is not valid.",
+                                 details: [("reason", .string("unknown"))])
         }
         let now = clock.now()
         let next = RefreshToken.issue(uid: token.uid, sessionId: token.sessionId, generation: token.generation + 1)
@@ -363,17 +398,20 @@ package final class Engine: @unchecked Sendable {
                                             reuseMilliseconds: reuse, now: now) {
         case let .rotated(session):
             let idToken = try tokens.issue(for: session, now: now)
-            return SignInResult(user: session.user, idToken: idToken, refreshToken: next.text, expiresIn: config.idTokenTtlSeconds,
-                                isNewUser: false, providerId: session.provider)
+            return SignInResult(user: session.user, idToken: idToken, refreshToken: next.text,
+                                expiresIn: config.idTokenTtlSeconds, isNewUser: false, providerId: session.provider)
         case let .reissued(session, generation, sealed):
             guard let secret = keys.openRefreshSecret(sealed, sessionId: token.sessionId, generation: generation) else {
                 throw PhoneAuthError(.internalError, "A stored refresh secret could not be opened.")
             }
-            let current = RefreshToken(uid: token.uid, sessionId: token.sessionId, generation: generation, secret: secret)
-            return SignInResult(user: session.user, idToken: try tokens.issue(for: session, now: now), refreshToken: current.text,
+            let current = RefreshToken(uid: token.uid, sessionId: token.sessionId, generation: generation,
+                                       secret: secret)
+            return SignInResult(user: session.user, idToken: try tokens.issue(for: session, now: now),
+                                refreshToken: current.text,
                                 expiresIn: config.idTokenTtlSeconds, isNewUser: false, providerId: session.provider)
         case .unknown:
-            throw PhoneAuthError(.invalidUserToken, "The refresh token is not valid.", details: [("reason", .string("unknown"))])
+            throw PhoneAuthError(.invalidUserToken, "The refresh token is not valid.",
+                                 details: [("reason", .string("unknown"))])
         case .userDisabled:
             throw Self.disabledUser
         case let .revoked(reason):
@@ -381,11 +419,13 @@ package final class Engine: @unchecked Sendable {
             if reason == "userDisabled", try store.user(uid: token.uid)?.disabled == true { throw Self.disabledUser }
             let messages = [
                 "signedOut": "The session was signed out.",
-                "reused": "The refresh token was already used; the session has been ended because the token may have been stolen.",
+                "reused": "The refresh token was already used; the session has been ended because the token may have "
+                    + "been stolen.",
                 "revoked": "The user's sessions were revoked.",
                 "userDisabled": "The session ended when the user was disabled.",
             ]
-            throw PhoneAuthError(.invalidUserToken, messages[reason] ?? "The session has ended.", details: [("reason", .string(reason))])
+            throw PhoneAuthError(.invalidUserToken, messages[reason] ?? "The session has ended.",
+                                 details: [("reason", .string(reason))])
         }
     }
 
@@ -399,7 +439,8 @@ package final class Engine: @unchecked Sendable {
             // Second granularity, as in Firebase: a token from the same second as a revocation counts as revoked.
             if let validSince = user.validSince, let authTime = claims["auth_time"]?.intValue,
                authTime * 1000 < validSince.milliseconds || authTime == validSince.seconds {
-                throw PhoneAuthError(.idTokenRevoked, "The ID token was issued before the user's sessions were revoked.")
+                throw PhoneAuthError(.idTokenRevoked,
+                                     "The ID token was issued before the user's sessions were revoked.")
             }
         }
         return claims
@@ -426,10 +467,13 @@ package final class Engine: @unchecked Sendable {
     /// Ends a number's lockout and its run of wrong codes (the remedy when an attacker keeps a
     /// victim's number locked); whether it had any. Reported as the event `numberUnlocked`.
     package func unlockPhoneNumber(_ phoneNumber: String?) throws -> Bool {
-        guard let phoneNumber, !phoneNumber.isEmpty else { throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.") }
+        guard let phoneNumber, !phoneNumber.isEmpty else {
+            throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.")
+        }
         let phone = try PhoneNumber.parse(phoneNumber)
         let unlocked = try store.unlockPhoneNumber(phone.e164)
-        events.emit("numberUnlocked", at: clock.now(), [("phoneNumber", .string(phone.masked)), ("hadFailures", .bool(unlocked))])
+        events.emit("numberUnlocked", at: clock.now(),
+                    [("phoneNumber", .string(phone.masked)), ("hadFailures", .bool(unlocked))])
         return unlocked
     }
 
@@ -445,21 +489,25 @@ package final class Engine: @unchecked Sendable {
 
     /// `phoneNumber` `.some(nil)` removes the number; a number another user has is refused.
     /// `customClaims` as setCustomUserClaims takes them; all changes are one transaction.
-    package func updateUser(uid: String, disabled: Bool? = nil, displayName: String?? = nil, phoneNumber: String?? = nil,
-                           customClaims: JSONValue?? = nil) throws -> UserRecord {
+    package func updateUser(uid: String, disabled: Bool? = nil, displayName: String?? = nil,
+                            phoneNumber: String?? = nil, customClaims: JSONValue?? = nil) throws -> UserRecord {
         var changes = UserChanges(disabled: disabled, displayName: displayName)
-        if let claims = customClaims { changes.customClaims = .some(try claims.flatMap { try DeveloperClaims.validated($0) }) }
+        if let claims = customClaims {
+            changes.customClaims = .some(try claims.flatMap { try DeveloperClaims.validated($0) })
+        }
         if let phoneNumber { changes.phoneNumber = .some(try phoneNumber.map { try PhoneNumber.parse($0).e164 }) }
         return try update(uid: uid, changes)
     }
 
     /// Adds a user that has not signed in yet (an admin's create): `uid` (1–128 bytes) or a new
     /// sortable one; a phone number another user or a second factor has is refused.
-    package func createUser(uid: String?, disabled: Bool = false, displayName: String? = nil, phoneNumber: String? = nil) throws -> UserRecord {
+    package func createUser(uid: String?, disabled: Bool = false, displayName: String? = nil,
+                            phoneNumber: String? = nil) throws -> UserRecord {
         let now = clock.now()
         let uid = uid ?? SortableID.make(at: now, randomBytes: 12)
         guard !uid.isEmpty, uid.utf8.count <= 128 else {
-            throw PhoneAuthError(.invalidArgument, "The field 'uid' must be 1 to 128 bytes.", details: [("field", .string("uid"))])
+            throw PhoneAuthError(.invalidArgument, "The field 'uid' must be 1 to 128 bytes.",
+                                 details: [("field", .string("uid"))])
         }
         var changes = UserChanges(disabled: disabled ? true : nil, displayName: displayName.map { .some($0) })
         if let phoneNumber { changes.phoneNumber = .some(try PhoneNumber.parse(phoneNumber).e164) }
@@ -468,7 +516,8 @@ package final class Engine: @unchecked Sendable {
 
     /// Claims every later ID token of the user carries; nil or {} removes them.
     package func setCustomUserClaims(uid: String, claims: JSONValue?) throws {
-        _ = try update(uid: uid, UserChanges(customClaims: .some(try claims.flatMap { try DeveloperClaims.validated($0) })))
+        _ = try update(uid: uid,
+                       UserChanges(customClaims: .some(try claims.flatMap { try DeveloperClaims.validated($0) })))
     }
 
     private func update(uid: String, _ changes: UserChanges) throws -> UserRecord {
@@ -479,21 +528,27 @@ package final class Engine: @unchecked Sendable {
         switch outcome {
         case let .updated(user): return user
         case .notFound: throw Self.noUser
-        case .uidTaken: throw PhoneAuthError(.uidAlreadyExists, "A user with this uid already exists.", details: [("field", .string("uid"))])
+        case .uidTaken: throw PhoneAuthError(.uidAlreadyExists, "A user with this uid already exists.",
+                                             details: [("field", .string("uid"))])
         case .phoneNumberTaken:
-            throw PhoneAuthError(.phoneNumberAlreadyExists, "Another user already has this phone number.", details: [("field", .string("phoneNumber"))])
+            throw PhoneAuthError(.phoneNumberAlreadyExists, "Another user already has this phone number.",
+                                 details: [("field", .string("phoneNumber"))])
         case .phoneIsSecondFactor:
-            throw PhoneAuthError(.unsupportedFirstFactor, "This phone number is enrolled as an SMS second factor, so it cannot be a user's phone number.",
+            throw PhoneAuthError(.unsupportedFirstFactor,
+                                 "This phone number is enrolled as an SMS second factor, "
+                                     + "so it cannot be a user's phone number.",
                                  details: [("field", .string("phoneNumber"))])
         }
     }
 
     /// One page of users in a stable order (by uid); `pageToken` continues after a page.
-    package func listUsers(maxResults: Int, pageToken: String?) throws -> (users: [UserRecord], nextPageToken: String?) {
+    package func listUsers(maxResults: Int,
+                           pageToken: String?) throws -> (users: [UserRecord], nextPageToken: String?) {
         var after: String?
         if let pageToken {
             guard let bytes = Base64URL.decode(pageToken), !bytes.isEmpty else {
-                throw PhoneAuthError(.invalidArgument, "The page token is not one listUsers returned.", details: [("field", .string("pageToken"))])
+                throw PhoneAuthError(.invalidArgument, "The page token is not one listUsers returned.",
+                                     details: [("field", .string("pageToken"))])
             }
             after = String(decoding: bytes, as: UTF8.self)
         }
@@ -509,7 +564,8 @@ package final class Engine: @unchecked Sendable {
     /// The per-IP limits key on the end user's address, so it must be one.
     package static func checkClientIp(_ text: String?) throws {
         if let text, limitKey(forIp: text) == nil {
-            throw PhoneAuthError(.invalidArgument, "The field 'clientIp' must be an IPv4 or IPv6 address.", details: [("field", .string("clientIp"))])
+            throw PhoneAuthError(.invalidArgument, "The field 'clientIp' must be an IPv4 or IPv6 address.",
+                                 details: [("field", .string("clientIp"))])
         }
     }
 
@@ -525,7 +581,9 @@ package final class Engine: @unchecked Sendable {
         } else if inet_pton(AF_INET6, text, &v6) == 1 {
             bytes = withUnsafeBytes(of: &v6) { Array($0) }
             guard bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff else {
-                let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+                let groups = stride(from: 0, to: 8, by: 2).map {
+                    String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
+                }
                 return groups.joined(separator: ":") + "::/64"
             }
             bytes = Array(bytes[12..<16])
