@@ -5,30 +5,22 @@ import Glibc
 /// outbox whatever falls due there: retries, and messages of engines that stopped before sending
 /// them. `concurrency` sender threads take messages from its queue, one at a time each; one more
 /// thread does the bookkeeping (it never waits on a provider, so leases are renewed however long
-/// a send takes). Outcomes are recorded together, a moment after they come, and their events are
-/// told after that; failures are retried with doubling backoff plus jitter, or when the
-/// provider's Retry-After says.
+/// a send takes). What to do next is decided by `DeliveryStateMachine`, under the lock; this
+/// class only feeds it what happened and does what it says with the store, the providers and
+/// the event sink.
 final class DeliveryWorker: @unchecked Sendable {
     private let store: Store
     private let keys: KeyRing
     private let clock: Clock
     private let events: EventLog
-    private let maxAttempts: Int
-    private let backoffMs: Int64
-    let concurrency: Int
-    /// How long a message stays reserved for this engine; renewed while it waits or is sent.
-    let leaseMilliseconds: Int64
     /// Names this worker's leases in the store (random, so no two engines share it).
     let leaseOwner: String
 
+    /// The machine's settings, copied so they are read without the lock.
+    private let settings: DeliveryStateMachine.Settings
     private let state = Lock()
+    private var machine: DeliveryStateMachine
     private var chain: ProviderChain?
-    /// Bumped when the chain is replaced; calls in flight are counted by the generation they use.
-    private var generation = 0
-    private var callsInFlight: [Int: Int] = [:]
-    private var queue: [OutboxMessage] = []
-    /// Messages queued or being sent here, whose leases this engine keeps renewing.
-    private var held: Set<String> = []
     private var sleepers = 0
     /// The sender threads sleep on a condition of their own: a queued message wakes one of them,
     /// and an outcome wakes only the bookkeeping thread, which sleeps on the lock's own condition.
@@ -36,27 +28,11 @@ final class DeliveryWorker: @unchecked Sendable {
     private var sleepingSenders = 0
     /// Threads in setChain waiting for the calls to the previous providers to end.
     private var chainWaiters = 0
-    private var wakeRequested = false
-    private var stopping = false
     private var threads: [pthread_t] = []
-    /// Outcomes not yet written to the store, with the events that tell of them. They are written
-    /// together a moment later, so one transaction records the deliveries of many flows; the
-    /// events follow the write, so a host that reads the verification on `codeSent` finds it sent.
-    private var unrecorded: [Finished] = []
-    private typealias Finished = (outcome: DeliveryOutcome, event: Event?)
-    private typealias Event = (name: EventName, time: Timestamp, fields: [(String, JSONValue?)])
 
-    /// How long an idle worker sleeps before looking for work that other processes queued.
-    static let pollMilliseconds: Int64 = 500
-    static let batchSize = 64
     static let minimumLeaseMilliseconds: Int64 = 30_000
-    /// Verifications are kept this long after they expire (for getVerificationStatus), then purged.
-    static let retentionMilliseconds: Int64 = 24 * 3_600_000
-    /// Ended sessions are kept this long (a replayed refresh token still reads "reused"), then purged.
-    static let sessionRetentionMilliseconds: Int64 = 30 * 24 * 3_600_000
-    static let purgeIntervalMilliseconds: Int64 = 10 * 60_000
-    /// How long delivery outcomes may wait to be recorded with later ones.
-    static let recordDelayMilliseconds: Int64 = 2
+
+    var concurrency: Int { settings.concurrency }
 
     /// `attemptMilliseconds`: the longest one attempt can take (every provider's timeout); a lease
     /// outlasts it twice over.
@@ -66,75 +42,60 @@ final class DeliveryWorker: @unchecked Sendable {
         self.keys = keys
         self.clock = clock
         self.events = events
-        self.maxAttempts = maxAttempts
-        self.backoffMs = backoffMs
-        self.concurrency = max(1, concurrency)
+        settings = DeliveryStateMachine.Settings(
+            maxAttempts: maxAttempts, backoffMilliseconds: backoffMs,
+            leaseMilliseconds: max(Self.minimumLeaseMilliseconds, 2 * attemptMilliseconds),
+            concurrency: max(1, concurrency))
+        machine = DeliveryStateMachine(settings: settings, now: clock.now())
         senderWake = Lock.Condition(of: state)
-        leaseMilliseconds = max(Self.minimumLeaseMilliseconds, 2 * attemptMilliseconds)
         leaseOwner = SortableID.make(at: clock.now(), randomBytes: 12)
     }
 
     func start() throws {
-        try spawn { $0.coordinate() }
-        for _ in 0..<concurrency {
-            do { try spawn { $0.sendQueued() } } catch { stop(); throw error }
+        do {
+            threads.append(try BackgroundThread.start("delivery") { [self] in coordinate() })
+            for _ in 0..<concurrency {
+                threads.append(try BackgroundThread.start("delivery") { [self] in sendQueued() })
+            }
+        } catch {
+            stop()
+            throw error
         }
-    }
-
-    private func spawn(_ body: @escaping (DeliveryWorker) -> Void) throws {
-        final class Start { let worker: DeliveryWorker; let body: (DeliveryWorker) -> Void
-            init(_ w: DeliveryWorker, _ b: @escaping (DeliveryWorker) -> Void) { worker = w; body = b } }
-        let box = Unmanaged.passRetained(Start(self, body))
-        var handle = pthread_t()
-        let rc = pthread_create(&handle, nil, { raw in
-            let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
-            start.body(start.worker)
-            return nil
-        }, box.toOpaque())
-        guard rc == 0 else {
-            box.release()
-            throw PhoneAuthError(.internalError, "A delivery thread could not be started (error \(rc)).")
-        }
-        threads.append(handle)
     }
 
     /// Stops the threads, waiting for the messages being sent, and hands messages still queued
     /// back to the store so the next engine sends them at once.
     func stop() {
         state.withLock {
-            stopping = true
+            machine.stopRequested()
             state.broadcast()
             senderWake.broadcast()
         }
         for thread in threads { pthread_join(thread, nil) }
         threads.removeAll()
-        if !recordOutcomes() {
-            // The store refuses the last outcomes: a later engine will send those messages again,
-            // but these were sent, and the sink is told so.
-            tell(takeUnrecorded())
-        }
-        let left = state.withLock { () -> [OutboxMessage] in
-            defer { queue.removeAll(); held.removeAll() }
-            return queue
-        }
+        let last = state.withLock { machine.takeOutcomes() }
+        // The store may refuse the last outcomes: a later engine will send those messages again,
+        // but these were sent, and the sink is told so.
+        if !write(last) { tell(last) }
+        let left = state.withLock { machine.drain() }
         try? store.releaseLeases(verificationIds: left.map(\.verificationId), now: clock.now(), leaseOwner: leaseOwner)
     }
 
     /// A lease for a message this engine takes now.
-    func newLease() -> DeliveryLease { DeliveryLease(owner: leaseOwner, until: clock.now().adding(milliseconds: leaseMilliseconds)) }
+    func newLease() -> DeliveryLease {
+        DeliveryLease(owner: leaseOwner, until: clock.now().adding(milliseconds: settings.leaseMilliseconds))
+    }
 
     /// Replaces the providers (nil: none, messages wait). Returns once no call to the previous
     /// ones is in flight, so they are never called again.
     func setChain(_ newChain: ProviderChain?) {
         state.withLock {
             chain = newChain
-            generation += 1
-            wakeRequested = true
+            let current = machine.chainReplaced(hasProvider: newChain != nil)
             state.broadcast()
             senderWake.broadcast()
-            let current = generation
             chainWaiters += 1
-            while callsInFlight.contains(where: { $0.key < current && $0.value > 0 }) { sleep(1000) }
+            while machine.hasCallsInFlight(before: current) { sleep(1000) }
             chainWaiters -= 1
         }
     }
@@ -146,88 +107,38 @@ final class DeliveryWorker: @unchecked Sendable {
     /// Hands over a message whose outbox row this engine has just written.
     func enqueue(_ message: OutboxMessage) {
         state.withLock {
-            queue.append(message)
-            held.insert(message.verificationId)
-            // Waking a thread costs a system call; only do it when one sleeps. Without a provider
-            // the bookkeeping thread hands the queue back to the store: it is the one to wake.
-            if chain == nil {
-                if sleepers > 0 { state.broadcast() }
-            } else if sleepingSenders > 0 {
-                senderWake.signal()
+            // Waking a thread costs a system call; only do it when one sleeps.
+            switch machine.enqueued(message) {
+            case .bookkeeper: if sleepers > 0 { state.broadcast() }
+            case .sender: if sleepingSenders > 0 { senderWake.signal() }
             }
         }
     }
 
     // MARK: Threads
 
-    private enum Chore {
-        case record
-        case renewLeases
-        case lookAtStore(canSend: Bool)
-        /// No provider (a callback not installed yet): the queue goes back to the store, so an
-        /// engine that has one sends it, and this one takes it again once it has one.
-        case releaseQueue
-    }
-
-    /// The bookkeeping thread: records outcomes, renews leases, takes due messages from the store
-    /// and purges old rows.
+    /// The bookkeeping thread: records outcomes, renews leases, takes due messages from the store.
     private func coordinate() {
-        let now = clock.now()
-        var nextStoreCheck = now
-        var nextPurge = now
-        var nextRenewal = now.adding(milliseconds: leaseMilliseconds / 3)
-        var nextRecordAttempt = now
         while true {
-            var waitedToRecord = false
-            let chore: Chore? = state.withLock {
-                while !stopping {
-                    // Renewals and looks at the store come first: a steady stream of outcomes to
-                    // record must not starve them.
-                    let now = clock.now()
-                    if chain == nil, !queue.isEmpty { return .releaseQueue }
-                    if held.isEmpty { nextRenewal = now.adding(milliseconds: leaseMilliseconds / 3) }
-                    if now >= nextRenewal { return .renewLeases }
-                    let wait = nextStoreCheck.milliseconds - now.milliseconds
-                    if wait <= 0 || wakeRequested && chain != nil && queue.isEmpty {
-                        wakeRequested = false
-                        return .lookAtStore(canSend: chain != nil)
-                    }
-                    if !unrecorded.isEmpty, now >= nextRecordAttempt {
-                        if waitedToRecord { return .record }
-                        sleep(Self.recordDelayMilliseconds)
-                        waitedToRecord = true
-                        continue
-                    }
-                    let untilRecord = unrecorded.isEmpty ? Self.pollMilliseconds : nextRecordAttempt.milliseconds - now.milliseconds
-                    sleep(max(1, min(wait, untilRecord, Self.pollMilliseconds, nextRenewal.milliseconds - now.milliseconds)))
+            let chore = state.withLock { () -> DeliveryStateMachine.Chore in
+                while true {
+                    let chore = machine.nextChore(now: clock.now())
+                    guard case let .sleep(milliseconds) = chore else { return chore }
+                    sleep(milliseconds)
                 }
-                return nil
             }
             switch chore {
-            case nil: return
-            case .record:
-                // The store is busy or unreachable: keep the outcomes, and try again a little later.
-                if !recordOutcomes() { nextRecordAttempt = clock.now().adding(milliseconds: Self.pollMilliseconds) }
-            case .releaseQueue:
-                let released = state.withLock { () -> [OutboxMessage] in
-                    guard chain == nil else { return [] }
-                    defer { held.subtract(queue.map(\.verificationId)); queue.removeAll() }
-                    return queue
-                }
-                try? store.releaseLeases(verificationIds: released.map(\.verificationId), now: clock.now(), leaseOwner: leaseOwner)
-            case .renewLeases:
-                renewLeases()
-                nextRenewal = clock.now().adding(milliseconds: leaseMilliseconds / 3)
-            case let .lookAtStore(canSend):
-                recordOutcomes()
-                nextStoreCheck = canSend ? takeDueFromStore() : clock.now().adding(milliseconds: Self.pollMilliseconds)
-            }
-            let now = clock.now()
-            if now >= nextPurge {
-                // The coordinator is the engine's only background chore-doer, so it also keeps the tables small.
-                try? store.purge(verificationsExpiredBefore: now.adding(milliseconds: -Self.retentionMilliseconds),
-                                 sessionsEndedBefore: now.adding(milliseconds: -Self.sessionRetentionMilliseconds))
-                nextPurge = now.adding(milliseconds: Self.purgeIntervalMilliseconds)
+            case .stop, .sleep: return
+            case let .handBack(messages):
+                try? store.releaseLeases(verificationIds: messages.map(\.verificationId), now: clock.now(),
+                                         leaseOwner: leaseOwner)
+            case let .renewLeases(ids, until):
+                try? store.renewLeases(verificationIds: ids, lease: DeliveryLease(owner: leaseOwner, until: until))
+            case let .record(batch):
+                if !write(batch) { state.withLock { machine.recordFailed(batch, now: clock.now()) } }
+            case let .lookAtStore(batch, canSend):
+                if !write(batch) { state.withLock { machine.putBack(batch) } }
+                takeDueFromStore(canSend: canSend)
             }
         }
     }
@@ -235,21 +146,26 @@ final class DeliveryWorker: @unchecked Sendable {
     /// A sender thread: one queued message after another; closing stops it between two.
     private func sendQueued() {
         while true {
-            let job: (OutboxMessage, ProviderChain, Int)? = state.withLock {
-                while !stopping {
-                    if let chain, !queue.isEmpty {
-                        callsInFlight[generation, default: 0] += 1
-                        return (queue.removeFirst(), chain, generation)
-                    }
+            let step = state.withLock { () -> (DeliveryStateMachine.SenderStep, ProviderChain?) in
+                while true {
+                    let step = machine.nextSend(now: clock.now())
+                    guard case .wait = step else { return (step, chain) }
                     sleepingSenders += 1
-                    senderWake.wait(milliseconds: Self.pollMilliseconds)
+                    senderWake.wait(milliseconds: DeliveryStateMachine.pollMilliseconds)
                     sleepingSenders -= 1
                 }
-                return nil
             }
-            guard let (message, chain, used) = job else { return }
-            let report = attempt(message, via: chain)
-            finish(message, report, generation: used)
+            switch step {
+            case (.stop, _), (.wait, _): return
+            case let (.send(message, used), chain?):
+                finish(message, attempt(message, via: chain), generation: used)
+            case let (.send(message, used), nil):
+                // Cannot happen (the machine sends only while there are providers); the message
+                // waits for them without losing an attempt.
+                finish(message, DeliveryReport(outcome: .noProvider(until: clock.now())), generation: used)
+            case let (.giveUp(message, reason), _):
+                finish(message, DeliveryReport(outcome: .undeliverable(DeliveryProblem(reason))), generation: nil)
+            }
         }
     }
 
@@ -261,8 +177,6 @@ final class DeliveryWorker: @unchecked Sendable {
     }
 
     private func attempt(_ message: OutboxMessage, via chain: ProviderChain) -> DeliveryReport {
-        // A code that can no longer be used is not worth an SMS (it may have waited in the queue).
-        if clock.now() >= message.expiresAt { return DeliveryReport(outcome: .undeliverable(DeliveryProblem("expired"))) }
         guard let body = keys.openBody(message.sealedBody, verificationId: message.verificationId) else {
             return DeliveryReport(outcome: .failed(DeliveryProblem("unreadable")))
         }
@@ -273,128 +187,63 @@ final class DeliveryWorker: @unchecked Sendable {
         return report
     }
 
-    /// Notes the outcome, and the event that tells of it, for the bookkeeping thread to record.
-    private func finish(_ message: OutboxMessage, _ report: DeliveryReport, generation used: Int) {
+    /// Hands the attempt's report to the machine, which decides what becomes of the message and
+    /// keeps the outcome for the bookkeeping thread to record.
+    private func finish(_ message: OutboxMessage, _ report: DeliveryReport, generation used: Int?) {
         let now = clock.now()
-        let id = message.verificationId
-        let attempt = message.attempts + 1
-        var fields: [(String, JSONValue?)] = [
-            ("phoneNumber", .string(PhoneNumber.mask(message.phone))), ("languageCode", .string(message.languageCode)),
-            ("attempt", .int(Int64(attempt))), ("provider", report.provider.map { .string($0) }),
-            ("encoding", report.cost.map { .string($0.encoding.rawValue) }), ("segments", report.cost.map { .int(Int64($0.segments)) }),
-        ]
-        if !report.failedOver.isEmpty { fields.append(("failedOver", .array(report.failedOver.map { .string($0) }))) }
-        let outcome: DeliveryOutcome
-        let event: Event?
-        switch report.outcome {
-        case let .sent(messageId):
-            outcome = .sent(verificationId: id, provider: report.provider, messageId: messageId)
-            event = (.codeSent, now, fields + [("messageId", messageId.map { .string($0) })])
-        case let .failed(problem):
-            let retryAt = retryTime(attempt, problem, now)
-            outcome = .failed(verificationId: id, provider: report.provider, reason: problem.reason, retryAt: retryAt)
-            event = (.deliveryFailed, now,
-                     fields + Self.fields(of: problem) + [("willRetry", .bool(attempt < maxAttempts))])
-        case let .undeliverable(problem):
-            outcome = .undeliverable(verificationId: id, provider: report.provider, reason: problem.reason)
-            event = (.deliveryFailed, now, fields + Self.fields(of: problem) + [("willRetry", .bool(false))])
-        case let .noProvider(until):
-            outcome = .deferred(verificationId: id, until: until)
-            event = nil  // providerSkipped said so; the message waits without losing an attempt
-        }
+        let random = UInt64.random(in: .min ... .max)
         state.withLock {
-            callsInFlight[used, default: 1] -= 1
-            if callsInFlight[used] == 0 { callsInFlight[used] = nil }
-            // Still held (its lease renewed) until the outcome is in the store.
-            unrecorded.append((outcome, event))
+            machine.sendFinished(message, report, generation: used, now: now, random: random)
             // The bookkeeping thread is woken by a batch's first outcome only: it then waits a
             // moment for more, and waking it for each would make it record them one by one.
-            if sleepers > 0 && (unrecorded.count == 1 || chainWaiters > 0) { state.broadcast() }
+            if sleepers > 0 && (machine.unrecorded.count == 1 || chainWaiters > 0) { state.broadcast() }
         }
-    }
-
-    private static func fields(of problem: DeliveryProblem) -> [(String, JSONValue?)] {
-        [("reason", .string(problem.reason)), ("providerCode", problem.providerCode.map { .string($0) }),
-         ("httpStatus", problem.httpStatus.map { .int(Int64($0)) }), ("detail", problem.detail.map { .string($0) }),
-         ("retryAfterSeconds", problem.retryAfterMs.map { .int(($0 + 999) / 1000) })]
-    }
-
-    /// When a failed attempt is tried again: the doubling backoff plus up to half of it again at
-    /// random (so messages failed together do not come back together), and never before the
-    /// provider's Retry-After.
-    private func retryTime(_ attempt: Int, _ problem: DeliveryProblem, _ now: Timestamp) -> Timestamp {
-        let backoff = min(backoffMs << Int64(min(attempt - 1, 20)), 3_600_000)
-        let jitter = Int64.random(in: 0...max(0, backoff / 2))
-        return now.adding(milliseconds: max(backoff + jitter, problem.retryAfterMs ?? 0))
     }
 
     /// Writes the outcomes in one transaction, then tells the event sink of them; false if the
-    /// write failed (they are kept for another try, their messages still held, so this engine does
-    /// not send them again meanwhile). The sink is called on this thread (or the closing one),
-    /// outside the lock, so it may replace the providers; while it runs, leases are not renewed
-    /// (the sink must be quick).
-    @discardableResult
-    private func recordOutcomes() -> Bool {
-        let finished = takeUnrecorded()
-        guard !finished.isEmpty else { return true }
-        let outcomes = finished.map(\.outcome)
+    /// write failed (the caller keeps them). The sink is called on this thread (or the closing
+    /// one), outside the lock, so it may replace the providers; while it runs, leases are not
+    /// renewed (the sink must be quick).
+    private func write(_ batch: [DeliveryStateMachine.Finished]) -> Bool {
+        guard !batch.isEmpty else { return true }
         do {
-            try store.recordDeliveries(outcomes, now: clock.now(), maxAttempts: maxAttempts, leaseOwner: leaseOwner)
+            try store.recordDeliveries(batch.map(\.outcome), now: clock.now(), maxAttempts: settings.maxAttempts,
+                                       leaseOwner: leaseOwner)
         } catch {
-            state.withLock { unrecorded.insert(contentsOf: finished, at: 0) }
             return false
         }
-        state.withLock { held.subtract(outcomes.map(\.verificationId)) }
-        tell(finished)
+        state.withLock { machine.recorded(batch) }
+        tell(batch)
         return true
     }
 
-    private func takeUnrecorded() -> [Finished] {
-        state.withLock {
-            defer { unrecorded.removeAll(keepingCapacity: true) }
-            return unrecorded
-        }
-    }
-
-    private func tell(_ finished: [Finished]) {
-        for case let (_, event?) in finished { events.emit(event.name, at: event.time, event.fields) }
-    }
-
-    private func renewLeases() {
-        let ids = state.withLock { Array(held) }
-        try? store.renewLeases(verificationIds: ids, lease: newLease())
+    private func tell(_ batch: [DeliveryStateMachine.Finished]) {
+        for case let event? in batch.map(\.event) { events.emit(event.name, at: event.time, event.fields) }
     }
 
     /// Takes what is due in the store into the queue, as much as keeps the sender threads busy.
-    /// Returns when to look again.
-    private func takeDueFromStore() -> Timestamp {
-        let poll = clock.now().adding(milliseconds: Self.pollMilliseconds)
+    private func takeDueFromStore(canSend: Bool) {
+        var step = state.withLock { machine.beginPoll(now: clock.now(), canSend: canSend) }
         do {
             while true {
-                let now = clock.now()
-                let room = state.withLock { () -> Int in
-                    let room = min(Self.batchSize, 4 * concurrency) - queue.count
-                    // The queue is full enough: look again as soon as it is empty.
-                    if room <= 0 { wakeRequested = true }
-                    return room
+                switch step {
+                case .done:
+                    return
+                case .askWhenDue:
+                    let now = clock.now()
+                    let due = try store.nextDeliveryDue()
+                    step = state.withLock { machine.nextDue(due, now: now) }
+                case let .claim(limit, now, until):
+                    let claimed = try store.claimDueMessages(now: now, limit: limit,
+                                                             lease: DeliveryLease(owner: leaseOwner, until: until))
+                    step = state.withLock {
+                        if !claimed.isEmpty && sleepingSenders > 0 { senderWake.broadcast() }
+                        return machine.claimed(claimed, now: now)
+                    }
                 }
-                if room <= 0 { return poll }
-                let due = try store.nextDeliveryDue()
-                guard let due, due <= now else { return min(poll, due ?? poll) }
-                let claimed = try store.claimDueMessages(now: now, limit: room, lease: newLease())
-                if claimed.isEmpty { return poll }
-                let stop = state.withLock { () -> Bool in
-                    let fresh = claimed.filter { !held.contains($0.verificationId) }
-                    held.formUnion(fresh.map(\.verificationId))
-                    queue.append(contentsOf: fresh)
-                    if sleepingSenders > 0 { senderWake.broadcast() }
-                    return stopping
-                }
-                if stop { return now }
             }
         } catch {
-            // The store is busy or unavailable: look again on the next poll.
-            return poll
+            state.withLock { machine.pollFailed() }
         }
     }
 }

@@ -12,6 +12,7 @@ package final class Engine: @unchecked Sendable {
     let tokens: IDTokens
     private let customTokens: CustomTokens
     let worker: DeliveryWorker
+    private let retention: RetentionPurge
     let events = EventLog()
     let appHooks = AppVerificationHooks()
     private let closeLock = Lock()
@@ -47,6 +48,7 @@ package final class Engine: @unchecked Sendable {
         worker = DeliveryWorker(store: store, keys: keys, clock: clock, events: events, maxAttempts: config.smsMaxAttempts,
                                 backoffMs: config.smsRetryBackoffMs, concurrency: config.effectiveSMSConcurrency,
                                 attemptMilliseconds: providers.reduce(0) { $0 + Int64($1.endpoint.timeoutMs) })
+        retention = RetentionPurge(store: store, clock: clock)
         switch config.smsProvider {
         case .console: worker.setChain(ProviderChain(single: ConsoleSender(), name: "console", clock: clock, events: events))
         case .providers:
@@ -60,6 +62,13 @@ package final class Engine: @unchecked Sendable {
         }
         if let webhook = config.pushWebhook { appHooks.pushSender = WebhookPushSender(webhook: webhook, clock: clock) }
         do { try worker.start() } catch { store.close(); throw error }
+        do {
+            try retention.start()
+        } catch {
+            worker.stop()
+            store.close()
+            throw error
+        }
     }
 
     /// Stops delivery and closes the store. Safe to call more than once.
@@ -117,6 +126,7 @@ package final class Engine: @unchecked Sendable {
             return !closed
         }
         guard first else { return }
+        retention.stop()
         worker.stop()
         store.close()
     }
