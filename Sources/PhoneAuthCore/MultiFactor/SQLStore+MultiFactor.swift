@@ -151,17 +151,6 @@ extension SQLStore {
         }
     }
 
-    package func unlinkPhone(uid: String, presentedSession: String) throws -> AccountOutcome {
-        try write { db in
-            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
-            guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
-            guard user.phoneNumber != nil else { return .refused(.noSuchProvider) }
-            try db.run("UPDATE users SET phone = NULL WHERE uid = ?", [.text(uid)])
-            user.phoneNumber = nil
-            return .done(user)
-        }
-    }
-
     func insertFactor(_ factor: NewFactor, uid: String, phone: String?, lastStep: Int64, now: Timestamp,
                               in db: Connection) throws -> EnrolledFactor {
         // Factors list in enrolment order: two enrolled in one millisecond still get distinct times.

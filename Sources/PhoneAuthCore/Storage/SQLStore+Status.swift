@@ -1,13 +1,3 @@
-/// What `phoneauth status` and getStatus show of the store: its size and recent SMS, read in one snapshot.
-package struct StoreStatus: Sendable {
-    package var schemaVersion: Int
-    package var users: Int64
-    package var liveSessions: Int64
-    package var smsQueued: Int64
-    package var smsSentLastHour: Int64
-    package var smsFailedLastHour: Int64
-}
-
 extension SQLStore {
     package func status(now: Timestamp) throws -> StoreStatus {
         try read { db in

@@ -65,4 +65,14 @@ extension SQLStore {
                         secondFactorEnrollment: row.optionalText(4))
         }
     }
+
+    package func revokeSessions(uid: String, now: Timestamp) throws -> Bool {
+        try write { db in
+            guard try db.run("UPDATE users SET valid_since = ? WHERE uid = ?", [.int(now.milliseconds), .text(uid)]) == 1 else { return false }
+            try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'revoked' WHERE uid = ? AND revoked_at IS NULL",
+                       [.int(now.milliseconds), .text(uid)])
+            try endChallenges(uid: uid, in: db)
+            return true
+        }
+    }
 }

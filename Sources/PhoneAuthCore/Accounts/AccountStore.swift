@@ -1,0 +1,23 @@
+/// Accounts: reading and changing users, and the changes a signed-in user proves with a code.
+/// Part of `Store`; SQLStore implements it in this folder's SQL (see Storage/Store.swift).
+package protocol AccountStore: AnyObject, Sendable {
+    /// Checks a code as `redeemVerification` does and applies it to the signed-in user `uid`,
+    /// whose session `presentedSession` must still be live: links or changes its phone number,
+    /// re-authenticates it, or enrols the number as a second factor; then opens the session
+    /// `signIn`. Refusals leave the code unused, except credentialAlreadyInUse, which consumes it
+    /// and stores the temporary proof `change` carries.
+    func redeemForAccount(id: String, uid: String, presentedSession: String, change: AccountChange, now: Timestamp, maxAttempts: Int,
+                          limits: CheckLimits, codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome
+    func unlinkPhone(uid: String, presentedSession: String) throws -> AccountOutcome
+    func user(uid: String) throws -> UserRecord?
+    func user(phoneNumber: String) throws -> UserRecord?
+    func deleteUser(uid: String) throws -> Bool
+    /// Applies `changes`; disabling ends the user's sessions.
+    func updateUser(uid: String, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome
+    /// Adds a user with `changes` applied (not signed in yet); refuses a uid or number in use.
+    func createUser(uid: String, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome
+    /// Adds or replaces an exported user with its phone factors (SQLStore+Import).
+    func importUser(_ user: UserRecord) throws -> UpdateUserOutcome
+    /// Up to `limit` users in uid order, starting after `afterUid`.
+    func listUsers(afterUid: String?, limit: Int) throws -> [UserRecord]
+}

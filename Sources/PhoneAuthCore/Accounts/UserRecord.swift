@@ -1,0 +1,13 @@
+package struct UserRecord: Sendable {
+    package var uid: String
+    package var phoneNumber: String?
+    package var displayName: String?
+    package var disabled: Bool
+    package var createdAt: Timestamp
+    package var lastSignInAt: Timestamp?
+    package var validSince: Timestamp?
+    /// JSON object text set by setCustomUserClaims; every new ID token carries its members.
+    package var customClaims: String? = nil
+    /// Second factors, in enrolment order.
+    package var factors: [EnrolledFactor] = []
+}

@@ -1,0 +1,22 @@
+/// What a session's ID tokens are made from. A class: as a large struct inside RefreshOutcome it
+/// made Swift read the enum's tag from bytes valgrind considers uninitialised.
+package final class SessionInfo: Sendable {
+    package let user: UserRecord
+    package let sessionId: String
+    package let authTime: Timestamp
+    package let provider: SignInProvider
+    package let developerClaims: String?
+    package let secondFactor: FactorKind?
+    package let secondFactorEnrollment: String?
+
+    package init(user: UserRecord, sessionId: String, authTime: Timestamp, provider: SignInProvider,
+                 developerClaims: String?, secondFactor: FactorKind? = nil, secondFactorEnrollment: String? = nil) {
+        self.user = user
+        self.sessionId = sessionId
+        self.authTime = authTime
+        self.provider = provider
+        self.developerClaims = developerClaims
+        self.secondFactor = secondFactor
+        self.secondFactorEnrollment = secondFactorEnrollment
+    }
+}

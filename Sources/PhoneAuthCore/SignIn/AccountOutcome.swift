@@ -1,0 +1,13 @@
+/// The outcome of every store transaction that signs a user in or changes an account.
+package enum AccountOutcome: Sendable {
+    /// A session was opened: what its tokens are made from.
+    case signedIn(SessionInfo, isNewUser: Bool)
+    /// Done without a session; the user as it now is.
+    case done(UserRecord)
+    case rejected(CodeRejection)
+    case refused(AccountRefusal)
+    /// The user has second factors: the challenge session was opened instead of a session.
+    case secondFactorRequired(UserRecord)
+    /// Too many wrong codes for this factor: it is locked until then.
+    case locked(until: Timestamp)
+}

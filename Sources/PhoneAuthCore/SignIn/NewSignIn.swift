@@ -1,0 +1,19 @@
+/// What a successful code check turns into: the uid to use if the number has no user yet, and
+/// the new session's identifiers.
+package struct NewSignIn: Sendable {
+    package var newUid: String
+    package var sessionId: String
+    /// SHA-256 of the first refresh token's secret.
+    package var refreshSecretHash: [UInt8]
+    /// How the session began and the custom token's claims as JSON text: every ID token of the
+    /// session carries them.
+    package var provider = SignInProvider.phone
+    package var developerClaims: String? = nil
+    /// When the user last proved a first factor (nil: now); kept when a session is re-issued.
+    package var authTime: Timestamp? = nil
+    /// The second factor this session was signed in with: factorId and enrollment ID.
+    package var secondFactor: FactorKind? = nil
+    package var secondFactorEnrollment: String? = nil
+    /// Opened instead of the session when the user has second factors.
+    package var challenge: NewMFASession? = nil
+}

@@ -1,0 +1,15 @@
+/// Signing in: a first-factor code or a custom token turned into a session.
+/// Part of `Store`; SQLStore implements it in this folder's SQL (see Storage/Store.swift).
+package protocol SignInStore: AnyObject, Sendable {
+    /// Checks a first-factor code and, if it matches, consumes the verification, creates the user
+    /// on first sign-in and opens a session (or, for a user with second factors, the challenge
+    /// `signIn.challenge`), all in one transaction. A wrong code counts an attempt.
+    /// With `temporaryProof`, `id` names a temporary proof, valid while its user still has the number.
+    /// Every method that checks an SMS code applies `limits`: a locked number or an IP with too
+    /// many wrong codes is refused before the code is compared; wrong codes are counted.
+    func redeemVerification(id: String, temporaryProof: Bool, now: Timestamp, maxAttempts: Int, limits: CheckLimits,
+                            codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome
+    /// Signs in the user `signIn.newUid` (a host's own uid, from a custom token), creating it on
+    /// first sign-in, and opens a session or its challenge, in one transaction.
+    func signInUser(_ signIn: NewSignIn, now: Timestamp) throws -> AccountOutcome
+}

@@ -1,0 +1,12 @@
+package struct NewVerification: Sendable {
+    package var id: String
+    package var phone: String
+    package var codeHash: [UInt8]
+    package var createdAt: Timestamp
+    package var expiresAt: Timestamp
+    /// nil for test numbers, which send no SMS.
+    package var outbox: NewOutboxMessage?
+    /// What the code may be used for, and for whom (see VerificationPurpose).
+    package var purpose = VerificationPurpose.signIn
+    package var subject: String? = nil
+}

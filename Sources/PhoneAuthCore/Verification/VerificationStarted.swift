@@ -1,0 +1,7 @@
+/// What verifyPhoneNumber returns.
+package struct VerificationStarted: Sendable {
+    package let verificationId: String
+    package let codeLength: Int
+    package let expiresAt: Timestamp
+    package let resendAt: Timestamp
+}
