@@ -126,13 +126,13 @@ public func phoneauth_set_log_sink(_ engine: OpaquePointer?, _ sink: (@conventio
 @_cdecl("phoneauth_set_push_sender")
 public func phoneauth_set_push_sender(_ engine: OpaquePointer?, _ sender: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Int32)?, _ context: UnsafeMutableRawPointer?) -> Int32 {
     guard let handle = EngineHandle.from(engine) else { return PhoneAuthError.Code.invalidArgument.status }
-    handle.engine.setPushSender(sender.map { CallbackPushSender(function: $0, context: context) })
+    handle.engine.appVerification.setPushSender(sender.map { CallbackPushSender(function: $0, context: context) })
     return 0
 }
 
 @_cdecl("phoneauth_set_captcha_verifier")
 public func phoneauth_set_captcha_verifier(_ engine: OpaquePointer?, _ verifier: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int) -> Int32)?, _ context: UnsafeMutableRawPointer?) -> Int32 {
     guard let handle = EngineHandle.from(engine) else { return PhoneAuthError.Code.invalidArgument.status }
-    handle.engine.setCaptchaVerifier(verifier.map { CallbackCaptchaVerifier(function: $0, context: context) })
+    handle.engine.appVerification.setCaptchaVerifier(verifier.map { CallbackCaptchaVerifier(function: $0, context: context) })
     return 0
 }

@@ -8,32 +8,32 @@ extension PhoneAuth {
     /// with a ``PhoneAuthError/temporaryProof`` that signs in to that account.
     public func link(idToken: String, credential: PhoneCredential, clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
         let core = try credential.with(clientIP: clientIP)
-        return SignInResult(try run("linkWithCredential") { try $0.link(idToken: idToken, credential: core) })
+        return SignInResult(try run("linkWithCredential") { try $0.accounts.link(idToken: idToken, credential: core) })
     }
 
     /// Replaces the signed-in user's number with the one the credential proves. A number another
     /// account has is refused as `link` refuses it, with a ``PhoneAuthError/temporaryProof``.
     public func updatePhoneNumber(idToken: String, credential: PhoneCredential, clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
         let core = try credential.with(clientIP: clientIP)
-        return SignInResult(try run("updatePhoneNumber") { try $0.updatePhoneNumber(idToken: idToken, credential: core) })
+        return SignInResult(try run("updatePhoneNumber") { try $0.accounts.updatePhoneNumber(idToken: idToken, credential: core) })
     }
 
     /// Proves again that the signed-in user has their number, for operations that need a recent
     /// sign-in; the credential must be for the user's own number.
     public func reauthenticate(idToken: String, credential: PhoneCredential, clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
         let core = try credential.with(clientIP: clientIP)
-        return SignInResult(try run("reauthenticateWithCredential") { try $0.reauthenticate(idToken: idToken, credential: core) })
+        return SignInResult(try run("reauthenticateWithCredential") { try $0.accounts.reauthenticate(idToken: idToken, credential: core) })
     }
 
     /// Removes the signed-in user's number (they then sign in another way, e.g. a custom token).
     public func unlinkPhoneNumber(idToken: String) throws(PhoneAuthError) -> User {
-        User(try run("unlink") { try $0.unlink(idToken: idToken, providerId: "phone") })
+        User(try run("unlink") { try $0.accounts.unlink(idToken: idToken, providerId: "phone") })
     }
 
     /// Signs in with a token from `createCustomToken(uid:claimsJSON:)` (made by this engine, or
     /// signed by a service account key it trusts).
     public func signIn(withCustomToken token: String) throws(PhoneAuthError) -> SignInResult {
-        SignInResult(try run("signInWithCustomToken") { try $0.signIn(withCustomToken: token) })
+        SignInResult(try run("signInWithCustomToken") { try $0.signIn.signIn(withCustomToken: token) })
     }
 
     /// Starts enrolling an authenticator app for the signed-in user: show the secret (or the URI
@@ -43,14 +43,14 @@ extension PhoneAuth {
     ///   - accountName: the account's name in the app (default: the user's number or uid).
     ///   - issuer: the service's name in the app (default: the project ID).
     public func startTotpEnrollment(idToken: String, accountName: String? = nil, issuer: String? = nil) throws(PhoneAuthError) -> TotpEnrollment {
-        TotpEnrollment(try run("mfaTotpStart") { try $0.startTotpEnrollment(idToken: idToken, accountName: try Label(accountName, field: "accountName"), issuer: try Label(issuer, field: "issuer")) })
+        TotpEnrollment(try run("mfaTotpStart") { try $0.multiFactor.startTotpEnrollment(idToken: idToken, accountName: try Label(accountName, field: "accountName"), issuer: try Label(issuer, field: "issuer")) })
     }
 
     /// Enrols the authenticator app whose current code is `code`.
     public func finishTotpEnrollment(idToken: String, enrollment: TotpEnrollment, code: String,
                                      displayName: String? = nil) throws(PhoneAuthError) -> SignInResult {
         SignInResult(try run("mfaEnrollFinalize") {
-            try $0.finishTotpEnrollment(idToken: idToken, sessionInfo: enrollment.session, code: code, displayName: try Label(displayName, field: "displayName"))
+            try $0.multiFactor.finishTotpEnrollment(idToken: idToken, sessionInfo: enrollment.session, code: code, displayName: try Label(displayName, field: "displayName"))
         })
     }
 
@@ -59,7 +59,7 @@ extension PhoneAuth {
     public func resolveSignIn(session: String, totpEnrollmentID enrollmentID: String, code: String,
                               clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
         SignInResult(try run("mfaResolveSignIn") {
-            try $0.resolveSignIn(session: session, assertion: .totp(enrollmentId: enrollmentID, code: code), clientIp: try ClientAddress(clientIP))
+            try $0.multiFactor.resolveSignIn(session: session, assertion: .totp(enrollmentId: enrollmentID, code: code), clientIp: try ClientAddress(clientIP))
         })
     }
 

@@ -4,18 +4,18 @@ import PhoneAuthCore
 /// number's lockout. Each is the JSON method of the same name, typed.
 extension PhoneAuth {
     /// The keys that verify ID tokens now: the active one, and rotated ones until they retire.
-    public func signingKeys() -> [SigningKeyInfo] { engine.signingKeys().map(SigningKeyInfo.init) }
+    public func signingKeys() -> [SigningKeyInfo] { engine.keyService.signingKeys().map(SigningKeyInfo.init) }
 
     /// Makes a new key (of `algorithm`: `ES256`, `RS256` or `EdDSA`; the configured one when nil)
     /// the active one; the old one verifies until the tokens it signed have expired.
     public func rotateSigningKey(algorithm: String? = nil) throws(PhoneAuthError) -> [SigningKeyInfo] {
-        try run("rotateSigningKey") { try $0.rotateSigningKey(algorithm: algorithm) }.map(SigningKeyInfo.init)
+        try run("rotateSigningKey") { try $0.keyService.rotateSigningKey(algorithm: algorithm) }.map(SigningKeyInfo.init)
     }
 
     /// Stops the key `kid` verifying at once (a leaked key); if it was the active one, a new key
     /// takes over.
     public func retireSigningKey(kid: String) throws(PhoneAuthError) -> [SigningKeyInfo] {
-        try run("retireSigningKey") { try $0.retireSigningKey(kid: kid) }.map(SigningKeyInfo.init)
+        try run("retireSigningKey") { try $0.keyService.retireSigningKey(kid: kid) }.map(SigningKeyInfo.init)
     }
 
     /// The store's counts (users, live sessions, SMS queued, sent and failed in the last hour) and
@@ -26,14 +26,14 @@ extension PhoneAuth {
 
     /// Ends a number's lockout and its run of wrong codes; whether it had any.
     public func unlockPhoneNumber(_ phoneNumber: String) throws(PhoneAuthError) -> Bool {
-        try run("unlockPhoneNumber") { try $0.unlockPhoneNumber(phoneNumber) }
+        try run("unlockPhoneNumber") { try $0.lockouts.unlockPhoneNumber(phoneNumber) }
     }
 
     /// One page of users in uid order, each as the JSON text of an object as Firebase's
     /// `auth:export` writes it; pass `nextPageToken` for the next page.
     public func exportUsers(maxResults: Int = 1000,
                             pageToken: String? = nil) throws(PhoneAuthError) -> (usersJSON: [String], nextPageToken: String?) {
-        let page = try run("exportUsers") { try $0.exportUsers(maxResults: maxResults, pageToken: pageToken) }
+        let page = try run("exportUsers") { try $0.transfer.exportUsers(maxResults: maxResults, pageToken: pageToken) }
         return (page.users.map { JSONCodec.serialize($0) }, page.nextPageToken)
     }
 
@@ -41,7 +41,7 @@ extension PhoneAuth {
     /// writes it; each one that cannot be imported is reported by its index, and the others are.
     public func importUsers(usersJSON: [String]) throws(PhoneAuthError) -> (imported: Int, errors: [(index: Int, message: String)]) {
         try run("importUsers") { engine in
-            try engine.importUsers(try usersJSON.map { try JSONCodec.parse($0) })
+            try engine.transfer.importUsers(try usersJSON.map { try JSONCodec.parse($0) })
         }
     }
 }

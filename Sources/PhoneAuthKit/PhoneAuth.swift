@@ -64,13 +64,13 @@ public final class PhoneAuth: Sendable {
     public func verifyPhoneNumber(_ phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
                                   appVerification: AppVerification? = nil) throws(PhoneAuthError) -> Verification {
         Verification(try run("verifyPhoneNumber") {
-            try $0.verifyPhoneNumber(phoneNumber, languageCode: try LanguageTag(languageCode), clientIp: try ClientAddress(clientIP), appProof: try appVerification?.core())
+            try $0.verification.verifyPhoneNumber(phoneNumber, languageCode: try LanguageTag(languageCode), clientIp: try ClientAddress(clientIP), appProof: try appVerification?.core())
         })
     }
 
     /// Pairs a verification with the code the user typed. Checks only that both are there.
     public static func credential(verificationID: String, verificationCode: String) throws(PhoneAuthError) -> PhoneCredential {
-        do { return PhoneCredential(core: try Engine.credential(verificationId: verificationID, verificationCode: verificationCode)) } catch {
+        do { return PhoneCredential(core: try VerificationService.credential(verificationId: verificationID, verificationCode: verificationCode)) } catch {
             throw PhoneAuthError(error, during: "credential")
         }
     }
@@ -84,7 +84,7 @@ public final class PhoneAuth: Sendable {
     ///   - clientIP: the end user's IP address: wrong codes from one address are limited.
     public func signIn(with credential: PhoneCredential, clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
         let core = try credential.with(clientIP: clientIP)
-        return SignInResult(try run("signIn") { try $0.signIn(with: core) })
+        return SignInResult(try run("signIn") { try $0.signIn.signIn(with: core) })
     }
 
     // MARK: Second factors
@@ -94,7 +94,7 @@ public final class PhoneAuth: Sendable {
     public func startPhoneEnrollment(idToken: String, phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
                                      appVerification: AppVerification? = nil) throws(PhoneAuthError) -> Verification {
         Verification(try run("mfaEnrollStart") {
-            try $0.startPhoneEnrollment(idToken: idToken, phoneNumber: phoneNumber, languageCode: try LanguageTag(languageCode), clientIp: try ClientAddress(clientIP),
+            try $0.multiFactor.startPhoneEnrollment(idToken: idToken, phoneNumber: phoneNumber, languageCode: try LanguageTag(languageCode), clientIp: try ClientAddress(clientIP),
                                         appProof: try appVerification?.core())
         })
     }
@@ -103,12 +103,12 @@ public final class PhoneAuth: Sendable {
     public func finishPhoneEnrollment(idToken: String, credential: PhoneCredential, displayName: String? = nil,
                                       clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
         let core = try credential.with(clientIP: clientIP)
-        return SignInResult(try run("mfaEnrollFinalize") { try $0.finishPhoneEnrollment(idToken: idToken, credential: core, displayName: try Label(displayName, field: "displayName")) })
+        return SignInResult(try run("mfaEnrollFinalize") { try $0.multiFactor.finishPhoneEnrollment(idToken: idToken, credential: core, displayName: try Label(displayName, field: "displayName")) })
     }
 
     /// Removes a second factor of the signed-in user.
     public func unenroll(idToken: String, enrollmentID: String) throws(PhoneAuthError) -> SignInResult {
-        SignInResult(try run("mfaUnenroll") { try $0.unenroll(idToken: idToken, enrollmentId: enrollmentID) })
+        SignInResult(try run("mfaUnenroll") { try $0.multiFactor.unenroll(idToken: idToken, enrollmentId: enrollmentID) })
     }
 
     /// Sends a code to the enrolled number `enrollmentID` (a hint of the challenge) without
@@ -116,7 +116,7 @@ public final class PhoneAuth: Sendable {
     public func sendSecondFactorCode(session: String, enrollmentID: String, languageCode: String? = nil, clientIP: String? = nil,
                                      appVerification: AppVerification? = nil) throws(PhoneAuthError) -> Verification {
         Verification(try run("verifyPhoneNumber") {
-            try $0.verifySecondFactor(hint: enrollmentID, session: session, languageCode: try LanguageTag(languageCode), clientIp: try ClientAddress(clientIP),
+            try $0.multiFactor.verifySecondFactor(hint: enrollmentID, session: session, languageCode: try LanguageTag(languageCode), clientIp: try ClientAddress(clientIP),
                                       appProof: try appVerification?.core())
         })
     }
@@ -124,7 +124,7 @@ public final class PhoneAuth: Sendable {
     /// Finishes a challenge's sign-in with the second factor's code.
     public func resolveSignIn(session: String, credential: PhoneCredential, clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
         let core = try credential.with(clientIP: clientIP)
-        return SignInResult(try run("mfaResolveSignIn") { try $0.resolveSignIn(session: session, assertion: .phone(core), clientIp: try ClientAddress(clientIP)) })
+        return SignInResult(try run("mfaResolveSignIn") { try $0.multiFactor.resolveSignIn(session: session, assertion: .phone(core), clientIp: try ClientAddress(clientIP)) })
     }
 
     // MARK: Tokens
@@ -132,41 +132,41 @@ public final class PhoneAuth: Sendable {
     /// Checks an ID token's signature, issuer, audience and lifetime; with `checkRevoked`, also
     /// that its user exists, is enabled and has not had its sessions revoked since.
     public func verifyIDToken(_ idToken: String, checkRevoked: Bool = false) throws(PhoneAuthError) -> IDToken {
-        IDToken(try run("verifyIdToken") { try $0.verifyIdToken(idToken, checkRevoked: checkRevoked) })
+        IDToken(try run("verifyIdToken") { try $0.sessions.verifyIdToken(idToken, checkRevoked: checkRevoked) })
     }
 
     /// A new ID token for a refresh token, which is rotated: use the returned one next time.
     public func refreshIDToken(_ refreshToken: String) throws(PhoneAuthError) -> SignInResult {
-        SignInResult(try run("refreshIdToken") { try $0.refreshIdToken(refreshToken) })
+        SignInResult(try run("refreshIdToken") { try $0.sessions.refreshIdToken(refreshToken) })
     }
 
     /// Ends the session of a refresh token; its ID tokens stay valid until they expire.
     public func signOut(refreshToken: String) throws(PhoneAuthError) {
-        try run("signOut") { try $0.signOut(refreshToken: refreshToken) }
+        try run("signOut") { try $0.sessions.signOut(refreshToken: refreshToken) }
     }
 
     /// Ends every session of a user: refresh tokens stop working, and ID tokens issued before now
     /// fail `verifyIDToken(_:checkRevoked:)` with `checkRevoked`.
     public func revokeRefreshTokens(uid: String) throws(PhoneAuthError) {
-        try run("revokeRefreshTokens") { try $0.revokeRefreshTokens(uid: uid) }
+        try run("revokeRefreshTokens") { try $0.sessions.revokeRefreshTokens(uid: uid) }
     }
 
     // MARK: Accounts
 
     /// The account with this ID, or ``PhoneAuthError/Code/userNotFound``.
     public func user(uid: String) throws(PhoneAuthError) -> User {
-        User(try run("getUser") { try $0.user(uid: uid) })
+        User(try run("getUser") { try $0.accounts.user(uid: uid) })
     }
 
     /// The account that signs in with this number, or ``PhoneAuthError/Code/userNotFound``.
     public func user(phoneNumber: String) throws(PhoneAuthError) -> User {
-        User(try run("getUserByPhoneNumber") { try $0.user(phoneNumber: phoneNumber) })
+        User(try run("getUserByPhoneNumber") { try $0.accounts.user(phoneNumber: phoneNumber) })
     }
 
     /// Creates an account; `uid` is generated when nil.
     public func createUser(uid: String? = nil, phoneNumber: String? = nil, displayName: String? = nil,
                            disabled: Bool = false) throws(PhoneAuthError) -> User {
-        User(try run("createUser") { try $0.createUser(uid: uid, disabled: disabled, displayName: try Label(displayName, field: "displayName"), phoneNumber: phoneNumber) })
+        User(try run("createUser") { try $0.accounts.createUser(uid: uid, disabled: disabled, displayName: try Label(displayName, field: "displayName"), phoneNumber: phoneNumber) })
     }
 
     /// Changes what is given, all in one transaction: `.some(nil)` removes the name, the number
@@ -179,38 +179,38 @@ public final class PhoneAuth: Sendable {
         }
         return User(try run("updateUser") {
             let name = try displayName.map { name throws(PhoneAuthCore.PhoneAuthError) in try Label(name, field: "displayName") }
-            return try $0.updateUser(uid: uid, disabled: disabled, displayName: name, phoneNumber: phoneNumber, customClaims: claims)
+            return try $0.accounts.updateUser(uid: uid, disabled: disabled, displayName: name, phoneNumber: phoneNumber, customClaims: claims)
         })
     }
 
     /// Deletes an account, its sessions and its second factors.
     public func deleteUser(uid: String) throws(PhoneAuthError) {
-        try run("deleteUser") { try $0.deleteUser(uid: uid) }
+        try run("deleteUser") { try $0.accounts.deleteUser(uid: uid) }
     }
 
     /// Sets the claims every new ID token of the user carries (the JSON text of an object, at
     /// most 1000 bytes, no reserved names), or removes them with nil.
     public func setCustomUserClaims(uid: String, claimsJSON: String?) throws(PhoneAuthError) {
         let claims = try claimsJSON.map { text throws(PhoneAuthError) in try Self.parse(text, what: "claims") }
-        try run("setCustomUserClaims") { try $0.setCustomUserClaims(uid: uid, claims: claims) }
+        try run("setCustomUserClaims") { try $0.accounts.setCustomUserClaims(uid: uid, claims: claims) }
     }
 
     /// A page of accounts in uid order; pass the returned token for the next page.
     public func listUsers(maxResults: Int = 1000, pageToken: String? = nil) throws(PhoneAuthError) -> (users: [User], nextPageToken: String?) {
-        let page = try run("listUsers") { try $0.listUsers(maxResults: maxResults, pageToken: pageToken) }
+        let page = try run("listUsers") { try $0.accounts.listUsers(maxResults: maxResults, pageToken: pageToken) }
         return (page.users.map(User.init), page.nextPageToken)
     }
 
     /// A token the client exchanges for a session of `uid` (Firebase's custom-token sign-in).
     public func createCustomToken(uid: String, claimsJSON: String? = nil) throws(PhoneAuthError) -> String {
         let claims = try claimsJSON.map { text throws(PhoneAuthError) in try Self.parse(text, what: "claims") }
-        return try run("createCustomToken") { try $0.createCustomToken(uid: uid, claims: claims) }
+        return try run("createCustomToken") { try $0.signIn.createCustomToken(uid: uid, claims: claims) }
     }
 
     // MARK: Hooks and the JSON methods
 
     /// The most users one `importUsers` call takes.
-    public static let maxImportUsers = Engine.maxImportUsers
+    public static let maxImportUsers = AccountTransfer.maxImportUsers
 
     /// Installs the function that sends each SMS (the `callback` provider, the default), or
     /// removes it with nil. It runs on the engine's delivery threads; return `true` once the
@@ -224,14 +224,14 @@ public final class PhoneAuth: Sendable {
     /// FCM), or removes it with nil. Installed, it turns app verification on: SMS requests then
     /// need an ``AppVerification``. Return `true` once the push is handed over.
     public func setPushSender(_ send: (@Sendable (VerificationPush) -> Bool)?) {
-        engine.setPushSender(send.map(ClosurePushSender.init))
+        engine.appVerification.setPushSender(send.map(ClosurePushSender.init))
     }
 
     /// Installs the function that checks a captcha token with its provider (reCAPTCHA, hCaptcha,
     /// Turnstile...), or removes it with nil: `(success, score)`, or nil when the check could not
     /// be made. Installed, it turns app verification on.
     public func setCaptchaVerifier(_ verify: (@Sendable (_ token: String, _ clientIP: String?) -> (success: Bool, score: Double?)?)?) {
-        engine.setCaptchaVerifier(verify.map(ClosureCaptchaVerifier.init))
+        engine.appVerification.setCaptchaVerifier(verify.map(ClosureCaptchaVerifier.init))
     }
 
     /// Sends the app a silent push holding a receipt and its secret (through the push sender);
@@ -239,7 +239,7 @@ public final class PhoneAuth: Sendable {
     /// receipt and how many seconds to wait for the push before falling back to a captcha.
     public func verifyClient(appToken: String, tokenType: String = "unknown",
                              clientIP: String? = nil) throws(PhoneAuthError) -> (receipt: String, suggestedTimeoutSeconds: Int) {
-        let sent = try run("verifyClient") { try $0.verifyClient(appToken: appToken, tokenType: tokenType, clientIp: try ClientAddress(clientIP)) }
+        let sent = try run("verifyClient") { try $0.appVerification.verifyClient(appToken: appToken, tokenType: tokenType, clientIp: try ClientAddress(clientIP)) }
         return (sent.receipt, Int(sent.suggestedTimeout))
     }
 
@@ -255,7 +255,7 @@ public final class PhoneAuth: Sendable {
 
     /// The public signing keys as a JSON Web Key Set (`{"keys": [...]}`), for services that check
     /// the ID tokens themselves.
-    public var jwksJSON: String { JSONCodec.serialize(engine.jwks) }
+    public var jwksJSON: String { JSONCodec.serialize(engine.keyService.jwks) }
 
     /// Whether `call(_:paramsJSON:)` knows the method `name`.
     public static func hasMethod(_ name: String) -> Bool { Engine.operation(named: name) != nil }

@@ -18,9 +18,9 @@ public struct SigningKeyInfo: Sendable {
     /// The key as the JSON text of an object, as `listSigningKeys` writes it.
     public var json: String { JSONCodec.serialize(ResultJSON.signingKey(state)) }
 
-    private let state: Engine.SigningKeyState
+    private let state: KeyService.SigningKeyState
 
-    init(_ key: Engine.SigningKeyState) {
+    init(_ key: KeyService.SigningKeyState) {
         state = key
         kid = key.kid
         algorithm = key.algorithm

@@ -18,7 +18,7 @@ public struct TotpEnrollment: Sendable, CustomStringConvertible {
     public let expiresAt: Date
     let session: String
 
-    init(_ started: PhoneAuthCore.Engine.TotpEnrollmentStarted) {
+    init(_ started: PhoneAuthCore.MultiFactorService.TotpEnrollmentStarted) {
         secretKey = started.secretKey
         otpauthURI = started.otpauthUri
         expiresAt = Date(started.expiresAt)

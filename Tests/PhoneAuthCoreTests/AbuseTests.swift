@@ -26,16 +26,16 @@ final class AbuseTests: XCTestCase {
         let clock = clockAtWindowStart()
         let engines = try makeEngines(clock, count: 2)
         for i in 0..<5 {
-            XCTAssertNoThrow(try engines[i % 2].verifyPhoneNumber(number))
+            XCTAssertNoThrow(try engines[i % 2].verification.verifyPhoneNumber(number))
             clock.advance(seconds: 600)
         }
-        assertError(.tooManyRequests, reason: "rateLimit") { _ = try engines[1].verifyPhoneNumber(number) }
+        assertError(.tooManyRequests, reason: "rateLimit") { _ = try engines[1].verification.verifyPhoneNumber(number) }
         // The first send was 50 minutes ago: it leaves the window in 10 minutes, not before.
         clock.advance(seconds: 599)
-        assertError(.tooManyRequests) { _ = try engines[0].verifyPhoneNumber(number) }
+        assertError(.tooManyRequests) { _ = try engines[0].verification.verifyPhoneNumber(number) }
         clock.advance(seconds: 1)
-        XCTAssertNoThrow(try engines[0].verifyPhoneNumber(number))
-        XCTAssertNoThrow(try engines[0].verifyPhoneNumber("+16505553435"), "other numbers are not affected")
+        XCTAssertNoThrow(try engines[0].verification.verifyPhoneNumber(number))
+        XCTAssertNoThrow(try engines[0].verification.verifyPhoneNumber("+16505553435"), "other numbers are not affected")
     }
 
     func testPerIpProjectAndRegionLimitsTripAtTheirThresholdAndReset() throws {
@@ -45,24 +45,24 @@ final class AbuseTests: XCTestCase {
             $0.abuse.smsPerProjectPerDay = 7
             $0.abuse.smsPerRegionPerDay = ["GB": 1]
         }[0]
-        for i in 0..<3 { XCTAssertNoThrow(try engine.verifyPhoneNumber("+1650555340\(i)", clientIp: "192.0.2.1")) }
-        XCTAssertEqual(limitName { _ = try engine.verifyPhoneNumber("+16505553409", clientIp: "192.0.2.1") }, "smsPerIpPerHour")
-        XCTAssertNoThrow(try engine.verifyPhoneNumber("+16505553403", clientIp: "2001:db8::1"))
-        XCTAssertNoThrow(try engine.verifyPhoneNumber("+442070313000"))
-        XCTAssertEqual(limitName { _ = try engine.verifyPhoneNumber("+442070313001") }, "smsPerRegionPerDay")
-        XCTAssertNoThrow(try engine.verifyPhoneNumber("+16505553404"))
-        XCTAssertNoThrow(try engine.verifyPhoneNumber("+16505551234"), "test numbers are exempt")
+        for i in 0..<3 { XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+1650555340\(i)", clientIp: "192.0.2.1")) }
+        XCTAssertEqual(limitName { _ = try engine.verification.verifyPhoneNumber("+16505553409", clientIp: "192.0.2.1") }, "smsPerIpPerHour")
+        XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+16505553403", clientIp: "2001:db8::1"))
+        XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+442070313000"))
+        XCTAssertEqual(limitName { _ = try engine.verification.verifyPhoneNumber("+442070313001") }, "smsPerRegionPerDay")
+        XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+16505553404"))
+        XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+16505551234"), "test numbers are exempt")
         // An hour on, the three sends of the previous window count fully, then fade: one is let
         // through once a third of them has (by the estimate) left the sliding hour.
         clock.advance(seconds: 3600 + 1199)
-        XCTAssertEqual(limitName { _ = try engine.verifyPhoneNumber("+16505553406", clientIp: "192.0.2.1") }, "smsPerIpPerHour")
+        XCTAssertEqual(limitName { _ = try engine.verification.verifyPhoneNumber("+16505553406", clientIp: "192.0.2.1") }, "smsPerIpPerHour")
         clock.advance(seconds: 1)
-        XCTAssertNoThrow(try engine.verifyPhoneNumber("+16505553406", clientIp: "192.0.2.1"))
+        XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+16505553406", clientIp: "192.0.2.1"))
         // That was the project's seventh SMS of the day.
-        assertError(.quotaExceeded, reason: "rateLimit") { _ = try engine.verifyPhoneNumber("+16505553405") }
+        assertError(.quotaExceeded, reason: "rateLimit") { _ = try engine.verification.verifyPhoneNumber("+16505553405") }
         // Two days on, the daily estimates have no events left.
         clock.advance(seconds: 2 * 86_400)
-        XCTAssertNoThrow(try engine.verifyPhoneNumber("+442070313001"))
+        XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+442070313001"))
     }
 
     func testRegionBurstBreakerOpensAndReportsIt() throws {
@@ -70,17 +70,17 @@ final class AbuseTests: XCTestCase {
         let engine = try makeEngines(clock) { $0.abuse.regionBurstPerHour = 2 }[0]
         let sink = EventCollector()
         engine.setEventSink(sink)
-        XCTAssertNoThrow(try engine.verifyPhoneNumber("+16505553401"))
-        XCTAssertNoThrow(try engine.verifyPhoneNumber("+16505553402"))
-        assertError(.quotaExceeded) { _ = try engine.verifyPhoneNumber("+16505553403") }
-        XCTAssertNoThrow(try engine.verifyPhoneNumber("+442070313000"), "other regions still get codes")
+        XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+16505553401"))
+        XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+16505553402"))
+        assertError(.quotaExceeded) { _ = try engine.verification.verifyPhoneNumber("+16505553403") }
+        XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+442070313000"), "other regions still get codes")
         let tripped = sink.events.filter { $0["event"] == .string("limitTripped") }
         XCTAssertEqual(tripped.first?["limit"], .string("regionBurstPerHour"))
         XCTAssertEqual(tripped.first?["scope"], .string("US"))
         // Half an hour into the next window half of the last hour's sends still count.
         clock.advance(seconds: 3600 + 1800)
-        XCTAssertNoThrow(try engine.verifyPhoneNumber("+16505553404"))
-        assertError(.quotaExceeded) { _ = try engine.verifyPhoneNumber("+16505553405") }
+        XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+16505553404"))
+        assertError(.quotaExceeded) { _ = try engine.verification.verifyPhoneNumber("+16505553405") }
     }
 
     func testConsecutiveWrongCodesLockTheNumberUntilTheLockoutEnds() throws {
@@ -93,40 +93,40 @@ final class AbuseTests: XCTestCase {
         engines[0].setEventSink(sink)
         var wrong = 0
         while wrong < 6 {
-            let started = try engines[wrong % 2].verifyPhoneNumber(number)
+            let started = try engines[wrong % 2].verification.verifyPhoneNumber(number)
             for _ in 0..<min(3, 6 - wrong) {
-                assertError(.invalidVerificationCode) { _ = try engines[wrong % 2].signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: "000000")) }
+                assertError(.invalidVerificationCode) { _ = try engines[wrong % 2].signIn.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: "000000")) }
                 wrong += 1
             }
         }
-        let last = try engines[0].verifyPhoneNumber(number)
-        assertError(.tooManyRequests, reason: "numberLocked") { _ = try engines[0].signIn(with: PhoneCredential(verificationId: last.verificationId, verificationCode: "000000")) }
-        assertError(.tooManyRequests, reason: "numberLocked") { _ = try engines[0].verifyPhoneNumber(number) }
+        let last = try engines[0].verification.verifyPhoneNumber(number)
+        assertError(.tooManyRequests, reason: "numberLocked") { _ = try engines[0].signIn.signIn(with: PhoneCredential(verificationId: last.verificationId, verificationCode: "000000")) }
+        assertError(.tooManyRequests, reason: "numberLocked") { _ = try engines[0].verification.verifyPhoneNumber(number) }
         XCTAssertEqual(sink.events.last?["limit"], .string("maxConsecutiveFailures"), "a refused send is reported")
-        assertError(.tooManyRequests, reason: "numberLocked") { _ = try engines[1].verifyPhoneNumber(number) }
+        assertError(.tooManyRequests, reason: "numberLocked") { _ = try engines[1].verification.verifyPhoneNumber(number) }
         XCTAssertEqual(sink.events.filter { $0["event"] == .string("lockout") }.count, 1)
-        assertError(.invalidVerificationID) { _ = try engines[0].signIn(with: PhoneCredential(verificationId: "forged", verificationCode: "1")) }
+        assertError(.invalidVerificationID) { _ = try engines[0].signIn.signIn(with: PhoneCredential(verificationId: "forged", verificationCode: "1")) }
         XCTAssertEqual(sink.events.last?["reason"], .string("malformed"), "guessed IDs are reported too")
         XCTAssertEqual(sink.events.first { $0["event"] == .string("lockout") }?["phoneNumber"], .string("+*******3434"))
         clock.advance(seconds: 3600)
-        let fresh = try engines[1].verifyPhoneNumber(number)
-        XCTAssertNoThrow(try engines[1].signIn(with: PhoneCredential(verificationId: fresh.verificationId, verificationCode: try code(of: engines[1], fresh))))
+        let fresh = try engines[1].verification.verifyPhoneNumber(number)
+        XCTAssertNoThrow(try engines[1].signIn.signIn(with: PhoneCredential(verificationId: fresh.verificationId, verificationCode: try code(of: engines[1], fresh))))
     }
 
     func testRetryAfterIsExactlyWhenTheNextSendFits() throws {
         let clock = clockAtWindowStart()
         let engine = try makeEngines(clock) { $0.abuse.smsPerIpPerHour = 3 }[0]
-        for i in 0..<3 { XCTAssertNoThrow(try engine.verifyPhoneNumber("+1650555340\(i)", clientIp: "192.0.2.1")) }
+        for i in 0..<3 { XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+1650555340\(i)", clientIp: "192.0.2.1")) }
         clock.advance(seconds: 3600 + 7)
         var wait: Int64 = 0
-        do { _ = try engine.verifyPhoneNumber("+16505553409", clientIp: "192.0.2.1") } catch let error as PhoneAuthError {
+        do { _ = try engine.verification.verifyPhoneNumber("+16505553409", clientIp: "192.0.2.1") } catch let error as PhoneAuthError {
             wait = error.details.first(where: { $0.0 == "retryAfterSeconds" })?.1.intValue ?? 0
         }
         XCTAssertEqual(wait, 1200 - 7)
         clock.advance(seconds: wait - 1)
-        assertError(.tooManyRequests) { _ = try engine.verifyPhoneNumber("+16505553409", clientIp: "192.0.2.1") }
+        assertError(.tooManyRequests) { _ = try engine.verification.verifyPhoneNumber("+16505553409", clientIp: "192.0.2.1") }
         clock.advance(seconds: 1)
-        XCTAssertNoThrow(try engine.verifyPhoneNumber("+16505553409", clientIp: "192.0.2.1"))
+        XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+16505553409", clientIp: "192.0.2.1"))
     }
 
     func testALockedNumberGetsNothingNotEvenItsCurrentVerification() throws {
@@ -135,10 +135,10 @@ final class AbuseTests: XCTestCase {
             $0.abuse.maxConsecutiveFailures = 2
             $0.resendAfterSeconds = 60
         }[0]
-        let started = try engine.verifyPhoneNumber(number)
-        assertError(.invalidVerificationCode) { _ = try engine.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: "000000")) }
-        assertError(.tooManyRequests, reason: "numberLocked") { _ = try engine.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: "000000")) }
-        assertError(.tooManyRequests, reason: "numberLocked") { _ = try engine.verifyPhoneNumber(number) }
+        let started = try engine.verification.verifyPhoneNumber(number)
+        assertError(.invalidVerificationCode) { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: "000000")) }
+        assertError(.tooManyRequests, reason: "numberLocked") { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: "000000")) }
+        assertError(.tooManyRequests, reason: "numberLocked") { _ = try engine.verification.verifyPhoneNumber(number) }
     }
 
     func testARightCodeResetsTheFailureCount() throws {
@@ -148,11 +148,11 @@ final class AbuseTests: XCTestCase {
             $0.abuse.smsPerNumberPerHour = 0
         }[0]
         for _ in 0..<3 {
-            let started = try engine.verifyPhoneNumber(number)
+            let started = try engine.verification.verifyPhoneNumber(number)
             for _ in 0..<2 {
-                assertError(.invalidVerificationCode) { _ = try engine.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: "000000")) }
+                assertError(.invalidVerificationCode) { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: "000000")) }
             }
-            XCTAssertNoThrow(try engine.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: try code(of: engine, started))))
+            XCTAssertNoThrow(try engine.signIn.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: try code(of: engine, started))))
         }
     }
 
@@ -163,15 +163,15 @@ final class AbuseTests: XCTestCase {
             $0.maxAttempts = 10
             $0.codeTtlSeconds = 3600
         }[0]
-        let started = try engine.verifyPhoneNumber(number)
+        let started = try engine.verification.verifyPhoneNumber(number)
         var guess = PhoneCredential(verificationId: started.verificationId, verificationCode: "000000")
         guess.clientIp = "192.0.2.7"
-        for _ in 0..<2 { assertError(.invalidVerificationCode) { _ = try engine.signIn(with: guess) } }
+        for _ in 0..<2 { assertError(.invalidVerificationCode) { _ = try engine.signIn.signIn(with: guess) } }
         var right = PhoneCredential(verificationId: started.verificationId, verificationCode: try code(of: engine, started))
         right.clientIp = "192.0.2.7"
-        assertError(.tooManyRequests, reason: "rateLimit") { _ = try engine.signIn(with: right) }
+        assertError(.tooManyRequests, reason: "rateLimit") { _ = try engine.signIn.signIn(with: right) }
         clock.advance(seconds: 600)
-        XCTAssertNoThrow(try engine.signIn(with: right))
+        XCTAssertNoThrow(try engine.signIn.signIn(with: right))
     }
 
     func testAddressesAreCountedAsOneClientHoldsThem() throws {
@@ -182,8 +182,8 @@ final class AbuseTests: XCTestCase {
         assertError(.invalidArgument) { _ = try ClientAddress("192.0.2", field: "clientIp") }
         assertError(.invalidArgument) { _ = try ClientAddress("example.com", field: "clientIp") }
         let engine = try makeEngines(clockAtWindowStart()) { $0.abuse.smsPerIpPerHour = 1 }[0]
-        XCTAssertNoThrow(try engine.verifyPhoneNumber("+16505553401", clientIp: "::ffff:192.0.2.1"))
-        XCTAssertEqual(limitName { _ = try engine.verifyPhoneNumber("+16505553402", clientIp: "192.0.2.1") }, "smsPerIpPerHour")
+        XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+16505553401", clientIp: "::ffff:192.0.2.1"))
+        XCTAssertEqual(limitName { _ = try engine.verification.verifyPhoneNumber("+16505553402", clientIp: "192.0.2.1") }, "smsPerIpPerHour")
     }
 
     func testPolicyConfigurationIsCheckedWhenTheEngineOpens() throws {

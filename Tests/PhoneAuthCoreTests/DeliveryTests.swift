@@ -12,10 +12,10 @@ final class DeliveryTests: XCTestCase {
         let events = EventCollector()
         engine.setEventSink(events)
         engine.setSMSSender(sender)
-        let id = try engine.verifyPhoneNumber(phone).verificationId
+        let id = try engine.verification.verifyPhoneNumber(phone).verificationId
         // Told once the outcome is in the store.
         XCTAssertNotNil(events.waitFor("codeSent", phone: phone))
-        let status = try engine.verificationStatus(id)
+        let status = try engine.verification.verificationStatus(id)
         XCTAssertEqual(status.delivery, "sent")
         XCTAssertEqual(status.attempts, 3)
         XCTAssertEqual(sender.calls, 3)
@@ -26,19 +26,19 @@ final class DeliveryTests: XCTestCase {
         let events2 = EventCollector()
         engine2.setEventSink(events2)
         engine2.setSMSSender(failing)
-        let id2 = try engine2.verifyPhoneNumber(phone).verificationId
+        let id2 = try engine2.verification.verifyPhoneNumber(phone).verificationId
         XCTAssertNotNil(events2.waitFor("deliveryFailed", phone: phone) { $0["willRetry"] == .bool(false) })
-        XCTAssertEqual(try engine2.verificationStatus(id2).delivery, "failed")
+        XCTAssertEqual(try engine2.verification.verificationStatus(id2).delivery, "failed")
         XCTAssertEqual(failing.calls, 2)
     }
 
     func testMessagesWaitForASender() throws {
         let dir = temporaryDirectory()
         let engine = try Engine(config: makeConfig(dir))
-        let id = try engine.verifyPhoneNumber(phone).verificationId
+        let id = try engine.verification.verifyPhoneNumber(phone).verificationId
         // With no sender the engine hands its queue back to the store, where the message waits.
         XCTAssertTrue(try eventually { try storedDelivery(dir, id) == "pending" })
-        XCTAssertEqual(try engine.verificationStatus(id).delivery, "pending")
+        XCTAssertEqual(try engine.verification.verificationStatus(id).delivery, "pending")
         let sender = CapturingSender()
         engine.setSMSSender(sender)
         XCTAssertNotNil(sender.waitForMessage(to: phone))
@@ -50,7 +50,7 @@ final class DeliveryTests: XCTestCase {
         // can only go because the close handed it back.
         let clock = ManualClock()
         var engine = try Engine(config: makeConfig(dir), clock: clock)
-        let id = try engine.verifyPhoneNumber(phone).verificationId
+        let id = try engine.verification.verifyPhoneNumber(phone).verificationId
         engine.close()
         engine = try Engine(config: makeConfig(dir), clock: clock)
         let sender = CapturingSender()
@@ -62,11 +62,11 @@ final class DeliveryTests: XCTestCase {
         let sender = CapturingSender()
         let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"] })
         engine.setSMSSender(sender)
-        let id = try engine.verifyPhoneNumber(phone).verificationId
-        XCTAssertEqual(try engine.verificationStatus(id).delivery, "none")
+        let id = try engine.verification.verifyPhoneNumber(phone).verificationId
+        XCTAssertEqual(try engine.verification.verificationStatus(id).delivery, "none")
         // A real number's SMS, queued after: anything queued for the test number would go first.
         let marker = "+16505553435"
-        _ = try engine.verifyPhoneNumber(marker)
+        _ = try engine.verification.verifyPhoneNumber(marker)
         XCTAssertNotNil(sender.waitForMessage(to: marker))
         XCTAssertEqual(sender.all.map(\.to), [marker])
         XCTAssertEqual(sender.calls, 1)
@@ -109,15 +109,15 @@ final class RetentionTests: XCTestCase {
         let dir = temporaryDirectory()
         let clock = ManualClock()
         let engine = try Engine(config: makeConfig(dir), clock: clock)
-        let ended = try engine.signIn(withCustomToken: try engine.createCustomToken(uid: "a", claims: nil))
-        let live = try engine.signIn(withCustomToken: try engine.createCustomToken(uid: "a", claims: nil))
-        try engine.signOut(refreshToken: ended.refreshToken)
+        let ended = try engine.signIn.signIn(withCustomToken: try engine.signIn.createCustomToken(uid: "a", claims: nil))
+        let live = try engine.signIn.signIn(withCustomToken: try engine.signIn.createCustomToken(uid: "a", claims: nil))
+        try engine.sessions.signOut(refreshToken: ended.refreshToken)
         engine.close()
         let store = try Database(makeConfig(dir)).open()
         try store.purge(verificationsExpiredBefore: clock.now(), sessionsEndedBefore: clock.now().adding(seconds: 1))
         store.close()
         let reopened = try Engine(config: makeConfig(dir), clock: clock)
-        assertError(.invalidUserToken, reason: "unknown") { _ = try reopened.refreshIdToken(ended.refreshToken) }
-        XCTAssertNoThrow(try reopened.refreshIdToken(live.refreshToken))
+        assertError(.invalidUserToken, reason: "unknown") { _ = try reopened.sessions.refreshIdToken(ended.refreshToken) }
+        XCTAssertNoThrow(try reopened.sessions.refreshIdToken(live.refreshToken))
     }
 }

@@ -3,14 +3,14 @@ import XCTest
 
 final class KeyRotationTests: XCTestCase {
     private func kids(_ engine: Engine) -> [String] {
-        guard case let .array(keys)? = engine.jwks["keys"] else { return [] }
+        guard case let .array(keys)? = engine.keyService.jwks["keys"] else { return [] }
         return keys.compactMap { $0["kid"]?.stringValue }.sorted()
     }
 
     private func kid(of token: String) -> String? { JWT.decode(token)?.header["kid"]?.stringValue }
 
     private func session(_ engine: Engine, _ uid: String) throws -> SignInResult {
-        try engine.signIn(withCustomToken: try engine.createCustomToken(uid: uid, claims: nil))
+        try engine.signIn.signIn(withCustomToken: try engine.signIn.createCustomToken(uid: uid, claims: nil))
     }
 
     func testOldKeysVerifyUntilTheirTokensExpireThenLeaveTheJwks() throws {
@@ -25,12 +25,12 @@ final class KeyRotationTests: XCTestCase {
         let newKid = try XCTUnwrap(kid(of: after.idToken))
         XCTAssertNotEqual(newKid, oldKid, "later tokens are signed by the new key")
         XCTAssertEqual(kids(engine), [oldKid, newKid].sorted(), "the old key stays published")
-        XCTAssertNoThrow(try engine.verifyIdToken(before.idToken, checkRevoked: false))
+        XCTAssertNoThrow(try engine.sessions.verifyIdToken(before.idToken, checkRevoked: false))
         XCTAssertEqual(try session(engine, "v").refreshToken.isEmpty, false)
         clock.advance(seconds: 601)  // the old key's tokens have all expired
         XCTAssertEqual(kids(engine), [newKid], "the old key leaves the JWKS")
-        XCTAssertThrowsError(try engine.verifyIdToken(before.idToken, checkRevoked: false))
-        XCTAssertNoThrow(try engine.verifyIdToken(try engine.refreshIdToken(after.refreshToken).idToken, checkRevoked: false))
+        XCTAssertThrowsError(try engine.sessions.verifyIdToken(before.idToken, checkRevoked: false))
+        XCTAssertNoThrow(try engine.sessions.verifyIdToken(try engine.sessions.refreshIdToken(after.refreshToken).idToken, checkRevoked: false))
     }
 
     func testRetiringAKeyStopsItsTokensAtOnce() throws {
@@ -42,7 +42,7 @@ final class KeyRotationTests: XCTestCase {
         XCTAssertEqual(status, 0, "\(result)")
         XCTAssertFalse(kids(engine).contains(leaked))
         XCTAssertEqual(kids(engine).count, 1, "a new active key replaced the retired one")
-        XCTAssertThrowsError(try engine.verifyIdToken(token, checkRevoked: false))
+        XCTAssertThrowsError(try engine.sessions.verifyIdToken(token, checkRevoked: false))
         XCTAssertNotEqual(kid(of: try session(engine, "u").idToken), leaked)
         XCTAssertNotEqual(engine.call("retireSigningKey", params: .object([("kid", .string(leaked))])).status, 0, "retired once")
     }
@@ -55,7 +55,7 @@ final class KeyRotationTests: XCTestCase {
         let oldKid = kid(of: try session(third, "u").idToken)
         try first.keys.rotate(retireAfterSeconds: 3600)
         let newToken = try session(first, "u").idToken
-        XCTAssertNoThrow(try second.verifyIdToken(newToken, checkRevoked: false), "an unknown kid makes an engine read the keys")
+        XCTAssertNoThrow(try second.sessions.verifyIdToken(newToken, checkRevoked: false), "an unknown kid makes an engine read the keys")
         XCTAssertEqual(kid(of: try session(second, "w").idToken), kid(of: newToken))
         XCTAssertEqual(kid(of: try session(third, "w").idToken), oldKid, "within the interval an engine signs as before")
         clock.advance(seconds: 11)

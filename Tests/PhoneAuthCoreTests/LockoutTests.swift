@@ -46,7 +46,7 @@ final class LockoutTests: XCTestCase {
         while clock.now() < end {
             let started: VerificationStarted
             do {
-                started = try engine.verifyPhoneNumber(number, clientIp: try ClientAddress(nextIp()))
+                started = try engine.verification.verifyPhoneNumber(number, clientIp: try ClientAddress(nextIp()))
             } catch let error as PhoneAuthError where error.code == .tooManyRequests || error.code == .quotaExceeded {
                 clock.advance(seconds: retryAfter(error))
                 continue
@@ -56,7 +56,7 @@ final class LockoutTests: XCTestCase {
                 do {
                     var credential = PhoneCredential(verificationId: started.verificationId, verificationCode: guess)
                     credential.clientIp = try ClientAddress(nextIp())
-                    _ = try engine.signIn(with: credential)
+                    _ = try engine.signIn.signIn(with: credential)
                     XCTFail("a wrong code signed in")
                 } catch let error as PhoneAuthError {
                     switch (error.code, reason(error)) {
@@ -97,11 +97,11 @@ final class LockoutTests: XCTestCase {
         func wrongUntilLocked() throws -> Int {
             var wrong = 0
             while true {
-                let started = try engine.verifyPhoneNumber(number)
+                let started = try engine.verification.verifyPhoneNumber(number)
                 let guess = try wrongCode(sender, started)
                 for _ in 0..<2 {
                     do {
-                        _ = try engine.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: guess))
+                        _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: guess))
                     } catch let error as PhoneAuthError where error.code == .invalidVerificationCode {
                         wrong += 1
                     } catch let error as PhoneAuthError where reason(error) == "numberLocked" {
@@ -121,8 +121,8 @@ final class LockoutTests: XCTestCase {
         XCTAssertEqual(lengths, [60, 120, 200])
         // A right code ends the run: the next lock needs 4 wrong codes again.
         clock.advance(seconds: 200)
-        let started = try engine.verifyPhoneNumber(number)
-        XCTAssertNoThrow(try engine.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: sentCode(sender, started))))
+        let started = try engine.verification.verifyPhoneNumber(number)
+        XCTAssertNoThrow(try engine.signIn.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: sentCode(sender, started))))
         XCTAssertEqual(try wrongUntilLocked(), 3)
         XCTAssertEqual(events.events.filter { $0["event"] == .string("lockout") }.last?["lockoutSeconds"], .int(60))
     }
@@ -133,26 +133,26 @@ final class LockoutTests: XCTestCase {
         let engine = try self.engine(clock, sender: sender) { $0.abuse.maxConsecutiveFailures = 2; $0.abuse.smsPerNumberPerHour = 0 }
         let events = EventCollector()
         engine.setEventSink(events)
-        let started = try engine.verifyPhoneNumber(number)
+        let started = try engine.verification.verifyPhoneNumber(number)
         let guess = try wrongCode(sender, started)
-        assertError(.invalidVerificationCode) { _ = try engine.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: guess)) }
+        assertError(.invalidVerificationCode) { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: guess)) }
         assertError(.tooManyRequests, reason: "numberLocked") {
-            _ = try engine.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: guess))
+            _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: guess))
         }
-        assertError(.tooManyRequests, reason: "numberLocked") { _ = try engine.verifyPhoneNumber(number) }
-        XCTAssertTrue(try engine.unlockPhoneNumber("+1 650-555-3434"))
-        XCTAssertFalse(try engine.unlockPhoneNumber(number))
+        assertError(.tooManyRequests, reason: "numberLocked") { _ = try engine.verification.verifyPhoneNumber(number) }
+        XCTAssertTrue(try engine.lockouts.unlockPhoneNumber("+1 650-555-3434"))
+        XCTAssertFalse(try engine.lockouts.unlockPhoneNumber(number))
         // Not the last event: the delivery thread tells of the SMS sent whenever it has recorded it.
         let unlocked = events.events.filter { $0["event"] == .string("numberUnlocked") }
         XCTAssertEqual(unlocked.map { $0["hadFailures"] }, [.bool(true), .bool(false)])
         XCTAssertEqual(unlocked.last?["phoneNumber"], .string("+*******3434"))
         // Unlocked, and the run starts afresh: one wrong code does not lock again.
-        let again = try engine.verifyPhoneNumber(number)
+        let again = try engine.verification.verifyPhoneNumber(number)
         let wrong = try wrongCode(sender, again)
-        assertError(.invalidVerificationCode) { _ = try engine.signIn(with: PhoneCredential(verificationId: again.verificationId, verificationCode: wrong)) }
-        XCTAssertNoThrow(try engine.signIn(with: PhoneCredential(verificationId: again.verificationId, verificationCode: sentCode(sender, again))))
-        assertError(.missingPhoneNumber) { _ = try engine.unlockPhoneNumber(nil) }
-        assertError(.invalidPhoneNumber) { _ = try engine.unlockPhoneNumber("not a number") }
+        assertError(.invalidVerificationCode) { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: again.verificationId, verificationCode: wrong)) }
+        XCTAssertNoThrow(try engine.signIn.signIn(with: PhoneCredential(verificationId: again.verificationId, verificationCode: sentCode(sender, again))))
+        assertError(.missingPhoneNumber) { _ = try engine.lockouts.unlockPhoneNumber(nil) }
+        assertError(.invalidPhoneNumber) { _ = try engine.lockouts.unlockPhoneNumber("not a number") }
     }
 
     func testLockoutLengthsNeverOverflow() {

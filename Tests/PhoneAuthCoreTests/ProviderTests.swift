@@ -261,11 +261,11 @@ final class ProviderTests: XCTestCase {
         let first = try Engine(config: makeConfig(dir) { $0.resendAfterSeconds = 0 }, clock: clock)
         let gate = GatedSender()
         first.setSMSSender(gate)
-        _ = try first.verifyPhoneNumber(phone)
+        _ = try first.verification.verifyPhoneNumber(phone)
         XCTAssertTrue(gate.waitForCalls(1))
         // Queued behind the first: more than the engine would take from the store at once, so
         // only renewing their leases keeps them (taking them again would renew them too).
-        let waiting = try (0..<6).map { try first.verifyPhoneNumber("+1650555344\($0)").verificationId }
+        let waiting = try (0..<6).map { try first.verification.verifyPhoneNumber("+1650555344\($0)").verificationId }
         // Well past the 30-second lease the messages were written with; the engine renews them
         // once a third of it has passed (on its own thread: the test waits to see it in the store).
         for _ in 0..<5 {
@@ -291,7 +291,7 @@ final class ProviderTests: XCTestCase {
         let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.smsConcurrency = 4; $0.resendAfterSeconds = 0 })
         let gate = GatedSender()
         engine.setSMSSender(gate)
-        for i in 0..<6 { _ = try engine.verifyPhoneNumber("+1650555343\(i)") }
+        for i in 0..<6 { _ = try engine.verification.verifyPhoneNumber("+1650555343\(i)") }
         // The four sender threads are all in the gate: none is left for the other two messages.
         XCTAssertTrue(gate.waitForCalls(4))
         XCTAssertEqual(gate.mostAtOnce, 4)
@@ -321,13 +321,13 @@ final class ProviderTests: XCTestCase {
         let events = EventCollector()
         engine.setEventSink(events)
         engine.setSMSSender(sender)
-        let id = try engine.verifyPhoneNumber(phone).verificationId
+        let id = try engine.verification.verifyPhoneNumber(phone).verificationId
         XCTAssertNotNil(events.waitFor("codeSent", phone: phone))  // told once it is recorded
         // An engine whose lease had run out reports a failure after the message was sent.
         try engine.store.recordDeliveries([.failed(verificationId: id, provider: "late", reason: "timeout", retryAt: Timestamp(seconds: 1)),
                                            .undeliverable(verificationId: id, provider: "late", reason: "invalidNumber")],
                                           now: SystemClock().now(), maxAttempts: 5, leaseOwner: "an-engine-whose-lease-ran-out")
-        let status = try engine.verificationStatus(id)
+        let status = try engine.verification.verificationStatus(id)
         XCTAssertEqual(status.delivery, "sent")
         XCTAssertEqual(status.attempts, 1)
         XCTAssertEqual(status.provider, "callback")
@@ -339,15 +339,15 @@ final class ProviderTests: XCTestCase {
         let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.resendAfterSeconds = 0; $0.codeTtlSeconds = 60 }, clock: clock)
         let gate = GatedSender()
         engine.setSMSSender(gate)
-        _ = try engine.verifyPhoneNumber(phone)
+        _ = try engine.verification.verifyPhoneNumber(phone)
         XCTAssertTrue(gate.waitForCalls(1))
-        let late = try engine.verifyPhoneNumber("+16505553499").verificationId
+        let late = try engine.verification.verifyPhoneNumber("+16505553499").verificationId
         clock.advance(seconds: 61)
         gate.release()
         // Given up by the sender thread (from its queue) or the bookkeeping thread (from the store,
         // the lease having run out on the moved clock), whichever comes first: the same reason.
-        XCTAssertTrue(try eventually { try engine.verificationStatus(late).delivery == "failed" })
-        let status = try engine.verificationStatus(late)
+        XCTAssertTrue(try eventually { try engine.verification.verificationStatus(late).delivery == "failed" })
+        let status = try engine.verification.verificationStatus(late)
         XCTAssertEqual(status.delivery, "failed")
         XCTAssertEqual(status.deliveryError, "expired")
         XCTAssertEqual(gate.calls.count, 1)
@@ -360,22 +360,22 @@ final class ProviderTests: XCTestCase {
                                 clock: clock)
         defer { engine.close() }
         // No sender: the messages stay in the store, where a worker claims them.
-        let replaced = try engine.verifyPhoneNumber(phone).verificationId
-        let current = try engine.verifyPhoneNumber(phone).verificationId
-        let other = try engine.verifyPhoneNumber("+16505553499").verificationId
+        let replaced = try engine.verification.verifyPhoneNumber(phone).verificationId
+        let current = try engine.verification.verifyPhoneNumber(phone).verificationId
+        let other = try engine.verification.verifyPhoneNumber("+16505553499").verificationId
         // Past the engine's own leases, before the codes expire: only the replaced one is given up
         // (what is claimed depends on the engine's worker, which may hold a row at that moment).
         let before = clock.now().adding(seconds: 45)
         let claimed = try engine.store.claimDueMessages(now: before, limit: 10, lease: DeliveryLease(owner: "test", until: before))
         XCTAssertFalse(claimed.contains { $0.verificationId == replaced })
-        XCTAssertEqual(try engine.verificationStatus(replaced).delivery, "failed")
-        XCTAssertEqual(try engine.verificationStatus(replaced).deliveryError, "verificationEnded")
+        XCTAssertEqual(try engine.verification.verificationStatus(replaced).delivery, "failed")
+        XCTAssertEqual(try engine.verification.verificationStatus(replaced).deliveryError, "verificationEnded")
         // Past every lease and the codes' expiry: nothing to send, the rest given up as expired.
         XCTAssertEqual(try engine.store.claimDueMessages(now: clock.now().adding(seconds: 61), limit: 10,
                                                          lease: DeliveryLease(owner: "test", until: before)).count, 0)
         for id in [current, other] {
-            XCTAssertEqual(try engine.verificationStatus(id).delivery, "failed")
-            XCTAssertEqual(try engine.verificationStatus(id).deliveryError, "expired")
+            XCTAssertEqual(try engine.verification.verificationStatus(id).delivery, "failed")
+            XCTAssertEqual(try engine.verification.verificationStatus(id).deliveryError, "expired")
         }
     }
 
@@ -385,7 +385,7 @@ final class ProviderTests: XCTestCase {
         // can only go because that engine, having no sender, handed it back to the store.
         let clock = ManualClock()
         let without = try Engine(config: makeConfig(dir), clock: clock)
-        let id = try without.verifyPhoneNumber(phone).verificationId
+        let id = try without.verification.verifyPhoneNumber(phone).verificationId
         XCTAssertTrue(try eventually { try storedDelivery(dir, id) == "pending" })
         let with = try Engine(config: makeConfig(dir), clock: clock)
         let sender = CapturingSender()

@@ -11,8 +11,8 @@ final class RefreshReuseTests: XCTestCase {
     }
 
     private func signIn(_ engine: Engine) throws -> SignInResult {
-        let id = try engine.verifyPhoneNumber(phone).verificationId
-        return try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456"))
+        let id = try engine.verification.verifyPhoneNumber(phone).verificationId
+        return try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456"))
     }
 
     func testEightConcurrentRefreshesAllSucceedWithOneToken() throws {
@@ -22,8 +22,8 @@ final class RefreshReuseTests: XCTestCase {
         var tokens: [String] = [], failures: [String] = []
         DispatchQueueLike.concurrentPerform(iterations: 8) { _ in
             do {
-                let refreshed = try engine.refreshIdToken(first.refreshToken)
-                XCTAssertNoThrow(try engine.verifyIdToken(refreshed.idToken, checkRevoked: true))
+                let refreshed = try engine.sessions.refreshIdToken(first.refreshToken)
+                XCTAssertNoThrow(try engine.sessions.verifyIdToken(refreshed.idToken, checkRevoked: true))
                 results.withLock { tokens.append(refreshed.refreshToken) }
             } catch {
                 results.withLock { failures.append("\(error)") }
@@ -33,50 +33,50 @@ final class RefreshReuseTests: XCTestCase {
         XCTAssertEqual(tokens.count, 8)
         XCTAssertEqual(Set(tokens).count, 1, "every caller gets the same next token")
         // The session lives on: the shared token refreshes.
-        XCTAssertNoThrow(try engine.refreshIdToken(tokens[0]))
+        XCTAssertNoThrow(try engine.sessions.refreshIdToken(tokens[0]))
     }
 
     func testARetryAfterALostResponseGetsTheSameToken() throws {
         let clock = ManualClock()
         let engine = try engine(clock)
         let first = try signIn(engine)
-        let lost = try engine.refreshIdToken(first.refreshToken)
+        let lost = try engine.sessions.refreshIdToken(first.refreshToken)
         clock.advance(seconds: 9)
-        let retried = try engine.refreshIdToken(first.refreshToken)
+        let retried = try engine.sessions.refreshIdToken(first.refreshToken)
         XCTAssertEqual(retried.refreshToken, lost.refreshToken)
         XCTAssertNotEqual(retried.idToken, "")
-        XCTAssertNoThrow(try engine.refreshIdToken(retried.refreshToken))
+        XCTAssertNoThrow(try engine.sessions.refreshIdToken(retried.refreshToken))
     }
 
     func testTheSameTokenAfterTheIntervalIsTheft() throws {
         let clock = ManualClock()
         let engine = try engine(clock)
         let first = try signIn(engine)
-        let second = try engine.refreshIdToken(first.refreshToken)
+        let second = try engine.sessions.refreshIdToken(first.refreshToken)
         clock.advance(seconds: 11)
-        assertError(.invalidUserToken, reason: "reused") { _ = try engine.refreshIdToken(first.refreshToken) }
-        assertError(.invalidUserToken, reason: "reused") { _ = try engine.refreshIdToken(second.refreshToken) }
+        assertError(.invalidUserToken, reason: "reused") { _ = try engine.sessions.refreshIdToken(first.refreshToken) }
+        assertError(.invalidUserToken, reason: "reused") { _ = try engine.sessions.refreshIdToken(second.refreshToken) }
     }
 
     func testAGrandparentWithinTheIntervalIsTheft() throws {
         let clock = ManualClock()
         let engine = try engine(clock)
         let first = try signIn(engine)
-        let second = try engine.refreshIdToken(first.refreshToken)
-        let third = try engine.refreshIdToken(second.refreshToken)
+        let second = try engine.sessions.refreshIdToken(first.refreshToken)
+        let third = try engine.sessions.refreshIdToken(second.refreshToken)
         clock.advance(seconds: 1)
-        assertError(.invalidUserToken, reason: "reused") { _ = try engine.refreshIdToken(first.refreshToken) }
-        assertError(.invalidUserToken, reason: "reused") { _ = try engine.refreshIdToken(third.refreshToken) }
+        assertError(.invalidUserToken, reason: "reused") { _ = try engine.sessions.refreshIdToken(first.refreshToken) }
+        assertError(.invalidUserToken, reason: "reused") { _ = try engine.sessions.refreshIdToken(third.refreshToken) }
     }
 
     func testAForgedPreviousSecretIsNotAcceptedAsARetry() throws {
         let clock = ManualClock()
         let engine = try engine(clock)
         let first = try signIn(engine)
-        _ = try engine.refreshIdToken(first.refreshToken)
+        _ = try engine.sessions.refreshIdToken(first.refreshToken)
         var parts = first.refreshToken.split(separator: ".").map(String.init)
         parts[3] = String(repeating: "A", count: 43)
-        XCTAssertThrowsError(try engine.refreshIdToken(parts.joined(separator: ".")))
+        XCTAssertThrowsError(try engine.sessions.refreshIdToken(parts.joined(separator: ".")))
     }
 
     func testZeroMeansStrictAndTheSecretIsNotKept() throws {
@@ -84,9 +84,9 @@ final class RefreshReuseTests: XCTestCase {
         let engine = try Engine(config: makeConfig(dir) { $0.testPhoneNumbers = [self.phone: "123456"]; $0.refreshReuseIntervalSeconds = 0 },
                                 clock: ManualClock())
         let first = try signIn(engine)
-        let second = try engine.refreshIdToken(first.refreshToken)
-        assertError(.invalidUserToken, reason: "reused") { _ = try engine.refreshIdToken(first.refreshToken) }
-        assertError(.invalidUserToken, reason: "reused") { _ = try engine.refreshIdToken(second.refreshToken) }
+        let second = try engine.sessions.refreshIdToken(first.refreshToken)
+        assertError(.invalidUserToken, reason: "reused") { _ = try engine.sessions.refreshIdToken(first.refreshToken) }
+        assertError(.invalidUserToken, reason: "reused") { _ = try engine.sessions.refreshIdToken(second.refreshToken) }
         let connection = try Database(makeConfig(dir)).connect()
         defer { connection.close() }
         XCTAssertEqual(try connection.row("SELECT count(*) FROM sessions WHERE sealed_secret IS NOT NULL", [], { $0.int(0) }), 0)
@@ -95,7 +95,7 @@ final class RefreshReuseTests: XCTestCase {
     func testTheKeptSecretIsSealed() throws {
         let dir = temporaryDirectory()
         let engine = try Engine(config: makeConfig(dir) { $0.testPhoneNumbers = [self.phone: "123456"] }, clock: ManualClock())
-        let refreshed = try engine.refreshIdToken(try signIn(engine).refreshToken)
+        let refreshed = try engine.sessions.refreshIdToken(try signIn(engine).refreshToken)
         engine.close()
         let secret = Array(try XCTUnwrap(refreshed.refreshToken.split(separator: ".").last).utf8)
         XCTAssertFalse(contains(try storedBytes(dir), secret), "a refresh secret is in the database in clear")

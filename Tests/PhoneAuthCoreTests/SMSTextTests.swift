@@ -136,7 +136,7 @@ final class SMSTextTests: XCTestCase {
             $0.smsOriginBoundDomain = "example.com"
         })
         engine.setSMSSender(sender)
-        _ = try engine.verifyPhoneNumber("+16505557979", languageCode: "fr-CA")
+        _ = try engine.verification.verifyPhoneNumber("+16505557979", languageCode: "fr-CA")
         let message = try XCTUnwrap(sender.waitForMessage(to: "+16505557979"))
         let code = code(in: message.body)
         XCTAssertEqual(message.body, "Acme : \(code) (5 min)\n\n@example.com #\(code)")

@@ -123,7 +123,7 @@ final class StorageTests: XCTestCase {
         DispatchQueueLike.concurrentPerform(iterations: 8) { thread in
             for i in 0..<5 {
                 do {
-                    _ = try engine.verifyPhoneNumber("+1650555\(2000 + thread * 10 + i)")
+                    _ = try engine.verification.verifyPhoneNumber("+1650555\(2000 + thread * 10 + i)")
                     outcomes.withLock { sent += 1 }
                 } catch let error as PhoneAuthError where error.code == .quotaExceeded {
                     outcomes.withLock { refused += 1 }
@@ -155,22 +155,22 @@ final class StorageTests: XCTestCase {
         engine.setEventSink(events)
         engine.setSMSSender(sender)
         // A first sign-in (of another number) makes the keys and warms the statement cache.
-        let first = try engine.verifyPhoneNumber("+16505557877").verificationId
+        let first = try engine.verification.verifyPhoneNumber("+16505557877").verificationId
         let firstSMS = try XCTUnwrap(sender.waitForMessage(to: "+16505557877"))
-        _ = try engine.signIn(with: Engine.credential(verificationId: first, verificationCode: code(in: firstSMS.body)))
+        _ = try engine.signIn.signIn(with: VerificationService.credential(verificationId: first, verificationCode: code(in: firstSMS.body)))
         XCTAssertNotNil(events.waitFor("codeSent", phone: "+16505557877"))
         // The look at the store that setting the sender asked for may have recorded that SMS and
         // read on after telling of it; another SMS, recorded on the same thread, comes after it.
-        _ = try engine.verifyPhoneNumber("+16505557876")
+        _ = try engine.verification.verifyPhoneNumber("+16505557876")
         XCTAssertNotNil(events.waitFor("codeSent", phone: "+16505557876"))
         let number = "+16505557878"
         let start = engine.storageStatistics().roundTrips
-        let id = try engine.verifyPhoneNumber(number).verificationId
+        let id = try engine.verification.verifyPhoneNumber(number).verificationId
         let sms = try XCTUnwrap(sender.waitForMessage(to: number))
         XCTAssertNotNil(events.waitFor("codeSent", phone: number))  // told once it is recorded
         XCTAssertEqual(engine.storageStatistics().roundTrips - start, 7)
         let beforeSignIn = engine.storageStatistics().roundTrips
-        let result = try engine.signIn(with: Engine.credential(verificationId: id, verificationCode: code(in: sms.body)))
+        let result = try engine.signIn.signIn(with: VerificationService.credential(verificationId: id, verificationCode: code(in: sms.body)))
         XCTAssertTrue(result.isNewUser)
         XCTAssertEqual(engine.storageStatistics().roundTrips - beforeSignIn, 7)
     }
@@ -182,7 +182,7 @@ final class StorageTests: XCTestCase {
         let dir = temporaryDirectory()
         let engine = try Engine(config: makeConfig(dir) { $0.testPhoneNumbers = [self.phone: "123456"] })
         // Put several connections in the pool.
-        DispatchQueueLike.concurrentPerform(iterations: 4) { _ in _ = try? engine.verifyPhoneNumber(self.phone) }
+        DispatchQueueLike.concurrentPerform(iterations: 4) { _ in _ = try? engine.verification.verifyPhoneNumber(self.phone) }
         let killer = try Database(makeConfig(dir)).connect()
         defer { killer.close() }
         var pids: [Int64] = []
@@ -198,8 +198,8 @@ final class StorageTests: XCTestCase {
             try killer.row("SELECT count(*) FROM pg_stat_activity WHERE pid IN (\(list))", [], { $0.int(0) }) == 0
         })
         for _ in 0..<5 {
-            let id = try engine.verifyPhoneNumber(phone).verificationId
-            XCTAssertNotNil(try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456")).idToken)
+            let id = try engine.verification.verifyPhoneNumber(phone).verificationId
+            XCTAssertNotNil(try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456")).idToken)
         }
         XCTAssertGreaterThan(engine.storageStatistics().retries, 0)
     }
@@ -210,14 +210,14 @@ final class StorageTests: XCTestCase {
         try XCTSkipUnless(testingPostgres, "PostgreSQL only")
         let dir = temporaryDirectory()
         let engine = try Engine(config: makeConfig(dir) { $0.postgres.statementTimeoutMs = 300; $0.testPhoneNumbers = [self.phone: "123456"] })
-        let id = try engine.verifyPhoneNumber(phone).verificationId
+        let id = try engine.verification.verifyPhoneNumber(phone).verificationId
         let locker = try Database(makeConfig(dir)).connect()
         defer { locker.close() }
         try locker.execute("BEGIN")
         try locker.execute("LOCK TABLE users IN ACCESS EXCLUSIVE MODE")
         let started = SystemClock().now()
         do {
-            _ = try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456"))
+            _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456"))
             XCTFail("signed in through a locked table")
         } catch let error as PhoneAuthError {
             XCTAssertEqual(error.code, .storageError)
@@ -226,7 +226,7 @@ final class StorageTests: XCTestCase {
         XCTAssertLessThan(SystemClock().now().milliseconds - started.milliseconds, 1500)
         try locker.execute("ROLLBACK")
         // The failed sign-in consumed nothing: the code still works.
-        XCTAssertTrue(try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456")).isNewUser)
+        XCTAssertTrue(try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456")).isNewUser)
     }
 
     /// `phoneauth copy`'s core: a SQLite deployment copied into the run's database keeps its
@@ -240,15 +240,15 @@ final class StorageTests: XCTestCase {
         }
         let clock = ManualClock()
         let old = try Engine(config: makeConfig(source, sourceConfig), clock: clock)
-        let first = try old.verifyPhoneNumber(phone).verificationId
-        let signedIn = try old.signIn(with: PhoneCredential(verificationId: first, verificationCode: "123456"))
-        let pending = try old.verifyPhoneNumber(phone).verificationId
+        let first = try old.verification.verifyPhoneNumber(phone).verificationId
+        let signedIn = try old.signIn.signIn(with: PhoneCredential(verificationId: first, verificationCode: "123456"))
+        let pending = try old.verification.verifyPhoneNumber(phone).verificationId
         let locked = "+16505550199"
         let sender = CapturingSender()
         old.setSMSSender(sender)
-        let lockedId = try old.verifyPhoneNumber(locked).verificationId
+        let lockedId = try old.verification.verifyPhoneNumber(locked).verificationId
         for wrong in ["000000", "000001", "000002"] {
-            _ = try? old.signIn(with: PhoneCredential(verificationId: lockedId, verificationCode: wrong))
+            _ = try? old.signIn.signIn(with: PhoneCredential(verificationId: lockedId, verificationCode: wrong))
         }
         old.close()
 
@@ -260,12 +260,12 @@ final class StorageTests: XCTestCase {
 
         let moved = try Engine(config: makeConfig(target) { $0.testPhoneNumbers = [self.phone: "123456"]; $0.abuse.maxConsecutiveFailures = 3 },
                                clock: clock)
-        XCTAssertEqual(try moved.verifyIdToken(signedIn.idToken, checkRevoked: true)["sub"], .string(signedIn.user.uid))
-        let refreshed = try moved.refreshIdToken(signedIn.refreshToken)
-        XCTAssertEqual(try moved.verifyIdToken(refreshed.idToken, checkRevoked: true)["sub"], .string(signedIn.user.uid))
-        let again = try moved.signIn(with: PhoneCredential(verificationId: pending, verificationCode: "123456"))
+        XCTAssertEqual(try moved.sessions.verifyIdToken(signedIn.idToken, checkRevoked: true)["sub"], .string(signedIn.user.uid))
+        let refreshed = try moved.sessions.refreshIdToken(signedIn.refreshToken)
+        XCTAssertEqual(try moved.sessions.verifyIdToken(refreshed.idToken, checkRevoked: true)["sub"], .string(signedIn.user.uid))
+        let again = try moved.signIn.signIn(with: PhoneCredential(verificationId: pending, verificationCode: "123456"))
         XCTAssertFalse(again.isNewUser)
         XCTAssertEqual(again.user.uid, signedIn.user.uid)
-        assertError(.tooManyRequests) { _ = try moved.verifyPhoneNumber(locked) }
+        assertError(.tooManyRequests) { _ = try moved.verification.verifyPhoneNumber(locked) }
     }
 }

@@ -208,10 +208,10 @@ func assertError(_ code: PhoneAuthError.Code, reason: String? = nil, file: Stati
 
 /// Signs in `phone` through a real SMS round trip.
 func signInBySMS(_ engine: Engine, _ sender: CapturingSender, _ phone: String) throws -> SignInResult {
-    let started = try engine.verifyPhoneNumber(phone)
+    let started = try engine.verification.verifyPhoneNumber(phone)
     let message = try XCTUnwrap(sender.waitForMessage(to: phone))
     XCTAssertEqual(message.verificationId, started.verificationId)
-    return try engine.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: code(in: message.body)))
+    return try engine.signIn.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: code(in: message.body)))
 }
 
 extension SMSText {

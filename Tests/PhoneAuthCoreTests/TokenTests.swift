@@ -10,8 +10,8 @@ final class TokenTests: XCTestCase {
     }
 
     private func signIn(_ engine: Engine) throws -> SignInResult {
-        let id = try engine.verifyPhoneNumber(phone).verificationId
-        return try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456"))
+        let id = try engine.verification.verifyPhoneNumber(phone).verificationId
+        return try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456"))
     }
 
     func testIdTokensCarryFirebaseClaimsForEveryAlgorithm() throws {
@@ -20,7 +20,7 @@ final class TokenTests: XCTestCase {
             let result = try signIn(engine)
             let jwt = try XCTUnwrap(JWT.decode(result.idToken))
             XCTAssertEqual(jwt.header["alg"], .string(algorithm.rawValue))
-            let claims = try engine.verifyIdToken(result.idToken, checkRevoked: true)
+            let claims = try engine.sessions.verifyIdToken(result.idToken, checkRevoked: true)
             XCTAssertEqual(claims["aud"], .string("demo-project"))
             XCTAssertEqual(claims["iss"], .string("https://phoneauth.local/demo-project"))
             XCTAssertEqual(claims["sub"], .string(result.user.uid))
@@ -30,7 +30,7 @@ final class TokenTests: XCTestCase {
             XCTAssertEqual(claims["firebase"]?["identities"]?["phone"], .array([.string(phone)]))
             XCTAssertEqual((claims["exp"]?.intValue ?? 0) - (claims["iat"]?.intValue ?? 0), 3600)
             let kid = try XCTUnwrap(jwt.header["kid"]?.stringValue)
-            guard case let .array(keys)? = engine.jwks["keys"] else { return XCTFail("no keys") }
+            guard case let .array(keys)? = engine.keyService.jwks["keys"] else { return XCTFail("no keys") }
             XCTAssertTrue(keys.contains { $0["kid"] == .string(kid) })
         }
     }
@@ -41,38 +41,38 @@ final class TokenTests: XCTestCase {
         let token = try signIn(engine).idToken
         var parts = token.split(separator: ".").map(String.init)
         parts[1] = Base64URL.encode(Array(#"{"sub":"someone-else","aud":"phoneauth"}"#.utf8))
-        assertError(.invalidIdToken, reason: "badSignature") { _ = try engine.verifyIdToken(parts.joined(separator: "."), checkRevoked: false) }
-        assertError(.invalidIdToken, reason: "malformed") { _ = try engine.verifyIdToken("not.a.jwt", checkRevoked: false) }
+        assertError(.invalidIdToken, reason: "badSignature") { _ = try engine.sessions.verifyIdToken(parts.joined(separator: "."), checkRevoked: false) }
+        assertError(.invalidIdToken, reason: "malformed") { _ = try engine.sessions.verifyIdToken("not.a.jwt", checkRevoked: false) }
         let other = try self.engine()
-        assertError(.invalidIdToken, reason: "unknownKey") { _ = try other.verifyIdToken(token, checkRevoked: false) }
+        assertError(.invalidIdToken, reason: "unknownKey") { _ = try other.sessions.verifyIdToken(token, checkRevoked: false) }
         clock.advance(seconds: 3601)
-        assertError(.userTokenExpired) { _ = try engine.verifyIdToken(token, checkRevoked: false) }
+        assertError(.userTokenExpired) { _ = try engine.sessions.verifyIdToken(token, checkRevoked: false) }
     }
 
     func testRefreshRotatesAndReuseEndsTheSession() throws {
         // Strict: no reuse interval (RefreshReuseTests covers the default one).
         let engine = try engine { $0.refreshReuseIntervalSeconds = 0 }
         let first = try signIn(engine)
-        let second = try engine.refreshIdToken(first.refreshToken)
+        let second = try engine.sessions.refreshIdToken(first.refreshToken)
         XCTAssertNotEqual(second.refreshToken, first.refreshToken)
-        assertError(.invalidUserToken, reason: "reused") { _ = try engine.refreshIdToken(first.refreshToken) }
-        assertError(.invalidUserToken, reason: "reused") { _ = try engine.refreshIdToken(second.refreshToken) }
-        assertError(.invalidUserToken, reason: "unknown") { _ = try engine.refreshIdToken("nonsense") }
+        assertError(.invalidUserToken, reason: "reused") { _ = try engine.sessions.refreshIdToken(first.refreshToken) }
+        assertError(.invalidUserToken, reason: "reused") { _ = try engine.sessions.refreshIdToken(second.refreshToken) }
+        assertError(.invalidUserToken, reason: "unknown") { _ = try engine.sessions.refreshIdToken("nonsense") }
         // A forged secret for the current generation is unknown, and does not end the session.
-        let third = try engine.refreshIdToken(try signIn(engine).refreshToken)
+        let third = try engine.sessions.refreshIdToken(try signIn(engine).refreshToken)
         var parts = third.refreshToken.split(separator: ".").map(String.init)
         parts[3] = Base64URL.encode(SecureBytes.random(count: 32))
-        assertError(.invalidUserToken, reason: "unknown") { _ = try engine.refreshIdToken(parts.joined(separator: ".")) }
-        XCTAssertNoThrow(try engine.refreshIdToken(third.refreshToken))
+        assertError(.invalidUserToken, reason: "unknown") { _ = try engine.sessions.refreshIdToken(parts.joined(separator: ".")) }
+        XCTAssertNoThrow(try engine.sessions.refreshIdToken(third.refreshToken))
     }
 
     func testSignOutEndsOnlyThatSession() throws {
         let engine = try engine()
         let a = try signIn(engine)
         let b = try signIn(engine)
-        try engine.signOut(refreshToken: a.refreshToken)
-        assertError(.invalidUserToken, reason: "signedOut") { _ = try engine.refreshIdToken(a.refreshToken) }
-        XCTAssertNoThrow(try engine.refreshIdToken(b.refreshToken))
+        try engine.sessions.signOut(refreshToken: a.refreshToken)
+        assertError(.invalidUserToken, reason: "signedOut") { _ = try engine.sessions.refreshIdToken(a.refreshToken) }
+        XCTAssertNoThrow(try engine.sessions.refreshIdToken(b.refreshToken))
     }
 
     func testRevocationAndDisablingAreSeenByCheckRevoked() throws {
@@ -80,16 +80,16 @@ final class TokenTests: XCTestCase {
         let engine = try engine(clock: clock)
         let result = try signIn(engine)
         clock.advance(seconds: 5)
-        try engine.revokeRefreshTokens(uid: result.user.uid)
-        XCTAssertNoThrow(try engine.verifyIdToken(result.idToken, checkRevoked: false))
-        assertError(.idTokenRevoked) { _ = try engine.verifyIdToken(result.idToken, checkRevoked: true) }
-        assertError(.invalidUserToken, reason: "revoked") { _ = try engine.refreshIdToken(result.refreshToken) }
+        try engine.sessions.revokeRefreshTokens(uid: result.user.uid)
+        XCTAssertNoThrow(try engine.sessions.verifyIdToken(result.idToken, checkRevoked: false))
+        assertError(.idTokenRevoked) { _ = try engine.sessions.verifyIdToken(result.idToken, checkRevoked: true) }
+        assertError(.invalidUserToken, reason: "revoked") { _ = try engine.sessions.refreshIdToken(result.refreshToken) }
         clock.advance(seconds: 5)
         let again = try signIn(engine)
-        XCTAssertNoThrow(try engine.verifyIdToken(again.idToken, checkRevoked: true))
-        _ = try engine.updateUser(uid: again.user.uid, disabled: true, displayName: nil)
-        assertError(.userDisabled) { _ = try engine.verifyIdToken(again.idToken, checkRevoked: true) }
-        assertError(.userDisabled) { _ = try engine.refreshIdToken(again.refreshToken) }
+        XCTAssertNoThrow(try engine.sessions.verifyIdToken(again.idToken, checkRevoked: true))
+        _ = try engine.accounts.updateUser(uid: again.user.uid, disabled: true, displayName: nil)
+        assertError(.userDisabled) { _ = try engine.sessions.verifyIdToken(again.idToken, checkRevoked: true) }
+        assertError(.userDisabled) { _ = try engine.sessions.refreshIdToken(again.refreshToken) }
         assertError(.userDisabled) { _ = try signIn(engine) }
     }
 
@@ -99,7 +99,7 @@ final class TokenTests: XCTestCase {
         let token = try signIn(engine).idToken
         engine.close()
         engine = try self.engine(dir)
-        XCTAssertNoThrow(try engine.verifyIdToken(token, checkRevoked: false))
+        XCTAssertNoThrow(try engine.sessions.verifyIdToken(token, checkRevoked: false))
         engine.close()
         assertError(.invalidConfiguration) { _ = try self.engine(dir) { $0.masterKey = Array(repeating: 9, count: 32) } }
     }

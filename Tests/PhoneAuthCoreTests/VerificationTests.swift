@@ -34,7 +34,7 @@ final class VerificationTests: XCTestCase {
         let sender = CapturingSender()
         let engine = try Engine(config: makeConfig(dir) { $0.codeLength = 10 })
         engine.setSMSSender(sender)
-        _ = try engine.verifyPhoneNumber(phone)
+        _ = try engine.verification.verifyPhoneNumber(phone)
         let code = code(in: try XCTUnwrap(sender.waitForMessage(to: phone)).body)
         engine.close()
         let bytes = try storedBytes(dir)
@@ -45,47 +45,47 @@ final class VerificationTests: XCTestCase {
     func testWrongCodesCountAndKillTheVerification() throws {
         let clock = ManualClock()
         let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"]; $0.maxAttempts = 3 }, clock: clock)
-        let id = try engine.verifyPhoneNumber(phone).verificationId
-        assertError(.invalidVerificationCode) { _ = try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000000")) }
-        assertError(.invalidVerificationCode) { _ = try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000001")) }
-        assertError(.invalidVerificationCode) { _ = try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000002")) }
-        assertError(.sessionExpired, reason: "tooManyAttempts") { _ = try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456")) }
+        let id = try engine.verification.verifyPhoneNumber(phone).verificationId
+        assertError(.invalidVerificationCode) { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000000")) }
+        assertError(.invalidVerificationCode) { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000001")) }
+        assertError(.invalidVerificationCode) { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000002")) }
+        assertError(.sessionExpired, reason: "tooManyAttempts") { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456")) }
     }
 
     func testDeadVerificationBlocksNewCodesUntilTheWindowEnds() throws {
         let clock = ManualClock()
         let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"]; $0.maxAttempts = 1 }, clock: clock)
-        let id = try engine.verifyPhoneNumber(phone).verificationId
-        assertError(.invalidVerificationCode) { _ = try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000000")) }
-        assertError(.tooManyRequests, reason: "tooManyAttempts") { _ = try engine.verifyPhoneNumber(phone) }
+        let id = try engine.verification.verifyPhoneNumber(phone).verificationId
+        assertError(.invalidVerificationCode) { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000000")) }
+        assertError(.tooManyRequests, reason: "tooManyAttempts") { _ = try engine.verification.verifyPhoneNumber(phone) }
         clock.advance(seconds: 61)
-        let fresh = try engine.verifyPhoneNumber(phone).verificationId
-        XCTAssertNoThrow(try engine.signIn(with: PhoneCredential(verificationId: fresh, verificationCode: "123456")))
+        let fresh = try engine.verification.verifyPhoneNumber(phone).verificationId
+        XCTAssertNoThrow(try engine.signIn.signIn(with: PhoneCredential(verificationId: fresh, verificationCode: "123456")))
     }
 
     func testCodesExpire() throws {
         let clock = ManualClock()
         let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"] }, clock: clock)
-        let id = try engine.verifyPhoneNumber(phone).verificationId
+        let id = try engine.verification.verifyPhoneNumber(phone).verificationId
         clock.advance(seconds: 301)
-        assertError(.sessionExpired, reason: "expired") { _ = try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456")) }
+        assertError(.sessionExpired, reason: "expired") { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456")) }
     }
 
     func testCodesAreSingleUse() throws {
         let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"] })
-        let credential = PhoneCredential(verificationId: try engine.verifyPhoneNumber(phone).verificationId, verificationCode: "123456")
-        XCTAssertTrue(try engine.signIn(with: credential).isNewUser)
-        assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn(with: credential) }
+        let credential = PhoneCredential(verificationId: try engine.verification.verifyPhoneNumber(phone).verificationId, verificationCode: "123456")
+        XCTAssertTrue(try engine.signIn.signIn(with: credential).isNewUser)
+        assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: credential) }
     }
 
     func testConcurrentRedemptionSucceedsOnce() throws {
         let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"] })
         for _ in 0..<20 {
-            let credential = PhoneCredential(verificationId: try engine.verifyPhoneNumber(phone).verificationId, verificationCode: "123456")
+            let credential = PhoneCredential(verificationId: try engine.verification.verifyPhoneNumber(phone).verificationId, verificationCode: "123456")
             let successes = Lock()
             var count = 0
             DispatchQueueLike.concurrentPerform(iterations: 4) { _ in
-                if (try? engine.signIn(with: credential)) != nil { successes.withLock { count += 1 } }
+                if (try? engine.signIn.signIn(with: credential)) != nil { successes.withLock { count += 1 } }
             }
             XCTAssertEqual(count, 1)
         }
@@ -94,10 +94,10 @@ final class VerificationTests: XCTestCase {
     func testZeroResendWindowAlwaysStartsAnew() throws {
         let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.resendAfterSeconds = 0; $0.testPhoneNumbers = [phone: "123456"] },
                                 clock: ManualClock())
-        let ids = try (0..<5).map { _ in try engine.verifyPhoneNumber(phone).verificationId }
+        let ids = try (0..<5).map { _ in try engine.verification.verifyPhoneNumber(phone).verificationId }
         XCTAssertEqual(Set(ids).count, 5)
         // Only the newest stays usable; each earlier one was replaced by its successor.
-        XCTAssertEqual(try ids.map { try engine.verificationStatus($0).state }, ["replaced", "replaced", "replaced", "replaced", "active"])
+        XCTAssertEqual(try ids.map { try engine.verification.verificationStatus($0).state }, ["replaced", "replaced", "replaced", "replaced", "active"])
     }
 
     func testResendWindowReusesThenReplaces() throws {
@@ -105,35 +105,35 @@ final class VerificationTests: XCTestCase {
         let sender = CapturingSender()
         let engine = try Engine(config: makeConfig(temporaryDirectory()), clock: clock)
         engine.setSMSSender(sender)
-        let first = try engine.verifyPhoneNumber(phone)
-        let again = try engine.verifyPhoneNumber("+1 650-555-3434")
+        let first = try engine.verification.verifyPhoneNumber(phone)
+        let again = try engine.verification.verifyPhoneNumber("+1 650-555-3434")
         XCTAssertEqual(first.verificationId, again.verificationId)
         let firstMessage = try XCTUnwrap(sender.waitForMessage(to: phone))
         // Another number's SMS, queued after: a second SMS for the reused verification would go first.
         let marker = "+16505553435"
-        _ = try engine.verifyPhoneNumber(marker)
+        _ = try engine.verification.verifyPhoneNumber(marker)
         XCTAssertNotNil(sender.waitForMessage(to: marker))
         XCTAssertEqual(sender.all.map(\.to), [phone, marker], "a reused verification must not send a second SMS")
         clock.advance(seconds: 61)
-        let replacement = try engine.verifyPhoneNumber(phone)
+        let replacement = try engine.verification.verifyPhoneNumber(phone)
         XCTAssertNotEqual(replacement.verificationId, first.verificationId)
         assertError(.sessionExpired, reason: "replaced") {
-            _ = try engine.signIn(with: PhoneCredential(verificationId: first.verificationId, verificationCode: code(in: firstMessage.body)))
+            _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: first.verificationId, verificationCode: code(in: firstMessage.body)))
         }
     }
 
     func testClientIpMustBeAnAddress() throws {
         let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"] })
-        XCTAssertNoThrow(try engine.verifyPhoneNumber(phone, clientIp: "203.0.113.7"))
-        XCTAssertNoThrow(try engine.verifyPhoneNumber(phone, clientIp: "2001:db8::1"))
-        assertError(.invalidArgument) { _ = try engine.verifyPhoneNumber(phone, clientIp: ClientAddress("not-an-ip", field: "clientIp")) }
+        XCTAssertNoThrow(try engine.verification.verifyPhoneNumber(phone, clientIp: "203.0.113.7"))
+        XCTAssertNoThrow(try engine.verification.verifyPhoneNumber(phone, clientIp: "2001:db8::1"))
+        assertError(.invalidArgument) { _ = try engine.verification.verifyPhoneNumber(phone, clientIp: ClientAddress("not-an-ip", field: "clientIp")) }
     }
 
     func testUnknownAndMalformedIds() throws {
         let engine = try Engine(config: makeConfig(temporaryDirectory()))
-        assertError(.invalidVerificationID, reason: "malformed") { _ = try engine.signIn(with: PhoneCredential(verificationId: "abc", verificationCode: "123456")) }
+        assertError(.invalidVerificationID, reason: "malformed") { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: "abc", verificationCode: "123456")) }
         assertError(.invalidVerificationID, reason: "unknown") {
-            _ = try engine.signIn(with: PhoneCredential(verificationId: VerificationCode.newVerificationId(at: SystemClock().now()), verificationCode: "123456"))
+            _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: VerificationCode.newVerificationId(at: SystemClock().now()), verificationCode: "123456"))
         }
     }
 
@@ -142,11 +142,11 @@ final class VerificationTests: XCTestCase {
         let sender = CapturingSender()
         var engine = try Engine(config: makeConfig(dir))
         engine.setSMSSender(sender)
-        let id = try engine.verifyPhoneNumber(phone).verificationId
+        let id = try engine.verification.verifyPhoneNumber(phone).verificationId
         let code = code(in: try XCTUnwrap(sender.waitForMessage(to: phone)).body)
         engine.close()
         engine = try Engine(config: makeConfig(dir))
-        XCTAssertTrue(try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: code)).isNewUser)
+        XCTAssertTrue(try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: code)).isNewUser)
     }
 
     func testDisabledAppVerificationAcceptsOnlyTestNumbers() throws {
@@ -154,9 +154,9 @@ final class VerificationTests: XCTestCase {
             $0.testPhoneNumbers = ["+16505551234": "654321"]
             $0.appVerificationDisabledForTesting = true
         })
-        assertError(.appNotVerified) { _ = try engine.verifyPhoneNumber(phone) }
-        let id = try engine.verifyPhoneNumber("+16505551234").verificationId
-        XCTAssertNotNil(try engine.signIn(with: PhoneCredential(verificationId: id, verificationCode: "654321")).idToken)
+        assertError(.appNotVerified) { _ = try engine.verification.verifyPhoneNumber(phone) }
+        let id = try engine.verification.verifyPhoneNumber("+16505551234").verificationId
+        XCTAssertNotNil(try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "654321")).idToken)
     }
 }
 

@@ -95,3 +95,21 @@ final class ProviderChain: @unchecked Sendable {
         }
     }
 }
+
+extension ProviderChain {
+    /// The chain the configuration names: the console, or its HTTP providers in order, each with
+    /// its circuit breaker; nil for the `callback` provider, which the host installs.
+    static func configured(_ config: EngineConfig, clock: Clock, events: EventLog) -> ProviderChain? {
+        switch config.smsProvider {
+        case .console: return ProviderChain(single: ConsoleSender(), name: "console", clock: clock, events: events)
+        case .providers:
+            let client = HTTPClient()
+            return ProviderChain(config.smsProviders.map { provider in
+                Member(name: provider.endpoint.name, sender: HTTPSender(provider, client: client, clock: clock),
+                       breaker: CircuitBreaker(threshold: config.smsBreakerFailures,
+                                               openMilliseconds: config.smsBreakerSeconds * 1000))
+            }, clock: clock, events: events)
+        case .callback: return nil
+        }
+    }
+}

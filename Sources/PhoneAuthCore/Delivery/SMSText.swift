@@ -164,3 +164,13 @@ package struct SMSText: Sendable {
         }
     }
 }
+
+extension SMSText {
+    /// The texts the configuration asks for (`sms` and `defaultLanguageCode`).
+    init(_ config: EngineConfig) throws {
+        try self.init(appName: config.smsAppName, hostTemplates: config.smsTemplates,
+                      originBoundDomain: config.smsOriginBoundDomain, androidAppHash: config.smsAndroidAppHash,
+                      maxSegments: config.smsMaxSegments, codeLength: config.codeLength,
+                      codeTtlSeconds: config.codeTtlSeconds, defaultLanguage: config.defaultLanguageCode)
+    }
+}

@@ -78,9 +78,9 @@ package enum ResultJSON {
         ])
     }
 
-    static func signingKeys(_ keys: [Engine.SigningKeyState]) -> JSONValue { .array(keys.map(signingKey)) }
+    static func signingKeys(_ keys: [KeyService.SigningKeyState]) -> JSONValue { .array(keys.map(signingKey)) }
 
-    package static func signingKey(_ k: Engine.SigningKeyState) -> JSONValue {
+    package static func signingKey(_ k: KeyService.SigningKeyState) -> JSONValue {
         var o = JSONObjectBuilder()
         o.set("kid", .string(k.kid))
         o.set("algorithm", .string(k.algorithm))

@@ -56,7 +56,7 @@ extension OperationCatalogue {
     }
 
     /// Reads a second-factor assertion: {factorId: "phone", credential} or {factorId: "totp", enrollmentId, verificationCode}.
-    static func assertion(_ p: ObjectReader) throws -> Engine.Assertion? {
+    static func assertion(_ p: ObjectReader) throws -> MultiFactorService.Assertion? {
         guard let a = try p.object("assertion") else { return nil }
         switch try a.string("factorId") {
         case "phone":
@@ -99,7 +99,7 @@ extension OperationCatalogue {
             credential.clientIp = try clientIp(p)
             return credential
         }
-        var result = try Engine.credential(verificationId: try c.string("verificationId"), verificationCode: try c.string("verificationCode"))
+        var result = try VerificationService.credential(verificationId: try c.string("verificationId"), verificationCode: try c.string("verificationCode"))
         result.clientIp = try clientIp(p)
         return result
     }

@@ -12,15 +12,15 @@ enum OperationCatalogue {
                     throw PhoneAuthError(.invalidArgument, "Give either 'phoneNumber' or 'multiFactorHint' with 'multiFactorSession', not both.",
                                          details: [("field", .string("phoneNumber"))])
                 }
-                return ResultJSON.verificationStarted(try engine.verifySecondFactor(
+                return ResultJSON.verificationStarted(try engine.multiFactor.verifySecondFactor(
                     hint: hint, session: session, languageCode: try language(p), clientIp: try clientIp(p), appProof: try appProof(p)))
             }
-            let started = try engine.verifyPhoneNumber(try p.string("phoneNumber"), languageCode: try language(p),
+            let started = try engine.verification.verifyPhoneNumber(try p.string("phoneNumber"), languageCode: try language(p),
                                                        clientIp: try clientIp(p), appProof: try appProof(p))
             return ResultJSON.verificationStarted(started)
         },
         Operation("verifyClient", access: .client, setsClientIp: true, parameters: ["appToken", "tokenType", "clientIp"]) { engine, p in
-            let (receipt, timeout) = try engine.verifyClient(appToken: try p.string("appToken"), tokenType: try p.string("tokenType"),
+            let (receipt, timeout) = try engine.appVerification.verifyClient(appToken: try p.string("appToken"), tokenType: try p.string("tokenType"),
                                                              clientIp: try clientIp(p))
             return .object([("receipt", .string(receipt)), ("suggestedTimeout", .int(timeout))])
         },
@@ -28,7 +28,7 @@ enum OperationCatalogue {
             guard let notification = p.value("notification") else {
                 throw PhoneAuthError(.invalidArgument, "The field 'notification' (the notification's payload) is required.", details: [("field", .string("notification"))])
             }
-            let found = Engine.canHandleNotification(notification)
+            let found = AppVerificationService.canHandleNotification(notification)
             var result = JSONObjectBuilder()
             result.set("handled", .bool(found.handled))
             result.set("receipt", found.receipt.map { .string($0) })
@@ -36,7 +36,7 @@ enum OperationCatalogue {
             return result.value
         },
         Operation("getCaptchaChallenge", access: .client, setsClientIp: true, parameters: ["callbackScheme", "languageCode", "clientIp"]) { engine, p in
-            let (url, eventId) = try engine.captchaChallenge(callbackScheme: try required(p, "callbackScheme"), languageCode: try language(p),
+            let (url, eventId) = try engine.appVerification.captchaChallenge(callbackScheme: try required(p, "callbackScheme"), languageCode: try language(p),
                                                              clientIp: try clientIp(p))
             return .object([("url", .string(url)), ("eventId", .string(eventId))])
         },
@@ -44,7 +44,7 @@ enum OperationCatalogue {
             guard let url = try p.string("url") else {
                 throw PhoneAuthError(.invalidArgument, "The field 'url' is required.", details: [("field", .string("url"))])
             }
-            let found = try engine.canHandleURL(url)
+            let found = try engine.appVerification.canHandleURL(url)
             var result = JSONObjectBuilder()
             result.set("handled", .bool(found.handled))
             result.set("captchaToken", found.captchaToken.map { .string($0) })
@@ -52,31 +52,31 @@ enum OperationCatalogue {
             return result.value
         },
         Operation("credential", access: .client, parameters: ["verificationId", "verificationCode"]) { _, p in
-            return ResultJSON.credential(try Engine.credential(verificationId: try p.string("verificationId"),
+            return ResultJSON.credential(try VerificationService.credential(verificationId: try p.string("verificationId"),
                                                                verificationCode: try p.string("verificationCode")))
         },
         Operation("signInWithCredential", access: .client, setsClientIp: true, parameters: ["credential", "clientIp"]) { engine, p in
-            return ResultJSON.signIn(try engine.signIn(with: try credential(p)))
+            return ResultJSON.signIn(try engine.signIn.signIn(with: try credential(p)))
         },
         Operation("linkWithCredential", access: .client, setsClientIp: true, parameters: ["idToken", "credential", "clientIp"]) { engine, p in
-            return ResultJSON.signIn(try engine.link(idToken: try required(p, "idToken"), credential: try credential(p)))
+            return ResultJSON.signIn(try engine.accounts.link(idToken: try required(p, "idToken"), credential: try credential(p)))
         },
         Operation("updatePhoneNumber", access: .client, setsClientIp: true, parameters: ["idToken", "credential", "clientIp"]) { engine, p in
-            return ResultJSON.signIn(try engine.updatePhoneNumber(idToken: try required(p, "idToken"), credential: try credential(p)))
+            return ResultJSON.signIn(try engine.accounts.updatePhoneNumber(idToken: try required(p, "idToken"), credential: try credential(p)))
         },
         Operation("reauthenticateWithCredential", access: .client, setsClientIp: true, parameters: ["idToken", "credential", "clientIp"]) { engine, p in
-            return ResultJSON.signIn(try engine.reauthenticate(idToken: try required(p, "idToken"), credential: try credential(p)))
+            return ResultJSON.signIn(try engine.accounts.reauthenticate(idToken: try required(p, "idToken"), credential: try credential(p)))
         },
         Operation("unlink", access: .client, parameters: ["idToken", "providerId"]) { engine, p in
-            return .object([("user", ResultJSON.user(try engine.unlink(idToken: try required(p, "idToken"), providerId: try required(p, "providerId"))))])
+            return .object([("user", ResultJSON.user(try engine.accounts.unlink(idToken: try required(p, "idToken"), providerId: try required(p, "providerId"))))])
         },
         Operation("mfaEnrollStart", access: .client, setsClientIp: true, parameters: ["idToken", "phoneNumber", "languageCode", "clientIp", "appVerification"]) { engine, p in
-            return ResultJSON.verificationStarted(try engine.startPhoneEnrollment(
+            return ResultJSON.verificationStarted(try engine.multiFactor.startPhoneEnrollment(
                 idToken: try required(p, "idToken"), phoneNumber: try p.string("phoneNumber"),
                 languageCode: try language(p), clientIp: try clientIp(p), appProof: try appProof(p)))
         },
         Operation("mfaTotpStart", access: .client, parameters: ["idToken", "accountName", "issuer"]) { engine, p in
-            let started = try engine.startTotpEnrollment(idToken: try required(p, "idToken"),
+            let started = try engine.multiFactor.startTotpEnrollment(idToken: try required(p, "idToken"),
                                                          accountName: try Label(p.string("accountName"), field: "accountName"),
                                                          issuer: try Label(p.string("issuer"), field: "issuer"))
             return .object([
@@ -94,53 +94,53 @@ enum OperationCatalogue {
             switch try p.string("factorId") ?? "phone" {
             case "phone":
                 try rejectPresent(p, ["sessionInfo", "verificationCode"], factor: "phone")
-                return ResultJSON.signIn(try engine.finishPhoneEnrollment(idToken: idToken, credential: try credential(p), displayName: displayName))
+                return ResultJSON.signIn(try engine.multiFactor.finishPhoneEnrollment(idToken: idToken, credential: try credential(p), displayName: displayName))
             case "totp":
                 try rejectPresent(p, ["credential"], factor: "totp")
-                return ResultJSON.signIn(try engine.finishTotpEnrollment(idToken: idToken, sessionInfo: try totpSession(p),
+                return ResultJSON.signIn(try engine.multiFactor.finishTotpEnrollment(idToken: idToken, sessionInfo: try totpSession(p),
                                                                          code: try totpCode(p), displayName: displayName))
             default:
                 throw PhoneAuthError(.invalidArgument, "The field 'factorId' must be \"phone\" or \"totp\".", details: [("field", .string("factorId"))])
             }
         },
         Operation("mfaUnenroll", access: .client, parameters: ["idToken", "enrollmentId"]) { engine, p in
-            return ResultJSON.signIn(try engine.unenroll(idToken: try required(p, "idToken"), enrollmentId: try required(p, "enrollmentId")))
+            return ResultJSON.signIn(try engine.multiFactor.unenroll(idToken: try required(p, "idToken"), enrollmentId: try required(p, "enrollmentId")))
         },
         Operation("mfaResolveSignIn", access: .client, setsClientIp: true, parameters: ["session", "assertion", "clientIp"]) { engine, p in
-            return ResultJSON.signIn(try engine.resolveSignIn(session: try p.string("session"), assertion: try assertion(p),
+            return ResultJSON.signIn(try engine.multiFactor.resolveSignIn(session: try p.string("session"), assertion: try assertion(p),
                                                               clientIp: try clientIp(p)))
         },
         Operation("createCustomToken", parameters: ["uid", "claims"]) { engine, p in
-            return .object([("customToken", .string(try engine.createCustomToken(uid: try required(p, "uid"), claims: p.value("claims"))))])
+            return .object([("customToken", .string(try engine.signIn.createCustomToken(uid: try required(p, "uid"), claims: p.value("claims"))))])
         },
         Operation("signInWithCustomToken", access: .client, parameters: ["customToken"]) { engine, p in
             guard let token = try p.string("customToken"), !token.isEmpty else {
                 throw PhoneAuthError(.invalidCustomToken, "A custom token is required.", details: [("reason", .string("missing"))])
             }
-            return ResultJSON.signIn(try engine.signIn(withCustomToken: token))
+            return ResultJSON.signIn(try engine.signIn.signIn(withCustomToken: token))
         },
         Operation("refreshIdToken", access: .client, parameters: ["refreshToken"]) { engine, p in
-            return ResultJSON.refreshed(try engine.refreshIdToken(try required(p, "refreshToken")))
+            return ResultJSON.refreshed(try engine.sessions.refreshIdToken(try required(p, "refreshToken")))
         },
         Operation("verifyIdToken", access: .client, parameters: ["idToken", "checkRevoked"]) { engine, p in
-            let claims = try engine.verifyIdToken(try required(p, "idToken"), checkRevoked: try p.bool("checkRevoked") ?? false)
+            let claims = try engine.sessions.verifyIdToken(try required(p, "idToken"), checkRevoked: try p.bool("checkRevoked") ?? false)
             return .object([("claims", claims)])
         },
         Operation("signOut", access: .client, parameters: ["refreshToken"]) { engine, p in
-            try engine.signOut(refreshToken: try required(p, "refreshToken"))
+            try engine.sessions.signOut(refreshToken: try required(p, "refreshToken"))
             return .object([])
         },
         Operation("getUser", parameters: ["uid"]) { engine, p in
-            return .object([("user", ResultJSON.user(try engine.user(uid: try required(p, "uid"))))])
+            return .object([("user", ResultJSON.user(try engine.accounts.user(uid: try required(p, "uid"))))])
         },
         Operation("getUserByPhoneNumber", parameters: ["phoneNumber"]) { engine, p in
             guard let phone = try p.string("phoneNumber"), !phone.isEmpty else {
                 throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.")
             }
-            return .object([("user", ResultJSON.user(try engine.user(phoneNumber: phone)))])
+            return .object([("user", ResultJSON.user(try engine.accounts.user(phoneNumber: phone)))])
         },
         Operation("deleteUser", parameters: ["uid"]) { engine, p in
-            try engine.deleteUser(uid: try required(p, "uid"))
+            try engine.accounts.deleteUser(uid: try required(p, "uid"))
             return .object([])
         },
         Operation("updateUser", parameters: ["uid", "disabled", "displayName", "phoneNumber"]) { engine, p in
@@ -148,29 +148,29 @@ enum OperationCatalogue {
             let displayName = try clearable(p, "displayName").map { name throws(PhoneAuthError) in
                 try Label(name, field: "displayName")
             }
-            let user = try engine.updateUser(uid: uid, disabled: try p.bool("disabled"), displayName: displayName,
+            let user = try engine.accounts.updateUser(uid: uid, disabled: try p.bool("disabled"), displayName: displayName,
                                              phoneNumber: try clearable(p, "phoneNumber"))
             return .object([("user", ResultJSON.user(user))])
         },
         Operation("createUser", parameters: ["uid", "disabled", "displayName", "phoneNumber"]) { engine, p in
             let uid = try p.string("uid")
-            let user = try engine.createUser(uid: uid, disabled: try p.bool("disabled") ?? false, displayName: try Label(p.string("displayName"), field: "displayName"),
+            let user = try engine.accounts.createUser(uid: uid, disabled: try p.bool("disabled") ?? false, displayName: try Label(p.string("displayName"), field: "displayName"),
                                              phoneNumber: try p.string("phoneNumber"))
             return .object([("user", ResultJSON.user(user))])
         },
         Operation("setCustomUserClaims", parameters: ["uid", "claims"]) { engine, p in
-            try engine.setCustomUserClaims(uid: try required(p, "uid"), claims: p.value("claims"))
+            try engine.accounts.setCustomUserClaims(uid: try required(p, "uid"), claims: p.value("claims"))
             return .object([])
         },
         Operation("listUsers", parameters: ["maxResults", "pageToken"]) { engine, p in
-            let page = try engine.listUsers(maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000), pageToken: try p.string("pageToken"))
+            let page = try engine.accounts.listUsers(maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000), pageToken: try p.string("pageToken"))
             var result = JSONObjectBuilder()
             result.set("users", .array(page.users.map(ResultJSON.user)))
             result.set("pageToken", page.nextPageToken.map { .string($0) })
             return result.value
         },
         Operation("exportUsers", parameters: ["maxResults", "pageToken"]) { engine, p in
-            let page = try engine.exportUsers(maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000), pageToken: try p.string("pageToken"))
+            let page = try engine.transfer.exportUsers(maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000), pageToken: try p.string("pageToken"))
             var result = JSONObjectBuilder()
             result.set("users", .array(page.users))
             result.set("pageToken", page.nextPageToken.map { .string($0) })
@@ -181,34 +181,34 @@ enum OperationCatalogue {
                 throw PhoneAuthError(.invalidArgument, "The field 'users' (an array of users as auth:export writes them) is required.",
                                      details: [("field", .string("users"))])
             }
-            let outcome = try engine.importUsers(users)
+            let outcome = try engine.transfer.importUsers(users)
             return .object([("imported", .int(Int64(outcome.imported))),
                             ("errors", .array(outcome.errors.map { .object([("index", .int(Int64($0.index))), ("message", .string($0.message))]) }))])
         },
         Operation("revokeRefreshTokens", parameters: ["uid"]) { engine, p in
-            try engine.revokeRefreshTokens(uid: try required(p, "uid"))
+            try engine.sessions.revokeRefreshTokens(uid: try required(p, "uid"))
             return .object([])
         },
         Operation("unlockPhoneNumber", parameters: ["phoneNumber"]) { engine, p in
-            return .object([("unlocked", .bool(try engine.unlockPhoneNumber(try p.string("phoneNumber"))))])
+            return .object([("unlocked", .bool(try engine.lockouts.unlockPhoneNumber(try p.string("phoneNumber"))))])
         },
         Operation("getJwks", access: .client, parameters: []) { engine, p in
-            return engine.jwks
+            return engine.keyService.jwks
         },
         Operation("getStatus", parameters: []) { engine, _ in
             ResultJSON.status(try engine.status())
         },
         Operation("listSigningKeys", parameters: []) { engine, _ in
-            .object([("keys", ResultJSON.signingKeys(engine.signingKeys()))])
+            .object([("keys", ResultJSON.signingKeys(engine.keyService.signingKeys()))])
         },
         Operation("rotateSigningKey", parameters: ["algorithm"]) { engine, p in
-            .object([("keys", ResultJSON.signingKeys(try engine.rotateSigningKey(algorithm: try p.string("algorithm"))))])
+            .object([("keys", ResultJSON.signingKeys(try engine.keyService.rotateSigningKey(algorithm: try p.string("algorithm"))))])
         },
         Operation("retireSigningKey", parameters: ["kid"]) { engine, p in
-            .object([("keys", ResultJSON.signingKeys(try engine.retireSigningKey(kid: try required(p, "kid"))))])
+            .object([("keys", ResultJSON.signingKeys(try engine.keyService.retireSigningKey(kid: try required(p, "kid"))))])
         },
         Operation("rekey", access: .library, parameters: ["newMasterKey"]) { engine, p in
-            let keyFile = try engine.rekey(newMasterKey: try required(p, "newMasterKey"))
+            let keyFile = try engine.keyService.rekey(newMasterKey: try required(p, "newMasterKey"))
             var result = JSONObjectBuilder()
             result.set("rekeyed", .bool(true))
             result.set("keyFile", keyFile.map { .string($0) })
@@ -224,7 +224,7 @@ enum OperationCatalogue {
             guard let id = try p.string("verificationId"), !id.isEmpty else {
                 throw PhoneAuthError(.missingVerificationID, "A verification ID is required.")
             }
-            return ResultJSON.verificationStatus(try engine.verificationStatus(id))
+            return ResultJSON.verificationStatus(try engine.verification.verificationStatus(id))
         },
         Operation("listMethods", access: .client, parameters: []) { _, _ in
                 .object([("methods", .array(all.map(\.description)))])

@@ -1,6 +1,25 @@
 /// App verification: proof that an SMS request comes from the real app, by a silent push that
 /// carries a secret to the device, or by a captcha the host checks.
-extension Engine {
+package final class AppVerificationService {
+    private let config: EngineConfig
+    private let smsText: SMSText
+    private let clock: Clock
+    private let store: any AppCheckStore
+    private let keys: KeyRing
+    let hooks: AppVerificationHooks
+    private let failures: FailureReporter
+
+    init(config: EngineConfig, smsText: SMSText, clock: Clock, store: any AppCheckStore, keys: KeyRing,
+         hooks: AppVerificationHooks, failures: FailureReporter) {
+        self.config = config
+        self.smsText = smsText
+        self.clock = clock
+        self.store = store
+        self.keys = keys
+        self.hooks = hooks
+        self.failures = failures
+    }
+
     /// What canHandleNotification found in a notification.
     package struct NotificationResult: Sendable {
         package var handled = false
@@ -18,10 +37,10 @@ extension Engine {
     static let pushKey = "phoneauth"
     static let tokenTypes: Set<String> = ["prod", "sandbox", "unknown"]
 
-    package func setPushSender(_ sender: PushSender?) { appHooks.pushSender = sender }
-    package func setCaptchaVerifier(_ verifier: CaptchaVerifier?) { appHooks.captchaVerifier = verifier }
+    package func setPushSender(_ sender: PushSender?) { hooks.pushSender = sender }
+    package func setCaptchaVerifier(_ verifier: CaptchaVerifier?) { hooks.captchaVerifier = verifier }
 
-    var appVerificationEnforced: Bool { config.appVerificationEnforce ?? appHooks.anyInstalled }
+    var appVerificationEnforced: Bool { config.appVerificationEnforce ?? hooks.anyInstalled }
 
     /// Sends the app a silent push with a receipt and its secret; returns the receipt and how long
     /// to wait for the push before falling back to the captcha.
@@ -35,7 +54,7 @@ extension Engine {
         guard Self.tokenTypes.contains(type) else {
             throw PhoneAuthError(.invalidArgument, "The field 'tokenType' must be \"prod\", \"sandbox\" or \"unknown\".", details: [("field", .string("tokenType"))])
         }
-        guard let sender = appHooks.pushSender else {
+        guard let sender = hooks.pushSender else {
             throw PhoneAuthError(.operationNotAllowed, "No push sender is installed (phoneauth_set_push_sender); use the captcha.",
                                  details: [("reason", .string("noPushSender"))])
         }
@@ -46,7 +65,7 @@ extension Engine {
                                             scheme: nil,
                                             expiresAt: now.adding(seconds: config.receiptTtlSeconds), now: now,
                                             ipKey: clientIp?.limitKey, ipLimit: config.abuse.appChecksPerIpPerHour) {
-            throw limitError(trip, now: now)
+            throw failures.limitError(trip, now: now)
         }
         let payload: JSONValue = .object([(Self.pushKey, .object([("receipt", .string(receipt)), ("secret", .string(secret))]))])
         guard sender.send(appToken: appToken, tokenType: type, payload: payload) else {
@@ -91,7 +110,7 @@ extension Engine {
                                             scheme: callbackScheme.lowercased(),
                                             expiresAt: now.adding(seconds: config.receiptTtlSeconds), now: now,
                                             ipKey: clientIp?.limitKey, ipLimit: config.abuse.appChecksPerIpPerHour) {
-            throw limitError(trip, now: now)
+            throw failures.limitError(trip, now: now)
         }
         let language = smsText.resolve(languageCode?.text, fallback: config.defaultLanguageCode)
         let query = "eventId=\(eventId)&callbackScheme=\(PercentEncoding.encode(callbackScheme))&hl=\(PercentEncoding.encode(language))"
@@ -134,7 +153,7 @@ extension Engine {
             func failed(_ reason: String, _ message: String) -> PhoneAuthError {
                 PhoneAuthError(.captchaCheckFailed, message, details: [("reason", .string(reason))])
             }
-            guard let verifier = appHooks.captchaVerifier else { throw failed("noVerifier", "No captcha verifier is installed (phoneauth_set_captcha_verifier).") }
+            guard let verifier = hooks.captchaVerifier else { throw failed("noVerifier", "No captcha verifier is installed (phoneauth_set_captcha_verifier).") }
             // A token proves one request: claimed (by its hash) before the verifier is asked.
             let tokenId = Base64URL.encode(keys.codeHash(verificationId: "captcha-token", code: token))
             let expiresAt = clock.now().adding(seconds: config.receiptTtlSeconds)

@@ -1,11 +1,22 @@
 /// Users out and in, in the JSON of Firebase's `auth:export` / `auth:import` (and firebase-admin's
 /// import_users): so users move between Firebase and PhoneAuth, and between PhoneAuth stores.
-extension Engine {
+/// Moving users in and out in the JSON of Firebase's `auth:export`.
+package final class AccountTransfer {
+    private let clock: Clock
+    private let store: any AccountStore
+    private let accounts: AccountService
+
+    init(clock: Clock, store: any AccountStore, accounts: AccountService) {
+        self.clock = clock
+        self.store = store
+        self.accounts = accounts
+    }
+
     package static let maxImportUsers = 1000
 
     /// One page of users in uid order, each as `auth:export` writes it; `nextPageToken` continues.
     package func exportUsers(maxResults: Int, pageToken: String?) throws -> (users: [JSONValue], nextPageToken: String?) {
-        let page = try listUsers(maxResults: maxResults, pageToken: pageToken)
+        let page = try accounts.listUsers(maxResults: maxResults, pageToken: pageToken)
         return (page.users.map { FirebaseUser.exportJSON($0) }, page.nextPageToken)
     }
 

@@ -1,5 +1,26 @@
 /// Second factors: enrolment (SMS and TOTP), removal, and completing a sign-in that needs one.
-extension Engine {
+/// Second factors: enrolling an SMS number or an authenticator app, removing one, and completing
+/// a sign-in that needs one.
+package final class MultiFactorService {
+    private let config: EngineConfig
+    private let clock: Clock
+    private let store: any MultiFactorStore & AccountStore
+    private let keys: KeyRing
+    private let sessions: SessionService
+    private let verification: VerificationService
+    private let accounts: AccountService
+
+    init(config: EngineConfig, clock: Clock, store: any MultiFactorStore & AccountStore, keys: KeyRing,
+         sessions: SessionService, verification: VerificationService, accounts: AccountService) {
+        self.config = config
+        self.clock = clock
+        self.store = store
+        self.keys = keys
+        self.sessions = sessions
+        self.verification = verification
+        self.accounts = accounts
+    }
+
     /// What mfaTotpStart hands the user's authenticator app.
     package struct TotpEnrollmentStarted: Sendable {
         package let sessionInfo: String
@@ -17,38 +38,38 @@ extension Engine {
     /// Sends a code to a number the signed-in user is enrolling as an SMS second factor.
     package func startPhoneEnrollment(idToken: String, phoneNumber: String?, languageCode: LanguageTag?, clientIp: ClientAddress?,
                                      appProof: AppProof? = nil) throws -> VerificationStarted {
-        let user = try session(of: idToken, recent: true).user
+        let user = try sessions.session(of: idToken, recent: true).user
         let phone = try PhoneNumber.parse(phoneNumber)
         // Refuse before sending an SMS what finalizing would refuse anyway, as far as the user's own
         // account tells: whether another user has the number is only said once the code proves it.
-        if user.factors.contains(where: { $0.phoneNumber == phone.e164 }) { throw Self.error(AccountRefusal.secondFactorAlreadyEnrolled) }
-        if user.phoneNumber == phone.e164 { throw Self.error(AccountRefusal.unsupportedFirstFactor) }
+        if user.factors.contains(where: { $0.phoneNumber == phone.e164 }) { throw AccountErrors.error(AccountRefusal.secondFactorAlreadyEnrolled) }
+        if user.phoneNumber == phone.e164 { throw AccountErrors.error(AccountRefusal.unsupportedFirstFactor) }
         try checkRoomForFactor(user)
-        return try sendCode(to: phone, purpose: .enroll, subject: user.uid, languageCode: languageCode, clientIp: clientIp, appProof: appProof)
+        return try verification.sendCode(to: phone, purpose: .enroll, subject: user.uid, languageCode: languageCode, clientIp: clientIp, appProof: appProof)
     }
 
     package func finishPhoneEnrollment(idToken: String, credential: PhoneCredential, displayName: Label?) throws -> SignInResult {
-        try Self.checkCredential(credential)
-        let session = try session(of: idToken, recent: true)
+        try VerificationService.checkCredential(credential)
+        let session = try sessions.session(of: idToken, recent: true)
         let now = clock.now()
         let factor = newFactor(.phone, displayName: displayName, now: now)
         let (signIn, first) = continuation(of: session, proving: factor, now: now)
-        return try finish(try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId, change: .enrollPhone(factor), now: now,
-                                                     maxAttempts: config.maxAttempts, limits: checkLimits(credential), codeMatches: codeMatcher(credential), signIn: signIn),
+        return try sessions.finish(try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId, change: .enrollPhone(factor), now: now,
+                                                     maxAttempts: config.maxAttempts, limits: verification.checkLimits(credential), codeMatches: verification.codeMatcher(credential), signIn: signIn),
                           signIn, first, now: now, clientIp: credential.clientIp)
     }
 
     /// Generates a TOTP secret for the signed-in user and keeps it, sealed, until a first code
     /// from the authenticator proves the user stored it.
     package func startTotpEnrollment(idToken: String, accountName: Label?, issuer: Label?) throws -> TotpEnrollmentStarted {
-        let session = try session(of: idToken, recent: true)
+        let session = try sessions.session(of: idToken, recent: true)
         try checkRoomForFactor(session.user)
         let now = clock.now()
         let secret = Totp.newSecret()
         let pending = NewMFASession(id: SortableID.make(at: now, randomBytes: 18), kind: .totpEnrollment,
                                     expiresAt: now.adding(seconds: config.mfaSessionTtlSeconds),
                                     sealedSecret: try keys.sealTotpSecret(secret, uid: session.user.uid))
-        _ = try user(from: try store.openMFASession(pending, uid: session.user.uid, presentedSession: session.sessionId,
+        _ = try accounts.user(from: try store.openMFASession(pending, uid: session.user.uid, presentedSession: session.sessionId,
                                                    provider: session.provider, now: now))
         let account = accountName?.text ?? session.user.phoneNumber ?? session.user.uid
         return TotpEnrollmentStarted(sessionInfo: pending.id, secretKey: Base32.encode(secret),
@@ -57,25 +78,25 @@ extension Engine {
     }
 
     package func finishTotpEnrollment(idToken: String, sessionInfo: String, code: String, displayName: Label?) throws -> SignInResult {
-        let session = try session(of: idToken, recent: true)
+        let session = try sessions.session(of: idToken, recent: true)
         let now = clock.now()
         let factor = newFactor(.totp, displayName: displayName, now: now)
         let (signIn, first) = continuation(of: session, proving: factor, now: now)
         let outcome = try store.enrollTotp(sessionId: sessionInfo, uid: session.user.uid, presentedSession: session.sessionId, check: totpCheck(code, now: now),
                                            factor: factor, now: now, maxAttempts: config.maxAttempts, signIn: signIn)
-        return try finish(outcome, signIn, first, now: now)
+        return try sessions.finish(outcome, signIn, first, now: now)
     }
 
     /// Removes a second factor (a recent sign-in is required). Sessions continue, and the caller
     /// gets fresh tokens of a continuation of its session, as after an enrolment.
     package func unenroll(idToken: String, enrollmentId: String) throws -> SignInResult {
-        let session = try session(of: idToken, recent: true)
+        let session = try sessions.session(of: idToken, recent: true)
         let now = clock.now()
-        var (signIn, first) = continuation(of: session, now: now)
+        var (signIn, first) = sessions.continuation(of: session, now: now)
         if signIn.secondFactorEnrollment == enrollmentId {  // the factor this session proved is gone
             (signIn.secondFactor, signIn.secondFactorEnrollment) = (nil, nil)
         }
-        return try finish(try store.unenroll(uid: session.user.uid, presentedSession: session.sessionId, enrollmentId: enrollmentId,
+        return try sessions.finish(try store.unenroll(uid: session.user.uid, presentedSession: session.sessionId, enrollmentId: enrollmentId,
                                              signIn: signIn, now: now),
                           signIn, first, now: now)
     }
@@ -85,10 +106,10 @@ extension Engine {
                                    appProof: AppProof? = nil) throws -> VerificationStarted {
         guard let session, !session.isEmpty else { throw MultiFactorErrors.missingSession }
         guard let hint, !hint.isEmpty else { throw MultiFactorErrors.missingInfo }
-        let user = try user(from: try store.mfaSessionUser(id: session, kind: .signIn, now: clock.now()))
+        let user = try accounts.user(from: try store.mfaSessionUser(id: session, kind: .signIn, now: clock.now()))
         guard let number = user.factors.first(where: { $0.enrollmentId == hint && $0.factorId == .phone })?.phoneNumber
-        else { throw Self.error(AccountRefusal.multiFactorInfoNotFound) }
-        return try sendCode(to: try PhoneNumber.parse(number), purpose: .mfaSignIn, subject: session, languageCode: languageCode,
+        else { throw AccountErrors.error(AccountRefusal.multiFactorInfoNotFound) }
+        return try verification.sendCode(to: try PhoneNumber.parse(number), purpose: .mfaSignIn, subject: session, languageCode: languageCode,
                             clientIp: clientIp, appProof: appProof)
     }
 
@@ -104,21 +125,21 @@ extension Engine {
         case var .phone(credential):
             // The ID's shape is not checked here: the session is checked first, and a malformed ID is simply unknown.
             credential.clientIp = clientIp
-            if credential.isTemporaryProof { try Self.checkCredential(credential) }
-            proof = .phone(verificationId: credential.verificationId, codeMatches: codeMatcher(credential))
-            limits = checkLimits(credential)
+            if credential.isTemporaryProof { try VerificationService.checkCredential(credential) }
+            proof = .phone(verificationId: credential.verificationId, codeMatches: verification.codeMatcher(credential))
+            limits = verification.checkLimits(credential)
         case let .totp(enrollmentId, code):
             proof = .totp(enrollmentId: enrollmentId, check: totpCheck(code, now: now))
         }
         // The store gives the session the challenge's own provider.
-        let (signIn, first) = newSignIn(uid: "", provider: .phone, now: now)
-        return try finish(try store.resolveSecondFactor(sessionId: session, proof: proof, now: now, maxAttempts: config.maxAttempts,
+        let (signIn, first) = sessions.newSignIn(uid: "", provider: .phone, now: now)
+        return try sessions.finish(try store.resolveSecondFactor(sessionId: session, proof: proof, now: now, maxAttempts: config.maxAttempts,
                                                         limits: limits, signIn: signIn),
                           signIn, first, now: now, clientIp: clientIp)
     }
 
     private func checkRoomForFactor(_ user: UserRecord) throws {
-        if user.factors.count >= config.mfaMaxFactors { throw Self.error(AccountRefusal.maximumSecondFactorCountExceeded) }
+        if user.factors.count >= config.mfaMaxFactors { throw AccountErrors.error(AccountRefusal.maximumSecondFactorCountExceeded) }
     }
 
     private func newFactor(_ factorId: FactorKind, displayName: Label?, now: Timestamp) -> NewFactor {
@@ -128,7 +149,7 @@ extension Engine {
 
     /// The fresh session an enrolment returns: signed in with the factor just proved.
     private func continuation(of session: SessionInfo, proving factor: NewFactor, now: Timestamp) -> (NewSignIn, RefreshToken) {
-        var (signIn, first) = continuation(of: session, now: now)
+        var (signIn, first) = sessions.continuation(of: session, now: now)
         signIn.secondFactor = factor.factorId
         signIn.secondFactorEnrollment = factor.enrollmentId
         return (signIn, first)

@@ -1,0 +1,171 @@
+/// Accounts: reading, creating, changing, listing and deleting users (an admin's), and the
+/// changes a signed-in user proves with a code: linking, changing and removing the number, and
+/// re-authenticating.
+package final class AccountService {
+    private let config: EngineConfig
+    private let clock: Clock
+    private let store: any AccountStore
+    private let keys: KeyRing
+    private let sessions: SessionService
+    private let verification: VerificationService
+    private let failures: FailureReporter
+
+    init(config: EngineConfig, clock: Clock, store: any AccountStore, keys: KeyRing, sessions: SessionService,
+         verification: VerificationService, failures: FailureReporter) {
+        self.config = config
+        self.clock = clock
+        self.store = store
+        self.keys = keys
+        self.sessions = sessions
+        self.verification = verification
+        self.failures = failures
+    }
+
+    package func user(uid: String) throws -> UserRecord {
+        guard let user = try store.user(uid: uid) else { throw AccountErrors.noUser }
+        return user
+    }
+
+    package func user(phoneNumber: String) throws -> UserRecord {
+        let phone = try PhoneNumber.parse(phoneNumber)
+        guard let user = try store.user(phoneNumber: phone.e164) else { throw AccountErrors.noUser }
+        return user
+    }
+
+    package func deleteUser(uid: String) throws {
+        guard try store.deleteUser(uid: uid) else { throw AccountErrors.noUser }
+    }
+
+    /// `phoneNumber` `.some(nil)` removes the number; a number another user has is refused.
+    /// `customClaims` as setCustomUserClaims takes them; all changes are one transaction.
+    package func updateUser(uid: String, disabled: Bool? = nil, displayName: Label?? = nil, phoneNumber: String?? = nil,
+                           customClaims: JSONValue?? = nil) throws -> UserRecord {
+        var changes = UserChanges(disabled: disabled, displayName: displayName.map { $0?.text })
+        if let claims = customClaims { changes.customClaims = .some(try claims.flatMap { try DeveloperClaims.validated($0) }) }
+        if let phoneNumber { changes.phoneNumber = .some(try phoneNumber.map { try PhoneNumber.parse($0).e164 }) }
+        return try update(uid: uid, changes)
+    }
+
+    /// Adds a user that has not signed in yet (an admin's create): `uid` (1–128 bytes) or a new
+    /// sortable one; a phone number another user or a second factor has is refused.
+    package func createUser(uid: String?, disabled: Bool = false, displayName: Label? = nil,
+                           phoneNumber: String? = nil) throws -> UserRecord {
+        let now = clock.now()
+        let uid = uid ?? SortableID.make(at: now, randomBytes: 12)
+        guard !uid.isEmpty, uid.utf8.count <= 128 else {
+            throw PhoneAuthError(.invalidArgument, "The field 'uid' must be 1 to 128 bytes.", details: [("field", .string("uid"))])
+        }
+        var changes = UserChanges(disabled: disabled ? true : nil, displayName: displayName.map { .some($0.text) })
+        if let phoneNumber { changes.phoneNumber = .some(try PhoneNumber.parse(phoneNumber).e164) }
+        return try outcome(try store.createUser(uid: uid, changes: changes, now: now))
+    }
+
+    /// Claims every later ID token of the user carries; nil or {} removes them.
+    package func setCustomUserClaims(uid: String, claims: JSONValue?) throws {
+        _ = try update(uid: uid, UserChanges(customClaims: .some(try claims.flatMap { try DeveloperClaims.validated($0) })))
+    }
+
+    private func update(uid: String, _ changes: UserChanges) throws -> UserRecord {
+        try outcome(try store.updateUser(uid: uid, changes: changes, now: clock.now()))
+    }
+
+    private func outcome(_ outcome: UpdateUserOutcome) throws -> UserRecord {
+        switch outcome {
+        case let .updated(user): return user
+        case .notFound: throw AccountErrors.noUser
+        case .uidTaken: throw PhoneAuthError(.uidAlreadyExists, "A user with this uid already exists.", details: [("field", .string("uid"))])
+        case .phoneNumberTaken:
+            throw PhoneAuthError(.phoneNumberAlreadyExists, "Another user already has this phone number.", details: [("field", .string("phoneNumber"))])
+        case .phoneIsSecondFactor:
+            throw PhoneAuthError(.unsupportedFirstFactor, "This phone number is enrolled as an SMS second factor, so it cannot be a user's phone number.",
+                                 details: [("field", .string("phoneNumber"))])
+        }
+    }
+
+    /// One page of users in a stable order (by uid); `pageToken` continues after a page.
+    package func listUsers(maxResults: Int, pageToken: String?) throws -> (users: [UserRecord], nextPageToken: String?) {
+        var after: String?
+        if let pageToken {
+            guard let bytes = Base64URL.decode(pageToken), !bytes.isEmpty else {
+                throw PhoneAuthError(.invalidArgument, "The page token is not one listUsers returned.", details: [("field", .string("pageToken"))])
+            }
+            after = String(decoding: bytes, as: UTF8.self)
+        }
+        let users = try store.listUsers(afterUid: after, limit: maxResults)
+        let next = users.count == maxResults ? users.last.map { Base64URL.encode($0.uid.utf8) } : nil
+        return (users, next)
+    }
+
+    /// Adds the credential's phone number to the signed-in user (a recent sign-in is required: a
+    /// stolen token must not add a permanent way in). If another user has it, the error
+    /// credentialAlreadyInUse carries a temporary proof that signs in to that user instead.
+    package func link(idToken: String, credential: PhoneCredential) throws -> SignInResult {
+        try changeNumber(idToken: idToken, credential: credential, AccountChange.link)
+    }
+
+    /// Replaces the signed-in user's phone number with the credential's (a recent sign-in is
+    /// required); a number another user has is refused as `link` refuses it, with a proof.
+    package func updatePhoneNumber(idToken: String, credential: PhoneCredential) throws -> SignInResult {
+        try changeNumber(idToken: idToken, credential: credential, AccountChange.updatePhoneNumber)
+    }
+
+    /// Link or number change: the code is checked and applied in one transaction. If another
+    /// user has the number, the code is consumed and becomes a temporary proof, returned in
+    /// credentialAlreadyInUse's details with the number the code proved (Firebase's clients keep
+    /// both).
+    private func changeNumber(idToken: String, credential: PhoneCredential,
+                              _ change: (_ proof: TemporaryProof) -> AccountChange) throws -> SignInResult {
+        try VerificationService.checkCredential(credential)
+        let session = try sessions.session(of: idToken, recent: true)
+        let now = clock.now()
+        let (signIn, first) = sessions.continuation(of: session, provider: .phone, now: now)
+        let secret = Base64URL.encode(SecureBytes.random(count: 32))
+        let proofId = VerificationCode.newVerificationId(at: now)
+        let proof = TemporaryProof(verificationId: proofId, codeHash: keys.codeHash(verificationId: proofId, code: secret),
+                                   expiresAt: now.adding(seconds: config.temporaryProofTtlSeconds))
+        let outcome = try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId,
+                                                 change: change(proof), now: now, maxAttempts: config.maxAttempts,
+                                                 limits: verification.checkLimits(credential), codeMatches: verification.codeMatcher(credential), signIn: signIn)
+        if case let .refused(.credentialAlreadyInUse(phone)) = outcome {
+            throw PhoneAuthError(.credentialAlreadyInUse,
+                                 "Another account already has this phone number; details.temporaryProof signs in to that account (signInWithCredential).",
+                                 details: [("temporaryProof", .string(proofId + "." + secret)), ("expiresAt", .string(proof.expiresAt.rfc3339)),
+                                           ("phoneNumber", .string(phone))])
+        }
+        return try sessions.finish(outcome, signIn, first, now: now, clientIp: credential.clientIp)
+    }
+
+    /// Proves the signed-in user's phone number again: a new session whose auth_time is now (after
+    /// the second factor, if the user has any).
+    package func reauthenticate(idToken: String, credential: PhoneCredential) throws -> SignInResult {
+        try VerificationService.checkCredential(credential)
+        let session = try sessions.session(of: idToken, recent: false)
+        let now = clock.now()
+        let (signIn, first) = sessions.newSignIn(uid: session.user.uid, provider: .phone, now: now)
+        return try sessions.finish(try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId, change: .reauthenticate, now: now,
+                                                     maxAttempts: config.maxAttempts, limits: verification.checkLimits(credential), codeMatches: verification.codeMatcher(credential), signIn: signIn),
+                          signIn, first, now: now, clientIp: credential.clientIp)
+    }
+
+    /// Removes the phone number from the signed-in user (a recent sign-in is required: a stolen
+    /// token must not lock the owner out). The user's sessions continue.
+    package func unlink(idToken: String, providerId: String) throws -> UserRecord {
+        let session = try sessions.session(of: idToken, recent: true)
+        guard providerId == "phone" else {
+            throw PhoneAuthError(.noSuchProvider, "PhoneAuth accounts have one linkable provider, \"phone\".", details: [("field", .string("providerId"))])
+        }
+        return try user(from: try store.unlinkPhone(uid: session.user.uid, presentedSession: session.sessionId))
+    }
+
+    /// The user of an outcome that opens no session, or the error it stands for.
+    func user(from outcome: AccountOutcome) throws -> UserRecord {
+        switch outcome {
+        case let .done(user): return user
+        case let .signedIn(session, _): return session.user
+        case let .rejected(rejection): throw failures.rejected(rejection, clientIp: nil, now: clock.now())
+        case let .refused(refusal): throw AccountErrors.error(refusal)
+        case let .secondFactorRequired(user): throw PhoneAuthError(.internalError, "Unexpected challenge for user \(user.uid).")
+        case let .locked(until): throw MultiFactorErrors.factorLocked(until: until, now: clock.now())
+        }
+    }
+}
