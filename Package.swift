@@ -93,5 +93,5 @@ let package = Package(
         .testTarget(name: "PhoneAuthCoreTests", dependencies: ["PhoneAuthCore"], path: "Tests/PhoneAuthCoreTests"),
         .testTarget(name: "PhoneAuthKitTests", dependencies: ["PhoneAuthKit", "PhoneAuthCore"], path: "Tests/PhoneAuthKitTests"),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

@@ -3,6 +3,8 @@ import PhoneAuthCore
 
 /// The host's captcha verifier: gets {token, clientIp?} as JSON and writes {success, score?} into
 /// a buffer the library owns; a non-zero return or an unreadable answer means it could not check.
+// @unchecked: the host's function and context pointer, which the header says must be callable
+// from any thread.
 final class CallbackCaptchaVerifier: CaptchaVerifier, @unchecked Sendable {
     typealias Function = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int) -> Int32
 

@@ -2,6 +2,8 @@ import Glibc
 import PhoneAuthCore
 
 /// The log sink: hands each event, as JSON, to the host's C function.
+// @unchecked: the host's function and context pointer, which the header says must be callable
+// from any thread.
 final class CallbackEventSink: EventSink, @unchecked Sendable {
     typealias Function = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void
 

@@ -2,6 +2,8 @@ import Glibc
 import PhoneAuthCore
 
 /// The host's push sender: gets {appToken, tokenType, payload} as JSON; 0 means sent.
+// @unchecked: the host's function and context pointer, which the header says must be callable
+// from any thread.
 final class CallbackPushSender: PushSender, @unchecked Sendable {
     typealias Function = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Int32
 

@@ -25,8 +25,9 @@ public func phoneauth_strerror(_ status: Int32) -> UnsafePointer<CChar> {
 }
 
 /// "name: what it means" for every code of the catalogue, made once and never freed: the
-/// pointers phoneauth_strerror returns stay valid for the life of the process.
-private let strerrorTexts: [Int32: UnsafeMutablePointer<CChar>] = Dictionary(
+/// pointers phoneauth_strerror returns stay valid for the life of the process. Nothing writes
+/// through them, so sharing them between threads is safe, which their type cannot say.
+nonisolated(unsafe) private let strerrorTexts: [Int32: UnsafeMutablePointer<CChar>] = Dictionary(
     uniqueKeysWithValues: PhoneAuthError.Code.allCases.map { ($0.status, strdup("\($0.name): \($0.entry.summary)")!) })
 
 @_cdecl("phoneauth_free")

@@ -29,7 +29,7 @@ struct CopyCommand: ParsableCommand {
         do {
             copied = try StoreCopy.copy(from: source, to: target)
         } catch let error as PhoneAuthError {
-            fputs("phoneauth copy: \(error.message)\n", stderr)
+            StandardStream.error.write("phoneauth copy: \(error.message)\n")
             throw ExitCode.failure
         }
         print("Copied from \(describe(source)) to \(describe(target)):")

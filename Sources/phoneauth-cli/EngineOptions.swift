@@ -100,7 +100,7 @@ struct Failure: Error, CustomStringConvertible {
 /// Runs a command body, turning a Failure into its message and exit status.
 func reporting(_ body: () throws -> Void) throws {
     do { try body() } catch let failure as Failure {
-        fputs("phoneauth: \(failure.message)\n", stderr)
+        StandardStream.error.write("phoneauth: \(failure.message)\n")
         throw ExitCode(failure.exitCode)
     }
 }

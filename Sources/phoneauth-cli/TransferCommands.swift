@@ -83,12 +83,11 @@ final class Progress {
         shown = true
         if let total, total > 0 {
             let filled = done * 30 / total
-            fputs("\r[\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 30 - filled))] \(done)/\(total) \(verb)", stderr)
+            StandardStream.error.write("\r[\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 30 - filled))] \(done)/\(total) \(verb)")
         } else {
-            fputs("\r\(done) users \(verb)", stderr)
+            StandardStream.error.write("\r\(done) users \(verb)")
         }
-        fflush(stderr)
     }
 
-    func finish() { if shown { fputs("\n", stderr) } }
+    func finish() { if shown { StandardStream.error.write("\n") } }
 }

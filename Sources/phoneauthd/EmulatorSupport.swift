@@ -9,7 +9,7 @@ import PhoneAuthKit
 /// The engine hands an SMS to `keep` on its delivery thread, which may run after the call that
 /// made the code answered; the calls that send codes wait for it (`awaitCode`), so a test suite
 /// that reads the code at once, as suites written for Firebase's emulator do, finds it.
-final class EmulatorSupport: @unchecked Sendable {
+final class EmulatorSupport: @unchecked Sendable {  // the kept codes are only touched under `lock`
     struct Sent {
         let code: String
         let phoneNumber: String

@@ -5,6 +5,7 @@ import Prometheus
 
 /// /metrics (Prometheus text), the access log (one JSON line per request on stdout) and the
 /// engine's events (one JSON line each on stderr; they never hold codes, tokens or whole numbers).
+// @unchecked: the collectors' tables are only touched under `lock`; Prometheus's collectors are thread-safe.
 final class Observability: @unchecked Sendable {
     let registry = PrometheusCollectorRegistry()
     private let smsSent: Counter
@@ -38,7 +39,7 @@ final class Observability: @unchecked Sendable {
             ("status", .int(Int64(status))), ("ms", .int(seconds * 1000 + attoseconds / 1_000_000_000_000_000)),
             ("clientIp", .string(clientIp)),
         ])
-        Self.write(JSONCodec.serialize(line), to: stdout)
+        StandardStream.output.write(JSONCodec.serialize(line) + "\n")
     }
 
     private func collectors(route: String, method: String, status: Int) -> (Counter, DurationHistogram) {
@@ -67,15 +68,8 @@ final class Observability: @unchecked Sendable {
                                  labels: [("limit", event.string("limit") ?? event.name)]).increment()
         default: break
         }
-        Self.write(event.json, to: stderr)
+        StandardStream.error.write(event.json + "\n")
     }
 
     var metricsText: String { registry.emitToString() }
-
-    private static func write(_ line: String, to file: UnsafeMutablePointer<FILE>?) {
-        flockfile(file)
-        fputs(line + "\n", file)
-        fflush(file)
-        funlockfile(file)
-    }
 }

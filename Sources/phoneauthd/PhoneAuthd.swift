@@ -32,11 +32,11 @@ struct PhoneAuthd: ParsableCommand {
         do {
             (auth, server, serverConfig) = try Self.setUp(path: config ?? EngineConfig.environment("PHONEAUTHD_CONFIG"))
         } catch let failure as PhoneAuthError {
-            fputs("phoneauthd: \(failure.code.name): \(failure.message)\n", stderr)
+            StandardStream.error.write("phoneauthd: \(failure.code.name): \(failure.message)\n")
             throw ExitCode(1)
         } catch {
             let failure = PhoneAuthCore.PhoneAuthError.from(error, during: "startup")
-            fputs("phoneauthd: \(failure.code.name): \(failure.message)\n", stderr)
+            StandardStream.error.write("phoneauthd: \(failure.code.name): \(failure.message)\n")
             throw ExitCode(1)
         }
         var logger = Logger(label: "phoneauthd")
@@ -46,7 +46,7 @@ struct PhoneAuthd: ParsableCommand {
             do {
                 builder = try Self.tls(certificateFile: certificate, privateKeyFile: key)
             } catch {
-                fputs("phoneauthd: invalidConfiguration: server.tls: \(error)\n", stderr)
+                StandardStream.error.write("phoneauthd: invalidConfiguration: server.tls: \(error)\n")
                 auth.close()
                 throw ExitCode(1)
             }
@@ -60,8 +60,7 @@ struct PhoneAuthd: ParsableCommand {
             onServerRunning: { channel in
                 // Tests and scripts read the port from this line when they asked for port 0.
                 let port = channel.localAddress?.port ?? serverConfig.port
-                fputs("{\"event\":\"listening\",\"url\":\"\(scheme)://\(serverConfig.host):\(port)\"}\n", stderr)
-                fflush(stderr)
+                StandardStream.error.write("{\"event\":\"listening\",\"url\":\"\(scheme)://\(serverConfig.host):\(port)\"}\n")
             },
             logger: logger)
         // The service returns once the requests in flight are answered: no engine call is left.
@@ -72,7 +71,7 @@ struct PhoneAuthd: ParsableCommand {
             throw error
         }
         auth.close()
-        fputs("{\"event\":\"stopped\"}\n", stderr)
+        StandardStream.error.write("{\"event\":\"stopped\"}\n")
     }
 
     /// HTTP/1.1 over TLS with the certificate chain and key of these PEM files. A build without the

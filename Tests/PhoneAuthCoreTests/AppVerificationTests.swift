@@ -5,6 +5,7 @@ final class AppVerificationTests: XCTestCase {
     private let number = "+16505553434"
 
     /// Pushes land here, as on a device.
+    // @unchecked: its state is only touched under its lock (a test double).
     final class Device: PushSender, @unchecked Sendable {
         private let lock = Lock()
         private var pushes: [JSONValue] = []
@@ -16,6 +17,7 @@ final class AppVerificationTests: XCTestCase {
         var last: JSONValue? { lock.withLock { pushes.last } }
     }
 
+    // @unchecked: the engine calls it on the test's own thread (verifyPhoneNumber), one call at a time.
     final class Verifier: CaptchaVerifier, @unchecked Sendable {
         var verdict: CaptchaVerdict? = CaptchaVerdict(success: true, score: 0.9)
         private(set) var tokens: [String] = []

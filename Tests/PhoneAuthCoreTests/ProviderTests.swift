@@ -46,6 +46,7 @@ final class ProviderTests: XCTestCase {
     }
 
     /// A sender that answers what it is told to, counting calls.
+    // @unchecked: its state is only touched under its lock (a test double).
     final class ScriptedSender: SMSSender, @unchecked Sendable {
         private let lock = Lock()
         var answer: SMSSendResult
@@ -234,6 +235,7 @@ final class ProviderTests: XCTestCase {
     // MARK: Delivery threads
 
     /// A sender whose calls wait until the test lets them go.
+    // @unchecked: its state is only touched under its lock (a test double).
     final class GatedSender: SMSSender, @unchecked Sendable {
         private let lock = Lock()
         private var open = false

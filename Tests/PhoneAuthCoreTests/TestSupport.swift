@@ -35,6 +35,7 @@ func eventually(timeoutMs: Int64 = patienceMs, _ done: () throws -> Bool) rethro
 }
 
 /// Collects SMS and lets a test wait for them.
+// @unchecked: its state is only touched under its lock (a test double).
 final class CapturingSender: SMSSender, @unchecked Sendable {
     private let lock = Lock()
     private var messages: [SMSMessage] = []
@@ -74,6 +75,7 @@ final class CapturingSender: SMSSender, @unchecked Sendable {
 
 /// Collects the engine's events and lets a test wait for one (the delivery thread tells of an
 /// SMS only once its outcome is in the store).
+// @unchecked: its state is only touched under its lock (a test double).
 final class EventCollector: EventSink, @unchecked Sendable {
     private let lock = Lock()
     private var collected: [JSONValue] = []

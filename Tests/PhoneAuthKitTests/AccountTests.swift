@@ -150,6 +150,7 @@ final class AccountTests: KitTestCase {
 }
 
 /// Pushes the push sender got.
+// @unchecked: its state is only touched under its lock (a test double).
 final class PushInbox: @unchecked Sendable {
     private let lock = NSLock()
     private var pushes: [VerificationPush] = []

@@ -78,6 +78,7 @@ final class OffloadTests: XCTestCase {
 }
 
 /// How many callers are inside at once, and the most there were.
+// @unchecked: its state is only touched under its lock (a test double).
 private final class Counter: @unchecked Sendable {
     private let condition = NSCondition()
     private var inside = 0
@@ -108,6 +109,7 @@ private final class Counter: @unchecked Sendable {
 }
 
 /// The order work items ran in.
+// @unchecked: its state is only touched under its lock (a test double).
 private final class Order: @unchecked Sendable {
     private let lock = NSLock()
     private var ran: [Int] = []

@@ -236,6 +236,7 @@ final class PhoneAuthKitTests: KitTestCase {
 }
 
 /// Messages the SMS sender got, for a test to wait on.
+// @unchecked: its state is only touched under its lock (a test double).
 final class Inbox: @unchecked Sendable {
     private let condition = NSCondition()
     private var messages: [SMSMessage] = []
@@ -258,6 +259,7 @@ final class Inbox: @unchecked Sendable {
 }
 
 /// Events the handler got.
+// @unchecked: its state is only touched under its lock (a test double).
 final class EventLog: @unchecked Sendable {
     private let lock = NSLock()
     private var events: [String] = []

@@ -1,5 +1,5 @@
 /// The host's push sender and captcha verifier, replaceable at any time.
-final class AppVerificationHooks: @unchecked Sendable {
+final class AppVerificationHooks: @unchecked Sendable {  // the installed hooks are only read and written under `lock`
     private let lock = Lock()
     private var push: PushSender?
     private var captcha: CaptchaVerifier?

@@ -2,7 +2,7 @@
 /// forwards it to APNs or FCM: a POST of {appToken, tokenType, payload}, signed as the SMS webhook
 /// is (Standard Webhooks). For hosts that cannot install a push sender callback, such as phoneauthd.
 /// The payload holds the receipt's secret: the endpoint must be the host's own, over HTTPS or loopback.
-final class WebhookPushSender: PushSender, @unchecked Sendable {
+final class WebhookPushSender: PushSender, Sendable {
     private let webhook: WebhookProvider
     private let client = HTTPClient()
     private let clock: Clock

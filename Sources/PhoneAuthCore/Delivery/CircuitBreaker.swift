@@ -2,7 +2,7 @@
 /// `openMilliseconds`; then one message is let through as a probe. A probe that works brings the
 /// provider back; one that fails keeps it skipped for another period. With every provider down,
 /// each costs one request per period, whatever the traffic.
-final class CircuitBreaker: @unchecked Sendable {
+final class CircuitBreaker: @unchecked Sendable {  // its counts and state are only touched under its lock
     enum Admission: Equatable {
         case go(probe: Bool)
         case skip(until: Timestamp)

@@ -8,7 +8,7 @@ import Glibc
 /// a send takes). What to do next is decided by `DeliveryStateMachine`, under the lock; this
 /// class only feeds it what happened and does what it says with the store, the providers and
 /// the event sink.
-final class DeliveryWorker: @unchecked Sendable {
+final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and threads are only touched under `state`
     private let store: Store
     private let keys: KeyRing
     private let clock: Clock

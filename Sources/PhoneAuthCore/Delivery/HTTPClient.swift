@@ -27,6 +27,8 @@ enum HTTPFailure {
 
 /// A pool of libcurl handles. Each request borrows one; a handle keeps its connections open, so
 /// later requests to the same provider skip the TCP and TLS handshakes.
+// @unchecked: the idle curl handles are only taken and given back under `lock`; a handle is used
+// by one thread at a time.
 final class HTTPClient: @unchecked Sendable {
     private let lock = Lock()
     private var idle: [OpaquePointer] = []

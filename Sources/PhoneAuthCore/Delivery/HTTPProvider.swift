@@ -34,7 +34,7 @@ extension HTTPProvider {
 /// Sends through one HTTP provider: its request over the shared libcurl handles, and what the
 /// answer means. No answer, a 429 and a 5xx are worth another try later (after Retry-After when
 /// given); a TLS failure is a fault of the configuration, so the next provider gets the message.
-final class HTTPSender: SMSSender, @unchecked Sendable {
+final class HTTPSender: SMSSender, Sendable {
     let provider: HTTPProvider
     private let client: HTTPClient
     private let clock: Clock

@@ -22,7 +22,7 @@ struct DeliveryReport {
 /// The providers of an engine, in order, each behind its circuit breaker. A message goes to the
 /// first one not being skipped; a provider fault sends it on to the next at once; an answer that
 /// says "later" (or an invalid number, or success) ends the attempt.
-final class ProviderChain: @unchecked Sendable {
+final class ProviderChain: Sendable {
     struct Member {
         let name: String
         let sender: SMSSender

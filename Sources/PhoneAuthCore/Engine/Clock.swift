@@ -15,7 +15,7 @@ package struct SystemClock: Clock {
 }
 
 /// A clock that stands still until told to move.
-package final class ManualClock: Clock, @unchecked Sendable {
+package final class ManualClock: Clock, @unchecked Sendable {  // the time is only read and moved under its lock
     private let lock = Lock()
     private var current: Timestamp
 

@@ -6,7 +6,7 @@ package protocol EventSink: AnyObject, Sendable {
 
 /// The engine's structured events: {"event", "time", …fields}. Events name numbers masked to
 /// their last four digits and never hold codes, secrets or tokens.
-final class EventLog: @unchecked Sendable {
+final class EventLog: @unchecked Sendable {  // the sink is only read and replaced under `lock`
     private let lock = Lock()
     private var sink: EventSink?
 

@@ -3,6 +3,7 @@ import FoundationEssentials
 
 /// The engine's secrets: the key that hashes SMS codes, the ID-token signing keys and the key
 /// that seals queued SMS bodies. Kept in the store sealed (AES-GCM) under the master key.
+// @unchecked: the current key set is only replaced under its lock; the keys themselves never change.
 package final class KeyRing: @unchecked Sendable {
     package let codeKey: SymmetricKey
 

@@ -3,7 +3,7 @@ import _CryptoExtras
 import FoundationEssentials
 
 /// A private key that signs ID tokens, with its public half as a JSON Web Key.
-package struct SigningKey: @unchecked Sendable {
+package struct SigningKey: Sendable {
     package let kid: String
     package let algorithm: EngineConfig.SigningAlgorithm
     private let backing: Backing

@@ -3,6 +3,7 @@ import Glibc
 /// The connections of one store: at most `size`, opened when needed, each used by one thread at
 /// a time. Broken connections are dropped on their way back, so a store recovers by itself once
 /// its database is reachable again.
+// @unchecked: its idle connections and counters are only touched under `lock`.
 final class ConnectionPool<Connection: SQLConnection>: @unchecked Sendable {
     struct Statistics {
         var size: Int

@@ -5,7 +5,7 @@ import Glibc
 /// SQLite the pool holds one connection (SQLite has one writer at a time anyway); with
 /// PostgreSQL it holds several, and transactions that conflict with another engine's are run
 /// again.
-final class SQLStore<Connection: SQLConnection>: Store, @unchecked Sendable {
+final class SQLStore<Connection: SQLConnection>: Store, Sendable {
     let pool: ConnectionPool<Connection>
     var dialect: SQLDialect { Connection.dialect }
     /// A transaction that keeps conflicting is reported after this many tries.

@@ -1,7 +1,7 @@
 import Glibc
 
 /// A mutual-exclusion lock over pthread_mutex_t, with a condition variable for waiting.
-package final class Lock: @unchecked Sendable {
+package final class Lock: @unchecked Sendable {  // a pthread mutex, made to be shared between threads
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = newMonotonicCondition()
 
@@ -39,7 +39,7 @@ package final class Lock: @unchecked Sendable {
 
     /// Another condition variable on this lock's mutex, for waiters that must be woken apart
     /// from those of the lock's own condition (waking both kinds would cost needless switches).
-    package final class Condition: @unchecked Sendable {
+    package final class Condition: @unchecked Sendable {  // a pthread condition, made to be shared between threads
         private let lock: Lock
         private let condition = newMonotonicCondition()
 
