@@ -6,7 +6,8 @@ import PhoneAuthCore
 // @unchecked: the host's function and context pointer, which the header says must be callable
 // from any thread.
 final class CallbackCaptchaVerifier: CaptchaVerifier, @unchecked Sendable {
-    typealias Function = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int) -> Int32
+    typealias Function =
+        @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int) -> Int32
 
     static let responseSize = 1024
 
@@ -27,7 +28,9 @@ final class CallbackCaptchaVerifier: CaptchaVerifier, @unchecked Sendable {
             response.withUnsafeMutableBufferPointer { function(context, text, $0.baseAddress, $0.count) }
         }
         response[Self.responseSize - 1] = 0
-        guard status == 0, let answer = try? JSONCodec.parse(String(cString: response)), case let .bool(success)? = answer["success"] else {
+        guard status == 0, let answer = try? JSONCodec.parse(String(cString: response)),
+            case let .bool(success)? = answer["success"]
+        else {
             return nil
         }
         var score: Double?

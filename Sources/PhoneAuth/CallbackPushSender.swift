@@ -16,7 +16,9 @@ final class CallbackPushSender: PushSender, @unchecked Sendable {
     }
 
     func send(appToken: String, tokenType: String, payload: JSONValue) -> Bool {
-        let message: JSONValue = .object([("appToken", .string(appToken)), ("tokenType", .string(tokenType)), ("payload", payload)])
+        let message: JSONValue = .object([
+            ("appToken", .string(appToken)), ("tokenType", .string(tokenType)), ("payload", payload),
+        ])
         // The text holds the receipt's secret.
         return ABI.withJSONText(message, secret: true) { function(context, $0) == 0 } ?? false
     }

@@ -35,13 +35,17 @@ enum ABI {
         guard let text else { return .object([]) }
         let length = strnlen(text, maxInputBytes + 1)
         guard length <= maxInputBytes else {
-            throw PhoneAuthError(.invalidArgument, "The \(what) text is larger than \(maxInputBytes) bytes.", details: [("limit", .int(Int64(maxInputBytes)))])
+            throw PhoneAuthError(
+                .invalidArgument, "The \(what) text is larger than \(maxInputBytes) bytes.",
+                details: [("limit", .int(Int64(maxInputBytes)))])
         }
         do {
             return try JSONCodec.parse(bytes: UnsafeRawBufferPointer(start: text, count: length))
         } catch {
-            throw PhoneAuthError(.invalidArgument, "The \(what) text is not valid JSON: \(error.message) (line \(error.line), column \(error.column)).",
-                                 details: [("line", .int(Int64(error.line))), ("column", .int(Int64(error.column)))])
+            throw PhoneAuthError(
+                .invalidArgument,
+                "The \(what) text is not valid JSON: \(error.message) (line \(error.line), column \(error.column)).",
+                details: [("line", .int(Int64(error.line))), ("column", .int(Int64(error.column)))])
         }
     }
 

@@ -34,11 +34,14 @@ nonisolated(unsafe) private let strerrorTexts: [Int32: UnsafeMutablePointer<CCha
 public func phoneauth_free(_ pointer: UnsafeMutableRawPointer?) { free(pointer) }
 
 @_cdecl("phoneauth_open")
-public func phoneauth_open(_ configJSON: UnsafePointer<CChar>?, _ errorJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> OpaquePointer? {
+public func phoneauth_open(
+    _ configJSON: UnsafePointer<CChar>?, _ errorJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> OpaquePointer? {
     errorJSON?.pointee = nil
     do {
         guard let configJSON else {
-            throw PhoneAuthError(.invalidConfiguration, "The configuration is NULL; pass a JSON object with at least \"database\".")
+            throw PhoneAuthError(
+                .invalidConfiguration, "The configuration is NULL; pass a JSON object with at least \"database\".")
         }
         let json: JSONValue
         do { json = try ABI.parse(configJSON, what: "configuration") } catch let error as PhoneAuthError {
@@ -61,12 +64,15 @@ public func phoneauth_close(_ engine: OpaquePointer?) {
 }
 
 @_cdecl("phoneauth_call")
-public func phoneauth_call(_ engine: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ params: UnsafePointer<CChar>?,
-                           _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+public func phoneauth_call(
+    _ engine: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ params: UnsafePointer<CChar>?,
+    _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
     let failure: PhoneAuthError
     if let handle = EngineHandle.from(engine) {
         guard let method, method.pointee != 0 else {
-            failure = PhoneAuthError(.invalidArgument, "The method name is NULL or empty.", details: [("field", .string("method"))])
+            failure = PhoneAuthError(
+                .invalidArgument, "The method name is NULL or empty.", details: [("field", .string("method"))])
             ABI.write(failure.jsonValue, to: out)
             return failure.code.status
         }
@@ -75,65 +81,91 @@ public func phoneauth_call(_ engine: OpaquePointer?, _ method: UnsafePointer<CCh
         ABI.write(result, to: out)
         return status
     }
-    failure = PhoneAuthError(.invalidArgument, "The engine is NULL; open one with phoneauth_open.", details: [("field", .string("engine"))])
+    failure = PhoneAuthError(
+        .invalidArgument, "The engine is NULL; open one with phoneauth_open.", details: [("field", .string("engine"))])
     ABI.write(failure.jsonValue, to: out)
     return failure.code.status
 }
 
 @_cdecl("phoneauth_verify_phone_number")
-public func phoneauth_verify_phone_number(_ engine: OpaquePointer?, _ params: UnsafePointer<CChar>?,
-                                          _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+public func phoneauth_verify_phone_number(
+    _ engine: OpaquePointer?, _ params: UnsafePointer<CChar>?,
+    _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
     "verifyPhoneNumber".withCString { phoneauth_call(engine, $0, params, out) }
 }
 
 @_cdecl("phoneauth_credential")
-public func phoneauth_credential(_ engine: OpaquePointer?, _ params: UnsafePointer<CChar>?,
-                                 _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+public func phoneauth_credential(
+    _ engine: OpaquePointer?, _ params: UnsafePointer<CChar>?,
+    _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
     "credential".withCString { phoneauth_call(engine, $0, params, out) }
 }
 
 @_cdecl("phoneauth_sign_in_with_credential")
-public func phoneauth_sign_in_with_credential(_ engine: OpaquePointer?, _ params: UnsafePointer<CChar>?,
-                                              _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+public func phoneauth_sign_in_with_credential(
+    _ engine: OpaquePointer?, _ params: UnsafePointer<CChar>?,
+    _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
     "signInWithCredential".withCString { phoneauth_call(engine, $0, params, out) }
 }
 
 @_cdecl("phoneauth_sign_out")
-public func phoneauth_sign_out(_ engine: OpaquePointer?, _ params: UnsafePointer<CChar>?,
-                               _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+public func phoneauth_sign_out(
+    _ engine: OpaquePointer?, _ params: UnsafePointer<CChar>?,
+    _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
     "signOut".withCString { phoneauth_call(engine, $0, params, out) }
 }
 
 @_cdecl("phoneauth_mfa_resolve_sign_in")
-public func phoneauth_mfa_resolve_sign_in(_ engine: OpaquePointer?, _ params: UnsafePointer<CChar>?,
-                                          _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+public func phoneauth_mfa_resolve_sign_in(
+    _ engine: OpaquePointer?, _ params: UnsafePointer<CChar>?,
+    _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
     "mfaResolveSignIn".withCString { phoneauth_call(engine, $0, params, out) }
 }
 
 @_cdecl("phoneauth_set_sms_sender")
-public func phoneauth_set_sms_sender(_ engine: OpaquePointer?, _ sender: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Int32)?, _ context: UnsafeMutableRawPointer?) -> Int32 {
+public func phoneauth_set_sms_sender(
+    _ engine: OpaquePointer?, _ sender: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Int32)?,
+    _ context: UnsafeMutableRawPointer?
+) -> Int32 {
     guard let handle = EngineHandle.from(engine) else { return PhoneAuthError.Code.invalidArgument.status }
     handle.engine.setSMSSender(sender.map { CallbackSender(function: $0, context: context) })
     return 0
 }
 
 @_cdecl("phoneauth_set_log_sink")
-public func phoneauth_set_log_sink(_ engine: OpaquePointer?, _ sink: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void)?, _ context: UnsafeMutableRawPointer?) -> Int32 {
+public func phoneauth_set_log_sink(
+    _ engine: OpaquePointer?, _ sink: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void)?,
+    _ context: UnsafeMutableRawPointer?
+) -> Int32 {
     guard let handle = EngineHandle.from(engine) else { return PhoneAuthError.Code.invalidArgument.status }
     handle.engine.setEventSink(sink.map { CallbackEventSink(function: $0, context: context) })
     return 0
 }
 
 @_cdecl("phoneauth_set_push_sender")
-public func phoneauth_set_push_sender(_ engine: OpaquePointer?, _ sender: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Int32)?, _ context: UnsafeMutableRawPointer?) -> Int32 {
+public func phoneauth_set_push_sender(
+    _ engine: OpaquePointer?, _ sender: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Int32)?,
+    _ context: UnsafeMutableRawPointer?
+) -> Int32 {
     guard let handle = EngineHandle.from(engine) else { return PhoneAuthError.Code.invalidArgument.status }
     handle.engine.appVerification.setPushSender(sender.map { CallbackPushSender(function: $0, context: context) })
     return 0
 }
 
 @_cdecl("phoneauth_set_captcha_verifier")
-public func phoneauth_set_captcha_verifier(_ engine: OpaquePointer?, _ verifier: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int) -> Int32)?, _ context: UnsafeMutableRawPointer?) -> Int32 {
+public func phoneauth_set_captcha_verifier(
+    _ engine: OpaquePointer?,
+    _ verifier: (
+        @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int) -> Int32
+    )?, _ context: UnsafeMutableRawPointer?
+) -> Int32 {
     guard let handle = EngineHandle.from(engine) else { return PhoneAuthError.Code.invalidArgument.status }
-    handle.engine.appVerification.setCaptchaVerifier(verifier.map { CallbackCaptchaVerifier(function: $0, context: context) })
+    handle.engine.appVerification.setCaptchaVerifier(
+        verifier.map { CallbackCaptchaVerifier(function: $0, context: context) })
     return 0
 }

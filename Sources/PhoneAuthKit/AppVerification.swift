@@ -16,7 +16,8 @@ public enum AppVerification: Sendable {
     public init?(receipt: String?, secret: String?, captchaToken: String?) throws(PhoneAuthError) {
         guard receipt != nil || secret != nil || captchaToken != nil else { return nil }
         do {
-            switch try AppProof(receipt: receipt, secret: secret, captchaToken: captchaToken, field: "appVerification") {
+            switch try AppProof(receipt: receipt, secret: secret, captchaToken: captchaToken, field: "appVerification")
+            {
             case let .receipt(receipt, secret): self = .pushReceipt(receipt: receipt, secret: secret)
             case let .captcha(token): self = .captchaToken(token)
             }
@@ -30,7 +31,8 @@ public enum AppVerification: Sendable {
         switch self {
         case let .pushReceipt(receipt, secret):
             return try AppProof(receipt: receipt, secret: secret, captchaToken: nil, field: "appVerification")
-        case let .captchaToken(token): return try AppProof(receipt: nil, secret: nil, captchaToken: token, field: "appVerification")
+        case let .captchaToken(token):
+            return try AppProof(receipt: nil, secret: nil, captchaToken: token, field: "appVerification")
         }
     }
 }

@@ -74,13 +74,20 @@ extension PhoneAuth {
             o.set("resendAfterSeconds", resendAfterSeconds.map { .int(Int64($0)) })
             o.set("defaultLanguageCode", defaultLanguageCode.map { .string($0) })
             if !testPhoneNumbers.isEmpty {
-                o.set("testPhoneNumbers", .object(testPhoneNumbers.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
+                o.set(
+                    "testPhoneNumbers",
+                    .object(testPhoneNumbers.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
             }
-            o.set("appVerification", appVerificationDisabledForTesting.map { .object([("disabledForTesting", .bool($0))]) })
+            o.set(
+                "appVerification",
+                appVerificationDisabledForTesting.map { .object([("disabledForTesting", .bool($0))]) })
             var s = JSONObjectBuilder()
             s.set("provider", sms.provider.map { .string($0) })
             s.set("appName", sms.appName.map { .string($0) })
-            if !sms.templates.isEmpty { s.set("templates", .object(sms.templates.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })) }
+            if !sms.templates.isEmpty {
+                s.set(
+                    "templates", .object(sms.templates.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
+            }
             s.set("originBoundDomain", sms.originBoundDomain.map { .string($0) })
             s.set("androidAppHash", sms.androidAppHash.map { .string($0) })
             s.set("maxSegments", sms.maxSegments.map { .int(Int64($0)) })

@@ -37,7 +37,9 @@ final class ClosurePushSender: PushSender {
 final class ClosureCaptchaVerifier: CaptchaVerifier {
     let verify: @Sendable (_ token: String, _ clientIP: String?) -> (success: Bool, score: Double?)?
 
-    init(_ verify: @escaping @Sendable (_ token: String, _ clientIP: String?) -> (success: Bool, score: Double?)?) { self.verify = verify }
+    init(_ verify: @escaping @Sendable (_ token: String, _ clientIP: String?) -> (success: Bool, score: Double?)?) {
+        self.verify = verify
+    }
 
     func verify(token: String, clientIp: String?) -> CaptchaVerdict? {
         verify(token, clientIp).map { CaptchaVerdict(success: $0.success, score: $0.score) }

@@ -21,7 +21,12 @@ public struct MultiFactorChallenge: Sendable, Hashable {
         let object = JSONValue.object(details)
         guard let session = object["session"]?.stringValue else { return nil }
         self.session = session
-        expiresAt = Date(object["expiresAt"]?.stringValue.flatMap { Timestamp(rfc3339: $0) } ?? Timestamp(milliseconds: 0))
-        if case let .array(hints)? = object["hints"] { self.hints = hints.map(SecondFactor.init(hint:)) } else { hints = [] }
+        expiresAt = Date(
+            object["expiresAt"]?.stringValue.flatMap { Timestamp(rfc3339: $0) } ?? Timestamp(milliseconds: 0))
+        if case let .array(hints)? = object["hints"] {
+            self.hints = hints.map(SecondFactor.init(hint:))
+        } else {
+            hints = []
+        }
     }
 }

@@ -6,23 +6,33 @@ extension PhoneAuth {
     /// Adds the number the credential proves to the signed-in user (`idToken` from a recent
     /// sign-in). A number another account has throws ``PhoneAuthError/Code/credentialAlreadyInUse``
     /// with a ``PhoneAuthError/temporaryProof`` that signs in to that account.
-    public func link(idToken: String, credential: PhoneCredential, clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
+    public func link(
+        idToken: String, credential: PhoneCredential, clientIP: String? = nil
+    ) throws(PhoneAuthError) -> SignInResult {
         let core = try credential.with(clientIP: clientIP)
         return SignInResult(try run("linkWithCredential") { try $0.accounts.link(idToken: idToken, credential: core) })
     }
 
     /// Replaces the signed-in user's number with the one the credential proves. A number another
     /// account has is refused as `link` refuses it, with a ``PhoneAuthError/temporaryProof``.
-    public func updatePhoneNumber(idToken: String, credential: PhoneCredential, clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
+    public func updatePhoneNumber(
+        idToken: String, credential: PhoneCredential, clientIP: String? = nil
+    ) throws(PhoneAuthError) -> SignInResult {
         let core = try credential.with(clientIP: clientIP)
-        return SignInResult(try run("updatePhoneNumber") { try $0.accounts.updatePhoneNumber(idToken: idToken, credential: core) })
+        return SignInResult(
+            try run("updatePhoneNumber") { try $0.accounts.updatePhoneNumber(idToken: idToken, credential: core) })
     }
 
     /// Proves again that the signed-in user has their number, for operations that need a recent
     /// sign-in; the credential must be for the user's own number.
-    public func reauthenticate(idToken: String, credential: PhoneCredential, clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
+    public func reauthenticate(
+        idToken: String, credential: PhoneCredential, clientIP: String? = nil
+    ) throws(PhoneAuthError) -> SignInResult {
         let core = try credential.with(clientIP: clientIP)
-        return SignInResult(try run("reauthenticateWithCredential") { try $0.accounts.reauthenticate(idToken: idToken, credential: core) })
+        return SignInResult(
+            try run("reauthenticateWithCredential") {
+                try $0.accounts.reauthenticate(idToken: idToken, credential: core)
+            })
     }
 
     /// Removes the signed-in user's number (they then sign in another way, e.g. a custom token).
@@ -42,40 +52,69 @@ extension PhoneAuth {
     ///   - idToken: the user's ID token, from a recent sign-in.
     ///   - accountName: the account's name in the app (default: the user's number or uid).
     ///   - issuer: the service's name in the app (default: the project ID).
-    public func startTotpEnrollment(idToken: String, accountName: String? = nil, issuer: String? = nil) throws(PhoneAuthError) -> TotpEnrollment {
-        TotpEnrollment(try run("mfaTotpStart") { try $0.multiFactor.startTotpEnrollment(idToken: idToken, accountName: try Label(accountName, field: "accountName"), issuer: try Label(issuer, field: "issuer")) })
+    public func startTotpEnrollment(
+        idToken: String, accountName: String? = nil, issuer: String? = nil
+    ) throws(PhoneAuthError) -> TotpEnrollment {
+        TotpEnrollment(
+            try run("mfaTotpStart") {
+                try $0.multiFactor.startTotpEnrollment(
+                    idToken: idToken, accountName: try Label(accountName, field: "accountName"),
+                    issuer: try Label(issuer, field: "issuer"))
+            })
     }
 
     /// Enrols the authenticator app whose current code is `code`.
-    public func finishTotpEnrollment(idToken: String, enrollment: TotpEnrollment, code: String,
-                                     displayName: String? = nil) throws(PhoneAuthError) -> SignInResult {
-        SignInResult(try run("mfaEnrollFinalize") {
-            try $0.multiFactor.finishTotpEnrollment(idToken: idToken, sessionInfo: enrollment.session, code: code, displayName: try Label(displayName, field: "displayName"))
-        })
+    public func finishTotpEnrollment(
+        idToken: String, enrollment: TotpEnrollment, code: String,
+        displayName: String? = nil
+    ) throws(PhoneAuthError) -> SignInResult {
+        SignInResult(
+            try run("mfaEnrollFinalize") {
+                try $0.multiFactor.finishTotpEnrollment(
+                    idToken: idToken, sessionInfo: enrollment.session, code: code,
+                    displayName: try Label(displayName, field: "displayName"))
+            })
     }
 
     /// Finishes a challenge's sign-in with the current code of the authenticator app
     /// `enrollmentID` (a hint of the challenge whose `factorId` is `totp`).
-    public func resolveSignIn(session: String, totpEnrollmentID enrollmentID: String, code: String,
-                              clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
-        SignInResult(try run("mfaResolveSignIn") {
-            try $0.multiFactor.resolveSignIn(session: session, assertion: .totp(enrollmentId: enrollmentID, code: code), clientIp: try ClientAddress(clientIP))
-        })
+    public func resolveSignIn(
+        session: String, totpEnrollmentID enrollmentID: String, code: String,
+        clientIP: String? = nil
+    ) throws(PhoneAuthError) -> SignInResult {
+        SignInResult(
+            try run("mfaResolveSignIn") {
+                try $0.multiFactor.resolveSignIn(
+                    session: session, assertion: .totp(enrollmentId: enrollmentID, code: code),
+                    clientIp: try ClientAddress(clientIP))
+            })
     }
 
     /// `async`: `link` run on a Dispatch queue, the caller suspended meanwhile.
-    public func link(idToken: String, credential: PhoneCredential, clientIP: String? = nil) async throws(PhoneAuthError) -> SignInResult {
-        try await offload { () throws(PhoneAuthError) in try self.link(idToken: idToken, credential: credential, clientIP: clientIP) }
+    public func link(
+        idToken: String, credential: PhoneCredential, clientIP: String? = nil
+    ) async throws(PhoneAuthError) -> SignInResult {
+        try await offload { () throws(PhoneAuthError) in
+            try self.link(idToken: idToken, credential: credential, clientIP: clientIP)
+        }
     }
 
     /// `async`: `updatePhoneNumber` run on a Dispatch queue, the caller suspended meanwhile.
-    public func updatePhoneNumber(idToken: String, credential: PhoneCredential, clientIP: String? = nil) async throws(PhoneAuthError) -> SignInResult {
-        try await offload { () throws(PhoneAuthError) in try self.updatePhoneNumber(idToken: idToken, credential: credential, clientIP: clientIP) }
+    public func updatePhoneNumber(
+        idToken: String, credential: PhoneCredential, clientIP: String? = nil
+    ) async throws(PhoneAuthError) -> SignInResult {
+        try await offload { () throws(PhoneAuthError) in
+            try self.updatePhoneNumber(idToken: idToken, credential: credential, clientIP: clientIP)
+        }
     }
 
     /// `async`: `reauthenticate` run on a Dispatch queue, the caller suspended meanwhile.
-    public func reauthenticate(idToken: String, credential: PhoneCredential, clientIP: String? = nil) async throws(PhoneAuthError) -> SignInResult {
-        try await offload { () throws(PhoneAuthError) in try self.reauthenticate(idToken: idToken, credential: credential, clientIP: clientIP) }
+    public func reauthenticate(
+        idToken: String, credential: PhoneCredential, clientIP: String? = nil
+    ) async throws(PhoneAuthError) -> SignInResult {
+        try await offload { () throws(PhoneAuthError) in
+            try self.reauthenticate(idToken: idToken, credential: credential, clientIP: clientIP)
+        }
     }
 
     /// `async`: `unlinkPhoneNumber` run on a Dispatch queue, the caller suspended meanwhile.
@@ -89,21 +128,30 @@ extension PhoneAuth {
     }
 
     /// `async`: `startTotpEnrollment` run on a Dispatch queue, the caller suspended meanwhile.
-    public func startTotpEnrollment(idToken: String, accountName: String? = nil, issuer: String? = nil) async throws(PhoneAuthError) -> TotpEnrollment {
-        try await offload { () throws(PhoneAuthError) in try self.startTotpEnrollment(idToken: idToken, accountName: accountName, issuer: issuer) }
+    public func startTotpEnrollment(
+        idToken: String, accountName: String? = nil, issuer: String? = nil
+    ) async throws(PhoneAuthError) -> TotpEnrollment {
+        try await offload { () throws(PhoneAuthError) in
+            try self.startTotpEnrollment(idToken: idToken, accountName: accountName, issuer: issuer)
+        }
     }
 
     /// `async`: `finishTotpEnrollment` run on a Dispatch queue, the caller suspended meanwhile.
-    public func finishTotpEnrollment(idToken: String, enrollment: TotpEnrollment, code: String,
-                                     displayName: String? = nil) async throws(PhoneAuthError) -> SignInResult {
+    public func finishTotpEnrollment(
+        idToken: String, enrollment: TotpEnrollment, code: String,
+        displayName: String? = nil
+    ) async throws(PhoneAuthError) -> SignInResult {
         try await offload { () throws(PhoneAuthError) in
-            try self.finishTotpEnrollment(idToken: idToken, enrollment: enrollment, code: code, displayName: displayName)
+            try self.finishTotpEnrollment(
+                idToken: idToken, enrollment: enrollment, code: code, displayName: displayName)
         }
     }
 
     /// `async`: `resolveSignIn(session:totpEnrollmentID:code:clientIP:)` run on a Dispatch queue.
-    public func resolveSignIn(session: String, totpEnrollmentID enrollmentID: String, code: String,
-                              clientIP: String? = nil) async throws(PhoneAuthError) -> SignInResult {
+    public func resolveSignIn(
+        session: String, totpEnrollmentID enrollmentID: String, code: String,
+        clientIP: String? = nil
+    ) async throws(PhoneAuthError) -> SignInResult {
         try await offload { () throws(PhoneAuthError) in
             try self.resolveSignIn(session: session, totpEnrollmentID: enrollmentID, code: code, clientIP: clientIP)
         }

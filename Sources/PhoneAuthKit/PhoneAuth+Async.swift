@@ -2,52 +2,71 @@
 /// caller meanwhile, so no executor of the caller's is blocked on the database.
 extension PhoneAuth {
     /// `async`: `verifyPhoneNumber` run on a Dispatch queue, the caller suspended meanwhile.
-    public func verifyPhoneNumber(_ phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
-                                  appVerification: AppVerification? = nil) async throws(PhoneAuthError) -> Verification {
+    public func verifyPhoneNumber(
+        _ phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
+        appVerification: AppVerification? = nil
+    ) async throws(PhoneAuthError) -> Verification {
         try await offload { () throws(PhoneAuthError) in
-            try self.verifyPhoneNumber(phoneNumber, languageCode: languageCode, clientIP: clientIP, appVerification: appVerification)
+            try self.verifyPhoneNumber(
+                phoneNumber, languageCode: languageCode, clientIP: clientIP, appVerification: appVerification)
         }
     }
 
     /// `async`: `signIn` run on a Dispatch queue, the caller suspended meanwhile.
-    public func signIn(with credential: PhoneCredential, clientIP: String? = nil) async throws(PhoneAuthError) -> SignInResult {
+    public func signIn(
+        with credential: PhoneCredential, clientIP: String? = nil
+    ) async throws(PhoneAuthError) -> SignInResult {
         try await offload { () throws(PhoneAuthError) in try self.signIn(with: credential, clientIP: clientIP) }
     }
 
     /// `async`: `startPhoneEnrollment` run on a Dispatch queue, the caller suspended meanwhile.
-    public func startPhoneEnrollment(idToken: String, phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
-                                     appVerification: AppVerification? = nil) async throws(PhoneAuthError) -> Verification {
+    public func startPhoneEnrollment(
+        idToken: String, phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
+        appVerification: AppVerification? = nil
+    ) async throws(PhoneAuthError) -> Verification {
         try await offload { () throws(PhoneAuthError) in
-            try self.startPhoneEnrollment(idToken: idToken, phoneNumber: phoneNumber, languageCode: languageCode, clientIP: clientIP,
-                                          appVerification: appVerification)
+            try self.startPhoneEnrollment(
+                idToken: idToken, phoneNumber: phoneNumber, languageCode: languageCode, clientIP: clientIP,
+                appVerification: appVerification)
         }
     }
 
     /// `async`: `finishPhoneEnrollment` run on a Dispatch queue, the caller suspended meanwhile.
-    public func finishPhoneEnrollment(idToken: String, credential: PhoneCredential, displayName: String? = nil,
-                                      clientIP: String? = nil) async throws(PhoneAuthError) -> SignInResult {
+    public func finishPhoneEnrollment(
+        idToken: String, credential: PhoneCredential, displayName: String? = nil,
+        clientIP: String? = nil
+    ) async throws(PhoneAuthError) -> SignInResult {
         try await offload { () throws(PhoneAuthError) in
-            try self.finishPhoneEnrollment(idToken: idToken, credential: credential, displayName: displayName, clientIP: clientIP)
+            try self.finishPhoneEnrollment(
+                idToken: idToken, credential: credential, displayName: displayName, clientIP: clientIP)
         }
     }
 
     /// `async`: `unenroll` run on a Dispatch queue, the caller suspended meanwhile.
     public func unenroll(idToken: String, enrollmentID: String) async throws(PhoneAuthError) -> SignInResult {
-        try await offload { () throws(PhoneAuthError) in try self.unenroll(idToken: idToken, enrollmentID: enrollmentID) }
+        try await offload { () throws(PhoneAuthError) in try self.unenroll(idToken: idToken, enrollmentID: enrollmentID)
+        }
     }
 
     /// `async`: `sendSecondFactorCode` run on a Dispatch queue, the caller suspended meanwhile.
-    public func sendSecondFactorCode(session: String, enrollmentID: String, languageCode: String? = nil, clientIP: String? = nil,
-                                     appVerification: AppVerification? = nil) async throws(PhoneAuthError) -> Verification {
+    public func sendSecondFactorCode(
+        session: String, enrollmentID: String, languageCode: String? = nil, clientIP: String? = nil,
+        appVerification: AppVerification? = nil
+    ) async throws(PhoneAuthError) -> Verification {
         try await offload { () throws(PhoneAuthError) in
-            try self.sendSecondFactorCode(session: session, enrollmentID: enrollmentID, languageCode: languageCode, clientIP: clientIP,
-                                          appVerification: appVerification)
+            try self.sendSecondFactorCode(
+                session: session, enrollmentID: enrollmentID, languageCode: languageCode, clientIP: clientIP,
+                appVerification: appVerification)
         }
     }
 
     /// `async`: `resolveSignIn` run on a Dispatch queue, the caller suspended meanwhile.
-    public func resolveSignIn(session: String, credential: PhoneCredential, clientIP: String? = nil) async throws(PhoneAuthError) -> SignInResult {
-        try await offload { () throws(PhoneAuthError) in try self.resolveSignIn(session: session, credential: credential, clientIP: clientIP) }
+    public func resolveSignIn(
+        session: String, credential: PhoneCredential, clientIP: String? = nil
+    ) async throws(PhoneAuthError) -> SignInResult {
+        try await offload { () throws(PhoneAuthError) in
+            try self.resolveSignIn(session: session, credential: credential, clientIP: clientIP)
+        }
     }
 
     /// `async`: `verifyIDToken` run on a Dispatch queue, the caller suspended meanwhile.
@@ -81,16 +100,24 @@ extension PhoneAuth {
     }
 
     /// `async`: `createUser` run on a Dispatch queue, the caller suspended meanwhile.
-    public func createUser(uid: String? = nil, phoneNumber: String? = nil, displayName: String? = nil,
-                           disabled: Bool = false) async throws(PhoneAuthError) -> User {
-        try await offload { () throws(PhoneAuthError) in try self.createUser(uid: uid, phoneNumber: phoneNumber, displayName: displayName, disabled: disabled) }
+    public func createUser(
+        uid: String? = nil, phoneNumber: String? = nil, displayName: String? = nil,
+        disabled: Bool = false
+    ) async throws(PhoneAuthError) -> User {
+        try await offload { () throws(PhoneAuthError) in
+            try self.createUser(uid: uid, phoneNumber: phoneNumber, displayName: displayName, disabled: disabled)
+        }
     }
 
     /// `async`: `updateUser` run on a Dispatch queue, the caller suspended meanwhile.
-    public func updateUser(uid: String, disabled: Bool? = nil, displayName: String?? = nil, phoneNumber: String?? = nil,
-                           customClaimsJSON: String?? = nil) async throws(PhoneAuthError) -> User {
+    public func updateUser(
+        uid: String, disabled: Bool? = nil, displayName: String?? = nil, phoneNumber: String?? = nil,
+        customClaimsJSON: String?? = nil
+    ) async throws(PhoneAuthError) -> User {
         try await offload { () throws(PhoneAuthError) in
-            try self.updateUser(uid: uid, disabled: disabled, displayName: displayName, phoneNumber: phoneNumber, customClaimsJSON: customClaimsJSON)
+            try self.updateUser(
+                uid: uid, disabled: disabled, displayName: displayName, phoneNumber: phoneNumber,
+                customClaimsJSON: customClaimsJSON)
         }
     }
 
@@ -101,12 +128,17 @@ extension PhoneAuth {
 
     /// `async`: `setCustomUserClaims` run on a Dispatch queue, the caller suspended meanwhile.
     public func setCustomUserClaims(uid: String, claimsJSON: String?) async throws(PhoneAuthError) {
-        try await offload { () throws(PhoneAuthError) in try self.setCustomUserClaims(uid: uid, claimsJSON: claimsJSON) }
+        try await offload { () throws(PhoneAuthError) in try self.setCustomUserClaims(uid: uid, claimsJSON: claimsJSON)
+        }
     }
 
     /// `async`: `listUsers` run on a Dispatch queue, the caller suspended meanwhile.
-    public func listUsers(maxResults: Int = 1000, pageToken: String? = nil) async throws(PhoneAuthError) -> (users: [User], nextPageToken: String?) {
-        try await offload { () throws(PhoneAuthError) in try self.listUsers(maxResults: maxResults, pageToken: pageToken) }
+    public func listUsers(
+        maxResults: Int = 1000, pageToken: String? = nil
+    ) async throws(PhoneAuthError) -> (users: [User], nextPageToken: String?) {
+        try await offload { () throws(PhoneAuthError) in
+            try self.listUsers(maxResults: maxResults, pageToken: pageToken)
+        }
     }
 
     /// `async`: `createCustomToken` run on a Dispatch queue, the caller suspended meanwhile.
@@ -115,9 +147,13 @@ extension PhoneAuth {
     }
 
     /// `async`: `verifyClient` run on a Dispatch queue, the caller suspended meanwhile.
-    public func verifyClient(appToken: String, tokenType: String = "unknown",
-                             clientIP: String? = nil) async throws(PhoneAuthError) -> (receipt: String, suggestedTimeoutSeconds: Int) {
-        try await offload { () throws(PhoneAuthError) in try self.verifyClient(appToken: appToken, tokenType: tokenType, clientIP: clientIP) }
+    public func verifyClient(
+        appToken: String, tokenType: String = "unknown",
+        clientIP: String? = nil
+    ) async throws(PhoneAuthError) -> (receipt: String, suggestedTimeoutSeconds: Int) {
+        try await offload { () throws(PhoneAuthError) in
+            try self.verifyClient(appToken: appToken, tokenType: tokenType, clientIP: clientIP)
+        }
     }
 
     /// `async`: `call` run on a Dispatch queue, the caller suspended meanwhile.

@@ -9,7 +9,8 @@ extension PhoneAuth {
     /// Makes a new key (of `algorithm`: `ES256`, `RS256` or `EdDSA`; the configured one when nil)
     /// the active one; the old one verifies until the tokens it signed have expired.
     public func rotateSigningKey(algorithm: String? = nil) throws(PhoneAuthError) -> [SigningKeyInfo] {
-        try run("rotateSigningKey") { try $0.keyService.rotateSigningKey(algorithm: algorithm) }.map(SigningKeyInfo.init)
+        try run("rotateSigningKey") { try $0.keyService.rotateSigningKey(algorithm: algorithm) }.map(
+            SigningKeyInfo.init)
     }
 
     /// Stops the key `kid` verifying at once (a leaked key); if it was the active one, a new key
@@ -31,15 +32,19 @@ extension PhoneAuth {
 
     /// One page of users in uid order, each as the JSON text of an object as Firebase's
     /// `auth:export` writes it; pass `nextPageToken` for the next page.
-    public func exportUsers(maxResults: Int = 1000,
-                            pageToken: String? = nil) throws(PhoneAuthError) -> (usersJSON: [String], nextPageToken: String?) {
+    public func exportUsers(
+        maxResults: Int = 1000,
+        pageToken: String? = nil
+    ) throws(PhoneAuthError) -> (usersJSON: [String], nextPageToken: String?) {
         let page = try run("exportUsers") { try $0.transfer.exportUsers(maxResults: maxResults, pageToken: pageToken) }
         return (page.users.map { JSONCodec.serialize($0) }, page.nextPageToken)
     }
 
     /// Imports up to ``maxImportUsers`` users, each the JSON text of an object as `auth:export`
     /// writes it; each one that cannot be imported is reported by its index, and the others are.
-    public func importUsers(usersJSON: [String]) throws(PhoneAuthError) -> (imported: Int, errors: [(index: Int, message: String)]) {
+    public func importUsers(
+        usersJSON: [String]
+    ) throws(PhoneAuthError) -> (imported: Int, errors: [(index: Int, message: String)]) {
         try run("importUsers") { engine in
             try engine.transfer.importUsers(try usersJSON.map { try JSONCodec.parse($0) })
         }

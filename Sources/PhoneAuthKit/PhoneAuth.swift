@@ -39,8 +39,11 @@ public final class PhoneAuth: Sendable {
     }
 
     private init(config: JSONValue, asyncThreads: Int? = nil) throws(PhoneAuthError) {
-        do { engine = try Engine(config: try EngineConfig.read(config)) } catch { throw PhoneAuthError(error, during: "open") }
-        pool = asyncThreads.map(BlockingPool.init(width:))
+        do { engine = try Engine(config: try EngineConfig.read(config)) } catch {
+            throw PhoneAuthError(error, during: "open")
+        }
+        pool =
+            asyncThreads.map(BlockingPool.init(width:))
             ?? BlockingPool(storeConnections: engine.storageStatistics().poolSize)
     }
 
@@ -61,16 +64,27 @@ public final class PhoneAuth: Sendable {
     ///   - languageCode: the SMS's language, e.g. `fr-CA` (falls back to `fr`, then the default).
     ///   - clientIP: the end user's IP address, for the per-IP limits.
     ///   - appVerification: the app's proof, when app verification is on.
-    public func verifyPhoneNumber(_ phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
-                                  appVerification: AppVerification? = nil) throws(PhoneAuthError) -> Verification {
-        Verification(try run("verifyPhoneNumber") {
-            try $0.verification.verifyPhoneNumber(phoneNumber, languageCode: try LanguageTag(languageCode), clientIp: try ClientAddress(clientIP), appProof: try appVerification?.core())
-        })
+    public func verifyPhoneNumber(
+        _ phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
+        appVerification: AppVerification? = nil
+    ) throws(PhoneAuthError) -> Verification {
+        Verification(
+            try run("verifyPhoneNumber") {
+                try $0.verification.verifyPhoneNumber(
+                    phoneNumber, languageCode: try LanguageTag(languageCode), clientIp: try ClientAddress(clientIP),
+                    appProof: try appVerification?.core())
+            })
     }
 
     /// Pairs a verification with the code the user typed. Checks only that both are there.
-    public static func credential(verificationID: String, verificationCode: String) throws(PhoneAuthError) -> PhoneCredential {
-        do { return PhoneCredential(core: try VerificationService.credential(verificationId: verificationID, verificationCode: verificationCode)) } catch {
+    public static func credential(
+        verificationID: String, verificationCode: String
+    ) throws(PhoneAuthError) -> PhoneCredential {
+        do {
+            return PhoneCredential(
+                core: try VerificationService.credential(
+                    verificationId: verificationID, verificationCode: verificationCode))
+        } catch {
             throw PhoneAuthError(error, during: "credential")
         }
     }
@@ -82,7 +96,8 @@ public final class PhoneAuth: Sendable {
     /// - Parameters:
     ///   - credential: the verification and the code the user typed.
     ///   - clientIP: the end user's IP address: wrong codes from one address are limited.
-    public func signIn(with credential: PhoneCredential, clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
+    public func signIn(with credential: PhoneCredential, clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult
+    {
         let core = try credential.with(clientIP: clientIP)
         return SignInResult(try run("signIn") { try $0.signIn.signIn(with: core) })
     }
@@ -91,40 +106,63 @@ public final class PhoneAuth: Sendable {
 
     /// Sends a code to a number the signed-in user (`idToken`, from a recent sign-in) enrols as a
     /// second factor; finish with `finishPhoneEnrollment(idToken:credential:displayName:clientIP:)`.
-    public func startPhoneEnrollment(idToken: String, phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
-                                     appVerification: AppVerification? = nil) throws(PhoneAuthError) -> Verification {
-        Verification(try run("mfaEnrollStart") {
-            try $0.multiFactor.startPhoneEnrollment(idToken: idToken, phoneNumber: phoneNumber, languageCode: try LanguageTag(languageCode), clientIp: try ClientAddress(clientIP),
-                                        appProof: try appVerification?.core())
-        })
+    public func startPhoneEnrollment(
+        idToken: String, phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
+        appVerification: AppVerification? = nil
+    ) throws(PhoneAuthError) -> Verification {
+        Verification(
+            try run("mfaEnrollStart") {
+                try $0.multiFactor.startPhoneEnrollment(
+                    idToken: idToken, phoneNumber: phoneNumber, languageCode: try LanguageTag(languageCode),
+                    clientIp: try ClientAddress(clientIP),
+                    appProof: try appVerification?.core())
+            })
     }
 
     /// Enrols the number the credential's code proves; the result's tokens replace the old ones.
-    public func finishPhoneEnrollment(idToken: String, credential: PhoneCredential, displayName: String? = nil,
-                                      clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
+    public func finishPhoneEnrollment(
+        idToken: String, credential: PhoneCredential, displayName: String? = nil,
+        clientIP: String? = nil
+    ) throws(PhoneAuthError) -> SignInResult {
         let core = try credential.with(clientIP: clientIP)
-        return SignInResult(try run("mfaEnrollFinalize") { try $0.multiFactor.finishPhoneEnrollment(idToken: idToken, credential: core, displayName: try Label(displayName, field: "displayName")) })
+        return SignInResult(
+            try run("mfaEnrollFinalize") {
+                try $0.multiFactor.finishPhoneEnrollment(
+                    idToken: idToken, credential: core, displayName: try Label(displayName, field: "displayName"))
+            })
     }
 
     /// Removes a second factor of the signed-in user.
     public func unenroll(idToken: String, enrollmentID: String) throws(PhoneAuthError) -> SignInResult {
-        SignInResult(try run("mfaUnenroll") { try $0.multiFactor.unenroll(idToken: idToken, enrollmentId: enrollmentID) })
+        SignInResult(
+            try run("mfaUnenroll") { try $0.multiFactor.unenroll(idToken: idToken, enrollmentId: enrollmentID) })
     }
 
     /// Sends a code to the enrolled number `enrollmentID` (a hint of the challenge) without
     /// revealing the number.
-    public func sendSecondFactorCode(session: String, enrollmentID: String, languageCode: String? = nil, clientIP: String? = nil,
-                                     appVerification: AppVerification? = nil) throws(PhoneAuthError) -> Verification {
-        Verification(try run("verifyPhoneNumber") {
-            try $0.multiFactor.verifySecondFactor(hint: enrollmentID, session: session, languageCode: try LanguageTag(languageCode), clientIp: try ClientAddress(clientIP),
-                                      appProof: try appVerification?.core())
-        })
+    public func sendSecondFactorCode(
+        session: String, enrollmentID: String, languageCode: String? = nil, clientIP: String? = nil,
+        appVerification: AppVerification? = nil
+    ) throws(PhoneAuthError) -> Verification {
+        Verification(
+            try run("verifyPhoneNumber") {
+                try $0.multiFactor.verifySecondFactor(
+                    hint: enrollmentID, session: session, languageCode: try LanguageTag(languageCode),
+                    clientIp: try ClientAddress(clientIP),
+                    appProof: try appVerification?.core())
+            })
     }
 
     /// Finishes a challenge's sign-in with the second factor's code.
-    public func resolveSignIn(session: String, credential: PhoneCredential, clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult {
+    public func resolveSignIn(
+        session: String, credential: PhoneCredential, clientIP: String? = nil
+    ) throws(PhoneAuthError) -> SignInResult {
         let core = try credential.with(clientIP: clientIP)
-        return SignInResult(try run("mfaResolveSignIn") { try $0.multiFactor.resolveSignIn(session: session, assertion: .phone(core), clientIp: try ClientAddress(clientIP)) })
+        return SignInResult(
+            try run("mfaResolveSignIn") {
+                try $0.multiFactor.resolveSignIn(
+                    session: session, assertion: .phone(core), clientIp: try ClientAddress(clientIP))
+            })
     }
 
     // MARK: Tokens
@@ -164,23 +202,36 @@ public final class PhoneAuth: Sendable {
     }
 
     /// Creates an account; `uid` is generated when nil.
-    public func createUser(uid: String? = nil, phoneNumber: String? = nil, displayName: String? = nil,
-                           disabled: Bool = false) throws(PhoneAuthError) -> User {
-        User(try run("createUser") { try $0.accounts.createUser(uid: uid, disabled: disabled, displayName: try Label(displayName, field: "displayName"), phoneNumber: phoneNumber) })
+    public func createUser(
+        uid: String? = nil, phoneNumber: String? = nil, displayName: String? = nil,
+        disabled: Bool = false
+    ) throws(PhoneAuthError) -> User {
+        User(
+            try run("createUser") {
+                try $0.accounts.createUser(
+                    uid: uid, disabled: disabled, displayName: try Label(displayName, field: "displayName"),
+                    phoneNumber: phoneNumber)
+            })
     }
 
     /// Changes what is given, all in one transaction: `.some(nil)` removes the name, the number
     /// or the claims. A number another account has is refused; claims are the JSON text of an
     /// object, as `setCustomUserClaims(uid:claimsJSON:)` takes them.
-    public func updateUser(uid: String, disabled: Bool? = nil, displayName: String?? = nil, phoneNumber: String?? = nil,
-                           customClaimsJSON: String?? = nil) throws(PhoneAuthError) -> User {
+    public func updateUser(
+        uid: String, disabled: Bool? = nil, displayName: String?? = nil, phoneNumber: String?? = nil,
+        customClaimsJSON: String?? = nil
+    ) throws(PhoneAuthError) -> User {
         let claims: JSONValue?? = try customClaimsJSON.map { text throws(PhoneAuthError) in
             try text.map { text throws(PhoneAuthError) in try Self.parse(text, what: "claims") }
         }
-        return User(try run("updateUser") {
-            let name = try displayName.map { name throws(PhoneAuthCore.PhoneAuthError) in try Label(name, field: "displayName") }
-            return try $0.accounts.updateUser(uid: uid, disabled: disabled, displayName: name, phoneNumber: phoneNumber, customClaims: claims)
-        })
+        return User(
+            try run("updateUser") {
+                let name = try displayName.map { name throws(PhoneAuthCore.PhoneAuthError) in
+                    try Label(name, field: "displayName")
+                }
+                return try $0.accounts.updateUser(
+                    uid: uid, disabled: disabled, displayName: name, phoneNumber: phoneNumber, customClaims: claims)
+            })
     }
 
     /// Deletes an account, its sessions and its second factors.
@@ -196,7 +247,9 @@ public final class PhoneAuth: Sendable {
     }
 
     /// A page of accounts in uid order; pass the returned token for the next page.
-    public func listUsers(maxResults: Int = 1000, pageToken: String? = nil) throws(PhoneAuthError) -> (users: [User], nextPageToken: String?) {
+    public func listUsers(
+        maxResults: Int = 1000, pageToken: String? = nil
+    ) throws(PhoneAuthError) -> (users: [User], nextPageToken: String?) {
         let page = try run("listUsers") { try $0.accounts.listUsers(maxResults: maxResults, pageToken: pageToken) }
         return (page.users.map(User.init), page.nextPageToken)
     }
@@ -230,16 +283,23 @@ public final class PhoneAuth: Sendable {
     /// Installs the function that checks a captcha token with its provider (reCAPTCHA, hCaptcha,
     /// Turnstile...), or removes it with nil: `(success, score)`, or nil when the check could not
     /// be made. Installed, it turns app verification on.
-    public func setCaptchaVerifier(_ verify: (@Sendable (_ token: String, _ clientIP: String?) -> (success: Bool, score: Double?)?)?) {
+    public func setCaptchaVerifier(
+        _ verify: (@Sendable (_ token: String, _ clientIP: String?) -> (success: Bool, score: Double?)?)?
+    ) {
         engine.appVerification.setCaptchaVerifier(verify.map(ClosureCaptchaVerifier.init))
     }
 
     /// Sends the app a silent push holding a receipt and its secret (through the push sender);
     /// the app answers with both as ``AppVerification/pushReceipt(receipt:secret:)``. Returns the
     /// receipt and how many seconds to wait for the push before falling back to a captcha.
-    public func verifyClient(appToken: String, tokenType: String = "unknown",
-                             clientIP: String? = nil) throws(PhoneAuthError) -> (receipt: String, suggestedTimeoutSeconds: Int) {
-        let sent = try run("verifyClient") { try $0.appVerification.verifyClient(appToken: appToken, tokenType: tokenType, clientIp: try ClientAddress(clientIP)) }
+    public func verifyClient(
+        appToken: String, tokenType: String = "unknown",
+        clientIP: String? = nil
+    ) throws(PhoneAuthError) -> (receipt: String, suggestedTimeoutSeconds: Int) {
+        let sent = try run("verifyClient") {
+            try $0.appVerification.verifyClient(
+                appToken: appToken, tokenType: tokenType, clientIp: try ClientAddress(clientIP))
+        }
         return (sent.receipt, Int(sent.suggestedTimeout))
     }
 
@@ -287,9 +347,11 @@ public final class PhoneAuth: Sendable {
 
     private static func parse(_ text: String, what: String) throws(PhoneAuthError) -> JSONValue {
         do { return try JSONCodec.parse(text) } catch {
-            throw PhoneAuthError(PhoneAuthCore.PhoneAuthError(
-                .invalidArgument, "The \(what) text is not valid JSON: \(error.message) (line \(error.line), column \(error.column)).",
-                details: [("line", .int(Int64(error.line))), ("column", .int(Int64(error.column)))]))
+            throw PhoneAuthError(
+                PhoneAuthCore.PhoneAuthError(
+                    .invalidArgument,
+                    "The \(what) text is not valid JSON: \(error.message) (line \(error.line), column \(error.column)).",
+                    details: [("line", .int(Int64(error.line))), ("column", .int(Int64(error.column)))]))
         }
     }
 

@@ -33,6 +33,7 @@ public struct SecondFactor: Sendable, Hashable {
         factorId = hint["factorId"]?.stringValue ?? "phone"
         displayName = hint["displayName"]?.stringValue
         phoneNumber = hint["phoneNumber"]?.stringValue
-        enrolledAt = Date(hint["enrollmentTime"]?.stringValue.flatMap { Timestamp(rfc3339: $0) } ?? Timestamp(milliseconds: 0))
+        enrolledAt = Date(
+            hint["enrollmentTime"]?.stringValue.flatMap { Timestamp(rfc3339: $0) } ?? Timestamp(milliseconds: 0))
     }
 }

@@ -35,7 +35,9 @@ struct CopyCommand: ParsableCommand {
         print("Copied from \(describe(source)) to \(describe(target)):")
         for (table, rows) in copied { print("  \(table): \(rows) rows") }
         if case let .sqlite(path, _) = source, getenv(MasterKey.environmentVariable) == nil {
-            print("Engines on the target need the source's master key: the key file \(path).key (give it as masterKey or \(MasterKey.environmentVariable)).")
+            print(
+                "Engines on the target need the source's master key: the key file \(path).key (give it as masterKey or \(MasterKey.environmentVariable))."
+            )
         }
     }
 
@@ -46,7 +48,8 @@ struct CopyCommand: ParsableCommand {
 
     private func database(_ text: String, schema: String, option: String) throws -> Database {
         guard PostgresSettings.isValidSchema(schema) else {
-            throw ValidationError("\(option)-schema must be lower-case letters, digits and _, not starting with a digit.")
+            throw ValidationError(
+                "\(option)-schema must be lower-case letters, digits and _, not starting with a digit.")
         }
         var config = EngineConfig(database: text)
         config.postgres.schema = schema

@@ -5,7 +5,10 @@ import PhoneAuthKit
 
 /// What every command that opens an engine shares: the configuration, the output form, masking.
 struct EngineOptions: ParsableArguments {
-    @Option(help: "The engine's configuration file (the JSON phoneauth_open takes). Default: $PHONEAUTH_CONFIG; without either, $PHONEAUTH_DATABASE names the database.")
+    @Option(
+        help:
+            "The engine's configuration file (the JSON phoneauth_open takes). Default: $PHONEAUTH_CONFIG; without either, $PHONEAUTH_DATABASE names the database."
+    )
     var config: String?
 
     @Flag(help: "Print JSON (for scripts) instead of tables.")
@@ -44,8 +47,9 @@ struct EngineOptions: ParsableArguments {
     /// Runs a typed call; an engine error is printed and becomes the exit status, as for `call`.
     func typed<T>(_ body: () throws(PhoneAuthKit.PhoneAuthError) -> T) throws -> T {
         do { return try body() } catch {
-            throw Failure(message: "\(error.code.name): \(error.message)",
-                          exitCode: error.code == .userNotFound ? ExitCodes.notFound : ExitCodes.refused)
+            throw Failure(
+                message: "\(error.code.name): \(error.message)",
+                exitCode: error.code == .userNotFound ? ExitCodes.notFound : ExitCodes.refused)
         }
     }
 
@@ -58,7 +62,8 @@ struct EngineOptions: ParsableArguments {
         guard status != 0 else { return result }
         let code = result["error"]?["code"]?.stringValue ?? "error"
         let message = result["error"]?["message"]?.stringValue ?? ""
-        throw Failure(message: "\(code): \(message)", exitCode: code == "userNotFound" ? ExitCodes.notFound : ExitCodes.refused)
+        throw Failure(
+            message: "\(code): \(message)", exitCode: code == "userNotFound" ? ExitCodes.notFound : ExitCodes.refused)
     }
 
     /// `value` as printed: numbers masked unless --show-numbers.
@@ -84,9 +89,9 @@ struct EngineOptions: ParsableArguments {
 
 /// The exit statuses, as README's "Operating it" lists them.
 enum ExitCodes {
-    static let refused: Int32 = 1      // the engine refused (the message says why)
-    static let notFound: Int32 = 2     // no such user
-    static let cannotOpen: Int32 = 3   // bad configuration, or the database cannot be opened
+    static let refused: Int32 = 1  // the engine refused (the message says why)
+    static let notFound: Int32 = 2  // no such user
+    static let cannotOpen: Int32 = 3  // bad configuration, or the database cannot be opened
     // 64: a usage error (swift-argument-parser's)
 }
 
@@ -117,13 +122,17 @@ enum JSONFile {
     static func write(_ text: String, to path: String) throws {
         let temporary = path + ".tmp"
         guard let file = fopen(temporary, "wb") else {
-            throw Failure(message: "\(path): cannot be written (\(String(cString: strerror(errno)))).", exitCode: ExitCodes.refused)
+            throw Failure(
+                message: "\(path): cannot be written (\(String(cString: strerror(errno)))).",
+                exitCode: ExitCodes.refused)
         }
         let written = fputs(text, file) >= 0 && fflush(file) == 0 && fsync(fileno(file)) == 0
         fclose(file)
         guard written, rename(temporary, path) == 0 else {
             unlink(temporary)
-            throw Failure(message: "\(path): cannot be written (\(String(cString: strerror(errno)))).", exitCode: ExitCodes.refused)
+            throw Failure(
+                message: "\(path): cannot be written (\(String(cString: strerror(errno)))).",
+                exitCode: ExitCodes.refused)
         }
     }
 }

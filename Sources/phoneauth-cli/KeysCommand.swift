@@ -20,7 +20,8 @@ struct KeysCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Lists the keys that verify tokens now; the active one signs new tokens.")
+        static let configuration = CommandConfiguration(
+            abstract: "Lists the keys that verify tokens now; the active one signs new tokens.")
         @OptionGroup var options: EngineOptions
         func run() throws { try options.withEngine { engine in KeysCommand.show(engine.signingKeys(), options) } }
     }
@@ -28,13 +29,17 @@ struct KeysCommand: ParsableCommand {
     struct Rotate: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Makes a new key that signs every later token.",
-            discussion: "The previous keys keep verifying (and stay in the JWKS) until the tokens they signed have expired.")
+            discussion:
+                "The previous keys keep verifying (and stay in the JWKS) until the tokens they signed have expired.")
         @OptionGroup var options: EngineOptions
         @Option(help: "ES256, RS256 or EdDSA (default: the configured signingAlgorithm).") var algorithm: String?
         func run() throws {
             try options.withEngine { engine in
-                KeysCommand.show(try options.typed { () throws(PhoneAuthKit.PhoneAuthError) in try engine.rotateSigningKey(algorithm: algorithm) },
-                                 options)
+                KeysCommand.show(
+                    try options.typed { () throws(PhoneAuthKit.PhoneAuthError) in
+                        try engine.rotateSigningKey(algorithm: algorithm)
+                    },
+                    options)
             }
         }
     }
@@ -42,7 +47,9 @@ struct KeysCommand: ParsableCommand {
     struct Retire: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Retires a key at once (a leaked key): the tokens it signed stop verifying.",
-            discussion: "Users signed in with those tokens must refresh them (their refresh tokens still work). Other engines on the same database stop trusting the key within 10 seconds.")
+            discussion:
+                "Users signed in with those tokens must refresh them (their refresh tokens still work). Other engines on the same database stop trusting the key within 10 seconds."
+        )
         @OptionGroup var options: EngineOptions
         // A kid is base64url and may begin with "-" (`-Ba0NWFIqPs40bab`): what follows the options
         // is taken as it is, not as an unknown option.
@@ -52,7 +59,10 @@ struct KeysCommand: ParsableCommand {
         }
         func run() throws {
             try options.withEngine { engine in
-                KeysCommand.show(try options.typed { () throws(PhoneAuthKit.PhoneAuthError) in try engine.retireSigningKey(kid: kid[0]) }, options)
+                KeysCommand.show(
+                    try options.typed { () throws(PhoneAuthKit.PhoneAuthError) in
+                        try engine.retireSigningKey(kid: kid[0])
+                    }, options)
             }
         }
     }

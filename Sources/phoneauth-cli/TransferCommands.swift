@@ -36,7 +36,9 @@ struct ExportCommand: ParsableCommand {
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import", abstract: "Imports the users of FILE (Firebase's auth:export JSON).",
-        discussion: "Users that cannot be imported are listed by their index in the file; the others are. Importing a file again changes nothing. Exit status 1 when any user was not imported.")
+        discussion:
+            "Users that cannot be imported are listed by their index in the file; the others are. Importing a file again changes nothing. Exit status 1 when any user was not imported."
+    )
     @OptionGroup var options: EngineOptions
     @Argument(help: "The file to read.") var file: String
 
@@ -50,8 +52,12 @@ struct ImportCommand: ParsableCommand {
             let progress = Progress(verb: "imported")
             var imported: Int64 = 0, errors: [JSONValue] = []
             for start in stride(from: 0, to: users.count, by: PhoneAuth.maxImportUsers) {
-                let chunk = users[start..<min(start + PhoneAuth.maxImportUsers, users.count)].map { JSONCodec.serialize($0) }
-                let result = try options.typed { () throws(PhoneAuthKit.PhoneAuthError) in try engine.importUsers(usersJSON: chunk) }
+                let chunk = users[start..<min(start + PhoneAuth.maxImportUsers, users.count)].map {
+                    JSONCodec.serialize($0)
+                }
+                let result = try options.typed { () throws(PhoneAuthKit.PhoneAuthError) in
+                    try engine.importUsers(usersJSON: chunk)
+                }
                 imported += Int64(result.imported)
                 errors += result.errors.map {
                     .object([("index", .int(Int64($0.index + start))), ("message", .string($0.message))])
@@ -63,7 +69,9 @@ struct ImportCommand: ParsableCommand {
                 options.printJSON(.object([("imported", .int(imported)), ("errors", .array(errors))]))
             } else {
                 print("\(imported) of \(users.count) users imported from \(file).")
-                for error in errors { print("  user \(UsersCommand.text(error["index"])): \(UsersCommand.text(error["message"]))") }
+                for error in errors {
+                    print("  user \(UsersCommand.text(error["index"])): \(UsersCommand.text(error["message"]))")
+                }
             }
             if !errors.isEmpty { throw ExitCode(ExitCodes.refused) }
         }
@@ -83,7 +91,9 @@ final class Progress {
         shown = true
         if let total, total > 0 {
             let filled = done * 30 / total
-            StandardStream.error.write("\r[\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 30 - filled))] \(done)/\(total) \(verb)")
+            StandardStream.error.write(
+                "\r[\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 30 - filled))] \(done)/\(total) \(verb)"
+            )
         } else {
             StandardStream.error.write("\r\(done) users \(verb)")
         }

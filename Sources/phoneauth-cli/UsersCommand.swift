@@ -14,10 +14,11 @@ struct UsersCommand: ParsableCommand {
     static func show(_ user: JSONValue, _ options: EngineOptions) {
         guard !options.json else { return options.printJSON(.object([("user", user)])) }
         let u = options.shown(user)
-        let factors = u["multiFactor"]?["enrolledFactors"].flatMap { value -> [JSONValue]? in
-            if case let .array(items) = value { return items }
-            return nil
-        } ?? []
+        let factors =
+            u["multiFactor"]?["enrolledFactors"].flatMap { value -> [JSONValue]? in
+                if case let .array(items) = value { return items }
+                return nil
+            } ?? []
         var table = Table("FIELD", "VALUE")
         table.add("uid", text(u["uid"]))
         table.add("phone number", text(u["phoneNumber"]))
@@ -28,7 +29,8 @@ struct UsersCommand: ParsableCommand {
         table.add("tokens valid after", text(u["tokensValidAfterTime"]))
         table.add("custom claims", u["customClaims"].map { $0 == .null ? "-" : JSONCodec.serialize($0) } ?? "-")
         for factor in factors {
-            table.add("second factor", "\(text(factor["factorId"])) \(text(factor["phoneNumber"])) \(text(factor["uid"]))")
+            table.add(
+                "second factor", "\(text(factor["factorId"])) \(text(factor["phoneNumber"])) \(text(factor["uid"]))")
         }
         print(table.text)
     }
@@ -62,7 +64,9 @@ struct UsersCommand: ParsableCommand {
 
         func run() throws {
             try options.withEngine { engine in
-                show(try options.call(engine, "getUserByPhoneNumber", .object([("phoneNumber", .string(phoneNumber))]))["user"] ?? .null, options)
+                show(
+                    try options.call(engine, "getUserByPhoneNumber", .object([("phoneNumber", .string(phoneNumber))]))[
+                        "user"] ?? .null, options)
             }
         }
     }
@@ -84,8 +88,10 @@ struct UsersCommand: ParsableCommand {
                     for u in users {
                         var factors = 0
                         if case let .array(items)? = u["multiFactor"]?["enrolledFactors"] { factors = items.count }
-                        table.add(text(u["uid"]), text(u["phoneNumber"]), text(u["displayName"]), text(u["disabled"]),
-                                  text(u["metadata"]?["creationTime"]), text(u["metadata"]?["lastSignInTime"]), String(factors))
+                        table.add(
+                            text(u["uid"]), text(u["phoneNumber"]), text(u["displayName"]), text(u["disabled"]),
+                            text(u["metadata"]?["creationTime"]), text(u["metadata"]?["lastSignInTime"]),
+                            String(factors))
                     }
                 }
                 print(table.text)
@@ -95,7 +101,8 @@ struct UsersCommand: ParsableCommand {
     }
 
     struct Disable: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Disables a user: its sessions end and it cannot sign in.")
+        static let configuration = CommandConfiguration(
+            abstract: "Disables a user: its sessions end and it cannot sign in.")
         @OptionGroup var options: EngineOptions
         @Argument(help: "The user's uid.") var uid: String
 
@@ -112,7 +119,10 @@ struct UsersCommand: ParsableCommand {
 
     static func setDisabled(_ disabled: Bool, uid: String, _ options: EngineOptions) throws {
         try options.withEngine { engine in
-            let user = try options.call(engine, "updateUser", .object([("uid", .string(uid)), ("disabled", .bool(disabled))]))["user"] ?? .null
+            let user =
+                try options.call(
+                    engine, "updateUser", .object([("uid", .string(uid)), ("disabled", .bool(disabled))]))["user"]
+                ?? .null
             if options.json { return options.printJSON(.object([("user", user)])) }
             print("\(uid) is \(disabled ? "disabled" : "enabled").")
         }
@@ -145,9 +155,11 @@ struct UsersCommand: ParsableCommand {
                 if let claims {
                     let value: JSONValue
                     do { value = try JSONCodec.parse(claims) } catch let error as JSONCodec.ParseError {
-                        throw Failure(message: "CLAIMS is not valid JSON: \(error.message).", exitCode: ExitCodes.refused)
+                        throw Failure(
+                            message: "CLAIMS is not valid JSON: \(error.message).", exitCode: ExitCodes.refused)
                     }
-                    _ = try options.call(engine, "setCustomUserClaims", .object([("uid", .string(uid)), ("claims", value)]))
+                    _ = try options.call(
+                        engine, "setCustomUserClaims", .object([("uid", .string(uid)), ("claims", value)]))
                 }
                 let user = try options.call(engine, "getUser", .object([("uid", .string(uid))]))["user"]
                 let current = user?["customClaims"] ?? .null

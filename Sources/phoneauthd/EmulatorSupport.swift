@@ -36,7 +36,8 @@ final class EmulatorSupport: @unchecked Sendable {  // the kept codes are only t
         lock.withLock {
             dropOld(now: now)
             if bySession[message.verificationID] == nil { order.append(message.verificationID) }
-            bySession[message.verificationID] = Sent(code: code, phoneNumber: message.to, sessionInfo: message.verificationID, at: now)
+            bySession[message.verificationID] = Sent(
+                code: code, phoneNumber: message.to, sessionInfo: message.verificationID, at: now)
             lock.broadcast()
         }
         return true
@@ -60,7 +61,9 @@ final class EmulatorSupport: @unchecked Sendable {  // the kept codes are only t
     private static let awaitRounds = 500
 
     private func dropOld(now: Timestamp) {
-        while head < order.count, let first = bySession[order[head]], now.milliseconds - first.at.milliseconds > Self.keepSeconds * 1000 {
+        while head < order.count, let first = bySession[order[head]],
+            now.milliseconds - first.at.milliseconds > Self.keepSeconds * 1000
+        {
             bySession[order[head]] = nil
             head += 1
         }
@@ -79,9 +82,18 @@ final class EmulatorSupport: @unchecked Sendable {  // the kept codes are only t
             if let sessionInfo { return bySession[sessionInfo].map { [$0] } ?? [] }
             return order[head...].compactMap { bySession[$0] }
         }
-        return .object([("verificationCodes", .array(recent.map {
-            .object([("code", .string($0.code)), ("phoneNumber", .string($0.phoneNumber)), ("sessionInfo", .string($0.sessionInfo))])
-        }))])
+        return .object([
+            (
+                "verificationCodes",
+                .array(
+                    recent.map {
+                        .object([
+                            ("code", .string($0.code)), ("phoneNumber", .string($0.phoneNumber)),
+                            ("sessionInfo", .string($0.sessionInfo)),
+                        ])
+                    })
+            )
+        ])
     }
 
     private static func digitRuns(_ text: String) -> [String] {
@@ -93,12 +105,17 @@ final class EmulatorSupport: @unchecked Sendable {  // the kept codes are only t
     func resign(unsignedCustomToken token: String, auth: PhoneAuth) async throws -> String? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[2].isEmpty,
-              let headerBytes = Base64URL.decode(parts[0]), let header = try? JSONCodec.parse(String(decoding: headerBytes, as: UTF8.self)),
-              header["alg"]?.stringValue == "none"
+            let headerBytes = Base64URL.decode(parts[0]),
+            let header = try? JSONCodec.parse(String(decoding: headerBytes, as: UTF8.self)),
+            header["alg"]?.stringValue == "none"
         else { return nil }
-        guard let payloadBytes = Base64URL.decode(parts[1]), let payload = try? JSONCodec.parse(String(decoding: payloadBytes, as: UTF8.self)),
-              payload["aud"]?.stringValue == Self.audience, let uid = payload["uid"]?.stringValue
-        else { throw ToolkitError(400, "INVALID_CUSTOM_TOKEN", "The unsigned custom token is not one firebase-admin makes.") }
+        guard let payloadBytes = Base64URL.decode(parts[1]),
+            let payload = try? JSONCodec.parse(String(decoding: payloadBytes, as: UTF8.self)),
+            payload["aud"]?.stringValue == Self.audience, let uid = payload["uid"]?.stringValue
+        else {
+            throw ToolkitError(
+                400, "INVALID_CUSTOM_TOKEN", "The unsigned custom token is not one firebase-admin makes.")
+        }
         let claims = payload["claims"].map { JSONCodec.serialize($0) }
         return try await auth.createCustomToken(uid: uid, claimsJSON: claims)
     }

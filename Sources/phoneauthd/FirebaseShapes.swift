@@ -21,9 +21,17 @@ enum FirebaseShapes {
         o.set("lastRefreshAt", user.lastSignInAt.map { .string(rfc3339($0)) })
         o.set("validSince", .string(String(milliseconds(user.tokensValidAfter ?? user.createdAt) / 1000)))
         o.set("customAttributes", user.customClaimsJSON.map { .string($0) })
-        o.set("providerUserInfo", .array(user.phoneNumber.map { phone in
-            [.object([("providerId", .string("phone")), ("rawId", .string(phone)), ("phoneNumber", .string(phone))])]
-        } ?? []))
+        o.set(
+            "providerUserInfo",
+            .array(
+                user.phoneNumber.map { phone in
+                    [
+                        .object([
+                            ("providerId", .string("phone")), ("rawId", .string(phone)),
+                            ("phoneNumber", .string(phone)),
+                        ])
+                    ]
+                } ?? []))
         if !user.secondFactors.isEmpty { o.set("mfaInfo", .array(user.secondFactors.map(factor))) }
         return o.value
     }
@@ -34,7 +42,11 @@ enum FirebaseShapes {
         o.set("mfaEnrollmentId", .string(factor.enrollmentID))
         o.set("displayName", factor.displayName.map { .string($0) })
         o.set("enrolledAt", .string(rfc3339(factor.enrolledAt)))
-        if factor.factorId == "phone" { o.set("phoneInfo", .string(factor.phoneNumber ?? "")) } else { o.set("totpInfo", .object([])) }
+        if factor.factorId == "phone" {
+            o.set("phoneInfo", .string(factor.phoneNumber ?? ""))
+        } else {
+            o.set("totpInfo", .object([]))
+        }
         return o.value
     }
 
@@ -59,7 +71,9 @@ enum FirebaseShapes {
     /// The answer to a first factor whose user has second factors: the pending credential and
     /// the hints, numbers masked.
     static func pendingCredential(_ challenge: MultiFactorChallenge) -> JSONValue {
-        .object([("mfaPendingCredential", .string(challenge.session)), ("mfaInfo", .array(challenge.hints.map(factor)))])
+        .object([
+            ("mfaPendingCredential", .string(challenge.session)), ("mfaInfo", .array(challenge.hints.map(factor))),
+        ])
     }
 
     private static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }

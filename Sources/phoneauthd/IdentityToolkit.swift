@@ -10,7 +10,8 @@ struct ToolkitCall: Sendable {
     func reader(_ known: Set<String>) throws -> ObjectReader {
         let r = try ObjectReader(body)
         // Fields Firebase's clients send that mean nothing here.
-        try r.rejectUnknown(known.union(["returnSecureToken", "clientType", "recaptchaVersion", "targetProjectId", "tenantId"]))
+        try r.rejectUnknown(
+            known.union(["returnSecureToken", "clientType", "recaptchaVersion", "targetProjectId", "tenantId"]))
         if let tenant = try r.string("tenantId"), !tenant.isEmpty {
             throw ToolkitError(400, "UNSUPPORTED_TENANT_OPERATION", "PhoneAuth has no tenants.")
         }
@@ -32,7 +33,8 @@ struct IdentityToolkit: Sendable {
     static let legacyNames: [String: String] = [
         "sendVerificationCode": "sendVerificationCode", "verifyPhoneNumber": "signInWithPhoneNumber",
         "getAccountInfo": "lookup", "deleteAccount": "delete", "setAccountInfo": "update",
-        "verifyCustomToken": "signInWithCustomToken", "getProjectConfig": "getProjectConfig", "verifyClient": "verifyClient",
+        "verifyCustomToken": "signInWithCustomToken", "getProjectConfig": "getProjectConfig",
+        "verifyClient": "verifyClient",
     ]
 
     func handle(_ operation: String, _ call: ToolkitCall) async throws -> JSONValue {
@@ -44,7 +46,9 @@ struct IdentityToolkit: Sendable {
         case "update": return try await update(call)
         case "signInWithCustomToken": return try await signInWithCustomToken(call)
         case "getProjectConfig":
-            return .object([("projectId", .string(projectId)), ("authorizedDomains", .array(authorizedDomains.map { .string($0) }))])
+            return .object([
+                ("projectId", .string(projectId)), ("authorizedDomains", .array(authorizedDomains.map { .string($0) })),
+            ])
         case "verifyClient": return try await verifyClient(call)
         case "token": return try await refresh(call)
         case "mfaEnrollment:start": return try await enrollStart(call)
@@ -57,11 +61,14 @@ struct IdentityToolkit: Sendable {
     }
 
     private func sendVerificationCode(_ call: ToolkitCall) async throws -> JSONValue {
-        let r = try call.reader(["phoneNumber", "iosReceipt", "iosSecret", "recaptchaToken", "captchaResponse", "playIntegrityToken",
-                                 "autoRetrievalInfo"])
+        let r = try call.reader([
+            "phoneNumber", "iosReceipt", "iosSecret", "recaptchaToken", "captchaResponse", "playIntegrityToken",
+            "autoRetrievalInfo",
+        ])
         let phone = try r.string("phoneNumber") ?? "", proof = try Self.appVerification(r)
-        let started = try await auth.verifyPhoneNumber(phone, languageCode: call.languageCode, clientIP: call.clientIp,
-                                                       appVerification: proof)
+        let started = try await auth.verifyPhoneNumber(
+            phone, languageCode: call.languageCode, clientIP: call.clientIp,
+            appVerification: proof)
         await emulator?.awaitCode(of: started.verificationID, auth: auth)
         return .object([("sessionInfo", .string(started.verificationID))])
     }
@@ -75,10 +82,13 @@ struct IdentityToolkit: Sendable {
         let operation = try r.string("operation") ?? (idToken == nil ? "SIGN_UP_OR_IN" : "LINK")
         let given: PhoneCredential
         if let proof = try r.string("temporaryProof") {
-            guard let parsed = PhoneCredential(temporaryProof: proof) else { throw ToolkitError(400, "INVALID_TEMPORARY_PROOF") }
+            guard let parsed = PhoneCredential(temporaryProof: proof) else {
+                throw ToolkitError(400, "INVALID_TEMPORARY_PROOF")
+            }
             given = parsed
         } else {
-            given = try PhoneAuth.credential(verificationID: try r.string("sessionInfo") ?? "", verificationCode: try r.string("code") ?? "")
+            given = try PhoneAuth.credential(
+                verificationID: try r.string("sessionInfo") ?? "", verificationCode: try r.string("code") ?? "")
         }
         let ip = call.clientIp
         do {
@@ -88,9 +98,13 @@ struct IdentityToolkit: Sendable {
             case let ("LINK", token?): result = try await auth.link(idToken: token, credential: given, clientIP: ip)
             case let ("UPDATE", token?):
                 result = try await auth.updatePhoneNumber(idToken: token, credential: given, clientIP: ip)
-            case let ("REAUTH", token?): result = try await auth.reauthenticate(idToken: token, credential: given, clientIP: ip)
-            case ("LINK", nil), ("UPDATE", nil): throw ToolkitError(400, "MISSING_ID_TOKEN", "Linking or updating a number needs the user's idToken.")
-            default: throw ToolkitError(400, "INVALID_ARGUMENT", "The field 'operation' must be SIGN_UP_OR_IN, REAUTH, LINK or UPDATE.")
+            case let ("REAUTH", token?):
+                result = try await auth.reauthenticate(idToken: token, credential: given, clientIP: ip)
+            case ("LINK", nil), ("UPDATE", nil):
+                throw ToolkitError(400, "MISSING_ID_TOKEN", "Linking or updating a number needs the user's idToken.")
+            default:
+                throw ToolkitError(
+                    400, "INVALID_ARGUMENT", "The field 'operation' must be SIGN_UP_OR_IN, REAUTH, LINK or UPDATE.")
             }
             return FirebaseShapes.signIn(result, kind: "VerifyPhoneNumberResponse")
         } catch let error as PhoneAuthError where error.code == .credentialAlreadyInUse {
@@ -117,7 +131,9 @@ struct IdentityToolkit: Sendable {
         let r = try call.reader(["idToken"])
         let uid = try await uid(of: try r.string("idToken"))
         let user = try await auth.user(uid: uid)
-        return .object([("kind", .string("identitytoolkit#GetAccountInfoResponse")), ("users", .array([FirebaseShapes.user(user)]))])
+        return .object([
+            ("kind", .string("identitytoolkit#GetAccountInfoResponse")), ("users", .array([FirebaseShapes.user(user)])),
+        ])
     }
 
     private func delete(_ call: ToolkitCall) async throws -> JSONValue {
@@ -132,9 +148,13 @@ struct IdentityToolkit: Sendable {
         let r = try call.reader(["idToken", "displayName", "deleteAttribute", "deleteProvider"])
         let idToken = try r.string("idToken") ?? ""
         let uid = try await uid(of: idToken)
-        let deleteAttributes = try Self.names(r, "deleteAttribute"), deleteProviders = try Self.names(r, "deleteProvider")
-        if let unknown = deleteAttributes.first(where: { $0 != "DISPLAY_NAME" }) ?? deleteProviders.first(where: { $0 != "phone" }) {
-            throw ToolkitError(400, "INVALID_ARGUMENT", "PhoneAuth cannot delete \(Echo.quoted(unknown, or: "that attribute")).")
+        let deleteAttributes = try Self.names(r, "deleteAttribute"),
+            deleteProviders = try Self.names(r, "deleteProvider")
+        if let unknown = deleteAttributes.first(where: { $0 != "DISPLAY_NAME" })
+            ?? deleteProviders.first(where: { $0 != "phone" })
+        {
+            throw ToolkitError(
+                400, "INVALID_ARGUMENT", "PhoneAuth cannot delete \(Echo.quoted(unknown, or: "that attribute")).")
         }
         var displayName: String?? = deleteAttributes.isEmpty ? nil : .some(nil)
         if let name = try r.string("displayName") { displayName = .some(name) }
@@ -143,7 +163,8 @@ struct IdentityToolkit: Sendable {
         if let displayName { user = try await auth.updateUser(uid: uid, displayName: displayName) }
         var o = JSONObjectBuilder()
         o.set("kind", .string("identitytoolkit#SetAccountInfoResponse"))
-        for (key, value) in FirebaseShapes.user(user).objectPairs where ["localId", "phoneNumber", "displayName", "providerUserInfo"].contains(key) {
+        for (key, value) in FirebaseShapes.user(user).objectPairs
+        where ["localId", "phoneNumber", "displayName", "providerUserInfo"].contains(key) {
             o.set(key, value)
         }
         return o.value
@@ -152,7 +173,9 @@ struct IdentityToolkit: Sendable {
     private func signInWithCustomToken(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["token"])
         guard var token = try r.string("token"), !token.isEmpty else { throw ToolkitError(400, "MISSING_CUSTOM_TOKEN") }
-        if let emulator, let resigned = try await emulator.resign(unsignedCustomToken: token, auth: auth) { token = resigned }
+        if let emulator, let resigned = try await emulator.resign(unsignedCustomToken: token, auth: auth) {
+            token = resigned
+        }
         let given = token
         let result = try await auth.signIn(withCustomToken: given)
         return FirebaseShapes.signIn(result, kind: "VerifyCustomTokenResponse")
@@ -161,7 +184,8 @@ struct IdentityToolkit: Sendable {
     private func verifyClient(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["appToken", "isSandbox"])
         let appToken = try r.string("appToken") ?? "", type = try r.bool("isSandbox") == true ? "sandbox" : "prod"
-        let (receipt, timeout) = try await auth.verifyClient(appToken: appToken, tokenType: type, clientIP: call.clientIp)
+        let (receipt, timeout) = try await auth.verifyClient(
+            appToken: appToken, tokenType: type, clientIP: call.clientIp)
         return .object([("receipt", .string(receipt)), ("suggestedTimeout", .string(String(timeout)))])
     }
 
@@ -169,14 +193,18 @@ struct IdentityToolkit: Sendable {
     private func refresh(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["grantType", "grant_type", "refreshToken", "refresh_token"])
         let grant = try r.string("grantType") ?? r.string("grant_type")
-        guard grant == "refresh_token" else { throw ToolkitError(400, "INVALID_GRANT_TYPE", "grant_type must be refresh_token.") }
+        guard grant == "refresh_token" else {
+            throw ToolkitError(400, "INVALID_GRANT_TYPE", "grant_type must be refresh_token.")
+        }
         guard let token = try r.string("refreshToken") ?? r.string("refresh_token"), !token.isEmpty else {
             throw ToolkitError(400, "MISSING_REFRESH_TOKEN")
         }
         let result = try await auth.refreshIDToken(token)
         return .object([
-            ("access_token", .string(result.idToken)), ("expires_in", .string(String(result.expiresIn))), ("token_type", .string("Bearer")),
-            ("refresh_token", .string(result.refreshToken)), ("id_token", .string(result.idToken)), ("user_id", .string(result.user.uid)),
+            ("access_token", .string(result.idToken)), ("expires_in", .string(String(result.expiresIn))),
+            ("token_type", .string("Bearer")),
+            ("refresh_token", .string(result.refreshToken)), ("id_token", .string(result.idToken)),
+            ("user_id", .string(result.user.uid)),
             ("project_id", .string(projectId)),
         ])
     }
@@ -186,12 +214,15 @@ struct IdentityToolkit: Sendable {
     private func enrollStart(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["idToken", "phoneEnrollmentInfo", "totpEnrollmentInfo"])
         guard let info = try r.object("phoneEnrollmentInfo") else {
-            throw ToolkitError(400, "INVALID_ARGUMENT", "PhoneAuth enrols phone second factors here: phoneEnrollmentInfo is required.")
+            throw ToolkitError(
+                400, "INVALID_ARGUMENT", "PhoneAuth enrols phone second factors here: phoneEnrollmentInfo is required.")
         }
         try info.rejectUnknown(Self.phoneInfoFields)
-        let idToken = try r.string("idToken") ?? "", phone = try info.string("phoneNumber") ?? "", proof = try Self.appVerification(info)
-        let started = try await auth.startPhoneEnrollment(idToken: idToken, phoneNumber: phone, languageCode: call.languageCode,
-                                                          clientIP: call.clientIp, appVerification: proof)
+        let idToken = try r.string("idToken") ?? "", phone = try info.string("phoneNumber") ?? "",
+            proof = try Self.appVerification(info)
+        let started = try await auth.startPhoneEnrollment(
+            idToken: idToken, phoneNumber: phone, languageCode: call.languageCode,
+            clientIP: call.clientIp, appVerification: proof)
         await emulator?.awaitCode(of: started.verificationID, auth: auth)
         return .object([("phoneSessionInfo", .object([("sessionInfo", .string(started.verificationID))]))])
     }
@@ -200,15 +231,18 @@ struct IdentityToolkit: Sendable {
         let r = try call.reader(["idToken", "displayName", "phoneVerificationInfo"])
         let idToken = try r.string("idToken") ?? "", displayName = try r.string("displayName")
         let credential = try Self.credential(r), ip = call.clientIp
-        let result = try await auth.finishPhoneEnrollment(idToken: idToken, credential: credential, displayName: displayName,
-                                                          clientIP: ip)
+        let result = try await auth.finishPhoneEnrollment(
+            idToken: idToken, credential: credential, displayName: displayName,
+            clientIP: ip)
         return FirebaseShapes.tokens(result)
     }
 
     private func withdraw(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["idToken", "mfaEnrollmentId"])
         let idToken = try r.string("idToken") ?? ""
-        guard let enrollmentId = try r.string("mfaEnrollmentId"), !enrollmentId.isEmpty else { throw ToolkitError(400, "MISSING_MFA_ENROLLMENT_ID") }
+        guard let enrollmentId = try r.string("mfaEnrollmentId"), !enrollmentId.isEmpty else {
+            throw ToolkitError(400, "MISSING_MFA_ENROLLMENT_ID")
+        }
         let result = try await auth.unenroll(idToken: idToken, enrollmentID: enrollmentId)
         return FirebaseShapes.tokens(result)
     }
@@ -220,28 +254,33 @@ struct IdentityToolkit: Sendable {
         try info?.rejectUnknown(Self.phoneInfoFields)
         let session = try r.string("mfaPendingCredential") ?? "", hint = try r.string("mfaEnrollmentId") ?? ""
         let proof = try info.flatMap { try Self.appVerification($0) }
-        let started = try await auth.sendSecondFactorCode(session: session, enrollmentID: hint, languageCode: call.languageCode,
-                                                          clientIP: call.clientIp, appVerification: proof)
+        let started = try await auth.sendSecondFactorCode(
+            session: session, enrollmentID: hint, languageCode: call.languageCode,
+            clientIP: call.clientIp, appVerification: proof)
         await emulator?.awaitCode(of: started.verificationID, auth: auth)
         return .object([("phoneResponseInfo", .object([("sessionInfo", .string(started.verificationID))]))])
     }
 
     private func mfaSignInFinalize(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["mfaPendingCredential", "phoneVerificationInfo", "mfaEnrollmentId"])
-        let session = try r.string("mfaPendingCredential") ?? "", credential = try Self.credential(r), ip = call.clientIp
+        let session = try r.string("mfaPendingCredential") ?? "", credential = try Self.credential(r),
+            ip = call.clientIp
         let result = try await auth.resolveSignIn(session: session, credential: credential, clientIP: ip)
         return FirebaseShapes.tokens(result)
     }
 
     // MARK: Reading requests
 
-    static let phoneInfoFields: Set<String> = ["phoneNumber", "iosReceipt", "iosSecret", "recaptchaToken", "captchaResponse",
-                                               "playIntegrityToken", "autoRetrievalInfo", "safetyNetToken"]
+    static let phoneInfoFields: Set<String> = [
+        "phoneNumber", "iosReceipt", "iosSecret", "recaptchaToken", "captchaResponse",
+        "playIntegrityToken", "autoRetrievalInfo", "safetyNetToken",
+    ]
 
     /// `iosReceipt` + `iosSecret` (the silent push's) or a reCAPTCHA token, as the engine's proof.
     static func appVerification(_ r: ObjectReader) throws -> AppVerification? {
-        try AppVerification(receipt: try r.string("iosReceipt"), secret: try r.string("iosSecret"),
-                            captchaToken: try r.string("recaptchaToken") ?? r.string("captchaResponse"))
+        try AppVerification(
+            receipt: try r.string("iosReceipt"), secret: try r.string("iosSecret"),
+            captchaToken: try r.string("recaptchaToken") ?? r.string("captchaResponse"))
     }
 
     /// `phoneVerificationInfo: {sessionInfo, code}` as a credential.
@@ -250,7 +289,8 @@ struct IdentityToolkit: Sendable {
             throw ToolkitError(400, "INVALID_ARGUMENT", "phoneVerificationInfo {sessionInfo, code} is required.")
         }
         try info.rejectUnknown(["sessionInfo", "code", "phoneNumber"])
-        return try PhoneAuth.credential(verificationID: try info.string("sessionInfo") ?? "", verificationCode: try info.string("code") ?? "")
+        return try PhoneAuth.credential(
+            verificationID: try info.string("sessionInfo") ?? "", verificationCode: try info.string("code") ?? "")
     }
 
     static func names(_ r: ObjectReader, _ key: String) throws -> [String] {

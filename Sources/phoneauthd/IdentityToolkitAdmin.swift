@@ -22,9 +22,13 @@ struct IdentityToolkitAdmin: Sendable {
     private func lookup(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["localId", "phoneNumber", "idToken"])
         let uids = try IdentityToolkit.names(r, "localId"), phones = try IdentityToolkit.names(r, "phoneNumber")
-        guard uids.count + phones.count <= 100 else { throw ToolkitError(400, "INVALID_ARGUMENT", "At most 100 identifiers per lookup.") }
+        guard uids.count + phones.count <= 100 else {
+            throw ToolkitError(400, "INVALID_ARGUMENT", "At most 100 identifiers per lookup.")
+        }
         var found: [User] = []
-        for uid in uids { if let user = try await absentIfNotFound({ try await auth.user(uid: uid) }) { found.append(user) } }
+        for uid in uids {
+            if let user = try await absentIfNotFound({ try await auth.user(uid: uid) }) { found.append(user) }
+        }
         for phone in phones {
             if let user = try await absentIfNotFound({ try await auth.user(phoneNumber: phone) }) { found.append(user) }
         }
@@ -42,7 +46,8 @@ struct IdentityToolkitAdmin: Sendable {
 
     private func absentIfNotFound(_ body: () async throws -> User) async throws -> User? {
         do { return try await body() } catch let error as PhoneAuthError
-            where error.code == .userNotFound || error.code == .invalidPhoneNumber {
+            where error.code == .userNotFound || error.code == .invalidPhoneNumber
+        {
             return nil
         }
     }
@@ -51,7 +56,9 @@ struct IdentityToolkitAdmin: Sendable {
         let value = { (name: String) in query.first(where: { $0.0 == name })?.1 }
         var max = 1000
         if let text = value("maxResults") {
-            guard let n = Int(text), (1...1000).contains(n) else { throw ToolkitError(400, "INVALID_ARGUMENT", "maxResults must be 1 to 1000.") }
+            guard let n = Int(text), (1...1000).contains(n) else {
+                throw ToolkitError(400, "INVALID_ARGUMENT", "maxResults must be 1 to 1000.")
+            }
             max = n
         }
         let token = value("nextPageToken").flatMap { $0.isEmpty ? nil : $0 }, limit = max
@@ -73,12 +80,18 @@ struct IdentityToolkitAdmin: Sendable {
 
     /// update_user, set_custom_user_claims and revoke_refresh_tokens all land here.
     private func update(_ call: ToolkitCall) async throws -> JSONValue {
-        let r = try call.reader(["localId", "disableUser", "displayName", "phoneNumber", "deleteProvider", "deleteAttribute",
-                                 "customAttributes", "validSince"])
+        let r = try call.reader([
+            "localId", "disableUser", "displayName", "phoneNumber", "deleteProvider", "deleteAttribute",
+            "customAttributes", "validSince",
+        ])
         guard let uid = try r.string("localId"), !uid.isEmpty else { throw ToolkitError(400, "MISSING_LOCAL_ID") }
-        let deleteAttributes = try IdentityToolkit.names(r, "deleteAttribute"), deleteProviders = try IdentityToolkit.names(r, "deleteProvider")
-        if let unknown = deleteAttributes.first(where: { $0 != "DISPLAY_NAME" }) ?? deleteProviders.first(where: { $0 != "phone" }) {
-            throw ToolkitError(400, "INVALID_ARGUMENT", "PhoneAuth cannot delete \(Echo.quoted(unknown, or: "that attribute")).")
+        let deleteAttributes = try IdentityToolkit.names(r, "deleteAttribute"),
+            deleteProviders = try IdentityToolkit.names(r, "deleteProvider")
+        if let unknown = deleteAttributes.first(where: { $0 != "DISPLAY_NAME" })
+            ?? deleteProviders.first(where: { $0 != "phone" })
+        {
+            throw ToolkitError(
+                400, "INVALID_ARGUMENT", "PhoneAuth cannot delete \(Echo.quoted(unknown, or: "that attribute")).")
         }
         var displayName: String?? = deleteAttributes.isEmpty ? nil : .some(nil)
         if let name = try r.string("displayName") { displayName = .some(name) }
@@ -87,8 +100,9 @@ struct IdentityToolkitAdmin: Sendable {
         let disabled = try r.bool("disableUser")
         let claims = try Self.claims(r)
         let revoke = r.value("validSince") != nil
-        _ = try await auth.updateUser(uid: uid, disabled: disabled, displayName: displayName, phoneNumber: phone,
-                                      customClaimsJSON: claims)
+        _ = try await auth.updateUser(
+            uid: uid, disabled: disabled, displayName: displayName, phoneNumber: phone,
+            customClaimsJSON: claims)
         if revoke { try await auth.revokeRefreshTokens(uid: uid) }
         return .object([("kind", .string("identitytoolkit#SetAccountInfoResponse")), ("localId", .string(uid))])
     }
@@ -114,8 +128,10 @@ struct IdentityToolkitAdmin: Sendable {
     private func delete(_ uid: String, index: Int, force: Bool) async throws -> JSONValue? {
         do {
             if !force, try await auth.user(uid: uid).disabled == false {
-                return .object([("index", .int(Int64(index))), ("localId", .string(uid)),
-                                ("message", .string("NOT_DISABLED : Disable the account before batch deletion."))])
+                return .object([
+                    ("index", .int(Int64(index))), ("localId", .string(uid)),
+                    ("message", .string("NOT_DISABLED : Disable the account before batch deletion.")),
+                ])
             }
             try await auth.deleteUser(uid: uid)
         } catch {
@@ -129,7 +145,9 @@ struct IdentityToolkitAdmin: Sendable {
     private func batchDelete(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["localIds", "force"])
         let uids = try IdentityToolkit.names(r, "localIds"), force = try r.bool("force") ?? false
-        guard uids.count <= 1000 else { throw ToolkitError(400, "INVALID_ARGUMENT", "At most 1000 uids per batchDelete.") }
+        guard uids.count <= 1000 else {
+            throw ToolkitError(400, "INVALID_ARGUMENT", "At most 1000 uids per batchDelete.")
+        }
         var errors: [JSONValue] = []
         for (index, uid) in uids.enumerated() {
             if let refusal = try await delete(uid, index: index, force: force) { errors.append(refusal) }

@@ -15,14 +15,20 @@ final class Observability: @unchecked Sendable {
     private let lock = Lock()
     private var counters: [String: Counter] = [:]
     private var histograms: [String: DurationHistogram] = [:]
-    private static let buckets: [Duration] = [.milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
-                                              .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
-                                              .seconds(2.5), .seconds(5)]
+    private static let buckets: [Duration] = [
+        .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+        .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+        .seconds(2.5), .seconds(5),
+    ]
 
     init(accessLog: Bool) {
         self.accessLog = accessLog
-        smsSent = registry.makeCounter(descriptor: .init(metricName: "phoneauth_sms_sent", unitName: "total", helpText: "SMS accepted by a sender"))
-        smsFailed = registry.makeCounter(descriptor: .init(metricName: "phoneauth_sms_failed", unitName: "total", helpText: "SMS delivery attempts that failed"))
+        smsSent = registry.makeCounter(
+            descriptor: .init(metricName: "phoneauth_sms_sent", unitName: "total", helpText: "SMS accepted by a sender")
+        )
+        smsFailed = registry.makeCounter(
+            descriptor: .init(
+                metricName: "phoneauth_sms_failed", unitName: "total", helpText: "SMS delivery attempts that failed"))
     }
 
     /// Counts a request by route (never the raw path: it may hold a project or a method name a
@@ -45,13 +51,20 @@ final class Observability: @unchecked Sendable {
     private func collectors(route: String, method: String, status: Int) -> (Counter, DurationHistogram) {
         lock.withLock {
             let key = "\(route) \(method) \(status)"
-            let counter = counters[key] ?? registry.makeCounter(
-                descriptor: .init(metricName: "phoneauth_http_requests", unitName: "total", helpText: "HTTP requests"),
-                labels: [("route", route), ("method", method), ("status", String(status))])
+            let counter =
+                counters[key]
+                ?? registry.makeCounter(
+                    descriptor: .init(
+                        metricName: "phoneauth_http_requests", unitName: "total", helpText: "HTTP requests"),
+                    labels: [("route", route), ("method", method), ("status", String(status))])
             counters[key] = counter
-            let histogram = histograms[route] ?? registry.makeDurationHistogram(
-                descriptor: .init(metricName: "phoneauth_http_request_duration", unitName: "seconds", helpText: "HTTP request latency"),
-                labels: [("route", route)], buckets: Self.buckets)
+            let histogram =
+                histograms[route]
+                ?? registry.makeDurationHistogram(
+                    descriptor: .init(
+                        metricName: "phoneauth_http_request_duration", unitName: "seconds",
+                        helpText: "HTTP request latency"),
+                    labels: [("route", route)], buckets: Self.buckets)
             histograms[route] = histogram
             return (counter, histogram)
         }
@@ -63,9 +76,12 @@ final class Observability: @unchecked Sendable {
         case "codeSent": smsSent.increment()
         case "deliveryFailed": smsFailed.increment()
         case "limitTripped", "lockout":
-            registry.makeCounter(descriptor: .init(metricName: "phoneauth_limits_tripped", unitName: "total",
-                                                   helpText: "Abuse limits and lockouts tripped"),
-                                 labels: [("limit", event.string("limit") ?? event.name)]).increment()
+            registry.makeCounter(
+                descriptor: .init(
+                    metricName: "phoneauth_limits_tripped", unitName: "total",
+                    helpText: "Abuse limits and lockouts tripped"),
+                labels: [("limit", event.string("limit") ?? event.name)]
+            ).increment()
         default: break
         }
         StandardStream.error.write(event.json + "\n")

@@ -27,10 +27,13 @@ struct OwnMethods: Sendable {
     static func errorReply(_ error: JSONValue) -> Reply {
         let body = error["error"]
         let details = body?["details"]
-        let code = body?["code"]?.stringValue.flatMap(PhoneAuthCore.PhoneAuthError.Code.init(rawValue:)) ?? .invalidArgument
+        let code =
+            body?["code"]?.stringValue.flatMap(PhoneAuthCore.PhoneAuthError.Code.init(rawValue:)) ?? .invalidArgument
         let status = code.httpStatus(retryable: details?["retryable"] == .bool(true))
         var headers: [(String, String)] = []
-        if status == 429, let seconds = details?["retryAfterSeconds"]?.intValue { headers.append(("Retry-After", String(seconds))) }
+        if status == 429, let seconds = details?["retryAfterSeconds"]?.intValue {
+            headers.append(("Retry-After", String(seconds)))
+        }
         return Reply(status: status, json: error, headers: headers)
     }
 

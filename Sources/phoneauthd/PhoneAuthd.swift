@@ -60,7 +60,8 @@ struct PhoneAuthd: ParsableCommand {
             onServerRunning: { channel in
                 // Tests and scripts read the port from this line when they asked for port 0.
                 let port = channel.localAddress?.port ?? serverConfig.port
-                StandardStream.error.write("{\"event\":\"listening\",\"url\":\"\(scheme)://\(serverConfig.host):\(port)\"}\n")
+                StandardStream.error.write(
+                    "{\"event\":\"listening\",\"url\":\"\(scheme)://\(serverConfig.host):\(port)\"}\n")
             },
             logger: logger)
         // The service returns once the requests in flight are answered: no engine call is left.
@@ -87,8 +88,9 @@ struct PhoneAuthd: ParsableCommand {
             throw TLSUnavailable("the certificate or key cannot be read (\(type(of: error))).")
         }
         #else
-        throw TLSUnavailable("this phoneauthd was built without the TLS trait; build it with the default traits "
-                             + "(make server).")
+        throw TLSUnavailable(
+            "this phoneauthd was built without the TLS trait; build it with the default traits "
+                + "(make server).")
         #endif
     }
 
@@ -100,26 +102,33 @@ struct PhoneAuthd: ParsableCommand {
     /// Reads the configuration, opens the engine (through PhoneAuthKit, as any Swift host) and
     /// wires the server; throws a PhoneAuthError of either module.
     static func setUp(path: String?) throws -> (PhoneAuth, Server, ServerConfig) {
-        guard let path else { throw ServerConfig.bad("", "No configuration: pass --config FILE or set PHONEAUTHD_CONFIG.") }
+        guard let path else {
+            throw ServerConfig.bad("", "No configuration: pass --config FILE or set PHONEAUTHD_CONFIG.")
+        }
         let json = try JSONCodec.parse(contentsOf: path, code: .invalidConfiguration)
         let (serverConfig, engineJSON) = try ServerConfig.read(json)
         // Read here too for what the server itself needs of it (project, code length, provider).
         let engineConfig = try EngineConfig.read(engineJSON)
         let emulator = serverConfig.emulatorCompat ? EmulatorSupport(codeLength: engineConfig.codeLength) : nil
         if engineConfig.smsProvider == .callback && emulator == nil {
-            throw ServerConfig.bad("sms", "must name a provider for phoneauthd (sms.providers, or sms.provider \"console\"); only emulatorCompat keeps codes instead of sending them.")
+            throw ServerConfig.bad(
+                "sms",
+                "must name a provider for phoneauthd (sms.providers, or sms.provider \"console\"); only emulatorCompat keeps codes instead of sending them."
+            )
         }
         let auth = try PhoneAuth(json: JSONCodec.serialize(engineJSON), asyncThreads: serverConfig.threads)
         let observability = Observability(accessLog: serverConfig.accessLog)
         auth.setEventHandler { observability.record($0) }
         if let emulator, engineConfig.smsProvider == .callback { auth.setSMSSender { emulator.keep($0) } }
-        let server = Server(config: serverConfig, projectId: engineConfig.projectId, auth: auth,
-                            toolkit: IdentityToolkit(auth: auth, projectId: engineConfig.projectId,
-                                                     temporaryProofTtlSeconds: engineConfig.temporaryProofTtlSeconds,
-                                                     authorizedDomains: serverConfig.authorizedDomains, emulator: emulator),
-                            admin: IdentityToolkitAdmin(auth: auth), own: OwnMethods(auth: auth, emulator: emulator),
-                            emulator: emulator,
-                            observability: observability)
+        let server = Server(
+            config: serverConfig, projectId: engineConfig.projectId, auth: auth,
+            toolkit: IdentityToolkit(
+                auth: auth, projectId: engineConfig.projectId,
+                temporaryProofTtlSeconds: engineConfig.temporaryProofTtlSeconds,
+                authorizedDomains: serverConfig.authorizedDomains, emulator: emulator),
+            admin: IdentityToolkitAdmin(auth: auth), own: OwnMethods(auth: auth, emulator: emulator),
+            emulator: emulator,
+            observability: observability)
         return (auth, server, serverConfig)
     }
 }

@@ -31,7 +31,8 @@ struct Server: HTTPResponder {
         let clientIp = clientAddress(request, peer: context.remoteAddress)
         var request = request
         let (route, reply) = await dispatch(&request, clientIp: clientIp)
-        observability.request(method: request.method.rawValue, route: route, status: reply.status, started: started, clientIp: clientIp)
+        observability.request(
+            method: request.method.rawValue, route: route, status: reply.status, started: started, clientIp: clientIp)
         return reply.response
     }
 
@@ -40,7 +41,8 @@ struct Server: HTTPResponder {
     func clientAddress(_ request: Request, peer: SocketAddress?) -> String {
         let socket = peer?.ipAddress ?? "0.0.0.0"
         guard !config.trustedProxies.isEmpty, let address = IPAddress(socket), isTrusted(address),
-              let forwarded = request.headers[HTTPField.Name("X-Forwarded-For")!] else { return socket }
+            let forwarded = request.headers[HTTPField.Name("X-Forwarded-For")!]
+        else { return socket }
         for hop in forwarded.split(separator: ",").reversed() {
             let text = String(hop).trimmingSpaces
             guard let hopAddress = IPAddress(text) else { return socket }
@@ -58,7 +60,13 @@ struct Server: HTTPResponder {
         let query = PercentEncoding.queryItems(request.uri.query ?? "") ?? []
         switch path {
         case "/healthz": return ("healthz", method == .get ? await health() : Self.wrongMethod("GET"))
-        case "/metrics": return ("metrics", method == .get ? Reply(text: observability.metricsText, contentType: "text/plain; version=0.0.4") : Self.wrongMethod("GET"))
+        case "/metrics":
+            return (
+                "metrics",
+                method == .get
+                    ? Reply(text: observability.metricsText, contentType: "text/plain; version=0.0.4")
+                    : Self.wrongMethod("GET")
+            )
         case "/.well-known/jwks.json":
             guard method == .get else { return ("jwks", Self.wrongMethod("GET")) }
             var reply = Reply(text: auth.jwksJSON, contentType: Reply.jsonType)
@@ -73,7 +81,10 @@ struct Server: HTTPResponder {
         }
         if let emulator, path.hasPrefix("/emulator/v1/projects/"), path.hasSuffix("/verificationCodes") {
             let session = query.first(where: { $0.0 == "sessionInfo" })?.1
-            return ("emulator:verificationCodes", method == .get ? Reply(json: emulator.verificationCodes(sessionInfo: session)) : Self.wrongMethod("GET"))
+            return (
+                "emulator:verificationCodes",
+                method == .get ? Reply(json: emulator.verificationCodes(sessionInfo: session)) : Self.wrongMethod("GET")
+            )
         }
         guard let target = ToolkitRoute(path: path) else {
             return ("unknown", ToolkitError(404, "NOT_FOUND", "No such endpoint; see docs/SERVER.md.").reply)
@@ -81,7 +92,9 @@ struct Server: HTTPResponder {
         return (target.name, await toolkitCall(target, &request, query: query, clientIp: clientIp))
     }
 
-    private func toolkitCall(_ target: ToolkitRoute, _ request: inout Request, query: [(String, String)], clientIp: String) async -> Reply {
+    private func toolkitCall(
+        _ target: ToolkitRoute, _ request: inout Request, query: [(String, String)], clientIp: String
+    ) async -> Reply {
         guard request.method == target.method else { return Self.wrongMethod(target.method.rawValue) }
         do {
             if let project = target.project, project != projectId {
@@ -91,14 +104,19 @@ struct Server: HTTPResponder {
             switch PhoneAuth.method(named: target.engineMethod)?.access ?? .admin {
             case .admin:
                 guard isAdmin(request) else {
-                    throw ToolkitError(403, "INSUFFICIENT_PERMISSION", "Admin calls need an admin token: Authorization: Bearer <token>.")
+                    throw ToolkitError(
+                        403, "INSUFFICIENT_PERMISSION",
+                        "Admin calls need an admin token: Authorization: Bearer <token>.")
                 }
             case .client: try checkApiKey(request, query: query, service: target.service)
             case .library: throw ToolkitError(403, "OPERATION_NOT_ALLOWED", "Not offered over HTTP.")
             }
-            let body = target.method == .get ? JSONValue.object([]) : try await readBody(&request, allowForm: target.operation == "token")
+            let body =
+                target.method == .get
+                ? JSONValue.object([]) : try await readBody(&request, allowForm: target.operation == "token")
             let call = ToolkitCall(body: body, clientIp: clientIp, languageCode: languageCode(request))
-            let result = target.project == nil
+            let result =
+                target.project == nil
                 ? try await toolkit.handle(target.operation, call)
                 : try await admin.handle(target.operation, call, query: query)
             return Reply(json: result)
@@ -109,7 +127,9 @@ struct Server: HTTPResponder {
 
     /// A method of the engine's catalogue, with the access it declares: what the catalogue does
     /// not know is 404, and an admin method needs an admin token.
-    private func ownMethod(_ name: String, _ request: inout Request, query: [(String, String)], clientIp: String) async -> Reply {
+    private func ownMethod(
+        _ name: String, _ request: inout Request, query: [(String, String)], clientIp: String
+    ) async -> Reply {
         guard request.method == .post else { return Self.wrongMethod("POST") }
         guard let method = PhoneAuth.method(named: name) else {
             return OwnMethods.errorReply(PhoneAuthCore.PhoneAuthError.unknownMethod(name).jsonValue)
@@ -128,14 +148,17 @@ struct Server: HTTPResponder {
 
     /// Why a request may not call a method of this access, as the native route answers it; nil
     /// when it may.
-    private func refusal(of access: PhoneAuthKit.Method.Access, _ request: Request, query: [(String, String)]) -> Reply? {
+    private func refusal(of access: PhoneAuthKit.Method.Access, _ request: Request, query: [(String, String)]) -> Reply?
+    {
         switch access {
         case .library:
-            return OwnMethods.error(.operationNotAllowed,
-                                    "This method is not offered over HTTP; call it through the library or the phoneauth command.")
+            return OwnMethods.error(
+                .operationNotAllowed,
+                "This method is not offered over HTTP; call it through the library or the phoneauth command.")
         case .admin:
             guard isAdmin(request) else {
-                return OwnMethods.error(.insufficientPermission, "This method needs an admin token: Authorization: Bearer <token>.")
+                return OwnMethods.error(
+                    .insufficientPermission, "This method needs an admin token: Authorization: Bearer <token>.")
             }
             return nil
         case .client:
@@ -185,9 +208,13 @@ struct Server: HTTPResponder {
         }
         let value: JSONValue
         do { value = try JSONCodec.parse(bytes: bytes) } catch {
-            throw ToolkitError(400, "INVALID_ARGUMENT", "Invalid JSON payload received: \(error.message) (line \(error.line), column \(error.column)).")
+            throw ToolkitError(
+                400, "INVALID_ARGUMENT",
+                "Invalid JSON payload received: \(error.message) (line \(error.line), column \(error.column)).")
         }
-        guard case .object = value else { throw ToolkitError(400, "INVALID_ARGUMENT", "The body must be a JSON object, not \(value.typeName).") }
+        guard case .object = value else {
+            throw ToolkitError(400, "INVALID_ARGUMENT", "The body must be a JSON object, not \(value.typeName).")
+        }
         return value
     }
 
@@ -196,7 +223,11 @@ struct Server: HTTPResponder {
             _ = try await auth.listUsers(maxResults: 1, pageToken: nil)
             return Reply(json: .object([("status", .string("ok"))]))
         } catch {
-            return Reply(status: 503, json: .object([("status", .string("unavailable")), ("message", .string(ToolkitError.from(error).detail ?? ""))]))
+            return Reply(
+                status: 503,
+                json: .object([
+                    ("status", .string("unavailable")), ("message", .string(ToolkitError.from(error).detail ?? "")),
+                ]))
         }
     }
 
@@ -228,19 +259,24 @@ struct ToolkitRoute {
     }
 
     private static let clientOperations = [
-        "sendVerificationCode": "verifyPhoneNumber", "signInWithPhoneNumber": "signInWithCredential", "lookup": "verifyIdToken",
+        "sendVerificationCode": "verifyPhoneNumber", "signInWithPhoneNumber": "signInWithCredential",
+        "lookup": "verifyIdToken",
         "delete": "verifyIdToken", "update": "verifyIdToken", "signInWithCustomToken": "signInWithCustomToken",
     ]
     private static let multiFactorOperations = [
         "mfaEnrollment:start": "mfaEnrollStart", "mfaEnrollment:finalize": "mfaEnrollFinalize",
-        "mfaEnrollment:withdraw": "mfaUnenroll", "mfaSignIn:start": "verifyPhoneNumber", "mfaSignIn:finalize": "mfaResolveSignIn",
+        "mfaEnrollment:withdraw": "mfaUnenroll", "mfaSignIn:start": "verifyPhoneNumber",
+        "mfaSignIn:finalize": "mfaResolveSignIn",
     ]
     private static let adminOperations = [
-        "accounts": "createUser", "accounts:lookup": "getUser", "accounts:batchGet": "listUsers", "accounts:update": "updateUser",
+        "accounts": "createUser", "accounts:lookup": "getUser", "accounts:batchGet": "listUsers",
+        "accounts:update": "updateUser",
         "accounts:delete": "deleteUser", "accounts:batchDelete": "deleteUser",
     ]
     /// The operations only the v3 paths (and securetoken) name.
-    private static let v3Operations = ["getProjectConfig": "getJwks", "verifyClient": "verifyClient", "token": "refreshIdToken"]
+    private static let v3Operations = [
+        "getProjectConfig": "getJwks", "verifyClient": "verifyClient", "token": "refreshIdToken",
+    ]
 
     init?(path: String) {
         var rest = Substring(path)
@@ -251,20 +287,25 @@ struct ToolkitRoute {
             rest = rest.dropFirst(named.host.count + 1)
         }
         if rest.hasPrefix(Self.relyingParty),
-           let op = IdentityToolkit.legacyNames[String(rest.dropFirst(Self.relyingParty.count))] {
+            let op = IdentityToolkit.legacyNames[String(rest.dropFirst(Self.relyingParty.count))]
+        {
             service = .legacyIdentityToolkit
             operation = op
             if op == "getProjectConfig" { method = .get }
         } else if rest == "/v1/token" {
             service = .secureToken
             operation = "token"
-        } else if rest.hasPrefix("/v1/accounts:"), Self.clientOperations[String(rest.dropFirst("/v1/accounts:".count))] != nil {
+        } else if rest.hasPrefix("/v1/accounts:"),
+            Self.clientOperations[String(rest.dropFirst("/v1/accounts:".count))] != nil
+        {
             operation = String(rest.dropFirst("/v1/accounts:".count))
         } else if rest.hasPrefix("/v2/accounts/"),
-                  Self.multiFactorOperations[String(rest.dropFirst("/v2/accounts/".count))] != nil {
+            Self.multiFactorOperations[String(rest.dropFirst("/v2/accounts/".count))] != nil
+        {
             operation = String(rest.dropFirst("/v2/accounts/".count))
         } else if rest.hasPrefix("/v1/projects/") {
-            let parts = rest.dropFirst("/v1/projects/".count).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+            let parts = rest.dropFirst("/v1/projects/".count).split(
+                separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts.count == 2, !parts[0].isEmpty, Self.adminOperations[String(parts[1])] != nil else { return nil }
             project = String(parts[0])
             operation = String(parts[1])

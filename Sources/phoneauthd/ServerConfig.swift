@@ -28,7 +28,9 @@ struct ServerConfig {
     ]
 
     /// Splits a configuration into the server's part and the engine's.
-    static func read(_ json: JSONValue, environment: (String) -> String? = EngineConfig.environment) throws -> (ServerConfig, JSONValue) {
+    static func read(
+        _ json: JSONValue, environment: (String) -> String? = EngineConfig.environment
+    ) throws -> (ServerConfig, JSONValue) {
         guard case let .object(pairs) = json else {
             throw bad("", "The configuration must be a JSON object.")
         }
@@ -41,7 +43,11 @@ struct ServerConfig {
             c.apiKeys = try strings(r, "apiKeys")
             c.adminTokens = try strings(r, "adminTokens")
             c.trustedProxies = try strings(r, "trustedProxies").map { text in
-                guard let cidr = CIDR(text) else { throw bad("server.trustedProxies", "holds \(Echo.quoted(text, or: "an entry")), which is not an address or CIDR block.") }
+                guard let cidr = CIDR(text) else {
+                    throw bad(
+                        "server.trustedProxies",
+                        "holds \(Echo.quoted(text, or: "an entry")), which is not an address or CIDR block.")
+                }
                 return cidr
             }
             if let tls = try r.object("tls") {
@@ -60,7 +66,9 @@ struct ServerConfig {
         }
         if let host = environment("PHONEAUTHD_HOST") { c.host = host }
         if let port = environment("PHONEAUTHD_PORT") {
-            guard let value = Int(port), (0...65_535).contains(value) else { throw bad("PHONEAUTHD_PORT", "must be a port number.") }
+            guard let value = Int(port), (0...65_535).contains(value) else {
+                throw bad("PHONEAUTHD_PORT", "must be a port number.")
+            }
             c.port = value
         }
         if let keys = environment("PHONEAUTHD_API_KEYS") { c.apiKeys = list(keys) }
@@ -74,7 +82,10 @@ struct ServerConfig {
             throw Self.bad("server.host", "must be an IP address to listen on (or localhost).")
         }
         if emulatorCompat && !isLoopback {
-            throw Self.bad("server.emulatorCompat", "is only allowed when server.host is a loopback address: it accepts unsigned tokens and a fixed admin token.")
+            throw Self.bad(
+                "server.emulatorCompat",
+                "is only allowed when server.host is a loopback address: it accepts unsigned tokens and a fixed admin token."
+            )
         }
         if adminTokens.contains(where: { $0.utf8.count < 16 }) {
             throw Self.bad("server.adminTokens", "holds a token shorter than 16 characters; use long random tokens.")
@@ -87,7 +98,9 @@ struct ServerConfig {
         guard let value = r.value(key) else { return [] }
         guard case let .array(items) = value else { throw bad("server.\(key)", "must be an array of strings.") }
         return try items.map { item in
-            guard let text = item.stringValue, !text.isEmpty else { throw bad("server.\(key)", "must hold only non-empty strings.") }
+            guard let text = item.stringValue, !text.isEmpty else {
+                throw bad("server.\(key)", "must hold only non-empty strings.")
+            }
             return text
         }
     }
@@ -97,8 +110,9 @@ struct ServerConfig {
     }
 
     static func bad(_ key: String, _ problem: String) -> PhoneAuthCore.PhoneAuthError {
-        PhoneAuthCore.PhoneAuthError(.invalidConfiguration, key.isEmpty ? problem : "The configuration key '\(key)' \(problem)",
-                       details: key.isEmpty ? [] : [("key", .string(key))])
+        PhoneAuthCore.PhoneAuthError(
+            .invalidConfiguration, key.isEmpty ? problem : "The configuration key '\(key)' \(problem)",
+            details: key.isEmpty ? [] : [("key", .string(key))])
     }
 }
 

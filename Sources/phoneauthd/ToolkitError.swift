@@ -27,10 +27,14 @@ struct ToolkitError: Error {
         var error = ToolkitError(400, message)
         error.reason = "badRequest"
         error.details = [
-            .object([("@type", .string("type.googleapis.com/google.rpc.ErrorInfo")), ("reason", .string("API_KEY_INVALID")),
-                     ("domain", .string("googleapis.com")), ("metadata", .object([("service", .string(service.name))]))]),
-            .object([("@type", .string("type.googleapis.com/google.rpc.LocalizedMessage")), ("locale", .string("en-US")),
-                     ("message", .string(message))]),
+            .object([
+                ("@type", .string("type.googleapis.com/google.rpc.ErrorInfo")), ("reason", .string("API_KEY_INVALID")),
+                ("domain", .string("googleapis.com")), ("metadata", .object([("service", .string(service.name))])),
+            ]),
+            .object([
+                ("@type", .string("type.googleapis.com/google.rpc.LocalizedMessage")), ("locale", .string("en-US")),
+                ("message", .string(message)),
+            ]),
         ]
         return error
     }
@@ -40,12 +44,19 @@ struct ToolkitError: Error {
         var error = JSONObjectBuilder()
         error.set("code", .int(Int64(status)))
         error.set("message", .string(message))
-        error.set("errors", .array([.object([("message", .string(message)), ("domain", .string("global")),
-                                             ("reason", .string(reason ?? Self.reason(status)))])]))
+        error.set(
+            "errors",
+            .array([
+                .object([
+                    ("message", .string(message)), ("domain", .string("global")),
+                    ("reason", .string(reason ?? Self.reason(status))),
+                ])
+            ]))
         error.set("status", canonicalStatus.map { .string($0) })
         if !details.isEmpty { error.set("details", .array(details)) }
-        return Reply(status: status, json: .object([("error", error.value)]),
-                     headers: retryAfterSeconds.map { [("Retry-After", String($0))] } ?? [])
+        return Reply(
+            status: status, json: .object([("error", error.value)]),
+            headers: retryAfterSeconds.map { [("Retry-After", String($0))] } ?? [])
     }
 
     private static func reason(_ status: Int) -> String {
@@ -80,14 +91,17 @@ struct ToolkitError: Error {
     /// clients map to the same meaning, from the error catalogue.
     init(code: String, message: String, details: JSONValue) {
         let known = PhoneAuthCore.PhoneAuthError.Code(rawValue: code) ?? .invalidArgument
-        let (name, status) = known.firebase(reason: details["reason"]?.stringValue,
-                                            retryable: details["retryable"] == .bool(true))
+        let (name, status) = known.firebase(
+            reason: details["reason"]?.stringValue,
+            retryable: details["retryable"] == .bool(true))
         self.init(status, name, message)
         retryAfterSeconds = details["retryAfterSeconds"]?.intValue
     }
 
     init(_ error: PhoneAuthError) {
-        self.init(code: error.code.name, message: error.message, details: (try? JSONCodec.parse(error.detailsJSON)) ?? .object([]))
+        self.init(
+            code: error.code.name, message: error.message,
+            details: (try? JSONCodec.parse(error.detailsJSON)) ?? .object([]))
     }
 
     /// Any failure of a request: the engine's (through PhoneAuthKit), the request reader's, or an

@@ -4,9 +4,13 @@ import XCTest
 final class AbuseTests: XCTestCase {
     private let number = "+16505553434"
     /// An hour boundary, so fixed windows start with the test and the estimates are exact.
-    private func clockAtWindowStart() -> ManualClock { ManualClock(Timestamp(seconds: 1_800_000_000 - 1_800_000_000 % 86_400)) }
+    private func clockAtWindowStart() -> ManualClock {
+        ManualClock(Timestamp(seconds: 1_800_000_000 - 1_800_000_000 % 86_400))
+    }
 
-    private func makeEngines(_ clock: ManualClock, count: Int = 1, _ adjust: (inout EngineConfig) -> Void = { _ in }) throws -> [Engine] {
+    private func makeEngines(
+        _ clock: ManualClock, count: Int = 1, _ adjust: (inout EngineConfig) -> Void = { _ in }
+    ) throws -> [Engine] {
         let config = makeConfig(temporaryDirectory()) {
             $0.resendAfterSeconds = 0
             $0.testPhoneNumbers = ["+16505551234": "123456"]
@@ -17,7 +21,8 @@ final class AbuseTests: XCTestCase {
 
     private func limitName(_ body: () throws -> Void) -> String? {
         do { try body() } catch let error as PhoneAuthError {
-            return error.details.first(where: { $0.0 == "limit" || $0.0 == "reason" && error.details.count == 2 })?.1.stringValue
+            return error.details.first(where: { $0.0 == "limit" || $0.0 == "reason" && error.details.count == 2 })?.1
+                .stringValue
         } catch { return nil }
         return nil
     }
@@ -35,7 +40,8 @@ final class AbuseTests: XCTestCase {
         assertError(.tooManyRequests) { _ = try engines[0].verification.verifyPhoneNumber(number) }
         clock.advance(seconds: 1)
         XCTAssertNoThrow(try engines[0].verification.verifyPhoneNumber(number))
-        XCTAssertNoThrow(try engines[0].verification.verifyPhoneNumber("+16505553435"), "other numbers are not affected")
+        XCTAssertNoThrow(
+            try engines[0].verification.verifyPhoneNumber("+16505553435"), "other numbers are not affected")
     }
 
     func testPerIpProjectAndRegionLimitsTripAtTheirThresholdAndReset() throws {
@@ -45,21 +51,30 @@ final class AbuseTests: XCTestCase {
             $0.abuse.smsPerProjectPerDay = 7
             $0.abuse.smsPerRegionPerDay = ["GB": 1]
         }[0]
-        for i in 0..<3 { XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+1650555340\(i)", clientIp: "192.0.2.1")) }
-        XCTAssertEqual(limitName { _ = try engine.verification.verifyPhoneNumber("+16505553409", clientIp: "192.0.2.1") }, "smsPerIpPerHour")
+        for i in 0..<3 {
+            XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+1650555340\(i)", clientIp: "192.0.2.1"))
+        }
+        XCTAssertEqual(
+            limitName { _ = try engine.verification.verifyPhoneNumber("+16505553409", clientIp: "192.0.2.1") },
+            "smsPerIpPerHour")
         XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+16505553403", clientIp: "2001:db8::1"))
         XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+442070313000"))
-        XCTAssertEqual(limitName { _ = try engine.verification.verifyPhoneNumber("+442070313001") }, "smsPerRegionPerDay")
+        XCTAssertEqual(
+            limitName { _ = try engine.verification.verifyPhoneNumber("+442070313001") }, "smsPerRegionPerDay")
         XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+16505553404"))
         XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+16505551234"), "test numbers are exempt")
         // An hour on, the three sends of the previous window count fully, then fade: one is let
         // through once a third of them has (by the estimate) left the sliding hour.
         clock.advance(seconds: 3600 + 1199)
-        XCTAssertEqual(limitName { _ = try engine.verification.verifyPhoneNumber("+16505553406", clientIp: "192.0.2.1") }, "smsPerIpPerHour")
+        XCTAssertEqual(
+            limitName { _ = try engine.verification.verifyPhoneNumber("+16505553406", clientIp: "192.0.2.1") },
+            "smsPerIpPerHour")
         clock.advance(seconds: 1)
         XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+16505553406", clientIp: "192.0.2.1"))
         // That was the project's seventh SMS of the day.
-        assertError(.quotaExceeded, reason: "rateLimit") { _ = try engine.verification.verifyPhoneNumber("+16505553405") }
+        assertError(.quotaExceeded, reason: "rateLimit") {
+            _ = try engine.verification.verifyPhoneNumber("+16505553405")
+        }
         // Two days on, the daily estimates have no events left.
         clock.advance(seconds: 2 * 86_400)
         XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+442070313001"))
@@ -95,36 +110,57 @@ final class AbuseTests: XCTestCase {
         while wrong < 6 {
             let started = try engines[wrong % 2].verification.verifyPhoneNumber(number)
             for _ in 0..<min(3, 6 - wrong) {
-                assertError(.invalidVerificationCode) { _ = try engines[wrong % 2].signIn.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: "000000")) }
+                assertError(.invalidVerificationCode) {
+                    _ = try engines[wrong % 2].signIn.signIn(
+                        with: PhoneCredential(verificationId: started.verificationId, verificationCode: "000000"))
+                }
                 wrong += 1
             }
         }
         let last = try engines[0].verification.verifyPhoneNumber(number)
-        assertError(.tooManyRequests, reason: "numberLocked") { _ = try engines[0].signIn.signIn(with: PhoneCredential(verificationId: last.verificationId, verificationCode: "000000")) }
-        assertError(.tooManyRequests, reason: "numberLocked") { _ = try engines[0].verification.verifyPhoneNumber(number) }
+        assertError(.tooManyRequests, reason: "numberLocked") {
+            _ = try engines[0].signIn.signIn(
+                with: PhoneCredential(verificationId: last.verificationId, verificationCode: "000000"))
+        }
+        assertError(.tooManyRequests, reason: "numberLocked") {
+            _ = try engines[0].verification.verifyPhoneNumber(number)
+        }
         XCTAssertEqual(sink.events.last?["limit"], .string("maxConsecutiveFailures"), "a refused send is reported")
-        assertError(.tooManyRequests, reason: "numberLocked") { _ = try engines[1].verification.verifyPhoneNumber(number) }
+        assertError(.tooManyRequests, reason: "numberLocked") {
+            _ = try engines[1].verification.verifyPhoneNumber(number)
+        }
         XCTAssertEqual(sink.events.filter { $0["event"] == .string("lockout") }.count, 1)
-        assertError(.invalidVerificationID) { _ = try engines[0].signIn.signIn(with: PhoneCredential(verificationId: "forged", verificationCode: "1")) }
+        assertError(.invalidVerificationID) {
+            _ = try engines[0].signIn.signIn(with: PhoneCredential(verificationId: "forged", verificationCode: "1"))
+        }
         XCTAssertEqual(sink.events.last?["reason"], .string("malformed"), "guessed IDs are reported too")
         XCTAssertEqual(sink.events.first { $0["event"] == .string("lockout") }?["phoneNumber"], .string("+*******3434"))
         clock.advance(seconds: 3600)
         let fresh = try engines[1].verification.verifyPhoneNumber(number)
-        XCTAssertNoThrow(try engines[1].signIn.signIn(with: PhoneCredential(verificationId: fresh.verificationId, verificationCode: try code(of: engines[1], fresh))))
+        XCTAssertNoThrow(
+            try engines[1].signIn.signIn(
+                with: PhoneCredential(
+                    verificationId: fresh.verificationId, verificationCode: try code(of: engines[1], fresh))))
     }
 
     func testRetryAfterIsExactlyWhenTheNextSendFits() throws {
         let clock = clockAtWindowStart()
         let engine = try makeEngines(clock) { $0.abuse.smsPerIpPerHour = 3 }[0]
-        for i in 0..<3 { XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+1650555340\(i)", clientIp: "192.0.2.1")) }
+        for i in 0..<3 {
+            XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+1650555340\(i)", clientIp: "192.0.2.1"))
+        }
         clock.advance(seconds: 3600 + 7)
         var wait: Int64 = 0
-        do { _ = try engine.verification.verifyPhoneNumber("+16505553409", clientIp: "192.0.2.1") } catch let error as PhoneAuthError {
+        do { _ = try engine.verification.verifyPhoneNumber("+16505553409", clientIp: "192.0.2.1") } catch let error
+            as PhoneAuthError
+        {
             wait = error.details.first(where: { $0.0 == "retryAfterSeconds" })?.1.intValue ?? 0
         }
         XCTAssertEqual(wait, 1200 - 7)
         clock.advance(seconds: wait - 1)
-        assertError(.tooManyRequests) { _ = try engine.verification.verifyPhoneNumber("+16505553409", clientIp: "192.0.2.1") }
+        assertError(.tooManyRequests) {
+            _ = try engine.verification.verifyPhoneNumber("+16505553409", clientIp: "192.0.2.1")
+        }
         clock.advance(seconds: 1)
         XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+16505553409", clientIp: "192.0.2.1"))
     }
@@ -136,8 +172,14 @@ final class AbuseTests: XCTestCase {
             $0.resendAfterSeconds = 60
         }[0]
         let started = try engine.verification.verifyPhoneNumber(number)
-        assertError(.invalidVerificationCode) { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: "000000")) }
-        assertError(.tooManyRequests, reason: "numberLocked") { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: "000000")) }
+        assertError(.invalidVerificationCode) {
+            _ = try engine.signIn.signIn(
+                with: PhoneCredential(verificationId: started.verificationId, verificationCode: "000000"))
+        }
+        assertError(.tooManyRequests, reason: "numberLocked") {
+            _ = try engine.signIn.signIn(
+                with: PhoneCredential(verificationId: started.verificationId, verificationCode: "000000"))
+        }
         assertError(.tooManyRequests, reason: "numberLocked") { _ = try engine.verification.verifyPhoneNumber(number) }
     }
 
@@ -150,9 +192,15 @@ final class AbuseTests: XCTestCase {
         for _ in 0..<3 {
             let started = try engine.verification.verifyPhoneNumber(number)
             for _ in 0..<2 {
-                assertError(.invalidVerificationCode) { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: "000000")) }
+                assertError(.invalidVerificationCode) {
+                    _ = try engine.signIn.signIn(
+                        with: PhoneCredential(verificationId: started.verificationId, verificationCode: "000000"))
+                }
             }
-            XCTAssertNoThrow(try engine.signIn.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: try code(of: engine, started))))
+            XCTAssertNoThrow(
+                try engine.signIn.signIn(
+                    with: PhoneCredential(
+                        verificationId: started.verificationId, verificationCode: try code(of: engine, started))))
         }
     }
 
@@ -167,7 +215,8 @@ final class AbuseTests: XCTestCase {
         var guess = PhoneCredential(verificationId: started.verificationId, verificationCode: "000000")
         guess.clientIp = "192.0.2.7"
         for _ in 0..<2 { assertError(.invalidVerificationCode) { _ = try engine.signIn.signIn(with: guess) } }
-        var right = PhoneCredential(verificationId: started.verificationId, verificationCode: try code(of: engine, started))
+        var right = PhoneCredential(
+            verificationId: started.verificationId, verificationCode: try code(of: engine, started))
         right.clientIp = "192.0.2.7"
         assertError(.tooManyRequests, reason: "rateLimit") { _ = try engine.signIn.signIn(with: right) }
         clock.advance(seconds: 600)
@@ -183,25 +232,44 @@ final class AbuseTests: XCTestCase {
         assertError(.invalidArgument) { _ = try ClientAddress("example.com", field: "clientIp") }
         let engine = try makeEngines(clockAtWindowStart()) { $0.abuse.smsPerIpPerHour = 1 }[0]
         XCTAssertNoThrow(try engine.verification.verifyPhoneNumber("+16505553401", clientIp: "::ffff:192.0.2.1"))
-        XCTAssertEqual(limitName { _ = try engine.verification.verifyPhoneNumber("+16505553402", clientIp: "192.0.2.1") }, "smsPerIpPerHour")
+        XCTAssertEqual(
+            limitName { _ = try engine.verification.verifyPhoneNumber("+16505553402", clientIp: "192.0.2.1") },
+            "smsPerIpPerHour")
     }
 
     func testPolicyConfigurationIsCheckedWhenTheEngineOpens() throws {
         func read(_ json: String) throws -> EngineConfig { try EngineConfig.read(try JSONCodec.parse(json)) }
-        XCTAssertEqual(try read(#"{"database": "x", "smsRegionPolicy": {"allowlistOnly": {"allowedRegions": ["US", "GB"]}}}"#).abuse.regionPolicy,
-                       .allowlistOnly(allowed: ["US", "GB"]))
+        XCTAssertEqual(
+            try read(#"{"database": "x", "smsRegionPolicy": {"allowlistOnly": {"allowedRegions": ["US", "GB"]}}}"#)
+                .abuse.regionPolicy,
+            .allowlistOnly(allowed: ["US", "GB"]))
         do {
-            _ = try read(#"{"database": "x", "smsRegionPolicy": {"allowByDefault": {"disallowedRegions": ["DE", "XX", "usa"]}}}"#)
+            _ = try read(
+                #"{"database": "x", "smsRegionPolicy": {"allowByDefault": {"disallowedRegions": ["DE", "XX", "usa"]}}}"#
+            )
             XCTFail("unknown regions accepted")
         } catch let error as PhoneAuthError {
             XCTAssertEqual(error.code, .invalidConfiguration)
-            XCTAssertTrue(error.message.contains("'XX'") && error.message.contains("'usa'") && !error.message.contains("'DE'"), error.message)
+            XCTAssertTrue(
+                error.message.contains("'XX'") && error.message.contains("'usa'") && !error.message.contains("'DE'"),
+                error.message)
         }
-        assertError(.invalidConfiguration) { _ = try read(#"{"database": "x", "smsRegionPolicy": {"allowByDefault": {"disallowedRegions": []}, "allowlistOnly": {"allowedRegions": []}}}"#) }
-        assertError(.invalidConfiguration) { _ = try read(#"{"database": "x", "phoneNumberTypes": {"deny": ["PREMIUM"]}}"#) }
-        assertError(.invalidConfiguration) { _ = try read(#"{"database": "x", "smsRegionPolicy": {"allowlistOnly": {"allowedRegions": []}}}"#) }
-        assertError(.invalidConfiguration) { _ = try read(#"{"database": "x", "quotas": {"smsPerNumberPerHour": -1}}"#) }
-        XCTAssertEqual(try read(#"{"database": "x", "phoneNumberTypes": {"deny": ["VOIP"]}}"#).abuse.deniedTypes, [.voip])
+        assertError(.invalidConfiguration) {
+            _ = try read(
+                #"{"database": "x", "smsRegionPolicy": {"allowByDefault": {"disallowedRegions": []}, "allowlistOnly": {"allowedRegions": []}}}"#
+            )
+        }
+        assertError(.invalidConfiguration) {
+            _ = try read(#"{"database": "x", "phoneNumberTypes": {"deny": ["PREMIUM"]}}"#)
+        }
+        assertError(.invalidConfiguration) {
+            _ = try read(#"{"database": "x", "smsRegionPolicy": {"allowlistOnly": {"allowedRegions": []}}}"#)
+        }
+        assertError(.invalidConfiguration) {
+            _ = try read(#"{"database": "x", "quotas": {"smsPerNumberPerHour": -1}}"#)
+        }
+        XCTAssertEqual(
+            try read(#"{"database": "x", "phoneNumberTypes": {"deny": ["VOIP"]}}"#).abuse.deniedTypes, [.voip])
     }
 
     /// The code of a verification, read back from its queued SMS (no sender is installed).

@@ -27,13 +27,17 @@ final class AppVerificationTests: XCTestCase {
         }
     }
 
-    private func makeEngine(_ clock: Clock = SystemClock(), dir: String = temporaryDirectory(), _ adjust: (inout EngineConfig) -> Void = { _ in }) throws -> Engine {
-        try Engine(config: makeConfig(dir) {
-            $0.resendAfterSeconds = 0
-            $0.captchaPageUrl = "https://auth.example.com/captcha"
-            $0.testPhoneNumbers = ["+16505551234": "123456"]
-            adjust(&$0)
-        }, clock: clock)
+    private func makeEngine(
+        _ clock: Clock = SystemClock(), dir: String = temporaryDirectory(),
+        _ adjust: (inout EngineConfig) -> Void = { _ in }
+    ) throws -> Engine {
+        try Engine(
+            config: makeConfig(dir) {
+                $0.resendAfterSeconds = 0
+                $0.captchaPageUrl = "https://auth.example.com/captcha"
+                $0.testPhoneNumbers = ["+16505551234": "123456"]
+                adjust(&$0)
+            }, clock: clock)
     }
 
     /// verifyClient, then the push as the device's notification handler sees it.
@@ -53,11 +57,15 @@ final class AppVerificationTests: XCTestCase {
         engine.setSMSSender(sms)
         assertError(.missingAppCredential) { _ = try engine.verification.verifyPhoneNumber(number) }
         let (receipt, secret) = try receiptAndSecret(engine, device)
-        let started = try engine.verification.verifyPhoneNumber(number, appProof: .receipt(receipt: receipt, secret: secret))
+        let started = try engine.verification.verifyPhoneNumber(
+            number, appProof: .receipt(receipt: receipt, secret: secret))
         XCTAssertEqual(sms.waitForMessage(to: number)?.verificationId, started.verificationId)
-        assertError(.invalidAppCredential, reason: "alreadyUsed") { _ = try engine.verification.verifyPhoneNumber(number, appProof: .receipt(receipt: receipt, secret: secret)) }
+        assertError(.invalidAppCredential, reason: "alreadyUsed") {
+            _ = try engine.verification.verifyPhoneNumber(number, appProof: .receipt(receipt: receipt, secret: secret))
+        }
         // The payload also arrives as JSON text under the key.
-        let text = AppVerificationService.canHandleNotification(.object([("phoneauth", .string(JSONCodec.serialize(try XCTUnwrap(device.last?["phoneauth"]))))]))
+        let text = AppVerificationService.canHandleNotification(
+            .object([("phoneauth", .string(JSONCodec.serialize(try XCTUnwrap(device.last?["phoneauth"]))))]))
         XCTAssertEqual(text.receipt, receipt)
     }
 
@@ -69,13 +77,22 @@ final class AppVerificationTests: XCTestCase {
         engine.appVerification.setPushSender(device)
         other.appVerification.setPushSender(device)
         let (receipt, _) = try receiptAndSecret(engine, device)
-        assertError(.invalidAppCredential, reason: "wrongSecret") { _ = try engine.verification.verifyPhoneNumber(number, appProof: .receipt(receipt: receipt, secret: "guess")) }
+        assertError(.invalidAppCredential, reason: "wrongSecret") {
+            _ = try engine.verification.verifyPhoneNumber(number, appProof: .receipt(receipt: receipt, secret: "guess"))
+        }
         let (second, secret) = try receiptAndSecret(engine, device)
-        assertError(.invalidAppCredential, reason: "alreadyUsed") { _ = try engine.verification.verifyPhoneNumber(number, appProof: .receipt(receipt: receipt, secret: "guess")) }
+        assertError(.invalidAppCredential, reason: "alreadyUsed") {
+            _ = try engine.verification.verifyPhoneNumber(number, appProof: .receipt(receipt: receipt, secret: "guess"))
+        }
         clock.advance(seconds: 301)
-        assertError(.invalidAppCredential, reason: "expired") { _ = try engine.verification.verifyPhoneNumber(number, appProof: .receipt(receipt: second, secret: secret)) }
+        assertError(.invalidAppCredential, reason: "expired") {
+            _ = try engine.verification.verifyPhoneNumber(number, appProof: .receipt(receipt: second, secret: secret))
+        }
         let (foreign, foreignSecret) = try receiptAndSecret(other, device)
-        assertError(.invalidAppCredential, reason: "unknown") { _ = try engine.verification.verifyPhoneNumber(number, appProof: .receipt(receipt: foreign, secret: foreignSecret)) }
+        assertError(.invalidAppCredential, reason: "unknown") {
+            _ = try engine.verification.verifyPhoneNumber(
+                number, appProof: .receipt(receipt: foreign, secret: foreignSecret))
+        }
     }
 
     func testWithoutThePushTheCaptchaPathSucceeds() throws {
@@ -84,57 +101,86 @@ final class AppVerificationTests: XCTestCase {
         device.accept = false
         engine.appVerification.setPushSender(device)
         engine.appVerification.setCaptchaVerifier(verifier)
-        assertError(.appNotVerified, reason: "pushFailed") { _ = try engine.appVerification.verifyClient(appToken: "device-token", tokenType: "prod") }
-        if let leaked = device.last?["phoneauth"], let receipt = leaked["receipt"]?.stringValue, let secret = leaked["secret"]?.stringValue {
-            assertError(.invalidAppCredential, reason: "alreadyUsed") { _ = try engine.verification.verifyPhoneNumber(number, appProof: .receipt(receipt: receipt, secret: secret)) }
+        assertError(.appNotVerified, reason: "pushFailed") {
+            _ = try engine.appVerification.verifyClient(appToken: "device-token", tokenType: "prod")
+        }
+        if let leaked = device.last?["phoneauth"], let receipt = leaked["receipt"]?.stringValue,
+            let secret = leaked["secret"]?.stringValue
+        {
+            assertError(.invalidAppCredential, reason: "alreadyUsed") {
+                _ = try engine.verification.verifyPhoneNumber(
+                    number, appProof: .receipt(receipt: receipt, secret: secret))
+            }
         } else {
             XCTFail("the push was not handed to the sender")
         }
-        let (url, eventId) = try engine.appVerification.captchaChallenge(callbackScheme: "com.example.app", languageCode: "fr-CA")
+        let (url, eventId) = try engine.appVerification.captchaChallenge(
+            callbackScheme: "com.example.app", languageCode: "fr-CA")
         XCTAssertEqual(url, "https://auth.example.com/captcha?eventId=\(eventId)&callbackScheme=com.example.app&hl=fr")
         let deepLink = "https://auth.example.com/captcha/done?eventId=\(eventId)&captchaToken=tok-123"
         let callback = "com.example.app://phoneauth/link?deep_link_id=" + PercentEncoding.encode(deepLink)
-        XCTAssertFalse(try engine.appVerification.canHandleURL("com.other.app" + callback.dropFirst("com.example.app".count)).handled,
-                       "another scheme is not ours")
+        XCTAssertFalse(
+            try engine.appVerification.canHandleURL("com.other.app" + callback.dropFirst("com.example.app".count))
+                .handled,
+            "another scheme is not ours")
         let found = try engine.appVerification.canHandleURL(callback)
         XCTAssertTrue(found.handled)
         XCTAssertEqual(found.captchaToken, "tok-123")
         XCTAssertFalse(try engine.appVerification.canHandleURL(callback).handled, "an answer is used once")
         XCTAssertNoThrow(try engine.verification.verifyPhoneNumber(number, appProof: .captcha(token: "tok-123")))
         XCTAssertEqual(verifier.tokens, ["tok-123"])
-        assertError(.captchaCheckFailed, reason: "alreadyUsed") { _ = try engine.verification.verifyPhoneNumber(number, appProof: .captcha(token: "tok-123")) }
+        assertError(.captchaCheckFailed, reason: "alreadyUsed") {
+            _ = try engine.verification.verifyPhoneNumber(number, appProof: .captcha(token: "tok-123"))
+        }
         XCTAssertEqual(verifier.tokens, ["tok-123"], "a used token is refused without asking the verifier")
         verifier.verdict = CaptchaVerdict(success: true, score: .nan)
-        assertError(.captchaCheckFailed, reason: "lowScore") { _ = try engine.verification.verifyPhoneNumber(number, appProof: .captcha(token: "nan")) }
+        assertError(.captchaCheckFailed, reason: "lowScore") {
+            _ = try engine.verification.verifyPhoneNumber(number, appProof: .captcha(token: "nan"))
+        }
         verifier.verdict = CaptchaVerdict(success: false, score: nil)
-        assertError(.captchaCheckFailed, reason: "rejected") { _ = try engine.verification.verifyPhoneNumber(number, appProof: .captcha(token: "x1")) }
+        assertError(.captchaCheckFailed, reason: "rejected") {
+            _ = try engine.verification.verifyPhoneNumber(number, appProof: .captcha(token: "x1"))
+        }
         verifier.verdict = CaptchaVerdict(success: true, score: 0.2)
-        assertError(.captchaCheckFailed, reason: "lowScore") { _ = try engine.verification.verifyPhoneNumber(number, appProof: .captcha(token: "x2")) }
+        assertError(.captchaCheckFailed, reason: "lowScore") {
+            _ = try engine.verification.verifyPhoneNumber(number, appProof: .captcha(token: "x2"))
+        }
         verifier.verdict = nil
-        assertError(.captchaCheckFailed, reason: "verifierFailed") { _ = try engine.verification.verifyPhoneNumber(number, appProof: .captcha(token: "x3")) }
+        assertError(.captchaCheckFailed, reason: "verifierFailed") {
+            _ = try engine.verification.verifyPhoneNumber(number, appProof: .captcha(token: "x3"))
+        }
     }
 
     func testMalformedNotificationsAndURLsAreNotHandled() throws {
         let engine = try makeEngine()
-        for notification: JSONValue in [.object([]), .object([("phoneauth", .string("{not json"))]), .object([("phoneauth", .int(3))]),
-                                        .object([("phoneauth", .object([("receipt", .string("r"))]))]), .array([]), .string("phoneauth"),
-                                        .object([("aps", .object([("content-available", .int(1))]))])] {
+        for notification: JSONValue in [
+            .object([]), .object([("phoneauth", .string("{not json"))]), .object([("phoneauth", .int(3))]),
+            .object([("phoneauth", .object([("receipt", .string("r"))]))]), .array([]), .string("phoneauth"),
+            .object([("aps", .object([("content-available", .int(1))]))]),
+        ] {
             XCTAssertFalse(AppVerificationService.canHandleNotification(notification).handled, "\(notification)")
         }
-        let probe = AppVerificationService.canHandleNotification(.object([("phoneauth", .object([("warning", .string("forwarding check"))]))]))
+        let probe = AppVerificationService.canHandleNotification(
+            .object([("phoneauth", .object([("warning", .string("forwarding check"))]))]))
         XCTAssertTrue(probe.handled)
         XCTAssertNil(probe.receipt)
         let (_, eventId) = try engine.appVerification.captchaChallenge(callbackScheme: "app", languageCode: nil)
         let good = PercentEncoding.encode("https://x/y?eventId=\(eventId)&captchaToken=t")
-        for url in ["", "app://", "app://phoneauth/link", "app://phoneauth/link?deep_link_id=%zz", "app://phoneauth/other?deep_link_id=\(good)",
-                    "app:/phoneauth/link?deep_link_id=\(good)", "app://phoneauth/link?deep_link_id=\(good)&extra=1",
-                    "app://phoneauth/link?deep_link_id=" + PercentEncoding.encode("https://x/y?eventId=\(eventId)"),
-                    "app://phoneauth/link?deep_link_id=" + PercentEncoding.encode("https://x/y?eventId=\(eventId)&captchaToken=t&error=e"),
-                    "app://phoneauth/link?deep_link_id=" + PercentEncoding.encode("https://x/y?eventId=unknown&captchaToken=t"),
-                    "1app://phoneauth/link?deep_link_id=\(good)"] {
+        for url in [
+            "", "app://", "app://phoneauth/link", "app://phoneauth/link?deep_link_id=%zz",
+            "app://phoneauth/other?deep_link_id=\(good)",
+            "app:/phoneauth/link?deep_link_id=\(good)", "app://phoneauth/link?deep_link_id=\(good)&extra=1",
+            "app://phoneauth/link?deep_link_id=" + PercentEncoding.encode("https://x/y?eventId=\(eventId)"),
+            "app://phoneauth/link?deep_link_id="
+                + PercentEncoding.encode("https://x/y?eventId=\(eventId)&captchaToken=t&error=e"),
+            "app://phoneauth/link?deep_link_id=" + PercentEncoding.encode("https://x/y?eventId=unknown&captchaToken=t"),
+            "1app://phoneauth/link?deep_link_id=\(good)",
+        ] {
             XCTAssertFalse(try engine.appVerification.canHandleURL(url).handled, url)
         }
-        let error = try engine.appVerification.canHandleURL("APP://phoneauth/link?deep_link_id=" + PercentEncoding.encode("https://x/y?eventId=\(eventId)&error=cancelled"))
+        let error = try engine.appVerification.canHandleURL(
+            "APP://phoneauth/link?deep_link_id="
+                + PercentEncoding.encode("https://x/y?eventId=\(eventId)&error=cancelled"))
         XCTAssertTrue(error.handled)
         XCTAssertEqual(error.error, "cancelled")
     }
@@ -150,25 +196,40 @@ final class AppVerificationTests: XCTestCase {
         let engine = try makeEngine { $0.abuse.appChecksPerIpPerHour = 2 }
         engine.appVerification.setPushSender(Device())
         XCTAssertNoThrow(try engine.appVerification.verifyClient(appToken: "t", tokenType: nil, clientIp: "192.0.2.9"))
-        XCTAssertNoThrow(try engine.appVerification.captchaChallenge(callbackScheme: "app", languageCode: nil, clientIp: "192.0.2.9"))
-        assertError(.tooManyRequests, reason: "rateLimit") { _ = try engine.appVerification.verifyClient(appToken: "t", tokenType: nil, clientIp: "192.0.2.9") }
+        XCTAssertNoThrow(
+            try engine.appVerification.captchaChallenge(callbackScheme: "app", languageCode: nil, clientIp: "192.0.2.9")
+        )
+        assertError(.tooManyRequests, reason: "rateLimit") {
+            _ = try engine.appVerification.verifyClient(appToken: "t", tokenType: nil, clientIp: "192.0.2.9")
+        }
         XCTAssertNoThrow(try engine.appVerification.verifyClient(appToken: "t", tokenType: nil, clientIp: "192.0.2.10"))
     }
 
     func testEnforcementFollowsTheConfiguration() throws {
         let off = try makeEngine { $0.appVerificationEnforce = false }
         off.appVerification.setPushSender(Device())
-        XCTAssertNoThrow(try off.verification.verifyPhoneNumber(number), "enforce: false needs no proof even with a push sender")
+        XCTAssertNoThrow(
+            try off.verification.verifyPhoneNumber(number), "enforce: false needs no proof even with a push sender")
         let on = try makeEngine { $0.appVerificationEnforce = true }
         assertError(.missingAppCredential) { _ = try on.verification.verifyPhoneNumber(number) }
-        assertError(.captchaCheckFailed, reason: "noVerifier") { _ = try on.verification.verifyPhoneNumber(number, appProof: .captcha(token: "t")) }
+        assertError(.captchaCheckFailed, reason: "noVerifier") {
+            _ = try on.verification.verifyPhoneNumber(number, appProof: .captcha(token: "t"))
+        }
         let plain = try makeEngine()
         XCTAssertNoThrow(try plain.verification.verifyPhoneNumber(number), "nothing installed, nothing enforced")
-        let testing = try makeEngine { $0.appVerificationDisabledForTesting = true; $0.appVerificationEnforce = true }
-        XCTAssertNoThrow(try testing.verification.verifyPhoneNumber("+16505551234"), "disabledForTesting skips the proof for test numbers")
+        let testing = try makeEngine {
+            $0.appVerificationDisabledForTesting = true; $0.appVerificationEnforce = true
+        }
+        XCTAssertNoThrow(
+            try testing.verification.verifyPhoneNumber("+16505551234"),
+            "disabledForTesting skips the proof for test numbers")
         assertError(.appNotVerified) { _ = try testing.verification.verifyPhoneNumber(number) }
         assertError(.missingAppToken) { _ = try on.appVerification.verifyClient(appToken: nil, tokenType: nil) }
-        assertError(.operationNotAllowed, reason: "noPushSender") { _ = try on.appVerification.verifyClient(appToken: "t", tokenType: nil) }
-        assertError(.invalidArgument) { _ = try on.appVerification.captchaChallenge(callbackScheme: "not a scheme", languageCode: nil) }
+        assertError(.operationNotAllowed, reason: "noPushSender") {
+            _ = try on.appVerification.verifyClient(appToken: "t", tokenType: nil)
+        }
+        assertError(.invalidArgument) {
+            _ = try on.appVerification.captchaChallenge(callbackScheme: "not a scheme", languageCode: nil)
+        }
     }
 }

@@ -5,7 +5,8 @@ final class ConfigTests: XCTestCase {
     private func read(_ text: String) throws -> EngineConfig { try EngineConfig.read(try JSONCodec.parse(text)) }
 
     func testDefaultsAndOverrides() throws {
-        let c = try read(#"{"database": "x.db", "codeLength": 8, "signingAlgorithm": "RS256", "sms": {"provider": "console"}}"#)
+        let c = try read(
+            #"{"database": "x.db", "codeLength": 8, "signingAlgorithm": "RS256", "sms": {"provider": "console"}}"#)
         XCTAssertEqual(c.codeLength, 8)
         XCTAssertEqual(c.signingAlgorithm, .rs256)
         XCTAssertEqual(c.smsProvider, .console)
@@ -59,9 +60,14 @@ final class ConfigTests: XCTestCase {
     }
 
     func testOnlyPlainNamesAreQuotedBack() throws {
-        for name in ["colour", "sms.retries", "a", "x-y_z.1", String(repeating: "a", count: 64)] { XCTAssertTrue(Echo.isQuotable(name), name) }
-        let token = "MDFhMjA5Zjk4MDdjXzVFc1J0bFVtNlV2aFhBMQ.FzkCmLm4Vx8-LRmqKav2Ow.0.leWRGGODcR5EW9003P-QY7wb6ArpLjvwM_T65oAbykw"
-        for name in ["", "1abc", "_a", "a b", "a/b", "é", String(repeating: "a", count: 65), token] { XCTAssertFalse(Echo.isQuotable(name), name) }
+        for name in ["colour", "sms.retries", "a", "x-y_z.1", String(repeating: "a", count: 64)] {
+            XCTAssertTrue(Echo.isQuotable(name), name)
+        }
+        let token =
+            "MDFhMjA5Zjk4MDdjXzVFc1J0bFVtNlV2aFhBMQ.FzkCmLm4Vx8-LRmqKav2Ow.0.leWRGGODcR5EW9003P-QY7wb6ArpLjvwM_T65oAbykw"
+        for name in ["", "1abc", "_a", "a b", "a/b", "é", String(repeating: "a", count: 65), token] {
+            XCTAssertFalse(Echo.isQuotable(name), name)
+        }
         do {
             _ = try read(#"{"database": "x.db", "sms": {"provider": "console", "\#(token)": 1}}"#)
             XCTFail("accepted an unknown key")

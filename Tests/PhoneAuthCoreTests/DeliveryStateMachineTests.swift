@@ -6,8 +6,9 @@ import XCTest
 final class DeliveryStateMachineTests: XCTestCase {
     private typealias Machine = DeliveryStateMachine
     private let t0 = Timestamp(seconds: 1_800_000_000)
-    private let settings = Machine.Settings(maxAttempts: 3, backoffMilliseconds: 1_000, leaseMilliseconds: 30_000,
-                                            concurrency: 2)
+    private let settings = Machine.Settings(
+        maxAttempts: 3, backoffMilliseconds: 1_000, leaseMilliseconds: 30_000,
+        concurrency: 2)
 
     func testAQueuedMessageIsSent() {
         var machine = ready()
@@ -17,8 +18,9 @@ final class DeliveryStateMachineTests: XCTestCase {
         XCTAssertEqual(generation, 1)
         XCTAssertTrue(machine.hasCallsInFlight(before: 2))
         guard case .wait = machine.nextSend(now: t0) else { return XCTFail("a second send of nothing") }
-        let finished = machine.sendFinished(sent, DeliveryReport(outcome: .sent(messageId: "SM1"), provider: "twilio"),
-                                            generation: generation, now: t0, random: 0)
+        let finished = machine.sendFinished(
+            sent, DeliveryReport(outcome: .sent(messageId: "SM1"), provider: "twilio"),
+            generation: generation, now: t0, random: 0)
         XCTAssertEqual(finished.verdict, .sent(messageId: "SM1"))
         XCTAssertEqual(finished.event?.name, .codeSent)
         XCTAssertFalse(machine.hasCallsInFlight(before: 2))
@@ -36,13 +38,16 @@ final class DeliveryStateMachineTests: XCTestCase {
     }
 
     func testAFailureIsRetriedAfterADoublingBackoffWithBoundedJitter() {
-        var machine = ready(Machine.Settings(maxAttempts: 40, backoffMilliseconds: 1_000, leaseMilliseconds: 30_000,
-                                             concurrency: 2))
+        var machine = ready(
+            Machine.Settings(
+                maxAttempts: 40, backoffMilliseconds: 1_000, leaseMilliseconds: 30_000,
+                concurrency: 2))
         let timeout = DeliveryReport(outcome: .failed(DeliveryProblem("timeout")), provider: "vonage")
         // Attempts 1, 2 and 4 wait 1, 2 and 8 seconds with no jitter.
         for (attempts, wait) in [(0, 1_000), (1, 2_000), (3, 8_000)] as [(Int, Int64)] {
-            let finished = machine.sendFinished(message("a", attempts: attempts), timeout, generation: nil, now: t0,
-                                                random: 0)
+            let finished = machine.sendFinished(
+                message("a", attempts: attempts), timeout, generation: nil, now: t0,
+                random: 0)
             XCTAssertEqual(finished.verdict, .retry(at: t0.adding(milliseconds: wait)), "attempt \(attempts + 1)")
             guard case let .failed(_, provider, reason, retryAt) = finished.outcome else {
                 return XCTFail("not failed")
@@ -52,22 +57,26 @@ final class DeliveryStateMachineTests: XCTestCase {
             XCTAssertEqual(value(finished.event, "willRetry"), .bool(true))
         }
         // Jitter adds up to half the backoff: 500 is the most, 501 comes round to none.
-        XCTAssertEqual(machine.retryTime(attempt: 1, DeliveryProblem("timeout"), now: t0, random: 500),
-                       t0.adding(milliseconds: 1_500))
-        XCTAssertEqual(machine.retryTime(attempt: 1, DeliveryProblem("timeout"), now: t0, random: 501),
-                       t0.adding(milliseconds: 1_000))
+        XCTAssertEqual(
+            machine.retryTime(attempt: 1, DeliveryProblem("timeout"), now: t0, random: 500),
+            t0.adding(milliseconds: 1_500))
+        XCTAssertEqual(
+            machine.retryTime(attempt: 1, DeliveryProblem("timeout"), now: t0, random: 501),
+            t0.adding(milliseconds: 1_000))
         for random: UInt64 in [1, 250, 499, 123_456_789, .max, .max - 1] {
             let at = machine.retryTime(attempt: 2, DeliveryProblem("timeout"), now: t0, random: random)
             XCTAssertGreaterThanOrEqual(at, t0.adding(milliseconds: 2_000), "\(random)")
             XCTAssertLessThanOrEqual(at, t0.adding(milliseconds: 3_000), "\(random)")
         }
         // The backoff stops doubling at an hour.
-        XCTAssertEqual(machine.retryTime(attempt: 30, DeliveryProblem("timeout"), now: t0, random: 0),
-                       t0.adding(milliseconds: 3_600_000))
+        XCTAssertEqual(
+            machine.retryTime(attempt: 30, DeliveryProblem("timeout"), now: t0, random: 0),
+            t0.adding(milliseconds: 3_600_000))
         // The provider's Retry-After is honoured when it is longer than the backoff, not when shorter.
         let limited = DeliveryReport(outcome: .failed(DeliveryProblem("rateLimited", retryAfterMs: 60_000)))
-        XCTAssertEqual(machine.sendFinished(message("b"), limited, generation: nil, now: t0, random: 0).verdict,
-                       .retry(at: t0.adding(milliseconds: 60_000)))
+        XCTAssertEqual(
+            machine.sendFinished(message("b"), limited, generation: nil, now: t0, random: 0).verdict,
+            .retry(at: t0.adding(milliseconds: 60_000)))
         let shortWait = DeliveryProblem("rateLimited", retryAfterMs: 10)
         XCTAssertEqual(machine.retryTime(attempt: 1, shortWait, now: t0, random: 0), t0.adding(milliseconds: 1_000))
     }
@@ -110,10 +119,12 @@ final class DeliveryStateMachineTests: XCTestCase {
         XCTAssertEqual(until, t0.adding(milliseconds: 40_000))
         XCTAssertLessThan(renewal, t0.adding(milliseconds: 30_000), "renewed before the first lease lapsed")
         // The sent one is held until recorded, then no longer renewed.
-        machine.sendFinished(b, DeliveryReport(outcome: .sent(messageId: nil)), generation: generation, now: renewal,
-                             random: 0)
+        machine.sendFinished(
+            b, DeliveryReport(outcome: .sent(messageId: nil)), generation: generation, now: renewal,
+            random: 0)
         guard case .sleep(2) = machine.nextChore(now: renewal),
-              case let .record(batch) = machine.nextChore(now: renewal) else { return XCTFail("not recorded") }
+            case let .record(batch) = machine.nextChore(now: renewal)
+        else { return XCTFail("not recorded") }
         XCTAssertEqual(machine.held, ["a", "b"])
         machine.recorded(batch)
         XCTAssertEqual(machine.held, ["a"])
@@ -136,7 +147,8 @@ final class DeliveryStateMachineTests: XCTestCase {
         _ = machine.enqueued(message("a"))
         _ = machine.enqueued(message("b"))
         guard case let .send(a, ga) = machine.nextSend(now: t0),
-              case let .send(b, gb) = machine.nextSend(now: t0) else {
+            case let .send(b, gb) = machine.nextSend(now: t0)
+        else {
             return XCTFail("not sent")
         }
         let sent = DeliveryReport(outcome: .sent(messageId: nil))
@@ -166,8 +178,9 @@ final class DeliveryStateMachineTests: XCTestCase {
             return XCTFail("went on after stop")
         }
         // The message being sent finishes; its outcome is the last to record, the others go back.
-        machine.sendFinished(a, DeliveryReport(outcome: .sent(messageId: nil)), generation: generation, now: t0,
-                             random: 0)
+        machine.sendFinished(
+            a, DeliveryReport(outcome: .sent(messageId: nil)), generation: generation, now: t0,
+            random: 0)
         XCTAssertEqual(machine.takeOutcomes().map(\.outcome.verificationId), ["a"])
         XCTAssertEqual(machine.drain().map(\.verificationId), ["b", "c"])
         XCTAssertEqual(machine.held, [])
@@ -185,8 +198,9 @@ final class DeliveryStateMachineTests: XCTestCase {
         guard case let .giveUp(a, reason) = machine.nextSend(now: expired) else { return XCTFail("sent") }
         XCTAssertEqual([a.verificationId, reason], ["a", "expired"])
         XCTAssertFalse(machine.hasCallsInFlight(before: 2), "no provider is called for it")
-        let finished = machine.sendFinished(a, DeliveryReport(outcome: .undeliverable(DeliveryProblem(reason))),
-                                            generation: nil, now: expired, random: 0)
+        let finished = machine.sendFinished(
+            a, DeliveryReport(outcome: .undeliverable(DeliveryProblem(reason))),
+            generation: nil, now: expired, random: 0)
         XCTAssertEqual(finished.verdict, .giveUp(reason: "expired"))
         guard case .undeliverable("a", nil, "expired") = finished.outcome else { return XCTFail("\(finished.outcome)") }
         XCTAssertEqual(finished.event?.name, .deliveryFailed)
@@ -250,8 +264,9 @@ final class DeliveryStateMachineTests: XCTestCase {
     }
 
     private func message(_ id: String, attempts: Int = 0, expiresIn: Int64 = 300_000) -> OutboxMessage {
-        OutboxMessage(verificationId: id, phone: "+16505551234", languageCode: "en", sealedBody: [1],
-                      attempts: attempts, purpose: .signIn, expiresAt: t0.adding(milliseconds: expiresIn))
+        OutboxMessage(
+            verificationId: id, phone: "+16505551234", languageCode: "en", sealedBody: [1],
+            attempts: attempts, purpose: .signIn, expiresAt: t0.adding(milliseconds: expiresIn))
     }
 
     private func value(_ event: DeliveryEvent?, _ field: String) -> JSONValue? {

@@ -22,7 +22,10 @@ final class DeliveryTests: XCTestCase {
 
         let failing = CapturingSender()
         failing.failuresBeforeSuccess = 100
-        let engine2 = try Engine(config: makeConfig(temporaryDirectory()) { $0.smsRetryBackoffMs = 10; $0.smsMaxAttempts = 2 })
+        let engine2 = try Engine(
+            config: makeConfig(temporaryDirectory()) {
+                $0.smsRetryBackoffMs = 10; $0.smsMaxAttempts = 2
+            })
         let events2 = EventCollector()
         engine2.setEventSink(events2)
         engine2.setSMSSender(failing)
@@ -96,9 +99,12 @@ final class RetentionTests: XCTestCase {
         let store = try Database(makeConfig(dir)).open()
         let now = Timestamp(seconds: 1_800_000_000)
         for (i, expires) in [now.adding(seconds: -90_000), now.adding(seconds: 300)].enumerated() {
-            _ = try store.startVerification(NewVerification(id: VerificationCode.newVerificationId(at: expires.adding(seconds: -300)), phone: "+1650555123\(i)", codeHash: [1],
-                                                            createdAt: expires.adding(seconds: -300), expiresAt: expires, outbox: nil),
-                                            reuseIfCreatedAfter: now, lease: DeliveryLease(owner: "test", until: now), limits: nil)
+            _ = try store.startVerification(
+                NewVerification(
+                    id: VerificationCode.newVerificationId(at: expires.adding(seconds: -300)), phone: "+1650555123\(i)",
+                    codeHash: [1],
+                    createdAt: expires.adding(seconds: -300), expiresAt: expires, outbox: nil),
+                reuseIfCreatedAfter: now, lease: DeliveryLease(owner: "test", until: now), limits: nil)
         }
         try store.purge(verificationsExpiredBefore: now.adding(seconds: -86_400), sessionsEndedBefore: now)
         store.close()
@@ -109,7 +115,8 @@ final class RetentionTests: XCTestCase {
         let dir = temporaryDirectory()
         let clock = ManualClock()
         let engine = try Engine(config: makeConfig(dir), clock: clock)
-        let ended = try engine.signIn.signIn(withCustomToken: try engine.signIn.createCustomToken(uid: "a", claims: nil))
+        let ended = try engine.signIn.signIn(
+            withCustomToken: try engine.signIn.createCustomToken(uid: "a", claims: nil))
         let live = try engine.signIn.signIn(withCustomToken: try engine.signIn.createCustomToken(uid: "a", claims: nil))
         try engine.sessions.signOut(refreshToken: ended.refreshToken)
         engine.close()
@@ -117,7 +124,9 @@ final class RetentionTests: XCTestCase {
         try store.purge(verificationsExpiredBefore: clock.now(), sessionsEndedBefore: clock.now().adding(seconds: 1))
         store.close()
         let reopened = try Engine(config: makeConfig(dir), clock: clock)
-        assertError(.invalidUserToken, reason: "unknown") { _ = try reopened.sessions.refreshIdToken(ended.refreshToken) }
+        assertError(.invalidUserToken, reason: "unknown") {
+            _ = try reopened.sessions.refreshIdToken(ended.refreshToken)
+        }
         XCTAssertNoThrow(try reopened.sessions.refreshIdToken(live.refreshToken))
     }
 }

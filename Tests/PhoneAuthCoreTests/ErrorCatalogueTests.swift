@@ -37,10 +37,14 @@ final class ErrorCatalogueTests: XCTestCase {
                 regexec(&regex, buffer.baseAddress! + offset, groups.count, &groups, offset == 0 ? 0 : REG_NOTBOL)
             }
             guard status == 0 else { break }
-            found.append(groups.dropFirst().filter { $0.rm_so >= 0 }.map { group in
-                String(decoding: rest[(offset + Int(group.rm_so))..<(offset + Int(group.rm_eo))].map { UInt8(bitPattern: $0) },
-                       as: UTF8.self)
-            })
+            found.append(
+                groups.dropFirst().filter { $0.rm_so >= 0 }.map { group in
+                    String(
+                        decoding: rest[(offset + Int(group.rm_so))..<(offset + Int(group.rm_eo))].map {
+                            UInt8(bitPattern: $0)
+                        },
+                        as: UTF8.self)
+                })
             offset += max(1, Int(groups[0].rm_eo))
         }
         rest.removeAll()
@@ -91,11 +95,14 @@ final class ErrorCatalogueTests: XCTestCase {
         XCTAssertEqual(PhoneAuthError.Code.userNotFound.httpStatus(retryable: false), 404)
         XCTAssertEqual(PhoneAuthError.Code.storageError.httpStatus(retryable: true), 503)
         XCTAssertEqual(PhoneAuthError.Code.storageError.httpStatus(retryable: false), 500)
-        XCTAssertEqual(PhoneAuthError.Code.invalidIdToken.firebase(reason: "expired", retryable: false).message, "TOKEN_EXPIRED")
-        XCTAssertEqual(PhoneAuthError.Code.invalidUserToken.firebase(reason: "unknown", retryable: false).message,
-                       "INVALID_REFRESH_TOKEN")
-        XCTAssertEqual(PhoneAuthError.Code.invalidUserToken.firebase(reason: "signedOut", retryable: false).message,
-                       "TOKEN_EXPIRED")
+        XCTAssertEqual(
+            PhoneAuthError.Code.invalidIdToken.firebase(reason: "expired", retryable: false).message, "TOKEN_EXPIRED")
+        XCTAssertEqual(
+            PhoneAuthError.Code.invalidUserToken.firebase(reason: "unknown", retryable: false).message,
+            "INVALID_REFRESH_TOKEN")
+        XCTAssertEqual(
+            PhoneAuthError.Code.invalidUserToken.firebase(reason: "signedOut", retryable: false).message,
+            "TOKEN_EXPIRED")
         XCTAssertEqual(PhoneAuthError.Code.storageError.firebase(reason: nil, retryable: true).status, 503)
         XCTAssertEqual(PhoneAuthError.Code.tooManyRequests.firebase(reason: nil, retryable: false).status, 429)
         XCTAssertEqual(PhoneAuthError.Code.userDisabled.firebase(reason: nil, retryable: false).status, 400)

@@ -30,7 +30,9 @@ final class KeyRotationTests: XCTestCase {
         clock.advance(seconds: 601)  // the old key's tokens have all expired
         XCTAssertEqual(kids(engine), [newKid], "the old key leaves the JWKS")
         XCTAssertThrowsError(try engine.sessions.verifyIdToken(before.idToken, checkRevoked: false))
-        XCTAssertNoThrow(try engine.sessions.verifyIdToken(try engine.sessions.refreshIdToken(after.refreshToken).idToken, checkRevoked: false))
+        XCTAssertNoThrow(
+            try engine.sessions.verifyIdToken(
+                try engine.sessions.refreshIdToken(after.refreshToken).idToken, checkRevoked: false))
     }
 
     func testRetiringAKeyStopsItsTokensAtOnce() throws {
@@ -44,7 +46,8 @@ final class KeyRotationTests: XCTestCase {
         XCTAssertEqual(kids(engine).count, 1, "a new active key replaced the retired one")
         XCTAssertThrowsError(try engine.sessions.verifyIdToken(token, checkRevoked: false))
         XCTAssertNotEqual(kid(of: try session(engine, "u").idToken), leaked)
-        XCTAssertNotEqual(engine.call("retireSigningKey", params: .object([("kid", .string(leaked))])).status, 0, "retired once")
+        XCTAssertNotEqual(
+            engine.call("retireSigningKey", params: .object([("kid", .string(leaked))])).status, 0, "retired once")
     }
 
     func testAnotherEnginesRotationReachesThisOneWithinTheReloadInterval() throws {
@@ -55,16 +58,21 @@ final class KeyRotationTests: XCTestCase {
         let oldKid = kid(of: try session(third, "u").idToken)
         try first.keys.rotate(retireAfterSeconds: 3600)
         let newToken = try session(first, "u").idToken
-        XCTAssertNoThrow(try second.sessions.verifyIdToken(newToken, checkRevoked: false), "an unknown kid makes an engine read the keys")
+        XCTAssertNoThrow(
+            try second.sessions.verifyIdToken(newToken, checkRevoked: false),
+            "an unknown kid makes an engine read the keys")
         XCTAssertEqual(kid(of: try session(second, "w").idToken), kid(of: newToken))
-        XCTAssertEqual(kid(of: try session(third, "w").idToken), oldKid, "within the interval an engine signs as before")
+        XCTAssertEqual(
+            kid(of: try session(third, "w").idToken), oldKid, "within the interval an engine signs as before")
         clock.advance(seconds: 11)
         XCTAssertEqual(kid(of: try session(third, "w").idToken), kid(of: newToken))
     }
 
     func testAutomaticRotationMakesExactlyOneKeyForManyEngines() throws {
         let dir = temporaryDirectory(), clock = ManualClock()
-        let engines = try (0..<4).map { _ in try Engine(config: makeConfig(dir) { $0.signingKeyRotationDays = 30 }, clock: clock) }
+        let engines = try (0..<4).map { _ in
+            try Engine(config: makeConfig(dir) { $0.signingKeyRotationDays = 30 }, clock: clock)
+        }
         let firstKid = kid(of: try session(engines[0], "u").idToken)
         clock.advance(seconds: 29 * 86_400)
         XCTAssertEqual(kid(of: try session(engines[1], "u").idToken), firstKid, "not due yet")
@@ -77,12 +85,19 @@ final class KeyRotationTests: XCTestCase {
 
     func testBadCalls() throws {
         let engine = try Engine(config: makeConfig(temporaryDirectory()))
-        XCTAssertEqual(engine.call("rotateSigningKey", params: .object([("algorithm", .string("HS256"))])).status, PhoneAuthError.Code.invalidArgument.status)
-        XCTAssertEqual(engine.call("retireSigningKey", params: .object([("kid", .string("nope"))])).status, PhoneAuthError.Code.invalidArgument.status)
-        XCTAssertEqual(engine.call("retireSigningKey", params: .object([])).status, PhoneAuthError.Code.invalidArgument.status)
+        XCTAssertEqual(
+            engine.call("rotateSigningKey", params: .object([("algorithm", .string("HS256"))])).status,
+            PhoneAuthError.Code.invalidArgument.status)
+        XCTAssertEqual(
+            engine.call("retireSigningKey", params: .object([("kid", .string("nope"))])).status,
+            PhoneAuthError.Code.invalidArgument.status)
+        XCTAssertEqual(
+            engine.call("retireSigningKey", params: .object([])).status, PhoneAuthError.Code.invalidArgument.status)
         let rotated = engine.call("rotateSigningKey", params: .object([("algorithm", .string("EdDSA"))]))
         XCTAssertEqual(rotated.status, 0)
-        XCTAssertEqual(kid(of: try session(engine, "u").idToken).flatMap { k in
-            engine.keys.publishedKeys.first { $0.kid == k }?.algorithm.rawValue }, "EdDSA")
+        XCTAssertEqual(
+            kid(of: try session(engine, "u").idToken).flatMap { k in
+                engine.keys.publishedKeys.first { $0.kid == k }?.algorithm.rawValue
+            }, "EdDSA")
     }
 }

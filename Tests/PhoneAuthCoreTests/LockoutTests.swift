@@ -6,8 +6,13 @@ import XCTest
 final class LockoutTests: XCTestCase {
     private let number = "+16505553434"
 
-    private func engine(_ clock: ManualClock, sender: CapturingSender, _ adjust: (inout EngineConfig) -> Void = { _ in }) throws -> Engine {
-        let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.resendAfterSeconds = 0; adjust(&$0) }, clock: clock)
+    private func engine(
+        _ clock: ManualClock, sender: CapturingSender, _ adjust: (inout EngineConfig) -> Void = { _ in }
+    ) throws -> Engine {
+        let engine = try Engine(
+            config: makeConfig(temporaryDirectory()) {
+                $0.resendAfterSeconds = 0; adjust(&$0)
+            }, clock: clock)
         engine.setSMSSender(sender)
         return engine
     }
@@ -25,7 +30,9 @@ final class LockoutTests: XCTestCase {
     }
 
     private func reason(_ error: PhoneAuthError) -> String? { error.details.first { $0.0 == "reason" }?.1.stringValue }
-    private func retryAfter(_ error: PhoneAuthError) -> Int64 { error.details.first { $0.0 == "retryAfterSeconds" }?.1.intValue ?? 1 }
+    private func retryAfter(_ error: PhoneAuthError) -> Int64 {
+        error.details.first { $0.0 == "retryAfterSeconds" }?.1.intValue ?? 1
+    }
 
     /// The greedy attacker of the issue: a new client address for every call, every SMS the
     /// limits allow, every guess each verification allows, for a simulated year, under the
@@ -101,7 +108,8 @@ final class LockoutTests: XCTestCase {
                 let guess = try wrongCode(sender, started)
                 for _ in 0..<2 {
                     do {
-                        _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: guess))
+                        _ = try engine.signIn.signIn(
+                            with: PhoneCredential(verificationId: started.verificationId, verificationCode: guess))
                     } catch let error as PhoneAuthError where error.code == .invalidVerificationCode {
                         wrong += 1
                     } catch let error as PhoneAuthError where reason(error) == "numberLocked" {
@@ -117,12 +125,17 @@ final class LockoutTests: XCTestCase {
         // A month and more of quiet does not restart the count.
         clock.advance(seconds: 40 * 86_400)
         XCTAssertEqual(try wrongUntilLocked(), 1)
-        let lengths = events.events.filter { $0["event"] == .string("lockout") }.compactMap { $0["lockoutSeconds"]?.intValue }
+        let lengths = events.events.filter { $0["event"] == .string("lockout") }.compactMap {
+            $0["lockoutSeconds"]?.intValue
+        }
         XCTAssertEqual(lengths, [60, 120, 200])
         // A right code ends the run: the next lock needs 4 wrong codes again.
         clock.advance(seconds: 200)
         let started = try engine.verification.verifyPhoneNumber(number)
-        XCTAssertNoThrow(try engine.signIn.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: sentCode(sender, started))))
+        XCTAssertNoThrow(
+            try engine.signIn.signIn(
+                with: PhoneCredential(
+                    verificationId: started.verificationId, verificationCode: sentCode(sender, started))))
         XCTAssertEqual(try wrongUntilLocked(), 3)
         XCTAssertEqual(events.events.filter { $0["event"] == .string("lockout") }.last?["lockoutSeconds"], .int(60))
     }
@@ -130,14 +143,20 @@ final class LockoutTests: XCTestCase {
     func testUnlockingEndsTheLockoutAndTheRun() throws {
         let clock = ManualClock(Timestamp(seconds: 1_800_000_000))
         let sender = CapturingSender()
-        let engine = try self.engine(clock, sender: sender) { $0.abuse.maxConsecutiveFailures = 2; $0.abuse.smsPerNumberPerHour = 0 }
+        let engine = try self.engine(clock, sender: sender) {
+            $0.abuse.maxConsecutiveFailures = 2; $0.abuse.smsPerNumberPerHour = 0
+        }
         let events = EventCollector()
         engine.setEventSink(events)
         let started = try engine.verification.verifyPhoneNumber(number)
         let guess = try wrongCode(sender, started)
-        assertError(.invalidVerificationCode) { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: guess)) }
+        assertError(.invalidVerificationCode) {
+            _ = try engine.signIn.signIn(
+                with: PhoneCredential(verificationId: started.verificationId, verificationCode: guess))
+        }
         assertError(.tooManyRequests, reason: "numberLocked") {
-            _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: guess))
+            _ = try engine.signIn.signIn(
+                with: PhoneCredential(verificationId: started.verificationId, verificationCode: guess))
         }
         assertError(.tooManyRequests, reason: "numberLocked") { _ = try engine.verification.verifyPhoneNumber(number) }
         XCTAssertTrue(try engine.lockouts.unlockPhoneNumber("+1 650-555-3434"))
@@ -149,16 +168,22 @@ final class LockoutTests: XCTestCase {
         // Unlocked, and the run starts afresh: one wrong code does not lock again.
         let again = try engine.verification.verifyPhoneNumber(number)
         let wrong = try wrongCode(sender, again)
-        assertError(.invalidVerificationCode) { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: again.verificationId, verificationCode: wrong)) }
-        XCTAssertNoThrow(try engine.signIn.signIn(with: PhoneCredential(verificationId: again.verificationId, verificationCode: sentCode(sender, again))))
+        assertError(.invalidVerificationCode) {
+            _ = try engine.signIn.signIn(
+                with: PhoneCredential(verificationId: again.verificationId, verificationCode: wrong))
+        }
+        XCTAssertNoThrow(
+            try engine.signIn.signIn(
+                with: PhoneCredential(verificationId: again.verificationId, verificationCode: sentCode(sender, again))))
         assertError(.missingPhoneNumber) { _ = try engine.lockouts.unlockPhoneNumber(nil) }
         assertError(.invalidPhoneNumber) { _ = try engine.lockouts.unlockPhoneNumber("not a number") }
     }
 
     func testLockoutLengthsNeverOverflow() {
         let year: Int64 = 31_536_000_000
-        let limits = CheckLimits(maxConsecutiveFailures: 100, failuresBetweenLockouts: 5, lockoutMilliseconds: year,
-                                 maxLockoutMilliseconds: year, clientIp: nil, wrongCodesPerIpPer5Minutes: 0, exempt: [])
+        let limits = CheckLimits(
+            maxConsecutiveFailures: 100, failuresBetweenLockouts: 5, lockoutMilliseconds: year,
+            maxLockoutMilliseconds: year, clientIp: nil, wrongCodesPerIpPer5Minutes: 0, exempt: [])
         for lockouts in [1, 2, 30, 41, 1000] { XCTAssertEqual(limits.lockoutLength(lockouts), year, "\(lockouts)") }
     }
 }

@@ -25,8 +25,10 @@ final class OperationCatalogueTests: XCTestCase {
 
     /// Managing users, keys and tokens for others is admin; the master key never leaves the library.
     func testAccessOfTheOperationsThatMatter() {
-        for name in ["createUser", "updateUser", "deleteUser", "getUser", "listUsers", "exportUsers", "importUsers",
-                     "setCustomUserClaims", "createCustomToken", "rotateSigningKey", "getVerificationStatus"] {
+        for name in [
+            "createUser", "updateUser", "deleteUser", "getUser", "listUsers", "exportUsers", "importUsers",
+            "setCustomUserClaims", "createCustomToken", "rotateSigningKey", "getVerificationStatus",
+        ] {
             XCTAssertEqual(Engine.operation(named: name)?.access, .admin, name)
         }
         XCTAssertEqual(Engine.operation(named: "rekey")?.access, .library)

@@ -31,7 +31,8 @@ final class ProviderTests: XCTestCase {
         // After the period one message probes; others wait meanwhile.
         let t1 = t0.adding(seconds: 30)
         XCTAssertEqual(breaker.admit(now: t1), .go(probe: true))
-        XCTAssertEqual(breaker.admit(now: t1), .skip(until: t1.adding(milliseconds: CircuitBreaker.probeWaitMilliseconds)))
+        XCTAssertEqual(
+            breaker.admit(now: t1), .skip(until: t1.adding(milliseconds: CircuitBreaker.probeWaitMilliseconds)))
         // A failed probe keeps it out for another period at once (no new run of 3 needed).
         XCTAssertEqual(breaker.record(worked: false, probe: true, now: t1), .opened(failures: 4))
         XCTAssertEqual(breaker.admit(now: t1.adding(seconds: 1)), .skip(until: t1.adding(seconds: 30)))
@@ -52,15 +53,26 @@ final class ProviderTests: XCTestCase {
         var answer: SMSSendResult
         private(set) var calls = 0
         init(_ answer: SMSSendResult) { self.answer = answer }
-        func send(_ message: SMSMessage) -> SMSSendResult { lock.withLock { calls += 1; return answer } }
+        func send(_ message: SMSMessage) -> SMSSendResult {
+            lock.withLock {
+                calls += 1; return answer
+            }
+        }
     }
 
-    private func chain(_ senders: [(String, ScriptedSender)], threshold: Int = 5, clock: Clock, events: EventLog = EventLog()) -> ProviderChain {
-        ProviderChain(senders.map { ProviderChain.Member(name: $0.0, sender: $0.1, breaker: CircuitBreaker(threshold: threshold, openMilliseconds: 30_000)) },
-                      clock: clock, events: events)
+    private func chain(
+        _ senders: [(String, ScriptedSender)], threshold: Int = 5, clock: Clock, events: EventLog = EventLog()
+    ) -> ProviderChain {
+        ProviderChain(
+            senders.map {
+                ProviderChain.Member(
+                    name: $0.0, sender: $0.1, breaker: CircuitBreaker(threshold: threshold, openMilliseconds: 30_000))
+            },
+            clock: clock, events: events)
     }
 
-    private let message = SMSMessage(to: "+16505553434", body: "123456", languageCode: "en", verificationId: "v1", purpose: "signIn")
+    private let message = SMSMessage(
+        to: "+16505553434", body: "123456", languageCode: "en", verificationId: "v1", purpose: "signIn")
 
     func testChainFailsOverOnAFaultOnly() {
         let clock = ManualClock()
@@ -128,28 +140,40 @@ final class ProviderTests: XCTestCase {
         let vonage = VonageProvider(endpoint: endpoint, apiKey: "k", apiSecret: "s", from: "Acme")
         func vonageAnswer(_ statuses: [String]) -> [UInt8] {
             let parts = statuses.enumerated().map { #"{"status": "\#($1)", "message-id": "0C00000\#($0)"}"# }
-            return Array(#"{"message-count": "\#(statuses.count)", "messages": [\#(parts.joined(separator: ","))]}"#.utf8)
+            return Array(
+                #"{"message-count": "\#(statuses.count)", "messages": [\#(parts.joined(separator: ","))]}"#.utf8)
         }
         XCTAssertEqual(vonage.interpret(status: 200, body: vonageAnswer(["0", "0"])), .sent(messageId: "0C000000"))
-        XCTAssertEqual(vonage.interpret(status: 200, body: vonageAnswer(["0", "1"])),
-                       .retryLater(DeliveryProblem("rateLimited", providerCode: "1", httpStatus: 200)))
-        XCTAssertEqual(vonage.interpret(status: 200, body: vonageAnswer(["33"])),
-                       .invalidNumber(DeliveryProblem("invalidNumber", providerCode: "33", httpStatus: 200)))
-        XCTAssertEqual(vonage.interpret(status: 200, body: vonageAnswer(["4"])),
-                       .providerFault(DeliveryProblem("providerFault", providerCode: "4", httpStatus: 200)))
+        XCTAssertEqual(
+            vonage.interpret(status: 200, body: vonageAnswer(["0", "1"])),
+            .retryLater(DeliveryProblem("rateLimited", providerCode: "1", httpStatus: 200)))
+        XCTAssertEqual(
+            vonage.interpret(status: 200, body: vonageAnswer(["33"])),
+            .invalidNumber(DeliveryProblem("invalidNumber", providerCode: "33", httpStatus: 200)))
+        XCTAssertEqual(
+            vonage.interpret(status: 200, body: vonageAnswer(["4"])),
+            .providerFault(DeliveryProblem("providerFault", providerCode: "4", httpStatus: 200)))
         guard case .providerFault = vonage.interpret(status: 200, body: Array("<html>".utf8)) else { return XCTFail() }
 
-        let twilio = TwilioProvider(endpoint: endpoint, accountSid: "AC1", credentials: "AC1:t", from: "+15005550006", messagingServiceSid: nil)
-        XCTAssertEqual(twilio.interpret(status: 201, body: Array(#"{"sid": "SM0123abc"}"#.utf8)), .sent(messageId: "SM0123abc"))
+        let twilio = TwilioProvider(
+            endpoint: endpoint, accountSid: "AC1", credentials: "AC1:t", from: "+15005550006", messagingServiceSid: nil)
+        XCTAssertEqual(
+            twilio.interpret(status: 201, body: Array(#"{"sid": "SM0123abc"}"#.utf8)), .sent(messageId: "SM0123abc"))
         // An ID that is not a plain token is not repeated in events.
-        XCTAssertEqual(twilio.interpret(status: 201, body: Array(#"{"sid": "+16505553434 <b>"}"#.utf8)), .sent(messageId: nil))
-        XCTAssertEqual(twilio.interpret(status: 400, body: Array(#"{"code": 21610, "message": "Attempt to send to unsubscribed recipient"}"#.utf8)),
-                       .invalidNumber(DeliveryProblem("invalidNumber", providerCode: "21610", httpStatus: 400)))
-        XCTAssertEqual(twilio.interpret(status: 401, body: Array(#"{"code": 20003}"#.utf8)),
-                       .providerFault(DeliveryProblem("providerFault", providerCode: "20003", httpStatus: 401)))
+        XCTAssertEqual(
+            twilio.interpret(status: 201, body: Array(#"{"sid": "+16505553434 <b>"}"#.utf8)), .sent(messageId: nil))
+        XCTAssertEqual(
+            twilio.interpret(
+                status: 400,
+                body: Array(#"{"code": 21610, "message": "Attempt to send to unsubscribed recipient"}"#.utf8)),
+            .invalidNumber(DeliveryProblem("invalidNumber", providerCode: "21610", httpStatus: 400)))
+        XCTAssertEqual(
+            twilio.interpret(status: 401, body: Array(#"{"code": 20003}"#.utf8)),
+            .providerFault(DeliveryProblem("providerFault", providerCode: "20003", httpStatus: 401)))
         let request = twilio.request(for: message, now: Timestamp(seconds: 1))
         XCTAssertEqual(request.url, "http://127.0.0.1:9/2010-04-01/Accounts/AC1/Messages.json")
-        XCTAssertEqual(String(decoding: request.body, as: UTF8.self), "To=%2B16505553434&From=%2B15005550006&Body=123456")
+        XCTAssertEqual(
+            String(decoding: request.body, as: UTF8.self), "To=%2B16505553434&From=%2B15005550006&Body=123456")
     }
 
     // MARK: Configuration
@@ -180,22 +204,64 @@ final class ProviderTests: XCTestCase {
             (#"{"providers": []}"#, "sms.providers"),
             (#"{"providers": [{"type": "carrier-pigeon"}]}"#, "sms.providers[0].type"),
             (#"{"providers": [{\#(twilio)}]}"#, "sms.providers[0].authToken"),
-            (#"{"providers": [{\#(twilio), "authToken": "s3cret-token", "authTokenEnv": "X"}]}"#, "sms.providers[0].authToken"),
-            (#"{"providers": [{\#(twilio), "authTokenEnv": "PHONEAUTH_TEST_UNSET_VARIABLE"}]}"#, "sms.providers[0].authTokenEnv"),
+            (
+                #"{"providers": [{\#(twilio), "authToken": "s3cret-token", "authTokenEnv": "X"}]}"#,
+                "sms.providers[0].authToken"
+            ),
+            (
+                #"{"providers": [{\#(twilio), "authTokenEnv": "PHONEAUTH_TEST_UNSET_VARIABLE"}]}"#,
+                "sms.providers[0].authTokenEnv"
+            ),
             (#"{"providers": [{\#(twilio), "authTokenEnv": "s3cret-token value"}]}"#, "sms.providers[0].authTokenEnv"),
-            (#"{"providers": [{\#(twilio), "authToken": "s3cret-token", "messagingServiceSid": "MG1"}]}"#, "sms.providers[0].from"),
-            (#"{"providers": [{\#(twilio), "authToken": "s3cret-token", "baseUrl": "http://api.example.com"}]}"#, "sms.providers[0].baseUrl"),
-            (#"{"providers": [{\#(twilio), "authToken": "s3cret-token", "baseUrl": "https://user:s3cret-token@api.example.com"}]}"#, "sms.providers[0].baseUrl"),
-            (#"{"providers": [{\#(twilio), "authToken": "s3cret-token", "caFile": "/nonexistent/ca.pem"}]}"#, "sms.providers[0].caFile"),
-            (#"{"providers": [{\#(twilio), "authToken": "s3cret-token"}, {\#(twilio), "authToken": "s3cret-token"}]}"#, "sms.providers[1].name"),
+            (
+                #"{"providers": [{\#(twilio), "authToken": "s3cret-token", "messagingServiceSid": "MG1"}]}"#,
+                "sms.providers[0].from"
+            ),
+            (
+                #"{"providers": [{\#(twilio), "authToken": "s3cret-token", "baseUrl": "http://api.example.com"}]}"#,
+                "sms.providers[0].baseUrl"
+            ),
+            (
+                #"{"providers": [{\#(twilio), "authToken": "s3cret-token", "baseUrl": "https://user:s3cret-token@api.example.com"}]}"#,
+                "sms.providers[0].baseUrl"
+            ),
+            (
+                #"{"providers": [{\#(twilio), "authToken": "s3cret-token", "caFile": "/nonexistent/ca.pem"}]}"#,
+                "sms.providers[0].caFile"
+            ),
+            (
+                #"{"providers": [{\#(twilio), "authToken": "s3cret-token"}, {\#(twilio), "authToken": "s3cret-token"}]}"#,
+                "sms.providers[1].name"
+            ),
             (#"{"providers": [{"type": "vonage", "apiKey": "k", "from": "Acme"}]}"#, "sms.providers[0].apiSecret"),
-            (#"{"providers": [{"type": "webhook", "url": "https://h.example.com/sms", "secret": "s3cret-token"}]}"#, "sms.providers[0].secret"),
-            (#"{"providers": [{"type": "webhook", "url": "https://h.example.com/sms", "secret": "whsec_czNjcmV0"}]}"#, "sms.providers[0].secret"),
-            (#"{"providers": [{"type": "webhook", "secret": "whsec_czNjcmV0LXRva2VuLWxvbmctZW5vdWdo"}]}"#, "sms.providers[0].url"),
-            (#"{"providers": [{\#(twilio), "authToken": "s3cret-token", "baseUrl": "https://api.example.com/v1?x=1"}]}"#, "sms.providers[0].baseUrl"),
-            (#"{"providers": [{\#(twilio), "authToken": "s3cret-token", "baseUrl": "http://[::1]x/"}]}"#, "sms.providers[0].baseUrl"),
-            (#"{"providers": [{\#(twilio), "authToken": "s3cret-token", "apiKeySecret": "s3cret-token"}]}"#, "sms.providers[0].apiKeySid"),
-            (#"{"providers": [{"type": "twilio", "accountSid": "AC:1", "from": "+15005550006", "authToken": "s3cret-token"}]}"#, "sms.providers[0].accountSid"),
+            (
+                #"{"providers": [{"type": "webhook", "url": "https://h.example.com/sms", "secret": "s3cret-token"}]}"#,
+                "sms.providers[0].secret"
+            ),
+            (
+                #"{"providers": [{"type": "webhook", "url": "https://h.example.com/sms", "secret": "whsec_czNjcmV0"}]}"#,
+                "sms.providers[0].secret"
+            ),
+            (
+                #"{"providers": [{"type": "webhook", "secret": "whsec_czNjcmV0LXRva2VuLWxvbmctZW5vdWdo"}]}"#,
+                "sms.providers[0].url"
+            ),
+            (
+                #"{"providers": [{\#(twilio), "authToken": "s3cret-token", "baseUrl": "https://api.example.com/v1?x=1"}]}"#,
+                "sms.providers[0].baseUrl"
+            ),
+            (
+                #"{"providers": [{\#(twilio), "authToken": "s3cret-token", "baseUrl": "http://[::1]x/"}]}"#,
+                "sms.providers[0].baseUrl"
+            ),
+            (
+                #"{"providers": [{\#(twilio), "authToken": "s3cret-token", "apiKeySecret": "s3cret-token"}]}"#,
+                "sms.providers[0].apiKeySid"
+            ),
+            (
+                #"{"providers": [{"type": "twilio", "accountSid": "AC:1", "from": "+15005550006", "authToken": "s3cret-token"}]}"#,
+                "sms.providers[0].accountSid"
+            ),
             (#"{"concurrency": 0}"#, "sms.concurrency"),
             (#"{"breaker": {"failures": 0}}"#, "sms.breaker.failures"),
         ]
@@ -211,14 +277,16 @@ final class ProviderTests: XCTestCase {
     func testProviderConfigurationIsReadWithSecretsFromTheEnvironment() throws {
         setenv("PHONEAUTH_TEST_TWILIO_TOKEN", "from-the-environment", 1)
         defer { unsetenv("PHONEAUTH_TEST_TWILIO_TOKEN") }
-        let config = try EngineConfig.read(try JSONCodec.parse(#"""
-            {"database": "/tmp/x.db", "sms": {"providers": [
-              {"type": "twilio", "name": "primary", "accountSid": "AC1", "authTokenEnv": "PHONEAUTH_TEST_TWILIO_TOKEN",
-               "messagingServiceSid": "MG1", "baseUrl": "http://127.0.0.1:9/", "timeoutMs": 2000},
-              {"type": "vonage", "apiKey": "k", "apiSecret": "s", "from": "Acme"},
-              {"type": "webhook", "url": "https://hooks.example.com/sms?tenant=1", "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}],
-             "breaker": {"failures": 3, "seconds": 60}}}
-            """#))
+        let config = try EngineConfig.read(
+            try JSONCodec.parse(
+                #"""
+                {"database": "/tmp/x.db", "sms": {"providers": [
+                  {"type": "twilio", "name": "primary", "accountSid": "AC1", "authTokenEnv": "PHONEAUTH_TEST_TWILIO_TOKEN",
+                   "messagingServiceSid": "MG1", "baseUrl": "http://127.0.0.1:9/", "timeoutMs": 2000},
+                  {"type": "vonage", "apiKey": "k", "apiSecret": "s", "from": "Acme"},
+                  {"type": "webhook", "url": "https://hooks.example.com/sms?tenant=1", "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}],
+                 "breaker": {"failures": 3, "seconds": 60}}}
+                """#))
         XCTAssertEqual(config.smsProvider, .providers)
         XCTAssertEqual(config.effectiveSMSConcurrency, 16)
         XCTAssertEqual(config.smsBreakerFailures, 3)
@@ -229,7 +297,8 @@ final class ProviderTests: XCTestCase {
         XCTAssertEqual(twilio.endpoint.baseUrl, "http://127.0.0.1:9")
         XCTAssertEqual([twilio.endpoint.timeoutMs, twilio.endpoint.connectTimeoutMs], [2000, 2000])
         XCTAssertEqual(config.smsProviders[2].endpoint.baseUrl, "https://hooks.example.com/sms?tenant=1")
-        XCTAssertEqual(try EngineConfig.read(try JSONCodec.parse(#"{"database": "/tmp/x.db"}"#)).effectiveSMSConcurrency, 1)
+        XCTAssertEqual(
+            try EngineConfig.read(try JSONCodec.parse(#"{"database": "/tmp/x.db"}"#)).effectiveSMSConcurrency, 1)
     }
 
     // MARK: Delivery threads
@@ -253,7 +322,11 @@ final class ProviderTests: XCTestCase {
                 return .sent(messageId: nil)
             }
         }
-        func release() { lock.withLock { open = true; lock.broadcast() } }
+        func release() {
+            lock.withLock {
+                open = true; lock.broadcast()
+            }
+        }
         func waitForCalls(_ n: Int) -> Bool { lock.withLock { waitUntil(on: lock) { calls.count >= n } } }
     }
 
@@ -290,7 +363,10 @@ final class ProviderTests: XCTestCase {
     }
 
     func testSendersRunConcurrentlyAndReplacingOneWaitsForItsCalls() throws {
-        let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.smsConcurrency = 4; $0.resendAfterSeconds = 0 })
+        let engine = try Engine(
+            config: makeConfig(temporaryDirectory()) {
+                $0.smsConcurrency = 4; $0.resendAfterSeconds = 0
+            })
         let gate = GatedSender()
         engine.setSMSSender(gate)
         for i in 0..<6 { _ = try engine.verification.verifyPhoneNumber("+1650555343\(i)") }
@@ -306,8 +382,9 @@ final class ProviderTests: XCTestCase {
         }.start()
         // Once the engine waits for the old sender's calls, which the gate holds, it cannot return.
         XCTAssertTrue(eventually { engine.worker.isWaitingForCalls })
-        XCTAssertEqual(returned.wait(timeout: .now()), .timedOut,
-                       "setSMSSender returned while the old sender had calls in flight")
+        XCTAssertEqual(
+            returned.wait(timeout: .now()), .timedOut,
+            "setSMSSender returned while the old sender had calls in flight")
         gate.release()
         XCTAssertEqual(returned.wait(timeout: .now() + .milliseconds(Int(patienceMs))), .success)
         // The two messages still queued go to the new sender; the old one is never called again.
@@ -326,9 +403,12 @@ final class ProviderTests: XCTestCase {
         let id = try engine.verification.verifyPhoneNumber(phone).verificationId
         XCTAssertNotNil(events.waitFor("codeSent", phone: phone))  // told once it is recorded
         // An engine whose lease had run out reports a failure after the message was sent.
-        try engine.store.recordDeliveries([.failed(verificationId: id, provider: "late", reason: "timeout", retryAt: Timestamp(seconds: 1)),
-                                           .undeliverable(verificationId: id, provider: "late", reason: "invalidNumber")],
-                                          now: SystemClock().now(), maxAttempts: 5, leaseOwner: "an-engine-whose-lease-ran-out")
+        try engine.store.recordDeliveries(
+            [
+                .failed(verificationId: id, provider: "late", reason: "timeout", retryAt: Timestamp(seconds: 1)),
+                .undeliverable(verificationId: id, provider: "late", reason: "invalidNumber"),
+            ],
+            now: SystemClock().now(), maxAttempts: 5, leaseOwner: "an-engine-whose-lease-ran-out")
         let status = try engine.verification.verificationStatus(id)
         XCTAssertEqual(status.delivery, "sent")
         XCTAssertEqual(status.attempts, 1)
@@ -338,7 +418,10 @@ final class ProviderTests: XCTestCase {
 
     func testAMessageWhoseCodeExpiredInTheQueueIsNotSent() throws {
         let clock = ManualClock()
-        let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.resendAfterSeconds = 0; $0.codeTtlSeconds = 60 }, clock: clock)
+        let engine = try Engine(
+            config: makeConfig(temporaryDirectory()) {
+                $0.resendAfterSeconds = 0; $0.codeTtlSeconds = 60
+            }, clock: clock)
         let gate = GatedSender()
         engine.setSMSSender(gate)
         _ = try engine.verification.verifyPhoneNumber(phone)
@@ -358,8 +441,11 @@ final class ProviderTests: XCTestCase {
 
     func testMessagesGivenUpFromTheStoreSayWhy() throws {
         let clock = ManualClock()
-        let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.resendAfterSeconds = 0; $0.codeTtlSeconds = 60 },
-                                clock: clock)
+        let engine = try Engine(
+            config: makeConfig(temporaryDirectory()) {
+                $0.resendAfterSeconds = 0; $0.codeTtlSeconds = 60
+            },
+            clock: clock)
         defer { engine.close() }
         // No sender: the messages stay in the store, where a worker claims them.
         let replaced = try engine.verification.verifyPhoneNumber(phone).verificationId
@@ -368,13 +454,17 @@ final class ProviderTests: XCTestCase {
         // Past the engine's own leases, before the codes expire: only the replaced one is given up
         // (what is claimed depends on the engine's worker, which may hold a row at that moment).
         let before = clock.now().adding(seconds: 45)
-        let claimed = try engine.store.claimDueMessages(now: before, limit: 10, lease: DeliveryLease(owner: "test", until: before))
+        let claimed = try engine.store.claimDueMessages(
+            now: before, limit: 10, lease: DeliveryLease(owner: "test", until: before))
         XCTAssertFalse(claimed.contains { $0.verificationId == replaced })
         XCTAssertEqual(try engine.verification.verificationStatus(replaced).delivery, "failed")
         XCTAssertEqual(try engine.verification.verificationStatus(replaced).deliveryError, "verificationEnded")
         // Past every lease and the codes' expiry: nothing to send, the rest given up as expired.
-        XCTAssertEqual(try engine.store.claimDueMessages(now: clock.now().adding(seconds: 61), limit: 10,
-                                                         lease: DeliveryLease(owner: "test", until: before)).count, 0)
+        XCTAssertEqual(
+            try engine.store.claimDueMessages(
+                now: clock.now().adding(seconds: 61), limit: 10,
+                lease: DeliveryLease(owner: "test", until: before)
+            ).count, 0)
         for id in [current, other] {
             XCTAssertEqual(try engine.verification.verificationStatus(id).delivery, "failed")
             XCTAssertEqual(try engine.verification.verificationStatus(id).deliveryError, "expired")
@@ -402,6 +492,7 @@ final class ProviderTests: XCTestCase {
 private func leasesRunningUntil(_ until: Timestamp, in dir: String) throws -> Int64? {
     let connection = try readingConnection(dir)
     defer { connection.close() }
-    return try connection.row("SELECT count(*) FROM verifications WHERE delivery = 'sending' AND due_at = ?",
-                              [.int(until.milliseconds)], { $0.int(0) })
+    return try connection.row(
+        "SELECT count(*) FROM verifications WHERE delivery = 'sending' AND due_at = ?",
+        [.int(until.milliseconds)], { $0.int(0) })
 }

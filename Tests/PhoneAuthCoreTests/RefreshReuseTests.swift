@@ -7,7 +7,10 @@ final class RefreshReuseTests: XCTestCase {
     private let phone = "+16505551234"
 
     private func engine(_ clock: Clock, _ adjust: (inout EngineConfig) -> Void = { _ in }) throws -> Engine {
-        try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [self.phone: "123456"]; adjust(&$0) }, clock: clock)
+        try Engine(
+            config: makeConfig(temporaryDirectory()) {
+                $0.testPhoneNumbers = [self.phone: "123456"]; adjust(&$0)
+            }, clock: clock)
     }
 
     private func signIn(_ engine: Engine) throws -> SignInResult {
@@ -81,20 +84,25 @@ final class RefreshReuseTests: XCTestCase {
 
     func testZeroMeansStrictAndTheSecretIsNotKept() throws {
         let dir = temporaryDirectory()
-        let engine = try Engine(config: makeConfig(dir) { $0.testPhoneNumbers = [self.phone: "123456"]; $0.refreshReuseIntervalSeconds = 0 },
-                                clock: ManualClock())
+        let engine = try Engine(
+            config: makeConfig(dir) {
+                $0.testPhoneNumbers = [self.phone: "123456"]; $0.refreshReuseIntervalSeconds = 0
+            },
+            clock: ManualClock())
         let first = try signIn(engine)
         let second = try engine.sessions.refreshIdToken(first.refreshToken)
         assertError(.invalidUserToken, reason: "reused") { _ = try engine.sessions.refreshIdToken(first.refreshToken) }
         assertError(.invalidUserToken, reason: "reused") { _ = try engine.sessions.refreshIdToken(second.refreshToken) }
         let connection = try Database(makeConfig(dir)).connect()
         defer { connection.close() }
-        XCTAssertEqual(try connection.row("SELECT count(*) FROM sessions WHERE sealed_secret IS NOT NULL", [], { $0.int(0) }), 0)
+        XCTAssertEqual(
+            try connection.row("SELECT count(*) FROM sessions WHERE sealed_secret IS NOT NULL", [], { $0.int(0) }), 0)
     }
 
     func testTheKeptSecretIsSealed() throws {
         let dir = temporaryDirectory()
-        let engine = try Engine(config: makeConfig(dir) { $0.testPhoneNumbers = [self.phone: "123456"] }, clock: ManualClock())
+        let engine = try Engine(
+            config: makeConfig(dir) { $0.testPhoneNumbers = [self.phone: "123456"] }, clock: ManualClock())
         let refreshed = try engine.sessions.refreshIdToken(try signIn(engine).refreshToken)
         engine.close()
         let secret = Array(try XCTUnwrap(refreshed.refreshToken.split(separator: ".").last).utf8)

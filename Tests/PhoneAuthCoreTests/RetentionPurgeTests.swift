@@ -13,12 +13,15 @@ final class RetentionPurgeTests: XCTestCase {
         let day: Int64 = 86_400
         // Expired a day and an hour ago (purged at once), five minutes short of a day ago (purged
         // by the first purge five minutes later), and not yet expired (kept).
-        for (i, expires) in [now.adding(seconds: -day - 3_600), now.adding(seconds: -day + 300),
-                             now.adding(seconds: 300)].enumerated() {
+        for (i, expires) in [
+            now.adding(seconds: -day - 3_600), now.adding(seconds: -day + 300),
+            now.adding(seconds: 300),
+        ].enumerated() {
             let created = expires.adding(seconds: -300)
             _ = try store.startVerification(
-                NewVerification(id: VerificationCode.newVerificationId(at: created), phone: "+1650555123\(i)",
-                                codeHash: [1], createdAt: created, expiresAt: expires, outbox: nil),
+                NewVerification(
+                    id: VerificationCode.newVerificationId(at: created), phone: "+1650555123\(i)",
+                    codeHash: [1], createdAt: created, expiresAt: expires, outbox: nil),
                 reuseIfCreatedAfter: now, lease: DeliveryLease(owner: "test", until: now), limits: nil)
         }
         let purge = RetentionPurge(store: store, clock: clock)

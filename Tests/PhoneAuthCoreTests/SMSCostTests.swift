@@ -23,7 +23,8 @@ final class SMSCostTests: XCTestCase {
         let straddling = String(repeating: "a", count: 152) + "€" + String(repeating: "a", count: 152)
         XCTAssertEqual(SMSCost(of: straddling).units, 306)
         XCTAssertEqual(SMSCost(of: straddling).segments, 3)
-        XCTAssertEqual(SMSCost(of: String(repeating: "a", count: 151) + "€" + String(repeating: "a", count: 153)).segments, 2)
+        XCTAssertEqual(
+            SMSCost(of: String(repeating: "a", count: 151) + "€" + String(repeating: "a", count: 153)).segments, 2)
     }
 
     func testCyrillicAndCJKGoAsUCS2In70And67Units() {
@@ -36,8 +37,10 @@ final class SMSCostTests: XCTestCase {
         // A character outside the BMP is two code units, never split between segments.
         assertCost(String(repeating: "🙂", count: 35), .ucs2, 70, 1)
         assertCost(String(repeating: "码", count: 66) + "🙂" + "码", .ucs2, 69, 1)
-        XCTAssertEqual(SMSCost(of: String(repeating: "码", count: 65) + "🙂" + String(repeating: "码", count: 67)).segments, 2)
-        XCTAssertEqual(SMSCost(of: String(repeating: "码", count: 66) + "🙂" + String(repeating: "码", count: 66)).segments, 3)
+        XCTAssertEqual(
+            SMSCost(of: String(repeating: "码", count: 65) + "🙂" + String(repeating: "码", count: 67)).segments, 2)
+        XCTAssertEqual(
+            SMSCost(of: String(repeating: "码", count: 66) + "🙂" + String(repeating: "码", count: 66)).segments, 3)
     }
 
     func testEveryBuiltInTemplateIsOneSegmentWithAnyCode() throws {
@@ -49,8 +52,10 @@ final class SMSCostTests: XCTestCase {
     }
 }
 
-private func assertCost(_ text: String, _ encoding: SMSCost.Encoding, _ units: Int, _ segments: Int,
-                        file: StaticString = #filePath, line: UInt = #line) {
+private func assertCost(
+    _ text: String, _ encoding: SMSCost.Encoding, _ units: Int, _ segments: Int,
+    file: StaticString = #filePath, line: UInt = #line
+) {
     let cost = SMSCost(of: text)
     XCTAssertEqual(cost.encoding, encoding, "encoding of \(text)", file: file, line: line)
     XCTAssertEqual(cost.units, units, "units of \(text)", file: file, line: line)

@@ -17,11 +17,16 @@ final class StorageTests: XCTestCase {
         defer { unsetenv(EngineConfig.databaseVariable) }
         XCTAssertEqual(try read(#"{}"#).database, "postgresql://u@db.example/auth")
         XCTAssertEqual(try read(#"{"database": "x.db"}"#).database, "x.db")
-        let c = try read(#"{"postgres": {"poolSize": 8, "schema": "auth_2", "connectTimeoutSeconds": 2, "statementTimeoutMs": 700}}"#)
-        XCTAssertEqual([c.postgres.poolSize, c.postgres.connectTimeoutSeconds, c.postgres.statementTimeoutMs], [8, 2, 700])
+        let c = try read(
+            #"{"postgres": {"poolSize": 8, "schema": "auth_2", "connectTimeoutSeconds": 2, "statementTimeoutMs": 700}}"#
+        )
+        XCTAssertEqual(
+            [c.postgres.poolSize, c.postgres.connectTimeoutSeconds, c.postgres.statementTimeoutMs], [8, 2, 700])
         XCTAssertEqual(c.postgres.schema, "auth_2")
         guard case .postgres = Database(c) else { return XCTFail("a postgresql:// URI is PostgreSQL") }
-        guard case .sqlite = Database(try read(#"{"database": "postgres.db"}"#)) else { return XCTFail("a path is SQLite") }
+        guard case .sqlite = Database(try read(#"{"database": "postgres.db"}"#)) else {
+            return XCTFail("a path is SQLite")
+        }
     }
 
     func testPostgresOptionsAreValidated() {
@@ -60,7 +65,8 @@ final class StorageTests: XCTestCase {
     }
 
     func testPasswordsNeverAppearInErrors() throws {
-        let settings = PostgresSettings(uri: "postgresql://app:s3cr%40tPW@127.0.0.1:1/auth?sslmode=disable&password=other")
+        let settings = PostgresSettings(
+            uri: "postgresql://app:s3cr%40tPW@127.0.0.1:1/auth?sslmode=disable&password=other")
         XCTAssertEqual(settings.location, "127.0.0.1:1/auth")
         let redacted = settings.redact("s3cr%40tPW s3cr@tPW other")
         XCTAssertFalse(redacted.contains("s3cr") || redacted.contains("other"), redacted)
@@ -106,10 +112,13 @@ final class StorageTests: XCTestCase {
         let connection = try Database(makeConfig(dir)).connect()
         defer { connection.close() }
         if connection.dialect.name == "postgresql" {
-            XCTAssertEqual(try connection.row("SELECT count(*), max(version) FROM schema_version", [], { [$0.int(0), $0.int(1)] }),
-                           [1, Int64(Migrations.all.count)])
+            XCTAssertEqual(
+                try connection.row(
+                    "SELECT count(*), max(version) FROM schema_version", [], { [$0.int(0), $0.int(1)] }),
+                [1, Int64(Migrations.all.count)])
         }
-        XCTAssertEqual(try connection.row("SELECT count(*) FROM secrets WHERE kind = 'code-hmac'", [], { $0.int(0) }), 1)
+        XCTAssertEqual(
+            try connection.row("SELECT count(*) FROM secrets WHERE kind = 'code-hmac'", [], { $0.int(0) }), 1)
         engines.forEach { $0.close() }
     }
 
@@ -157,7 +166,8 @@ final class StorageTests: XCTestCase {
         // A first sign-in (of another number) makes the keys and warms the statement cache.
         let first = try engine.verification.verifyPhoneNumber("+16505557877").verificationId
         let firstSMS = try XCTUnwrap(sender.waitForMessage(to: "+16505557877"))
-        _ = try engine.signIn.signIn(with: VerificationService.credential(verificationId: first, verificationCode: code(in: firstSMS.body)))
+        _ = try engine.signIn.signIn(
+            with: VerificationService.credential(verificationId: first, verificationCode: code(in: firstSMS.body)))
         XCTAssertNotNil(events.waitFor("codeSent", phone: "+16505557877"))
         // The look at the store that setting the sender asked for may have recorded that SMS and
         // read on after telling of it; another SMS, recorded on the same thread, comes after it.
@@ -170,7 +180,8 @@ final class StorageTests: XCTestCase {
         XCTAssertNotNil(events.waitFor("codeSent", phone: number))  // told once it is recorded
         XCTAssertEqual(engine.storageStatistics().roundTrips - start, 7)
         let beforeSignIn = engine.storageStatistics().roundTrips
-        let result = try engine.signIn.signIn(with: VerificationService.credential(verificationId: id, verificationCode: code(in: sms.body)))
+        let result = try engine.signIn.signIn(
+            with: VerificationService.credential(verificationId: id, verificationCode: code(in: sms.body)))
         XCTAssertTrue(result.isNewUser)
         XCTAssertEqual(engine.storageStatistics().roundTrips - beforeSignIn, 7)
     }
@@ -182,24 +193,30 @@ final class StorageTests: XCTestCase {
         let dir = temporaryDirectory()
         let engine = try Engine(config: makeConfig(dir) { $0.testPhoneNumbers = [self.phone: "123456"] })
         // Put several connections in the pool.
-        DispatchQueueLike.concurrentPerform(iterations: 4) { _ in _ = try? engine.verification.verifyPhoneNumber(self.phone) }
+        DispatchQueueLike.concurrentPerform(iterations: 4) { _ in
+            _ = try? engine.verification.verifyPhoneNumber(self.phone)
+        }
         let killer = try Database(makeConfig(dir)).connect()
         defer { killer.close() }
         var pids: [Int64] = []
-        try killer.rows("""
+        try killer.rows(
+            """
             SELECT pid FROM pg_stat_activity
             WHERE application_name = 'phoneauth' AND pid <> pg_backend_pid() AND usename = current_user
-            """) { pids.append($0.int(0)) }
+            """
+        ) { pids.append($0.int(0)) }
         XCTAssertFalse(pids.isEmpty)
         let list = pids.map(String.init).joined(separator: ",")
         try killer.rows("SELECT pg_terminate_backend(pid) FROM unnest(ARRAY[\(list)]) AS pid") { _ in }
         // pg_terminate_backend only signals them: wait until they are gone.
-        XCTAssertTrue(try eventually {
-            try killer.row("SELECT count(*) FROM pg_stat_activity WHERE pid IN (\(list))", [], { $0.int(0) }) == 0
-        })
+        XCTAssertTrue(
+            try eventually {
+                try killer.row("SELECT count(*) FROM pg_stat_activity WHERE pid IN (\(list))", [], { $0.int(0) }) == 0
+            })
         for _ in 0..<5 {
             let id = try engine.verification.verifyPhoneNumber(phone).verificationId
-            XCTAssertNotNil(try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456")).idToken)
+            XCTAssertNotNil(
+                try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456")).idToken)
         }
         XCTAssertGreaterThan(engine.storageStatistics().retries, 0)
     }
@@ -209,7 +226,10 @@ final class StorageTests: XCTestCase {
     func testStatementsTimeOut() throws {
         try XCTSkipUnless(testingPostgres, "PostgreSQL only")
         let dir = temporaryDirectory()
-        let engine = try Engine(config: makeConfig(dir) { $0.postgres.statementTimeoutMs = 300; $0.testPhoneNumbers = [self.phone: "123456"] })
+        let engine = try Engine(
+            config: makeConfig(dir) {
+                $0.postgres.statementTimeoutMs = 300; $0.testPhoneNumbers = [self.phone: "123456"]
+            })
         let id = try engine.verification.verifyPhoneNumber(phone).verificationId
         let locker = try Database(makeConfig(dir)).connect()
         defer { locker.close() }
@@ -226,7 +246,8 @@ final class StorageTests: XCTestCase {
         XCTAssertLessThan(SystemClock().now().milliseconds - started.milliseconds, 1500)
         try locker.execute("ROLLBACK")
         // The failed sign-in consumed nothing: the code still works.
-        XCTAssertTrue(try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456")).isNewUser)
+        XCTAssertTrue(
+            try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456")).isNewUser)
     }
 
     /// `phoneauth copy`'s core: a SQLite deployment copied into the run's database keeps its
@@ -253,16 +274,24 @@ final class StorageTests: XCTestCase {
         old.close()
 
         let target = temporaryDirectory()
-        let copied = try StoreCopy.copy(from: Database(makeConfig(source, sourceConfig)), to: Database(makeConfig(target)))
+        let copied = try StoreCopy.copy(
+            from: Database(makeConfig(source, sourceConfig)), to: Database(makeConfig(target)))
         XCTAssertEqual(copied.first { $0.table == "users" }?.rows, 1)
         XCTAssertEqual(copied.first { $0.table == "sessions" }?.rows, 1)
-        assertError(.invalidArgument) { _ = try StoreCopy.copy(from: Database(makeConfig(source, sourceConfig)), to: Database(makeConfig(target))) }
+        assertError(.invalidArgument) {
+            _ = try StoreCopy.copy(from: Database(makeConfig(source, sourceConfig)), to: Database(makeConfig(target)))
+        }
 
-        let moved = try Engine(config: makeConfig(target) { $0.testPhoneNumbers = [self.phone: "123456"]; $0.abuse.maxConsecutiveFailures = 3 },
-                               clock: clock)
-        XCTAssertEqual(try moved.sessions.verifyIdToken(signedIn.idToken, checkRevoked: true)["sub"], .string(signedIn.user.uid))
+        let moved = try Engine(
+            config: makeConfig(target) {
+                $0.testPhoneNumbers = [self.phone: "123456"]; $0.abuse.maxConsecutiveFailures = 3
+            },
+            clock: clock)
+        XCTAssertEqual(
+            try moved.sessions.verifyIdToken(signedIn.idToken, checkRevoked: true)["sub"], .string(signedIn.user.uid))
         let refreshed = try moved.sessions.refreshIdToken(signedIn.refreshToken)
-        XCTAssertEqual(try moved.sessions.verifyIdToken(refreshed.idToken, checkRevoked: true)["sub"], .string(signedIn.user.uid))
+        XCTAssertEqual(
+            try moved.sessions.verifyIdToken(refreshed.idToken, checkRevoked: true)["sub"], .string(signedIn.user.uid))
         let again = try moved.signIn.signIn(with: PhoneCredential(verificationId: pending, verificationCode: "123456"))
         XCTAssertFalse(again.isNewUser)
         XCTAssertEqual(again.user.uid, signedIn.user.uid)

@@ -90,8 +90,10 @@ final class EventCollector: EventSink, @unchecked Sendable {
     var events: [JSONValue] { lock.withLock { collected } }
 
     /// The first event named `name` (about `phone`, when given) that `match` accepts, once it has come.
-    func waitFor(_ name: String, phone: String? = nil,
-                 where match: @escaping (JSONValue) -> Bool = { _ in true }) -> JSONValue? {
+    func waitFor(
+        _ name: String, phone: String? = nil,
+        where match: @escaping (JSONValue) -> Bool = { _ in true }
+    ) -> JSONValue? {
         let masked = phone.map { JSONValue.string(PhoneNumber.mask($0)) }
         let wanted = { (e: JSONValue) in
             e["event"] == .string(name) && (masked == nil || e["phoneNumber"] == masked) && match(e)
@@ -134,7 +136,8 @@ func environment(_ name: String) -> String? { getenv(name).map { String(cString:
 func makeConfig(_ dir: String, _ adjust: (inout EngineConfig) -> Void = { _ in }) -> EngineConfig {
     var config = EngineConfig(database: dir + "/auth.db")
     if testingPostgres {
-        config.database = environment("PHONEAUTH_TEST_POSTGRES_URL") ?? "postgresql://missing-PHONEAUTH_TEST_POSTGRES_URL"
+        config.database =
+            environment("PHONEAUTH_TEST_POSTGRES_URL") ?? "postgresql://missing-PHONEAUTH_TEST_POSTGRES_URL"
         config.postgres.schema = schemaName(dir)
     }
     config.masterKey = Array(repeating: 7, count: 32)
@@ -146,7 +149,10 @@ func makeConfig(_ dir: String, _ adjust: (inout EngineConfig) -> Void = { _ in }
 /// upper-case letters marked so that two folders never share one.
 func schemaName(_ dir: String) -> String {
     let name = dir.split(separator: "/").last.map(String.init) ?? dir
-    return "t_" + name.map { $0.isUppercase ? "_" + $0.lowercased() : String($0) }.joined().filter { $0.isLetter || $0.isNumber || $0 == "_" }
+    return "t_"
+        + name.map { $0.isUppercase ? "_" + $0.lowercased() : String($0) }.joined().filter {
+            $0.isLetter || $0.isNumber || $0 == "_"
+        }
 }
 
 /// Every value stored in the database of `dir` (the SQLite files' bytes, or every column of
@@ -194,7 +200,10 @@ func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
     return (0...(haystack.count - needle.count)).contains { haystack[$0..<$0 + needle.count].elementsEqual(needle) }
 }
 
-func assertError(_ code: PhoneAuthError.Code, reason: String? = nil, file: StaticString = #filePath, line: UInt = #line, _ body: () throws -> Void) {
+func assertError(
+    _ code: PhoneAuthError.Code, reason: String? = nil, file: StaticString = #filePath, line: UInt = #line,
+    _ body: () throws -> Void
+) {
     do {
         try body()
         XCTFail("expected \(code.name), got success", file: file, line: line)
@@ -213,14 +222,16 @@ func signInBySMS(_ engine: Engine, _ sender: CapturingSender, _ phone: String) t
     let started = try engine.verification.verifyPhoneNumber(phone)
     let message = try XCTUnwrap(sender.waitForMessage(to: phone))
     XCTAssertEqual(message.verificationId, started.verificationId)
-    return try engine.signIn.signIn(with: PhoneCredential(verificationId: started.verificationId, verificationCode: code(in: message.body)))
+    return try engine.signIn.signIn(
+        with: PhoneCredential(verificationId: started.verificationId, verificationCode: code(in: message.body)))
 }
 
 extension SMSText {
     /// The built-in texts, as an engine with no `sms` text keys sends them.
     static func builtIn() throws -> SMSText {
-        try SMSText(appName: nil, hostTemplates: [:], originBoundDomain: nil, androidAppHash: nil,
-                    maxSegments: 1, codeLength: 6, codeTtlSeconds: 300)
+        try SMSText(
+            appName: nil, hostTemplates: [:], originBoundDomain: nil, androidAppHash: nil,
+            maxSegments: 1, codeLength: 6, codeTtlSeconds: 300)
     }
 }
 

@@ -19,7 +19,8 @@ final class TimestampTests: XCTestCase {
     func testRFC3339RoundTripsAcrossCenturies() {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<2000 {
-            let t = Timestamp(milliseconds: Int64.random(in: -2_208_988_800_000...32_503_680_000_000, using: &generator))  // 1900 to 3000
+            let t = Timestamp(
+                milliseconds: Int64.random(in: -2_208_988_800_000...32_503_680_000_000, using: &generator))  // 1900 to 3000
             XCTAssertEqual(Timestamp(rfc3339: t.rfc3339), t, t.rfc3339)
         }
     }
@@ -34,8 +35,11 @@ final class TimestampTests: XCTestCase {
     }
 
     func testMalformedTextIsRefused() {
-        for text in ["", "2021-01-01", "2021-01-01 12:00:00Z", "2021-13-01T00:00:00Z", "2021-01-01T24:00:00Z", "2021-01-01T00:00:00",
-                     "2021-01-01T00:00:00.Z", "2021-01-01T00:00:00+0200", "x021-01-01T00:00:00Z", "2021-01-01T00:00:00Zjunk"] {
+        for text in [
+            "", "2021-01-01", "2021-01-01 12:00:00Z", "2021-13-01T00:00:00Z", "2021-01-01T24:00:00Z",
+            "2021-01-01T00:00:00",
+            "2021-01-01T00:00:00.Z", "2021-01-01T00:00:00+0200", "x021-01-01T00:00:00Z", "2021-01-01T00:00:00Zjunk",
+        ] {
             XCTAssertNil(Timestamp(rfc3339: text), text)
         }
     }
@@ -44,7 +48,10 @@ final class TimestampTests: XCTestCase {
 final class Base64URLTests: XCTestCase {
     func testEncodingMatchesRFC4648AndRoundTrips() {
         // RFC 4648 §10 test vectors, unpadded.
-        for (plain, encoded) in [("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy")] {
+        for (plain, encoded) in [
+            ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"),
+            ("foobar", "Zm9vYmFy"),
+        ] {
             XCTAssertEqual(Base64URL.encode(Array(plain.utf8)), encoded)
         }
         XCTAssertEqual(Base64URL.encode([0xfb, 0xff, 0xbf]), "-_-_")

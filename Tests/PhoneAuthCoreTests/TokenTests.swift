@@ -5,8 +5,14 @@ import XCTest
 final class TokenTests: XCTestCase {
     let phone = "+16505551234"
 
-    private func engine(_ dir: String = temporaryDirectory(), clock: Clock = SystemClock(), _ adjust: (inout EngineConfig) -> Void = { _ in }) throws -> Engine {
-        try Engine(config: makeConfig(dir) { $0.testPhoneNumbers = [phone: "123456"]; adjust(&$0) }, clock: clock)
+    private func engine(
+        _ dir: String = temporaryDirectory(), clock: Clock = SystemClock(),
+        _ adjust: (inout EngineConfig) -> Void = { _ in }
+    ) throws -> Engine {
+        try Engine(
+            config: makeConfig(dir) {
+                $0.testPhoneNumbers = [phone: "123456"]; adjust(&$0)
+            }, clock: clock)
     }
 
     private func signIn(_ engine: Engine) throws -> SignInResult {
@@ -16,7 +22,9 @@ final class TokenTests: XCTestCase {
 
     func testIdTokensCarryFirebaseClaimsForEveryAlgorithm() throws {
         for algorithm in EngineConfig.SigningAlgorithm.allCases {
-            let engine = try engine { $0.signingAlgorithm = algorithm; $0.projectId = "demo-project" }
+            let engine = try engine {
+                $0.signingAlgorithm = algorithm; $0.projectId = "demo-project"
+            }
             let result = try signIn(engine)
             let jwt = try XCTUnwrap(JWT.decode(result.idToken))
             XCTAssertEqual(jwt.header["alg"], .string(algorithm.rawValue))
@@ -41,10 +49,16 @@ final class TokenTests: XCTestCase {
         let token = try signIn(engine).idToken
         var parts = token.split(separator: ".").map(String.init)
         parts[1] = Base64URL.encode(Array(#"{"sub":"someone-else","aud":"phoneauth"}"#.utf8))
-        assertError(.invalidIdToken, reason: "badSignature") { _ = try engine.sessions.verifyIdToken(parts.joined(separator: "."), checkRevoked: false) }
-        assertError(.invalidIdToken, reason: "malformed") { _ = try engine.sessions.verifyIdToken("not.a.jwt", checkRevoked: false) }
+        assertError(.invalidIdToken, reason: "badSignature") {
+            _ = try engine.sessions.verifyIdToken(parts.joined(separator: "."), checkRevoked: false)
+        }
+        assertError(.invalidIdToken, reason: "malformed") {
+            _ = try engine.sessions.verifyIdToken("not.a.jwt", checkRevoked: false)
+        }
         let other = try self.engine()
-        assertError(.invalidIdToken, reason: "unknownKey") { _ = try other.sessions.verifyIdToken(token, checkRevoked: false) }
+        assertError(.invalidIdToken, reason: "unknownKey") {
+            _ = try other.sessions.verifyIdToken(token, checkRevoked: false)
+        }
         clock.advance(seconds: 3601)
         assertError(.userTokenExpired) { _ = try engine.sessions.verifyIdToken(token, checkRevoked: false) }
     }
@@ -62,7 +76,9 @@ final class TokenTests: XCTestCase {
         let third = try engine.sessions.refreshIdToken(try signIn(engine).refreshToken)
         var parts = third.refreshToken.split(separator: ".").map(String.init)
         parts[3] = Base64URL.encode(SecureBytes.random(count: 32))
-        assertError(.invalidUserToken, reason: "unknown") { _ = try engine.sessions.refreshIdToken(parts.joined(separator: ".")) }
+        assertError(.invalidUserToken, reason: "unknown") {
+            _ = try engine.sessions.refreshIdToken(parts.joined(separator: "."))
+        }
         XCTAssertNoThrow(try engine.sessions.refreshIdToken(third.refreshToken))
     }
 
@@ -83,7 +99,9 @@ final class TokenTests: XCTestCase {
         try engine.sessions.revokeRefreshTokens(uid: result.user.uid)
         XCTAssertNoThrow(try engine.sessions.verifyIdToken(result.idToken, checkRevoked: false))
         assertError(.idTokenRevoked) { _ = try engine.sessions.verifyIdToken(result.idToken, checkRevoked: true) }
-        assertError(.invalidUserToken, reason: "revoked") { _ = try engine.sessions.refreshIdToken(result.refreshToken) }
+        assertError(.invalidUserToken, reason: "revoked") {
+            _ = try engine.sessions.refreshIdToken(result.refreshToken)
+        }
         clock.advance(seconds: 5)
         let again = try signIn(engine)
         XCTAssertNoThrow(try engine.sessions.verifyIdToken(again.idToken, checkRevoked: true))
@@ -101,7 +119,9 @@ final class TokenTests: XCTestCase {
         engine = try self.engine(dir)
         XCTAssertNoThrow(try engine.sessions.verifyIdToken(token, checkRevoked: false))
         engine.close()
-        assertError(.invalidConfiguration) { _ = try self.engine(dir) { $0.masterKey = Array(repeating: 9, count: 32) } }
+        assertError(.invalidConfiguration) {
+            _ = try self.engine(dir) { $0.masterKey = Array(repeating: 9, count: 32) }
+        }
     }
 
     func testGeneratedKeyFileIsPrivate() throws {

@@ -26,7 +26,9 @@ final class VerificationTests: XCTestCase {
             XCTAssertTrue(id.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
             XCTAssertTrue(VerificationCode.isWellFormedId(id))
         }
-        XCTAssertLessThan(VerificationCode.newVerificationId(at: now), VerificationCode.newVerificationId(at: now.adding(milliseconds: 1)))
+        XCTAssertLessThan(
+            VerificationCode.newVerificationId(at: now),
+            VerificationCode.newVerificationId(at: now.adding(milliseconds: 1)))
     }
 
     func testCodeIsStoredOnlyAsKeyedHash() throws {
@@ -44,36 +46,59 @@ final class VerificationTests: XCTestCase {
 
     func testWrongCodesCountAndKillTheVerification() throws {
         let clock = ManualClock()
-        let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"]; $0.maxAttempts = 3 }, clock: clock)
+        let engine = try Engine(
+            config: makeConfig(temporaryDirectory()) {
+                $0.testPhoneNumbers = [phone: "123456"]; $0.maxAttempts = 3
+            }, clock: clock)
         let id = try engine.verification.verifyPhoneNumber(phone).verificationId
-        assertError(.invalidVerificationCode) { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000000")) }
-        assertError(.invalidVerificationCode) { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000001")) }
-        assertError(.invalidVerificationCode) { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000002")) }
-        assertError(.sessionExpired, reason: "tooManyAttempts") { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456")) }
+        assertError(.invalidVerificationCode) {
+            _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000000"))
+        }
+        assertError(.invalidVerificationCode) {
+            _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000001"))
+        }
+        assertError(.invalidVerificationCode) {
+            _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000002"))
+        }
+        assertError(.sessionExpired, reason: "tooManyAttempts") {
+            _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456"))
+        }
     }
 
     func testDeadVerificationBlocksNewCodesUntilTheWindowEnds() throws {
         let clock = ManualClock()
-        let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"]; $0.maxAttempts = 1 }, clock: clock)
+        let engine = try Engine(
+            config: makeConfig(temporaryDirectory()) {
+                $0.testPhoneNumbers = [phone: "123456"]; $0.maxAttempts = 1
+            }, clock: clock)
         let id = try engine.verification.verifyPhoneNumber(phone).verificationId
-        assertError(.invalidVerificationCode) { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000000")) }
-        assertError(.tooManyRequests, reason: "tooManyAttempts") { _ = try engine.verification.verifyPhoneNumber(phone) }
+        assertError(.invalidVerificationCode) {
+            _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "000000"))
+        }
+        assertError(.tooManyRequests, reason: "tooManyAttempts") {
+            _ = try engine.verification.verifyPhoneNumber(phone)
+        }
         clock.advance(seconds: 61)
         let fresh = try engine.verification.verifyPhoneNumber(phone).verificationId
-        XCTAssertNoThrow(try engine.signIn.signIn(with: PhoneCredential(verificationId: fresh, verificationCode: "123456")))
+        XCTAssertNoThrow(
+            try engine.signIn.signIn(with: PhoneCredential(verificationId: fresh, verificationCode: "123456")))
     }
 
     func testCodesExpire() throws {
         let clock = ManualClock()
-        let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"] }, clock: clock)
+        let engine = try Engine(
+            config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"] }, clock: clock)
         let id = try engine.verification.verifyPhoneNumber(phone).verificationId
         clock.advance(seconds: 301)
-        assertError(.sessionExpired, reason: "expired") { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456")) }
+        assertError(.sessionExpired, reason: "expired") {
+            _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "123456"))
+        }
     }
 
     func testCodesAreSingleUse() throws {
         let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"] })
-        let credential = PhoneCredential(verificationId: try engine.verification.verifyPhoneNumber(phone).verificationId, verificationCode: "123456")
+        let credential = PhoneCredential(
+            verificationId: try engine.verification.verifyPhoneNumber(phone).verificationId, verificationCode: "123456")
         XCTAssertTrue(try engine.signIn.signIn(with: credential).isNewUser)
         assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: credential) }
     }
@@ -81,7 +106,9 @@ final class VerificationTests: XCTestCase {
     func testConcurrentRedemptionSucceedsOnce() throws {
         let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"] })
         for _ in 0..<20 {
-            let credential = PhoneCredential(verificationId: try engine.verification.verifyPhoneNumber(phone).verificationId, verificationCode: "123456")
+            let credential = PhoneCredential(
+                verificationId: try engine.verification.verifyPhoneNumber(phone).verificationId,
+                verificationCode: "123456")
             let successes = Lock()
             var count = 0
             DispatchQueueLike.concurrentPerform(iterations: 4) { _ in
@@ -92,12 +119,17 @@ final class VerificationTests: XCTestCase {
     }
 
     func testZeroResendWindowAlwaysStartsAnew() throws {
-        let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.resendAfterSeconds = 0; $0.testPhoneNumbers = [phone: "123456"] },
-                                clock: ManualClock())
+        let engine = try Engine(
+            config: makeConfig(temporaryDirectory()) {
+                $0.resendAfterSeconds = 0; $0.testPhoneNumbers = [phone: "123456"]
+            },
+            clock: ManualClock())
         let ids = try (0..<5).map { _ in try engine.verification.verifyPhoneNumber(phone).verificationId }
         XCTAssertEqual(Set(ids).count, 5)
         // Only the newest stays usable; each earlier one was replaced by its successor.
-        XCTAssertEqual(try ids.map { try engine.verification.verificationStatus($0).state }, ["replaced", "replaced", "replaced", "replaced", "active"])
+        XCTAssertEqual(
+            try ids.map { try engine.verification.verificationStatus($0).state },
+            ["replaced", "replaced", "replaced", "replaced", "active"])
     }
 
     func testResendWindowReusesThenReplaces() throws {
@@ -118,7 +150,9 @@ final class VerificationTests: XCTestCase {
         let replacement = try engine.verification.verifyPhoneNumber(phone)
         XCTAssertNotEqual(replacement.verificationId, first.verificationId)
         assertError(.sessionExpired, reason: "replaced") {
-            _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: first.verificationId, verificationCode: code(in: firstMessage.body)))
+            _ = try engine.signIn.signIn(
+                with: PhoneCredential(
+                    verificationId: first.verificationId, verificationCode: code(in: firstMessage.body)))
         }
     }
 
@@ -126,14 +160,22 @@ final class VerificationTests: XCTestCase {
         let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"] })
         XCTAssertNoThrow(try engine.verification.verifyPhoneNumber(phone, clientIp: "203.0.113.7"))
         XCTAssertNoThrow(try engine.verification.verifyPhoneNumber(phone, clientIp: "2001:db8::1"))
-        assertError(.invalidArgument) { _ = try engine.verification.verifyPhoneNumber(phone, clientIp: ClientAddress("not-an-ip", field: "clientIp")) }
+        assertError(.invalidArgument) {
+            _ = try engine.verification.verifyPhoneNumber(
+                phone, clientIp: ClientAddress("not-an-ip", field: "clientIp"))
+        }
     }
 
     func testUnknownAndMalformedIds() throws {
         let engine = try Engine(config: makeConfig(temporaryDirectory()))
-        assertError(.invalidVerificationID, reason: "malformed") { _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: "abc", verificationCode: "123456")) }
+        assertError(.invalidVerificationID, reason: "malformed") {
+            _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: "abc", verificationCode: "123456"))
+        }
         assertError(.invalidVerificationID, reason: "unknown") {
-            _ = try engine.signIn.signIn(with: PhoneCredential(verificationId: VerificationCode.newVerificationId(at: SystemClock().now()), verificationCode: "123456"))
+            _ = try engine.signIn.signIn(
+                with: PhoneCredential(
+                    verificationId: VerificationCode.newVerificationId(at: SystemClock().now()),
+                    verificationCode: "123456"))
         }
     }
 
@@ -146,33 +188,40 @@ final class VerificationTests: XCTestCase {
         let code = code(in: try XCTUnwrap(sender.waitForMessage(to: phone)).body)
         engine.close()
         engine = try Engine(config: makeConfig(dir))
-        XCTAssertTrue(try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: code)).isNewUser)
+        XCTAssertTrue(
+            try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: code)).isNewUser)
     }
 
     func testDisabledAppVerificationAcceptsOnlyTestNumbers() throws {
-        let engine = try Engine(config: makeConfig(temporaryDirectory()) {
-            $0.testPhoneNumbers = ["+16505551234": "654321"]
-            $0.appVerificationDisabledForTesting = true
-        })
+        let engine = try Engine(
+            config: makeConfig(temporaryDirectory()) {
+                $0.testPhoneNumbers = ["+16505551234": "654321"]
+                $0.appVerificationDisabledForTesting = true
+            })
         assertError(.appNotVerified) { _ = try engine.verification.verifyPhoneNumber(phone) }
         let id = try engine.verification.verifyPhoneNumber("+16505551234").verificationId
-        XCTAssertNotNil(try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "654321")).idToken)
+        XCTAssertNotNil(
+            try engine.signIn.signIn(with: PhoneCredential(verificationId: id, verificationCode: "654321")).idToken)
     }
 }
 
 /// concurrentPerform without Dispatch: one pthread per iteration.
 enum DispatchQueueLike {
     static func concurrentPerform(iterations: Int, _ body: @escaping (Int) -> Void) {
-        final class Box { let body: (Int) -> Void; let i: Int; init(_ b: @escaping (Int) -> Void, _ i: Int) { body = b; self.i = i } }
+        final class Box {
+            let body: (Int) -> Void; let i: Int; init(_ b: @escaping (Int) -> Void, _ i: Int) { body = b; self.i = i }
+        }
         var threads: [pthread_t] = []
         for i in 0..<iterations {
             var t = pthread_t()
             let box = Unmanaged.passRetained(Box(body, i)).toOpaque()
-            pthread_create(&t, nil, { raw in
-                let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-                box.body(box.i)
-                return nil
-            }, box)
+            pthread_create(
+                &t, nil,
+                { raw in
+                    let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+                    box.body(box.i)
+                    return nil
+                }, box)
             threads.append(t)
         }
         for t in threads { pthread_join(t, nil) }

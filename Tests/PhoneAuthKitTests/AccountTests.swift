@@ -8,7 +8,8 @@ import XCTest
 final class AccountTests: KitTestCase {
     func signIn(_ auth: PhoneAuth, _ number: String, _ code: String) async throws -> PhoneAuthKit.SignInResult {
         let verification = try await auth.verifyPhoneNumber(number)
-        return try await auth.signIn(with: try PhoneAuth.credential(verificationID: verification.verificationID, verificationCode: code))
+        return try await auth.signIn(
+            with: try PhoneAuth.credential(verificationID: verification.verificationID, verificationCode: code))
     }
 
     func credential(_ auth: PhoneAuth, _ number: String, _ code: String) async throws -> PhoneAuthKit.PhoneCredential {
@@ -24,36 +25,47 @@ final class AccountTests: KitTestCase {
         XCTAssertEqual(token.user.uid, "other")
         var proof: String?
         do {
-            _ = try await auth.link(idToken: token.idToken, credential: try await credential(auth, testNumber, "123456"))
+            _ = try await auth.link(
+                idToken: token.idToken, credential: try await credential(auth, testNumber, "123456"))
             XCTFail("linked a number another account has")
         } catch let error as PhoneAuthKit.PhoneAuthError {
             XCTAssertEqual(error.code, .credentialAlreadyInUse)
             XCTAssertFalse(error.detailsJSON.contains("temporaryProof"), "the proof is kept out of what gets logged")
-            XCTAssertEqual(error.phoneNumber, testNumber, "the number the code proved, which Firebase's clients keep with the proof")
-            XCTAssertFalse(error.detailsJSON.contains(testNumber) || "\(error)".contains(testNumber), "no whole number in what gets logged")
+            XCTAssertEqual(
+                error.phoneNumber, testNumber,
+                "the number the code proved, which Firebase's clients keep with the proof")
+            XCTAssertFalse(
+                error.detailsJSON.contains(testNumber) || "\(error)".contains(testNumber),
+                "no whole number in what gets logged")
             proof = error.temporaryProof
         }
         XCTAssertNil(PhoneAuthKit.PhoneCredential(temporaryProof: "not a proof"))
-        let viaProof = try await auth.signIn(with: try XCTUnwrap(PhoneAuthKit.PhoneCredential(temporaryProof: try XCTUnwrap(proof))))
+        let viaProof = try await auth.signIn(
+            with: try XCTUnwrap(PhoneAuthKit.PhoneCredential(temporaryProof: try XCTUnwrap(proof))))
         XCTAssertEqual(viaProof.user.uid, owner.user.uid)
 
-        let linked = try await auth.link(idToken: token.idToken, credential: try await credential(auth, secondNumber, "654321"),
-                                         clientIP: "198.51.100.4")
+        let linked = try await auth.link(
+            idToken: token.idToken, credential: try await credential(auth, secondNumber, "654321"),
+            clientIP: "198.51.100.4")
         XCTAssertEqual(linked.user.phoneNumber, secondNumber)
-        let again = try await auth.reauthenticate(idToken: linked.idToken, credential: try await credential(auth, secondNumber, "654321"))
+        let again = try await auth.reauthenticate(
+            idToken: linked.idToken, credential: try await credential(auth, secondNumber, "654321"))
         XCTAssertEqual(again.user.uid, "other")
         let unlinked = try await auth.unlinkPhoneNumber(idToken: again.idToken)
         XCTAssertNil(unlinked.phoneNumber)
-        let changed = try await auth.updatePhoneNumber(idToken: viaProof.idToken, credential: try await credential(auth, secondNumber, "654321"))
+        let changed = try await auth.updatePhoneNumber(
+            idToken: viaProof.idToken, credential: try await credential(auth, secondNumber, "654321"))
         XCTAssertEqual(changed.user.phoneNumber, secondNumber)
         // A change to a number another account has is refused with a proof, as a link is.
         do {
-            _ = try await auth.updatePhoneNumber(idToken: again.idToken, credential: try await credential(auth, secondNumber, "654321"))
+            _ = try await auth.updatePhoneNumber(
+                idToken: again.idToken, credential: try await credential(auth, secondNumber, "654321"))
             XCTFail("changed to a number another account has")
         } catch let error as PhoneAuthKit.PhoneAuthError {
             XCTAssertEqual(error.code, .credentialAlreadyInUse)
             XCTAssertEqual(error.phoneNumber, secondNumber)
-            let toOwner = try XCTUnwrap(PhoneAuthKit.PhoneCredential(temporaryProof: try XCTUnwrap(error.temporaryProof)))
+            let toOwner = try XCTUnwrap(
+                PhoneAuthKit.PhoneCredential(temporaryProof: try XCTUnwrap(error.temporaryProof)))
             let signedIn = try await auth.signIn(with: toOwner)
             XCTAssertEqual(signedIn.user.uid, owner.user.uid)
         }
@@ -65,13 +77,17 @@ final class AccountTests: KitTestCase {
         XCTAssertNil(user.tokensValidAfter)
         // Reserved claims refuse the whole update: the number stays.
         await assertThrows(.invalidArgument) {
-            _ = try await auth.updateUser(uid: "u1", phoneNumber: .some(secondNumber), customClaimsJSON: .some(#"{"sub": "x"}"#))
+            _ = try await auth.updateUser(
+                uid: "u1", phoneNumber: .some(secondNumber), customClaimsJSON: .some(#"{"sub": "x"}"#))
         }
         let unchanged = try await auth.user(uid: "u1")
         XCTAssertEqual(unchanged.phoneNumber, testNumber)
-        let updated = try await auth.updateUser(uid: "u1", displayName: .some("Ada"), phoneNumber: .some(secondNumber),
-                                                customClaimsJSON: .some(#"{"role": "admin"}"#))
-        XCTAssertEqual([updated.phoneNumber, updated.displayName, updated.customClaimsJSON], [secondNumber, "Ada", #"{"role":"admin"}"#])
+        let updated = try await auth.updateUser(
+            uid: "u1", displayName: .some("Ada"), phoneNumber: .some(secondNumber),
+            customClaimsJSON: .some(#"{"role": "admin"}"#))
+        XCTAssertEqual(
+            [updated.phoneNumber, updated.displayName, updated.customClaimsJSON],
+            [secondNumber, "Ada", #"{"role":"admin"}"#])
         let cleared = try await auth.updateUser(uid: "u1", phoneNumber: .some(nil), customClaimsJSON: .some(nil))
         XCTAssertNil(cleared.phoneNumber)
         XCTAssertNil(cleared.customClaimsJSON)
@@ -91,10 +107,13 @@ final class AccountTests: KitTestCase {
         XCTAssertFalse("\(enrollment)".contains(enrollment.secretKey), "a description shows no secret")
         let secret = try XCTUnwrap(Self.base32Decode(enrollment.secretKey))
         let now = Totp.step(at: SystemClock().now())
-        _ = try await auth.finishTotpEnrollment(idToken: first.idToken, enrollment: enrollment,
-                                                code: Totp.code(secret: secret, step: now), displayName: "phone app")
+        _ = try await auth.finishTotpEnrollment(
+            idToken: first.idToken, enrollment: enrollment,
+            code: Totp.code(secret: secret, step: now), displayName: "phone app")
         var challenge: PhoneAuthKit.MultiFactorChallenge?
-        do { _ = try await signIn(auth, testNumber, "123456") } catch let error as PhoneAuthKit.PhoneAuthError { challenge = error.multiFactorChallenge }
+        do { _ = try await signIn(auth, testNumber, "123456") } catch let error as PhoneAuthKit.PhoneAuthError {
+            challenge = error.multiFactorChallenge
+        }
         let hint = try XCTUnwrap(challenge?.hints.first { $0.factorId == "totp" })
         let session = try XCTUnwrap(challenge?.session)
         let wrong = Totp.code(secret: secret, step: now + 1) == "000000" ? "111111" : "000000"
@@ -102,33 +121,45 @@ final class AccountTests: KitTestCase {
             _ = try await auth.resolveSignIn(session: session, totpEnrollmentID: hint.enrollmentID, code: wrong)
         }
         // The next step's code: a step's code is accepted once.
-        let signedIn = try await auth.resolveSignIn(session: session, totpEnrollmentID: hint.enrollmentID,
-                                                    code: Totp.code(secret: secret, step: now + 1))
+        let signedIn = try await auth.resolveSignIn(
+            session: session, totpEnrollmentID: hint.enrollmentID,
+            code: Totp.code(secret: secret, step: now + 1))
         XCTAssertEqual(signedIn.user.uid, first.user.uid)
     }
 
     func testAppVerificationByPushOrCaptcha() async throws {
         let auth = try open()
         let pushes = PushInbox()
-        auth.setPushSender { push in pushes.put(push); return true }
+        auth.setPushSender { push in
+            pushes.put(push); return true
+        }
         await assertThrows(.missingAppCredential) { _ = try await auth.verifyPhoneNumber("+16505553434") }
         let sent = try await auth.verifyClient(appToken: "apns-token", tokenType: "sandbox")
         let push = try XCTUnwrap(pushes.last)
         XCTAssertEqual([push.appToken, push.tokenType], ["apns-token", "sandbox"])
-        let payload = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(push.payloadJSON.utf8)) as? [String: [String: String]])
+        let payload = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(push.payloadJSON.utf8)) as? [String: [String: String]])
         let receipt = try XCTUnwrap(payload["phoneauth"]?["receipt"])
         XCTAssertEqual(receipt, sent.receipt)
         XCTAssertNotNil(payload["phoneauth"]?["secret"])
         // A wrong secret spends the receipt; the next push's receipt and secret work.
         await assertThrows(.invalidAppCredential) {
-            _ = try await auth.verifyPhoneNumber(testNumber, appVerification: .pushReceipt(receipt: receipt, secret: "wrong"))
+            _ = try await auth.verifyPhoneNumber(
+                testNumber, appVerification: .pushReceipt(receipt: receipt, secret: "wrong"))
         }
         let sent2 = try await auth.verifyClient(appToken: "apns-token")
-        let payload2 = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try XCTUnwrap(pushes.last).payloadJSON.utf8)) as? [String: [String: String]])
-        _ = try await auth.verifyPhoneNumber(testNumber, appVerification: .pushReceipt(receipt: sent2.receipt,
-                                                                                       secret: try XCTUnwrap(payload2["phoneauth"]?["secret"])))
+        let payload2 = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(try XCTUnwrap(pushes.last).payloadJSON.utf8))
+                as? [String: [String: String]])
+        _ = try await auth.verifyPhoneNumber(
+            testNumber,
+            appVerification: .pushReceipt(
+                receipt: sent2.receipt,
+                secret: try XCTUnwrap(payload2["phoneauth"]?["secret"])))
         auth.setCaptchaVerifier { token, _ in (token == "human", 0.9) }
-        await assertThrows(.captchaCheckFailed) { _ = try await auth.verifyPhoneNumber(secondNumber, appVerification: .captchaToken("bot")) }
+        await assertThrows(.captchaCheckFailed) {
+            _ = try await auth.verifyPhoneNumber(secondNumber, appVerification: .captchaToken("bot"))
+        }
         let verification = try await auth.verifyPhoneNumber(secondNumber, appVerification: .captchaToken("human"))
         XCTAssertEqual(verification.codeLength, 6)
     }

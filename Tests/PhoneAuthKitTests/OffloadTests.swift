@@ -41,7 +41,8 @@ final class OffloadTests: XCTestCase {
     func testABurstOfAsyncCallsStaysWithinTheEnginesPool() async throws {
         let (auth, directory) = try openEngine()
         defer { auth.close(); try? FileManager.default.removeItem(at: directory) }
-        XCTAssertEqual(auth.pool.width, max(4, 2 * ProcessInfo.processInfo.activeProcessorCount), "SQLite has one connection")
+        XCTAssertEqual(
+            auth.pool.width, max(4, 2 * ProcessInfo.processInfo.activeProcessorCount), "SQLite has one connection")
         let counter = Counter()
         let calls = 48
         let finished = await withTaskGroup(of: Int.self) { group in
@@ -58,7 +59,8 @@ final class OffloadTests: XCTestCase {
             return await group.reduce(into: Set<Int>()) { $0.insert($1) }
         }
         XCTAssertEqual(finished.count, calls)
-        XCTAssertLessThanOrEqual(counter.peak, auth.pool.width, "more calls ran at once than the pool allows: \(counter.peak)")
+        XCTAssertLessThanOrEqual(
+            counter.peak, auth.pool.width, "more calls ran at once than the pool allows: \(counter.peak)")
         XCTAssertGreaterThan(counter.peak, 1, "the calls did not run side by side")
 
         let results = try await withThrowingTaskGroup(of: String.self) { group in

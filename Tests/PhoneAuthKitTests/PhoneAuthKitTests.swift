@@ -23,8 +23,10 @@ class KitTestCase: XCTestCase {
         return auth
     }
 
-    func assertThrows(_ code: PhoneAuthError.Code, status: Int32? = nil, file: StaticString = #filePath, line: UInt = #line,
-                      _ body: () async throws -> Void) async {
+    func assertThrows(
+        _ code: PhoneAuthError.Code, status: Int32? = nil, file: StaticString = #filePath, line: UInt = #line,
+        _ body: () async throws -> Void
+    ) async {
         do {
             try await body()
             XCTFail("no error; expected \(code)", file: file, line: line)
@@ -44,7 +46,8 @@ final class PhoneAuthKitTests: KitTestCase {
         let verification = try await auth.verifyPhoneNumber("+1 650-555-1234")
         XCTAssertEqual(verification.codeLength, 6)
         XCTAssertGreaterThan(verification.expiresAt, Date())
-        let credential = try PhoneAuth.credential(verificationID: verification.verificationID, verificationCode: "123456")
+        let credential = try PhoneAuth.credential(
+            verificationID: verification.verificationID, verificationCode: "123456")
         XCTAssertFalse("\(credential)".contains("123456"), "a credential's description shows no code")
         let session = try await auth.signIn(with: credential)
         XCTAssertTrue(session.isNewUser)
@@ -64,29 +67,37 @@ final class PhoneAuthKitTests: KitTestCase {
     func testARealNumberGetsItsCodeThroughTheSwiftSender() async throws {
         let auth = try open { $0.sms.appName = "Acme" }
         let inbox = Inbox()
-        auth.setSMSSender { message in inbox.put(message); return true }
+        auth.setSMSSender { message in
+            inbox.put(message); return true
+        }
         let verification = try await auth.verifyPhoneNumber("+16505553434", languageCode: "fr-CA")
         let message = try XCTUnwrap(inbox.wait())
-        XCTAssertEqual([message.to, message.languageCode, message.verificationID, message.purpose, message.encoding],
-                       ["+16505553434", "fr", verification.verificationID, "signIn", "GSM-7"])
+        XCTAssertEqual(
+            [message.to, message.languageCode, message.verificationID, message.purpose, message.encoding],
+            ["+16505553434", "fr", verification.verificationID, "signIn", "GSM-7"])
         XCTAssertEqual(message.segments, 1)
         XCTAssertTrue(message.body.hasSuffix("pour Acme."), message.body)
         let code = String(message.body.prefix(6))
         await assertThrows(.invalidVerificationCode, status: 17044) {
-            _ = try await auth.signIn(with: try PhoneAuth.credential(verificationID: verification.verificationID,
-                                                                     verificationCode: code == "000000" ? "111111" : "000000"))
+            _ = try await auth.signIn(
+                with: try PhoneAuth.credential(
+                    verificationID: verification.verificationID,
+                    verificationCode: code == "000000" ? "111111" : "000000"))
         }
-        let session = try await auth.signIn(with: try PhoneAuth.credential(verificationID: verification.verificationID, verificationCode: code))
+        let session = try await auth.signIn(
+            with: try PhoneAuth.credential(verificationID: verification.verificationID, verificationCode: code))
         XCTAssertEqual(session.user.phoneNumber, "+16505553434")
     }
 
     func testWrongCodesAreCountedByTheClientsAddress() async throws {
-        let auth = try PhoneAuth(json: #"{"database": "\#(try scratchDirectory())/auth.db", "quotas": {"wrongCodesPerIpPer5Minutes": 2}}"#)
+        let auth = try PhoneAuth(
+            json: #"{"database": "\#(try scratchDirectory())/auth.db", "quotas": {"wrongCodesPerIpPer5Minutes": 2}}"#)
         defer { auth.close() }
         auth.setSMSSender { _ in true }
         for attempt in 1...3 {
             let verification = try await auth.verifyPhoneNumber("+1650555300\(attempt)")
-            let wrong = try PhoneAuth.credential(verificationID: verification.verificationID, verificationCode: "0000000")
+            let wrong = try PhoneAuth.credential(
+                verificationID: verification.verificationID, verificationCode: "0000000")
             await assertThrows(attempt < 3 ? .invalidVerificationCode : .tooManyRequests) {
                 _ = try await auth.signIn(with: wrong, clientIP: "203.0.113.7")
             }
@@ -100,8 +111,9 @@ final class PhoneAuthKitTests: KitTestCase {
         }
         let first = try await auth.signIn(with: try credential(try await auth.verifyPhoneNumber(testNumber), "123456"))
         let enrolment = try await auth.startPhoneEnrollment(idToken: first.idToken, phoneNumber: secondNumber)
-        let enrolled = try await auth.finishPhoneEnrollment(idToken: first.idToken, credential: try credential(enrolment, "654321"),
-                                                            displayName: "work phone")
+        let enrolled = try await auth.finishPhoneEnrollment(
+            idToken: first.idToken, credential: try credential(enrolment, "654321"),
+            displayName: "work phone")
         XCTAssertEqual(enrolled.user.secondFactors.map(\.displayName), ["work phone"])
         var challenge: MultiFactorChallenge?
         do {
@@ -110,7 +122,8 @@ final class PhoneAuthKitTests: KitTestCase {
         } catch {
             XCTAssertEqual(error.code, .secondFactorRequired)
             challenge = error.multiFactorChallenge
-            XCTAssertFalse(error.detailsJSON.contains(challenge?.session ?? "?"), "the session is kept out of what gets logged")
+            XCTAssertFalse(
+                error.detailsJSON.contains(challenge?.session ?? "?"), "the session is kept out of what gets logged")
         }
         let hint = try XCTUnwrap(challenge?.hints.first)
         XCTAssertEqual(hint.phoneNumber?.suffix(4), "4321")
@@ -159,15 +172,19 @@ final class PhoneAuthKitTests: KitTestCase {
             $0.codeLength = 8
             $0.sms.provider = "callback"
         }
-        let session = try await auth.signIn(with: try PhoneAuth.credential(
-            verificationID: try await auth.verifyPhoneNumber(testNumber).verificationID, verificationCode: "123456"))
+        let session = try await auth.signIn(
+            with: try PhoneAuth.credential(
+                verificationID: try await auth.verifyPhoneNumber(testNumber).verificationID, verificationCode: "123456")
+        )
         XCTAssertEqual(session.expiresIn, 600)
         let token = try await auth.verifyIDToken(session.idToken)
         XCTAssertEqual(token.expiresAt.timeIntervalSince(token.issuedAt), 600)
         XCTAssertTrue(token.claimsJSON.contains(#""aud":"acme-prod""#), token.claimsJSON)
         XCTAssertTrue(token.claimsJSON.contains(#""iss":"https://auth.acme.test/acme-prod""#), token.claimsJSON)
         let inbox = Inbox()
-        auth.setSMSSender { inbox.put($0); return true }
+        auth.setSMSSender {
+            inbox.put($0); return true
+        }
         let verification = try await auth.verifyPhoneNumber("+16505553434")
         XCTAssertEqual(verification.codeLength, 8)
         XCTAssertNotNil(inbox.wait())
@@ -183,13 +200,15 @@ final class PhoneAuthKitTests: KitTestCase {
             }
         }
         let verification = try await auth.verifyPhoneNumber(testNumber)
-        _ = try await auth.signIn(with: try PhoneAuth.credential(verificationID: verification.verificationID, verificationCode: "123456"),
-                                  clientIP: "203.0.113.9")
+        _ = try await auth.signIn(
+            with: try PhoneAuth.credential(verificationID: verification.verificationID, verificationCode: "123456"),
+            clientIP: "203.0.113.9")
         let signedIn = try XCTUnwrap(events.all.first { $0.contains(#""event":"signInSucceeded""#) })
         XCTAssertTrue(signedIn.contains(#""clientIp":"203.0.113.9""#), signedIn)
         XCTAssertFalse(signedIn.contains("650555"), "numbers are masked: \(signedIn)")
         XCTAssertEqual(signIns.all, ["203.0.113.9 true"], "the event's fields as values")
-        let keys = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(auth.jwksJSON.utf8)) as? [String: [[String: Any]]])
+        let keys = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(auth.jwksJSON.utf8)) as? [String: [[String: Any]]])
         XCTAssertEqual(keys["keys"]?.first?["kty"] as? String, "EC")
     }
 
@@ -197,7 +216,9 @@ final class PhoneAuthKitTests: KitTestCase {
         let masterKey = String(repeating: "ab", count: 32)
         let auth = try open { $0.masterKey = masterKey }
         let inbox = Inbox()
-        auth.setSMSSender { inbox.put($0); return true }
+        auth.setSMSSender {
+            inbox.put($0); return true
+        }
         let verification = try await auth.verifyPhoneNumber("+16505553434")
         let message = try XCTUnwrap(inbox.wait())
         let code = String(message.body.prefix(6))
@@ -228,7 +249,8 @@ final class PhoneAuthKitTests: KitTestCase {
             XCTAssertEqual((error as? PhoneAuthError)?.code, .invalidArgument)
         }
         let directory = try scratchDirectory()
-        let auth = try PhoneAuth(json: #"{"database": "\#(directory)/json.db", "testPhoneNumbers": {"+16505551234": "123456"}}"#)
+        let auth = try PhoneAuth(
+            json: #"{"database": "\#(directory)/json.db", "testPhoneNumbers": {"+16505551234": "123456"}}"#)
         XCTAssertEqual(try auth.verifyPhoneNumber(testNumber).codeLength, 6)
         auth.close()
         XCTAssertThrowsError(try auth.verifyPhoneNumber(testNumber))

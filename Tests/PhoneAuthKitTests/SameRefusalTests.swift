@@ -7,13 +7,16 @@ import XCTest
 /// (Tests/refusals.json holds the cases and the answers; the C, Python and server tests read it).
 final class SameRefusalTests: KitTestCase {
     private static let cases: JSONValue = {
-        let path = String(#filePath).split(separator: "/").dropLast(3).map { "/" + $0 }.joined() + "/Tests/refusals.json"
+        let path =
+            String(#filePath).split(separator: "/").dropLast(3).map { "/" + $0 }.joined() + "/Tests/refusals.json"
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "{}"
         return (try? JSONCodec.parse(text))?["cases"] ?? .null
     }()
 
-    private func refused(_ name: String, file: StaticString = #filePath, line: UInt = #line,
-                         _ body: () async throws -> Void) async {
+    private func refused(
+        _ name: String, file: StaticString = #filePath, line: UInt = #line,
+        _ body: () async throws -> Void
+    ) async {
         let expected = Self.cases[name]
         XCTAssertNotNil(expected, "no case \(name) in Tests/refusals.json", file: file, line: line)
         do {
@@ -39,7 +42,9 @@ final class SameRefusalTests: KitTestCase {
         let unchanged = try await auth.user(uid: user.uid)
         XCTAssertNil(unchanged.displayName)
         let session = try await auth.signIn(withCustomToken: try await auth.createCustomToken(uid: "totp-user"))
-        await refused("longTotpAccountName") { _ = try await auth.startTotpEnrollment(idToken: session.idToken, accountName: long) }
+        await refused("longTotpAccountName") {
+            _ = try await auth.startTotpEnrollment(idToken: session.idToken, accountName: long)
+        }
         let token = String(repeating: "t", count: 16_385)
         await refused("longCaptchaToken") {
             _ = try await auth.verifyPhoneNumber(self.testNumber, appVerification: .captchaToken(token))

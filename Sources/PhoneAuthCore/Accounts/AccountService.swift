@@ -10,8 +10,10 @@ package final class AccountService {
     private let verification: VerificationService
     private let failures: FailureReporter
 
-    init(config: EngineConfig, clock: Clock, store: any AccountStore, keys: KeyRing, sessions: SessionService,
-         verification: VerificationService, failures: FailureReporter) {
+    init(
+        config: EngineConfig, clock: Clock, store: any AccountStore, keys: KeyRing, sessions: SessionService,
+        verification: VerificationService, failures: FailureReporter
+    ) {
         self.config = config
         self.clock = clock
         self.store = store
@@ -38,22 +40,29 @@ package final class AccountService {
 
     /// `phoneNumber` `.some(nil)` removes the number; a number another user has is refused.
     /// `customClaims` as setCustomUserClaims takes them; all changes are one transaction.
-    package func updateUser(uid: String, disabled: Bool? = nil, displayName: Label?? = nil, phoneNumber: String?? = nil,
-                           customClaims: JSONValue?? = nil) throws -> UserRecord {
+    package func updateUser(
+        uid: String, disabled: Bool? = nil, displayName: Label?? = nil, phoneNumber: String?? = nil,
+        customClaims: JSONValue?? = nil
+    ) throws -> UserRecord {
         var changes = UserChanges(disabled: disabled, displayName: displayName.map { $0?.text })
-        if let claims = customClaims { changes.customClaims = .some(try claims.flatMap { try DeveloperClaims.validated($0) }) }
+        if let claims = customClaims {
+            changes.customClaims = .some(try claims.flatMap { try DeveloperClaims.validated($0) })
+        }
         if let phoneNumber { changes.phoneNumber = .some(try phoneNumber.map { try PhoneNumber.parse($0).e164 }) }
         return try update(uid: uid, changes)
     }
 
     /// Adds a user that has not signed in yet (an admin's create): `uid` (1–128 bytes) or a new
     /// sortable one; a phone number another user or a second factor has is refused.
-    package func createUser(uid: String?, disabled: Bool = false, displayName: Label? = nil,
-                           phoneNumber: String? = nil) throws -> UserRecord {
+    package func createUser(
+        uid: String?, disabled: Bool = false, displayName: Label? = nil,
+        phoneNumber: String? = nil
+    ) throws -> UserRecord {
         let now = clock.now()
         let uid = uid ?? SortableID.make(at: now, randomBytes: 12)
         guard !uid.isEmpty, uid.utf8.count <= 128 else {
-            throw PhoneAuthError(.invalidArgument, "The field 'uid' must be 1 to 128 bytes.", details: [("field", .string("uid"))])
+            throw PhoneAuthError(
+                .invalidArgument, "The field 'uid' must be 1 to 128 bytes.", details: [("field", .string("uid"))])
         }
         var changes = UserChanges(disabled: disabled ? true : nil, displayName: displayName.map { .some($0.text) })
         if let phoneNumber { changes.phoneNumber = .some(try PhoneNumber.parse(phoneNumber).e164) }
@@ -62,7 +71,8 @@ package final class AccountService {
 
     /// Claims every later ID token of the user carries; nil or {} removes them.
     package func setCustomUserClaims(uid: String, claims: JSONValue?) throws {
-        _ = try update(uid: uid, UserChanges(customClaims: .some(try claims.flatMap { try DeveloperClaims.validated($0) })))
+        _ = try update(
+            uid: uid, UserChanges(customClaims: .some(try claims.flatMap { try DeveloperClaims.validated($0) })))
     }
 
     private func update(uid: String, _ changes: UserChanges) throws -> UserRecord {
@@ -73,21 +83,30 @@ package final class AccountService {
         switch outcome {
         case let .updated(user): return user
         case .notFound: throw AccountErrors.noUser
-        case .uidTaken: throw PhoneAuthError(.uidAlreadyExists, "A user with this uid already exists.", details: [("field", .string("uid"))])
+        case .uidTaken:
+            throw PhoneAuthError(
+                .uidAlreadyExists, "A user with this uid already exists.", details: [("field", .string("uid"))])
         case .phoneNumberTaken:
-            throw PhoneAuthError(.phoneNumberAlreadyExists, "Another user already has this phone number.", details: [("field", .string("phoneNumber"))])
+            throw PhoneAuthError(
+                .phoneNumberAlreadyExists, "Another user already has this phone number.",
+                details: [("field", .string("phoneNumber"))])
         case .phoneIsSecondFactor:
-            throw PhoneAuthError(.unsupportedFirstFactor, "This phone number is enrolled as an SMS second factor, so it cannot be a user's phone number.",
-                                 details: [("field", .string("phoneNumber"))])
+            throw PhoneAuthError(
+                .unsupportedFirstFactor,
+                "This phone number is enrolled as an SMS second factor, so it cannot be a user's phone number.",
+                details: [("field", .string("phoneNumber"))])
         }
     }
 
     /// One page of users in a stable order (by uid); `pageToken` continues after a page.
-    package func listUsers(maxResults: Int, pageToken: String?) throws -> (users: [UserRecord], nextPageToken: String?) {
+    package func listUsers(maxResults: Int, pageToken: String?) throws -> (users: [UserRecord], nextPageToken: String?)
+    {
         var after: String?
         if let pageToken {
             guard let bytes = Base64URL.decode(pageToken), !bytes.isEmpty else {
-                throw PhoneAuthError(.invalidArgument, "The page token is not one listUsers returned.", details: [("field", .string("pageToken"))])
+                throw PhoneAuthError(
+                    .invalidArgument, "The page token is not one listUsers returned.",
+                    details: [("field", .string("pageToken"))])
             }
             after = String(decoding: bytes, as: UTF8.self)
         }
@@ -113,24 +132,33 @@ package final class AccountService {
     /// user has the number, the code is consumed and becomes a temporary proof, returned in
     /// credentialAlreadyInUse's details with the number the code proved (Firebase's clients keep
     /// both).
-    private func changeNumber(idToken: String, credential: PhoneCredential,
-                              _ change: (_ proof: TemporaryProof) -> AccountChange) throws -> SignInResult {
+    private func changeNumber(
+        idToken: String, credential: PhoneCredential,
+        _ change: (_ proof: TemporaryProof) -> AccountChange
+    ) throws -> SignInResult {
         try VerificationService.checkCredential(credential)
         let session = try sessions.session(of: idToken, recent: true)
         let now = clock.now()
         let (signIn, first) = sessions.continuation(of: session, provider: .phone, now: now)
         let secret = Base64URL.encode(SecureBytes.random(count: 32))
         let proofId = VerificationCode.newVerificationId(at: now)
-        let proof = TemporaryProof(verificationId: proofId, codeHash: keys.codeHash(verificationId: proofId, code: secret),
-                                   expiresAt: now.adding(seconds: config.temporaryProofTtlSeconds))
-        let outcome = try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId,
-                                                 change: change(proof), now: now, maxAttempts: config.maxAttempts,
-                                                 limits: verification.checkLimits(credential), codeMatches: verification.codeMatcher(credential), signIn: signIn)
+        let proof = TemporaryProof(
+            verificationId: proofId, codeHash: keys.codeHash(verificationId: proofId, code: secret),
+            expiresAt: now.adding(seconds: config.temporaryProofTtlSeconds))
+        let outcome = try store.redeemForAccount(
+            id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId,
+            change: change(proof), now: now, maxAttempts: config.maxAttempts,
+            limits: verification.checkLimits(credential), codeMatches: verification.codeMatcher(credential),
+            signIn: signIn)
         if case let .refused(.credentialAlreadyInUse(phone)) = outcome {
-            throw PhoneAuthError(.credentialAlreadyInUse,
-                                 "Another account already has this phone number; details.temporaryProof signs in to that account (signInWithCredential).",
-                                 details: [("temporaryProof", .string(proofId + "." + secret)), ("expiresAt", .string(proof.expiresAt.rfc3339)),
-                                           ("phoneNumber", .string(phone))])
+            throw PhoneAuthError(
+                .credentialAlreadyInUse,
+                "Another account already has this phone number; details.temporaryProof signs in to that account (signInWithCredential).",
+                details: [
+                    ("temporaryProof", .string(proofId + "." + secret)),
+                    ("expiresAt", .string(proof.expiresAt.rfc3339)),
+                    ("phoneNumber", .string(phone)),
+                ])
         }
         return try sessions.finish(outcome, signIn, first, now: now, clientIp: credential.clientIp)
     }
@@ -142,9 +170,13 @@ package final class AccountService {
         let session = try sessions.session(of: idToken, recent: false)
         let now = clock.now()
         let (signIn, first) = sessions.newSignIn(uid: session.user.uid, provider: .phone, now: now)
-        return try sessions.finish(try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId, change: .reauthenticate, now: now,
-                                                     maxAttempts: config.maxAttempts, limits: verification.checkLimits(credential), codeMatches: verification.codeMatcher(credential), signIn: signIn),
-                          signIn, first, now: now, clientIp: credential.clientIp)
+        return try sessions.finish(
+            try store.redeemForAccount(
+                id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId,
+                change: .reauthenticate, now: now,
+                maxAttempts: config.maxAttempts, limits: verification.checkLimits(credential),
+                codeMatches: verification.codeMatcher(credential), signIn: signIn),
+            signIn, first, now: now, clientIp: credential.clientIp)
     }
 
     /// Removes the phone number from the signed-in user (a recent sign-in is required: a stolen
@@ -152,7 +184,9 @@ package final class AccountService {
     package func unlink(idToken: String, providerId: String) throws -> UserRecord {
         let session = try sessions.session(of: idToken, recent: true)
         guard providerId == "phone" else {
-            throw PhoneAuthError(.noSuchProvider, "PhoneAuth accounts have one linkable provider, \"phone\".", details: [("field", .string("providerId"))])
+            throw PhoneAuthError(
+                .noSuchProvider, "PhoneAuth accounts have one linkable provider, \"phone\".",
+                details: [("field", .string("providerId"))])
         }
         return try user(from: try store.unlinkPhone(uid: session.user.uid, presentedSession: session.sessionId))
     }
@@ -164,7 +198,8 @@ package final class AccountService {
         case let .signedIn(session, _): return session.user
         case let .rejected(rejection): throw failures.rejected(rejection, clientIp: nil, now: clock.now())
         case let .refused(refusal): throw AccountErrors.error(refusal)
-        case let .secondFactorRequired(user): throw PhoneAuthError(.internalError, "Unexpected challenge for user \(user.uid).")
+        case let .secondFactorRequired(user):
+            throw PhoneAuthError(.internalError, "Unexpected challenge for user \(user.uid).")
         case let .locked(until): throw MultiFactorErrors.factorLocked(until: until, now: clock.now())
         }
     }

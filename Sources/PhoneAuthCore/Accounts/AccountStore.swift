@@ -6,8 +6,10 @@ package protocol AccountStore: AnyObject, Sendable {
     /// re-authenticates it, or enrols the number as a second factor; then opens the session
     /// `signIn`. Refusals leave the code unused, except credentialAlreadyInUse, which consumes it
     /// and stores the temporary proof `change` carries.
-    func redeemForAccount(id: String, uid: String, presentedSession: String, change: AccountChange, now: Timestamp, maxAttempts: Int,
-                          limits: CheckLimits, codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome
+    func redeemForAccount(
+        id: String, uid: String, presentedSession: String, change: AccountChange, now: Timestamp, maxAttempts: Int,
+        limits: CheckLimits, codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn
+    ) throws -> AccountOutcome
     func unlinkPhone(uid: String, presentedSession: String) throws -> AccountOutcome
     func user(uid: String) throws -> UserRecord?
     func user(phoneNumber: String) throws -> UserRecord?

@@ -15,7 +15,8 @@ package final class AccountTransfer {
     package static let maxImportUsers = 1000
 
     /// One page of users in uid order, each as `auth:export` writes it; `nextPageToken` continues.
-    package func exportUsers(maxResults: Int, pageToken: String?) throws -> (users: [JSONValue], nextPageToken: String?) {
+    package func exportUsers(maxResults: Int, pageToken: String?) throws -> (users: [JSONValue], nextPageToken: String?)
+    {
         let page = try accounts.listUsers(maxResults: maxResults, pageToken: pageToken)
         return (page.users.map { FirebaseUser.exportJSON($0) }, page.nextPageToken)
     }
@@ -24,8 +25,10 @@ package final class AccountTransfer {
     /// are imported. Importing a uid again replaces its fields and phone factors (idempotent).
     package func importUsers(_ users: [JSONValue]) throws -> (imported: Int, errors: [(index: Int, message: String)]) {
         guard users.count <= Self.maxImportUsers else {
-            throw PhoneAuthError(.invalidArgument, "At most \(Self.maxImportUsers) users per importUsers call; this one has \(users.count).",
-                                 details: [("field", .string("users"))])
+            throw PhoneAuthError(
+                .invalidArgument,
+                "At most \(Self.maxImportUsers) users per importUsers call; this one has \(users.count).",
+                details: [("field", .string("users"))])
         }
         let now = clock.now()
         var imported = 0, errors: [(Int, String)] = []
@@ -35,7 +38,8 @@ package final class AccountTransfer {
                 switch try store.importUser(user) {
                 case .updated: imported += 1
                 case .phoneNumberTaken: errors.append((index, "Another user has this phone number."))
-                case .phoneIsSecondFactor: errors.append((index, "A phone number is both a sign-in number and a second factor."))
+                case .phoneIsSecondFactor:
+                    errors.append((index, "A phone number is both a sign-in number and a second factor."))
                 case .notFound, .uidTaken: errors.append((index, "The user could not be written."))
                 }
             } catch let error as PhoneAuthError where error.code != .storageError {
@@ -49,37 +53,57 @@ package final class AccountTransfer {
     /// rather than imported without it.
     private static let otherSignInFields = ["email", "passwordHash", "salt", "passwordUpdatedAt"]
     /// Fields of Firebase's format that change nothing here.
-    private static let ignoredFields: Set<String> = ["photoUrl", "emailVerified", "validSince", "lastRefreshAt", "lastLoginAt", "tenantId"]
+    private static let ignoredFields: Set<String> = [
+        "photoUrl", "emailVerified", "validSince", "lastRefreshAt", "lastLoginAt", "tenantId",
+    ]
 
     /// A user of the export format, checked field by field; a message names what is wrong.
     static func importedUser(_ entry: JSONValue, now: Timestamp) throws -> UserRecord {
         let r = try ObjectReader(entry, what: "user")
-        if let field = otherSignInFields.first(where: { r.value($0) != nil && r.value($0) != .null && r.value($0) != .string("") }) {
-            throw PhoneAuthError(.invalidArgument, "The user has '\(field)': PhoneAuth signs in by phone only, so it is not imported.")
+        if let field = otherSignInFields.first(where: {
+            r.value($0) != nil && r.value($0) != .null && r.value($0) != .string("")
+        }) {
+            throw PhoneAuthError(
+                .invalidArgument, "The user has '\(field)': PhoneAuth signs in by phone only, so it is not imported.")
         }
-        try r.rejectUnknown(Set(["localId", "phoneNumber", "displayName", "disabled", "createdAt", "lastSignedInAt", "customAttributes",
-                                 "providerUserInfo", "mfaInfo"] + otherSignInFields).union(ignoredFields))
+        try r.rejectUnknown(
+            Set(
+                [
+                    "localId", "phoneNumber", "displayName", "disabled", "createdAt", "lastSignedInAt",
+                    "customAttributes",
+                    "providerUserInfo", "mfaInfo",
+                ] + otherSignInFields
+            ).union(ignoredFields))
         guard let uid = try r.string("localId"), !uid.isEmpty, uid.utf8.count <= 128 else {
             throw PhoneAuthError(.invalidArgument, "The field 'localId' must be 1 to 128 bytes.")
         }
-        var user = UserRecord(uid: uid, phoneNumber: try r.string("phoneNumber").map { try PhoneNumber.parse($0).e164 },
-                              displayName: try r.string("displayName"), disabled: try r.bool("disabled") ?? false,
-                              createdAt: try time(r, "createdAt") ?? now, lastSignInAt: try time(r, "lastSignedInAt") ?? time(r, "lastLoginAt"),
-                              validSince: nil)
+        var user = UserRecord(
+            uid: uid, phoneNumber: try r.string("phoneNumber").map { try PhoneNumber.parse($0).e164 },
+            displayName: try r.string("displayName"), disabled: try r.bool("disabled") ?? false,
+            createdAt: try time(r, "createdAt") ?? now,
+            lastSignInAt: try time(r, "lastSignedInAt") ?? time(r, "lastLoginAt"),
+            validSince: nil)
         _ = try Label(user.displayName, field: "displayName")
         if let text = try r.string("customAttributes"), !text.isEmpty {
             guard text.utf8.count <= 1000, let claims = try? JSONCodec.parse(text) else {
-                throw PhoneAuthError(.invalidArgument, "The field 'customAttributes' must be a JSON object's text of at most 1000 bytes.")
+                throw PhoneAuthError(
+                    .invalidArgument, "The field 'customAttributes' must be a JSON object's text of at most 1000 bytes."
+                )
             }
             user.customClaims = try DeveloperClaims.validated(claims, field: "customAttributes")
         }
         if case let .array(providers)? = r.value("providerUserInfo") {
             for provider in providers where provider["providerId"]?.stringValue != "phone" {
-                throw PhoneAuthError(.invalidArgument, "The user signs in with \(Echo.quoted(provider["providerId"]?.stringValue ?? "", or: "another provider")): PhoneAuth signs in by phone only.")
+                throw PhoneAuthError(
+                    .invalidArgument,
+                    "The user signs in with \(Echo.quoted(provider["providerId"]?.stringValue ?? "", or: "another provider")): PhoneAuth signs in by phone only."
+                )
             }
         }
         if let factors = r.value("mfaInfo") {
-            guard case let .array(items) = factors else { throw PhoneAuthError(.invalidArgument, "The field 'mfaInfo' must be an array.") }
+            guard case let .array(items) = factors else {
+                throw PhoneAuthError(.invalidArgument, "The field 'mfaInfo' must be an array.")
+            }
             user.factors = try items.enumerated().map { i, item in try factor(item, path: "mfaInfo[\(i)]", now: now) }
         }
         return user
@@ -88,15 +112,18 @@ package final class AccountTransfer {
     private static func factor(_ item: JSONValue, path: String, now: Timestamp) throws -> EnrolledFactor {
         let f = try ObjectReader(item, path: path)
         if f.value("totpInfo") != nil {
-            throw PhoneAuthError(.invalidArgument, "\(path) is a TOTP factor: its secret is never exported, so it cannot be imported.")
+            throw PhoneAuthError(
+                .invalidArgument, "\(path) is a TOTP factor: its secret is never exported, so it cannot be imported.")
         }
         try f.rejectUnknown(["mfaEnrollmentId", "displayName", "phoneInfo", "enrolledAt", "unobfuscatedPhoneInfo"])
         guard let id = try f.string("mfaEnrollmentId"), !id.isEmpty, id.utf8.count <= 128,
-              let phone = try f.string("unobfuscatedPhoneInfo") ?? f.string("phoneInfo") else {
+            let phone = try f.string("unobfuscatedPhoneInfo") ?? f.string("phoneInfo")
+        else {
             throw PhoneAuthError(.invalidArgument, "\(path) needs 'mfaEnrollmentId' and 'phoneInfo'.")
         }
-        return EnrolledFactor(enrollmentId: id, factorId: .phone, displayName: try f.string("displayName"),
-                              phoneNumber: try PhoneNumber.parse(phone).e164, enrolledAt: try time(f, "enrolledAt") ?? now)
+        return EnrolledFactor(
+            enrollmentId: id, factorId: .phone, displayName: try f.string("displayName"),
+            phoneNumber: try PhoneNumber.parse(phone).e164, enrolledAt: try time(f, "enrolledAt") ?? now)
     }
 
     /// A time as Firebase writes it: milliseconds as a string or a number, or RFC 3339.
@@ -109,7 +136,8 @@ package final class AccountTransfer {
             if let t = Timestamp(rfc3339: text) { return t }
             fallthrough
         default:
-            throw PhoneAuthError(.invalidArgument, "The field '\(key)' must be milliseconds since 1970 or an RFC 3339 time.")
+            throw PhoneAuthError(
+                .invalidArgument, "The field '\(key)' must be milliseconds since 1970 or an RFC 3339 time.")
         }
     }
 }

@@ -13,9 +13,17 @@ package enum FirebaseUser {
         o.set("createdAt", .string(String(user.createdAt.milliseconds)))
         o.set("lastSignedInAt", user.lastSignInAt.map { .string(String($0.milliseconds)) })
         o.set("customAttributes", user.customClaims.map { .string($0) })
-        o.set("providerUserInfo", .array(user.phoneNumber.map { phone in
-            [.object([("providerId", .string("phone")), ("rawId", .string(phone)), ("phoneNumber", .string(phone))])]
-        } ?? []))
+        o.set(
+            "providerUserInfo",
+            .array(
+                user.phoneNumber.map { phone in
+                    [
+                        .object([
+                            ("providerId", .string("phone")), ("rawId", .string(phone)),
+                            ("phoneNumber", .string(phone)),
+                        ])
+                    ]
+                } ?? []))
         let factors = user.factors.filter { $0.factorId == .phone }
         if !factors.isEmpty { o.set("mfaInfo", .array(factors.map(factor))) }
         return o.value

@@ -1,14 +1,20 @@
 /// The account changes a signed-in user proves with a code (AccountStore).
 extension SQLStore {
-    package func redeemForAccount(id: String, uid: String, presentedSession: String, change: AccountChange, now: Timestamp,
-                                 maxAttempts: Int, limits: CheckLimits, codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome {
+    package func redeemForAccount(
+        id: String, uid: String, presentedSession: String, change: AccountChange, now: Timestamp,
+        maxAttempts: Int, limits: CheckLimits, codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn
+    ) throws -> AccountOutcome {
         try write { db in
-            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
+            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) {
+                return .refused(refusal)
+            }
             let purpose: VerificationPurpose
             if case .enrollPhone = change { purpose = .enroll } else { purpose = .signIn }
             let phone: String
-            switch try checkCode(id: id, purpose: purpose, subject: purpose == .enroll ? uid : nil, now: now,
-                                 maxAttempts: maxAttempts, limits: limits, codeMatches: codeMatches, in: db) {
+            switch try checkCode(
+                id: id, purpose: purpose, subject: purpose == .enroll ? uid : nil, now: now,
+                maxAttempts: maxAttempts, limits: limits, codeMatches: codeMatches, in: db)
+            {
             case let .failure(rejection): return .rejected(rejection)
             case let .success(v): phone = v.phone
             }
@@ -18,12 +24,16 @@ extension SQLStore {
             switch change {
             case let .link(proof):
                 if user.phoneNumber != nil { return .refused(.providerAlreadyLinked) }
-                if let owner { return try alreadyInUse(id, proof: proof, phone: phone, owner: owner.uid, now: now, in: db) }
+                if let owner {
+                    return try alreadyInUse(id, proof: proof, phone: phone, owner: owner.uid, now: now, in: db)
+                }
                 if holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
                 try db.run("UPDATE users SET phone = ? WHERE uid = ?", [.text(phone), .text(uid)])
                 user.phoneNumber = phone
             case let .updatePhoneNumber(proof):
-                if let owner, owner.uid != uid { return try alreadyInUse(id, proof: proof, phone: phone, owner: owner.uid, now: now, in: db) }
+                if let owner, owner.uid != uid {
+                    return try alreadyInUse(id, proof: proof, phone: phone, owner: owner.uid, now: now, in: db)
+                }
                 if holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
                 try db.run("UPDATE users SET phone = ? WHERE uid = ?", [.text(phone), .text(uid)])
                 user.phoneNumber = phone
@@ -31,7 +41,9 @@ extension SQLStore {
                 if owner?.uid != uid { return .refused(.userMismatch) }
             case let .enrollPhone(factor):
                 if owner != nil { return .refused(.unsupportedFirstFactor) }
-                if user.factors.contains(where: { $0.phoneNumber == phone }) { return .refused(.secondFactorAlreadyEnrolled) }
+                if user.factors.contains(where: { $0.phoneNumber == phone }) {
+                    return .refused(.secondFactorAlreadyEnrolled)
+                }
                 if user.factors.count >= factor.maxFactors { return .refused(.maximumSecondFactorCountExceeded) }
                 user.factors.append(try insertFactor(factor, uid: uid, phone: phone, lastStep: 0, now: now, in: db))
             }
@@ -42,20 +54,28 @@ extension SQLStore {
 
     /// Another user (`owner`) has the number: the code is consumed and becomes `proof`, a
     /// verification that signs in to the owner.
-    private func alreadyInUse(_ id: String, proof: TemporaryProof, phone: String, owner: String, now: Timestamp,
-                              in db: Connection) throws -> AccountOutcome {
+    private func alreadyInUse(
+        _ id: String, proof: TemporaryProof, phone: String, owner: String, now: Timestamp,
+        in db: Connection
+    ) throws -> AccountOutcome {
         try markUsed(id, in: db)
-        try db.run("""
+        try db.run(
+            """
             INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, due_at, purpose, subject)
             VALUES (?, ?, ?, ?, ?, 'none', '', ?, 'temporaryProof', ?)
-            """, [.text(proof.verificationId), .text(phone), .blob(proof.codeHash), .int(now.milliseconds),
-                  .int(proof.expiresAt.milliseconds), .int(now.milliseconds), .text(owner)])
+            """,
+            [
+                .text(proof.verificationId), .text(phone), .blob(proof.codeHash), .int(now.milliseconds),
+                .int(proof.expiresAt.milliseconds), .int(now.milliseconds), .text(owner),
+            ])
         return .refused(.credentialAlreadyInUse(phone: phone))
     }
 
     package func unlinkPhone(uid: String, presentedSession: String) throws -> AccountOutcome {
         try write { db in
-            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
+            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) {
+                return .refused(refusal)
+            }
             guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
             guard user.phoneNumber != nil else { return .refused(.noSuchProvider) }
             try db.run("UPDATE users SET phone = NULL WHERE uid = ?", [.text(uid)])

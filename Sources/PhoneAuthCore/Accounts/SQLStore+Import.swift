@@ -14,28 +14,39 @@ extension SQLStore {
             for factor in user.factors {
                 guard let phone = factor.phoneNumber else { continue }
                 if phone == user.phoneNumber { return .phoneIsSecondFactor }
-                if let owner = try self.user(phoneNumber: phone, in: db), owner.uid != user.uid { return .phoneIsSecondFactor }
+                if let owner = try self.user(phoneNumber: phone, in: db), owner.uid != user.uid {
+                    return .phoneIsSecondFactor
+                }
             }
-            let fields: [SQLValue] = [Self.optional(user.phoneNumber), Self.optional(user.displayName), .int(user.disabled ? 1 : 0),
-                                      .int(user.createdAt.milliseconds), user.lastSignInAt.map { .int($0.milliseconds) } ?? .null,
-                                      Self.optional(user.customClaims)]
+            let fields: [SQLValue] = [
+                Self.optional(user.phoneNumber), Self.optional(user.displayName), .int(user.disabled ? 1 : 0),
+                .int(user.createdAt.milliseconds), user.lastSignInAt.map { .int($0.milliseconds) } ?? .null,
+                Self.optional(user.customClaims),
+            ]
             if try self.user(uid: user.uid, in: db) == nil {
-                try db.run("""
+                try db.run(
+                    """
                     INSERT INTO users (phone, display_name, disabled, created_at, last_sign_in_at, custom_claims, uid)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     """, fields + [.text(user.uid)])
             } else {
-                try db.run("""
+                try db.run(
+                    """
                     UPDATE users SET phone = ?, display_name = ?, disabled = ?, created_at = ?, last_sign_in_at = ?, custom_claims = ?
                     WHERE uid = ?
                     """, fields + [.text(user.uid)])
                 try db.run("DELETE FROM factors WHERE uid = ? AND factor_id = 'phone'", [.text(user.uid)])
             }
             for factor in user.factors where factor.factorId == .phone {
-                try db.run("""
+                try db.run(
+                    """
                     INSERT INTO factors (uid, enrollment_id, factor_id, display_name, phone, enrolled_at) VALUES (?, ?, 'phone', ?, ?, ?)
-                    """, [.text(user.uid), .text(factor.enrollmentId), Self.optional(factor.displayName), Self.optional(factor.phoneNumber),
-                          .int(factor.enrolledAt.milliseconds)])
+                    """,
+                    [
+                        .text(user.uid), .text(factor.enrollmentId), Self.optional(factor.displayName),
+                        Self.optional(factor.phoneNumber),
+                        .int(factor.enrolledAt.milliseconds),
+                    ])
             }
             guard let stored = try self.user(uid: user.uid, in: db) else { return .notFound }
             return .updated(stored)

@@ -1,12 +1,15 @@
 /// Users and their factors, as the admin methods and the sign-in transactions read and change them.
 extension SQLStore {
-    static var userColumns: String { "SELECT uid, phone, display_name, disabled, created_at, last_sign_in_at, valid_since, custom_claims FROM users" }
+    static var userColumns: String {
+        "SELECT uid, phone, display_name, disabled, created_at, last_sign_in_at, valid_since, custom_claims FROM users"
+    }
 
     static func userRecord(_ row: Connection.Row) -> UserRecord {
-        UserRecord(uid: row.text(0), phoneNumber: row.optionalText(1), displayName: row.optionalText(2),
-                   disabled: row.int(3) != 0, createdAt: Timestamp(milliseconds: row.int(4)),
-                   lastSignInAt: row.optionalInt(5).map { Timestamp(milliseconds: $0) },
-                   validSince: row.optionalInt(6).map { Timestamp(milliseconds: $0) }, customClaims: row.optionalText(7))
+        UserRecord(
+            uid: row.text(0), phoneNumber: row.optionalText(1), displayName: row.optionalText(2),
+            disabled: row.int(3) != 0, createdAt: Timestamp(milliseconds: row.int(4)),
+            lastSignInAt: row.optionalInt(5).map { Timestamp(milliseconds: $0) },
+            validSince: row.optionalInt(6).map { Timestamp(milliseconds: $0) }, customClaims: row.optionalText(7))
     }
 
     func user(uid: String, in db: Connection) throws -> UserRecord? {
@@ -14,25 +17,32 @@ extension SQLStore {
     }
 
     func user(phoneNumber: String, in db: Connection) throws -> UserRecord? {
-        try withFactors(try db.row(Self.userColumns + " WHERE phone = ?", [.text(phoneNumber)], Self.userRecord), in: db)
+        try withFactors(
+            try db.row(Self.userColumns + " WHERE phone = ?", [.text(phoneNumber)], Self.userRecord), in: db)
     }
 
     func withFactors(_ user: UserRecord?, in db: Connection) throws -> UserRecord? {
         guard var user else { return nil }
-        try db.rows("""
+        try db.rows(
+            """
             SELECT enrollment_id, factor_id, display_name, phone, enrolled_at FROM factors WHERE uid = ? ORDER BY enrolled_at, enrollment_id
-            """, [.text(user.uid)]) { row in
+            """, [.text(user.uid)]
+        ) { row in
             let factorId = try row.text(1, as: FactorKind.self)
-            user.factors.append(EnrolledFactor(enrollmentId: row.text(0), factorId: factorId,
-                                               displayName: row.optionalText(2), phoneNumber: row.optionalText(3),
-                                               enrolledAt: Timestamp(milliseconds: row.int(4))))
+            user.factors.append(
+                EnrolledFactor(
+                    enrollmentId: row.text(0), factorId: factorId,
+                    displayName: row.optionalText(2), phoneNumber: row.optionalText(3),
+                    enrolledAt: Timestamp(milliseconds: row.int(4))))
         }
         return user
     }
 
     package func user(uid: String) throws -> UserRecord? { try read { try user(uid: uid, in: $0) } }
 
-    package func user(phoneNumber: String) throws -> UserRecord? { try read { try user(phoneNumber: phoneNumber, in: $0) } }
+    package func user(phoneNumber: String) throws -> UserRecord? {
+        try read { try user(phoneNumber: phoneNumber, in: $0) }
+    }
 
     package func deleteUser(uid: String) throws -> Bool {
         try write { db in try db.run("DELETE FROM users WHERE uid = ?", [.text(uid)]) == 1 }
@@ -64,23 +74,28 @@ extension SQLStore {
         return nil
     }
 
-    private func apply(_ changes: UserChanges, uid: String, now: Timestamp, in db: Connection) throws -> UpdateUserOutcome {
+    private func apply(
+        _ changes: UserChanges, uid: String, now: Timestamp, in db: Connection
+    ) throws -> UpdateUserOutcome {
         if let phone = changes.phoneNumber {
             try db.run("UPDATE users SET phone = ? WHERE uid = ?", [phone.map { .text($0) } ?? .null, .text(uid)])
         }
         if let claims = changes.customClaims {
-            try db.run("UPDATE users SET custom_claims = ? WHERE uid = ?", [claims.map { .text($0) } ?? .null, .text(uid)])
+            try db.run(
+                "UPDATE users SET custom_claims = ? WHERE uid = ?", [claims.map { .text($0) } ?? .null, .text(uid)])
         }
         if let disabled = changes.disabled {
             try db.run("UPDATE users SET disabled = ? WHERE uid = ?", [.int(disabled ? 1 : 0), .text(uid)])
             if disabled {
-                try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'userDisabled' WHERE uid = ? AND revoked_at IS NULL",
-                           [.int(now.milliseconds), .text(uid)])
+                try db.run(
+                    "UPDATE sessions SET revoked_at = ?, revoked_reason = 'userDisabled' WHERE uid = ? AND revoked_at IS NULL",
+                    [.int(now.milliseconds), .text(uid)])
                 try endChallenges(uid: uid, in: db)
             }
         }
         if let displayName = changes.displayName {
-            try db.run("UPDATE users SET display_name = ? WHERE uid = ?", [displayName.map { .text($0) } ?? .null, .text(uid)])
+            try db.run(
+                "UPDATE users SET display_name = ? WHERE uid = ?", [displayName.map { .text($0) } ?? .null, .text(uid)])
         }
         guard let user = try user(uid: uid, in: db) else { return .notFound }
         return .updated(user)
@@ -89,7 +104,9 @@ extension SQLStore {
     package func listUsers(afterUid: String?, limit: Int) throws -> [UserRecord] {
         try read { db in
             var users: [UserRecord] = []
-            try db.rows(Self.userColumns + " WHERE uid > ? ORDER BY uid LIMIT ?", [.text(afterUid ?? ""), .int(Int64(limit))]) {
+            try db.rows(
+                Self.userColumns + " WHERE uid > ? ORDER BY uid LIMIT ?", [.text(afterUid ?? ""), .int(Int64(limit))]
+            ) {
                 users.append(Self.userRecord($0))
             }
             return try users.compactMap { try withFactors($0, in: db) }

@@ -5,7 +5,9 @@ package struct UserChanges: Sendable {
     package var phoneNumber: String??
     package var customClaims: String??
 
-    package init(disabled: Bool? = nil, displayName: String?? = nil, phoneNumber: String?? = nil, customClaims: String?? = nil) {
+    package init(
+        disabled: Bool? = nil, displayName: String?? = nil, phoneNumber: String?? = nil, customClaims: String?? = nil
+    ) {
         self.disabled = disabled
         self.displayName = displayName
         self.phoneNumber = phoneNumber

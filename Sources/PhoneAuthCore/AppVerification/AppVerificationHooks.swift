@@ -7,12 +7,20 @@ final class AppVerificationHooks: @unchecked Sendable {  // the installed hooks 
 
     var pushSender: PushSender? {
         get { lock.withLock { push } }
-        set { lock.withLock { push = newValue; everInstalled = everInstalled || newValue != nil } }
+        set {
+            lock.withLock {
+                push = newValue; everInstalled = everInstalled || newValue != nil
+            }
+        }
     }
 
     var captchaVerifier: CaptchaVerifier? {
         get { lock.withLock { captcha } }
-        set { lock.withLock { captcha = newValue; everInstalled = everInstalled || newValue != nil } }
+        set {
+            lock.withLock {
+                captcha = newValue; everInstalled = everInstalled || newValue != nil
+            }
+        }
     }
 
     /// Installing either turns enforcement on for good (unless the configuration says otherwise):

@@ -9,8 +9,10 @@ package final class AppVerificationService {
     let hooks: AppVerificationHooks
     private let failures: FailureReporter
 
-    init(config: EngineConfig, smsText: SMSText, clock: Clock, store: any AppCheckStore, keys: KeyRing,
-         hooks: AppVerificationHooks, failures: FailureReporter) {
+    init(
+        config: EngineConfig, smsText: SMSText, clock: Clock, store: any AppCheckStore, keys: KeyRing,
+        hooks: AppVerificationHooks, failures: FailureReporter
+    ) {
         self.config = config
         self.smsText = smsText
         self.clock = clock
@@ -44,36 +46,51 @@ package final class AppVerificationService {
 
     /// Sends the app a silent push with a receipt and its secret; returns the receipt and how long
     /// to wait for the push before falling back to the captcha.
-    package func verifyClient(appToken: String?, tokenType: String?,
-                              clientIp: ClientAddress? = nil) throws -> (receipt: String, suggestedTimeout: Int64) {
-        guard let appToken, !appToken.isEmpty else { throw PhoneAuthError(.missingAppToken, "The app's push token (appToken) is required.") }
+    package func verifyClient(
+        appToken: String?, tokenType: String?,
+        clientIp: ClientAddress? = nil
+    ) throws -> (receipt: String, suggestedTimeout: Int64) {
+        guard let appToken, !appToken.isEmpty else {
+            throw PhoneAuthError(.missingAppToken, "The app's push token (appToken) is required.")
+        }
         guard appToken.utf8.count <= 4096 else {
-            throw PhoneAuthError(.invalidArgument, "The field 'appToken' must be at most 4096 bytes.", details: [("field", .string("appToken"))])
+            throw PhoneAuthError(
+                .invalidArgument, "The field 'appToken' must be at most 4096 bytes.",
+                details: [("field", .string("appToken"))])
         }
         let type = tokenType ?? "unknown"
         guard Self.tokenTypes.contains(type) else {
-            throw PhoneAuthError(.invalidArgument, "The field 'tokenType' must be \"prod\", \"sandbox\" or \"unknown\".", details: [("field", .string("tokenType"))])
+            throw PhoneAuthError(
+                .invalidArgument, "The field 'tokenType' must be \"prod\", \"sandbox\" or \"unknown\".",
+                details: [("field", .string("tokenType"))])
         }
         guard let sender = hooks.pushSender else {
-            throw PhoneAuthError(.operationNotAllowed, "No push sender is installed (phoneauth_set_push_sender); use the captcha.",
-                                 details: [("reason", .string("noPushSender"))])
+            throw PhoneAuthError(
+                .operationNotAllowed, "No push sender is installed (phoneauth_set_push_sender); use the captcha.",
+                details: [("reason", .string("noPushSender"))])
         }
         let now = clock.now()
         let receipt = SortableID.make(at: now, randomBytes: 18)
         let secret = Base64URL.encode(SecureBytes.random(count: 32))
-        if let trip = try store.addAppCheck(id: receipt, kind: .receipt, secretHash: receiptHash(receipt, secret),
-                                            scheme: nil,
-                                            expiresAt: now.adding(seconds: config.receiptTtlSeconds), now: now,
-                                            ipKey: clientIp?.limitKey, ipLimit: config.abuse.appChecksPerIpPerHour) {
+        if let trip = try store.addAppCheck(
+            id: receipt, kind: .receipt, secretHash: receiptHash(receipt, secret),
+            scheme: nil,
+            expiresAt: now.adding(seconds: config.receiptTtlSeconds), now: now,
+            ipKey: clientIp?.limitKey, ipLimit: config.abuse.appChecksPerIpPerHour)
+        {
             throw failures.limitError(trip, now: now)
         }
-        let payload: JSONValue = .object([(Self.pushKey, .object([("receipt", .string(receipt)), ("secret", .string(secret))]))])
+        let payload: JSONValue = .object([
+            (Self.pushKey, .object([("receipt", .string(receipt)), ("secret", .string(secret))]))
+        ])
         guard sender.send(appToken: appToken, tokenType: type, payload: payload) else {
             // The host says the push did not go: its secret must not work if it went anyway.
-            _ = try store.useAppCheck(id: receipt, kind: .receipt, now: now, spendOnMismatch: true,
-                                      accepts: { _, _ in false })
-            throw PhoneAuthError(.appNotVerified, "The push sender could not send the verification push; use the captcha.",
-                                 details: [("reason", .string("pushFailed"))])
+            _ = try store.useAppCheck(
+                id: receipt, kind: .receipt, now: now, spendOnMismatch: true,
+                accepts: { _, _ in false })
+            throw PhoneAuthError(
+                .appNotVerified, "The push sender could not send the verification push; use the captcha.",
+                details: [("reason", .string("pushFailed"))])
         }
         return (receipt, config.pushTimeoutSeconds)
     }
@@ -86,7 +103,8 @@ package final class AppVerificationService {
         if case let .string(text)? = value, text.utf8.count <= 4096 { value = try? JSONCodec.parse(text) }
         guard let value, case .object = value else { return NotificationResult() }
         if let receipt = value["receipt"]?.stringValue, let secret = value["secret"]?.stringValue,
-           !receipt.isEmpty, !secret.isEmpty, receipt.utf8.count <= 128, secret.utf8.count <= 128 {
+            !receipt.isEmpty, !secret.isEmpty, receipt.utf8.count <= 128, secret.utf8.count <= 128
+        {
             return NotificationResult(handled: true, receipt: receipt, secret: secret)
         }
         return NotificationResult(handled: value["warning"] != nil)
@@ -94,26 +112,35 @@ package final class AppVerificationService {
 
     /// The URL of the host's captcha page for a new challenge, which reports back through
     /// `<callbackScheme>://phoneauth/link?deep_link_id=...` (see canHandleURL).
-    package func captchaChallenge(callbackScheme: String, languageCode: LanguageTag?,
-                                  clientIp: ClientAddress? = nil) throws -> (url: String, eventId: String) {
+    package func captchaChallenge(
+        callbackScheme: String, languageCode: LanguageTag?,
+        clientIp: ClientAddress? = nil
+    ) throws -> (url: String, eventId: String) {
         guard let page = config.captchaPageUrl else {
-            throw PhoneAuthError(.operationNotAllowed, "No captcha page is configured (captcha.pageUrl).", details: [("reason", .string("noCaptchaPage"))])
+            throw PhoneAuthError(
+                .operationNotAllowed, "No captcha page is configured (captcha.pageUrl).",
+                details: [("reason", .string("noCaptchaPage"))])
         }
         guard Self.isScheme(callbackScheme) else {
-            throw PhoneAuthError(.invalidArgument, "The field 'callbackScheme' must be a URL scheme (a letter, then letters, digits, '+', '-' or '.').",
-                                 details: [("field", .string("callbackScheme"))])
+            throw PhoneAuthError(
+                .invalidArgument,
+                "The field 'callbackScheme' must be a URL scheme (a letter, then letters, digits, '+', '-' or '.').",
+                details: [("field", .string("callbackScheme"))])
         }
         let now = clock.now()
         let eventId = SortableID.make(at: now, randomBytes: 18)
         // Schemes are case-insensitive, and systems hand them back lower-cased.
-        if let trip = try store.addAppCheck(id: eventId, kind: .captcha, secretHash: nil,
-                                            scheme: callbackScheme.lowercased(),
-                                            expiresAt: now.adding(seconds: config.receiptTtlSeconds), now: now,
-                                            ipKey: clientIp?.limitKey, ipLimit: config.abuse.appChecksPerIpPerHour) {
+        if let trip = try store.addAppCheck(
+            id: eventId, kind: .captcha, secretHash: nil,
+            scheme: callbackScheme.lowercased(),
+            expiresAt: now.adding(seconds: config.receiptTtlSeconds), now: now,
+            ipKey: clientIp?.limitKey, ipLimit: config.abuse.appChecksPerIpPerHour)
+        {
             throw failures.limitError(trip, now: now)
         }
         let language = smsText.resolve(languageCode?.text, fallback: config.defaultLanguageCode)
-        let query = "eventId=\(eventId)&callbackScheme=\(PercentEncoding.encode(callbackScheme))&hl=\(PercentEncoding.encode(language))"
+        let query =
+            "eventId=\(eventId)&callbackScheme=\(PercentEncoding.encode(callbackScheme))&hl=\(PercentEncoding.encode(language))"
         return (page + (page.contains("?") ? "&" : "?") + query, eventId)
     }
 
@@ -122,13 +149,17 @@ package final class AppVerificationService {
     /// either `captchaToken` or `error`. Anything else is answered `handled: false`.
     package func canHandleURL(_ url: String) throws -> URLResult {
         guard url.utf8.count <= 8192, !url.contains("#"), let (scheme, link) = Self.parseCallback(url),
-              let deepQuery = link.split(separator: "?", maxSplits: 1).dropFirst().first?.split(separator: "#").first,
-              let items = PercentEncoding.queryItems(deepQuery),
-              let eventId = Self.single("eventId", in: items) else { return URLResult() }
+            let deepQuery = link.split(separator: "?", maxSplits: 1).dropFirst().first?.split(separator: "#").first,
+            let items = PercentEncoding.queryItems(deepQuery),
+            let eventId = Self.single("eventId", in: items)
+        else { return URLResult() }
         let token = Self.single("captchaToken", in: items), error = Self.single("error", in: items)
         guard (token == nil) != (error == nil), VerificationCode.isWellFormedId(eventId) else { return URLResult() }
-        guard try store.useAppCheck(id: eventId, kind: .captcha, now: clock.now(), spendOnMismatch: false,
-                                    accepts: { _, stored in stored == scheme.lowercased() }) == nil else {
+        guard
+            try store.useAppCheck(
+                id: eventId, kind: .captcha, now: clock.now(), spendOnMismatch: false,
+                accepts: { _, stored in stored == scheme.lowercased() }) == nil
+        else {
             return URLResult()
         }
         return URLResult(handled: true, captchaToken: token, error: error)
@@ -139,28 +170,38 @@ package final class AppVerificationService {
         guard !config.appVerificationDisabledForTesting, appVerificationEnforced else { return }
         switch proof {
         case nil:
-            throw PhoneAuthError(.missingAppCredential,
-                                 "App verification is required: pass appVerification {receipt, secret} from the verification push, or {captchaToken}.")
+            throw PhoneAuthError(
+                .missingAppCredential,
+                "App verification is required: pass appVerification {receipt, secret} from the verification push, or {captchaToken}."
+            )
         case let .receipt(receipt, secret)?:
             let expected = receiptHash(receipt, secret)
-            if let why = try store.useAppCheck(id: receipt, kind: .receipt, now: clock.now(), spendOnMismatch: true,
-                                           accepts: { stored, _ in SecureBytes.equal(stored ?? [], expected) }) {
+            if let why = try store.useAppCheck(
+                id: receipt, kind: .receipt, now: clock.now(), spendOnMismatch: true,
+                accepts: { stored, _ in SecureBytes.equal(stored ?? [], expected) })
+            {
                 let reason = why == .mismatch ? "wrongSecret" : why.rawValue
-                throw PhoneAuthError(.invalidAppCredential, "The push receipt and secret are not valid (\(reason)); request a new receipt.",
-                                     details: [("reason", .string(reason))])
+                throw PhoneAuthError(
+                    .invalidAppCredential,
+                    "The push receipt and secret are not valid (\(reason)); request a new receipt.",
+                    details: [("reason", .string(reason))])
             }
         case let .captcha(token)?:
             func failed(_ reason: String, _ message: String) -> PhoneAuthError {
                 PhoneAuthError(.captchaCheckFailed, message, details: [("reason", .string(reason))])
             }
-            guard let verifier = hooks.captchaVerifier else { throw failed("noVerifier", "No captcha verifier is installed (phoneauth_set_captcha_verifier).") }
+            guard let verifier = hooks.captchaVerifier else {
+                throw failed("noVerifier", "No captcha verifier is installed (phoneauth_set_captcha_verifier).")
+            }
             // A token proves one request: claimed (by its hash) before the verifier is asked.
             let tokenId = Base64URL.encode(keys.codeHash(verificationId: "captcha-token", code: token))
             let expiresAt = clock.now().adding(seconds: config.receiptTtlSeconds)
             guard try store.claimAppCheck(id: tokenId, kind: .captchaToken, expiresAt: expiresAt) else {
                 throw failed("alreadyUsed", "This captcha token was already used; solve a new captcha.")
             }
-            guard let verdict = verifier.verify(token: token, clientIp: clientIp?.text) else { throw failed("verifierFailed", "The captcha verifier could not check the token.") }
+            guard let verdict = verifier.verify(token: token, clientIp: clientIp?.text) else {
+                throw failed("verifierFailed", "The captcha verifier could not check the token.")
+            }
             guard verdict.success else { throw failed("rejected", "The captcha verifier rejected the token.") }
             if let score = verdict.score, !(score >= config.captchaMinScore) {
                 throw failed("lowScore", "The captcha score is below captcha.minScore.")
@@ -175,8 +216,12 @@ package final class AppVerificationService {
     /// RFC 3986: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), kept short.
     static func isScheme(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
-        guard let first = bytes.first, bytes.count <= 128, (first | 0x20) >= 97 && (first | 0x20) <= 122 else { return false }
-        return bytes.allSatisfy { ($0 | 0x20) >= 97 && ($0 | 0x20) <= 122 || (48...57).contains($0) || $0 == 43 || $0 == 45 || $0 == 46 }
+        guard let first = bytes.first, bytes.count <= 128, (first | 0x20) >= 97 && (first | 0x20) <= 122 else {
+            return false
+        }
+        return bytes.allSatisfy {
+            ($0 | 0x20) >= 97 && ($0 | 0x20) <= 122 || (48...57).contains($0) || $0 == 43 || $0 == 45 || $0 == 46
+        }
     }
 
     /// Splits `<scheme>://phoneauth/link?deep_link_id=<encoded URL>`; nil for any other shape.
@@ -187,8 +232,10 @@ package final class AppVerificationService {
         guard afterScheme.hasPrefix("://") else { return nil }
         let rest = afterScheme.dropFirst(3)
         let prefix = "phoneauth/link?"
-        guard isScheme(scheme), rest.hasPrefix(prefix), let items = PercentEncoding.queryItems(rest.dropFirst(prefix.count)),
-              items.count == 1, items[0].0 == "deep_link_id" else { return nil }
+        guard isScheme(scheme), rest.hasPrefix(prefix),
+            let items = PercentEncoding.queryItems(rest.dropFirst(prefix.count)),
+            items.count == 1, items[0].0 == "deep_link_id"
+        else { return nil }
         return (scheme, items[0].1)
     }
 

@@ -14,9 +14,13 @@ final class WebhookPushSender: PushSender, Sendable {
 
     /// Whether the endpoint accepted the push (a 2xx answer).
     func send(appToken: String, tokenType: String, payload: JSONValue) -> Bool {
-        let body: JSONValue = .object([("appToken", .string(appToken)), ("tokenType", .string(tokenType)), ("payload", payload)])
+        let body: JSONValue = .object([
+            ("appToken", .string(appToken)), ("tokenType", .string(tokenType)), ("payload", payload),
+        ])
         let id = "push_" + Base64URL.encode(SecureBytes.random(count: 12))
-        guard case let .answered(status, _, _) = client.post(webhook.signedPost(body, id: id, now: clock.now())) else { return false }
+        guard case let .answered(status, _, _) = client.post(webhook.signedPost(body, id: id, now: clock.now())) else {
+            return false
+        }
         return (200..<300).contains(status)
     }
 }

@@ -10,7 +10,8 @@ package enum DeliveryOutcome: Sendable {
 
     package var verificationId: String {
         switch self {
-        case let .sent(id, _, _), let .failed(id, _, _, _), let .undeliverable(id, _, _), let .deferred(id, _): return id
+        case let .sent(id, _, _), let .failed(id, _, _, _), let .undeliverable(id, _, _), let .deferred(id, _):
+            return id
         }
     }
 }

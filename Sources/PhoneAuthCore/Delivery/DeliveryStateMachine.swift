@@ -144,7 +144,9 @@ struct DeliveryStateMachine {
             gathered = true
             return .sleep(milliseconds: Self.recordDelayMilliseconds)
         }
-        let untilRecord = unrecorded.isEmpty ? Self.pollMilliseconds
+        let untilRecord =
+            unrecorded.isEmpty
+            ? Self.pollMilliseconds
             : nextRecordAttempt.milliseconds - now.milliseconds
         let untilRenewal = nextRenewal.milliseconds - now.milliseconds
         return .sleep(milliseconds: max(1, min(untilStoreCheck, untilRecord, Self.pollMilliseconds, untilRenewal)))
@@ -261,8 +263,10 @@ struct DeliveryStateMachine {
     /// so messages failed together do not come back together. Returns what was decided; the
     /// outcome waits in `unrecorded`, its message still held (its lease renewed) until recorded.
     @discardableResult
-    mutating func sendFinished(_ message: OutboxMessage, _ report: DeliveryReport, generation used: Int?,
-                               now: Timestamp, random: UInt64) -> Finished {
+    mutating func sendFinished(
+        _ message: OutboxMessage, _ report: DeliveryReport, generation used: Int?,
+        now: Timestamp, random: UInt64
+    ) -> Finished {
         if let used {
             callsInFlight[used, default: 1] -= 1
             if callsInFlight[used] == 0 { callsInFlight[used] = nil }
@@ -297,8 +301,9 @@ struct DeliveryStateMachine {
     /// When attempt number `attempt`, failed with `problem` at `now`, is tried again: the doubling
     /// backoff plus up to half of it again (from `random`), and never before the provider's Retry-After.
     func retryTime(attempt: Int, _ problem: DeliveryProblem, now: Timestamp, random: UInt64) -> Timestamp {
-        let backoff = min(settings.backoffMilliseconds << Int64(min(max(attempt - 1, 0), 20)),
-                          Self.maxBackoffMilliseconds)
+        let backoff = min(
+            settings.backoffMilliseconds << Int64(min(max(attempt - 1, 0), 20)),
+            Self.maxBackoffMilliseconds)
         let jitter = Int64(random % UInt64(max(0, backoff / 2) + 1))
         return now.adding(milliseconds: max(backoff + jitter, problem.retryAfterMs ?? 0))
     }

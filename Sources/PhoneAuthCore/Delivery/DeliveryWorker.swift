@@ -36,8 +36,10 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
 
     /// `attemptMilliseconds`: the longest one attempt can take (every provider's timeout); a lease
     /// outlasts it twice over.
-    init(store: Store, keys: KeyRing, clock: Clock, events: EventLog, maxAttempts: Int, backoffMs: Int64,
-         concurrency: Int, attemptMilliseconds: Int64) {
+    init(
+        store: Store, keys: KeyRing, clock: Clock, events: EventLog, maxAttempts: Int, backoffMs: Int64,
+        concurrency: Int, attemptMilliseconds: Int64
+    ) {
         self.store = store
         self.keys = keys
         self.clock = clock
@@ -130,8 +132,9 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
             switch chore {
             case .stop, .sleep: return
             case let .handBack(messages):
-                try? store.releaseLeases(verificationIds: messages.map(\.verificationId), now: clock.now(),
-                                         leaseOwner: leaseOwner)
+                try? store.releaseLeases(
+                    verificationIds: messages.map(\.verificationId), now: clock.now(),
+                    leaseOwner: leaseOwner)
             case let .renewLeases(ids, until):
                 try? store.renewLeases(verificationIds: ids, lease: DeliveryLease(owner: leaseOwner, until: until))
             case let .record(batch):
@@ -180,8 +183,9 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
         guard let body = keys.openBody(message.sealedBody, verificationId: message.verificationId) else {
             return DeliveryReport(outcome: .failed(DeliveryProblem("unreadable")))
         }
-        let sms = SMSMessage(to: message.phone, body: body, languageCode: message.languageCode,
-                             verificationId: message.verificationId, purpose: message.purpose.rawValue)
+        let sms = SMSMessage(
+            to: message.phone, body: body, languageCode: message.languageCode,
+            verificationId: message.verificationId, purpose: message.purpose.rawValue)
         var report = chain.deliver(sms)
         report.cost = sms.cost
         return report
@@ -207,8 +211,9 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
     private func write(_ batch: [DeliveryStateMachine.Finished]) -> Bool {
         guard !batch.isEmpty else { return true }
         do {
-            try store.recordDeliveries(batch.map(\.outcome), now: clock.now(), maxAttempts: settings.maxAttempts,
-                                       leaseOwner: leaseOwner)
+            try store.recordDeliveries(
+                batch.map(\.outcome), now: clock.now(), maxAttempts: settings.maxAttempts,
+                leaseOwner: leaseOwner)
         } catch {
             return false
         }
@@ -234,8 +239,9 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
                     let due = try store.nextDeliveryDue()
                     step = state.withLock { machine.nextDue(due, now: now) }
                 case let .claim(limit, now, until):
-                    let claimed = try store.claimDueMessages(now: now, limit: limit,
-                                                             lease: DeliveryLease(owner: leaseOwner, until: until))
+                    let claimed = try store.claimDueMessages(
+                        now: now, limit: limit,
+                        lease: DeliveryLease(owner: leaseOwner, until: until))
                     step = state.withLock {
                         if !claimed.isEmpty && sleepingSenders > 0 { senderWake.broadcast() }
                         return machine.claimed(claimed, now: now)

@@ -2,8 +2,8 @@
 /// other character goes as UCS-2 (Vonage's `type=unicode`).
 enum GSM7 {
     /// The basic table (one septet each); ESC (0x1B) itself is not a character of a text.
-    static let basic: Set<Unicode.Scalar> = Set((
-        "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?"
+    static let basic: Set<Unicode.Scalar> = Set(
+        ("@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?"
             + "¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà").unicodeScalars)
     /// The extension table: each costs two septets (ESC and the character).
     static let extended: Set<Unicode.Scalar> = Set("^{}\\[~]|€\u{0C}".unicodeScalars)
@@ -16,7 +16,9 @@ enum GSM7 {
 
     /// The septets `scalar` takes (1, or 2 for the extension table); nil if it is not in the alphabet.
     static func septets(_ scalar: Unicode.Scalar) -> Int? {
-        let count = scalar.isASCII ? Int(asciiSeptets[Int(scalar.value)]) : basic.contains(scalar) ? 1 : extended.contains(scalar) ? 2 : 0
+        let count =
+            scalar.isASCII
+            ? Int(asciiSeptets[Int(scalar.value)]) : basic.contains(scalar) ? 1 : extended.contains(scalar) ? 2 : 0
         return count == 0 ? nil : count
     }
 

@@ -46,10 +46,11 @@ final class HTTPClient: @unchecked Sendable {
                 body.withMemoryRebound(to: CChar.self) { chars in
                     withOptionalCString(request.basicAuth) { auth in
                         withOptionalCString(request.caFile) { ca in
-                            var c = pa_http_request(url: nil, body: chars.baseAddress, body_length: body.count,
-                                                    headers: headers, header_count: request.headers.count,
-                                                    basic_auth: auth, ca_file: ca,
-                                                    connect_timeout_ms: request.connectTimeoutMs, timeout_ms: request.timeoutMs)
+                            var c = pa_http_request(
+                                url: nil, body: chars.baseAddress, body_length: body.count,
+                                headers: headers, header_count: request.headers.count,
+                                basic_auth: auth, ca_file: ca,
+                                connect_timeout_ms: request.connectTimeoutMs, timeout_ms: request.timeoutMs)
                             return request.url.withCString { url in
                                 c.url = url
                                 return pa_http_post(handle, &c, &response) == 0
@@ -62,13 +63,18 @@ final class HTTPClient: @unchecked Sendable {
         defer { pa_http_response_free(&response) }
         guard answered else {
             let code = response.curl_code
-            let failure: HTTPFailure = response.timed_out != 0 ? .timeout : Self.tlsCodes.contains(code) ? .tls
-                : Self.unusableCodes.contains(code) ? .unusable : .connection
+            let failure: HTTPFailure =
+                response.timed_out != 0
+                ? .timeout
+                : Self.tlsCodes.contains(code)
+                    ? .tls
+                    : Self.unusableCodes.contains(code) ? .unusable : .connection
             return .failed(failure, description: String(cString: pa_http_error_text(code)))
         }
         let body = response.body.map { Array(UnsafeRawBufferPointer(start: $0, count: response.body_length)) } ?? []
-        return .answered(status: Int(response.status), body: body,
-                         retryAfterSeconds: response.retry_after_seconds >= 0 ? Int(response.retry_after_seconds) : nil)
+        return .answered(
+            status: Int(response.status), body: body,
+            retryAfterSeconds: response.retry_after_seconds >= 0 ? Int(response.retry_after_seconds) : nil)
     }
 
     /// CURLE_SSL_CONNECT_ERROR 35, SSL_CERTPROBLEM 58, SSL_CIPHER 59, PEER_FAILED_VERIFICATION 60,

@@ -21,13 +21,17 @@ protocol HTTPProvider: Sendable {
 extension HTTPProvider {
     /// A POST to `url` with this endpoint's timeouts and trusted roots.
     func post(_ url: String, body: [UInt8], headers: [String], basicAuth: String? = nil) -> HTTPRequest {
-        HTTPRequest(url: url, body: body, headers: headers, basicAuth: basicAuth, caFile: endpoint.caFile,
-                    connectTimeoutMs: endpoint.connectTimeoutMs, timeoutMs: endpoint.timeoutMs)
+        HTTPRequest(
+            url: url, body: body, headers: headers, basicAuth: basicAuth, caFile: endpoint.caFile,
+            connectTimeoutMs: endpoint.connectTimeoutMs, timeoutMs: endpoint.timeoutMs)
     }
 
     /// `pairs` as application/x-www-form-urlencoded.
     func form(_ pairs: [(String, String?)]) -> [UInt8] {
-        Array(pairs.compactMap { key, value in value.map { "\(key)=\(PercentEncoding.encode($0))" } }.joined(separator: "&").utf8)
+        Array(
+            pairs.compactMap { key, value in value.map { "\(key)=\(PercentEncoding.encode($0))" } }.joined(
+                separator: "&"
+            ).utf8)
     }
 }
 
@@ -56,8 +60,12 @@ final class HTTPSender: SMSSender, Sendable {
             }
         case let .answered(status, body, retryAfter):
             let wait = retryAfter.map { Int64(min($0, 3600)) * 1000 }
-            if status == 429 { return .retryLater(DeliveryProblem("rateLimited", httpStatus: status, retryAfterMs: wait)) }
-            if status >= 500 { return .retryLater(DeliveryProblem("serverError", httpStatus: status, retryAfterMs: wait)) }
+            if status == 429 {
+                return .retryLater(DeliveryProblem("rateLimited", httpStatus: status, retryAfterMs: wait))
+            }
+            if status >= 500 {
+                return .retryLater(DeliveryProblem("serverError", httpStatus: status, retryAfterMs: wait))
+            }
             return provider.interpret(status: status, body: body)
         }
     }
@@ -67,7 +75,8 @@ final class HTTPSender: SMSSender, Sendable {
 enum ProviderAnswer {
     static func object(_ body: [UInt8]) -> JSONValue? {
         guard let value = try? body.withUnsafeBytes({ buffer in try JSONCodec.parse(bytes: buffer) }),
-              case .object = value else { return nil }
+            case .object = value
+        else { return nil }
         return value
     }
 
@@ -81,9 +90,12 @@ enum ProviderAnswer {
         }
         // Letters, digits, '_', '.' and '-' (Vonage's IDs start with a digit): nothing that could
         // smuggle a number, a body or markup into a log line.
-        guard let text, (1...64).contains(text.utf8.count), text.utf8.allSatisfy({ byte in
-            (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) || byte == 95 || byte == 46 || byte == 45
-        }) else { return nil }
+        guard let text, (1...64).contains(text.utf8.count),
+            text.utf8.allSatisfy({ byte in
+                (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) || byte == 95
+                    || byte == 46 || byte == 45
+            })
+        else { return nil }
         return text
     }
 }

@@ -41,8 +41,9 @@ final class ProviderChain: Sendable {
 
     /// A host's sender alone: never skipped.
     convenience init(single sender: SMSSender, name: String, clock: Clock, events: EventLog) {
-        self.init([Member(name: name, sender: sender, breaker: CircuitBreaker(threshold: 0, openMilliseconds: 0))],
-                  clock: clock, events: events)
+        self.init(
+            [Member(name: name, sender: sender, breaker: CircuitBreaker(threshold: 0, openMilliseconds: 0))],
+            clock: clock, events: events)
     }
 
     func deliver(_ message: SMSMessage) -> DeliveryReport {
@@ -65,9 +66,12 @@ final class ProviderChain: Sendable {
             }
             report(member, member.breaker.record(worked: worked, probe: probe, now: clock.now()), result)
             switch result {
-            case let .sent(id): return DeliveryReport(outcome: .sent(messageId: id), provider: member.name, failedOver: failedOver)
-            case let .invalidNumber(p): return DeliveryReport(outcome: .undeliverable(p), provider: member.name, failedOver: failedOver)
-            case let .retryLater(p): return DeliveryReport(outcome: .failed(p), provider: member.name, failedOver: failedOver)
+            case let .sent(id):
+                return DeliveryReport(outcome: .sent(messageId: id), provider: member.name, failedOver: failedOver)
+            case let .invalidNumber(p):
+                return DeliveryReport(outcome: .undeliverable(p), provider: member.name, failedOver: failedOver)
+            case let .retryLater(p):
+                return DeliveryReport(outcome: .failed(p), provider: member.name, failedOver: failedOver)
             case let .providerFault(p):
                 failedOver.append(member.name)
                 lastFault = (member.name, p)
@@ -76,7 +80,9 @@ final class ProviderChain: Sendable {
         if let (name, problem) = lastFault {
             return DeliveryReport(outcome: .failed(problem), provider: name, failedOver: Array(failedOver.dropLast()))
         }
-        return DeliveryReport(outcome: .noProvider(until: skippedUntil ?? clock.now().adding(milliseconds: CircuitBreaker.probeWaitMilliseconds)))
+        return DeliveryReport(
+            outcome: .noProvider(
+                until: skippedUntil ?? clock.now().adding(milliseconds: CircuitBreaker.probeWaitMilliseconds)))
     }
 
     private func report(_ member: Member, _ change: CircuitBreaker.Change?, _ result: SMSSendResult) {
@@ -85,10 +91,13 @@ final class ProviderChain: Sendable {
             var reason: String?
             if case let .retryLater(p) = result { reason = p.reason }
             if case let .providerFault(p) = result { reason = p.reason }
-            events.emit(.providerSkipped, at: clock.now(), [
-                ("provider", .string(member.name)), ("failures", .int(Int64(failures))), ("reason", reason.map { .string($0) }),
-                ("seconds", .int(member.breaker.openMilliseconds / 1000)),
-            ])
+            events.emit(
+                .providerSkipped, at: clock.now(),
+                [
+                    ("provider", .string(member.name)), ("failures", .int(Int64(failures))),
+                    ("reason", reason.map { .string($0) }),
+                    ("seconds", .int(member.breaker.openMilliseconds / 1000)),
+                ])
         case .restored?:
             events.emit(.providerRestored, at: clock.now(), [("provider", .string(member.name))])
         case nil: break
@@ -104,11 +113,14 @@ extension ProviderChain {
         case .console: return ProviderChain(single: ConsoleSender(), name: "console", clock: clock, events: events)
         case .providers:
             let client = HTTPClient()
-            return ProviderChain(config.smsProviders.map { provider in
-                Member(name: provider.endpoint.name, sender: HTTPSender(provider, client: client, clock: clock),
-                       breaker: CircuitBreaker(threshold: config.smsBreakerFailures,
-                                               openMilliseconds: config.smsBreakerSeconds * 1000))
-            }, clock: clock, events: events)
+            return ProviderChain(
+                config.smsProviders.map { provider in
+                    Member(
+                        name: provider.endpoint.name, sender: HTTPSender(provider, client: client, clock: clock),
+                        breaker: CircuitBreaker(
+                            threshold: config.smsBreakerFailures,
+                            openMilliseconds: config.smsBreakerSeconds * 1000))
+                }, clock: clock, events: events)
         case .callback: return nil
         }
     }

@@ -13,10 +13,13 @@ enum ProviderSettings {
         }
         var providers: [any HTTPProvider] = []
         for (index, entry) in entries.enumerated() {
-            let provider = try readOne(ObjectReader(entry, code: .invalidConfiguration, path: "sms.providers[\(index)]"),
-                                       path: "sms.providers[\(index)]")
+            let provider = try readOne(
+                ObjectReader(entry, code: .invalidConfiguration, path: "sms.providers[\(index)]"),
+                path: "sms.providers[\(index)]")
             if providers.contains(where: { $0.endpoint.name == provider.endpoint.name }) {
-                throw bad("sms.providers[\(index)].name", "repeats the name '\(provider.endpoint.name)': give each provider its own name")
+                throw bad(
+                    "sms.providers[\(index)].name",
+                    "repeats the name '\(provider.endpoint.name)': give each provider its own name")
             }
             providers.append(provider)
         }
@@ -25,8 +28,12 @@ enum ProviderSettings {
 
     /// `appVerification.pushWebhook`: a webhook object as in sms.providers, without `type`.
     static func readPushWebhook(_ r: ObjectReader) throws(PhoneAuthError) -> WebhookProvider {
-        guard r.value("type") == nil else { throw bad("appVerification.pushWebhook.type", "is not used: a push webhook is always a webhook") }
-        let typed = try ObjectReader(.object(r.entries + [("type", .string("webhook"))]), code: .invalidConfiguration, path: "appVerification.pushWebhook")
+        guard r.value("type") == nil else {
+            throw bad("appVerification.pushWebhook.type", "is not used: a push webhook is always a webhook")
+        }
+        let typed = try ObjectReader(
+            .object(r.entries + [("type", .string("webhook"))]), code: .invalidConfiguration,
+            path: "appVerification.pushWebhook")
         guard let provider = try readOne(typed, path: "appVerification.pushWebhook") as? WebhookProvider else {
             throw bad("appVerification.pushWebhook", "must be a webhook")
         }
@@ -41,8 +48,11 @@ enum ProviderSettings {
         }
         switch type {
         case "twilio":
-            try r.rejectUnknown(commonKeys.union(["accountSid", "authToken", "authTokenEnv", "apiKeySid", "apiKeySecret",
-                                                  "apiKeySecretEnv", "from", "messagingServiceSid"]))
+            try r.rejectUnknown(
+                commonKeys.union([
+                    "accountSid", "authToken", "authTokenEnv", "apiKeySid", "apiKeySecret",
+                    "apiKeySecretEnv", "from", "messagingServiceSid",
+                ]))
             let endpoint = try readEndpoint(r, path: path, type: type, defaultUrl: TwilioProvider.defaultBaseUrl)
             let accountSid = try required(r, "accountSid", path: path, colonFree: true)
             let credentials: String
@@ -68,8 +78,9 @@ enum ProviderSettings {
             guard (from == nil) != (service == nil) else {
                 throw bad("\(path).from", "or messagingServiceSid (exactly one of them) is required")
             }
-            return TwilioProvider(endpoint: endpoint, accountSid: accountSid, credentials: credentials, from: from,
-                                  messagingServiceSid: service)
+            return TwilioProvider(
+                endpoint: endpoint, accountSid: accountSid, credentials: credentials, from: from,
+                messagingServiceSid: service)
         case "vonage":
             try r.rejectUnknown(commonKeys.union(["apiKey", "apiSecret", "apiSecretEnv", "from"]))
             let endpoint = try readEndpoint(r, path: path, type: type, defaultUrl: VonageProvider.defaultBaseUrl)
@@ -77,36 +88,52 @@ enum ProviderSettings {
             guard let apiSecret = try secret(r, "apiSecret", path: path) else {
                 throw bad("\(path).apiSecret", "(or apiSecretEnv) is required")
             }
-            return VonageProvider(endpoint: endpoint, apiKey: apiKey, apiSecret: apiSecret, from: try required(r, "from", path: path))
+            return VonageProvider(
+                endpoint: endpoint, apiKey: apiKey, apiSecret: apiSecret, from: try required(r, "from", path: path))
         default:
             try r.rejectUnknown(commonKeys.union(["url", "secret", "secretEnv"]).subtracting(["baseUrl"]))
-            guard let url = try r.string("url") else { throw bad("\(path).url", "is required: the URL the webhook is sent to") }
+            guard let url = try r.string("url") else {
+                throw bad("\(path).url", "is required: the URL the webhook is sent to")
+            }
             let endpoint = try readEndpoint(r, path: path, type: type, url: (url, "url"))
-            guard let secret = try secret(r, "secret", path: path) else { throw bad("\(path).secret", "(or secretEnv) is required") }
+            guard let secret = try secret(r, "secret", path: path) else {
+                throw bad("\(path).secret", "(or secretEnv) is required")
+            }
             guard let key = WebhookProvider.key(fromSecret: secret) else {
-                throw bad("\(path).secret", "must be a Standard Webhooks secret: whsec_ and at least 16 bytes in base64")
+                throw bad(
+                    "\(path).secret", "must be a Standard Webhooks secret: whsec_ and at least 16 bytes in base64")
             }
             return WebhookProvider(endpoint: endpoint, key: key)
         }
     }
 
-    private static func readEndpoint(_ r: ObjectReader, path: String, type: String, defaultUrl: String) throws(PhoneAuthError) -> HTTPEndpoint {
+    private static func readEndpoint(
+        _ r: ObjectReader, path: String, type: String, defaultUrl: String
+    ) throws(PhoneAuthError) -> HTTPEndpoint {
         // The API's path is appended to a base URL: it cannot have a query of its own.
         let url = try r.string("baseUrl") ?? defaultUrl
-        if url.contains("?") { throw bad("\(path).baseUrl", "must not have a query (?...): the API's path is appended to it") }
+        if url.contains("?") {
+            throw bad("\(path).baseUrl", "must not have a query (?...): the API's path is appended to it")
+        }
         return try readEndpoint(r, path: path, type: type, url: (url, "baseUrl"))
     }
 
-    private static func readEndpoint(_ r: ObjectReader, path: String, type: String, url: (String, String)) throws(PhoneAuthError) -> HTTPEndpoint {
+    private static func readEndpoint(
+        _ r: ObjectReader, path: String, type: String, url: (String, String)
+    ) throws(PhoneAuthError) -> HTTPEndpoint {
         let name = try r.string("name") ?? type
         guard Echo.isQuotable(name) else {
             throw bad("\(path).name", "must be a plain name: a letter, then up to 63 letters, digits, '_', '.' or '-'")
         }
         var endpoint = HTTPEndpoint(name: name, baseUrl: try checkURL(url.0, key: "\(path).\(url.1)"))
         endpoint.timeoutMs = Int(try r.int("timeoutMs", in: 100...120_000) ?? Int64(endpoint.timeoutMs))
-        endpoint.connectTimeoutMs = Int(try r.int("connectTimeoutMs", in: 100...60_000) ?? Int64(min(endpoint.connectTimeoutMs, endpoint.timeoutMs)))
+        endpoint.connectTimeoutMs = Int(
+            try r.int("connectTimeoutMs", in: 100...60_000) ?? Int64(min(endpoint.connectTimeoutMs, endpoint.timeoutMs))
+        )
         if let caFile = try r.string("caFile") {
-            guard !caFile.isEmpty, access(caFile, R_OK) == 0 else { throw bad("\(path).caFile", "must name a PEM file this process can read") }
+            guard !caFile.isEmpty, access(caFile, R_OK) == 0 else {
+                throw bad("\(path).caFile", "must name a PEM file this process can read")
+            }
             endpoint.caFile = caFile
         }
         return endpoint
@@ -115,20 +142,31 @@ enum ProviderSettings {
     /// An https URL (http only to this machine, where nothing travels over a network), without
     /// user information or a fragment; the trailing slash goes.
     static func checkURL(_ url: String, key: String) throws(PhoneAuthError) -> String {
-        let problem = "must be an https:// URL (http:// only for localhost, 127.0.0.1 or [::1]) without user information, spaces or a fragment"
-        guard url.utf8.count <= 2048, !url.contains("#"), url.unicodeScalars.allSatisfy({ $0.value > 32 && $0.value < 127 }) else {
+        let problem =
+            "must be an https:// URL (http:// only for localhost, 127.0.0.1 or [::1]) without user information, spaces or a fragment"
+        guard url.utf8.count <= 2048, !url.contains("#"),
+            url.unicodeScalars.allSatisfy({ $0.value > 32 && $0.value < 127 })
+        else {
             throw bad(key, problem)
         }
         let rest: Substring
-        if url.hasPrefix("https://") { rest = url.dropFirst(8) } else if url.hasPrefix("http://") { rest = url.dropFirst(7) } else {
+        if url.hasPrefix("https://") {
+            rest = url.dropFirst(8)
+        } else if url.hasPrefix("http://") {
+            rest = url.dropFirst(7)
+        } else {
             throw bad(key, problem)
         }
         let authority = rest.prefix(while: { $0 != "/" && $0 != "?" })
         guard !authority.isEmpty, !authority.contains("@") else { throw bad(key, problem) }
         if url.hasPrefix("http://") {
-            let host = authority.hasPrefix("[") ? authority.prefix(while: { $0 != "]" }) + "]" : authority.prefix(while: { $0 != ":" })
+            let host =
+                authority.hasPrefix("[")
+                ? authority.prefix(while: { $0 != "]" }) + "]" : authority.prefix(while: { $0 != ":" })
             let port = authority.dropFirst(host.count)
-            guard ["localhost", "127.0.0.1", "[::1]"].contains(String(host)), port.isEmpty || port.hasPrefix(":") else { throw bad(key, problem) }
+            guard ["localhost", "127.0.0.1", "[::1]"].contains(String(host)), port.isEmpty || port.hasPrefix(":") else {
+                throw bad(key, problem)
+            }
         }
         var trimmed = url
         while trimmed.hasSuffix("/") { trimmed.removeLast() }
@@ -136,17 +174,25 @@ enum ProviderSettings {
     }
 
     /// A required identifier-like value (account SID, API key, sender).
-    private static func required(_ r: ObjectReader, _ key: String, path: String, colonFree: Bool = false) throws(PhoneAuthError) -> String {
-        guard let value = try plain(r, key, path: path, colonFree: colonFree) else { throw bad("\(path).\(key)", "is required") }
+    private static func required(
+        _ r: ObjectReader, _ key: String, path: String, colonFree: Bool = false
+    ) throws(PhoneAuthError) -> String {
+        guard let value = try plain(r, key, path: path, colonFree: colonFree) else {
+            throw bad("\(path).\(key)", "is required")
+        }
         return value
     }
 
     /// `colonFree`: the user name of HTTP Basic authentication, where a ':' would end it.
-    private static func plain(_ r: ObjectReader, _ key: String, path: String, colonFree: Bool = false) throws(PhoneAuthError) -> String? {
+    private static func plain(
+        _ r: ObjectReader, _ key: String, path: String, colonFree: Bool = false
+    ) throws(PhoneAuthError) -> String? {
         guard let value = try r.string(key) else { return nil }
         guard !value.isEmpty, value.utf8.count <= 128, !value.unicodeScalars.contains(where: { $0.value < 32 }),
-              !(colonFree && value.contains(":")) else {
-            throw bad("\(path).\(key)", "must be 1 to 128 characters without control characters\(colonFree ? " or ':'" : "")")
+            !(colonFree && value.contains(":"))
+        else {
+            throw bad(
+                "\(path).\(key)", "must be 1 to 128 characters without control characters\(colonFree ? " or ':'" : "")")
         }
         return value
     }
@@ -161,7 +207,9 @@ enum ProviderSettings {
             return inline
         }
         guard let variable else { return nil }
-        guard Echo.isQuotable(variable) else { throw bad("\(path).\(key)Env", "must be the name of an environment variable") }
+        guard Echo.isQuotable(variable) else {
+            throw bad("\(path).\(key)Env", "must be the name of an environment variable")
+        }
         guard let value = EngineConfig.environment(variable) else {
             throw bad("\(path).\(key)Env", "names the environment variable \(variable), which is not set (or empty)")
         }

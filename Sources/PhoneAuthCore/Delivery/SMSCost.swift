@@ -42,7 +42,9 @@ package struct SMSCost: Sendable, Equatable {
 
     /// Segments of a text of `units`: `cost` gives each character's units, which a segment
     /// boundary never splits.
-    private static func segments(_ text: String, units: Int, single: Int, perSegment: Int, cost: (Unicode.Scalar) -> Int) -> Int {
+    private static func segments(
+        _ text: String, units: Int, single: Int, perSegment: Int, cost: (Unicode.Scalar) -> Int
+    ) -> Int {
         guard units > single else { return 1 }
         var count = 1, used = 0
         for scalar in text.unicodeScalars {

@@ -33,8 +33,10 @@ package struct DeliveryProblem: Sendable, Equatable {
     /// What went wrong, in libcurl's static words (e.g. "Couldn't connect to server").
     package var detail: String?
 
-    package init(_ reason: String, providerCode: String? = nil, httpStatus: Int? = nil, retryAfterMs: Int64? = nil,
-                detail: String? = nil) {
+    package init(
+        _ reason: String, providerCode: String? = nil, httpStatus: Int? = nil, retryAfterMs: Int64? = nil,
+        detail: String? = nil
+    ) {
         self.reason = reason
         self.detail = detail
         self.providerCode = providerCode

@@ -59,7 +59,9 @@ package enum SMSTemplates {
         guard let first = parts.first else { return "" }
         var result = first.lowercased()
         for part in parts.dropFirst() {
-            result += "-" + (part.count == 4 ? part.prefix(1).uppercased() + part.dropFirst().lowercased() : part.uppercased())
+            result +=
+                "-"
+                + (part.count == 4 ? part.prefix(1).uppercased() + part.dropFirst().lowercased() : part.uppercased())
         }
         return result
     }

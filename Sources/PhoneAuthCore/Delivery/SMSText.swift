@@ -21,14 +21,20 @@ package struct SMSText: Sendable {
     let androidAppHash: String?
 
     /// Checks and prepares the texts. `key` names the configuration section in errors.
-    package init(appName: String?, hostTemplates: [String: String], originBoundDomain: String?, androidAppHash: String?,
-                maxSegments: Int, codeLength: Int, codeTtlSeconds: Int64, defaultLanguage: String = "en",
-                key: String = "sms") throws(PhoneAuthError) {
+    package init(
+        appName: String?, hostTemplates: [String: String], originBoundDomain: String?, androidAppHash: String?,
+        maxSegments: Int, codeLength: Int, codeTtlSeconds: Int64, defaultLanguage: String = "en",
+        key: String = "sms"
+    ) throws(PhoneAuthError) {
         func bad(_ path: String, _ problem: String) -> PhoneAuthError { EngineConfig.bad("\(key).\(path)", problem) }
         if let appName {
             guard !appName.isEmpty, appName.utf16.count <= Self.maxAppNameLength,
-                  !appName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw bad("appName", "must be 1 to \(Self.maxAppNameLength) characters (an emoji counts as two), without control characters")
+                !appName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            else {
+                throw bad(
+                    "appName",
+                    "must be 1 to \(Self.maxAppNameLength) characters (an emoji counts as two), without control characters"
+                )
             }
         }
         if let domain = originBoundDomain, !Self.isDomain(domain) {
@@ -53,7 +59,9 @@ package struct SMSText: Sendable {
                 throw bad("templates.\(tag)", "is the same language as sms.templates.\(other) (\(language))")
             }
             let template = try Self.parse(text, path: "templates.\(tag)", bad: bad)
-            if appName == nil, template.parts.contains(where: { if case .appName = $0 { return true } else { return false } }) {
+            if appName == nil,
+                template.parts.contains(where: { if case .appName = $0 { return true } else { return false } })
+            {
                 throw bad("templates.\(tag)", "uses {appName} but sms.appName is not set")
             }
             templates[language] = template
@@ -63,7 +71,8 @@ package struct SMSText: Sendable {
         self.originBoundDomain = originBoundDomain
         self.androidAppHash = androidAppHash
         guard templates[defaultLanguage] != nil else {
-            throw EngineConfig.bad("defaultLanguageCode", "has no SMS text: it must be a built-in language or one of sms.templates")
+            throw EngineConfig.bad(
+                "defaultLanguageCode", "has no SMS text: it must be a built-in language or one of sms.templates")
         }
         // The longest rendering of each: the longest code, in digits that cost what any digit does.
         // Android's SMS Retriever reads only a message of at most 140 bytes: one segment.
@@ -72,13 +81,17 @@ package struct SMSText: Sendable {
         for language in templates.keys.sorted() {
             let cost = SMSCost(of: body(language: language, code: longestCode, minutes: Self.minutes(codeTtlSeconds)))
             guard cost.segments > limit else { continue }
-            let text = hostTemplates.keys.contains(where: { SMSTemplates.canonical($0) == language })
+            let text =
+                hostTemplates.keys.contains(where: { SMSTemplates.canonical($0) == language })
                 ? "takes" : "(the built-in text, with sms.appName) takes"
-            let rule = androidAppHash == nil
+            let rule =
+                androidAppHash == nil
                 ? "sms.maxSegments is \(maxSegments): raise it or give a shorter sms.templates.\(language)"
                 : "with sms.androidAppHash a message must be one SMS (140 bytes) for the SMS Retriever API: give a shorter sms.templates.\(language)"
-            throw bad("templates.\(language)", "\(text) \(cost.segments) SMS (\(cost.units) \(cost.encoding.rawValue) units) with a "
-                      + "\(codeLength)-digit code and the autofill lines; \(rule)")
+            throw bad(
+                "templates.\(language)",
+                "\(text) \(cost.segments) SMS (\(cost.units) \(cost.encoding.rawValue) units) with a "
+                    + "\(codeLength)-digit code and the autofill lines; \(rule)")
         }
     }
 
@@ -102,7 +115,9 @@ package struct SMSText: Sendable {
         // SMS Retriever: the app's hash ends the message. WebOTP / iOS: the last line is
         // "@domain #code" (a line of its own, so a blank line first reads cleanly).
         if let androidAppHash { text += "\n\n" + androidAppHash }
-        if let originBoundDomain { text += (androidAppHash == nil ? "\n\n" : "\n") + "@" + originBoundDomain + " #" + code }
+        if let originBoundDomain {
+            text += (androidAppHash == nil ? "\n\n" : "\n") + "@" + originBoundDomain + " #" + code
+        }
         return text
     }
 
@@ -110,7 +125,9 @@ package struct SMSText: Sendable {
 
     /// Exactly one {code}, and only known placeholders; a `{` always opens one. Read by Unicode
     /// scalar, so a combining mark after a brace does not hide it.
-    static func parse(_ text: String, path: String, bad: (String, String) -> PhoneAuthError) throws(PhoneAuthError) -> Template {
+    static func parse(
+        _ text: String, path: String, bad: (String, String) -> PhoneAuthError
+    ) throws(PhoneAuthError) -> Template {
         var parts: [Template.Part] = [], literal = String.UnicodeScalarView(), codes = 0
         var rest = Substring(text).unicodeScalars
         while let open = rest.firstIndex(of: "{") {
@@ -122,7 +139,11 @@ package struct SMSText: Sendable {
             case "code": part = .code; codes += 1
             case "appName": part = .appName
             case "minutes": part = .minutes
-            default: throw bad(path, "has an unknown placeholder {\(name)}; the placeholders are \(placeholders.map { "{\($0)}" }.joined(separator: ", "))")
+            default:
+                throw bad(
+                    path,
+                    "has an unknown placeholder {\(name)}; the placeholders are \(placeholders.map { "{\($0)}" }.joined(separator: ", "))"
+                )
             }
             if !literal.isEmpty { parts.append(.text(String(literal))); literal = String.UnicodeScalarView() }
             parts.append(part)
@@ -139,9 +160,13 @@ package struct SMSText: Sendable {
     static func isLanguageTag(_ tag: String) -> Bool {
         let subtags = tag.split(separator: "-", omittingEmptySubsequences: false)
         guard let language = subtags.first, (2...3).contains(language.utf8.count),
-              language.unicodeScalars.allSatisfy({ $0.isASCII && $0.properties.isLowercase }) else { return false }
+            language.unicodeScalars.allSatisfy({ $0.isASCII && $0.properties.isLowercase })
+        else { return false }
         return subtags.dropFirst().allSatisfy { subtag in
-            (2...8).contains(subtag.utf8.count) && subtag.unicodeScalars.allSatisfy { $0.isASCII && $0.properties.isAlphabetic || ("0"..."9").contains($0) }
+            (2...8).contains(subtag.utf8.count)
+                && subtag.unicodeScalars.allSatisfy {
+                    $0.isASCII && $0.properties.isAlphabetic || ("0"..."9").contains($0)
+                }
         }
     }
 
@@ -150,27 +175,32 @@ package struct SMSText: Sendable {
     static func isDomain(_ text: String) -> Bool {
         let labels = text.split(separator: ".", omittingEmptySubsequences: false)
         guard labels.count >= 2, text.utf8.count <= 253, let last = labels.last,
-              !last.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }) else { return false }
+            !last.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) })
+        else { return false }
         return labels.allSatisfy { label in
             (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
-                && label.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }
+                && label.unicodeScalars.allSatisfy {
+                    $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-")
+                }
         }
     }
 
     /// Android's app signature hash: 11 characters of base64 (RFC 4648 alphabet).
     static func isAppHash(_ text: String) -> Bool {
-        text.utf8.count == 11 && text.unicodeScalars.allSatisfy {
-            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "+" || $0 == "/")
-        }
+        text.utf8.count == 11
+            && text.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "+" || $0 == "/")
+            }
     }
 }
 
 extension SMSText {
     /// The texts the configuration asks for (`sms` and `defaultLanguageCode`).
     init(_ config: EngineConfig) throws {
-        try self.init(appName: config.smsAppName, hostTemplates: config.smsTemplates,
-                      originBoundDomain: config.smsOriginBoundDomain, androidAppHash: config.smsAndroidAppHash,
-                      maxSegments: config.smsMaxSegments, codeLength: config.codeLength,
-                      codeTtlSeconds: config.codeTtlSeconds, defaultLanguage: config.defaultLanguageCode)
+        try self.init(
+            appName: config.smsAppName, hostTemplates: config.smsTemplates,
+            originBoundDomain: config.smsOriginBoundDomain, androidAppHash: config.smsAndroidAppHash,
+            maxSegments: config.smsMaxSegments, codeLength: config.codeLength,
+            codeTtlSeconds: config.codeTtlSeconds, defaultLanguage: config.defaultLanguageCode)
     }
 }

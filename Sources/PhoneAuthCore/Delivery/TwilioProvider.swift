@@ -17,9 +17,12 @@ struct TwilioProvider: HTTPProvider {
 
     func request(for message: SMSMessage, now: Timestamp) -> HTTPRequest {
         let url = "\(endpoint.baseUrl)/2010-04-01/Accounts/\(PercentEncoding.encode(accountSid))/Messages.json"
-        let body = form([("To", message.to), ("From", from), ("MessagingServiceSid", messagingServiceSid), ("Body", message.body)])
-        return post(url, body: body, headers: ["Content-Type: application/x-www-form-urlencoded", "Accept: application/json"],
-                    basicAuth: credentials)
+        let body = form([
+            ("To", message.to), ("From", from), ("MessagingServiceSid", messagingServiceSid), ("Body", message.body),
+        ])
+        return post(
+            url, body: body, headers: ["Content-Type: application/x-www-form-urlencoded", "Accept: application/json"],
+            basicAuth: credentials)
     }
 
     func interpret(status: Int, body: [UInt8]) -> SMSSendResult {

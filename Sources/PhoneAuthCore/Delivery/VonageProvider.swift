@@ -15,10 +15,13 @@ struct VonageProvider: HTTPProvider {
 
     func request(for message: SMSMessage, now: Timestamp) -> HTTPRequest {
         let to = message.to.hasPrefix("+") ? String(message.to.dropFirst()) : message.to
-        let body = form([("api_key", apiKey), ("api_secret", apiSecret), ("from", from), ("to", to), ("text", message.body),
-                         ("type", message.cost.encoding == .gsm7 ? nil : "unicode")])
-        return post("\(endpoint.baseUrl)/sms/json", body: body,
-                    headers: ["Content-Type: application/x-www-form-urlencoded", "Accept: application/json"])
+        let body = form([
+            ("api_key", apiKey), ("api_secret", apiSecret), ("from", from), ("to", to), ("text", message.body),
+            ("type", message.cost.encoding == .gsm7 ? nil : "unicode"),
+        ])
+        return post(
+            "\(endpoint.baseUrl)/sms/json", body: body,
+            headers: ["Content-Type: application/x-www-form-urlencoded", "Accept: application/json"])
     }
 
     func interpret(status: Int, body: [UInt8]) -> SMSSendResult {
@@ -38,7 +41,9 @@ struct VonageProvider: HTTPProvider {
                 return .invalidNumber(DeliveryProblem("invalidNumber", providerCode: code, httpStatus: status))
             }
             if Self.transientStatuses.contains(code) {
-                return .retryLater(DeliveryProblem(code == "1" ? "rateLimited" : "serverError", providerCode: code, httpStatus: status))
+                return .retryLater(
+                    DeliveryProblem(code == "1" ? "rateLimited" : "serverError", providerCode: code, httpStatus: status)
+                )
             }
             return .providerFault(DeliveryProblem("providerFault", providerCode: code, httpStatus: status))
         }

@@ -13,7 +13,8 @@ struct WebhookProvider: HTTPProvider {
 
     /// The signing key of a `whsec_…` secret, or nil when it is not one.
     static func key(fromSecret secret: String) -> SymmetricKey? {
-        guard secret.hasPrefix("whsec_"), let bytes = Base64.decode(String(secret.dropFirst(6))), bytes.count >= 16 else {
+        guard secret.hasPrefix("whsec_"), let bytes = Base64.decode(String(secret.dropFirst(6))), bytes.count >= 16
+        else {
             return nil
         }
         return SymmetricKey(data: bytes)
@@ -21,7 +22,8 @@ struct WebhookProvider: HTTPProvider {
 
     func request(for message: SMSMessage, now: Timestamp) -> HTTPRequest {
         let payload: JSONValue = .object([
-            ("to", .string(message.to)), ("body", .string(message.body)), ("languageCode", .string(message.languageCode)),
+            ("to", .string(message.to)), ("body", .string(message.body)),
+            ("languageCode", .string(message.languageCode)),
             ("verificationId", .string(message.verificationId)), ("purpose", .string(message.purpose)),
             ("encoding", .string(message.cost.encoding.rawValue)), ("segments", .int(Int64(message.cost.segments))),
         ])
@@ -32,10 +34,12 @@ struct WebhookProvider: HTTPProvider {
     func signedPost(_ payload: JSONValue, id: String, now: Timestamp) -> HTTPRequest {
         let body = Array(JSONCodec.serialize(payload).utf8)
         let timestamp = String(now.milliseconds / 1000)
-        return post(endpoint.baseUrl, body: body, headers: [
-            "Content-Type: application/json", "webhook-id: \(id)", "webhook-timestamp: \(timestamp)",
-            "webhook-signature: \(Self.signature(id: id, timestamp: timestamp, body: body, key: key))",
-        ])
+        return post(
+            endpoint.baseUrl, body: body,
+            headers: [
+                "Content-Type: application/json", "webhook-id: \(id)", "webhook-timestamp: \(timestamp)",
+                "webhook-signature: \(Self.signature(id: id, timestamp: timestamp, body: body, key: key))",
+            ])
     }
 
     static func signature(id: String, timestamp: String, body: [UInt8], key: SymmetricKey) -> String {

@@ -46,30 +46,38 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
             throw error
         }
         self.store = store
-        worker = DeliveryWorker(store: store, keys: keys, clock: clock, events: events, maxAttempts: config.smsMaxAttempts,
-                                backoffMs: config.smsRetryBackoffMs, concurrency: config.effectiveSMSConcurrency,
-                                attemptMilliseconds: config.smsProviders.reduce(0) { $0 + Int64($1.endpoint.timeoutMs) })
+        worker = DeliveryWorker(
+            store: store, keys: keys, clock: clock, events: events, maxAttempts: config.smsMaxAttempts,
+            backoffMs: config.smsRetryBackoffMs, concurrency: config.effectiveSMSConcurrency,
+            attemptMilliseconds: config.smsProviders.reduce(0) { $0 + Int64($1.endpoint.timeoutMs) })
         worker.setChain(ProviderChain.configured(config, clock: clock, events: events))
         retention = RetentionPurge(store: store, clock: clock)
 
         let failures = FailureReporter(events: events)
         let hooks = AppVerificationHooks()
         if let webhook = config.pushWebhook { hooks.pushSender = WebhookPushSender(webhook: webhook, clock: clock) }
-        appVerification = AppVerificationService(config: config, smsText: smsText, clock: clock, store: store, keys: keys,
-                                                 hooks: hooks, failures: failures)
-        sessions = SessionService(config: config, clock: clock, store: store, keys: keys, events: events, failures: failures)
-        verification = VerificationService(config: config, smsText: smsText, clock: clock, store: store, keys: keys,
-                                           worker: worker, appVerification: appVerification, events: events,
-                                           failures: failures)
-        signIn = SignInService(config: config, clock: clock, store: store, verification: verification, sessions: sessions,
-                               customTokens: CustomTokens(keys: keys, issuer: config.effectiveIssuer,
-                                                          projectId: config.projectId),
-                               failures: failures)
-        accounts = AccountService(config: config, clock: clock, store: store, keys: keys, sessions: sessions,
-                                  verification: verification, failures: failures)
+        appVerification = AppVerificationService(
+            config: config, smsText: smsText, clock: clock, store: store, keys: keys,
+            hooks: hooks, failures: failures)
+        sessions = SessionService(
+            config: config, clock: clock, store: store, keys: keys, events: events, failures: failures)
+        verification = VerificationService(
+            config: config, smsText: smsText, clock: clock, store: store, keys: keys,
+            worker: worker, appVerification: appVerification, events: events,
+            failures: failures)
+        signIn = SignInService(
+            config: config, clock: clock, store: store, verification: verification, sessions: sessions,
+            customTokens: CustomTokens(
+                keys: keys, issuer: config.effectiveIssuer,
+                projectId: config.projectId),
+            failures: failures)
+        accounts = AccountService(
+            config: config, clock: clock, store: store, keys: keys, sessions: sessions,
+            verification: verification, failures: failures)
         transfer = AccountTransfer(clock: clock, store: store, accounts: accounts)
-        multiFactor = MultiFactorService(config: config, clock: clock, store: store, keys: keys, sessions: sessions,
-                                         verification: verification, accounts: accounts)
+        multiFactor = MultiFactorService(
+            config: config, clock: clock, store: store, keys: keys, sessions: sessions,
+            verification: verification, accounts: accounts)
         keyService = KeyService(ring: keys, config: config, clock: clock, events: events)
         lockouts = Lockouts(clock: clock, store: store, events: events)
 

@@ -2,7 +2,9 @@ import Glibc
 
 /// The engine's configuration, read from the JSON object given to phoneauth_open.
 package struct EngineConfig: Sendable {
-    package enum SigningAlgorithm: String, Sendable, CaseIterable { case es256 = "ES256", rs256 = "RS256", edDSA = "EdDSA" }
+    package enum SigningAlgorithm: String, Sendable, CaseIterable {
+        case es256 = "ES256", rs256 = "RS256", edDSA = "EdDSA"
+    }
     package enum SMSProviderKind: String, Sendable { case callback, console, providers }
     package enum Synchronous: String, Sendable { case normal, full }
 
@@ -78,15 +80,17 @@ package struct EngineConfig: Sendable {
     package static func read(_ json: JSONValue) throws(PhoneAuthError) -> EngineConfig {
         let r = try ObjectReader(json, code: .invalidConfiguration, what: "configuration")
         try r.rejectUnknown([
-            "database", "projectId", "issuer", "masterKey", "signingAlgorithm", "idTokenTtlSeconds", "refreshReuseIntervalSeconds", "signingKeyRotationDays",
+            "database", "projectId", "issuer", "masterKey", "signingAlgorithm", "idTokenTtlSeconds",
+            "refreshReuseIntervalSeconds", "signingKeyRotationDays",
             "codeLength", "codeTtlSeconds", "maxAttempts", "resendAfterSeconds", "defaultLanguageCode",
             "testPhoneNumbers", "appVerification", "sms", "sqliteSynchronous", "mfa",
             "quotas", "smsRegionPolicy", "phoneNumberTypes", "captcha", "postgres",
         ])
         guard let database = try r.string("database") ?? environment(databaseVariable), !database.isEmpty else {
-            throw PhoneAuthError(.invalidConfiguration,
-                                 "The configuration key 'database' (a SQLite file's path or a postgresql:// URI) is required, unless \(databaseVariable) gives it.",
-                                 details: [("key", .string("database"))])
+            throw PhoneAuthError(
+                .invalidConfiguration,
+                "The configuration key 'database' (a SQLite file's path or a postgresql:// URI) is required, unless \(databaseVariable) gives it.",
+                details: [("key", .string("database"))])
         }
         var c = EngineConfig(database: database)
         if let postgres = try r.object("postgres") {
@@ -94,12 +98,16 @@ package struct EngineConfig: Sendable {
             c.postgres.poolSize = Int(try postgres.int("poolSize", in: 1...100) ?? Int64(c.postgres.poolSize))
             if let schema = try postgres.string("schema") {
                 guard PostgresSettings.isValidSchema(schema) else {
-                    throw bad("postgres.schema", "must be 1 to 63 lower-case letters, digits and _, not starting with a digit")
+                    throw bad(
+                        "postgres.schema", "must be 1 to 63 lower-case letters, digits and _, not starting with a digit"
+                    )
                 }
                 c.postgres.schema = schema
             }
-            c.postgres.connectTimeoutSeconds = Int(try postgres.int("connectTimeoutSeconds", in: 1...300) ?? Int64(c.postgres.connectTimeoutSeconds))
-            c.postgres.statementTimeoutMs = Int(try postgres.int("statementTimeoutMs", in: 100...600_000) ?? Int64(c.postgres.statementTimeoutMs))
+            c.postgres.connectTimeoutSeconds = Int(
+                try postgres.int("connectTimeoutSeconds", in: 1...300) ?? Int64(c.postgres.connectTimeoutSeconds))
+            c.postgres.statementTimeoutMs = Int(
+                try postgres.int("statementTimeoutMs", in: 100...600_000) ?? Int64(c.postgres.statementTimeoutMs))
         }
         if let v = try r.string("projectId") {
             guard !v.isEmpty, v.utf8.count <= 128 else { throw bad("projectId", "must be 1 to 128 characters") }
@@ -109,14 +117,19 @@ package struct EngineConfig: Sendable {
             guard !v.isEmpty, v.utf8.count <= 512 else { throw bad("issuer", "must be 1 to 512 characters") }
             c.issuer = v
         }
-        if let v = try r.string("masterKey") { c.masterKey = try MasterKey.decode(v, source: "configuration key 'masterKey'") }
+        if let v = try r.string("masterKey") {
+            c.masterKey = try MasterKey.decode(v, source: "configuration key 'masterKey'")
+        }
         if let v = try r.string("signingAlgorithm") {
-            guard let a = SigningAlgorithm(rawValue: v) else { throw bad("signingAlgorithm", "must be ES256, RS256 or EdDSA") }
+            guard let a = SigningAlgorithm(rawValue: v) else {
+                throw bad("signingAlgorithm", "must be ES256, RS256 or EdDSA")
+            }
             c.signingAlgorithm = a
         }
         c.idTokenTtlSeconds = try r.int("idTokenTtlSeconds", in: 60...86_400) ?? c.idTokenTtlSeconds
         c.signingKeyRotationDays = try r.int("signingKeyRotationDays", in: 0...3650) ?? 0
-        c.refreshReuseIntervalSeconds = try r.int("refreshReuseIntervalSeconds", in: 0...300) ?? c.refreshReuseIntervalSeconds
+        c.refreshReuseIntervalSeconds =
+            try r.int("refreshReuseIntervalSeconds", in: 0...300) ?? c.refreshReuseIntervalSeconds
         c.codeLength = Int(try r.int("codeLength", in: 6...10) ?? Int64(c.codeLength))
         c.codeTtlSeconds = try r.int("codeTtlSeconds", in: 1...3600) ?? c.codeTtlSeconds
         c.maxAttempts = Int(try r.int("maxAttempts", in: 1...20) ?? Int64(c.maxAttempts))
@@ -127,8 +140,12 @@ package struct EngineConfig: Sendable {
             c.testPhoneNumbers = try readTestPhoneNumbers(numbers)
         }
         if let app = try r.object("appVerification") {
-            try app.rejectUnknown(["disabledForTesting", "enforce", "pushTimeoutSeconds", "receiptTtlSeconds", "pushWebhook"])
-            if let webhook = try app.object("pushWebhook") { c.pushWebhook = try ProviderSettings.readPushWebhook(webhook) }
+            try app.rejectUnknown([
+                "disabledForTesting", "enforce", "pushTimeoutSeconds", "receiptTtlSeconds", "pushWebhook",
+            ])
+            if let webhook = try app.object("pushWebhook") {
+                c.pushWebhook = try ProviderSettings.readPushWebhook(webhook)
+            }
             c.appVerificationDisabledForTesting = try app.bool("disabledForTesting") ?? false
             c.appVerificationEnforce = try app.bool("enforce")
             c.pushTimeoutSeconds = try app.int("pushTimeoutSeconds", in: 1...120) ?? c.pushTimeoutSeconds
@@ -137,7 +154,8 @@ package struct EngineConfig: Sendable {
         if let captcha = try r.object("captcha") {
             try captcha.rejectUnknown(["pageUrl", "minScore"])
             if let url = try captcha.string("pageUrl") {
-                guard url.hasPrefix("https://") || url.hasPrefix("http://"), url.utf8.count <= 2048, !url.contains("#") else {
+                guard url.hasPrefix("https://") || url.hasPrefix("http://"), url.utf8.count <= 2048, !url.contains("#")
+                else {
                     throw bad("captcha.pageUrl", "must be an http(s) URL without a fragment")
                 }
                 c.captchaPageUrl = url
@@ -154,8 +172,10 @@ package struct EngineConfig: Sendable {
             }
         }
         if let sms = try r.object("sms") {
-            try sms.rejectUnknown(["provider", "providers", "maxAttempts", "retryBackoffMs", "concurrency", "breaker",
-                                   "appName", "templates", "originBoundDomain", "androidAppHash", "maxSegments"])
+            try sms.rejectUnknown([
+                "provider", "providers", "maxAttempts", "retryBackoffMs", "concurrency", "breaker",
+                "appName", "templates", "originBoundDomain", "androidAppHash", "maxSegments",
+            ])
             c.smsAppName = try sms.string("appName")
             c.smsOriginBoundDomain = try sms.string("originBoundDomain")
             c.smsAndroidAppHash = try sms.string("androidAppHash")
@@ -167,12 +187,17 @@ package struct EngineConfig: Sendable {
                 }
             }
             if let v = try sms.string("provider") {
-                guard let p = SMSProviderKind(rawValue: v), p != .providers else { throw bad("sms.provider", "must be \"callback\" or \"console\"") }
+                guard let p = SMSProviderKind(rawValue: v), p != .providers else {
+                    throw bad("sms.provider", "must be \"callback\" or \"console\"")
+                }
                 c.smsProvider = p
             }
             if let list = sms.value("providers") {
                 guard sms.value("provider") == nil else {
-                    throw bad("sms.providers", "cannot be given with sms.provider: give the callback or console provider, or a list of HTTP providers")
+                    throw bad(
+                        "sms.providers",
+                        "cannot be given with sms.provider: give the callback or console provider, or a list of HTTP providers"
+                    )
                 }
                 c.smsProviders = try ProviderSettings.read(list)
                 c.smsProvider = .providers
@@ -188,10 +213,13 @@ package struct EngineConfig: Sendable {
         }
         if let v = defaultLanguage {
             let hostLanguages = Set(c.smsTemplates.keys.map(SMSTemplates.canonical))
-            let language = SMSTemplates.resolve(v, fallback: "", known: { SMSTemplates.templates[$0] != nil || hostLanguages.contains($0) })
+            let language = SMSTemplates.resolve(
+                v, fallback: "", known: { SMSTemplates.templates[$0] != nil || hostLanguages.contains($0) })
             guard !language.isEmpty else {
                 let known = hostLanguages.union(SMSTemplates.languages).sorted().joined(separator: ", ")
-                throw bad("defaultLanguageCode", "must be one of \(known) (the built-in languages and those of sms.templates)")
+                throw bad(
+                    "defaultLanguageCode", "must be one of \(known) (the built-in languages and those of sms.templates)"
+                )
             }
             c.defaultLanguageCode = language
         }
@@ -203,7 +231,9 @@ package struct EngineConfig: Sendable {
         }
         c.abuse = try AbusePolicy.read(r)
         if let v = try r.string("sqliteSynchronous") {
-            guard let s = Synchronous(rawValue: v) else { throw bad("sqliteSynchronous", "must be \"normal\" or \"full\"") }
+            guard let s = Synchronous(rawValue: v) else {
+                throw bad("sqliteSynchronous", "must be \"normal\" or \"full\"")
+            }
             c.sqliteSynchronous = s
         }
         return c
@@ -211,7 +241,8 @@ package struct EngineConfig: Sendable {
 
     private static func readTestPhoneNumbers(_ numbers: ObjectReader) throws(PhoneAuthError) -> [String: String] {
         guard numbers.entries.count <= maxTestPhoneNumbers else {
-            throw bad("testPhoneNumbers", "may hold at most \(maxTestPhoneNumbers) numbers; it has \(numbers.entries.count)")
+            throw bad(
+                "testPhoneNumbers", "may hold at most \(maxTestPhoneNumbers) numbers; it has \(numbers.entries.count)")
         }
         var result: [String: String] = [:]
         for (number, code) in numbers.entries {
@@ -220,7 +251,9 @@ package struct EngineConfig: Sendable {
                 throw bad("testPhoneNumbers", "has an entry that is not a valid phone number (\(error.message))")
             }
             guard case let .string(c) = code, c.utf8.count == 6, c.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
-                throw bad("testPhoneNumbers", "must map each number to a code of exactly 6 digits, as a string; \(phone.masked) does not")
+                throw bad(
+                    "testPhoneNumbers",
+                    "must map each number to a code of exactly 6 digits, as a string; \(phone.masked) does not")
             }
             guard result[phone.e164] == nil else { throw bad("testPhoneNumbers", "lists \(phone.masked) twice") }
             result[phone.e164] = c
@@ -237,6 +270,7 @@ package struct EngineConfig: Sendable {
     }
 
     static func bad(_ key: String, _ problem: String) -> PhoneAuthError {
-        PhoneAuthError(.invalidConfiguration, "The configuration key '\(key)' \(problem).", details: [("key", .string(key))])
+        PhoneAuthError(
+            .invalidConfiguration, "The configuration key '\(key)' \(problem).", details: [("key", .string(key))])
     }
 }

@@ -32,38 +32,57 @@ extension PhoneAuthError {
             package let firebaseStatus: Int
         }
 
-        private static func row(_ status: Int32, _ summary: String, http: Int, firebase: String,
-                                firebaseStatus: Int = 400) -> Entry {
-            Entry(status: status, summary: summary, httpStatus: http, firebaseMessage: firebase, firebaseStatus: firebaseStatus)
+        private static func row(
+            _ status: Int32, _ summary: String, http: Int, firebase: String,
+            firebaseStatus: Int = 400
+        ) -> Entry {
+            Entry(
+                status: status, summary: summary, httpStatus: http, firebaseMessage: firebase,
+                firebaseStatus: firebaseStatus)
         }
 
         package var entry: Entry {
             switch self {
-            case .invalidCustomToken: Self.row(17000, "the custom token is not valid", http: 401, firebase: "INVALID_CUSTOM_TOKEN")
+            case .invalidCustomToken:
+                Self.row(17000, "the custom token is not valid", http: 401, firebase: "INVALID_CUSTOM_TOKEN")
             case .customTokenMismatch:
                 Self.row(17002, "the custom token is for another project", http: 400, firebase: "CREDENTIAL_MISMATCH")
             // The dialect's credentials are a session and a code, or a temporary proof: only a proof
             // can be an invalid credential.
-            case .invalidCredential: Self.row(17004, "the credential is malformed", http: 400, firebase: "INVALID_TEMPORARY_PROOF")
+            case .invalidCredential:
+                Self.row(17004, "the credential is malformed", http: 400, firebase: "INVALID_TEMPORARY_PROOF")
             case .userDisabled: Self.row(17005, "the user account is disabled", http: 403, firebase: "USER_DISABLED")
             case .operationNotAllowed:
-                Self.row(17006, "the operation is not allowed by configuration", http: 403, firebase: "OPERATION_NOT_ALLOWED")
+                Self.row(
+                    17006, "the operation is not allowed by configuration", http: 403, firebase: "OPERATION_NOT_ALLOWED"
+                )
             case .tooManyRequests:
-                Self.row(17010, "too many requests", http: 429, firebase: "TOO_MANY_ATTEMPTS_TRY_LATER", firebaseStatus: 429)
+                Self.row(
+                    17010, "too many requests", http: 429, firebase: "TOO_MANY_ATTEMPTS_TRY_LATER", firebaseStatus: 429)
             case .userNotFound: Self.row(17011, "no such user", http: 404, firebase: "USER_NOT_FOUND")
             case .requiresRecentLogin:
-                Self.row(17014, "the operation needs a recent sign-in", http: 400, firebase: "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+                Self.row(
+                    17014, "the operation needs a recent sign-in", http: 400, firebase: "CREDENTIAL_TOO_OLD_LOGIN_AGAIN"
+                )
             case .providerAlreadyLinked:
-                Self.row(17015, "the account already has a credential of this provider", http: 409, firebase: "PROVIDER_ALREADY_LINKED")
+                Self.row(
+                    17015, "the account already has a credential of this provider", http: 409,
+                    firebase: "PROVIDER_ALREADY_LINKED")
             case .noSuchProvider:
-                Self.row(17016, "the account has no credential of this provider", http: 404, firebase: "NO_SUCH_PROVIDER")
-            case .invalidUserToken: Self.row(17017, "the refresh token is not valid", http: 401, firebase: "INVALID_REFRESH_TOKEN")
+                Self.row(
+                    17016, "the account has no credential of this provider", http: 404, firebase: "NO_SUCH_PROVIDER")
+            case .invalidUserToken:
+                Self.row(17017, "the refresh token is not valid", http: 401, firebase: "INVALID_REFRESH_TOKEN")
             case .userTokenExpired: Self.row(17021, "the ID token has expired", http: 401, firebase: "TOKEN_EXPIRED")
-            case .userMismatch: Self.row(17024, "the credential belongs to another user", http: 400, firebase: "USER_MISMATCH")
+            case .userMismatch:
+                Self.row(17024, "the credential belongs to another user", http: 400, firebase: "USER_MISMATCH")
             case .credentialAlreadyInUse:
-                Self.row(17025, "another account already has this credential", http: 409, firebase: "PHONE_NUMBER_EXISTS")
-            case .missingPhoneNumber: Self.row(17041, "the phone number is missing", http: 400, firebase: "MISSING_PHONE_NUMBER")
-            case .invalidPhoneNumber: Self.row(17042, "the phone number is not valid", http: 400, firebase: "INVALID_PHONE_NUMBER")
+                Self.row(
+                    17025, "another account already has this credential", http: 409, firebase: "PHONE_NUMBER_EXISTS")
+            case .missingPhoneNumber:
+                Self.row(17041, "the phone number is missing", http: 400, firebase: "MISSING_PHONE_NUMBER")
+            case .invalidPhoneNumber:
+                Self.row(17042, "the phone number is not valid", http: 400, firebase: "INVALID_PHONE_NUMBER")
             case .missingVerificationCode:
                 Self.row(17043, "the verification code is missing", http: 400, firebase: "MISSING_CODE")
             case .invalidVerificationCode:
@@ -75,48 +94,63 @@ extension PhoneAuthError {
             case .missingAppCredential:
                 Self.row(17047, "the app verification proof is missing", http: 400, firebase: "MISSING_APP_CREDENTIAL")
             case .invalidAppCredential:
-                Self.row(17048, "the app verification proof is not valid", http: 400, firebase: "INVALID_APP_CREDENTIAL")
+                Self.row(
+                    17048, "the app verification proof is not valid", http: 400, firebase: "INVALID_APP_CREDENTIAL")
             case .sessionExpired:
                 Self.row(17051, "the verification can no longer be used", http: 400, firebase: "SESSION_EXPIRED")
             case .quotaExceeded:
                 Self.row(17052, "a quota is exhausted", http: 429, firebase: "QUOTA_EXCEEDED", firebaseStatus: 429)
-            case .missingAppToken: Self.row(17053, "the app's push token is missing", http: 400, firebase: "MISSING_IOS_APP_TOKEN")
-            case .appNotVerified: Self.row(17055, "the app could not be verified", http: 403, firebase: "APP_NOT_VERIFIED")
-            case .captchaCheckFailed: Self.row(17056, "the captcha check failed", http: 400, firebase: "CAPTCHA_CHECK_FAILED")
+            case .missingAppToken:
+                Self.row(17053, "the app's push token is missing", http: 400, firebase: "MISSING_IOS_APP_TOKEN")
+            case .appNotVerified:
+                Self.row(17055, "the app could not be verified", http: 403, firebase: "APP_NOT_VERIFIED")
+            case .captchaCheckFailed:
+                Self.row(17056, "the captcha check failed", http: 400, firebase: "CAPTCHA_CHECK_FAILED")
             case .secondFactorRequired:
                 Self.row(17078, "a second factor is required", http: 400, firebase: "MISSING_MFA_PENDING_CREDENTIAL")
             case .missingMultiFactorSession:
-                Self.row(17081, "the multi-factor session is missing", http: 400, firebase: "MISSING_MFA_PENDING_CREDENTIAL")
+                Self.row(
+                    17081, "the multi-factor session is missing", http: 400, firebase: "MISSING_MFA_PENDING_CREDENTIAL")
             case .missingMultiFactorInfo:
                 Self.row(17082, "the second factor is missing", http: 400, firebase: "MISSING_MFA_ENROLLMENT_ID")
             case .invalidMultiFactorSession:
-                Self.row(17083, "the multi-factor session is not valid", http: 400, firebase: "INVALID_MFA_PENDING_CREDENTIAL")
+                Self.row(
+                    17083, "the multi-factor session is not valid", http: 400,
+                    firebase: "INVALID_MFA_PENDING_CREDENTIAL")
             case .multiFactorInfoNotFound:
                 Self.row(17084, "no such second factor", http: 404, firebase: "MFA_ENROLLMENT_NOT_FOUND")
             case .secondFactorAlreadyEnrolled:
                 Self.row(17087, "the second factor is already enrolled", http: 409, firebase: "SECOND_FACTOR_EXISTS")
             case .maximumSecondFactorCountExceeded:
-                Self.row(17088, "the user has the maximum number of second factors", http: 400,
-                         firebase: "SECOND_FACTOR_LIMIT_EXCEEDED")
+                Self.row(
+                    17088, "the user has the maximum number of second factors", http: 400,
+                    firebase: "SECOND_FACTOR_LIMIT_EXCEEDED")
             case .unsupportedFirstFactor:
-                Self.row(17089, "the credential cannot be a first factor", http: 400, firebase: "UNSUPPORTED_FIRST_FACTOR")
-            case .internalError: Self.row(17999, "internal error", http: 500, firebase: "INTERNAL_ERROR", firebaseStatus: 500)
+                Self.row(
+                    17089, "the credential cannot be a first factor", http: 400, firebase: "UNSUPPORTED_FIRST_FACTOR")
+            case .internalError:
+                Self.row(17999, "internal error", http: 500, firebase: "INTERNAL_ERROR", firebaseStatus: 500)
             case .invalidArgument: Self.row(18000, "invalid argument", http: 400, firebase: "INVALID_ARGUMENT")
-            case .invalidConfiguration: Self.row(18001, "invalid configuration", http: 400, firebase: "INVALID_ARGUMENT")
+            case .invalidConfiguration:
+                Self.row(18001, "invalid configuration", http: 400, firebase: "INVALID_ARGUMENT")
             case .unknownMethod: Self.row(18002, "unknown method", http: 404, firebase: "INVALID_ARGUMENT")
             case .storageError:
-                Self.row(18003, "the database cannot be used", http: 500, firebase: "INTERNAL_ERROR", firebaseStatus: 500)
+                Self.row(
+                    18003, "the database cannot be used", http: 500, firebase: "INTERNAL_ERROR", firebaseStatus: 500)
             case .invalidIdToken: Self.row(18004, "the ID token is not valid", http: 401, firebase: "INVALID_ID_TOKEN")
             case .idTokenRevoked: Self.row(18005, "the ID token has been revoked", http: 401, firebase: "TOKEN_EXPIRED")
             case .phoneNumberAlreadyExists:
                 Self.row(18006, "another user has this phone number", http: 409, firebase: "PHONE_NUMBER_EXISTS")
-            case .uidAlreadyExists: Self.row(18007, "another user has this uid", http: 409, firebase: "DUPLICATE_LOCAL_ID")
+            case .uidAlreadyExists:
+                Self.row(18007, "another user has this uid", http: 409, firebase: "DUPLICATE_LOCAL_ID")
             case .insufficientPermission:
-                Self.row(18008, "the call needs an admin token", http: 403, firebase: "INSUFFICIENT_PERMISSION",
-                         firebaseStatus: 403)
+                Self.row(
+                    18008, "the call needs an admin token", http: 403, firebase: "INSUFFICIENT_PERMISSION",
+                    firebaseStatus: 403)
             case .invalidApiKey:
-                Self.row(18009, "the API key is missing or not valid", http: 400,
-                         firebase: "API key not valid. Please pass a valid API key.")
+                Self.row(
+                    18009, "the API key is missing or not valid", http: 400,
+                    firebase: "API key not valid. Please pass a valid API key.")
             }
         }
 

@@ -8,10 +8,14 @@ struct FailureReporter {
         switch rejection {
         case let .limited(trip): return limitError(trip, now: now)
         case let .numberLocked(phone, until, justLocked) where justLocked:
-            events.emit(.lockout, at: now, [("phoneNumber", .string(PhoneNumber.mask(phone))),
-                                            ("until", .string(until.rfc3339)),
-                                            ("lockoutSeconds", .int((until.milliseconds - now.milliseconds) / 1000)),
-                                            ("clientIp", clientIp.map { .string($0.text) })])
+            events.emit(
+                .lockout, at: now,
+                [
+                    ("phoneNumber", .string(PhoneNumber.mask(phone))),
+                    ("until", .string(until.rfc3339)),
+                    ("lockoutSeconds", .int((until.milliseconds - now.milliseconds) / 1000)),
+                    ("clientIp", clientIp.map { .string($0.text) }),
+                ])
         default: break
         }
         return reported(VerificationErrors.error(rejection, now: now), clientIp: clientIp, now: now)
@@ -20,15 +24,23 @@ struct FailureReporter {
     /// Reports a failed sign-in (`signInFailed`) and returns its error.
     func reported(_ error: PhoneAuthError, clientIp: ClientAddress?, now: Timestamp) -> PhoneAuthError {
         let reason = error.details.first(where: { $0.0 == "reason" })?.1
-        events.emit(.signInFailed, at: now, [("code", .string(error.code.name)), ("reason", reason),
-                                             ("clientIp", clientIp.map { .string($0.text) })])
+        events.emit(
+            .signInFailed, at: now,
+            [
+                ("code", .string(error.code.name)), ("reason", reason),
+                ("clientIp", clientIp.map { .string($0.text) }),
+            ])
         return error
     }
 
     /// The error of a tripped limit, after reporting it.
     func limitError(_ trip: LimitTrip, now: Timestamp) -> PhoneAuthError {
-        events.emit(.limitTripped, at: now, [("limit", .string(trip.limit.rawValue)), ("scope", .string(trip.scope)),
-                                             ("retryAfterSeconds", .int(trip.retryAfterSeconds))])
+        events.emit(
+            .limitTripped, at: now,
+            [
+                ("limit", .string(trip.limit.rawValue)), ("scope", .string(trip.scope)),
+                ("retryAfterSeconds", .int(trip.retryAfterSeconds)),
+            ])
         return LimitErrors.error(trip)
     }
 }

@@ -16,11 +16,16 @@ package struct PhoneAuthError: Error, Sendable {
 
     /// The error object every failure turns into across the ABI.
     package var jsonValue: JSONValue {
-        .object([("error", .object([
-            ("code", .string(code.name)),
-            ("status", .int(Int64(code.status))),
-            ("message", .string(message)),
-            ("details", .object(details)),
-        ]))])
+        .object([
+            (
+                "error",
+                .object([
+                    ("code", .string(code.name)),
+                    ("status", .int(Int64(code.status))),
+                    ("message", .string(message)),
+                    ("details", .object(details)),
+                ])
+            )
+        ])
     }
 }

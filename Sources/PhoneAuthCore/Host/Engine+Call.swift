@@ -29,8 +29,9 @@ extension PhoneAuthError {
     /// There is no method of that name (quoted only when it is a plain name).
     package static func unknownMethod(_ method: String) -> PhoneAuthError {
         let name = Echo.quoted(method, or: "so (the name is not shown: it is not a plain name)")
-        return PhoneAuthError(.unknownMethod, "There is no method named \(name); docs/API.md lists them.",
-                              details: Echo.isQuotable(method) ? [("method", .string(method))] : [])
+        return PhoneAuthError(
+            .unknownMethod, "There is no method named \(name); docs/API.md lists them.",
+            details: Echo.isQuotable(method) ? [("method", .string(method))] : [])
     }
 
     /// `error` as a PhoneAuthError; any other error (crypto, the system) becomes internalError

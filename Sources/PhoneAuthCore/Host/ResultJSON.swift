@@ -5,7 +5,8 @@ package enum ResultJSON {
     static func user(_ u: UserRecord) -> JSONValue {
         var providers: [JSONValue] = []
         if let phone = u.phoneNumber {
-            providers.append(.object([("providerId", .string("phone")), ("uid", .string(phone)), ("phoneNumber", .string(phone))]))
+            providers.append(
+                .object([("providerId", .string("phone")), ("uid", .string(phone)), ("phoneNumber", .string(phone))]))
         }
         var metadata = JSONObjectBuilder()
         metadata.set("creationTime", .string(u.createdAt.rfc3339))
@@ -30,12 +31,18 @@ package enum ResultJSON {
             ("idToken", .string(r.idToken)),
             ("refreshToken", .string(r.refreshToken)),
             ("expiresIn", .int(r.expiresIn)),
-            ("additionalUserInfo", .object([("isNewUser", .bool(r.isNewUser)), ("providerId", .string(r.providerId))])),
+            (
+                "additionalUserInfo",
+                .object([("isNewUser", .bool(r.isNewUser)), ("providerId", .string(r.providerId))])
+            ),
         ])
     }
 
     static func refreshed(_ r: SignInResult) -> JSONValue {
-        .object([("idToken", .string(r.idToken)), ("refreshToken", .string(r.refreshToken)), ("expiresIn", .int(r.expiresIn))])
+        .object([
+            ("idToken", .string(r.idToken)), ("refreshToken", .string(r.refreshToken)),
+            ("expiresIn", .int(r.expiresIn)),
+        ])
     }
 
     static func verificationStarted(_ v: VerificationStarted) -> JSONValue {
@@ -48,32 +55,48 @@ package enum ResultJSON {
     }
 
     static func credential(_ c: PhoneCredential) -> JSONValue {
-        .object([("credential", .object([
-            ("providerId", .string("phone")),
-            ("verificationId", .string(c.verificationId)),
-            ("verificationCode", .string(c.verificationCode)),
-        ]))])
+        .object([
+            (
+                "credential",
+                .object([
+                    ("providerId", .string("phone")),
+                    ("verificationId", .string(c.verificationId)),
+                    ("verificationCode", .string(c.verificationCode)),
+                ])
+            )
+        ])
     }
 
     static func verificationStatus(_ s: VerificationStatus) -> JSONValue {
-        .object([
-            ("verificationId", .string(s.id)),
-            ("phoneNumber", .string(PhoneNumber.mask(s.phone))),
-            ("state", .string(s.state)),
-            ("expiresAt", .string(s.expiresAt.rfc3339)),
-            ("delivery", .string(s.delivery)),
-            ("attempts", .int(Int64(s.attempts))),
-        ] + [("provider", s.provider), ("providerMessageId", s.providerMessageId), ("deliveryError", s.deliveryError)]
-            .compactMap { key, value in value.map { (key, .string($0)) } })
+        .object(
+            [
+                ("verificationId", .string(s.id)),
+                ("phoneNumber", .string(PhoneNumber.mask(s.phone))),
+                ("state", .string(s.state)),
+                ("expiresAt", .string(s.expiresAt.rfc3339)),
+                ("delivery", .string(s.delivery)),
+                ("attempts", .int(Int64(s.attempts))),
+            ]
+                + [
+                    ("provider", s.provider), ("providerMessageId", s.providerMessageId),
+                    ("deliveryError", s.deliveryError),
+                ]
+                .compactMap { key, value in value.map { (key, .string($0)) } })
     }
 
     /// The signing keys that verify now, oldest first, with the active one marked.
     package static func status(_ status: Engine.Status) -> JSONValue {
         let s = status.store
         return .object([
-            ("schemaVersion", .int(Int64(s.schemaVersion))), ("users", .int(s.users)), ("liveSessions", .int(s.liveSessions)),
-            ("sms", .object([("queued", .int(s.smsQueued)), ("sentLastHour", .int(s.smsSentLastHour)),
-                             ("failedLastHour", .int(s.smsFailedLastHour))])),
+            ("schemaVersion", .int(Int64(s.schemaVersion))), ("users", .int(s.users)),
+            ("liveSessions", .int(s.liveSessions)),
+            (
+                "sms",
+                .object([
+                    ("queued", .int(s.smsQueued)), ("sentLastHour", .int(s.smsSentLastHour)),
+                    ("failedLastHour", .int(s.smsFailedLastHour)),
+                ])
+            ),
             ("signingKeys", signingKeys(status.signingKeys)),
         ])
     }

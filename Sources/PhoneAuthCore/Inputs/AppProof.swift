@@ -14,16 +14,17 @@ package enum AppProof: Sendable, Equatable {
     package init(receipt: String?, secret: String?, captchaToken: String?, field: String) throws(PhoneAuthError) {
         switch (receipt, secret, captchaToken) {
         case let (receipt?, secret?, nil)
-            where !receipt.isEmpty && !secret.isEmpty && receipt.utf8.count <= Self.maxReceiptBytes
-                && secret.utf8.count <= Self.maxReceiptBytes:
+        where !receipt.isEmpty && !secret.isEmpty && receipt.utf8.count <= Self.maxReceiptBytes
+            && secret.utf8.count <= Self.maxReceiptBytes:
             self = .receipt(receipt: receipt, secret: secret)
         case let (nil, nil, token?) where !token.isEmpty && token.utf8.count <= Self.maxTokenBytes:
             self = .captcha(token: token)
         default:
-            throw PhoneAuthError(.invalidAppCredential,
-                                 "The field '\(field)' must hold either 'receipt' and 'secret', or 'captchaToken' (at most "
-                                    + "\(Self.maxTokenBytes) bytes).",
-                                 details: [("field", .string(field))])
+            throw PhoneAuthError(
+                .invalidAppCredential,
+                "The field '\(field)' must hold either 'receipt' and 'secret', or 'captchaToken' (at most "
+                    + "\(Self.maxTokenBytes) bytes).",
+                details: [("field", .string(field))])
         }
     }
 }

@@ -12,8 +12,9 @@ package struct ClientAddress: Sendable, Equatable {
 
     package init(_ text: String, field: String = "clientIp") throws(PhoneAuthError) {
         guard let key = Self.limitKey(text) else {
-            throw PhoneAuthError(.invalidArgument, "The field '\(field)' must be an IPv4 or IPv6 address.",
-                                 details: [("field", .string(field))])
+            throw PhoneAuthError(
+                .invalidArgument, "The field '\(field)' must be an IPv4 or IPv6 address.",
+                details: [("field", .string(field))])
         }
         self.text = text
         limitKey = key

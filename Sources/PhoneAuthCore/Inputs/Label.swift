@@ -8,8 +8,9 @@ package struct Label: Sendable, Equatable {
     /// `field` names the parameter in the error, as the caller's door calls it.
     package init(_ text: String, field: String) throws(PhoneAuthError) {
         guard text.utf8.count <= Self.maxBytes else {
-            throw PhoneAuthError(.invalidArgument, "The field '\(field)' must be at most \(Self.maxBytes) bytes.",
-                                 details: [("field", .string(field))])
+            throw PhoneAuthError(
+                .invalidArgument, "The field '\(field)' must be at most \(Self.maxBytes) bytes.",
+                details: [("field", .string(field))])
         }
         self.text = text
     }

@@ -10,12 +10,14 @@ package struct PhoneNumber: Hashable, Sendable {
 
     package enum NumberType: Int32, Sendable, CaseIterable {
         case fixedLine = 0, mobile, fixedLineOrMobile, tollFree, premiumRate, sharedCost, voip,
-             personalNumber, pager, uan, voicemail, unknown
+            personalNumber, pager, uan, voicemail, unknown
 
         /// libphonenumber's name of the type, as configuration and error details spell it.
         package var name: String {
-            ["FIXED_LINE", "MOBILE", "FIXED_LINE_OR_MOBILE", "TOLL_FREE", "PREMIUM_RATE", "SHARED_COST", "VOIP",
-             "PERSONAL_NUMBER", "PAGER", "UAN", "VOICEMAIL", "UNKNOWN"][Int(rawValue)]
+            [
+                "FIXED_LINE", "MOBILE", "FIXED_LINE_OR_MOBILE", "TOLL_FREE", "PREMIUM_RATE", "SHARED_COST", "VOIP",
+                "PERSONAL_NUMBER", "PAGER", "UAN", "VOICEMAIL", "UNKNOWN",
+            ][Int(rawValue)]
         }
     }
 
@@ -36,11 +38,17 @@ package struct PhoneNumber: Hashable, Sendable {
         pa_phone_parse(text, "ZZ", &result)
         switch Int(result.reason) {
         case Int(PA_PHONE_OK.rawValue):
-            let e164 = withUnsafeBytes(of: result.e164) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
-            let region = withUnsafeBytes(of: result.region) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            let e164 = withUnsafeBytes(of: result.e164) {
+                String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            let region = withUnsafeBytes(of: result.region) {
+                String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
             return PhoneNumber(e164: e164, region: region, type: NumberType(rawValue: result.type) ?? .unknown)
         case Int(PA_PHONE_INVALID_COUNTRY_CODE.rawValue):
-            throw invalid("invalidCountryCode", "The phone number has no valid country calling code; write it with a leading + and the country code.")
+            throw invalid(
+                "invalidCountryCode",
+                "The phone number has no valid country calling code; write it with a leading + and the country code.")
         case Int(PA_PHONE_TOO_SHORT.rawValue):
             throw invalid("tooShort", "The phone number is too short.")
         case Int(PA_PHONE_TOO_LONG.rawValue):

@@ -38,8 +38,11 @@ package final class KeyRing: @unchecked Sendable {
     /// When an unknown kid last made us read the store (forged kids must not make every call do so).
     private var lastMissReload = Timestamp(milliseconds: 0)
 
-    package init(store: Store, masterKey: [UInt8], algorithm: EngineConfig.SigningAlgorithm, clock: Clock, idTokenTtlSeconds: Int64,
-                rotationDays: Int64 = 0) throws {
+    package init(
+        store: Store, masterKey: [UInt8], algorithm: EngineConfig.SigningAlgorithm, clock: Clock,
+        idTokenTtlSeconds: Int64,
+        rotationDays: Int64 = 0
+    ) throws {
         rotationSeconds = rotationDays * 86_400
         self.idTokenTtlSeconds = idTokenTtlSeconds
         let sealing = SealingKeys(master: masterKey)
@@ -56,9 +59,12 @@ package final class KeyRing: @unchecked Sendable {
             return existing.isEmpty ? try store.addSecretIfNoneOfKind(try make()) : existing
         }
         let codeSecrets = try ensure(Self.codeKeyKind) {
-            try Self.seal(SecureBytes.random(count: 32), kid: "code-hmac-1", kind: Self.codeKeyKind, with: sealing, now: now)
+            try Self.seal(
+                SecureBytes.random(count: 32), kid: "code-hmac-1", kind: Self.codeKeyKind, with: sealing, now: now)
         }
-        guard let codeSecret = codeSecrets.first else { throw PhoneAuthError(.storageError, "The code key could not be stored.") }
+        guard let codeSecret = codeSecrets.first else {
+            throw PhoneAuthError(.storageError, "The code key could not be stored.")
+        }
         codeKey = SymmetricKey(data: try Self.open(codeSecret, with: sealing))
         keyedCodeHMAC = HMAC<SHA256>(key: codeKey)
         // An engine configured with an algorithm no current key has makes one, and retires the
@@ -71,7 +77,9 @@ package final class KeyRing: @unchecked Sendable {
         signing = try Self.load(store: store, with: sealing, now: now)
     }
 
-    private static func newSigningSecret(_ algorithm: EngineConfig.SigningAlgorithm, with sealing: SealingKeys, now: Timestamp) throws -> StoredSecret {
+    private static func newSigningSecret(
+        _ algorithm: EngineConfig.SigningAlgorithm, with sealing: SealingKeys, now: Timestamp
+    ) throws -> StoredSecret {
         let (fresh, freshBytes) = try SigningKey.generate(algorithm)
         return try seal(freshBytes, kid: fresh.kid, kind: algorithm.rawValue, with: sealing, now: now)
     }
@@ -85,7 +93,9 @@ package final class KeyRing: @unchecked Sendable {
             if let retireAt = secret.retireAt, retireAt <= now { continue }
             let key = try SigningKey.load(kind, privateBytes: try open(secret, with: sealing))
             keys[secret.kid] = (key, secret.createdAt, secret.retireAt)
-            if secret.retireAt == nil, active.map({ secret.createdAt >= $0.1 }) ?? true { active = (key, secret.createdAt) }
+            if secret.retireAt == nil, active.map({ secret.createdAt >= $0.1 }) ?? true {
+                active = (key, secret.createdAt)
+            }
         }
         guard let active else { throw PhoneAuthError(.storageError, "The store has no current signing key.") }
         return SigningSet(active: active.0, keys: keys, loadedAt: now)
@@ -97,7 +107,9 @@ package final class KeyRing: @unchecked Sendable {
         let cached = lock.withLock { signing }
         guard force || now.milliseconds - cached.loadedAt.milliseconds >= Self.reloadMilliseconds else { return cached }
         // A failed read keeps the copy we have: signing and verifying go on with it.
-        guard let fresh = try? Self.load(store: store, with: lock.withLock({ sealing }), now: now) else { return cached }
+        guard let fresh = try? Self.load(store: store, with: lock.withLock({ sealing }), now: now) else {
+            return cached
+        }
         lock.withLock { signing = fresh }
         return fresh
     }
@@ -141,18 +153,23 @@ package final class KeyRing: @unchecked Sendable {
     /// The keys the JWKS publishes: those that verify now, by kid.
     package var publishedKeys: [SigningKey] {
         let now = clock.now()
-        return current().keys.values.filter { entry in entry.retireAt.map { $0 > now } ?? true }.map(\.key).sorted { $0.kid < $1.kid }
+        return current().keys.values.filter { entry in entry.retireAt.map { $0 > now } ?? true }.map(\.key).sorted {
+            $0.kid < $1.kid
+        }
     }
 
     /// Adds a key that signs from now on; the others verify for `retireAfterSeconds` more (the ID
     /// tokens they signed expire by then). With `ifOlderThanSeconds`, only when the active key is
     /// at least that old (automatic rotation: engines that find it due together make one).
     @discardableResult
-    package func rotate(algorithm: EngineConfig.SigningAlgorithm? = nil, retireAfterSeconds: Int64, ifOlderThanSeconds: Int64? = nil) throws -> Bool {
+    package func rotate(
+        algorithm: EngineConfig.SigningAlgorithm? = nil, retireAfterSeconds: Int64, ifOlderThanSeconds: Int64? = nil
+    ) throws -> Bool {
         let now = clock.now()
         let secret = try Self.newSigningSecret(algorithm ?? self.algorithm, with: lock.withLock { sealing }, now: now)
-        let rotated = try store.rotateSigningKey(secret, retireOthersAt: now.adding(seconds: retireAfterSeconds),
-                                                 ifNewestBefore: ifOlderThanSeconds.map { now.adding(seconds: -$0) })
+        let rotated = try store.rotateSigningKey(
+            secret, retireOthersAt: now.adding(seconds: retireAfterSeconds),
+            ifNewestBefore: ifOlderThanSeconds.map { now.adding(seconds: -$0) })
         _ = current(force: true)
         return rotated
     }
@@ -174,15 +191,18 @@ package final class KeyRing: @unchecked Sendable {
             .map { ($0.key, $0.createdAt, $0.retireAt, $0.key.kid == set.active.kid) }
     }
 
-    private static func seal(_ secret: [UInt8], kid: String, kind: String, with sealing: SealingKeys, now: Timestamp) throws -> StoredSecret {
+    private static func seal(
+        _ secret: [UInt8], kid: String, kind: String, with sealing: SealingKeys, now: Timestamp
+    ) throws -> StoredSecret {
         StoredSecret(kid: kid, kind: kind, sealed: try sealing.sealSecret(secret, kind: kind, kid: kid), createdAt: now)
     }
 
     private static func open(_ secret: StoredSecret, with sealing: SealingKeys) throws -> [UInt8] {
         guard let plain = sealing.openSecret(secret.sealed, kind: secret.kind, kid: secret.kid) else {
-            throw PhoneAuthError(.invalidConfiguration,
-                                 "The master key does not match this database: its keys cannot be decrypted. Use the master key the database was created with.",
-                                 details: [("key", .string("masterKey"))])
+            throw PhoneAuthError(
+                .invalidConfiguration,
+                "The master key does not match this database: its keys cannot be decrypted. Use the master key the database was created with.",
+                details: [("key", .string("masterKey"))])
         }
         return plain
     }
@@ -200,22 +220,34 @@ package final class KeyRing: @unchecked Sendable {
 
     /// Reseals every value under `target`, opening each with the first of `sources` that can.
     private func reseal(from sources: [SealingKeys], to target: SealingKeys) throws {
-        try store.reseal(secrets: { secret in
-            guard let plain = sources.lazy.compactMap({ $0.openSecret(secret.sealed, kind: secret.kind, kid: secret.kid) }).first else {
-                throw Self.unopenable("a stored key")
-            }
-            return try target.sealSecret(plain, kind: secret.kind, kid: secret.kid)
-        }, column: { column, context, sealed in
-            guard let plain = sources.lazy.compactMap({ SealingKeys.open(sealed, key: $0.key(for: column), context: context) }).first else {
-                throw Self.unopenable("a sealed value (\(column))")
-            }
-            return try SealingKeys.seal(plain, key: target.key(for: column), context: context)
-        })
+        try store.reseal(
+            secrets: { secret in
+                guard
+                    let plain = sources.lazy.compactMap({
+                        $0.openSecret(secret.sealed, kind: secret.kind, kid: secret.kid)
+                    }).first
+                else {
+                    throw Self.unopenable("a stored key")
+                }
+                return try target.sealSecret(plain, kind: secret.kind, kid: secret.kid)
+            },
+            column: { column, context, sealed in
+                guard
+                    let plain = sources.lazy.compactMap({
+                        SealingKeys.open(sealed, key: $0.key(for: column), context: context)
+                    }).first
+                else {
+                    throw Self.unopenable("a sealed value (\(column))")
+                }
+                return try SealingKeys.seal(plain, key: target.key(for: column), context: context)
+            })
     }
 
     private static func unopenable(_ what: String) -> PhoneAuthError {
-        PhoneAuthError(.storageError, "\(what.prefix(1).uppercased() + what.dropFirst()) does not open with the current master key; nothing was rekeyed.",
-                       details: [("retryable", .bool(false))])
+        PhoneAuthError(
+            .storageError,
+            "\(what.prefix(1).uppercased() + what.dropFirst()) does not open with the current master key; nothing was rekeyed.",
+            details: [("retryable", .bool(false))])
     }
 
     /// Opens a value sealed under a derived key: with the current master key, else the one a rekey replaced.
@@ -246,12 +278,16 @@ package final class KeyRing: @unchecked Sendable {
         try SealingKeys.seal(secret, key: lock.withLock { sealing.totp }, context: uid)
     }
 
-    package func openTotpSecret(_ sealed: [UInt8], uid: String) -> [UInt8]? { open(sealed, .factorSecret, context: uid) }
+    package func openTotpSecret(_ sealed: [UInt8], uid: String) -> [UInt8]? {
+        open(sealed, .factorSecret, context: uid)
+    }
 
     /// A refresh token's secret, sealed for its session and generation (kept only so that a
     /// retried refresh can be given the same token).
     func sealRefreshSecret(_ token: RefreshToken) throws -> [UInt8] {
-        try SealingKeys.seal(Array(token.secret.utf8), key: lock.withLock { sealing.refresh }, context: "\(token.sessionId)/\(token.generation)")
+        try SealingKeys.seal(
+            Array(token.secret.utf8), key: lock.withLock { sealing.refresh },
+            context: "\(token.sessionId)/\(token.generation)")
     }
 
     func openRefreshSecret(_ sealed: [UInt8], sessionId: String, generation: Int64) -> String? {

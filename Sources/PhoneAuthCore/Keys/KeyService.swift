@@ -29,9 +29,10 @@ package final class KeyService {
     package func signingKeys() -> [SigningKeyState] {
         let now = clock.now()
         return ring.signingKeyTimes.map {
-            SigningKeyState(kid: $0.key.kid, algorithm: $0.key.algorithm.rawValue, createdAt: $0.createdAt,
-                            ageDays: (now.milliseconds - $0.createdAt.milliseconds) / 86_400_000, active: $0.active,
-                            retiresAt: $0.retireAt)
+            SigningKeyState(
+                kid: $0.key.kid, algorithm: $0.key.algorithm.rawValue, createdAt: $0.createdAt,
+                ageDays: (now.milliseconds - $0.createdAt.milliseconds) / 86_400_000, active: $0.active,
+                retiresAt: $0.retireAt)
         }
     }
 
@@ -41,8 +42,9 @@ package final class KeyService {
         var algorithm: EngineConfig.SigningAlgorithm?
         if let name {
             guard let value = EngineConfig.SigningAlgorithm(rawValue: name) else {
-                throw PhoneAuthError(.invalidArgument, "The field 'algorithm' must be ES256, RS256 or EdDSA.",
-                                     details: [("field", .string("algorithm"))])
+                throw PhoneAuthError(
+                    .invalidArgument, "The field 'algorithm' must be ES256, RS256 or EdDSA.",
+                    details: [("field", .string("algorithm"))])
             }
             algorithm = value
         }
@@ -53,8 +55,9 @@ package final class KeyService {
     /// Stops a key verifying now (a leaked key); if it was the active one, a new one takes over.
     package func retireSigningKey(kid: String) throws -> [SigningKeyState] {
         guard try ring.retire(kid: kid, retireOthersAfterSeconds: config.idTokenTtlSeconds) else {
-            throw PhoneAuthError(.invalidArgument, "No signing key that still verifies has this kid.",
-                                 details: [("field", .string("kid"))])
+            throw PhoneAuthError(
+                .invalidArgument, "No signing key that still verifies has this kid.",
+                details: [("field", .string("kid"))])
         }
         return signingKeys()
     }
@@ -82,8 +85,10 @@ package final class KeyService {
             throw error
         }
         if let keyFile, rename(keyFile + ".new", keyFile) != 0 {
-            throw PhoneAuthError(.storageError, "The store is rekeyed but \(keyFile).new could not replace the key file; move it into place.",
-                                 details: [("path", .string(keyFile))])
+            throw PhoneAuthError(
+                .storageError,
+                "The store is rekeyed but \(keyFile).new could not replace the key file; move it into place.",
+                details: [("path", .string(keyFile))])
         }
         events.emit(.rekeyed, at: clock.now(), [("keyFile", keyFile.map { .string($0) })])
         return keyFile
@@ -93,10 +98,13 @@ package final class KeyService {
     /// Opens the key ring, finishing a rekey that was interrupted: one that committed but had not
     /// yet renamed `<key file>.new` into place opens with the new key, which then takes its place;
     /// one that never committed leaves a `.new` file that is removed.
-    static func openRing(store: Store, master: [UInt8], keyFile: String?, config: EngineConfig, clock: Clock) throws -> KeyRing {
+    static func openRing(
+        store: Store, master: [UInt8], keyFile: String?, config: EngineConfig, clock: Clock
+    ) throws -> KeyRing {
         func open(_ key: [UInt8]) throws -> KeyRing {
-            try KeyRing(store: store, masterKey: key, algorithm: config.signingAlgorithm, clock: clock,
-                        idTokenTtlSeconds: config.idTokenTtlSeconds, rotationDays: config.signingKeyRotationDays)
+            try KeyRing(
+                store: store, masterKey: key, algorithm: config.signingAlgorithm, clock: clock,
+                idTokenTtlSeconds: config.idTokenTtlSeconds, rotationDays: config.signingKeyRotationDays)
         }
         guard let keyFile, let pending = try MasterKey.readKeyFile(keyFile + ".new") else { return try open(master) }
         do {
@@ -106,7 +114,9 @@ package final class KeyService {
         } catch let error as PhoneAuthError where error.code == .invalidConfiguration {
             let ring = try open(pending)
             guard rename(keyFile + ".new", keyFile) == 0 else {
-                throw PhoneAuthError(.storageError, "The rekeyed master key \(keyFile).new cannot be moved into place.", details: [("path", .string(keyFile))])
+                throw PhoneAuthError(
+                    .storageError, "The rekeyed master key \(keyFile).new cannot be moved into place.",
+                    details: [("path", .string(keyFile))])
             }
             return ring
         }

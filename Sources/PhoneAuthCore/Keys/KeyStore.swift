@@ -6,7 +6,8 @@ package protocol KeyStore: AnyObject, Sendable {
     /// (so two processes creating a key at once settle on one).
     func addSecretIfNoneOfKind(_ secret: StoredSecret) throws -> [StoredSecret]
     /// Rewrites every sealed value in one transaction (SQLStore+Reseal).
-    func reseal(secrets: (StoredSecret) throws -> [UInt8], column: (SealedColumn, String, [UInt8]) throws -> [UInt8]) throws
+    func reseal(
+        secrets: (StoredSecret) throws -> [UInt8], column: (SealedColumn, String, [UInt8]) throws -> [UInt8]) throws
     /// Adds a signing key and schedules the others' retirement (see SQLStore).
     func rotateSigningKey(_ secret: StoredSecret, retireOthersAt: Timestamp, ifNewestBefore: Timestamp?) throws -> Bool
     /// Ends a signing key now; whether it was live.

@@ -11,8 +11,10 @@ package enum MasterKey {
         let trimmed = String(text.filter { !$0.isWhitespace })
         if trimmed.utf8.count == 64, let bytes = hex(trimmed) { return bytes }
         if let bytes = Base64.decode(trimmed), bytes.count == 32 { return bytes }
-        throw PhoneAuthError(.invalidConfiguration, "The master key from the \(source) must be 32 bytes, written as 64 hex digits or in base64.",
-                             details: [("key", .string("masterKey"))])
+        throw PhoneAuthError(
+            .invalidConfiguration,
+            "The master key from the \(source) must be 32 bytes, written as 64 hex digits or in base64.",
+            details: [("key", .string("masterKey"))])
     }
 
     /// The key given in the configuration or the environment; nil when it comes from the key file
@@ -25,9 +27,10 @@ package enum MasterKey {
         guard case .postgres = database else { return nil }
         // Engines on several machines must seal and open the same keys: a key file generated
         // on one machine would lock the others out.
-        throw PhoneAuthError(.invalidConfiguration,
-                             "With a PostgreSQL database the master key must be given, in the configuration key 'masterKey' or the environment variable \(environmentVariable): every engine sharing the database needs the same one, so none can be generated beside it.",
-                             details: [("key", .string("masterKey"))])
+        throw PhoneAuthError(
+            .invalidConfiguration,
+            "With a PostgreSQL database the master key must be given, in the configuration key 'masterKey' or the environment variable \(environmentVariable): every engine sharing the database needs the same one, so none can be generated beside it.",
+            details: [("key", .string("masterKey"))])
     }
 
     /// The key of the key file `path`, which is generated (mode 0600) when it does not exist.
@@ -37,14 +40,18 @@ package enum MasterKey {
             defer { close(fd) }
             return try read(keyFile: path, fd)
         }
-        guard errno == ENOENT else { throw keyFileError(path, "cannot be opened (\(String(cString: strerror(errno))))") }
+        guard errno == ENOENT else {
+            throw keyFileError(path, "cannot be opened (\(String(cString: strerror(errno))))")
+        }
         return try generate(path)
     }
 
     /// The key file the master key comes from, when it does (SQLite, no configured or
     /// environment key); a rekey writes `<it>.new` before it commits and renames it after.
     package static func keyFile(configured: [UInt8]?, database: Database) -> String? {
-        guard configured == nil, getenv(environmentVariable).map({ $0.pointee == 0 }) ?? true, case let .sqlite(path, _) = database else { return nil }
+        guard configured == nil, getenv(environmentVariable).map({ $0.pointee == 0 }) ?? true,
+            case let .sqlite(path, _) = database
+        else { return nil }
         return path + ".key"
     }
 
@@ -70,7 +77,9 @@ package enum MasterKey {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw keyFileError(path, "cannot be read") }
         guard info.st_mode & 0o077 == 0 else {
-            throw keyFileError(path, "is readable by other users (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 600 on it")
+            throw keyFileError(
+                path, "is readable by other users (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 600 on it"
+            )
         }
         var buffer = [UInt8](repeating: 0, count: 256)
         let n = Glibc.read(fd, &buffer, buffer.count)

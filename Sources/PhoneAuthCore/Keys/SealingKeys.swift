@@ -47,7 +47,8 @@ struct SealingKeys: Sendable {
 
     static func open(_ sealed: [UInt8], key: SymmetricKey, context: String) -> [UInt8]? {
         guard let box = try? AES.GCM.SealedBox(combined: sealed),
-              let plain = try? AES.GCM.open(box, using: key, authenticating: Array(context.utf8)) else { return nil }
+            let plain = try? AES.GCM.open(box, using: key, authenticating: Array(context.utf8))
+        else { return nil }
         return Array(plain)
     }
 }

@@ -19,7 +19,9 @@ package struct SigningKey: Sendable {
     }
 
     /// A new key; `privateBytes` is what to keep (sealed) to load it again.
-    package static func generate(_ algorithm: EngineConfig.SigningAlgorithm) throws -> (SigningKey, privateBytes: [UInt8]) {
+    package static func generate(
+        _ algorithm: EngineConfig.SigningAlgorithm
+    ) throws -> (SigningKey, privateBytes: [UInt8]) {
         let bytes: [UInt8]
         switch algorithm {
         case .es256: bytes = Array(P256.Signing.PrivateKey().rawRepresentation)
@@ -48,9 +50,13 @@ package struct SigningKey: Sendable {
         }
         // The key ID is derived from the public key, so every process names a key the same way.
         let kid = Base64URL.encode(SHA256.hash(data: publicBytes).prefix(12))
-        let header: JSONValue = .object([("alg", .string(algorithm.rawValue)), ("kid", .string(kid)), ("typ", .string("JWT"))])
-        return SigningKey(kid: kid, algorithm: algorithm, backing: backing, publicJWK: jwk(kid: kid, algorithm: algorithm, backing: backing),
-                          encodedJWTHeader: Base64URL.encode(JSONCodec.serialize(header).utf8))
+        let header: JSONValue = .object([
+            ("alg", .string(algorithm.rawValue)), ("kid", .string(kid)), ("typ", .string("JWT")),
+        ])
+        return SigningKey(
+            kid: kid, algorithm: algorithm, backing: backing,
+            publicJWK: jwk(kid: kid, algorithm: algorithm, backing: backing),
+            encodedJWTHeader: Base64URL.encode(JSONCodec.serialize(header).utf8))
     }
 
     package func sign(_ data: [UInt8]) throws -> [UInt8] {
@@ -67,27 +73,36 @@ package struct SigningKey: Sendable {
             guard let s = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
             return key.publicKey.isValidSignature(s, for: data)
         case let .rs256(key):
-            return key.publicKey.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: data, padding: .insecurePKCS1v1_5)
+            return key.publicKey.isValidSignature(
+                _RSA.Signing.RSASignature(rawRepresentation: signature), for: data, padding: .insecurePKCS1v1_5)
         case let .edDSA(key):
             return key.publicKey.isValidSignature(signature, for: data)
         }
     }
 
     private static func jwk(kid: String, algorithm: EngineConfig.SigningAlgorithm, backing: Backing) -> JSONValue {
-        var fields: [(String, JSONValue)] = [("kid", .string(kid)), ("alg", .string(algorithm.rawValue)), ("use", .string("sig"))]
+        var fields: [(String, JSONValue)] = [
+            ("kid", .string(kid)), ("alg", .string(algorithm.rawValue)), ("use", .string("sig")),
+        ]
         switch backing {
         case let .es256(key):
             let point = Array(key.publicKey.x963Representation)  // 0x04 || x || y
-            fields += [("kty", .string("EC")), ("crv", .string("P-256")),
-                       ("x", .string(Base64URL.encode(point[1..<33]))), ("y", .string(Base64URL.encode(point[33..<65])))]
+            fields += [
+                ("kty", .string("EC")), ("crv", .string("P-256")),
+                ("x", .string(Base64URL.encode(point[1..<33]))), ("y", .string(Base64URL.encode(point[33..<65]))),
+            ]
         case let .rs256(key):
             if let primitives = try? key.publicKey.getKeyPrimitives() {
-                fields += [("kty", .string("RSA")), ("n", .string(Base64URL.encode(Array(primitives.modulus)))),
-                           ("e", .string(Base64URL.encode(Array(primitives.publicExponent))))]
+                fields += [
+                    ("kty", .string("RSA")), ("n", .string(Base64URL.encode(Array(primitives.modulus)))),
+                    ("e", .string(Base64URL.encode(Array(primitives.publicExponent)))),
+                ]
             }
         case let .edDSA(key):
-            fields += [("kty", .string("OKP")), ("crv", .string("Ed25519")),
-                       ("x", .string(Base64URL.encode(Array(key.publicKey.rawRepresentation))))]
+            fields += [
+                ("kty", .string("OKP")), ("crv", .string("Ed25519")),
+                ("x", .string(Base64URL.encode(Array(key.publicKey.rawRepresentation)))),
+            ]
         }
         return .object(fields)
     }

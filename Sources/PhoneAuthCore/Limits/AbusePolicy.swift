@@ -43,9 +43,12 @@ package struct AbusePolicy: Sendable {
     static func read(_ r: ObjectReader) throws(PhoneAuthError) -> AbusePolicy {
         var p = AbusePolicy()
         if let q = try r.object("quotas") {
-            try q.rejectUnknown(["smsPerNumberPerHour", "smsPerIpPerHour", "smsPerProjectPerDay", "smsPerRegionPerDay",
-                                 "regionBurstPerHour", "maxConsecutiveFailures", "lockoutSeconds", "maxLockoutSeconds", "wrongCodesPerIpPer5Minutes",
-                                 "appChecksPerIpPerHour"])
+            try q.rejectUnknown([
+                "smsPerNumberPerHour", "smsPerIpPerHour", "smsPerProjectPerDay", "smsPerRegionPerDay",
+                "regionBurstPerHour", "maxConsecutiveFailures", "lockoutSeconds", "maxLockoutSeconds",
+                "wrongCodesPerIpPer5Minutes",
+                "appChecksPerIpPerHour",
+            ])
             func limit(_ key: String, _ current: Int) throws(PhoneAuthError) -> Int {
                 Int(try q.int(key, in: 0...100_000_000) ?? Int64(current))
             }
@@ -57,7 +60,8 @@ package struct AbusePolicy: Sendable {
             p.wrongCodesPerIpPer5Minutes = try limit("wrongCodesPerIpPer5Minutes", p.wrongCodesPerIpPer5Minutes)
             p.appChecksPerIpPerHour = try limit("appChecksPerIpPerHour", p.appChecksPerIpPerHour)
             p.lockoutSeconds = try q.int("lockoutSeconds", in: 1...31_536_000) ?? p.lockoutSeconds
-            p.maxLockoutSeconds = try q.int("maxLockoutSeconds", in: 1...31_536_000) ?? max(p.maxLockoutSeconds, p.lockoutSeconds)
+            p.maxLockoutSeconds =
+                try q.int("maxLockoutSeconds", in: 1...31_536_000) ?? max(p.maxLockoutSeconds, p.lockoutSeconds)
             guard p.maxLockoutSeconds >= p.lockoutSeconds else {
                 throw bad("quotas.maxLockoutSeconds", "must be at least quotas.lockoutSeconds")
             }
@@ -65,7 +69,9 @@ package struct AbusePolicy: Sendable {
                 try checkRegions(regions.entries.map(\.0), key: "quotas.smsPerRegionPerDay")
                 for (region, value) in regions.entries {
                     guard case let .int(n) = value, n >= 0 else {
-                        throw bad("quotas.smsPerRegionPerDay", "must map each region to a count (an integer, 0 or more); '\(region)' does not")
+                        throw bad(
+                            "quotas.smsPerRegionPerDay",
+                            "must map each region to a count (an integer, 0 or more); '\(region)' does not")
                     }
                     p.smsPerRegionPerDay[region] = Int(min(n, 100_000_000))
                 }
@@ -77,12 +83,15 @@ package struct AbusePolicy: Sendable {
             switch (allow, only) {
             case let (allow?, nil):
                 try allow.rejectUnknown(["disallowedRegions"])
-                p.regionPolicy = .allowByDefault(disallowed: try regionList(allow, "disallowedRegions", "smsRegionPolicy.allowByDefault"))
+                p.regionPolicy = .allowByDefault(
+                    disallowed: try regionList(allow, "disallowedRegions", "smsRegionPolicy.allowByDefault"))
             case let (nil, only?):
                 try only.rejectUnknown(["allowedRegions"])
                 let allowed = try regionList(only, "allowedRegions", "smsRegionPolicy.allowlistOnly")
                 // An empty allowlist would refuse every SMS, test numbers included: surely a mistake.
-                guard !allowed.isEmpty else { throw bad("smsRegionPolicy.allowlistOnly.allowedRegions", "must list at least one region") }
+                guard !allowed.isEmpty else {
+                    throw bad("smsRegionPolicy.allowlistOnly.allowedRegions", "must list at least one region")
+                }
                 p.regionPolicy = .allowlistOnly(allowed: allowed)
             default:
                 throw bad("smsRegionPolicy", "must hold exactly one of 'allowByDefault' and 'allowlistOnly'")
@@ -91,12 +100,21 @@ package struct AbusePolicy: Sendable {
         if let types = try r.object("phoneNumberTypes") {
             try types.rejectUnknown(["deny"])
             if let deny = types.value("deny") {
-                guard case let .array(items) = deny else { throw bad("phoneNumberTypes.deny", "must be an array of type names") }
+                guard case let .array(items) = deny else {
+                    throw bad("phoneNumberTypes.deny", "must be an array of type names")
+                }
                 var denied: Set<PhoneNumber.NumberType> = []
                 for item in items {
-                    guard case let .string(name) = item, let type = PhoneNumber.NumberType.allCases.first(where: { $0.name == name }) else {
-                        let shown = item.stringValue.map { Echo.quoted($0, or: "a name it does not know") } ?? "a \(item.typeName)"
-                        throw bad("phoneNumberTypes.deny", "must list libphonenumber type names (\(PhoneNumber.NumberType.allCases.map(\.name).joined(separator: ", "))), not \(shown)")
+                    guard case let .string(name) = item,
+                        let type = PhoneNumber.NumberType.allCases.first(where: { $0.name == name })
+                    else {
+                        let shown =
+                            item.stringValue.map { Echo.quoted($0, or: "a name it does not know") }
+                            ?? "a \(item.typeName)"
+                        throw bad(
+                            "phoneNumberTypes.deny",
+                            "must list libphonenumber type names (\(PhoneNumber.NumberType.allCases.map(\.name).joined(separator: ", "))), not \(shown)"
+                        )
                     }
                     denied.insert(type)
                 }
@@ -106,13 +124,17 @@ package struct AbusePolicy: Sendable {
         return p
     }
 
-    private static func regionList(_ r: ObjectReader, _ field: String, _ path: String) throws(PhoneAuthError) -> Set<String> {
+    private static func regionList(
+        _ r: ObjectReader, _ field: String, _ path: String
+    ) throws(PhoneAuthError) -> Set<String> {
         guard let value = r.value(field), case let .array(items) = value else {
             throw bad("\(path).\(field)", "must be an array of region codes")
         }
         var codes: [String] = []
         for item in items {
-            guard case let .string(code) = item else { throw bad("\(path).\(field)", "must hold region codes as strings") }
+            guard case let .string(code) = item else {
+                throw bad("\(path).\(field)", "must hold region codes as strings")
+            }
             codes.append(code)
         }
         try checkRegions(codes, key: "\(path).\(field)")
@@ -124,14 +146,18 @@ package struct AbusePolicy: Sendable {
         let unknown = codes.filter { !PhoneNumber.isSupportedRegion($0) }
         guard unknown.isEmpty else {
             let shown = unknown.filter(Echo.isQuotable)
-            let listed = shown.map { "'\($0)'" } + (shown.count < unknown.count ? ["\(unknown.count - shown.count) not shown"] : [])
-            throw PhoneAuthError(.invalidConfiguration,
-                                 "The configuration key '\(key)' has unknown region codes: \(listed.joined(separator: ", ")) (use CLDR codes such as \"US\").",
-                                 details: [("key", .string(key)), ("regions", .array(shown.map { .string($0) }))])
+            let listed =
+                shown.map { "'\($0)'" }
+                + (shown.count < unknown.count ? ["\(unknown.count - shown.count) not shown"] : [])
+            throw PhoneAuthError(
+                .invalidConfiguration,
+                "The configuration key '\(key)' has unknown region codes: \(listed.joined(separator: ", ")) (use CLDR codes such as \"US\").",
+                details: [("key", .string(key)), ("regions", .array(shown.map { .string($0) }))])
         }
     }
 
     private static func bad(_ key: String, _ problem: String) -> PhoneAuthError {
-        PhoneAuthError(.invalidConfiguration, "The configuration key '\(key)' \(problem).", details: [("key", .string(key))])
+        PhoneAuthError(
+            .invalidConfiguration, "The configuration key '\(key)' \(problem).", details: [("key", .string(key))])
     }
 }

@@ -11,8 +11,9 @@ package struct CheckLimits: Sendable {
     package var wrongCodesPerIpPer5Minutes: Int
     package var exempt: Set<String>
 
-    package static let none = CheckLimits(maxConsecutiveFailures: 0, failuresBetweenLockouts: 0, lockoutMilliseconds: 0, maxLockoutMilliseconds: 0,
-                                         clientIp: nil, wrongCodesPerIpPer5Minutes: 0, exempt: [])
+    package static let none = CheckLimits(
+        maxConsecutiveFailures: 0, failuresBetweenLockouts: 0, lockoutMilliseconds: 0, maxLockoutMilliseconds: 0,
+        clientIp: nil, wrongCodesPerIpPer5Minutes: 0, exempt: [])
 
     /// The length of a number's `lockouts`-th lockout (counting from 1).
     package func lockoutLength(_ lockouts: Int) -> Int64 {

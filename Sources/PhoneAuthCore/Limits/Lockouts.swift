@@ -15,8 +15,12 @@ package final class Lockouts {
     package func unlockPhoneNumber(_ phoneNumber: String?) throws -> Bool {
         let phone = try PhoneNumber.parse(phoneNumber)
         let unlocked = try store.unlockPhoneNumber(phone.e164)
-        events.emit(.numberUnlocked, at: clock.now(), [("phoneNumber", .string(phone.masked)),
-                                                       ("hadFailures", .bool(unlocked))])
+        events.emit(
+            .numberUnlocked, at: clock.now(),
+            [
+                ("phoneNumber", .string(phone.masked)),
+                ("hadFailures", .bool(unlocked)),
+            ])
         return unlocked
     }
 }

@@ -1,7 +1,8 @@
 /// The counted windows, by what they count.
 enum LimitWindow: String {
-    case smsPerIp = "ip", smsPerProject = "project", smsPerRegion = "region", regionBurst = "burst", wrongCodesPerIp = "ipfail",
-         appChecksPerIp = "appip"
+    case smsPerIp = "ip", smsPerProject = "project", smsPerRegion = "region", regionBurst = "burst", wrongCodesPerIp =
+        "ipfail",
+        appChecksPerIp = "appip"
 
     var milliseconds: Int64 {
         switch self {
@@ -31,9 +32,21 @@ extension SQLStore {
     /// The first shared send limit (per IP, region, project) a new SMS would break, if any; the
     /// per-number limit is read with the number's other state (SQLStore.sendState).
     func checkSendLimits(_ limits: SendLimits, now: Timestamp, in db: Connection) throws -> LimitTrip? {
-        if let ip = limits.clientIp, let trip = try slidingLimit(.smsPerIp, key: ip, limit: limits.perIpPerHour, now: now, in: db) { return trip }
-        if let trip = try slidingLimit(.regionBurst, key: limits.region, limit: limits.regionBurstPerHour, now: now, in: db) { return trip }
-        if let trip = try slidingLimit(.smsPerRegion, key: limits.region, limit: limits.perRegionPerDay, now: now, in: db) { return trip }
+        if let ip = limits.clientIp,
+            let trip = try slidingLimit(.smsPerIp, key: ip, limit: limits.perIpPerHour, now: now, in: db)
+        {
+            return trip
+        }
+        if let trip = try slidingLimit(
+            .regionBurst, key: limits.region, limit: limits.regionBurstPerHour, now: now, in: db)
+        {
+            return trip
+        }
+        if let trip = try slidingLimit(
+            .smsPerRegion, key: limits.region, limit: limits.perRegionPerDay, now: now, in: db)
+        {
+            return trip
+        }
         return try slidingLimit(.smsPerProject, key: "", limit: limits.perProjectPerDay, now: now, in: db)
     }
 
@@ -47,14 +60,18 @@ extension SQLStore {
     /// Refuses when one more event would take the events of the last window (the current fixed
     /// window's count plus the previous one's, weighted by how much of it the sliding window
     /// still covers) over `limit`.
-    func slidingLimit(_ window: LimitWindow, key: String, limit: Int, now: Timestamp, in db: Connection) throws -> LimitTrip? {
+    func slidingLimit(
+        _ window: LimitWindow, key: String, limit: Int, now: Timestamp, in db: Connection
+    ) throws -> LimitTrip? {
         guard limit > 0 else { return nil }
         let length = window.milliseconds
         let bucket = now.milliseconds - now.milliseconds % length
         let scope = window.rawValue + ":" + key
         var current: Int64 = 0, previous: Int64 = 0
-        try db.rows("SELECT bucket, count FROM counters WHERE bucket IN (?, ?) AND scope = ?",
-                    [.int(bucket), .int(bucket - length), .text(scope)]) { row in
+        try db.rows(
+            "SELECT bucket, count FROM counters WHERE bucket IN (?, ?) AND scope = ?",
+            [.int(bucket), .int(bucket - length), .text(scope)]
+        ) { row in
             if row.int(0) == bucket { current = row.int(1) } else { previous = row.int(1) }
         }
         // In integers, scaled by the window length w: previous * (w - elapsed) / w + current > room.
@@ -63,20 +80,24 @@ extension SQLStore {
         // When there is room for one more if nothing else is counted: as the previous window
         // fades out, or, if the current one alone fills the limit, as it fades in turn (rounded up).
         func ceilDiv(_ a: Int64, _ b: Int64) -> Int64 { (a + b - 1) / b }
-        let position = current > room ? w + ceilDiv(w * (current - room), current) : ceilDiv(w * (previous - room + current), previous)
+        let position =
+            current > room
+            ? w + ceilDiv(w * (current - room), current) : ceilDiv(w * (previous - room + current), previous)
         let scopeName: String
         switch window {
         case .smsPerProject: scopeName = "project"
         default: scopeName = key
         }
-        return LimitTrip(limit: window.limitName, scope: scopeName, retryAfterSeconds: Self.seconds(position - elapsed),
-                         isQuota: window == .smsPerProject || window == .smsPerRegion || window == .regionBurst)
+        return LimitTrip(
+            limit: window.limitName, scope: scopeName, retryAfterSeconds: Self.seconds(position - elapsed),
+            isQuota: window == .smsPerProject || window == .smsPerRegion || window == .regionBurst)
     }
 
     func bump(_ window: LimitWindow, key: String, now: Timestamp, in db: Connection) throws {
         let bucket = now.milliseconds - now.milliseconds % window.milliseconds
-        try db.run("INSERT INTO counters (bucket, scope, count) VALUES (?, ?, 1) ON CONFLICT (bucket, scope) DO UPDATE SET count = counters.count + 1",
-                   [.int(bucket), .text(window.rawValue + ":" + key)])
+        try db.run(
+            "INSERT INTO counters (bucket, scope, count) VALUES (?, ?, 1) ON CONFLICT (bucket, scope) DO UPDATE SET count = counters.count + 1",
+            [.int(bucket), .text(window.rawValue + ":" + key)])
     }
 
     /// Counts a wrong code for the number; when that makes `maxConsecutiveFailures` in a row, locks
@@ -86,17 +107,23 @@ extension SQLStore {
         // The run is never restarted by a lockout or by time (NIST SP 800-63B counts consecutive
         // failures): after the first lockout, every `failuresBetweenLockouts` wrong codes lock
         // the number again, for twice as long each time.
-        guard let (failures, lockouts, nextLockAt) = try db.row("""
-            INSERT INTO number_failures (phone, consecutive, last_failure_at) VALUES (?, 1, ?)
-            ON CONFLICT (phone) DO UPDATE SET consecutive = number_failures.consecutive + 1, last_failure_at = excluded.last_failure_at
-            RETURNING consecutive, lockouts, next_lock_at
-            """, [.text(phone), .int(now.milliseconds)], { (Int($0.int(0)), Int($0.int(1)), Int($0.int(2))) })
+        guard
+            let (failures, lockouts, nextLockAt) = try db.row(
+                """
+                INSERT INTO number_failures (phone, consecutive, last_failure_at) VALUES (?, 1, ?)
+                ON CONFLICT (phone) DO UPDATE SET consecutive = number_failures.consecutive + 1, last_failure_at = excluded.last_failure_at
+                RETURNING consecutive, lockouts, next_lock_at
+                """, [.text(phone), .int(now.milliseconds)], { (Int($0.int(0)), Int($0.int(1)), Int($0.int(2))) })
         else { return nil }
         guard failures >= (lockouts == 0 ? limits.maxConsecutiveFailures : nextLockAt) else { return nil }
         let until = now.adding(milliseconds: limits.lockoutLength(lockouts + 1))
-        try db.run("UPDATE number_failures SET lockouts = ?, locked_until = ?, next_lock_at = ? WHERE phone = ?",
-                   [.int(Int64(lockouts + 1)), .int(until.milliseconds), .int(Int64(failures + max(1, limits.failuresBetweenLockouts))),
-                    .text(phone)])
+        try db.run(
+            "UPDATE number_failures SET lockouts = ?, locked_until = ?, next_lock_at = ? WHERE phone = ?",
+            [
+                .int(Int64(lockouts + 1)), .int(until.milliseconds),
+                .int(Int64(failures + max(1, limits.failuresBetweenLockouts))),
+                .text(phone),
+            ])
         return until
     }
 

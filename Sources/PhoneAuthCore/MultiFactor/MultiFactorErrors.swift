@@ -3,23 +3,30 @@ enum MultiFactorErrors {
     /// A first factor passed for a user with second factors: the details are the resolver's
     /// material (the single-use session and one hint per factor, numbers masked).
     static func secondFactorRequired(_ user: UserRecord, session: String, expiresAt: Timestamp) -> PhoneAuthError {
-        PhoneAuthError(.secondFactorRequired, "The user has second factors: complete the sign-in with one of the hints (mfaResolveSignIn).",
-                       details: [
-                           ("session", .string(session)),
-                           ("expiresAt", .string(expiresAt.rfc3339)),
-                           ("hints", .array(user.factors.map { $0.json(maskingPhone: true) })),
-                       ])
+        PhoneAuthError(
+            .secondFactorRequired,
+            "The user has second factors: complete the sign-in with one of the hints (mfaResolveSignIn).",
+            details: [
+                ("session", .string(session)),
+                ("expiresAt", .string(expiresAt.rfc3339)),
+                ("hints", .array(user.factors.map { $0.json(maskingPhone: true) })),
+            ])
     }
 
     /// Too many wrong TOTP codes in a row for one factor (FactorLockout).
     static func factorLocked(until: Timestamp, now: Timestamp) -> PhoneAuthError {
-        PhoneAuthError(.tooManyRequests, "Too many wrong codes for this factor; it is locked until \(until.rfc3339).",
-                       details: [("reason", .string("factorLocked")),
-                                 ("retryAfterSeconds", .int(max(1, (until.milliseconds - now.milliseconds + 999) / 1000)))])
+        PhoneAuthError(
+            .tooManyRequests, "Too many wrong codes for this factor; it is locked until \(until.rfc3339).",
+            details: [
+                ("reason", .string("factorLocked")),
+                ("retryAfterSeconds", .int(max(1, (until.milliseconds - now.milliseconds + 999) / 1000))),
+            ])
     }
 
-    static let missingSession = PhoneAuthError(.missingMultiFactorSession, "A multi-factor session (from the secondFactorRequired error) is required.")
-    static let missingInfo = PhoneAuthError(.missingMultiFactorInfo, "A second factor is required: a hint's uid, or an assertion.")
+    static let missingSession = PhoneAuthError(
+        .missingMultiFactorSession, "A multi-factor session (from the secondFactorRequired error) is required.")
+    static let missingInfo = PhoneAuthError(
+        .missingMultiFactorInfo, "A second factor is required: a hint's uid, or an assertion.")
 }
 
 extension EnrolledFactor {

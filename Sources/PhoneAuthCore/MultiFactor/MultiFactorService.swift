@@ -10,8 +10,10 @@ package final class MultiFactorService {
     private let verification: VerificationService
     private let accounts: AccountService
 
-    init(config: EngineConfig, clock: Clock, store: any MultiFactorStore & AccountStore, keys: KeyRing,
-         sessions: SessionService, verification: VerificationService, accounts: AccountService) {
+    init(
+        config: EngineConfig, clock: Clock, store: any MultiFactorStore & AccountStore, keys: KeyRing,
+        sessions: SessionService, verification: VerificationService, accounts: AccountService
+    ) {
         self.config = config
         self.clock = clock
         self.store = store
@@ -36,54 +38,76 @@ package final class MultiFactorService {
     }
 
     /// Sends a code to a number the signed-in user is enrolling as an SMS second factor.
-    package func startPhoneEnrollment(idToken: String, phoneNumber: String?, languageCode: LanguageTag?, clientIp: ClientAddress?,
-                                     appProof: AppProof? = nil) throws -> VerificationStarted {
+    package func startPhoneEnrollment(
+        idToken: String, phoneNumber: String?, languageCode: LanguageTag?, clientIp: ClientAddress?,
+        appProof: AppProof? = nil
+    ) throws -> VerificationStarted {
         let user = try sessions.session(of: idToken, recent: true).user
         let phone = try PhoneNumber.parse(phoneNumber)
         // Refuse before sending an SMS what finalizing would refuse anyway, as far as the user's own
         // account tells: whether another user has the number is only said once the code proves it.
-        if user.factors.contains(where: { $0.phoneNumber == phone.e164 }) { throw AccountErrors.error(AccountRefusal.secondFactorAlreadyEnrolled) }
+        if user.factors.contains(where: { $0.phoneNumber == phone.e164 }) {
+            throw AccountErrors.error(AccountRefusal.secondFactorAlreadyEnrolled)
+        }
         if user.phoneNumber == phone.e164 { throw AccountErrors.error(AccountRefusal.unsupportedFirstFactor) }
         try checkRoomForFactor(user)
-        return try verification.sendCode(to: phone, purpose: .enroll, subject: user.uid, languageCode: languageCode, clientIp: clientIp, appProof: appProof)
+        return try verification.sendCode(
+            to: phone, purpose: .enroll, subject: user.uid, languageCode: languageCode, clientIp: clientIp,
+            appProof: appProof)
     }
 
-    package func finishPhoneEnrollment(idToken: String, credential: PhoneCredential, displayName: Label?) throws -> SignInResult {
+    package func finishPhoneEnrollment(
+        idToken: String, credential: PhoneCredential, displayName: Label?
+    ) throws -> SignInResult {
         try VerificationService.checkCredential(credential)
         let session = try sessions.session(of: idToken, recent: true)
         let now = clock.now()
         let factor = newFactor(.phone, displayName: displayName, now: now)
         let (signIn, first) = continuation(of: session, proving: factor, now: now)
-        return try sessions.finish(try store.redeemForAccount(id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId, change: .enrollPhone(factor), now: now,
-                                                     maxAttempts: config.maxAttempts, limits: verification.checkLimits(credential), codeMatches: verification.codeMatcher(credential), signIn: signIn),
-                          signIn, first, now: now, clientIp: credential.clientIp)
+        return try sessions.finish(
+            try store.redeemForAccount(
+                id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId,
+                change: .enrollPhone(factor), now: now,
+                maxAttempts: config.maxAttempts, limits: verification.checkLimits(credential),
+                codeMatches: verification.codeMatcher(credential), signIn: signIn),
+            signIn, first, now: now, clientIp: credential.clientIp)
     }
 
     /// Generates a TOTP secret for the signed-in user and keeps it, sealed, until a first code
     /// from the authenticator proves the user stored it.
-    package func startTotpEnrollment(idToken: String, accountName: Label?, issuer: Label?) throws -> TotpEnrollmentStarted {
+    package func startTotpEnrollment(
+        idToken: String, accountName: Label?, issuer: Label?
+    ) throws -> TotpEnrollmentStarted {
         let session = try sessions.session(of: idToken, recent: true)
         try checkRoomForFactor(session.user)
         let now = clock.now()
         let secret = Totp.newSecret()
-        let pending = NewMFASession(id: SortableID.make(at: now, randomBytes: 18), kind: .totpEnrollment,
-                                    expiresAt: now.adding(seconds: config.mfaSessionTtlSeconds),
-                                    sealedSecret: try keys.sealTotpSecret(secret, uid: session.user.uid))
-        _ = try accounts.user(from: try store.openMFASession(pending, uid: session.user.uid, presentedSession: session.sessionId,
-                                                   provider: session.provider, now: now))
+        let pending = NewMFASession(
+            id: SortableID.make(at: now, randomBytes: 18), kind: .totpEnrollment,
+            expiresAt: now.adding(seconds: config.mfaSessionTtlSeconds),
+            sealedSecret: try keys.sealTotpSecret(secret, uid: session.user.uid))
+        _ = try accounts.user(
+            from: try store.openMFASession(
+                pending, uid: session.user.uid, presentedSession: session.sessionId,
+                provider: session.provider, now: now))
         let account = accountName?.text ?? session.user.phoneNumber ?? session.user.uid
-        return TotpEnrollmentStarted(sessionInfo: pending.id, secretKey: Base32.encode(secret),
-                                     otpauthUri: Totp.uri(secret: secret, account: account, issuer: issuer?.text ?? config.projectId),
-                                     expiresAt: pending.expiresAt)
+        return TotpEnrollmentStarted(
+            sessionInfo: pending.id, secretKey: Base32.encode(secret),
+            otpauthUri: Totp.uri(secret: secret, account: account, issuer: issuer?.text ?? config.projectId),
+            expiresAt: pending.expiresAt)
     }
 
-    package func finishTotpEnrollment(idToken: String, sessionInfo: String, code: String, displayName: Label?) throws -> SignInResult {
+    package func finishTotpEnrollment(
+        idToken: String, sessionInfo: String, code: String, displayName: Label?
+    ) throws -> SignInResult {
         let session = try sessions.session(of: idToken, recent: true)
         let now = clock.now()
         let factor = newFactor(.totp, displayName: displayName, now: now)
         let (signIn, first) = continuation(of: session, proving: factor, now: now)
-        let outcome = try store.enrollTotp(sessionId: sessionInfo, uid: session.user.uid, presentedSession: session.sessionId, check: totpCheck(code, now: now),
-                                           factor: factor, now: now, maxAttempts: config.maxAttempts, signIn: signIn)
+        let outcome = try store.enrollTotp(
+            sessionId: sessionInfo, uid: session.user.uid, presentedSession: session.sessionId,
+            check: totpCheck(code, now: now),
+            factor: factor, now: now, maxAttempts: config.maxAttempts, signIn: signIn)
         return try sessions.finish(outcome, signIn, first, now: now)
     }
 
@@ -96,26 +120,33 @@ package final class MultiFactorService {
         if signIn.secondFactorEnrollment == enrollmentId {  // the factor this session proved is gone
             (signIn.secondFactor, signIn.secondFactorEnrollment) = (nil, nil)
         }
-        return try sessions.finish(try store.unenroll(uid: session.user.uid, presentedSession: session.sessionId, enrollmentId: enrollmentId,
-                                             signIn: signIn, now: now),
-                          signIn, first, now: now)
+        return try sessions.finish(
+            try store.unenroll(
+                uid: session.user.uid, presentedSession: session.sessionId, enrollmentId: enrollmentId,
+                signIn: signIn, now: now),
+            signIn, first, now: now)
     }
 
     /// Sends a code to the enrolled number `hint` of the challenge `session`, without revealing it.
-    package func verifySecondFactor(hint: String?, session: String?, languageCode: LanguageTag?, clientIp: ClientAddress?,
-                                   appProof: AppProof? = nil) throws -> VerificationStarted {
+    package func verifySecondFactor(
+        hint: String?, session: String?, languageCode: LanguageTag?, clientIp: ClientAddress?,
+        appProof: AppProof? = nil
+    ) throws -> VerificationStarted {
         guard let session, !session.isEmpty else { throw MultiFactorErrors.missingSession }
         guard let hint, !hint.isEmpty else { throw MultiFactorErrors.missingInfo }
         let user = try accounts.user(from: try store.mfaSessionUser(id: session, kind: .signIn, now: clock.now()))
         guard let number = user.factors.first(where: { $0.enrollmentId == hint && $0.factorId == .phone })?.phoneNumber
         else { throw AccountErrors.error(AccountRefusal.multiFactorInfoNotFound) }
-        return try verification.sendCode(to: try PhoneNumber.parse(number), purpose: .mfaSignIn, subject: session, languageCode: languageCode,
-                            clientIp: clientIp, appProof: appProof)
+        return try verification.sendCode(
+            to: try PhoneNumber.parse(number), purpose: .mfaSignIn, subject: session, languageCode: languageCode,
+            clientIp: clientIp, appProof: appProof)
     }
 
     /// Completes a challenge: the session's user signs in with this second factor.
     /// `clientIp` is the end user's address, for events (and, with an SMS code, the per-IP limit).
-    package func resolveSignIn(session: String?, assertion: Assertion?, clientIp: ClientAddress? = nil) throws -> SignInResult {
+    package func resolveSignIn(
+        session: String?, assertion: Assertion?, clientIp: ClientAddress? = nil
+    ) throws -> SignInResult {
         guard let session, !session.isEmpty else { throw MultiFactorErrors.missingSession }
         guard let assertion else { throw MultiFactorErrors.missingInfo }
         let now = clock.now()
@@ -133,22 +164,29 @@ package final class MultiFactorService {
         }
         // The store gives the session the challenge's own provider.
         let (signIn, first) = sessions.newSignIn(uid: "", provider: .phone, now: now)
-        return try sessions.finish(try store.resolveSecondFactor(sessionId: session, proof: proof, now: now, maxAttempts: config.maxAttempts,
-                                                        limits: limits, signIn: signIn),
-                          signIn, first, now: now, clientIp: clientIp)
+        return try sessions.finish(
+            try store.resolveSecondFactor(
+                sessionId: session, proof: proof, now: now, maxAttempts: config.maxAttempts,
+                limits: limits, signIn: signIn),
+            signIn, first, now: now, clientIp: clientIp)
     }
 
     private func checkRoomForFactor(_ user: UserRecord) throws {
-        if user.factors.count >= config.mfaMaxFactors { throw AccountErrors.error(AccountRefusal.maximumSecondFactorCountExceeded) }
+        if user.factors.count >= config.mfaMaxFactors {
+            throw AccountErrors.error(AccountRefusal.maximumSecondFactorCountExceeded)
+        }
     }
 
     private func newFactor(_ factorId: FactorKind, displayName: Label?, now: Timestamp) -> NewFactor {
-        NewFactor(enrollmentId: SortableID.make(at: now, randomBytes: 12), factorId: factorId, displayName: displayName?.text,
-                  maxFactors: config.mfaMaxFactors)
+        NewFactor(
+            enrollmentId: SortableID.make(at: now, randomBytes: 12), factorId: factorId, displayName: displayName?.text,
+            maxFactors: config.mfaMaxFactors)
     }
 
     /// The fresh session an enrolment returns: signed in with the factor just proved.
-    private func continuation(of session: SessionInfo, proving factor: NewFactor, now: Timestamp) -> (NewSignIn, RefreshToken) {
+    private func continuation(
+        of session: SessionInfo, proving factor: NewFactor, now: Timestamp
+    ) -> (NewSignIn, RefreshToken) {
         var (signIn, first) = sessions.continuation(of: session, now: now)
         signIn.secondFactor = factor.factorId
         signIn.secondFactorEnrollment = factor.enrollmentId

@@ -1,18 +1,29 @@
 /// Second factors and multi-factor sessions (challenges, TOTP enrolments).
 extension SQLStore {
-    func insertMFASession(_ session: NewMFASession, uid: String, provider: SignInProvider, developerClaims: String?,
-                                  now: Timestamp, in db: Connection) throws {
-        try db.run("""
+    func insertMFASession(
+        _ session: NewMFASession, uid: String, provider: SignInProvider, developerClaims: String?,
+        now: Timestamp, in db: Connection
+    ) throws {
+        try db.run(
+            """
             INSERT INTO mfa_sessions (id, uid, kind, provider, developer_claims, sealed_secret, created_at, expires_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, [.text(session.id), .text(uid), .text(session.kind), .text(provider), Self.optional(developerClaims),
-                  session.sealedSecret.map { .blob($0) } ?? .null, .int(now.milliseconds), .int(session.expiresAt.milliseconds)])
+            """,
+            [
+                .text(session.id), .text(uid), .text(session.kind), .text(provider), Self.optional(developerClaims),
+                session.sealedSecret.map { .blob($0) } ?? .null, .int(now.milliseconds),
+                .int(session.expiresAt.milliseconds),
+            ])
     }
 
-    package func openMFASession(_ session: NewMFASession, uid: String, presentedSession: String,
-                               provider: SignInProvider, now: Timestamp) throws -> AccountOutcome {
+    package func openMFASession(
+        _ session: NewMFASession, uid: String, presentedSession: String,
+        provider: SignInProvider, now: Timestamp
+    ) throws -> AccountOutcome {
         try write { db in
-            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
+            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) {
+                return .refused(refusal)
+            }
             guard let user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
             try insertMFASession(session, uid: uid, provider: provider, developerClaims: nil, now: now, in: db)
             return .done(user)
@@ -21,20 +32,29 @@ extension SQLStore {
 
     /// An active, unexpired multi-factor session of `kind`: its user, first factor and the state
     /// needed to check a code.
-    func mfaSession(id: String, kind: MFASessionKind, now: Timestamp, in db: Connection) throws
-        -> (uid: String, provider: SignInProvider, developerClaims: String?, sealedSecret: [UInt8]?, attempts: Int)? {
-        try db.row("""
+    func mfaSession(
+        id: String, kind: MFASessionKind, now: Timestamp, in db: Connection
+    ) throws
+        -> (uid: String, provider: SignInProvider, developerClaims: String?, sealedSecret: [UInt8]?, attempts: Int)?
+    {
+        try db.row(
+            """
             SELECT uid, provider, developer_claims, sealed_secret, attempts FROM mfa_sessions
             WHERE id = ? AND kind = ? AND state = 'active' AND expires_at > ?
-            """, [.text(id), .text(kind), .int(now.milliseconds)]) { row in
-            (row.text(0), try row.text(1, as: SignInProvider.self), row.optionalText(2), row.optionalBlob(3),
-             Int(row.int(4)))
+            """, [.text(id), .text(kind), .int(now.milliseconds)]
+        ) { row in
+            (
+                row.text(0), try row.text(1, as: SignInProvider.self), row.optionalText(2), row.optionalBlob(3),
+                Int(row.int(4))
+            )
         }
     }
 
     package func mfaSessionUser(id: String, kind: MFASessionKind, now: Timestamp) throws -> AccountOutcome {
         try read { db in
-            guard let session = try mfaSession(id: id, kind: kind, now: now, in: db) else { return .refused(try deadSessionRefusal(id, in: db)) }
+            guard let session = try mfaSession(id: id, kind: kind, now: now, in: db) else {
+                return .refused(try deadSessionRefusal(id, in: db))
+            }
             guard let user = try user(uid: session.uid, in: db) else { return .refused(.userNotFound) }
             return user.disabled ? .refused(.userDisabled) : .done(user)
         }
@@ -43,20 +63,25 @@ extension SQLStore {
     /// Why a multi-factor session is not active: its user was disabled (which ends them), or it
     /// is unknown, expired or used.
     func deadSessionRefusal(_ id: String, in db: Connection) throws -> AccountRefusal {
-        let disabled = try db.row("SELECT u.disabled FROM mfa_sessions m JOIN users u ON u.uid = m.uid WHERE m.id = ?", [.text(id)]) { $0.int(0) != 0 }
+        let disabled = try db.row(
+            "SELECT u.disabled FROM mfa_sessions m JOIN users u ON u.uid = m.uid WHERE m.id = ?", [.text(id)]
+        ) { $0.int(0) != 0 }
         return disabled == true ? .userDisabled : .invalidMultiFactorSession
     }
 
     /// Counts a wrong TOTP code against a multi-factor session; the tries left.
     func countWrongTotp(sessionId: String, attempts: Int, maxAttempts: Int, in db: Connection) throws -> CodeRejection {
         let used = attempts + 1
-        try db.run("UPDATE mfa_sessions SET attempts = ?, state = ? WHERE id = ?",
-                   [.int(Int64(used)), .text(used >= maxAttempts ? MFASessionState.dead : .active), .text(sessionId)])
+        try db.run(
+            "UPDATE mfa_sessions SET attempts = ?, state = ? WHERE id = ?",
+            [.int(Int64(used)), .text(used >= maxAttempts ? MFASessionState.dead : .active), .text(sessionId)])
         return .wrongCode(attemptsLeft: max(0, maxAttempts - used))
     }
 
-    package func resolveSecondFactor(sessionId: String, proof: SecondFactorProof, now: Timestamp, maxAttempts: Int,
-                                    limits: CheckLimits, signIn: NewSignIn) throws -> AccountOutcome {
+    package func resolveSecondFactor(
+        sessionId: String, proof: SecondFactorProof, now: Timestamp, maxAttempts: Int,
+        limits: CheckLimits, signIn: NewSignIn
+    ) throws -> AccountOutcome {
         try write { db in
             guard let session = try mfaSession(id: sessionId, kind: .signIn, now: now, in: db) else {
                 return .refused(try deadSessionRefusal(sessionId, in: db))
@@ -66,8 +91,10 @@ extension SQLStore {
             let factor: EnrolledFactor
             switch proof {
             case let .phone(verificationId, codeMatches):
-                switch try checkCode(id: verificationId, purpose: .mfaSignIn, subject: sessionId, now: now, maxAttempts: maxAttempts,
-                                     limits: limits, codeMatches: codeMatches, in: db) {
+                switch try checkCode(
+                    id: verificationId, purpose: .mfaSignIn, subject: sessionId, now: now, maxAttempts: maxAttempts,
+                    limits: limits, codeMatches: codeMatches, in: db)
+                {
                 case let .failure(rejection): return .rejected(rejection)
                 case let .success(verified):
                     let phone = verified.phone
@@ -80,18 +107,25 @@ extension SQLStore {
             case let .totp(enrollmentId, check):
                 let key: [SQLValue] = [.text(user.uid), .text(enrollmentId)]
                 guard let f = user.factors.first(where: { $0.enrollmentId == enrollmentId && $0.factorId == .totp }),
-                      let (secret, lastStep, failures, lockedUntil) = try db.row(
-                        "SELECT sealed_secret, last_step, failures, locked_until FROM factors WHERE uid = ? AND enrollment_id = ?", key,
+                    let (secret, lastStep, failures, lockedUntil) = try db.row(
+                        "SELECT sealed_secret, last_step, failures, locked_until FROM factors WHERE uid = ? AND enrollment_id = ?",
+                        key,
                         { ($0.blob(0), $0.int(1), Int($0.int(2)), Timestamp(milliseconds: $0.int(3))) })
                 else { return .refused(.multiFactorInfoNotFound) }
                 if lockedUntil > now { return .locked(until: lockedUntil) }
                 guard let step = check(secret, user.uid, lastStep) else {
-                    let lock = FactorLockout.lockMilliseconds(afterFailures: failures + 1).map { now.milliseconds + $0 } ?? 0
-                    try db.run("UPDATE factors SET failures = failures + 1, locked_until = ? WHERE uid = ? AND enrollment_id = ?",
-                               [.int(lock)] + key)
-                    return .rejected(try countWrongTotp(sessionId: sessionId, attempts: session.attempts, maxAttempts: maxAttempts, in: db))
+                    let lock =
+                        FactorLockout.lockMilliseconds(afterFailures: failures + 1).map { now.milliseconds + $0 } ?? 0
+                    try db.run(
+                        "UPDATE factors SET failures = failures + 1, locked_until = ? WHERE uid = ? AND enrollment_id = ?",
+                        [.int(lock)] + key)
+                    return .rejected(
+                        try countWrongTotp(
+                            sessionId: sessionId, attempts: session.attempts, maxAttempts: maxAttempts, in: db))
                 }
-                try db.run("UPDATE factors SET last_step = ?, failures = 0 WHERE uid = ? AND enrollment_id = ?", [.int(step)] + key)
+                try db.run(
+                    "UPDATE factors SET last_step = ?, failures = 0 WHERE uid = ? AND enrollment_id = ?",
+                    [.int(step)] + key)
                 factor = f
             }
             try db.run("UPDATE mfa_sessions SET state = 'used' WHERE id = ?", [.text(sessionId)])
@@ -105,17 +139,23 @@ extension SQLStore {
         }
     }
 
-    package func enrollTotp(sessionId: String, uid: String, presentedSession: String, check: TotpCheck, factor: NewFactor,
-                           now: Timestamp, maxAttempts: Int, signIn: NewSignIn) throws -> AccountOutcome {
+    package func enrollTotp(
+        sessionId: String, uid: String, presentedSession: String, check: TotpCheck, factor: NewFactor,
+        now: Timestamp, maxAttempts: Int, signIn: NewSignIn
+    ) throws -> AccountOutcome {
         try write { db in
-            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
+            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) {
+                return .refused(refusal)
+            }
             guard let session = try mfaSession(id: sessionId, kind: .totpEnrollment, now: now, in: db),
-                  session.uid == uid, let secret = session.sealedSecret
+                session.uid == uid, let secret = session.sealedSecret
             else { return .refused(.invalidMultiFactorSession) }
             guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
             if user.factors.count >= factor.maxFactors { return .refused(.maximumSecondFactorCountExceeded) }
             guard let step = check(secret, uid, 0) else {
-                return .rejected(try countWrongTotp(sessionId: sessionId, attempts: session.attempts, maxAttempts: maxAttempts, in: db))
+                return .rejected(
+                    try countWrongTotp(
+                        sessionId: sessionId, attempts: session.attempts, maxAttempts: maxAttempts, in: db))
             }
             try db.run("UPDATE mfa_sessions SET state = 'used', sealed_secret = NULL WHERE id = ?", [.text(sessionId)])
             var enrolled = factor
@@ -140,10 +180,17 @@ extension SQLStore {
         try db.run("UPDATE mfa_sessions SET state = 'ended' WHERE uid = ? AND state = 'active'", [.text(uid)])
     }
 
-    package func unenroll(uid: String, presentedSession: String, enrollmentId: String, signIn: NewSignIn, now: Timestamp) throws -> AccountOutcome {
+    package func unenroll(
+        uid: String, presentedSession: String, enrollmentId: String, signIn: NewSignIn, now: Timestamp
+    ) throws -> AccountOutcome {
         try write { db in
-            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) { return .refused(refusal) }
-            guard try db.run("DELETE FROM factors WHERE uid = ? AND enrollment_id = ?", [.text(uid), .text(enrollmentId)]) == 1 else {
+            if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) {
+                return .refused(refusal)
+            }
+            guard
+                try db.run(
+                    "DELETE FROM factors WHERE uid = ? AND enrollment_id = ?", [.text(uid), .text(enrollmentId)]) == 1
+            else {
                 return .refused(.multiFactorInfoNotFound)
             }
             guard let user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
@@ -151,17 +198,26 @@ extension SQLStore {
         }
     }
 
-    func insertFactor(_ factor: NewFactor, uid: String, phone: String?, lastStep: Int64, now: Timestamp,
-                              in db: Connection) throws -> EnrolledFactor {
+    func insertFactor(
+        _ factor: NewFactor, uid: String, phone: String?, lastStep: Int64, now: Timestamp,
+        in db: Connection
+    ) throws -> EnrolledFactor {
         // Factors list in enrolment order: two enrolled in one millisecond still get distinct times.
-        let latest = try db.row("SELECT max(enrolled_at) FROM factors WHERE uid = ?", [.text(uid)]) { $0.optionalInt(0) } ?? nil
+        let latest =
+            try db.row("SELECT max(enrolled_at) FROM factors WHERE uid = ?", [.text(uid)]) { $0.optionalInt(0) } ?? nil
         let now = Timestamp(milliseconds: max(now.milliseconds, (latest ?? 0) + 1))
-        try db.run("""
+        try db.run(
+            """
             INSERT INTO factors (uid, enrollment_id, factor_id, display_name, phone, sealed_secret, last_step, enrolled_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, [.text(uid), .text(factor.enrollmentId), .text(factor.factorId), Self.optional(factor.displayName), Self.optional(phone),
-                  factor.sealedSecret.map { .blob($0) } ?? .null, .int(lastStep), .int(now.milliseconds)])
-        return EnrolledFactor(enrollmentId: factor.enrollmentId, factorId: factor.factorId, displayName: factor.displayName,
-                              phoneNumber: phone, enrolledAt: now)
+            """,
+            [
+                .text(uid), .text(factor.enrollmentId), .text(factor.factorId), Self.optional(factor.displayName),
+                Self.optional(phone),
+                factor.sealedSecret.map { .blob($0) } ?? .null, .int(lastStep), .int(now.milliseconds),
+            ])
+        return EnrolledFactor(
+            enrollmentId: factor.enrollmentId, factorId: factor.factorId, displayName: factor.displayName,
+            phoneNumber: phone, enrolledAt: now)
     }
 }

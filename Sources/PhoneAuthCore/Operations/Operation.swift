@@ -20,8 +20,10 @@ package struct Operation: Sendable {
     package let parameters: Set<String>
     let run: @Sendable (Engine, ObjectReader) throws -> JSONValue
 
-    init(_ name: String, access: Access = .admin, setsClientIp: Bool = false, parameters: Set<String>,
-         run: @escaping @Sendable (Engine, ObjectReader) throws -> JSONValue) {
+    init(
+        _ name: String, access: Access = .admin, setsClientIp: Bool = false, parameters: Set<String>,
+        run: @escaping @Sendable (Engine, ObjectReader) throws -> JSONValue
+    ) {
         self.name = name
         self.access = access
         self.setsClientIp = setsClientIp
@@ -31,7 +33,9 @@ package struct Operation: Sendable {
 
     /// The operation as `listMethods` describes it.
     var description: JSONValue {
-        .object([("name", .string(name)), ("access", .string(access.rawValue)), ("setsClientIp", .bool(setsClientIp)),
-                 ("parameters", .array(parameters.sorted().map { .string($0) }))])
+        .object([
+            ("name", .string(name)), ("access", .string(access.rawValue)), ("setsClientIp", .bool(setsClientIp)),
+            ("parameters", .array(parameters.sorted().map { .string($0) })),
+        ])
     }
 }

@@ -11,7 +11,8 @@ extension OperationCatalogue {
 
     static func required(_ p: ObjectReader, _ key: String) throws -> String {
         guard let value = try p.string(key), !value.isEmpty else {
-            throw PhoneAuthError(.invalidArgument, "The field '\(key)' is required.", details: [("field", .string(key))])
+            throw PhoneAuthError(
+                .invalidArgument, "The field '\(key)' is required.", details: [("field", .string(key))])
         }
         return value
     }
@@ -36,21 +37,26 @@ extension OperationCatalogue {
 
     static func totpSession(_ p: ObjectReader) throws -> String {
         guard let session = try p.string("sessionInfo"), !session.isEmpty else {
-            throw PhoneAuthError(.missingMultiFactorSession, "A TOTP enrolment needs the 'sessionInfo' mfaTotpStart returned.",
-                                 details: [("field", .string("sessionInfo"))])
+            throw PhoneAuthError(
+                .missingMultiFactorSession, "A TOTP enrolment needs the 'sessionInfo' mfaTotpStart returned.",
+                details: [("field", .string("sessionInfo"))])
         }
         return session
     }
 
     static func rejectPresent(_ p: ObjectReader, _ keys: [String], factor: String) throws {
         if let key = keys.first(where: { p.value($0) != nil }) {
-            throw PhoneAuthError(.invalidArgument, "The field '\(key)' does not apply to factorId \"\(factor)\".", details: [("field", .string(key))])
+            throw PhoneAuthError(
+                .invalidArgument, "The field '\(key)' does not apply to factorId \"\(factor)\".",
+                details: [("field", .string(key))])
         }
     }
 
     static func totpCode(_ p: ObjectReader, _ key: String = "verificationCode") throws -> String {
         guard let code = try p.string(key), !code.isEmpty else {
-            throw PhoneAuthError(.missingVerificationCode, "A verification code from the authenticator app is required.", details: [("field", .string(key))])
+            throw PhoneAuthError(
+                .missingVerificationCode, "A verification code from the authenticator app is required.",
+                details: [("field", .string(key))])
         }
         return code
     }
@@ -64,11 +70,16 @@ extension OperationCatalogue {
             return .phone(try credential(a, field: "assertion.credential"))
         case "totp":
             try a.rejectUnknown(["factorId", "enrollmentId", "verificationCode"])
-            guard let enrollmentId = try a.string("enrollmentId"), !enrollmentId.isEmpty else { throw PhoneAuthError(.missingMultiFactorInfo, "A TOTP assertion needs the factor's 'enrollmentId'.", details: [("field", .string("assertion.enrollmentId"))]) }
+            guard let enrollmentId = try a.string("enrollmentId"), !enrollmentId.isEmpty else {
+                throw PhoneAuthError(
+                    .missingMultiFactorInfo, "A TOTP assertion needs the factor's 'enrollmentId'.",
+                    details: [("field", .string("assertion.enrollmentId"))])
+            }
             return .totp(enrollmentId: enrollmentId, code: try totpCode(a))
         default:
-            throw PhoneAuthError(.invalidArgument, "The field 'assertion.factorId' must be \"phone\" or \"totp\".",
-                                 details: [("field", .string("assertion.factorId"))])
+            throw PhoneAuthError(
+                .invalidArgument, "The field 'assertion.factorId' must be \"phone\" or \"totp\".",
+                details: [("field", .string("assertion.factorId"))])
         }
     }
 
@@ -77,29 +88,39 @@ extension OperationCatalogue {
     static func credential(_ p: ObjectReader, field: String = "credential") throws -> PhoneCredential {
         let key = field.split(separator: ".").last.map(String.init) ?? field
         guard let raw = p.value(key) else {
-            throw PhoneAuthError(.invalidCredential, "A credential object is required.", details: [("field", .string(field))])
+            throw PhoneAuthError(
+                .invalidCredential, "A credential object is required.", details: [("field", .string(field))])
         }
         guard case .object = raw else {
-            throw PhoneAuthError(.invalidCredential, "The credential must be a JSON object, not \(raw.typeName).", details: [("field", .string(field))])
+            throw PhoneAuthError(
+                .invalidCredential, "The credential must be a JSON object, not \(raw.typeName).",
+                details: [("field", .string(field))])
         }
         let c = try ObjectReader(raw, path: field)
         try c.rejectUnknown(["providerId", "verificationId", "verificationCode", "temporaryProof", "phoneNumber"])
         if let provider = try c.string("providerId"), provider != "phone" {
-            throw PhoneAuthError(.invalidCredential, "The credential's providerId must be \"phone\".", details: [("field", .string(field + ".providerId"))])
+            throw PhoneAuthError(
+                .invalidCredential, "The credential's providerId must be \"phone\".",
+                details: [("field", .string(field + ".providerId"))])
         }
         if let proof = try c.string("temporaryProof") {
             guard c.value("verificationId") == nil, c.value("verificationCode") == nil else {
-                throw PhoneAuthError(.invalidCredential, "A credential holds either 'temporaryProof' or 'verificationId' and 'verificationCode', not both.",
-                                     details: [("field", .string(field + ".temporaryProof"))])
+                throw PhoneAuthError(
+                    .invalidCredential,
+                    "A credential holds either 'temporaryProof' or 'verificationId' and 'verificationCode', not both.",
+                    details: [("field", .string(field + ".temporaryProof"))])
             }
             guard var credential = PhoneCredential.temporaryProof(proof) else {
-                throw PhoneAuthError(.invalidCredential, "The temporary proof is malformed; pass it as the credentialAlreadyInUse error gave it.",
-                                     details: [("field", .string(field + ".temporaryProof"))])
+                throw PhoneAuthError(
+                    .invalidCredential,
+                    "The temporary proof is malformed; pass it as the credentialAlreadyInUse error gave it.",
+                    details: [("field", .string(field + ".temporaryProof"))])
             }
             credential.clientIp = try clientIp(p)
             return credential
         }
-        var result = try VerificationService.credential(verificationId: try c.string("verificationId"), verificationCode: try c.string("verificationCode"))
+        var result = try VerificationService.credential(
+            verificationId: try c.string("verificationId"), verificationCode: try c.string("verificationCode"))
         result.clientIp = try clientIp(p)
         return result
     }

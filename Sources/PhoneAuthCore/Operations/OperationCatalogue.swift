@@ -5,28 +5,43 @@
 /// from this list; `listMethods` describes it to any host (docs/API.md lists the same methods).
 enum OperationCatalogue {
     static let all: [Operation] = [
-        Operation("verifyPhoneNumber", access: .client, setsClientIp: true, parameters: ["phoneNumber", "languageCode", "clientIp", "multiFactorHint", "multiFactorSession", "appVerification"]) { engine, p in
+        Operation(
+            "verifyPhoneNumber", access: .client, setsClientIp: true,
+            parameters: [
+                "phoneNumber", "languageCode", "clientIp", "multiFactorHint", "multiFactorSession", "appVerification",
+            ]
+        ) { engine, p in
             let hint = try p.string("multiFactorHint"), session = try p.string("multiFactorSession")
             if hint != nil || session != nil {
                 if p.value("phoneNumber") != nil {
-                    throw PhoneAuthError(.invalidArgument, "Give either 'phoneNumber' or 'multiFactorHint' with 'multiFactorSession', not both.",
-                                         details: [("field", .string("phoneNumber"))])
+                    throw PhoneAuthError(
+                        .invalidArgument,
+                        "Give either 'phoneNumber' or 'multiFactorHint' with 'multiFactorSession', not both.",
+                        details: [("field", .string("phoneNumber"))])
                 }
-                return ResultJSON.verificationStarted(try engine.multiFactor.verifySecondFactor(
-                    hint: hint, session: session, languageCode: try language(p), clientIp: try clientIp(p), appProof: try appProof(p)))
+                return ResultJSON.verificationStarted(
+                    try engine.multiFactor.verifySecondFactor(
+                        hint: hint, session: session, languageCode: try language(p), clientIp: try clientIp(p),
+                        appProof: try appProof(p)))
             }
-            let started = try engine.verification.verifyPhoneNumber(try p.string("phoneNumber"), languageCode: try language(p),
-                                                       clientIp: try clientIp(p), appProof: try appProof(p))
+            let started = try engine.verification.verifyPhoneNumber(
+                try p.string("phoneNumber"), languageCode: try language(p),
+                clientIp: try clientIp(p), appProof: try appProof(p))
             return ResultJSON.verificationStarted(started)
         },
-        Operation("verifyClient", access: .client, setsClientIp: true, parameters: ["appToken", "tokenType", "clientIp"]) { engine, p in
-            let (receipt, timeout) = try engine.appVerification.verifyClient(appToken: try p.string("appToken"), tokenType: try p.string("tokenType"),
-                                                             clientIp: try clientIp(p))
+        Operation(
+            "verifyClient", access: .client, setsClientIp: true, parameters: ["appToken", "tokenType", "clientIp"]
+        ) { engine, p in
+            let (receipt, timeout) = try engine.appVerification.verifyClient(
+                appToken: try p.string("appToken"), tokenType: try p.string("tokenType"),
+                clientIp: try clientIp(p))
             return .object([("receipt", .string(receipt)), ("suggestedTimeout", .int(timeout))])
         },
         Operation("canHandleNotification", access: .client, parameters: ["notification"]) { _, p in
             guard let notification = p.value("notification") else {
-                throw PhoneAuthError(.invalidArgument, "The field 'notification' (the notification's payload) is required.", details: [("field", .string("notification"))])
+                throw PhoneAuthError(
+                    .invalidArgument, "The field 'notification' (the notification's payload) is required.",
+                    details: [("field", .string("notification"))])
             }
             let found = AppVerificationService.canHandleNotification(notification)
             var result = JSONObjectBuilder()
@@ -35,14 +50,19 @@ enum OperationCatalogue {
             result.set("secret", found.secret.map { .string($0) })
             return result.value
         },
-        Operation("getCaptchaChallenge", access: .client, setsClientIp: true, parameters: ["callbackScheme", "languageCode", "clientIp"]) { engine, p in
-            let (url, eventId) = try engine.appVerification.captchaChallenge(callbackScheme: try required(p, "callbackScheme"), languageCode: try language(p),
-                                                             clientIp: try clientIp(p))
+        Operation(
+            "getCaptchaChallenge", access: .client, setsClientIp: true,
+            parameters: ["callbackScheme", "languageCode", "clientIp"]
+        ) { engine, p in
+            let (url, eventId) = try engine.appVerification.captchaChallenge(
+                callbackScheme: try required(p, "callbackScheme"), languageCode: try language(p),
+                clientIp: try clientIp(p))
             return .object([("url", .string(url)), ("eventId", .string(eventId))])
         },
         Operation("canHandleURL", access: .client, parameters: ["url"]) { engine, p in
             guard let url = try p.string("url") else {
-                throw PhoneAuthError(.invalidArgument, "The field 'url' is required.", details: [("field", .string("url"))])
+                throw PhoneAuthError(
+                    .invalidArgument, "The field 'url' is required.", details: [("field", .string("url"))])
             }
             let found = try engine.appVerification.canHandleURL(url)
             var result = JSONObjectBuilder()
@@ -52,33 +72,60 @@ enum OperationCatalogue {
             return result.value
         },
         Operation("credential", access: .client, parameters: ["verificationId", "verificationCode"]) { _, p in
-            return ResultJSON.credential(try VerificationService.credential(verificationId: try p.string("verificationId"),
-                                                               verificationCode: try p.string("verificationCode")))
+            return ResultJSON.credential(
+                try VerificationService.credential(
+                    verificationId: try p.string("verificationId"),
+                    verificationCode: try p.string("verificationCode")))
         },
-        Operation("signInWithCredential", access: .client, setsClientIp: true, parameters: ["credential", "clientIp"]) { engine, p in
+        Operation("signInWithCredential", access: .client, setsClientIp: true, parameters: ["credential", "clientIp"]) {
+            engine, p in
             return ResultJSON.signIn(try engine.signIn.signIn(with: try credential(p)))
         },
-        Operation("linkWithCredential", access: .client, setsClientIp: true, parameters: ["idToken", "credential", "clientIp"]) { engine, p in
-            return ResultJSON.signIn(try engine.accounts.link(idToken: try required(p, "idToken"), credential: try credential(p)))
+        Operation(
+            "linkWithCredential", access: .client, setsClientIp: true,
+            parameters: ["idToken", "credential", "clientIp"]
+        ) { engine, p in
+            return ResultJSON.signIn(
+                try engine.accounts.link(idToken: try required(p, "idToken"), credential: try credential(p)))
         },
-        Operation("updatePhoneNumber", access: .client, setsClientIp: true, parameters: ["idToken", "credential", "clientIp"]) { engine, p in
-            return ResultJSON.signIn(try engine.accounts.updatePhoneNumber(idToken: try required(p, "idToken"), credential: try credential(p)))
+        Operation(
+            "updatePhoneNumber", access: .client, setsClientIp: true, parameters: ["idToken", "credential", "clientIp"]
+        ) { engine, p in
+            return ResultJSON.signIn(
+                try engine.accounts.updatePhoneNumber(
+                    idToken: try required(p, "idToken"), credential: try credential(p)))
         },
-        Operation("reauthenticateWithCredential", access: .client, setsClientIp: true, parameters: ["idToken", "credential", "clientIp"]) { engine, p in
-            return ResultJSON.signIn(try engine.accounts.reauthenticate(idToken: try required(p, "idToken"), credential: try credential(p)))
+        Operation(
+            "reauthenticateWithCredential", access: .client, setsClientIp: true,
+            parameters: ["idToken", "credential", "clientIp"]
+        ) { engine, p in
+            return ResultJSON.signIn(
+                try engine.accounts.reauthenticate(idToken: try required(p, "idToken"), credential: try credential(p)))
         },
         Operation("unlink", access: .client, parameters: ["idToken", "providerId"]) { engine, p in
-            return .object([("user", ResultJSON.user(try engine.accounts.unlink(idToken: try required(p, "idToken"), providerId: try required(p, "providerId"))))])
+            return .object([
+                (
+                    "user",
+                    ResultJSON.user(
+                        try engine.accounts.unlink(
+                            idToken: try required(p, "idToken"), providerId: try required(p, "providerId")))
+                )
+            ])
         },
-        Operation("mfaEnrollStart", access: .client, setsClientIp: true, parameters: ["idToken", "phoneNumber", "languageCode", "clientIp", "appVerification"]) { engine, p in
-            return ResultJSON.verificationStarted(try engine.multiFactor.startPhoneEnrollment(
-                idToken: try required(p, "idToken"), phoneNumber: try p.string("phoneNumber"),
-                languageCode: try language(p), clientIp: try clientIp(p), appProof: try appProof(p)))
+        Operation(
+            "mfaEnrollStart", access: .client, setsClientIp: true,
+            parameters: ["idToken", "phoneNumber", "languageCode", "clientIp", "appVerification"]
+        ) { engine, p in
+            return ResultJSON.verificationStarted(
+                try engine.multiFactor.startPhoneEnrollment(
+                    idToken: try required(p, "idToken"), phoneNumber: try p.string("phoneNumber"),
+                    languageCode: try language(p), clientIp: try clientIp(p), appProof: try appProof(p)))
         },
         Operation("mfaTotpStart", access: .client, parameters: ["idToken", "accountName", "issuer"]) { engine, p in
-            let started = try engine.multiFactor.startTotpEnrollment(idToken: try required(p, "idToken"),
-                                                         accountName: try Label(p.string("accountName"), field: "accountName"),
-                                                         issuer: try Label(p.string("issuer"), field: "issuer"))
+            let started = try engine.multiFactor.startTotpEnrollment(
+                idToken: try required(p, "idToken"),
+                accountName: try Label(p.string("accountName"), field: "accountName"),
+                issuer: try Label(p.string("issuer"), field: "issuer"))
             return .object([
                 ("sessionInfo", .string(started.sessionInfo)),
                 ("secretKey", .string(started.secretKey)),
@@ -89,33 +136,57 @@ enum OperationCatalogue {
                 ("enrollmentCompletionDeadline", .string(started.expiresAt.rfc3339)),
             ])
         },
-        Operation("mfaEnrollFinalize", access: .client, setsClientIp: true, parameters: ["idToken", "factorId", "credential", "sessionInfo", "verificationCode", "displayName", "clientIp"]) { engine, p in
-            let idToken = try required(p, "idToken"), displayName = try Label(p.string("displayName"), field: "displayName")
+        Operation(
+            "mfaEnrollFinalize", access: .client, setsClientIp: true,
+            parameters: [
+                "idToken", "factorId", "credential", "sessionInfo", "verificationCode", "displayName", "clientIp",
+            ]
+        ) { engine, p in
+            let idToken = try required(p, "idToken"),
+                displayName = try Label(p.string("displayName"), field: "displayName")
             switch try p.string("factorId") ?? "phone" {
             case "phone":
                 try rejectPresent(p, ["sessionInfo", "verificationCode"], factor: "phone")
-                return ResultJSON.signIn(try engine.multiFactor.finishPhoneEnrollment(idToken: idToken, credential: try credential(p), displayName: displayName))
+                return ResultJSON.signIn(
+                    try engine.multiFactor.finishPhoneEnrollment(
+                        idToken: idToken, credential: try credential(p), displayName: displayName))
             case "totp":
                 try rejectPresent(p, ["credential"], factor: "totp")
-                return ResultJSON.signIn(try engine.multiFactor.finishTotpEnrollment(idToken: idToken, sessionInfo: try totpSession(p),
-                                                                         code: try totpCode(p), displayName: displayName))
+                return ResultJSON.signIn(
+                    try engine.multiFactor.finishTotpEnrollment(
+                        idToken: idToken, sessionInfo: try totpSession(p),
+                        code: try totpCode(p), displayName: displayName))
             default:
-                throw PhoneAuthError(.invalidArgument, "The field 'factorId' must be \"phone\" or \"totp\".", details: [("field", .string("factorId"))])
+                throw PhoneAuthError(
+                    .invalidArgument, "The field 'factorId' must be \"phone\" or \"totp\".",
+                    details: [("field", .string("factorId"))])
             }
         },
         Operation("mfaUnenroll", access: .client, parameters: ["idToken", "enrollmentId"]) { engine, p in
-            return ResultJSON.signIn(try engine.multiFactor.unenroll(idToken: try required(p, "idToken"), enrollmentId: try required(p, "enrollmentId")))
+            return ResultJSON.signIn(
+                try engine.multiFactor.unenroll(
+                    idToken: try required(p, "idToken"), enrollmentId: try required(p, "enrollmentId")))
         },
-        Operation("mfaResolveSignIn", access: .client, setsClientIp: true, parameters: ["session", "assertion", "clientIp"]) { engine, p in
-            return ResultJSON.signIn(try engine.multiFactor.resolveSignIn(session: try p.string("session"), assertion: try assertion(p),
-                                                              clientIp: try clientIp(p)))
+        Operation(
+            "mfaResolveSignIn", access: .client, setsClientIp: true, parameters: ["session", "assertion", "clientIp"]
+        ) { engine, p in
+            return ResultJSON.signIn(
+                try engine.multiFactor.resolveSignIn(
+                    session: try p.string("session"), assertion: try assertion(p),
+                    clientIp: try clientIp(p)))
         },
         Operation("createCustomToken", parameters: ["uid", "claims"]) { engine, p in
-            return .object([("customToken", .string(try engine.signIn.createCustomToken(uid: try required(p, "uid"), claims: p.value("claims"))))])
+            return .object([
+                (
+                    "customToken",
+                    .string(try engine.signIn.createCustomToken(uid: try required(p, "uid"), claims: p.value("claims")))
+                )
+            ])
         },
         Operation("signInWithCustomToken", access: .client, parameters: ["customToken"]) { engine, p in
             guard let token = try p.string("customToken"), !token.isEmpty else {
-                throw PhoneAuthError(.invalidCustomToken, "A custom token is required.", details: [("reason", .string("missing"))])
+                throw PhoneAuthError(
+                    .invalidCustomToken, "A custom token is required.", details: [("reason", .string("missing"))])
             }
             return ResultJSON.signIn(try engine.signIn.signIn(withCustomToken: token))
         },
@@ -123,7 +194,8 @@ enum OperationCatalogue {
             return ResultJSON.refreshed(try engine.sessions.refreshIdToken(try required(p, "refreshToken")))
         },
         Operation("verifyIdToken", access: .client, parameters: ["idToken", "checkRevoked"]) { engine, p in
-            let claims = try engine.sessions.verifyIdToken(try required(p, "idToken"), checkRevoked: try p.bool("checkRevoked") ?? false)
+            let claims = try engine.sessions.verifyIdToken(
+                try required(p, "idToken"), checkRevoked: try p.bool("checkRevoked") ?? false)
             return .object([("claims", claims)])
         },
         Operation("signOut", access: .client, parameters: ["refreshToken"]) { engine, p in
@@ -148,14 +220,17 @@ enum OperationCatalogue {
             let displayName = try clearable(p, "displayName").map { name throws(PhoneAuthError) in
                 try Label(name, field: "displayName")
             }
-            let user = try engine.accounts.updateUser(uid: uid, disabled: try p.bool("disabled"), displayName: displayName,
-                                             phoneNumber: try clearable(p, "phoneNumber"))
+            let user = try engine.accounts.updateUser(
+                uid: uid, disabled: try p.bool("disabled"), displayName: displayName,
+                phoneNumber: try clearable(p, "phoneNumber"))
             return .object([("user", ResultJSON.user(user))])
         },
         Operation("createUser", parameters: ["uid", "disabled", "displayName", "phoneNumber"]) { engine, p in
             let uid = try p.string("uid")
-            let user = try engine.accounts.createUser(uid: uid, disabled: try p.bool("disabled") ?? false, displayName: try Label(p.string("displayName"), field: "displayName"),
-                                             phoneNumber: try p.string("phoneNumber"))
+            let user = try engine.accounts.createUser(
+                uid: uid, disabled: try p.bool("disabled") ?? false,
+                displayName: try Label(p.string("displayName"), field: "displayName"),
+                phoneNumber: try p.string("phoneNumber"))
             return .object([("user", ResultJSON.user(user))])
         },
         Operation("setCustomUserClaims", parameters: ["uid", "claims"]) { engine, p in
@@ -163,14 +238,16 @@ enum OperationCatalogue {
             return .object([])
         },
         Operation("listUsers", parameters: ["maxResults", "pageToken"]) { engine, p in
-            let page = try engine.accounts.listUsers(maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000), pageToken: try p.string("pageToken"))
+            let page = try engine.accounts.listUsers(
+                maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000), pageToken: try p.string("pageToken"))
             var result = JSONObjectBuilder()
             result.set("users", .array(page.users.map(ResultJSON.user)))
             result.set("pageToken", page.nextPageToken.map { .string($0) })
             return result.value
         },
         Operation("exportUsers", parameters: ["maxResults", "pageToken"]) { engine, p in
-            let page = try engine.transfer.exportUsers(maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000), pageToken: try p.string("pageToken"))
+            let page = try engine.transfer.exportUsers(
+                maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000), pageToken: try p.string("pageToken"))
             var result = JSONObjectBuilder()
             result.set("users", .array(page.users))
             result.set("pageToken", page.nextPageToken.map { .string($0) })
@@ -178,12 +255,21 @@ enum OperationCatalogue {
         },
         Operation("importUsers", parameters: ["users"]) { engine, p in
             guard case let .array(users)? = p.value("users") else {
-                throw PhoneAuthError(.invalidArgument, "The field 'users' (an array of users as auth:export writes them) is required.",
-                                     details: [("field", .string("users"))])
+                throw PhoneAuthError(
+                    .invalidArgument, "The field 'users' (an array of users as auth:export writes them) is required.",
+                    details: [("field", .string("users"))])
             }
             let outcome = try engine.transfer.importUsers(users)
-            return .object([("imported", .int(Int64(outcome.imported))),
-                            ("errors", .array(outcome.errors.map { .object([("index", .int(Int64($0.index))), ("message", .string($0.message))]) }))])
+            return .object([
+                ("imported", .int(Int64(outcome.imported))),
+                (
+                    "errors",
+                    .array(
+                        outcome.errors.map {
+                            .object([("index", .int(Int64($0.index))), ("message", .string($0.message))])
+                        })
+                ),
+            ])
         },
         Operation("revokeRefreshTokens", parameters: ["uid"]) { engine, p in
             try engine.sessions.revokeRefreshTokens(uid: try required(p, "uid"))
@@ -202,10 +288,17 @@ enum OperationCatalogue {
             .object([("keys", ResultJSON.signingKeys(engine.keyService.signingKeys()))])
         },
         Operation("rotateSigningKey", parameters: ["algorithm"]) { engine, p in
-            .object([("keys", ResultJSON.signingKeys(try engine.keyService.rotateSigningKey(algorithm: try p.string("algorithm"))))])
+            .object([
+                (
+                    "keys",
+                    ResultJSON.signingKeys(try engine.keyService.rotateSigningKey(algorithm: try p.string("algorithm")))
+                )
+            ])
         },
         Operation("retireSigningKey", parameters: ["kid"]) { engine, p in
-            .object([("keys", ResultJSON.signingKeys(try engine.keyService.retireSigningKey(kid: try required(p, "kid"))))])
+            .object([
+                ("keys", ResultJSON.signingKeys(try engine.keyService.retireSigningKey(kid: try required(p, "kid"))))
+            ])
         },
         Operation("rekey", access: .library, parameters: ["newMasterKey"]) { engine, p in
             let keyFile = try engine.keyService.rekey(newMasterKey: try required(p, "newMasterKey"))
@@ -216,9 +309,11 @@ enum OperationCatalogue {
         },
         Operation("getStorageStatistics", parameters: []) { engine, p in
             let s = engine.storageStatistics()
-            return .object([("driver", .string(s.driver)), ("poolSize", .int(Int64(s.poolSize))),
-                            ("transactions", .int(Int64(s.transactions))), ("retries", .int(Int64(s.retries))),
-                            ("roundTrips", .int(Int64(s.roundTrips)))])
+            return .object([
+                ("driver", .string(s.driver)), ("poolSize", .int(Int64(s.poolSize))),
+                ("transactions", .int(Int64(s.transactions))), ("retries", .int(Int64(s.retries))),
+                ("roundTrips", .int(Int64(s.roundTrips))),
+            ])
         },
         Operation("getVerificationStatus", parameters: ["verificationId"]) { engine, p in
             guard let id = try p.string("verificationId"), !id.isEmpty else {
@@ -227,7 +322,7 @@ enum OperationCatalogue {
             return ResultJSON.verificationStatus(try engine.verification.verificationStatus(id))
         },
         Operation("listMethods", access: .client, parameters: []) { _, _ in
-                .object([("methods", .array(all.map(\.description)))])
+            .object([("methods", .array(all.map(\.description)))])
         },
     ]
 

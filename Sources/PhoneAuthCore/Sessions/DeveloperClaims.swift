@@ -11,15 +11,18 @@ enum DeveloperClaims {
     /// The claims as JSON text, nil for none (an empty object too).
     static func validated(_ claims: JSONValue, field: String = "claims") throws(PhoneAuthError) -> String? {
         guard case let .object(pairs) = claims else {
-            throw PhoneAuthError(.invalidArgument, "The field '\(field)' must be a JSON object.", details: [("field", .string(field))])
+            throw PhoneAuthError(
+                .invalidArgument, "The field '\(field)' must be a JSON object.", details: [("field", .string(field))])
         }
         if let name = pairs.first(where: { reserved.contains($0.0) })?.0 {
-            throw PhoneAuthError(.invalidArgument, "The claim '\(name)' is reserved.", details: [("field", .string("\(field).\(name)"))])
+            throw PhoneAuthError(
+                .invalidArgument, "The claim '\(name)' is reserved.", details: [("field", .string("\(field).\(name)"))])
         }
         let text = JSONCodec.serialize(claims)
         guard text.utf8.count <= maxBytes else {
-            throw PhoneAuthError(.invalidArgument, "The field '\(field)' must serialize to at most \(maxBytes) bytes.",
-                                 details: [("field", .string(field))])
+            throw PhoneAuthError(
+                .invalidArgument, "The field '\(field)' must serialize to at most \(maxBytes) bytes.",
+                details: [("field", .string(field))])
         }
         return pairs.isEmpty ? nil : text
     }

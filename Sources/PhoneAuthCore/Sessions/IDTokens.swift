@@ -55,14 +55,21 @@ package struct IDTokens: Sendable {
         do { jwt = try JWT.verified(token, key: keys.verificationKey) } catch {
             throw invalid(error.rawValue, Self.messages[error] ?? "The ID token is not valid.")
         }
-        guard jwt.claims["iss"]?.stringValue == issuer else { throw invalid("wrongIssuer", "The ID token has another issuer.") }
-        guard jwt.claims["aud"]?.stringValue == audience else { throw invalid("wrongAudience", "The ID token is for another project.") }
+        guard jwt.claims["iss"]?.stringValue == issuer else {
+            throw invalid("wrongIssuer", "The ID token has another issuer.")
+        }
+        guard jwt.claims["aud"]?.stringValue == audience else {
+            throw invalid("wrongAudience", "The ID token is for another project.")
+        }
         guard let exp = jwt.claims["exp"]?.intValue, let sub = jwt.claims["sub"]?.stringValue, !sub.isEmpty,
-              jwt.claims["iat"]?.intValue != nil, jwt.claims["auth_time"]?.intValue != nil else {
+            jwt.claims["iat"]?.intValue != nil, jwt.claims["auth_time"]?.intValue != nil
+        else {
             throw invalid("missingClaim", "The ID token lacks a required claim.")
         }
         guard now.seconds < exp else {
-            throw PhoneAuthError(.userTokenExpired, "The ID token has expired.", details: [("expiredAt", .string(Timestamp(seconds: exp).rfc3339))])
+            throw PhoneAuthError(
+                .userTokenExpired, "The ID token has expired.",
+                details: [("expiredAt", .string(Timestamp(seconds: exp).rfc3339))])
         }
         return jwt.claims
     }

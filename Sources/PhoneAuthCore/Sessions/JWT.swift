@@ -32,11 +32,11 @@ package enum JWT {
         guard token.utf8.count <= 16_384 else { return nil }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let headerBytes = Base64URL.decode(parts[0]), let claimBytes = Base64URL.decode(parts[1]),
-              let signature = Base64URL.decode(parts[2]),
-              let header = try? JSONCodec.parse(String(decoding: headerBytes, as: UTF8.self)),
-              let claims = try? JSONCodec.parse(String(decoding: claimBytes, as: UTF8.self)),
-              case .object = header, case .object = claims
+            let headerBytes = Base64URL.decode(parts[0]), let claimBytes = Base64URL.decode(parts[1]),
+            let signature = Base64URL.decode(parts[2]),
+            let header = try? JSONCodec.parse(String(decoding: headerBytes, as: UTF8.self)),
+            let claims = try? JSONCodec.parse(String(decoding: claimBytes, as: UTF8.self)),
+            case .object = header, case .object = claims
         else { return nil }
         let input = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
         return Decoded(header: header, claims: claims, signingInput: input, signature: signature)

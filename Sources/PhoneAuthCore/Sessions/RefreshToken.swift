@@ -14,7 +14,9 @@ package struct RefreshToken: Sendable {
 
     /// A token for `generation` of a session, with a fresh secret.
     static func issue(uid: String, sessionId: String, generation: Int64) -> RefreshToken {
-        RefreshToken(uid: uid, sessionId: sessionId, generation: generation, secret: Base64URL.encode(SecureBytes.random(count: 32)))
+        RefreshToken(
+            uid: uid, sessionId: sessionId, generation: generation,
+            secret: Base64URL.encode(SecureBytes.random(count: 32)))
     }
 
     package var text: String { "\(Base64URL.encode(uid.utf8)).\(sessionId).\(generation).\(secret)" }
@@ -26,11 +28,12 @@ package struct RefreshToken: Sendable {
         guard text.utf8.count <= 512 else { return nil }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4, let uidBytes = Base64URL.decode(parts[0]), !uidBytes.isEmpty,
-              parts[1].utf8.count == 22, Base64URL.decode(parts[1]) != nil,
-              parts[2].utf8.count <= 18, let generation = Int64(parts[2]), generation >= 0,
-              parts[3].utf8.count == 43, Base64URL.decode(parts[3]) != nil
+            parts[1].utf8.count == 22, Base64URL.decode(parts[1]) != nil,
+            parts[2].utf8.count <= 18, let generation = Int64(parts[2]), generation >= 0,
+            parts[3].utf8.count == 43, Base64URL.decode(parts[3]) != nil
         else { return nil }
-        return RefreshToken(uid: String(decoding: uidBytes, as: UTF8.self), sessionId: String(parts[1]),
-                            generation: generation, secret: String(parts[3]))
+        return RefreshToken(
+            uid: String(decoding: uidBytes, as: UTF8.self), sessionId: String(parts[1]),
+            generation: generation, secret: String(parts[3]))
     }
 }

@@ -1,51 +1,72 @@
 /// Sessions: refresh-token rotation (with reuse detection), sign-out, live sessions.
 extension SQLStore {
-    package func rotateRefreshToken(_ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, next: (hash: [UInt8], sealed: [UInt8]?),
-                                   reuseMilliseconds: Int64, now: Timestamp) throws -> RefreshOutcome {
+    package func rotateRefreshToken(
+        _ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, next: (hash: [UInt8], sealed: [UInt8]?),
+        reuseMilliseconds: Int64, now: Timestamp
+    ) throws -> RefreshOutcome {
         try write { db in
-            guard let (generation, secretHash, revokedReason, previousHash, rotatedAt, sealedSecret) = try db.row("""
-                SELECT generation, secret_hash, revoked_reason, previous_secret_hash, rotated_at, sealed_secret
-                FROM sessions WHERE uid = ? AND id = ?
-                """, [.text(token.uid), .text(token.sessionId)], {
-                    ($0.int(0), $0.blob(1), try $0.optionalText(2, as: RevocationReason.self), $0.optionalBlob(3),
-                     $0.optionalInt(4), $0.optionalBlob(5))
-                })
+            guard
+                let (generation, secretHash, revokedReason, previousHash, rotatedAt, sealedSecret) = try db.row(
+                    """
+                    SELECT generation, secret_hash, revoked_reason, previous_secret_hash, rotated_at, sealed_secret
+                    FROM sessions WHERE uid = ? AND id = ?
+                    """, [.text(token.uid), .text(token.sessionId)],
+                    {
+                        (
+                            $0.int(0), $0.blob(1), try $0.optionalText(2, as: RevocationReason.self),
+                            $0.optionalBlob(3),
+                            $0.optionalInt(4), $0.optionalBlob(5)
+                        )
+                    })
             else { return .unknown }
             if let revokedReason { return .revoked(reason: revokedReason) }
             // The previous generation again, soon after its rotation: requests that raced each
             // other, or one whose response was lost. Not theft: the same new token again.
-            if token.generation == generation - 1, reuseMilliseconds > 0, let rotatedAt, now.milliseconds - rotatedAt <= reuseMilliseconds,
-               let previousHash, let sealedSecret, secretMatches(previousHash) {
-                guard let session = try liveSession(uid: token.uid, id: token.sessionId, in: db) else { return .unknown }
-                return session.user.disabled ? .userDisabled : .reissued(session, generation: generation, sealedSecret: sealedSecret)
+            if token.generation == generation - 1, reuseMilliseconds > 0, let rotatedAt,
+                now.milliseconds - rotatedAt <= reuseMilliseconds,
+                let previousHash, let sealedSecret, secretMatches(previousHash)
+            {
+                guard let session = try liveSession(uid: token.uid, id: token.sessionId, in: db) else {
+                    return .unknown
+                }
+                return session.user.disabled
+                    ? .userDisabled : .reissued(session, generation: generation, sealedSecret: sealedSecret)
             }
             if token.generation < generation {
                 // A token that was already rotated away: someone is replaying it, so end the session.
-                try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'reused' WHERE uid = ? AND id = ?",
-                           [.int(now.milliseconds), .text(token.uid), .text(token.sessionId)])
+                try db.run(
+                    "UPDATE sessions SET revoked_at = ?, revoked_reason = 'reused' WHERE uid = ? AND id = ?",
+                    [.int(now.milliseconds), .text(token.uid), .text(token.sessionId)])
                 return .revoked(reason: .reused)
             }
             guard token.generation == generation, secretMatches(secretHash) else { return .unknown }
             guard let session = try liveSession(uid: token.uid, id: token.sessionId, in: db) else { return .unknown }
             if session.user.disabled { return .userDisabled }
-            try db.run("""
+            try db.run(
+                """
                 UPDATE sessions SET generation = ?, secret_hash = ?, previous_secret_hash = ?, rotated_at = ?, sealed_secret = ?
                 WHERE uid = ? AND id = ?
-                """, [.int(generation + 1), .blob(next.hash), .blob(secretHash), .int(now.milliseconds), next.sealed.map { .blob($0) } ?? .null,
-                      .text(token.uid), .text(token.sessionId)])
+                """,
+                [
+                    .int(generation + 1), .blob(next.hash), .blob(secretHash), .int(now.milliseconds),
+                    next.sealed.map { .blob($0) } ?? .null,
+                    .text(token.uid), .text(token.sessionId),
+                ])
             return .rotated(session)
         }
     }
 
     package func signOut(_ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, now: Timestamp) throws {
         try write { db in
-            guard let (generation, secretHash) = try db.row(
-                "SELECT generation, secret_hash FROM sessions WHERE uid = ? AND id = ? AND revoked_at IS NULL",
-                [.text(token.uid), .text(token.sessionId)], { ($0.int(0), $0.blob(1)) }),
-                  generation == token.generation, secretMatches(secretHash)
+            guard
+                let (generation, secretHash) = try db.row(
+                    "SELECT generation, secret_hash FROM sessions WHERE uid = ? AND id = ? AND revoked_at IS NULL",
+                    [.text(token.uid), .text(token.sessionId)], { ($0.int(0), $0.blob(1)) }),
+                generation == token.generation, secretMatches(secretHash)
             else { return }
-            try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'signedOut' WHERE uid = ? AND id = ?",
-                       [.int(now.milliseconds), .text(token.uid), .text(token.sessionId)])
+            try db.run(
+                "UPDATE sessions SET revoked_at = ?, revoked_reason = 'signedOut' WHERE uid = ? AND id = ?",
+                [.int(now.milliseconds), .text(token.uid), .text(token.sessionId)])
         }
     }
 
@@ -55,22 +76,28 @@ extension SQLStore {
 
     func liveSession(uid: String, id: String, in db: Connection) throws -> SessionInfo? {
         guard let user = try self.user(uid: uid, in: db) else { return nil }
-        return try db.row("""
+        return try db.row(
+            """
             SELECT auth_time, provider, developer_claims, second_factor, second_factor_enrollment FROM sessions
             WHERE uid = ? AND id = ? AND revoked_at IS NULL
-            """, [.text(uid), .text(id)]) { row in
-            SessionInfo(user: user, sessionId: id, authTime: Timestamp(milliseconds: row.int(0)),
-                        provider: try row.text(1, as: SignInProvider.self), developerClaims: row.optionalText(2),
-                        secondFactor: try row.optionalText(3, as: FactorKind.self),
-                        secondFactorEnrollment: row.optionalText(4))
+            """, [.text(uid), .text(id)]
+        ) { row in
+            SessionInfo(
+                user: user, sessionId: id, authTime: Timestamp(milliseconds: row.int(0)),
+                provider: try row.text(1, as: SignInProvider.self), developerClaims: row.optionalText(2),
+                secondFactor: try row.optionalText(3, as: FactorKind.self),
+                secondFactorEnrollment: row.optionalText(4))
         }
     }
 
     package func revokeSessions(uid: String, now: Timestamp) throws -> Bool {
         try write { db in
-            guard try db.run("UPDATE users SET valid_since = ? WHERE uid = ?", [.int(now.milliseconds), .text(uid)]) == 1 else { return false }
-            try db.run("UPDATE sessions SET revoked_at = ?, revoked_reason = 'revoked' WHERE uid = ? AND revoked_at IS NULL",
-                       [.int(now.milliseconds), .text(uid)])
+            guard
+                try db.run("UPDATE users SET valid_since = ? WHERE uid = ?", [.int(now.milliseconds), .text(uid)]) == 1
+            else { return false }
+            try db.run(
+                "UPDATE sessions SET revoked_at = ?, revoked_reason = 'revoked' WHERE uid = ? AND revoked_at IS NULL",
+                [.int(now.milliseconds), .text(uid)])
             try endChallenges(uid: uid, in: db)
             return true
         }

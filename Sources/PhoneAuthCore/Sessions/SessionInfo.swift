@@ -9,8 +9,10 @@ package final class SessionInfo: Sendable {
     package let secondFactor: FactorKind?
     package let secondFactorEnrollment: String?
 
-    package init(user: UserRecord, sessionId: String, authTime: Timestamp, provider: SignInProvider,
-                 developerClaims: String?, secondFactor: FactorKind? = nil, secondFactorEnrollment: String? = nil) {
+    package init(
+        user: UserRecord, sessionId: String, authTime: Timestamp, provider: SignInProvider,
+        developerClaims: String?, secondFactor: FactorKind? = nil, secondFactorEnrollment: String? = nil
+    ) {
         self.user = user
         self.sessionId = sessionId
         self.authTime = authTime

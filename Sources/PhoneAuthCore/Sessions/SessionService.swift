@@ -9,16 +9,19 @@ package final class SessionService {
     private let events: EventLog
     private let failures: FailureReporter
 
-    init(config: EngineConfig, clock: Clock, store: any SessionStore & AccountStore, keys: KeyRing, events: EventLog,
-         failures: FailureReporter) {
+    init(
+        config: EngineConfig, clock: Clock, store: any SessionStore & AccountStore, keys: KeyRing, events: EventLog,
+        failures: FailureReporter
+    ) {
         self.config = config
         self.clock = clock
         self.store = store
         self.keys = keys
         self.events = events
         self.failures = failures
-        tokens = IDTokens(keys: keys, issuer: config.effectiveIssuer, audience: config.projectId,
-                          lifetimeSeconds: config.idTokenTtlSeconds)
+        tokens = IDTokens(
+            keys: keys, issuer: config.effectiveIssuer, audience: config.projectId,
+            lifetimeSeconds: config.idTokenTtlSeconds)
     }
 
     /// The live session `idToken` belongs to. `recent` also requires its sign-in to be at most
@@ -27,7 +30,9 @@ package final class SessionService {
         let now = clock.now()
         let claims = try tokens.verify(idToken, now: now)
         guard let uid = claims["sub"]?.stringValue, let sid = claims["sid"]?.stringValue else {
-            throw PhoneAuthError(.invalidIdToken, "The ID token does not name its session; sign in again.", details: [("reason", .string("missingClaim"))])
+            throw PhoneAuthError(
+                .invalidIdToken, "The ID token does not name its session; sign in again.",
+                details: [("reason", .string("missingClaim"))])
         }
         guard let session = try store.liveSession(uid: uid, id: sid) else {
             guard let user = try store.user(uid: uid) else { throw AccountErrors.noUser }
@@ -35,31 +40,44 @@ package final class SessionService {
         }
         if session.user.disabled { throw AccountErrors.disabledUser }
         if recent && now.milliseconds - session.authTime.milliseconds > config.mfaRecentSignInSeconds * 1000 {
-            throw PhoneAuthError(.requiresRecentLogin, "This change needs a sign-in within the last \(config.mfaRecentSignInSeconds) seconds; re-authenticate first.",
-                                 details: [("authTime", .string(session.authTime.rfc3339))])
+            throw PhoneAuthError(
+                .requiresRecentLogin,
+                "This change needs a sign-in within the last \(config.mfaRecentSignInSeconds) seconds; re-authenticate first.",
+                details: [("authTime", .string(session.authTime.rfc3339))])
         }
         return session
     }
 
     /// A session to open for `uid` (the store may settle another uid, for an existing user) and its
     /// first refresh token. A user with second factors gets the challenge instead.
-    func newSignIn(uid: String, provider: SignInProvider, now: Timestamp, developerClaims: String? = nil)
-        -> (NewSignIn, RefreshToken) {
+    func newSignIn(
+        uid: String, provider: SignInProvider, now: Timestamp, developerClaims: String? = nil
+    )
+        -> (NewSignIn, RefreshToken)
+    {
         let first = RefreshToken.issue(uid: uid, sessionId: RefreshToken.newSessionId(), generation: 0)
-        let challenge = NewMFASession(id: SortableID.make(at: now, randomBytes: 18), kind: .signIn,
-                                      expiresAt: now.adding(seconds: config.mfaSessionTtlSeconds))
-        return (NewSignIn(newUid: uid, sessionId: first.sessionId, refreshSecretHash: first.secretHash, provider: provider,
-                          developerClaims: developerClaims, challenge: challenge), first)
+        let challenge = NewMFASession(
+            id: SortableID.make(at: now, randomBytes: 18), kind: .signIn,
+            expiresAt: now.adding(seconds: config.mfaSessionTtlSeconds))
+        return (
+            NewSignIn(
+                newUid: uid, sessionId: first.sessionId, refreshSecretHash: first.secretHash, provider: provider,
+                developerClaims: developerClaims, challenge: challenge), first
+        )
     }
 
     /// A new session that carries on `session` (same first and second factor, same auth_time),
     /// for the fresh tokens an account change returns. The presented session stays valid.
     /// `provider` is the credential just proved, when there is one (a link or a number change
     /// makes it a phone session, as Firebase's tokens say after them).
-    func continuation(of session: SessionInfo, provider: SignInProvider? = nil, now: Timestamp)
-        -> (NewSignIn, RefreshToken) {
-        var (signIn, first) = newSignIn(uid: session.user.uid, provider: provider ?? session.provider, now: now,
-                                        developerClaims: session.developerClaims)
+    func continuation(
+        of session: SessionInfo, provider: SignInProvider? = nil, now: Timestamp
+    )
+        -> (NewSignIn, RefreshToken)
+    {
+        var (signIn, first) = newSignIn(
+            uid: session.user.uid, provider: provider ?? session.provider, now: now,
+            developerClaims: session.developerClaims)
         signIn.authTime = session.authTime
         signIn.secondFactor = session.secondFactor
         signIn.secondFactorEnrollment = session.secondFactorEnrollment
@@ -68,19 +86,27 @@ package final class SessionService {
     }
 
     /// Turns a store outcome into tokens, or into the error it stands for.
-    func finish(_ outcome: AccountOutcome, _ signIn: NewSignIn, _ first: RefreshToken, now: Timestamp, clientIp: ClientAddress? = nil) throws -> SignInResult {
+    func finish(
+        _ outcome: AccountOutcome, _ signIn: NewSignIn, _ first: RefreshToken, now: Timestamp,
+        clientIp: ClientAddress? = nil
+    ) throws -> SignInResult {
         switch outcome {
         case let .signedIn(session, isNew):
-            let refreshToken = RefreshToken(uid: session.user.uid, sessionId: session.sessionId, generation: 0, secret: first.secret)
-            let result = SignInResult(user: session.user, idToken: try tokens.issue(for: session, now: now), refreshToken: refreshToken.text,
-                                      expiresIn: config.idTokenTtlSeconds, isNewUser: isNew,
-                                      providerId: session.provider.rawValue)
-            events.emit(.signInSucceeded, at: now, [
-                ("uid", .string(session.user.uid)), ("phoneNumber", session.user.phoneNumber.map { .string(PhoneNumber.mask($0)) }),
-                ("provider", .string(session.provider.rawValue)),
-                ("secondFactor", session.secondFactor.map { .string($0.rawValue) }),
-                ("isNewUser", .bool(isNew)), ("clientIp", clientIp.map { .string($0.text) }),
-            ])
+            let refreshToken = RefreshToken(
+                uid: session.user.uid, sessionId: session.sessionId, generation: 0, secret: first.secret)
+            let result = SignInResult(
+                user: session.user, idToken: try tokens.issue(for: session, now: now), refreshToken: refreshToken.text,
+                expiresIn: config.idTokenTtlSeconds, isNewUser: isNew,
+                providerId: session.provider.rawValue)
+            events.emit(
+                .signInSucceeded, at: now,
+                [
+                    ("uid", .string(session.user.uid)),
+                    ("phoneNumber", session.user.phoneNumber.map { .string(PhoneNumber.mask($0)) }),
+                    ("provider", .string(session.provider.rawValue)),
+                    ("secondFactor", session.secondFactor.map { .string($0.rawValue) }),
+                    ("isNewUser", .bool(isNew)), ("clientIp", clientIp.map { .string($0.text) }),
+                ])
             return result
         case let .done(user):
             throw PhoneAuthError(.internalError, "No session was opened for user \(user.uid).")
@@ -89,8 +115,9 @@ package final class SessionService {
         case let .refused(refusal):
             throw failures.reported(AccountErrors.error(refusal), clientIp: clientIp, now: now)
         case let .secondFactorRequired(user):
-            throw MultiFactorErrors.secondFactorRequired(user, session: signIn.challenge?.id ?? "",
-                                                         expiresAt: signIn.challenge?.expiresAt ?? now)
+            throw MultiFactorErrors.secondFactorRequired(
+                user, session: signIn.challenge?.id ?? "",
+                expiresAt: signIn.challenge?.expiresAt ?? now)
         case let .locked(until):
             throw MultiFactorErrors.factorLocked(until: until, now: now)
         }
@@ -98,34 +125,43 @@ package final class SessionService {
 
     package func refreshIdToken(_ refreshToken: String) throws -> SignInResult {
         guard let token = RefreshToken.parse(refreshToken) else {
-            throw PhoneAuthError(.invalidUserToken, "The refresh token is not valid.", details: [("reason", .string("unknown"))])
+            throw PhoneAuthError(
+                .invalidUserToken, "The refresh token is not valid.", details: [("reason", .string("unknown"))])
         }
         let now = clock.now()
         let next = RefreshToken.issue(uid: token.uid, sessionId: token.sessionId, generation: token.generation + 1)
         let presented = token.secretHash
         let reuse = config.refreshReuseIntervalSeconds * 1000
-        switch try store.rotateRefreshToken(token, secretMatches: { SecureBytes.equal($0, presented) },
-                                            next: (next.secretHash, reuse > 0 ? try keys.sealRefreshSecret(next) : nil),
-                                            reuseMilliseconds: reuse, now: now) {
+        switch try store.rotateRefreshToken(
+            token, secretMatches: { SecureBytes.equal($0, presented) },
+            next: (next.secretHash, reuse > 0 ? try keys.sealRefreshSecret(next) : nil),
+            reuseMilliseconds: reuse, now: now)
+        {
         case let .rotated(session):
             let idToken = try tokens.issue(for: session, now: now)
-            return SignInResult(user: session.user, idToken: idToken, refreshToken: next.text, expiresIn: config.idTokenTtlSeconds,
-                                isNewUser: false, providerId: session.provider.rawValue)
+            return SignInResult(
+                user: session.user, idToken: idToken, refreshToken: next.text, expiresIn: config.idTokenTtlSeconds,
+                isNewUser: false, providerId: session.provider.rawValue)
         case let .reissued(session, generation, sealed):
             guard let secret = keys.openRefreshSecret(sealed, sessionId: token.sessionId, generation: generation) else {
                 throw PhoneAuthError(.internalError, "A stored refresh secret could not be opened.")
             }
-            let current = RefreshToken(uid: token.uid, sessionId: token.sessionId, generation: generation, secret: secret)
-            return SignInResult(user: session.user, idToken: try tokens.issue(for: session, now: now), refreshToken: current.text,
-                                expiresIn: config.idTokenTtlSeconds, isNewUser: false,
-                                providerId: session.provider.rawValue)
+            let current = RefreshToken(
+                uid: token.uid, sessionId: token.sessionId, generation: generation, secret: secret)
+            return SignInResult(
+                user: session.user, idToken: try tokens.issue(for: session, now: now), refreshToken: current.text,
+                expiresIn: config.idTokenTtlSeconds, isNewUser: false,
+                providerId: session.provider.rawValue)
         case .unknown:
-            throw PhoneAuthError(.invalidUserToken, "The refresh token is not valid.", details: [("reason", .string("unknown"))])
+            throw PhoneAuthError(
+                .invalidUserToken, "The refresh token is not valid.", details: [("reason", .string("unknown"))])
         case .userDisabled:
             throw AccountErrors.disabledUser
         case let .revoked(reason):
             // Disabling a user ends its sessions with this reason; while the user is still disabled, say so.
-            if reason == .userDisabled, try store.user(uid: token.uid)?.disabled == true { throw AccountErrors.disabledUser }
+            if reason == .userDisabled, try store.user(uid: token.uid)?.disabled == true {
+                throw AccountErrors.disabledUser
+            }
             let messages: [RevocationReason: String] = [
                 .signedOut: "The session was signed out.",
                 .reused: "The refresh token was already used; the session has been ended because the token may have "
@@ -133,8 +169,9 @@ package final class SessionService {
                 .revoked: "The user's sessions were revoked.",
                 .userDisabled: "The session ended when the user was disabled.",
             ]
-            throw PhoneAuthError(.invalidUserToken, messages[reason] ?? "The session has ended.",
-                                 details: [("reason", .string(reason.rawValue))])
+            throw PhoneAuthError(
+                .invalidUserToken, messages[reason] ?? "The session has ended.",
+                details: [("reason", .string(reason.rawValue))])
         }
     }
 
@@ -147,8 +184,10 @@ package final class SessionService {
             if user.disabled { throw AccountErrors.disabledUser }
             // Second granularity, as in Firebase: a token from the same second as a revocation counts as revoked.
             if let validSince = user.validSince, let authTime = claims["auth_time"]?.intValue,
-               authTime * 1000 < validSince.milliseconds || authTime == validSince.seconds {
-                throw PhoneAuthError(.idTokenRevoked, "The ID token was issued before the user's sessions were revoked.")
+                authTime * 1000 < validSince.milliseconds || authTime == validSince.seconds
+            {
+                throw PhoneAuthError(
+                    .idTokenRevoked, "The ID token was issued before the user's sessions were revoked.")
             }
         }
         return claims

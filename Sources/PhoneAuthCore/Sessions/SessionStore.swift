@@ -6,8 +6,10 @@ package protocol SessionStore: AnyObject, Sendable {
     /// (`secretMatches` checks the stored hash in constant time). The previous generation
     /// presented again within `reuseMilliseconds` of the rotation gets the current token again;
     /// any other earlier generation ends the session as reused.
-    func rotateRefreshToken(_ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, next: (hash: [UInt8], sealed: [UInt8]?),
-                            reuseMilliseconds: Int64, now: Timestamp) throws -> RefreshOutcome
+    func rotateRefreshToken(
+        _ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, next: (hash: [UInt8], sealed: [UInt8]?),
+        reuseMilliseconds: Int64, now: Timestamp
+    ) throws -> RefreshOutcome
     /// Ends the session if `token` is its current one; anything else is ignored.
     func signOut(_ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, now: Timestamp) throws
     /// The session `id` of `uid` if it has not ended, with its user.

@@ -18,7 +18,8 @@ package struct CustomTokens: Sendable {
 
     package func create(uid: String, claims: JSONValue?, now: Timestamp) throws -> String {
         guard !uid.isEmpty, uid.utf8.count <= 128 else {
-            throw PhoneAuthError(.invalidArgument, "The field 'uid' must be 1 to 128 bytes.", details: [("field", .string("uid"))])
+            throw PhoneAuthError(
+                .invalidArgument, "The field 'uid' must be 1 to 128 bytes.", details: [("field", .string("uid"))])
         }
         var payload: [(String, JSONValue)] = [
             ("iss", .string(issuer)), ("sub", .string(uid)), ("aud", .string(audience)),
@@ -40,10 +41,13 @@ package struct CustomTokens: Sendable {
             throw PhoneAuthError(.customTokenMismatch, "The token is not a custom token of this project.")
         }
         guard let uid = jwt.claims["uid"]?.stringValue, !uid.isEmpty, jwt.claims["sub"]?.stringValue == uid,
-              let exp = jwt.claims["exp"]?.intValue, let iat = jwt.claims["iat"]?.intValue else {
+            let exp = jwt.claims["exp"]?.intValue, let iat = jwt.claims["iat"]?.intValue
+        else {
             throw invalid("missingClaim", "The custom token lacks a required claim.")
         }
-        guard now.seconds < exp, exp - iat <= Self.lifetimeSeconds else { throw invalid("expired", "The custom token has expired.") }
+        guard now.seconds < exp, exp - iat <= Self.lifetimeSeconds else {
+            throw invalid("expired", "The custom token has expired.")
+        }
         return Grant(uid: uid, claims: jwt.claims["claims"].map(JSONCodec.serialize))
     }
 }

@@ -10,7 +10,10 @@ package struct PhoneCredential: Sendable {
     /// Splits a temporary proof, "<verification ID>.<secret>"; nil if it has not that shape.
     package static func temporaryProof(_ proof: String) -> PhoneCredential? {
         let parts = proof.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, VerificationCode.isWellFormedId(String(parts[0])), parts[1].utf8.count == 43 else { return nil }
-        return PhoneCredential(verificationId: String(parts[0]), verificationCode: String(parts[1]), isTemporaryProof: true)
+        guard parts.count == 2, VerificationCode.isWellFormedId(String(parts[0])), parts[1].utf8.count == 43 else {
+            return nil
+        }
+        return PhoneCredential(
+            verificationId: String(parts[0]), verificationCode: String(parts[1]), isTemporaryProof: true)
     }
 }

@@ -1,12 +1,16 @@
 /// What a sign-in writes: the user on first sign-in, the session (or the challenge of a user
 /// with second factors), and the account changes a verified number makes.
 extension SQLStore {
-    package func redeemVerification(id: String, temporaryProof: Bool, now: Timestamp, maxAttempts: Int, limits: CheckLimits,
-                                   codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome {
+    package func redeemVerification(
+        id: String, temporaryProof: Bool, now: Timestamp, maxAttempts: Int, limits: CheckLimits,
+        codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn
+    ) throws -> AccountOutcome {
         try write { db in
             let verified: (phone: String, subject: String?)
-            switch try checkCode(id: id, purpose: temporaryProof ? .temporaryProof : .signIn, subject: nil, anySubject: temporaryProof,
-                                 now: now, maxAttempts: maxAttempts, limits: limits, codeMatches: codeMatches, in: db) {
+            switch try checkCode(
+                id: id, purpose: temporaryProof ? .temporaryProof : .signIn, subject: nil, anySubject: temporaryProof,
+                now: now, maxAttempts: maxAttempts, limits: limits, codeMatches: codeMatches, in: db)
+            {
             case let .failure(rejection): return .rejected(rejection)
             case let .success(v): verified = v
             }
@@ -20,10 +24,12 @@ extension SQLStore {
             try markUsed(id, in: db)
             let isNew = user == nil
             if user == nil {
-                try db.run("INSERT INTO users (uid, phone, created_at, last_sign_in_at) VALUES (?, ?, ?, ?)",
-                           [.text(signIn.newUid), .text(phone), .int(now.milliseconds), .int(now.milliseconds)])
-                user = UserRecord(uid: signIn.newUid, phoneNumber: phone, displayName: nil, disabled: false,
-                                  createdAt: now, lastSignInAt: now, validSince: nil)
+                try db.run(
+                    "INSERT INTO users (uid, phone, created_at, last_sign_in_at) VALUES (?, ?, ?, ?)",
+                    [.text(signIn.newUid), .text(phone), .int(now.milliseconds), .int(now.milliseconds)])
+                user = UserRecord(
+                    uid: signIn.newUid, phoneNumber: phone, displayName: nil, disabled: false,
+                    createdAt: now, lastSignInAt: now, validSince: nil)
             }
             guard let user else { return .refused(.userNotFound) }
             return try open(signIn, for: user, isNew: isNew, now: now, in: db)
@@ -31,10 +37,14 @@ extension SQLStore {
     }
 
     /// Opens `signIn`'s session, or its challenge if the user has second factors.
-    func open(_ signIn: NewSignIn, for user: UserRecord, isNew: Bool, now: Timestamp, in db: Connection) throws -> AccountOutcome {
+    func open(
+        _ signIn: NewSignIn, for user: UserRecord, isNew: Bool, now: Timestamp, in db: Connection
+    ) throws -> AccountOutcome {
         var user = user
         if !user.factors.isEmpty, let challenge = signIn.challenge {
-            try insertMFASession(challenge, uid: user.uid, provider: signIn.provider, developerClaims: signIn.developerClaims, now: now, in: db)
+            try insertMFASession(
+                challenge, uid: user.uid, provider: signIn.provider, developerClaims: signIn.developerClaims, now: now,
+                in: db)
             return .secondFactorRequired(user)
         }
         // A new user's row was written with its sign-in time already.
@@ -42,15 +52,22 @@ extension SQLStore {
             try db.run("UPDATE users SET last_sign_in_at = ? WHERE uid = ?", [.int(now.milliseconds), .text(user.uid)])
             user.lastSignInAt = now
         }
-        try db.run("""
+        try db.run(
+            """
             INSERT INTO sessions (id, uid, secret_hash, created_at, auth_time, provider, developer_claims, second_factor, second_factor_enrollment)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [.text(signIn.sessionId), .text(user.uid), .blob(signIn.refreshSecretHash), .int(now.milliseconds),
-                  .int((signIn.authTime ?? now).milliseconds), .text(signIn.provider), Self.optional(signIn.developerClaims),
-                  Self.optional(signIn.secondFactor), Self.optional(signIn.secondFactorEnrollment)])
-        return .signedIn(SessionInfo(user: user, sessionId: signIn.sessionId, authTime: signIn.authTime ?? now, provider: signIn.provider,
-                                     developerClaims: signIn.developerClaims, secondFactor: signIn.secondFactor,
-                                     secondFactorEnrollment: signIn.secondFactorEnrollment), isNewUser: isNew)
+            """,
+            [
+                .text(signIn.sessionId), .text(user.uid), .blob(signIn.refreshSecretHash), .int(now.milliseconds),
+                .int((signIn.authTime ?? now).milliseconds), .text(signIn.provider),
+                Self.optional(signIn.developerClaims),
+                Self.optional(signIn.secondFactor), Self.optional(signIn.secondFactorEnrollment),
+            ])
+        return .signedIn(
+            SessionInfo(
+                user: user, sessionId: signIn.sessionId, authTime: signIn.authTime ?? now, provider: signIn.provider,
+                developerClaims: signIn.developerClaims, secondFactor: signIn.secondFactor,
+                secondFactorEnrollment: signIn.secondFactorEnrollment), isNewUser: isNew)
     }
 
     /// Numbers enrolled as SMS second factors are never first factors (and the reverse).
@@ -58,13 +75,16 @@ extension SQLStore {
     /// factor (then no account may take it as its sign-in number). One statement, since every
     /// sign-in and number change asks both.
     func numberHolder(_ phone: String, in db: Connection) throws -> (user: UserRecord?, isSecondFactor: Bool) {
-        let (user, isSecondFactor) = try db.row("""
-            SELECT u.uid, u.phone, u.display_name, u.disabled, u.created_at, u.last_sign_in_at, u.valid_since, u.custom_claims,
-                   CASE WHEN EXISTS (SELECT 1 FROM factors WHERE phone = ?) THEN 1 ELSE 0 END
-            FROM (SELECT 1) AS one LEFT JOIN users u ON u.phone = ?
-            """, [.text(phone), .text(phone)]) { row in
-            (row.optionalText(0) == nil ? nil : Self.userRecord(row), row.int(8) != 0)
-        } ?? (nil, false)
+        let (user, isSecondFactor) =
+            try db.row(
+                """
+                SELECT u.uid, u.phone, u.display_name, u.disabled, u.created_at, u.last_sign_in_at, u.valid_since, u.custom_claims,
+                       CASE WHEN EXISTS (SELECT 1 FROM factors WHERE phone = ?) THEN 1 ELSE 0 END
+                FROM (SELECT 1) AS one LEFT JOIN users u ON u.phone = ?
+                """, [.text(phone), .text(phone)]
+            ) { row in
+                (row.optionalText(0) == nil ? nil : Self.userRecord(row), row.int(8) != 0)
+            } ?? (nil, false)
         return (try withFactors(user, in: db), isSecondFactor)
     }
 
@@ -73,11 +93,15 @@ extension SQLStore {
             let existing = try self.user(uid: signIn.newUid, in: db)
             if existing?.disabled == true { return .refused(.userDisabled) }
             if existing == nil {
-                try db.run("INSERT INTO users (uid, created_at, last_sign_in_at) VALUES (?, ?, ?)",
-                           [.text(signIn.newUid), .int(now.milliseconds), .int(now.milliseconds)])
+                try db.run(
+                    "INSERT INTO users (uid, created_at, last_sign_in_at) VALUES (?, ?, ?)",
+                    [.text(signIn.newUid), .int(now.milliseconds), .int(now.milliseconds)])
             }
-            let user = existing ?? UserRecord(uid: signIn.newUid, phoneNumber: nil, displayName: nil, disabled: false,
-                                              createdAt: now, lastSignInAt: now, validSince: nil)
+            let user =
+                existing
+                ?? UserRecord(
+                    uid: signIn.newUid, phoneNumber: nil, displayName: nil, disabled: false,
+                    createdAt: now, lastSignInAt: now, validSince: nil)
             return try open(signIn, for: user, isNew: existing == nil, now: now, in: db)
         }
     }

@@ -9,8 +9,10 @@ package final class SignInService {
     private let customTokens: CustomTokens
     private let failures: FailureReporter
 
-    init(config: EngineConfig, clock: Clock, store: any SignInStore, verification: VerificationService,
-         sessions: SessionService, customTokens: CustomTokens, failures: FailureReporter) {
+    init(
+        config: EngineConfig, clock: Clock, store: any SignInStore, verification: VerificationService,
+        sessions: SessionService, customTokens: CustomTokens, failures: FailureReporter
+    ) {
         self.config = config
         self.clock = clock
         self.store = store
@@ -26,20 +28,27 @@ package final class SignInService {
             throw failures.reported(error, clientIp: credential.clientIp, now: now)
         }
         // 28 characters like Firebase's uids: creation time and 96 random bits (used if the user is new).
-        let (signIn, first) = sessions.newSignIn(uid: SortableID.make(at: now, randomBytes: 12), provider: .phone, now: now)
-        let outcome = try store.redeemVerification(id: credential.verificationId, temporaryProof: credential.isTemporaryProof, now: now,
-                                                   maxAttempts: config.maxAttempts, limits: verification.checkLimits(credential),
-                                                   codeMatches: verification.codeMatcher(credential), signIn: signIn)
+        let (signIn, first) = sessions.newSignIn(
+            uid: SortableID.make(at: now, randomBytes: 12), provider: .phone, now: now)
+        let outcome = try store.redeemVerification(
+            id: credential.verificationId, temporaryProof: credential.isTemporaryProof, now: now,
+            maxAttempts: config.maxAttempts, limits: verification.checkLimits(credential),
+            codeMatches: verification.codeMatcher(credential), signIn: signIn)
         if credential.isTemporaryProof, case let .rejected(rejection) = outcome {
             switch rejection {
             case .limited, .numberLocked: break  // reported as for any code: the proof may work later
             case let .unusable(why):
-                throw failures.reported(PhoneAuthError(.invalidCredential, "The temporary proof is expired or already used.",
-                                              details: [("reason", .string(why.rawValue))]),
-                               clientIp: credential.clientIp, now: now)
+                throw failures.reported(
+                    PhoneAuthError(
+                        .invalidCredential, "The temporary proof is expired or already used.",
+                        details: [("reason", .string(why.rawValue))]),
+                    clientIp: credential.clientIp, now: now)
             case .wrongCode, .unknown:
-                throw failures.reported(PhoneAuthError(.invalidCredential, "The temporary proof is unknown.", details: [("reason", .string("unknown"))]),
-                               clientIp: credential.clientIp, now: now)
+                throw failures.reported(
+                    PhoneAuthError(
+                        .invalidCredential, "The temporary proof is unknown.", details: [("reason", .string("unknown"))]
+                    ),
+                    clientIp: credential.clientIp, now: now)
             }
         }
         return try sessions.finish(outcome, signIn, first, now: now, clientIp: credential.clientIp)
@@ -53,8 +62,11 @@ package final class SignInService {
     package func signIn(withCustomToken token: String) throws -> SignInResult {
         let now = clock.now()
         let grant: CustomTokens.Grant
-        do { grant = try customTokens.verify(token, now: now) } catch { throw failures.reported(error, clientIp: nil, now: now) }
-        let (signIn, first) = sessions.newSignIn(uid: grant.uid, provider: .custom, now: now, developerClaims: grant.claims)
+        do { grant = try customTokens.verify(token, now: now) } catch {
+            throw failures.reported(error, clientIp: nil, now: now)
+        }
+        let (signIn, first) = sessions.newSignIn(
+            uid: grant.uid, provider: .custom, now: now, developerClaims: grant.claims)
         return try sessions.finish(try store.signInUser(signIn, now: now), signIn, first, now: now)
     }
 }

@@ -7,8 +7,10 @@ package protocol SignInStore: AnyObject, Sendable {
     /// With `temporaryProof`, `id` names a temporary proof, valid while its user still has the number.
     /// Every method that checks an SMS code applies `limits`: a locked number or an IP with too
     /// many wrong codes is refused before the code is compared; wrong codes are counted.
-    func redeemVerification(id: String, temporaryProof: Bool, now: Timestamp, maxAttempts: Int, limits: CheckLimits,
-                            codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn) throws -> AccountOutcome
+    func redeemVerification(
+        id: String, temporaryProof: Bool, now: Timestamp, maxAttempts: Int, limits: CheckLimits,
+        codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn
+    ) throws -> AccountOutcome
     /// Signs in the user `signIn.newUid` (a host's own uid, from a custom token), creating it on
     /// first sign-in, and opens a session or its challenge, in one transaction.
     func signInUser(_ signIn: NewSignIn, now: Timestamp) throws -> AccountOutcome

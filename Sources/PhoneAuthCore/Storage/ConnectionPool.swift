@@ -22,7 +22,8 @@ final class ConnectionPool<Connection: SQLConnection>: @unchecked Sendable {
 
     /// `first` is an already open connection (the one that ran the migrations). A caller waits
     /// at most `waitLimitMilliseconds` (nil: as long as it takes) for a connection to be free.
-    init(size: Int, first: Connection, waitLimitMilliseconds: Int64? = nil, connect: @escaping () throws -> Connection) {
+    init(size: Int, first: Connection, waitLimitMilliseconds: Int64? = nil, connect: @escaping () throws -> Connection)
+    {
         idle = [first]
         opened = 1
         statistics = Statistics(size: size)
@@ -60,7 +61,9 @@ final class ConnectionPool<Connection: SQLConnection>: @unchecked Sendable {
                 }
                 let left = deadline.map { $0 - monotonicMilliseconds() } ?? 1000
                 guard left > 0 else {
-                    throw StorageFailure(.unavailable, "All \(statistics.size) database connections stayed busy for \(waitLimitMilliseconds ?? 0) ms.")
+                    throw StorageFailure(
+                        .unavailable,
+                        "All \(statistics.size) database connections stayed busy for \(waitLimitMilliseconds ?? 0) ms.")
                 }
                 lock.wait(milliseconds: min(left, 1000))
             }
@@ -69,7 +72,9 @@ final class ConnectionPool<Connection: SQLConnection>: @unchecked Sendable {
         do {
             return try connect()
         } catch {
-            lock.withLock { opened -= 1; lock.broadcast() }
+            lock.withLock {
+                opened -= 1; lock.broadcast()
+            }
             throw error
         }
     }

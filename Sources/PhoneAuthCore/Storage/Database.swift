@@ -19,12 +19,16 @@ package enum Database: Sendable {
         do {
             switch self {
             case let .sqlite(path, synchronous):
-                let pool = ConnectionPool(size: 1, first: try migratedSQLite()) { try SQLiteConnection(path: path, synchronous: synchronous) }
+                let pool = ConnectionPool(size: 1, first: try migratedSQLite()) {
+                    try SQLiteConnection(path: path, synchronous: synchronous)
+                }
                 return SQLStore(pool: pool)
             case let .postgres(settings):
                 // A call waits for a free connection no longer than it may wait for the server.
                 let limit = Int64(settings.connectTimeoutSeconds) * 1000 + Int64(settings.statementTimeoutMs)
-                let pool = ConnectionPool(size: settings.poolSize, first: try migratedPostgres(), waitLimitMilliseconds: limit) {
+                let pool = ConnectionPool(
+                    size: settings.poolSize, first: try migratedPostgres(), waitLimitMilliseconds: limit
+                ) {
                     try PostgresConnection(settings)
                 }
                 return SQLStore(pool: pool)
@@ -47,15 +51,19 @@ package enum Database: Sendable {
     func connectExisting() throws -> any SQLConnection {
         let connection: any SQLConnection
         switch self {
-        case let .sqlite(path, synchronous): connection = try SQLiteConnection(path: path, synchronous: synchronous, create: false)
+        case let .sqlite(path, synchronous):
+            connection = try SQLiteConnection(path: path, synchronous: synchronous, create: false)
         case let .postgres(settings): connection = try PostgresConnection(settings)
         }
         let version = try Migrations.version(of: connection)
         guard version == Migrations.all.count else {
             connection.close()
-            throw StorageFailure(.other, version == 0
-                ? "There is no PhoneAuth database at \(location)."
-                : "The database at \(location) has schema \(version); this PhoneAuth needs \(Migrations.all.count): open it with an engine of this version first.")
+            throw StorageFailure(
+                .other,
+                version == 0
+                    ? "There is no PhoneAuth database at \(location)."
+                    : "The database at \(location) has schema \(version); this PhoneAuth needs \(Migrations.all.count): open it with an engine of this version first."
+            )
         }
         return connection
     }

@@ -182,7 +182,9 @@ enum Migrations {
         defer { try? connection.sessionUnlock(lock) }
         try connection.execute("BEGIN")
         do {
-            let exists = try connection.row("SELECT 1 FROM pg_namespace WHERE nspname = ?", [.text(schema)]) { _ in true } ?? false
+            let exists =
+                try connection.row("SELECT 1 FROM pg_namespace WHERE nspname = ?", [.text(schema)]) { _ in true }
+                ?? false
             if !exists { try connection.execute("CREATE SCHEMA \(schema)") }
             try connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)")
             let found: Int64?? = try connection.row("SELECT max(version) FROM schema_version") { $0.optionalInt(0) }
@@ -207,15 +209,19 @@ enum Migrations {
         if connection.dialect.name == "sqlite" {
             return Int(try connection.row("PRAGMA user_version", [], { $0.int(0) }) ?? 0)
         }
-        let found = try connection.row("SELECT to_regclass('schema_version') IS NOT NULL", [], { $0.int(0) != 0 }) ?? false
+        let found =
+            try connection.row("SELECT to_regclass('schema_version') IS NOT NULL", [], { $0.int(0) != 0 }) ?? false
         guard found else { return 0 }
-        return Int(try connection.row("SELECT max(version) FROM schema_version", [], { $0.optionalInt(0) }).flatMap { $0 } ?? 0)
+        return Int(
+            try connection.row("SELECT max(version) FROM schema_version", [], { $0.optionalInt(0) }).flatMap { $0 } ?? 0
+        )
     }
 
     /// The tables a database has, but for the migrations' own bookkeeping.
     static func tables(of connection: some SQLConnection) throws -> Set<String> {
         var names: Set<String> = []
-        let sql = connection.dialect.name == "sqlite"
+        let sql =
+            connection.dialect.name == "sqlite"
             ? "SELECT name FROM sqlite_master WHERE type = 'table'"
             : "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name <> 'schema_version'"
         try connection.rows(sql) { names.insert($0.text(0)) }
@@ -224,7 +230,9 @@ enum Migrations {
 
     private static func refuseNewer(_ current: Int) throws {
         guard current <= all.count else {
-            throw StorageFailure(.other, "The database was written by a newer PhoneAuth (schema \(current); this one knows \(all.count)).")
+            throw StorageFailure(
+                .other,
+                "The database was written by a newer PhoneAuth (schema \(current); this one knows \(all.count)).")
         }
     }
 
@@ -232,7 +240,9 @@ enum Migrations {
     /// (IDs that start with their creation time must sort as SQLite sorts them), and no
     /// WITHOUT ROWID, which PostgreSQL's heap tables have no use for.
     static func postgres(_ sql: String) -> String {
-        let words = [(" INTEGER", " BIGINT"), (" BLOB", " BYTEA"), (" TEXT", " TEXT COLLATE \"C\""), (") WITHOUT ROWID;", ");")]
+        let words = [
+            (" INTEGER", " BIGINT"), (" BLOB", " BYTEA"), (" TEXT", " TEXT COLLATE \"C\""), (") WITHOUT ROWID;", ");"),
+        ]
         return words.reduce(sql) { $0.replacingEvery($1.0, with: $1.1) }
     }
 }

@@ -61,7 +61,8 @@ final class PostgresConnection: SQLConnection {
         // with its clean error rather than a dropped connection; a queue's lock is waited for
         // half as long; a session left idle in a transaction (its client gone) ends.
         let timeout = settings.statementTimeoutMs
-        let options = "-c search_path=\(settings.schema) -c statement_timeout=\(timeout * 4 / 5) -c lock_timeout=\(timeout / 2)"
+        let options =
+            "-c search_path=\(settings.schema) -c statement_timeout=\(timeout * 4 / 5) -c lock_timeout=\(timeout / 2)"
             + " -c idle_in_transaction_session_timeout=\(max(2 * timeout, 10_000))"
         // The URI comes first and is expanded; the later values override what it says.
         let parameters: [(String, String)] = [
@@ -77,7 +78,9 @@ final class PostgresConnection: SQLConnection {
         guard PQstatus(made) == CONNECTION_OK else {
             let message = String(cString: PQerrorMessage(made))
             PQfinish(made)
-            throw StorageFailure(.unavailable, "Cannot connect to PostgreSQL (\(settings.location)): \(settings.redact(Self.firstLine(message)))")
+            throw StorageFailure(
+                .unavailable,
+                "Cannot connect to PostgreSQL (\(settings.location)): \(settings.redact(Self.firstLine(message)))")
         }
         connection = made
         // Notices (such as "relation already exists, skipping") are not for the host's stderr.
@@ -92,7 +95,10 @@ final class PostgresConnection: SQLConnection {
     /// takes one statement at a time.
     func execute(_ sql: String) throws {
         let alone = pendingStart.isEmpty
-        PQclear(try exchange { [connection] in alone ? PQsendQuery(connection, sql) : PQsendQueryParams(connection, sql, 0, nil, nil, nil, nil, 0) })
+        PQclear(
+            try exchange { [connection] in
+                alone ? PQsendQuery(connection, sql) : PQsendQueryParams(connection, sql, 0, nil, nil, nil, nil, 0)
+            })
     }
 
     @discardableResult
@@ -117,8 +123,9 @@ final class PostgresConnection: SQLConnection {
         // and a fixed word: nothing to escape.)
         let lock = queue.map { "hashtext('" + lockName($0) + "')" }
         let begin = "BEGIN ISOLATION LEVEL " + (rowLocksSuffice ? "READ COMMITTED" : "SERIALIZABLE")
-        return try inTransaction(start: (lock.map { [["SELECT pg_advisory_lock(\($0))"]] } ?? []) + [[begin]],
-                                 end: lock.map { [["SELECT pg_advisory_unlock(\($0))"]] } ?? [], body)
+        return try inTransaction(
+            start: (lock.map { [["SELECT pg_advisory_lock(\($0))"]] } ?? []) + [[begin]],
+            end: lock.map { [["SELECT pg_advisory_unlock(\($0))"]] } ?? [], body)
     }
 
     /// One consistent view of every table, for reads of several statements.
@@ -156,7 +163,9 @@ final class PostgresConnection: SQLConnection {
 
     /// Waits for the lock `key` of this schema, held until `sessionUnlock` or the connection ends.
     func sessionLock(_ key: String) throws { try run("SELECT pg_advisory_lock(hashtext(?))", [.text(lockName(key))]) }
-    func sessionUnlock(_ key: String) throws { try run("SELECT pg_advisory_unlock(hashtext(?))", [.text(lockName(key))]) }
+    func sessionUnlock(_ key: String) throws {
+        try run("SELECT pg_advisory_unlock(hashtext(?))", [.text(lockName(key))])
+    }
 
     private func lockName(_ key: String) -> String { "phoneauth:" + settings.schema + ":" + key }
 
@@ -224,7 +233,8 @@ final class PostgresConnection: SQLConnection {
             for (index, group) in groups.enumerated() {
                 let isLast = index == groups.count - 1
                 guard group.allSatisfy({ PQsendQueryParams(connection, $0, 0, nil, nil, nil, nil, 0) == 1 }),
-                      !isLast || (send.map { $0() == 1 } ?? true), PQpipelineSync(connection) == 1 else { throw broken(first: first) }
+                    !isLast || (send.map { $0() == 1 } ?? true), PQpipelineSync(connection) == 1
+                else { throw broken(first: first) }
             }
         } else {
             guard let send, send() == 1 else { throw broken(first: first) }
@@ -272,7 +282,9 @@ final class PostgresConnection: SQLConnection {
             let left = deadline - monotonicMilliseconds()
             guard left > 0 else {
                 isHealthy = false
-                throw StorageFailure(.unavailable, "PostgreSQL (\(settings.location)) did not answer within \(settings.statementTimeoutMs) ms.")
+                throw StorageFailure(
+                    .unavailable,
+                    "PostgreSQL (\(settings.location)) did not answer within \(settings.statementTimeoutMs) ms.")
             }
             var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
             if poll(&descriptor, 1, Int32(min(left, 1000))) < 0 && errno != EINTR { throw broken(first: first) }
@@ -283,7 +295,8 @@ final class PostgresConnection: SQLConnection {
     private func broken(first: Bool) -> StorageFailure {
         isHealthy = false
         let message = settings.redact(Self.firstLine(String(cString: PQerrorMessage(connection))))
-        return StorageFailure(first ? .stale : .unavailable, "The connection to PostgreSQL (\(settings.location)) broke: \(message)")
+        return StorageFailure(
+            first ? .stale : .unavailable, "The connection to PostgreSQL (\(settings.location)) broke: \(message)")
     }
 
     private func serverFailure(_ result: OpaquePointer) -> StorageFailure {
@@ -298,7 +311,9 @@ final class PostgresConnection: SQLConnection {
         case _ where state.hasPrefix("08") || state.hasPrefix("57") || state == "55P03": kind = .unavailable
         default: kind = .other
         }
-        return StorageFailure(kind, "PostgreSQL (\(settings.location)) refused a statement: \(settings.redact(message)) (SQLSTATE \(state)).")
+        return StorageFailure(
+            kind,
+            "PostgreSQL (\(settings.location)) refused a statement: \(settings.redact(message)) (SQLSTATE \(state)).")
     }
 
     /// `?` placeholders (outside quoted literals) as $1, $2, …, and how many there are.

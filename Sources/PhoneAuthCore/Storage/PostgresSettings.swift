@@ -33,7 +33,8 @@ package struct PostgresSettings: Sendable {
     /// "host:port/database", for messages.
     package var location: String {
         let (_, host, path, _) = parts
-        return (host.isEmpty ? "local socket" : String(host)) + "/" + (path.isEmpty ? "(default database)" : String(path))
+        return (host.isEmpty ? "local socket" : String(host)) + "/"
+            + (path.isEmpty ? "(default database)" : String(path))
     }
 
     /// The passwords the URI carries (in its user info or a password= parameter), as written

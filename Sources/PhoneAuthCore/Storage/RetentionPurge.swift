@@ -61,7 +61,8 @@ final class RetentionPurge {
     /// Purges what `now` no longer keeps. A store that refuses (busy, unreachable) is asked again
     /// at the next interval: nothing depends on the rows being gone.
     func purge(at now: Timestamp) {
-        try? store.purge(verificationsExpiredBefore: now.adding(milliseconds: -Self.retentionMilliseconds),
-                         sessionsEndedBefore: now.adding(milliseconds: -Self.sessionRetentionMilliseconds))
+        try? store.purge(
+            verificationsExpiredBefore: now.adding(milliseconds: -Self.retentionMilliseconds),
+            sessionsEndedBefore: now.adding(milliseconds: -Self.sessionRetentionMilliseconds))
     }
 }

@@ -54,8 +54,9 @@ struct SQLDialect: Sendable {
     let beginSnapshot: String
 
     static let sqlite = SQLDialect(name: "sqlite", isNotDistinctFrom: "IS", skipLocked: "", beginSnapshot: "BEGIN")
-    static let postgres = SQLDialect(name: "postgresql", isNotDistinctFrom: "IS NOT DISTINCT FROM", skipLocked: " FOR UPDATE SKIP LOCKED",
-                                         beginSnapshot: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+    static let postgres = SQLDialect(
+        name: "postgresql", isNotDistinctFrom: "IS NOT DISTINCT FROM", skipLocked: " FOR UPDATE SKIP LOCKED",
+        beginSnapshot: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
 }
 
 /// What a driver gives the store: one connection, used by one thread at a time. Errors are
@@ -93,7 +94,9 @@ extension SQLConnection {
     var dialect: SQLDialect { Self.dialect }
     @discardableResult func run(_ sql: String) throws -> Int { try run(sql, []) }
     func rows(_ sql: String, _ each: (Row) throws -> Void) throws { try rows(sql, [], each) }
-    func transaction<T>(_ body: () throws -> T) throws -> T { try transaction(queue: nil, rowLocksSuffice: false, body) }
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try transaction(queue: nil, rowLocksSuffice: false, body)
+    }
 
     /// The first row mapped by `map`, or nil.
     func row<T>(_ sql: String, _ args: [SQLValue] = [], _ map: (Row) throws -> T) throws -> T? {

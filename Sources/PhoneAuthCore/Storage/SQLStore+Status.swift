@@ -1,15 +1,19 @@
 extension SQLStore {
     package func status(now: Timestamp) throws -> StoreStatus {
         try read { db in
-            func count(_ sql: String, _ args: [SQLValue] = []) throws -> Int64 { try db.row(sql, args) { $0.int(0) } ?? 0 }
+            func count(_ sql: String, _ args: [SQLValue] = []) throws -> Int64 {
+                try db.row(sql, args) { $0.int(0) } ?? 0
+            }
             let hourAgo = SQLValue.int(now.milliseconds - 3_600_000)
             return StoreStatus(
                 schemaVersion: try Migrations.version(of: db),
                 users: try count("SELECT count(*) FROM users"),
                 liveSessions: try count("SELECT count(*) FROM sessions WHERE revoked_at IS NULL"),
                 smsQueued: try count("SELECT count(*) FROM verifications WHERE delivery IN ('pending', 'sending')"),
-                smsSentLastHour: try count("SELECT count(*) FROM verifications WHERE delivery = 'sent' AND created_at >= ?", [hourAgo]),
-                smsFailedLastHour: try count("SELECT count(*) FROM verifications WHERE delivery = 'failed' AND created_at >= ?", [hourAgo]))
+                smsSentLastHour: try count(
+                    "SELECT count(*) FROM verifications WHERE delivery = 'sent' AND created_at >= ?", [hourAgo]),
+                smsFailedLastHour: try count(
+                    "SELECT count(*) FROM verifications WHERE delivery = 'failed' AND created_at >= ?", [hourAgo]))
         }
     }
 }

@@ -20,7 +20,9 @@ final class SQLStore<Connection: SQLConnection>: Store, Sendable {
     /// Runs `body` in a write transaction, again if it conflicted with another one (after a
     /// short random pause, so the contenders spread out) or met a connection that had broken.
     func write<T>(queue: String? = nil, rowLocksSuffice: Bool = false, _ body: (Connection) throws -> T) throws -> T {
-        try retrying(transaction: true) { db in try db.transaction(queue: queue, rowLocksSuffice: rowLocksSuffice) { try body(db) } }
+        try retrying(transaction: true) { db in
+            try db.transaction(queue: queue, rowLocksSuffice: rowLocksSuffice) { try body(db) }
+        }
     }
 
     /// A write of a single statement, which is atomic on its own: no BEGIN and COMMIT around it.
@@ -57,8 +59,9 @@ final class SQLStore<Connection: SQLConnection>: Store, Sendable {
     /// Statements, transactions and retries so far (for benchmarks and monitoring).
     package func statistics() -> StoreStatistics {
         let s = pool.currentStatistics
-        return StoreStatistics(driver: dialect.name, poolSize: s.size, transactions: s.transactions, retries: s.retries,
-                               roundTrips: s.roundTrips)
+        return StoreStatistics(
+            driver: dialect.name, poolSize: s.size, transactions: s.transactions, retries: s.retries,
+            roundTrips: s.roundTrips)
     }
 
     static func optional(_ text: String?) -> SQLValue { text.map { .text($0) } ?? .null }
@@ -71,17 +74,22 @@ final class SQLStore<Connection: SQLConnection>: Store, Sendable {
             // One engine at a time: the others' purges would only wait for this one's row locks.
             guard try db.tryTransactionLock("purge") else { return }
             // Expired before `before` means created before it: the time-ordered key bounds the scan.
-            try db.run("DELETE FROM verifications WHERE id < ? AND expires_at < ? AND delivery NOT IN ('pending', 'sending')",
-                       [.text(SortableID.prefix(before)), .int(before.milliseconds)])
+            try db.run(
+                "DELETE FROM verifications WHERE id < ? AND expires_at < ? AND delivery NOT IN ('pending', 'sending')",
+                [.text(SortableID.prefix(before)), .int(before.milliseconds)])
             try db.run("DELETE FROM sessions WHERE revoked_at < ?", [.int(ended.milliseconds)])
-            try db.run("DELETE FROM mfa_sessions WHERE id < ? AND expires_at < ?", [.text(SortableID.prefix(before)), .int(before.milliseconds)])
+            try db.run(
+                "DELETE FROM mfa_sessions WHERE id < ? AND expires_at < ?",
+                [.text(SortableID.prefix(before)), .int(before.milliseconds)])
             // Used captcha tokens are keyed by their hash, not by time: this one scans (a small table).
             try db.run("DELETE FROM app_checks WHERE expires_at < ?", [.int(before.milliseconds)])
             // A counter is read until two of its windows have passed: daily ones are kept a day
             // longer than `before` (a day ago), the hourly and shorter ones until `before`.
-            try db.run("DELETE FROM counters WHERE bucket < ?", [.int(before.milliseconds - LimitWindow.dayMilliseconds)])
-            try db.run("DELETE FROM counters WHERE bucket < ? AND scope NOT LIKE 'project:%' AND scope NOT LIKE 'region:%'",
-                       [.int(before.milliseconds)])
+            try db.run(
+                "DELETE FROM counters WHERE bucket < ?", [.int(before.milliseconds - LimitWindow.dayMilliseconds)])
+            try db.run(
+                "DELETE FROM counters WHERE bucket < ? AND scope NOT LIKE 'project:%' AND scope NOT LIKE 'region:%'",
+                [.int(before.milliseconds)])
         }
     }
 }

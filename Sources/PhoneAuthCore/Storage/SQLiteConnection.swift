@@ -8,7 +8,8 @@ struct SQLiteRow: SQLRow {
     func isNull(_ i: Int32) -> Bool { sqlite3_column_type(statement, i) == SQLITE_NULL }
     func text(_ i: Int32) -> String {
         guard let p = sqlite3_column_text(statement, i) else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(statement, i))), as: UTF8.self)
+        return String(
+            decoding: UnsafeBufferPointer(start: p, count: Int(sqlite3_column_bytes(statement, i))), as: UTF8.self)
     }
     func blob(_ i: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(statement, i))
@@ -63,7 +64,8 @@ final class SQLiteConnection: SQLConnection {
             try execute("PRAGMA foreign_keys=ON")
         } catch {
             close()
-            throw StorageFailure(.other, "The database \(path) cannot be used: \((error as? StorageFailure)?.message ?? "\(error)")")
+            throw StorageFailure(
+                .other, "The database \(path) cannot be used: \((error as? StorageFailure)?.message ?? "\(error)")")
         }
     }
 
@@ -99,7 +101,8 @@ final class SQLiteConnection: SQLConnection {
             remember(cached, for: sql, at: address)
         } else {
             var made: OpaquePointer?
-            guard sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &made, nil) == SQLITE_OK, let made else {
+            guard sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &made, nil) == SQLITE_OK, let made
+            else {
                 throw failure("prepare")
             }
             cache[sql] = made
@@ -115,12 +118,17 @@ final class SQLiteConnection: SQLConnection {
                 // From the string's own bytes with their length: no C string made, no strlen.
                 var v = v
                 rc = v.withUTF8 { bytes in
-                    guard let start = bytes.baseAddress else { return sqlite3_bind_text(statement, index, "", 0, pa_sqlite_transient()) }
+                    guard let start = bytes.baseAddress else {
+                        return sqlite3_bind_text(statement, index, "", 0, pa_sqlite_transient())
+                    }
                     return start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
                         sqlite3_bind_text(statement, index, $0, Int32(bytes.count), pa_sqlite_transient())
                     }
                 }
-            case let .blob(v): rc = v.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), pa_sqlite_transient()) }
+            case let .blob(v):
+                rc = v.withUnsafeBytes {
+                    sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), pa_sqlite_transient())
+                }
             case .null: rc = sqlite3_bind_null(statement, index)
             }
             guard rc == SQLITE_OK else { sqlite3_reset(statement); throw failure("bind") }

@@ -4,8 +4,10 @@
 /// The keys stay sealed: engines on the target need the source's master key.
 package enum StoreCopy {
     /// Every table of the schema, parents before the tables that refer to them.
-    static let tables = ["secrets", "users", "factors", "sessions", "mfa_sessions", "verifications", "counters",
-                         "number_failures", "app_checks"]
+    static let tables = [
+        "secrets", "users", "factors", "sessions", "mfa_sessions", "verifications", "counters",
+        "number_failures", "app_checks",
+    ]
 
     /// Copies everything in one read of the source and one transaction on the target; returns
     /// the rows copied per table. Refuses a target that holds any row.
@@ -21,16 +23,21 @@ package enum StoreCopy {
         }
     }
 
-    private static func copy(_ from: some SQLConnection, _ to: some SQLConnection, target: String) throws -> [(table: String, rows: Int)] {
+    private static func copy(
+        _ from: some SQLConnection, _ to: some SQLConnection, target: String
+    ) throws -> [(table: String, rows: Int)] {
         // A table this list forgot would be left behind without a word.
         guard try Migrations.tables(of: to) == Set(tables) else {
-            throw StorageFailure(.other, "The copy does not know every table of the schema (it knows \(tables.joined(separator: ", "))).")
+            throw StorageFailure(
+                .other, "The copy does not know every table of the schema (it knows \(tables.joined(separator: ", ")))."
+            )
         }
         return try to.transaction {
             for table in tables {
                 if try to.row("SELECT 1 FROM \(table) LIMIT 1", [], { _ in true }) == true {
-                    throw PhoneAuthError(.invalidArgument, "The target database (\(target)) is not empty: its table \(table) has rows.",
-                                         details: [("table", .string(table))])
+                    throw PhoneAuthError(
+                        .invalidArgument, "The target database (\(target)) is not empty: its table \(table) has rows.",
+                        details: [("table", .string(table))])
                 }
             }
             // One read transaction on the source: a consistent picture even while engines use it.
@@ -40,7 +47,8 @@ package enum StoreCopy {
                 var copied = 0
                 try from.rows("SELECT * FROM \(table)") { row in
                     let columns = (0..<row.columnCount).map { row.columnName($0) }
-                    let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+                    let sql =
+                        "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
                     try to.run(sql, (0..<row.columnCount).map { row.value($0) })
                     copied += 1
                 }

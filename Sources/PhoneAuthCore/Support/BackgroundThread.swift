@@ -12,11 +12,13 @@ enum BackgroundThread {
         }
         let box = Unmanaged.passRetained(Start(body))
         var handle = pthread_t()
-        let rc = pthread_create(&handle, nil, { raw in
-            guard let raw else { return nil }
-            Unmanaged<Start>.fromOpaque(raw).takeRetainedValue().body()
-            return nil
-        }, box.toOpaque())
+        let rc = pthread_create(
+            &handle, nil,
+            { raw in
+                guard let raw else { return nil }
+                Unmanaged<Start>.fromOpaque(raw).takeRetainedValue().body()
+                return nil
+            }, box.toOpaque())
         guard rc == 0 else {
             box.release()
             throw PhoneAuthError(.internalError, "A \(kind) thread could not be started (error \(rc)).")

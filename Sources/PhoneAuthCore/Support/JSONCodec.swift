@@ -23,7 +23,8 @@ package enum JSONCodec {
     package static func parse(bytes: UnsafeRawBufferPointer) throws(ParseError) -> JSONValue {
         var error = json_error_t()
         let flags = Int(JSON_DECODE_ANY | JSON_REJECT_DUPLICATES)
-        guard let root = json_loadb(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, flags, &error) else {
+        guard let root = json_loadb(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, flags, &error)
+        else {
             let text = withUnsafeBytes(of: &error.text) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
@@ -50,7 +51,9 @@ package enum JSONCodec {
     /// names the file and, for bad JSON, the line and column.
     package static func parse(contentsOf path: String, code: PhoneAuthError.Code) throws(PhoneAuthError) -> JSONValue {
         guard let file = fopen(path, "rb") else {
-            throw PhoneAuthError(code, "\(path) cannot be opened: \(String(cString: strerror(errno))).", details: [("path", .string(path))])
+            throw PhoneAuthError(
+                code, "\(path) cannot be opened: \(String(cString: strerror(errno))).",
+                details: [("path", .string(path))])
         }
         defer { fclose(file) }
         var bytes: [UInt8] = []
@@ -59,8 +62,11 @@ package enum JSONCodec {
         do {
             return try parse(bytes: bytes)
         } catch {
-            throw PhoneAuthError(code, "\(path) is not valid JSON: \(error.message) (line \(error.line), column \(error.column)).",
-                                 details: [("path", .string(path)), ("line", .int(Int64(error.line))), ("column", .int(Int64(error.column)))])
+            throw PhoneAuthError(
+                code, "\(path) is not valid JSON: \(error.message) (line \(error.line), column \(error.column)).",
+                details: [
+                    ("path", .string(path)), ("line", .int(Int64(error.line))), ("column", .int(Int64(error.column))),
+                ])
         }
     }
 
@@ -99,16 +105,19 @@ package enum JSONCodec {
         case Int32(JSON_ARRAY.rawValue):
             var items: [JSONValue] = []
             for i in 0..<json_array_size(json) {
-                guard let child = json_array_get(json, i), let converted = value(of: child, depth: depth + 1) else { return nil }
+                guard let child = json_array_get(json, i), let converted = value(of: child, depth: depth + 1) else {
+                    return nil
+                }
                 items.append(converted)
             }
             return .array(items)
         case Int32(JSON_STRING.rawValue):
             let length = json_string_length(json)
             guard let bytes = json_string_value(json) else { return .string("") }
-            return .string(bytes.withMemoryRebound(to: UInt8.self, capacity: length) {
-                String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
-            })
+            return .string(
+                bytes.withMemoryRebound(to: UInt8.self, capacity: length) {
+                    String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+                })
         case Int32(JSON_INTEGER.rawValue): return .int(Int64(json_integer_value(json)))
         case Int32(JSON_REAL.rawValue): return .double(json_real_value(json))
         case Int32(JSON_TRUE.rawValue): return .bool(true)

@@ -6,7 +6,10 @@ package struct ObjectReader {
     private let code: PhoneAuthError.Code
     private let path: String
 
-    package init(_ value: JSONValue?, code: PhoneAuthError.Code = .invalidArgument, path: String = "", what: String = "parameters") throws(PhoneAuthError) {
+    package init(
+        _ value: JSONValue?, code: PhoneAuthError.Code = .invalidArgument, path: String = "",
+        what: String = "parameters"
+    ) throws(PhoneAuthError) {
         self.code = code
         self.path = path
         switch value {
@@ -14,8 +17,9 @@ package struct ObjectReader {
         case let .object(p)?: pairs = p
         case let other?:
             let noun = code == .invalidConfiguration ? "key" : "field"
-            throw PhoneAuthError(code, "The \(path.isEmpty ? what : "\(noun) '\(path)'") must be a JSON object, not \(other.typeName).",
-                                 details: path.isEmpty ? [] : [(noun, .string(path))])
+            throw PhoneAuthError(
+                code, "The \(path.isEmpty ? what : "\(noun) '\(path)'") must be a JSON object, not \(other.typeName).",
+                details: path.isEmpty ? [] : [(noun, .string(path))])
         }
     }
 
@@ -35,8 +39,9 @@ package struct ObjectReader {
         let place = path.isEmpty ? "" : " of '\(path)'"
         var details: [(String, JSONValue)] = [("position", .int(Int64(index + 1)))]
         if !path.isEmpty { details.insert((code == .invalidConfiguration ? "key" : "field", .string(path)), at: 0) }
-        throw PhoneAuthError(code, "An unknown \(noun): the \(Self.ordinal(index + 1)) one\(place) (not shown: it is not a plain name).",
-                             details: details)
+        throw PhoneAuthError(
+            code, "An unknown \(noun): the \(Self.ordinal(index + 1)) one\(place) (not shown: it is not a plain name).",
+            details: details)
     }
 
     private static func ordinal(_ n: Int) -> String {
@@ -51,21 +56,29 @@ package struct ObjectReader {
 
     package func string(_ key: String) throws(PhoneAuthError) -> String? {
         guard let v = value(key) else { return nil }
-        guard case let .string(s) = v else { throw fail(key, "The field '\(name(key))' must be a string, not \(v.typeName).") }
+        guard case let .string(s) = v else {
+            throw fail(key, "The field '\(name(key))' must be a string, not \(v.typeName).")
+        }
         return s
     }
 
     package func bool(_ key: String) throws(PhoneAuthError) -> Bool? {
         guard let v = value(key) else { return nil }
-        guard case let .bool(b) = v else { throw fail(key, "The field '\(name(key))' must be true or false, not \(v.typeName).") }
+        guard case let .bool(b) = v else {
+            throw fail(key, "The field '\(name(key))' must be true or false, not \(v.typeName).")
+        }
         return b
     }
 
     package func int(_ key: String, in range: ClosedRange<Int64>) throws(PhoneAuthError) -> Int64? {
         guard let v = value(key) else { return nil }
-        guard case let .int(i) = v else { throw fail(key, "The field '\(name(key))' must be an integer, not \(v.typeName).") }
+        guard case let .int(i) = v else {
+            throw fail(key, "The field '\(name(key))' must be an integer, not \(v.typeName).")
+        }
         guard range.contains(i) else {
-            throw fail(key, "The field '\(name(key))' must be between \(range.lowerBound) and \(range.upperBound); it is \(i).")
+            throw fail(
+                key, "The field '\(name(key))' must be between \(range.lowerBound) and \(range.upperBound); it is \(i)."
+            )
         }
         return i
     }

@@ -16,6 +16,7 @@ enum SortableID {
         let randomLength = (randomBytes * 4 + 2) / 3
         guard id.utf8.count == 12 + randomLength else { return false }
         let time = id.utf8.prefix(12)
-        return time.allSatisfy { (48...57).contains($0) || (97...102).contains($0) } && Base64URL.decode(id.dropFirst(12)) != nil
+        return time.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+            && Base64URL.decode(id.dropFirst(12)) != nil
     }
 }

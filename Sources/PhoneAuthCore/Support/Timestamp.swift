@@ -67,9 +67,10 @@ extension Timestamp {
             return n
         }
         guard b.count >= 20, b[4] == 45, b[7] == 45, b[10] == 84 || b[10] == 116, b[13] == 58, b[16] == 58,
-              let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2),
-              let hour = digits(11, 2), let minute = digits(14, 2), let second = digits(17, 2),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+            let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2),
+            let hour = digits(11, 2), let minute = digits(14, 2), let second = digits(17, 2),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
         var i = 19, millis: Int64 = 0
         if b[i] == 46 {
             i += 1
@@ -85,7 +86,9 @@ extension Timestamp {
         var offset: Int64 = 0
         if i == b.count - 1, b[i] == 90 || b[i] == 122 {
             i += 1
-        } else if i + 6 == b.count, b[i] == 43 || b[i] == 45, b[i + 3] == 58, let h = digits(i + 1, 2), let m = digits(i + 4, 2) {
+        } else if i + 6 == b.count, b[i] == 43 || b[i] == 45, b[i + 3] == 58, let h = digits(i + 1, 2),
+            let m = digits(i + 4, 2)
+        {
             offset = (h * 60 + m) * 60 * (b[i] == 43 ? 1 : -1)
             i += 6
         }

@@ -1,8 +1,10 @@
 /// What a verification is in the store: starting one (with its SMS queued in the same
 /// transaction), checking a code against it, consuming it.
 extension SQLStore {
-    package func startVerification(_ v: NewVerification, reuseIfCreatedAfter: Timestamp?, lease: DeliveryLease,
-                                  limits: SendLimits?) throws -> VerificationStart {
+    package func startVerification(
+        _ v: NewVerification, reuseIfCreatedAfter: Timestamp?, lease: DeliveryLease,
+        limits: SendLimits?
+    ) throws -> VerificationStart {
         // Every counted send writes the project's counter: sends queue for it rather than
         // conflict over it and run again.
         try write(queue: limits == nil ? nil : "sends") { db in
@@ -10,7 +12,8 @@ extension SQLStore {
             let latest = known.latest
             // A locked number gets nothing, not even the verification it already has.
             if limits != nil, let until = known.lockedUntil, until > v.createdAt { return .numberLocked(until: until) }
-            if let (id, createdAt, expiresAt, state) = latest, let reuseIfCreatedAfter, createdAt > reuseIfCreatedAfter {
+            if let (id, createdAt, expiresAt, state) = latest, let reuseIfCreatedAfter, createdAt > reuseIfCreatedAfter
+            {
                 if state == .active && expiresAt > v.createdAt {
                     return .reused(id: id, createdAt: createdAt, expiresAt: expiresAt)
                 }
@@ -19,8 +22,10 @@ extension SQLStore {
             }
             if let limits, limits.perNumberPerHour > 0, let oldest = known.oldestCountedSend {
                 // Exact: the number's own verifications of the last hour that sent an SMS.
-                return .limited(LimitTrip(limit: .smsPerNumberPerHour, scope: PhoneNumber.mask(v.phone),
-                                          retryAfterSeconds: Self.seconds(oldest + 3_600_000 - v.createdAt.milliseconds), isQuota: false))
+                return .limited(
+                    LimitTrip(
+                        limit: .smsPerNumberPerHour, scope: PhoneNumber.mask(v.phone),
+                        retryAfterSeconds: Self.seconds(oldest + 3_600_000 - v.createdAt.milliseconds), isQuota: false))
             }
             if let limits, let trip = try checkSendLimits(limits, now: v.createdAt, in: db) { return .limited(trip) }
             // A number has at most one active verification per purpose, its latest: replacing it is
@@ -33,15 +38,20 @@ extension SQLStore {
                 }
                 createdAt = max(createdAt, latestCreatedAt.adding(milliseconds: 1))
             }
-            try db.run("""
+            try db.run(
+                """
                 INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, sealed_body, due_at,
                                            delivery_lease, purpose, subject)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [.text(v.id), .text(v.phone), .blob(v.codeHash), .int(createdAt.milliseconds), .int(v.expiresAt.milliseconds),
-                      .text(v.outbox == nil ? "none" : "sending"), .text(v.outbox?.languageCode ?? ""),
-                      v.outbox.map { .blob($0.sealedBody) } ?? .null, .int(lease.until.milliseconds),
-                      v.outbox == nil ? .null : .text(lease.owner), .text(v.purpose),
-                      Self.optional(v.subject)])
+                """,
+                [
+                    .text(v.id), .text(v.phone), .blob(v.codeHash), .int(createdAt.milliseconds),
+                    .int(v.expiresAt.milliseconds),
+                    .text(v.outbox == nil ? "none" : "sending"), .text(v.outbox?.languageCode ?? ""),
+                    v.outbox.map { .blob($0.sealedBody) } ?? .null, .int(lease.until.milliseconds),
+                    v.outbox == nil ? .null : .text(lease.owner), .text(v.purpose),
+                    Self.optional(v.subject),
+                ])
             if let limits { try countSend(limits, now: v.createdAt, in: db) }
             return .created
         }
@@ -50,13 +60,19 @@ extension SQLStore {
     /// What deciding on a new send needs, read in one statement: the latest verification of the
     /// number for this purpose (and subject), the number's lockout, and, when `perNumberPerHour`
     /// is set, the created_at of the send that makes the hour's count reach it (none: room left).
-    private func sendState(of v: NewVerification, perNumberPerHour: Int, in db: Connection) throws
-        -> (latest: (id: String, createdAt: Timestamp, expiresAt: Timestamp, state: VerificationState)?,
-            lockedUntil: Timestamp?, oldestCountedSend: Int64?) {
+    private func sendState(
+        of v: NewVerification, perNumberPerHour: Int, in db: Connection
+    ) throws
+        -> (
+            latest: (id: String, createdAt: Timestamp, expiresAt: Timestamp, state: VerificationState)?,
+            lockedUntil: Timestamp?, oldestCountedSend: Int64?
+        )
+    {
         // Verifications of one number for different purposes (a sign-in, an enrolment, each
         // challenge) are independent: a sign-in request must not cancel a user's pending second factor.
         // Scalar subqueries and a key lookup: SQLite would materialise a joined subquery.
-        try db.row("""
+        try db.row(
+            """
             SELECT v.id, v.created_at, v.expires_at, v.state,
                    (SELECT locked_until FROM number_failures WHERE phone = ?),
                    (SELECT created_at FROM verifications WHERE phone = ? AND created_at > ? AND delivery != 'none'
@@ -64,12 +80,20 @@ extension SQLStore {
             FROM (SELECT 1) AS one
             LEFT JOIN verifications v ON v.id = (SELECT id FROM verifications WHERE phone = ? AND purpose = ?
                                                  AND subject \(dialect.isNotDistinctFrom) ? ORDER BY created_at DESC LIMIT 1)
-            """, [.text(v.phone), .text(v.phone), .int(perNumberPerHour > 0 ? v.createdAt.milliseconds - 3_600_000 : Int64.max),
-                  .int(Int64(max(perNumberPerHour - 1, 0))), .text(v.phone), .text(v.purpose),
-                  Self.optional(v.subject)]) { row in
+            """,
+            [
+                .text(v.phone), .text(v.phone),
+                .int(perNumberPerHour > 0 ? v.createdAt.milliseconds - 3_600_000 : Int64.max),
+                .int(Int64(max(perNumberPerHour - 1, 0))), .text(v.phone), .text(v.purpose),
+                Self.optional(v.subject),
+            ]
+        ) { row in
             let latest = try row.optionalText(0).map { id in
-                (id: id, createdAt: Timestamp(milliseconds: row.int(1)), expiresAt: Timestamp(milliseconds: row.int(2)),
-                 state: try row.text(3, as: VerificationState.self))
+                (
+                    id: id, createdAt: Timestamp(milliseconds: row.int(1)),
+                    expiresAt: Timestamp(milliseconds: row.int(2)),
+                    state: try row.text(3, as: VerificationState.self)
+                )
             }
             return (latest, row.optionalInt(4).map { Timestamp(milliseconds: $0) }, row.optionalInt(5))
         } ?? (nil, nil, nil)
@@ -77,18 +101,25 @@ extension SQLStore {
 
     /// Checks a code against an active verification of `purpose` (and `subject`) and counts a
     /// wrong one; the phone number it verified when it matches. Does not consume it.
-    func checkCode(id: String, purpose: VerificationPurpose, subject: String?, anySubject: Bool = false, now: Timestamp,
-                           maxAttempts: Int, limits: CheckLimits, codeMatches: ([UInt8]) -> Bool,
-                           in db: Connection) throws -> Result<(phone: String, subject: String?), CodeRejection> {
+    func checkCode(
+        id: String, purpose: VerificationPurpose, subject: String?, anySubject: Bool = false, now: Timestamp,
+        maxAttempts: Int, limits: CheckLimits, codeMatches: ([UInt8]) -> Bool,
+        in db: Connection
+    ) throws -> Result<(phone: String, subject: String?), CodeRejection> {
         // The number's run of wrong codes comes in the same statement (one round trip less).
-        guard let (phone, codeHash, expiresAt, attempts, state, storedPurpose, storedSubject, lockedUntil) = try db.row("""
-            SELECT v.phone, v.code_hash, v.expires_at, v.attempts, v.state, v.purpose, v.subject, f.locked_until
-            FROM verifications v LEFT JOIN number_failures f ON f.phone = v.phone WHERE v.id = ?
-            """, [.text(id)], { row in
-                (row.text(0), row.blob(1), Timestamp(milliseconds: row.int(2)), Int(row.int(3)),
-                 try row.text(4, as: VerificationState.self), try row.text(5, as: VerificationPurpose.self),
-                 row.optionalText(6), row.optionalInt(7))
-            })
+        guard
+            let (phone, codeHash, expiresAt, attempts, state, storedPurpose, storedSubject, lockedUntil) = try db.row(
+                """
+                SELECT v.phone, v.code_hash, v.expires_at, v.attempts, v.state, v.purpose, v.subject, f.locked_until
+                FROM verifications v LEFT JOIN number_failures f ON f.phone = v.phone WHERE v.id = ?
+                """, [.text(id)],
+                { row in
+                    (
+                        row.text(0), row.blob(1), Timestamp(milliseconds: row.int(2)), Int(row.int(3)),
+                        try row.text(4, as: VerificationState.self), try row.text(5, as: VerificationPurpose.self),
+                        row.optionalText(6), row.optionalInt(7)
+                    )
+                })
         else { return .failure(.unknown) }
         // A code sent for another purpose (or another user's enrolment or challenge) is not this one's.
         guard storedPurpose == purpose, anySubject || storedSubject == subject else {
@@ -107,16 +138,22 @@ extension SQLStore {
             if let until = lockedUntil, until > now.milliseconds {
                 return .failure(.numberLocked(phone: phone, until: Timestamp(milliseconds: until), justLocked: false))
             }
-            if let ip = limits.clientIp, let trip = try slidingLimit(.wrongCodesPerIp, key: ip, limit: limits.wrongCodesPerIpPer5Minutes, now: now, in: db) {
+            if let ip = limits.clientIp,
+                let trip = try slidingLimit(
+                    .wrongCodesPerIp, key: ip, limit: limits.wrongCodesPerIpPer5Minutes, now: now, in: db)
+            {
                 return .failure(.limited(trip))
             }
         }
         guard codeMatches(codeHash) else {
             let used = attempts + 1
-            try db.run("UPDATE verifications SET attempts = ?, state = ? WHERE id = ?",
-                       [.int(Int64(used)), .text(used >= maxAttempts ? VerificationState.dead : .active), .text(id)])
+            try db.run(
+                "UPDATE verifications SET attempts = ?, state = ? WHERE id = ?",
+                [.int(Int64(used)), .text(used >= maxAttempts ? VerificationState.dead : .active), .text(id)])
             if counted {
-                if let ip = limits.clientIp, limits.wrongCodesPerIpPer5Minutes > 0 { try bump(.wrongCodesPerIp, key: ip, now: now, in: db) }
+                if let ip = limits.clientIp, limits.wrongCodesPerIpPer5Minutes > 0 {
+                    try bump(.wrongCodesPerIp, key: ip, now: now, in: db)
+                }
                 if let until = try countFailure(phone, limits: limits, now: now, in: db) {
                     return .failure(.numberLocked(phone: phone, until: until, justLocked: true))
                 }
@@ -135,18 +172,21 @@ extension SQLStore {
 
     package func verificationStatus(id: String, now: Timestamp) throws -> VerificationStatus? {
         try read { db in
-            try db.row("""
+            try db.row(
+                """
                 SELECT phone, state, expires_at, delivery, delivery_attempts, delivery_provider, delivery_message_id, delivery_error
                 FROM verifications WHERE id = ?
-                """, [.text(id)]) { row in
+                """, [.text(id)]
+            ) { row in
                 let expiresAt = Timestamp(milliseconds: row.int(2))
                 let state = try row.text(1, as: VerificationState.self)
                 // An active one past its expiry is reported as expired (the column keeps 'active').
                 let shown = state == .active && expiresAt <= now ? "expired" : state.rawValue
-                return VerificationStatus(id: id, phone: row.text(0), state: shown, expiresAt: expiresAt,
-                                          delivery: row.text(3) == "sending" ? "pending" : row.text(3),
-                                          attempts: Int(row.optionalInt(4) ?? 0), provider: row.optionalText(5),
-                                          providerMessageId: row.optionalText(6), deliveryError: row.optionalText(7))
+                return VerificationStatus(
+                    id: id, phone: row.text(0), state: shown, expiresAt: expiresAt,
+                    delivery: row.text(3) == "sending" ? "pending" : row.text(3),
+                    attempts: Int(row.optionalInt(4) ?? 0), provider: row.optionalText(5),
+                    providerMessageId: row.optionalText(6), deliveryError: row.optionalText(7))
             }
         }
     }

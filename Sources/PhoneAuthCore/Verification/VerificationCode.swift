@@ -14,7 +14,9 @@ package enum VerificationCode {
     static let idRandomBytes = 18
 
     /// The creation time and 144 random bits: 36 URL-safe characters (see SortableID).
-    package static func newVerificationId(at time: Timestamp) -> String { SortableID.make(at: time, randomBytes: idRandomBytes) }
+    package static func newVerificationId(at time: Timestamp) -> String {
+        SortableID.make(at: time, randomBytes: idRandomBytes)
+    }
 
     /// Whether `id` has the shape of a verification ID, checked before any store access.
     package static func isWellFormedId(_ id: String) -> Bool { SortableID.isWellFormed(id, randomBytes: idRandomBytes) }

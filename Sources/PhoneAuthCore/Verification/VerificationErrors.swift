@@ -1,9 +1,12 @@
 /// The errors of codes that were refused.
 enum VerificationErrors {
     static func numberLocked(until: Timestamp, now: Timestamp) -> PhoneAuthError {
-        PhoneAuthError(.tooManyRequests, "Too many wrong codes in a row for this number; it is locked until \(until.rfc3339).",
-                       details: [("reason", .string("numberLocked")),
-                                 ("retryAfterSeconds", .int(max(1, (until.milliseconds - now.milliseconds + 999) / 1000)))])
+        PhoneAuthError(
+            .tooManyRequests, "Too many wrong codes in a row for this number; it is locked until \(until.rfc3339).",
+            details: [
+                ("reason", .string("numberLocked")),
+                ("retryAfterSeconds", .int(max(1, (until.milliseconds - now.milliseconds + 999) / 1000))),
+            ])
     }
 
     static func error(_ rejection: CodeRejection, now: Timestamp) -> PhoneAuthError {
@@ -11,8 +14,10 @@ enum VerificationErrors {
         case let .limited(trip): return LimitErrors.error(trip)
         case let .numberLocked(_, until, _): return VerificationErrors.numberLocked(until: until, now: now)
         case let .wrongCode(left):
-            let message = left == 0 ? "The verification code is not correct, and no tries are left: request a new code."
-                                    : "The verification code is not correct."
+            let message =
+                left == 0
+                ? "The verification code is not correct, and no tries are left: request a new code."
+                : "The verification code is not correct."
             return PhoneAuthError(.invalidVerificationCode, message, details: [("attemptsLeft", .int(Int64(left)))])
         case let .unusable(reason):
             let messages: [UnusableCodeReason: String] = [
@@ -23,10 +28,12 @@ enum VerificationErrors {
                 .wrongPurpose: "This verification was started for another purpose (sign-in, enrolment, or another "
                     + "user's or challenge's second factor) and cannot be used here.",
             ]
-            return PhoneAuthError(.sessionExpired, messages[reason] ?? "The verification can no longer be used.",
-                                  details: [("reason", .string(reason.rawValue))])
+            return PhoneAuthError(
+                .sessionExpired, messages[reason] ?? "The verification can no longer be used.",
+                details: [("reason", .string(reason.rawValue))])
         case .unknown:
-            return PhoneAuthError(.invalidVerificationID, "No verification has this ID.", details: [("reason", .string("unknown"))])
+            return PhoneAuthError(
+                .invalidVerificationID, "No verification has this ID.", details: [("reason", .string("unknown"))])
         }
     }
 }

@@ -12,8 +12,10 @@ package final class VerificationService {
     private let events: EventLog
     private let failures: FailureReporter
 
-    init(config: EngineConfig, smsText: SMSText, clock: Clock, store: any VerificationStore, keys: KeyRing,
-         worker: DeliveryWorker, appVerification: AppVerificationService, events: EventLog, failures: FailureReporter) {
+    init(
+        config: EngineConfig, smsText: SMSText, clock: Clock, store: any VerificationStore, keys: KeyRing,
+        worker: DeliveryWorker, appVerification: AppVerificationService, events: EventLog, failures: FailureReporter
+    ) {
         self.config = config
         self.smsText = smsText
         self.clock = clock
@@ -25,30 +27,38 @@ package final class VerificationService {
         self.failures = failures
     }
 
-    package func verifyPhoneNumber(_ phoneNumber: String?, languageCode: LanguageTag? = nil, clientIp: ClientAddress? = nil,
-                                  appProof: AppProof? = nil) throws -> VerificationStarted {
-        try sendCode(to: try PhoneNumber.parse(phoneNumber), purpose: .signIn, subject: nil, languageCode: languageCode,
-                            clientIp: clientIp, appProof: appProof)
+    package func verifyPhoneNumber(
+        _ phoneNumber: String?, languageCode: LanguageTag? = nil, clientIp: ClientAddress? = nil,
+        appProof: AppProof? = nil
+    ) throws -> VerificationStarted {
+        try sendCode(
+            to: try PhoneNumber.parse(phoneNumber), purpose: .signIn, subject: nil, languageCode: languageCode,
+            clientIp: clientIp, appProof: appProof)
     }
 
     /// Starts a verification of `phone` whose code serves `purpose` only, and queues its SMS.
-    func sendCode(to phone: PhoneNumber, purpose: VerificationPurpose, subject: String?, languageCode: LanguageTag?,
-                  clientIp: ClientAddress?, appProof: AppProof?) throws -> VerificationStarted {
+    func sendCode(
+        to phone: PhoneNumber, purpose: VerificationPurpose, subject: String?, languageCode: LanguageTag?,
+        clientIp: ClientAddress?, appProof: AppProof?
+    ) throws -> VerificationStarted {
         let policy = config.abuse
         // Where an SMS may go at all: checked for test numbers too, so tests meet the production rules.
         if !policy.deniedTypes.isEmpty, case let type = phone.type, policy.deniedTypes.contains(type) {
-            throw PhoneAuthError(.invalidPhoneNumber, "SMS codes are not sent to \(type.name) numbers (phoneNumberTypes.deny).",
-                                 details: [("reason", .string("typeNotAllowed")), ("type", .string(type.name))])
+            throw PhoneAuthError(
+                .invalidPhoneNumber, "SMS codes are not sent to \(type.name) numbers (phoneNumberTypes.deny).",
+                details: [("reason", .string("typeNotAllowed")), ("type", .string(type.name))])
         }
         guard policy.allowsRegion(phone.region) else {
-            throw PhoneAuthError(.operationNotAllowed, "SMS codes are not sent to numbers of region \(phone.region) (smsRegionPolicy).",
-                                 details: [("reason", .string("regionNotAllowed")), ("region", .string(phone.region))])
+            throw PhoneAuthError(
+                .operationNotAllowed, "SMS codes are not sent to numbers of region \(phone.region) (smsRegionPolicy).",
+                details: [("reason", .string("regionNotAllowed")), ("region", .string(phone.region))])
         }
         let testCode = config.testPhoneNumbers[phone.e164]
         if config.appVerificationDisabledForTesting && testCode == nil {
-            throw PhoneAuthError(.appNotVerified,
-                                 "App verification is disabled for testing (appVerification.disabledForTesting), so only the configured test phone numbers are accepted.",
-                                 details: [("setting", .string("appVerification.disabledForTesting"))])
+            throw PhoneAuthError(
+                .appNotVerified,
+                "App verification is disabled for testing (appVerification.disabledForTesting), so only the configured test phone numbers are accepted.",
+                details: [("setting", .string("appVerification.disabledForTesting"))])
         }
         try appVerification.checkAppProof(appProof, clientIp: clientIp)
         let now = clock.now()
@@ -60,42 +70,61 @@ package final class VerificationService {
             let body = smsText.body(language: language, code: code, minutes: SMSText.minutes(config.codeTtlSeconds))
             outbox = NewOutboxMessage(languageCode: language, sealedBody: try keys.sealBody(body, verificationId: id))
         }
-        let verification = NewVerification(id: id, phone: phone.e164, codeHash: keys.codeHash(verificationId: id, code: code),
-                                           createdAt: now, expiresAt: now.adding(seconds: config.codeTtlSeconds), outbox: outbox,
-                                           purpose: purpose, subject: subject)
+        let verification = NewVerification(
+            id: id, phone: phone.e164, codeHash: keys.codeHash(verificationId: id, code: code),
+            createdAt: now, expiresAt: now.adding(seconds: config.codeTtlSeconds), outbox: outbox,
+            purpose: purpose, subject: subject)
         let reuseWindowStart = config.resendAfterSeconds > 0 ? now.adding(seconds: -config.resendAfterSeconds) : nil
         // Test numbers are exempt from the send limits (they send nothing).
-        let limits = testCode != nil ? nil : SendLimits(
-            region: phone.region, clientIp: clientIp?.limitKey, perNumberPerHour: policy.smsPerNumberPerHour, perIpPerHour: policy.smsPerIpPerHour,
-            perProjectPerDay: policy.smsPerProjectPerDay, perRegionPerDay: policy.smsPerRegionPerDay[phone.region] ?? 0,
-            regionBurstPerHour: policy.regionBurstPerHour)
-        let start = try store.startVerification(verification, reuseIfCreatedAfter: reuseWindowStart,
-                                                lease: worker.newLease(), limits: limits)
+        let limits =
+            testCode != nil
+            ? nil
+            : SendLimits(
+                region: phone.region, clientIp: clientIp?.limitKey, perNumberPerHour: policy.smsPerNumberPerHour,
+                perIpPerHour: policy.smsPerIpPerHour,
+                perProjectPerDay: policy.smsPerProjectPerDay,
+                perRegionPerDay: policy.smsPerRegionPerDay[phone.region] ?? 0,
+                regionBurstPerHour: policy.regionBurstPerHour)
+        let start = try store.startVerification(
+            verification, reuseIfCreatedAfter: reuseWindowStart,
+            lease: worker.newLease(), limits: limits)
         switch start {
         case .created:
             if let outbox {
-                worker.enqueue(OutboxMessage(verificationId: id, phone: phone.e164, languageCode: outbox.languageCode,
-                                             sealedBody: outbox.sealedBody, attempts: 0, purpose: purpose,
-                                             expiresAt: verification.expiresAt))
+                worker.enqueue(
+                    OutboxMessage(
+                        verificationId: id, phone: phone.e164, languageCode: outbox.languageCode,
+                        sealedBody: outbox.sealedBody, attempts: 0, purpose: purpose,
+                        expiresAt: verification.expiresAt))
             }
-            return VerificationStarted(verificationId: id, codeLength: testCode?.count ?? config.codeLength,
-                                       expiresAt: verification.expiresAt, resendAt: now.adding(seconds: config.resendAfterSeconds))
+            return VerificationStarted(
+                verificationId: id, codeLength: testCode?.count ?? config.codeLength,
+                expiresAt: verification.expiresAt, resendAt: now.adding(seconds: config.resendAfterSeconds))
         case let .blocked(since):
             let retryAt = since.adding(seconds: config.resendAfterSeconds)
-            throw PhoneAuthError(.tooManyRequests, "Too many wrong codes were tried for this number; a new code can be sent at \(retryAt.rfc3339).",
-                                 details: [("reason", .string("tooManyAttempts")),
-                                           ("retryAfterSeconds", .int(max(1, (retryAt.milliseconds - now.milliseconds + 999) / 1000)))])
+            throw PhoneAuthError(
+                .tooManyRequests,
+                "Too many wrong codes were tried for this number; a new code can be sent at \(retryAt.rfc3339).",
+                details: [
+                    ("reason", .string("tooManyAttempts")),
+                    ("retryAfterSeconds", .int(max(1, (retryAt.milliseconds - now.milliseconds + 999) / 1000))),
+                ])
         case let .limited(trip):
             throw failures.limitError(trip, now: now)
         case let .numberLocked(until):
             let retryAfter = max(1, (until.milliseconds - now.milliseconds + 999) / 1000)
-            events.emit(.limitTripped, at: now, [("limit", .string(LimitName.maxConsecutiveFailures.rawValue)),
-                                                 ("scope", .string(phone.masked)),
-                                                 ("retryAfterSeconds", .int(retryAfter))])
+            events.emit(
+                .limitTripped, at: now,
+                [
+                    ("limit", .string(LimitName.maxConsecutiveFailures.rawValue)),
+                    ("scope", .string(phone.masked)),
+                    ("retryAfterSeconds", .int(retryAfter)),
+                ])
             throw VerificationErrors.numberLocked(until: until, now: now)
         case let .reused(existingId, createdAt, expiresAt):
-            return VerificationStarted(verificationId: existingId, codeLength: testCode?.count ?? config.codeLength,
-                                       expiresAt: expiresAt, resendAt: createdAt.adding(seconds: config.resendAfterSeconds))
+            return VerificationStarted(
+                verificationId: existingId, codeLength: testCode?.count ?? config.codeLength,
+                expiresAt: expiresAt, resendAt: createdAt.adding(seconds: config.resendAfterSeconds))
         }
     }
 
@@ -112,7 +141,8 @@ package final class VerificationService {
 
     package func verificationStatus(_ verificationId: String) throws -> VerificationStatus {
         guard VerificationCode.isWellFormedId(verificationId),
-              let status = try store.verificationStatus(id: verificationId, now: clock.now()) else {
+            let status = try store.verificationStatus(id: verificationId, now: clock.now())
+        else {
             throw PhoneAuthError(.invalidVerificationID, "No verification has this ID.")
         }
         return status
@@ -122,21 +152,26 @@ package final class VerificationService {
     /// accepted where `allowProof` (signing in).
     static func checkCredential(_ credential: PhoneCredential, allowProof: Bool = false) throws {
         if credential.isTemporaryProof && !allowProof {
-            throw PhoneAuthError(.invalidCredential, "A temporary proof only signs in (signInWithCredential); use a code sent to the number here.",
-                                 details: [("reason", .string("temporaryProof"))])
+            throw PhoneAuthError(
+                .invalidCredential,
+                "A temporary proof only signs in (signInWithCredential); use a code sent to the number here.",
+                details: [("reason", .string("temporaryProof"))])
         }
         guard VerificationCode.isWellFormedId(credential.verificationId) else {
-            throw PhoneAuthError(.invalidVerificationID, "The verification ID is malformed.", details: [("reason", .string("malformed"))])
+            throw PhoneAuthError(
+                .invalidVerificationID, "The verification ID is malformed.", details: [("reason", .string("malformed"))]
+            )
         }
     }
 
     /// The wrong-code limits of a code check from the credential's client.
     func checkLimits(_ credential: PhoneCredential) -> CheckLimits {
         let policy = config.abuse
-        return CheckLimits(maxConsecutiveFailures: policy.maxConsecutiveFailures, failuresBetweenLockouts: config.maxAttempts,
-                           lockoutMilliseconds: policy.lockoutSeconds * 1000, maxLockoutMilliseconds: policy.maxLockoutSeconds * 1000,
-                           clientIp: credential.clientIp?.limitKey, wrongCodesPerIpPer5Minutes: policy.wrongCodesPerIpPer5Minutes,
-                           exempt: Set(config.testPhoneNumbers.keys))
+        return CheckLimits(
+            maxConsecutiveFailures: policy.maxConsecutiveFailures, failuresBetweenLockouts: config.maxAttempts,
+            lockoutMilliseconds: policy.lockoutSeconds * 1000, maxLockoutMilliseconds: policy.maxLockoutSeconds * 1000,
+            clientIp: credential.clientIp?.limitKey, wrongCodesPerIpPer5Minutes: policy.wrongCodesPerIpPer5Minutes,
+            exempt: Set(config.testPhoneNumbers.keys))
     }
 
     /// Compares a stored code hash with the credential's, in constant time.

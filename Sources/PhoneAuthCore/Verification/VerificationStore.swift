@@ -7,7 +7,9 @@ package protocol VerificationStore: AnyObject, Sendable {
     /// message directly; if this process dies, any worker takes it once the lease runs out).
     /// `limits` (nil for test numbers) are checked and counted in the same transaction, so they
     /// hold across threads and processes.
-    func startVerification(_ verification: NewVerification, reuseIfCreatedAfter: Timestamp?, lease: DeliveryLease,
-                           limits: SendLimits?) throws -> VerificationStart
+    func startVerification(
+        _ verification: NewVerification, reuseIfCreatedAfter: Timestamp?, lease: DeliveryLease,
+        limits: SendLimits?
+    ) throws -> VerificationStart
     func verificationStatus(id: String, now: Timestamp) throws -> VerificationStatus?
 }
