@@ -305,10 +305,10 @@ public final class PhoneAuth: Sendable {
 
     /// Installs the function that receives the engine's events (sign-ins, failures, limits,
     /// lockouts, SMS sent or failed: docs/API.md, "Log sink"), each as an ``Event`` (its `json` is
-    /// the object the C ABI's log sink gets), or removes it with nil. Numbers are masked to their last four digits; codes,
-    /// secrets and tokens never appear. It runs on the calling thread, a delivery thread, or in
-    /// ``close()`` for the last sends, and must be quick. SMS sent or failed are told once the
-    /// database has the outcome.
+    /// the object the C ABI's log sink gets), or removes it with nil. Numbers are masked to their
+    /// last four digits; codes, secrets and tokens never appear. It runs on the calling thread, a
+    /// delivery thread, or in ``close()`` for the last sends, and must be quick. SMS sent or failed
+    /// are told once the database has the outcome.
     public func setEventHandler(_ handle: (@Sendable (Event) -> Void)?) {
         engine.setEventSink(handle.map(ClosureEventSink.init))
     }
@@ -350,7 +350,8 @@ public final class PhoneAuth: Sendable {
             throw PhoneAuthError(
                 PhoneAuthCore.PhoneAuthError(
                     .invalidArgument,
-                    "The \(what) text is not valid JSON: \(error.message) (line \(error.line), column \(error.column)).",
+                    "The \(what) text is not valid JSON: \(error.message) "
+                        + "(line \(error.line), column \(error.column)).",
                     details: [("line", .int(Int64(error.line))), ("column", .int(Int64(error.column)))]))
         }
     }

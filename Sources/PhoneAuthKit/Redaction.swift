@@ -26,7 +26,8 @@ extension SignInResult: CustomStringConvertible, CustomReflectable {
 extension SMSMessage: CustomStringConvertible, CustomReflectable {
     /// Everything but the body, which holds the code.
     public var description: String {
-        "SMSMessage(to: …\(to.suffix(4)), languageCode: \(languageCode), purpose: \(purpose), encoding: \(encoding), segments: \(segments))"
+        "SMSMessage(to: …\(to.suffix(4)), languageCode: \(languageCode), purpose: \(purpose), "
+            + "encoding: \(encoding), segments: \(segments))"
     }
     /// The same as ``description``, for `dump` and debuggers.
     public var customMirror: Mirror {

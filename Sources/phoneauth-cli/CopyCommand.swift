@@ -36,7 +36,8 @@ struct CopyCommand: ParsableCommand {
         for (table, rows) in copied { print("  \(table): \(rows) rows") }
         if case let .sqlite(path, _) = source, getenv(MasterKey.environmentVariable) == nil {
             print(
-                "Engines on the target need the source's master key: the key file \(path).key (give it as masterKey or \(MasterKey.environmentVariable))."
+                "Engines on the target need the source's master key: the key file \(path).key "
+                    + "(give it as masterKey or \(MasterKey.environmentVariable))."
             )
         }
     }

@@ -7,7 +7,10 @@ import PhoneAuthKit
 struct EngineOptions: ParsableArguments {
     @Option(
         help:
-            "The engine's configuration file (the JSON phoneauth_open takes). Default: $PHONEAUTH_CONFIG; without either, $PHONEAUTH_DATABASE names the database."
+            """
+            The engine's configuration file (the JSON phoneauth_open takes). Default: $PHONEAUTH_CONFIG; \
+            without either, $PHONEAUTH_DATABASE names the database.
+            """
     )
     var config: String?
 

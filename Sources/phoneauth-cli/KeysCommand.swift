@@ -48,7 +48,8 @@ struct KeysCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Retires a key at once (a leaked key): the tokens it signed stop verifying.",
             discussion:
-                "Users signed in with those tokens must refresh them (their refresh tokens still work). Other engines on the same database stop trusting the key within 10 seconds."
+                "Users signed in with those tokens must refresh them (their refresh tokens still work). "
+                + "Other engines on the same database stop trusting the key within 10 seconds."
         )
         @OptionGroup var options: EngineOptions
         // A kid is base64url and may begin with "-" (`-Ba0NWFIqPs40bab`): what follows the options

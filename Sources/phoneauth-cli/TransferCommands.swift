@@ -37,7 +37,8 @@ struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import", abstract: "Imports the users of FILE (Firebase's auth:export JSON).",
         discussion:
-            "Users that cannot be imported are listed by their index in the file; the others are. Importing a file again changes nothing. Exit status 1 when any user was not imported."
+            "Users that cannot be imported are listed by their index in the file; the others are. "
+            + "Importing a file again changes nothing. Exit status 1 when any user was not imported."
     )
     @OptionGroup var options: EngineOptions
     @Argument(help: "The file to read.") var file: String
@@ -92,7 +93,8 @@ final class Progress {
         if let total, total > 0 {
             let filled = done * 30 / total
             StandardStream.error.write(
-                "\r[\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 30 - filled))] \(done)/\(total) \(verb)"
+                "\r[\(String(repeating: "#", count: filled))"
+                    + "\(String(repeating: ".", count: 30 - filled))] \(done)/\(total) \(verb)"
             )
         } else {
             StandardStream.error.write("\r\(done) users \(verb)")

@@ -113,7 +113,8 @@ struct PhoneAuthd: ParsableCommand {
         if engineConfig.smsProvider == .callback && emulator == nil {
             throw ServerConfig.bad(
                 "sms",
-                "must name a provider for phoneauthd (sms.providers, or sms.provider \"console\"); only emulatorCompat keeps codes instead of sending them."
+                "must name a provider for phoneauthd (sms.providers, or sms.provider \"console\"); "
+                    + "only emulatorCompat keeps codes instead of sending them."
             )
         }
         let auth = try PhoneAuth(json: JSONCodec.serialize(engineJSON), asyncThreads: serverConfig.threads)

@@ -84,7 +84,8 @@ struct ServerConfig {
         if emulatorCompat && !isLoopback {
             throw Self.bad(
                 "server.emulatorCompat",
-                "is only allowed when server.host is a loopback address: it accepts unsigned tokens and a fixed admin token."
+                "is only allowed when server.host is a loopback address: "
+                    + "it accepts unsigned tokens and a fixed admin token."
             )
         }
         if adminTokens.contains(where: { $0.utf8.count < 16 }) {

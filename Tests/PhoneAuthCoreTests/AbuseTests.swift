@@ -256,7 +256,8 @@ final class AbuseTests: XCTestCase {
         }
         assertError(.invalidConfiguration) {
             _ = try read(
-                #"{"database": "x", "smsRegionPolicy": {"allowByDefault": {"disallowedRegions": []}, "allowlistOnly": {"allowedRegions": []}}}"#
+                #"{"database": "x", "smsRegionPolicy": {"allowByDefault": {"disallowedRegions": []}, "#
+                    + #""allowlistOnly": {"allowedRegions": []}}}"#
             )
         }
         assertError(.invalidConfiguration) {

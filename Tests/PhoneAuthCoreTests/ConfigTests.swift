@@ -64,7 +64,8 @@ final class ConfigTests: XCTestCase {
             XCTAssertTrue(Echo.isQuotable(name), name)
         }
         let token =
-            "MDFhMjA5Zjk4MDdjXzVFc1J0bFVtNlV2aFhBMQ.FzkCmLm4Vx8-LRmqKav2Ow.0.leWRGGODcR5EW9003P-QY7wb6ArpLjvwM_T65oAbykw"
+            "MDFhMjA5Zjk4MDdjXzVFc1J0bFVtNlV2aFhBMQ.FzkCmLm4Vx8-LRmqKav2Ow."
+            + "0.leWRGGODcR5EW9003P-QY7wb6ArpLjvwM_T65oAbykw"
         for name in ["", "1abc", "_a", "a b", "a/b", "é", String(repeating: "a", count: 65), token] {
             XCTAssertFalse(Echo.isQuotable(name), name)
         }

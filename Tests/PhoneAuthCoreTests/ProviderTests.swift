@@ -222,7 +222,8 @@ final class ProviderTests: XCTestCase {
                 "sms.providers[0].baseUrl"
             ),
             (
-                #"{"providers": [{\#(twilio), "authToken": "s3cret-token", "baseUrl": "https://user:s3cret-token@api.example.com"}]}"#,
+                #"{"providers": [{\#(twilio), "authToken": "s3cret-token", "#
+                    + #""baseUrl": "https://user:s3cret-token@api.example.com"}]}"#,
                 "sms.providers[0].baseUrl"
             ),
             (
@@ -230,7 +231,8 @@ final class ProviderTests: XCTestCase {
                 "sms.providers[0].caFile"
             ),
             (
-                #"{"providers": [{\#(twilio), "authToken": "s3cret-token"}, {\#(twilio), "authToken": "s3cret-token"}]}"#,
+                #"{"providers": [{\#(twilio), "authToken": "s3cret-token"}, "#
+                    + #"{\#(twilio), "authToken": "s3cret-token"}]}"#,
                 "sms.providers[1].name"
             ),
             (#"{"providers": [{"type": "vonage", "apiKey": "k", "from": "Acme"}]}"#, "sms.providers[0].apiSecret"),
@@ -239,7 +241,8 @@ final class ProviderTests: XCTestCase {
                 "sms.providers[0].secret"
             ),
             (
-                #"{"providers": [{"type": "webhook", "url": "https://h.example.com/sms", "secret": "whsec_czNjcmV0"}]}"#,
+                #"{"providers": [{"type": "webhook", "url": "https://h.example.com/sms", "#
+                    + #""secret": "whsec_czNjcmV0"}]}"#,
                 "sms.providers[0].secret"
             ),
             (
@@ -247,7 +250,8 @@ final class ProviderTests: XCTestCase {
                 "sms.providers[0].url"
             ),
             (
-                #"{"providers": [{\#(twilio), "authToken": "s3cret-token", "baseUrl": "https://api.example.com/v1?x=1"}]}"#,
+                #"{"providers": [{\#(twilio), "authToken": "s3cret-token", "#
+                    + #""baseUrl": "https://api.example.com/v1?x=1"}]}"#,
                 "sms.providers[0].baseUrl"
             ),
             (
@@ -259,7 +263,8 @@ final class ProviderTests: XCTestCase {
                 "sms.providers[0].apiKeySid"
             ),
             (
-                #"{"providers": [{"type": "twilio", "accountSid": "AC:1", "from": "+15005550006", "authToken": "s3cret-token"}]}"#,
+                #"{"providers": [{"type": "twilio", "accountSid": "AC:1", "from": "+15005550006", "#
+                    + #""authToken": "s3cret-token"}]}"#,
                 "sms.providers[0].accountSid"
             ),
             (#"{"concurrency": 0}"#, "sms.concurrency"),
@@ -281,10 +286,12 @@ final class ProviderTests: XCTestCase {
             try JSONCodec.parse(
                 #"""
                 {"database": "/tmp/x.db", "sms": {"providers": [
-                  {"type": "twilio", "name": "primary", "accountSid": "AC1", "authTokenEnv": "PHONEAUTH_TEST_TWILIO_TOKEN",
+                  {"type": "twilio", "name": "primary", "accountSid": "AC1", \#
+                "authTokenEnv": "PHONEAUTH_TEST_TWILIO_TOKEN",
                    "messagingServiceSid": "MG1", "baseUrl": "http://127.0.0.1:9/", "timeoutMs": 2000},
                   {"type": "vonage", "apiKey": "k", "apiSecret": "s", "from": "Acme"},
-                  {"type": "webhook", "url": "https://hooks.example.com/sms?tenant=1", "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}],
+                  {"type": "webhook", "url": "https://hooks.example.com/sms?tenant=1", \#
+                "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}],
                  "breaker": {"failures": 3, "seconds": 60}}}
                 """#))
         XCTAssertEqual(config.smsProvider, .providers)

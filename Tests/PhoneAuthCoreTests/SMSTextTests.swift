@@ -28,7 +28,8 @@ final class SMSTextTests: XCTestCase {
         let named = try make(appName: "Acme")
         XCTAssertEqual(
             named.body(language: "en", code: "123456", minutes: 5), "123456 is your verification code for Acme.")
-        XCTAssertEqual(named.body(language: "ja", code: "123456", minutes: 5), "Acme の認証コードは 123456 です。")
+        XCTAssertEqual(
+            named.body(language: "ja", code: "123456", minutes: 5), "Acme の認証コードは 123456 です。")
     }
 
     func testHostTemplatesOverrideAndAddLanguagesWithTheFallbackChain() throws {

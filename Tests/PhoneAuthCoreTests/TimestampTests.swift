@@ -20,7 +20,8 @@ final class TimestampTests: XCTestCase {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<2000 {
             let t = Timestamp(
-                milliseconds: Int64.random(in: -2_208_988_800_000...32_503_680_000_000, using: &generator))  // 1900 to 3000
+                // 1900 to 3000
+                milliseconds: Int64.random(in: -2_208_988_800_000...32_503_680_000_000, using: &generator))
             XCTAssertEqual(Timestamp(rfc3339: t.rfc3339), t, t.rfc3339)
         }
     }

@@ -153,7 +153,8 @@ package final class AccountService {
         if case let .refused(.credentialAlreadyInUse(phone)) = outcome {
             throw PhoneAuthError(
                 .credentialAlreadyInUse,
-                "Another account already has this phone number; details.temporaryProof signs in to that account (signInWithCredential).",
+                "Another account already has this phone number; details.temporaryProof signs in to that account "
+                    + "(signInWithCredential).",
                 details: [
                     ("temporaryProof", .string(proofId + "." + secret)),
                     ("expiresAt", .string(proof.expiresAt.rfc3339)),

@@ -96,7 +96,9 @@ package final class AccountTransfer {
             for provider in providers where provider["providerId"]?.stringValue != "phone" {
                 throw PhoneAuthError(
                     .invalidArgument,
-                    "The user signs in with \(Echo.quoted(provider["providerId"]?.stringValue ?? "", or: "another provider")): PhoneAuth signs in by phone only."
+                    "The user signs in with "
+                        + "\(Echo.quoted(provider["providerId"]?.stringValue ?? "", or: "another provider")): "
+                        + "PhoneAuth signs in by phone only."
                 )
             }
         }

@@ -61,7 +61,8 @@ extension SQLStore {
         try markUsed(id, in: db)
         try db.run(
             """
-            INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, due_at, purpose, subject)
+            INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, due_at, \
+            purpose, subject)
             VALUES (?, ?, ?, ?, ?, 'none', '', ?, 'temporaryProof', ?)
             """,
             [

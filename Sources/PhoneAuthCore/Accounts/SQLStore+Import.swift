@@ -32,7 +32,8 @@ extension SQLStore {
             } else {
                 try db.run(
                     """
-                    UPDATE users SET phone = ?, display_name = ?, disabled = ?, created_at = ?, last_sign_in_at = ?, custom_claims = ?
+                    UPDATE users SET phone = ?, display_name = ?, disabled = ?, created_at = ?, last_sign_in_at = ?, \
+                    custom_claims = ?
                     WHERE uid = ?
                     """, fields + [.text(user.uid)])
                 try db.run("DELETE FROM factors WHERE uid = ? AND factor_id = 'phone'", [.text(user.uid)])
@@ -40,7 +41,8 @@ extension SQLStore {
             for factor in user.factors where factor.factorId == .phone {
                 try db.run(
                     """
-                    INSERT INTO factors (uid, enrollment_id, factor_id, display_name, phone, enrolled_at) VALUES (?, ?, 'phone', ?, ?, ?)
+                    INSERT INTO factors (uid, enrollment_id, factor_id, display_name, phone, enrolled_at) \
+                    VALUES (?, ?, 'phone', ?, ?, ?)
                     """,
                     [
                         .text(user.uid), .text(factor.enrollmentId), Self.optional(factor.displayName),

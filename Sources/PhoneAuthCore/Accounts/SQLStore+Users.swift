@@ -25,7 +25,8 @@ extension SQLStore {
         guard var user else { return nil }
         try db.rows(
             """
-            SELECT enrollment_id, factor_id, display_name, phone, enrolled_at FROM factors WHERE uid = ? ORDER BY enrolled_at, enrollment_id
+            SELECT enrollment_id, factor_id, display_name, phone, enrolled_at FROM factors WHERE uid = ? \
+            ORDER BY enrolled_at, enrollment_id
             """, [.text(user.uid)]
         ) { row in
             let factorId = try row.text(1, as: FactorKind.self)
@@ -88,7 +89,8 @@ extension SQLStore {
             try db.run("UPDATE users SET disabled = ? WHERE uid = ?", [.int(disabled ? 1 : 0), .text(uid)])
             if disabled {
                 try db.run(
-                    "UPDATE sessions SET revoked_at = ?, revoked_reason = 'userDisabled' WHERE uid = ? AND revoked_at IS NULL",
+                    "UPDATE sessions SET revoked_at = ?, revoked_reason = 'userDisabled' "
+                        + "WHERE uid = ? AND revoked_at IS NULL",
                     [.int(now.milliseconds), .text(uid)])
                 try endChallenges(uid: uid, in: db)
             }

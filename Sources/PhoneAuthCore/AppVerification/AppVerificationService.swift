@@ -140,7 +140,8 @@ package final class AppVerificationService {
         }
         let language = smsText.resolve(languageCode?.text, fallback: config.defaultLanguageCode)
         let query =
-            "eventId=\(eventId)&callbackScheme=\(PercentEncoding.encode(callbackScheme))&hl=\(PercentEncoding.encode(language))"
+            "eventId=\(eventId)&callbackScheme=\(PercentEncoding.encode(callbackScheme))"
+            + "&hl=\(PercentEncoding.encode(language))"
         return (page + (page.contains("?") ? "&" : "?") + query, eventId)
     }
 
@@ -172,7 +173,8 @@ package final class AppVerificationService {
         case nil:
             throw PhoneAuthError(
                 .missingAppCredential,
-                "App verification is required: pass appVerification {receipt, secret} from the verification push, or {captchaToken}."
+                "App verification is required: pass appVerification {receipt, secret} from the verification push, "
+                    + "or {captchaToken}."
             )
         case let .receipt(receipt, secret)?:
             let expected = receiptHash(receipt, secret)

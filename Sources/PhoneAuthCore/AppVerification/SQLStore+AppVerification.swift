@@ -24,7 +24,8 @@ extension SQLStore {
     package func claimAppCheck(id: String, kind: AppCheckKind, expiresAt: Timestamp) throws -> Bool {
         try write { db in
             try db.run(
-                "INSERT INTO app_checks (id, kind, expires_at, state) VALUES (?, ?, ?, 'used') ON CONFLICT (id) DO NOTHING",
+                "INSERT INTO app_checks (id, kind, expires_at, state) VALUES (?, ?, ?, 'used') "
+                    + "ON CONFLICT (id) DO NOTHING",
                 [.text(id), .text(kind), .int(expiresAt.milliseconds)]) == 1
         }
     }

@@ -143,7 +143,8 @@ enum ProviderSettings {
     /// user information or a fragment; the trailing slash goes.
     static func checkURL(_ url: String, key: String) throws(PhoneAuthError) -> String {
         let problem =
-            "must be an https:// URL (http:// only for localhost, 127.0.0.1 or [::1]) without user information, spaces or a fragment"
+            "must be an https:// URL (http:// only for localhost, 127.0.0.1 or [::1]) "
+            + "without user information, spaces or a fragment"
         guard url.utf8.count <= 2048, !url.contains("#"),
             url.unicodeScalars.allSatisfy({ $0.value > 32 && $0.value < 127 })
         else {

@@ -33,7 +33,8 @@ package struct SMSText: Sendable {
             else {
                 throw bad(
                     "appName",
-                    "must be 1 to \(Self.maxAppNameLength) characters (an emoji counts as two), without control characters"
+                    "must be 1 to \(Self.maxAppNameLength) characters (an emoji counts as two), "
+                        + "without control characters"
                 )
             }
         }
@@ -87,7 +88,8 @@ package struct SMSText: Sendable {
             let rule =
                 androidAppHash == nil
                 ? "sms.maxSegments is \(maxSegments): raise it or give a shorter sms.templates.\(language)"
-                : "with sms.androidAppHash a message must be one SMS (140 bytes) for the SMS Retriever API: give a shorter sms.templates.\(language)"
+                : "with sms.androidAppHash a message must be one SMS (140 bytes) for the SMS Retriever API: "
+                    + "give a shorter sms.templates.\(language)"
             throw bad(
                 "templates.\(language)",
                 "\(text) \(cost.segments) SMS (\(cost.units) \(cost.encoding.rawValue) units) with a "
@@ -142,7 +144,8 @@ package struct SMSText: Sendable {
             default:
                 throw bad(
                     path,
-                    "has an unknown placeholder {\(name)}; the placeholders are \(placeholders.map { "{\($0)}" }.joined(separator: ", "))"
+                    "has an unknown placeholder {\(name)}; the placeholders are "
+                        + "\(placeholders.map { "{\($0)}" }.joined(separator: ", "))"
                 )
             }
             if !literal.isEmpty { parts.append(.text(String(literal))); literal = String.UnicodeScalarView() }

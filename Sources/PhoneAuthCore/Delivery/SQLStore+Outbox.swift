@@ -49,7 +49,8 @@ extension SQLStore {
             case let .sent(id, provider, messageId):
                 try db.run(
                     """
-                    UPDATE verifications SET delivery = 'sent', sealed_body = NULL, delivery_attempts = delivery_attempts + 1,
+                    UPDATE verifications SET delivery = 'sent', sealed_body = NULL, \
+                    delivery_attempts = delivery_attempts + 1,
                     delivery_provider = ?, delivery_message_id = ?, delivery_error = NULL WHERE id = ? AND \(leased)
                     """, [.optionalText(provider), .optionalText(messageId), .text(id), owner])
             case let .failed(id, provider, reason, retryAt):
@@ -63,7 +64,8 @@ extension SQLStore {
                 let givenUp = attempts >= maxAttempts
                 try db.run(
                     """
-                    UPDATE verifications SET delivery = ?, sealed_body = \(givenUp ? "NULL" : "sealed_body"), delivery_attempts = ?,
+                    UPDATE verifications SET delivery = ?, sealed_body = \(givenUp ? "NULL" : "sealed_body"), \
+                    delivery_attempts = ?,
                     due_at = ?, delivery_provider = ?, delivery_error = ? WHERE id = ? AND \(leased)
                     """,
                     [
@@ -73,7 +75,8 @@ extension SQLStore {
             case let .undeliverable(id, provider, reason):
                 try db.run(
                     """
-                    UPDATE verifications SET delivery = 'failed', sealed_body = NULL, delivery_attempts = delivery_attempts + 1,
+                    UPDATE verifications SET delivery = 'failed', sealed_body = NULL, \
+                    delivery_attempts = delivery_attempts + 1,
                     delivery_provider = ?, delivery_error = ? WHERE id = ? AND \(leased)
                     """, [.optionalText(provider), .text(reason), .text(id), owner])
             case let .deferred(id, until):
@@ -105,7 +108,8 @@ extension SQLStore {
         try write(rowLocksSuffice: true) { db in
             for id in verificationIds {
                 try db.run(
-                    "UPDATE verifications SET delivery = 'pending', due_at = ? WHERE id = ? AND delivery = 'sending' AND delivery_lease = ?",
+                    "UPDATE verifications SET delivery = 'pending', due_at = ? "
+                        + "WHERE id = ? AND delivery = 'sending' AND delivery_lease = ?",
                     [.int(now.milliseconds), .text(id), .text(leaseOwner)])
             }
         }

@@ -89,7 +89,8 @@ package struct EngineConfig: Sendable {
         guard let database = try r.string("database") ?? environment(databaseVariable), !database.isEmpty else {
             throw PhoneAuthError(
                 .invalidConfiguration,
-                "The configuration key 'database' (a SQLite file's path or a postgresql:// URI) is required, unless \(databaseVariable) gives it.",
+                "The configuration key 'database' (a SQLite file's path or a postgresql:// URI) is required, "
+                    + "unless \(databaseVariable) gives it.",
                 details: [("key", .string("database"))])
         }
         var c = EngineConfig(database: database)
@@ -196,7 +197,8 @@ package struct EngineConfig: Sendable {
                 guard sms.value("provider") == nil else {
                     throw bad(
                         "sms.providers",
-                        "cannot be given with sms.provider: give the callback or console provider, or a list of HTTP providers"
+                        "cannot be given with sms.provider: give the callback or console provider, "
+                            + "or a list of HTTP providers"
                     )
                 }
                 c.smsProviders = try ProviderSettings.read(list)

@@ -201,7 +201,8 @@ package final class KeyRing: @unchecked Sendable {
         guard let plain = sealing.openSecret(secret.sealed, kind: secret.kind, kid: secret.kid) else {
             throw PhoneAuthError(
                 .invalidConfiguration,
-                "The master key does not match this database: its keys cannot be decrypted. Use the master key the database was created with.",
+                "The master key does not match this database: its keys cannot be decrypted. "
+                    + "Use the master key the database was created with.",
                 details: [("key", .string("masterKey"))])
         }
         return plain
@@ -246,7 +247,8 @@ package final class KeyRing: @unchecked Sendable {
     private static func unopenable(_ what: String) -> PhoneAuthError {
         PhoneAuthError(
             .storageError,
-            "\(what.prefix(1).uppercased() + what.dropFirst()) does not open with the current master key; nothing was rekeyed.",
+            "\(what.prefix(1).uppercased() + what.dropFirst()) does not open with the current master key; "
+                + "nothing was rekeyed.",
             details: [("retryable", .bool(false))])
     }
 

@@ -29,7 +29,9 @@ package enum MasterKey {
         // on one machine would lock the others out.
         throw PhoneAuthError(
             .invalidConfiguration,
-            "With a PostgreSQL database the master key must be given, in the configuration key 'masterKey' or the environment variable \(environmentVariable): every engine sharing the database needs the same one, so none can be generated beside it.",
+            "With a PostgreSQL database the master key must be given, in the configuration key 'masterKey' "
+                + "or the environment variable \(environmentVariable): every engine sharing the database needs "
+                + "the same one, so none can be generated beside it.",
             details: [("key", .string("masterKey"))])
     }
 

@@ -75,7 +75,8 @@ extension SQLStore {
         try write { db in
             let kinds = Self.signingKindFilter
             return try db.run(
-                "UPDATE secrets SET retire_at = ? WHERE kid = ? AND \(kinds.sql) AND (retire_at IS NULL OR retire_at > ?)",
+                "UPDATE secrets SET retire_at = ? WHERE kid = ? AND \(kinds.sql) "
+                    + "AND (retire_at IS NULL OR retire_at > ?)",
                 [.int(now.milliseconds), .text(kid)] + kinds.args + [.int(now.milliseconds)]) == 1
         }
     }

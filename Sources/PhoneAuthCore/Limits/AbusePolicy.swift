@@ -113,7 +113,9 @@ package struct AbusePolicy: Sendable {
                             ?? "a \(item.typeName)"
                         throw bad(
                             "phoneNumberTypes.deny",
-                            "must list libphonenumber type names (\(PhoneNumber.NumberType.allCases.map(\.name).joined(separator: ", "))), not \(shown)"
+                            "must list libphonenumber type names "
+                                + "(\(PhoneNumber.NumberType.allCases.map(\.name).joined(separator: ", "))), "
+                                + "not \(shown)"
                         )
                     }
                     denied.insert(type)
@@ -151,7 +153,8 @@ package struct AbusePolicy: Sendable {
                 + (shown.count < unknown.count ? ["\(unknown.count - shown.count) not shown"] : [])
             throw PhoneAuthError(
                 .invalidConfiguration,
-                "The configuration key '\(key)' has unknown region codes: \(listed.joined(separator: ", ")) (use CLDR codes such as \"US\").",
+                "The configuration key '\(key)' has unknown region codes: \(listed.joined(separator: ", ")) "
+                    + "(use CLDR codes such as \"US\").",
                 details: [("key", .string(key)), ("regions", .array(shown.map { .string($0) }))])
         }
     }

@@ -96,7 +96,8 @@ extension SQLStore {
     func bump(_ window: LimitWindow, key: String, now: Timestamp, in db: Connection) throws {
         let bucket = now.milliseconds - now.milliseconds % window.milliseconds
         try db.run(
-            "INSERT INTO counters (bucket, scope, count) VALUES (?, ?, 1) ON CONFLICT (bucket, scope) DO UPDATE SET count = counters.count + 1",
+            "INSERT INTO counters (bucket, scope, count) VALUES (?, ?, 1) "
+                + "ON CONFLICT (bucket, scope) DO UPDATE SET count = counters.count + 1",
             [.int(bucket), .text(window.rawValue + ":" + key)])
     }
 
@@ -111,7 +112,8 @@ extension SQLStore {
             let (failures, lockouts, nextLockAt) = try db.row(
                 """
                 INSERT INTO number_failures (phone, consecutive, last_failure_at) VALUES (?, 1, ?)
-                ON CONFLICT (phone) DO UPDATE SET consecutive = number_failures.consecutive + 1, last_failure_at = excluded.last_failure_at
+                ON CONFLICT (phone) DO UPDATE SET consecutive = number_failures.consecutive + 1, \
+                last_failure_at = excluded.last_failure_at
                 RETURNING consecutive, lockouts, next_lock_at
                 """, [.text(phone), .int(now.milliseconds)], { (Int($0.int(0)), Int($0.int(1)), Int($0.int(2))) })
         else { return nil }

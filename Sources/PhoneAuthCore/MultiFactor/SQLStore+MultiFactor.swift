@@ -108,7 +108,8 @@ extension SQLStore {
                 let key: [SQLValue] = [.text(user.uid), .text(enrollmentId)]
                 guard let f = user.factors.first(where: { $0.enrollmentId == enrollmentId && $0.factorId == .totp }),
                     let (secret, lastStep, failures, lockedUntil) = try db.row(
-                        "SELECT sealed_secret, last_step, failures, locked_until FROM factors WHERE uid = ? AND enrollment_id = ?",
+                        "SELECT sealed_secret, last_step, failures, locked_until FROM factors "
+                            + "WHERE uid = ? AND enrollment_id = ?",
                         key,
                         { ($0.blob(0), $0.int(1), Int($0.int(2)), Timestamp(milliseconds: $0.int(3))) })
                 else { return .refused(.multiFactorInfoNotFound) }
@@ -117,7 +118,8 @@ extension SQLStore {
                     let lock =
                         FactorLockout.lockMilliseconds(afterFailures: failures + 1).map { now.milliseconds + $0 } ?? 0
                     try db.run(
-                        "UPDATE factors SET failures = failures + 1, locked_until = ? WHERE uid = ? AND enrollment_id = ?",
+                        "UPDATE factors SET failures = failures + 1, locked_until = ? "
+                            + "WHERE uid = ? AND enrollment_id = ?",
                         [.int(lock)] + key)
                     return .rejected(
                         try countWrongTotp(
@@ -208,7 +210,8 @@ extension SQLStore {
         let now = Timestamp(milliseconds: max(now.milliseconds, (latest ?? 0) + 1))
         try db.run(
             """
-            INSERT INTO factors (uid, enrollment_id, factor_id, display_name, phone, sealed_secret, last_step, enrolled_at)
+            INSERT INTO factors (uid, enrollment_id, factor_id, display_name, phone, sealed_secret, last_step, \
+            enrolled_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [

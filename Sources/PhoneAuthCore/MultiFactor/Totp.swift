@@ -48,6 +48,7 @@ package enum Totp {
     package static func uri(secret: [UInt8], account: String, issuer: String) -> String {
         let label = PercentEncoding.encode(issuer) + ":" + PercentEncoding.encode(account)
         return
-            "otpauth://totp/\(label)?secret=\(Base32.encode(secret))&issuer=\(PercentEncoding.encode(issuer))&algorithm=SHA1&digits=\(digits)&period=\(periodSeconds)"
+            "otpauth://totp/\(label)?secret=\(Base32.encode(secret))&issuer=\(PercentEncoding.encode(issuer))"
+            + "&algorithm=SHA1&digits=\(digits)&period=\(periodSeconds)"
     }
 }

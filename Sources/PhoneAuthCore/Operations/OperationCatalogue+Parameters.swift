@@ -61,7 +61,8 @@ extension OperationCatalogue {
         return code
     }
 
-    /// Reads a second-factor assertion: {factorId: "phone", credential} or {factorId: "totp", enrollmentId, verificationCode}.
+    /// Reads a second-factor assertion: {factorId: "phone", credential} or
+    /// {factorId: "totp", enrollmentId, verificationCode}.
     static func assertion(_ p: ObjectReader) throws -> MultiFactorService.Assertion? {
         guard let a = try p.object("assertion") else { return nil }
         switch try a.string("factorId") {

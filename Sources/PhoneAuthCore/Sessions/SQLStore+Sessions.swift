@@ -44,7 +44,8 @@ extension SQLStore {
             if session.user.disabled { return .userDisabled }
             try db.run(
                 """
-                UPDATE sessions SET generation = ?, secret_hash = ?, previous_secret_hash = ?, rotated_at = ?, sealed_secret = ?
+                UPDATE sessions SET generation = ?, secret_hash = ?, previous_secret_hash = ?, rotated_at = ?, \
+                sealed_secret = ?
                 WHERE uid = ? AND id = ?
                 """,
                 [

@@ -42,7 +42,8 @@ package final class SessionService {
         if recent && now.milliseconds - session.authTime.milliseconds > config.mfaRecentSignInSeconds * 1000 {
             throw PhoneAuthError(
                 .requiresRecentLogin,
-                "This change needs a sign-in within the last \(config.mfaRecentSignInSeconds) seconds; re-authenticate first.",
+                "This change needs a sign-in within the last \(config.mfaRecentSignInSeconds) seconds; "
+                    + "re-authenticate first.",
                 details: [("authTime", .string(session.authTime.rfc3339))])
         }
         return session

@@ -54,7 +54,8 @@ extension SQLStore {
         }
         try db.run(
             """
-            INSERT INTO sessions (id, uid, secret_hash, created_at, auth_time, provider, developer_claims, second_factor, second_factor_enrollment)
+            INSERT INTO sessions (id, uid, secret_hash, created_at, auth_time, provider, developer_claims, \
+            second_factor, second_factor_enrollment)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
@@ -78,7 +79,8 @@ extension SQLStore {
         let (user, isSecondFactor) =
             try db.row(
                 """
-                SELECT u.uid, u.phone, u.display_name, u.disabled, u.created_at, u.last_sign_in_at, u.valid_since, u.custom_claims,
+                SELECT u.uid, u.phone, u.display_name, u.disabled, u.created_at, u.last_sign_in_at, u.valid_since, \
+                u.custom_claims,
                        CASE WHEN EXISTS (SELECT 1 FROM factors WHERE phone = ?) THEN 1 ELSE 0 END
                 FROM (SELECT 1) AS one LEFT JOIN users u ON u.phone = ?
                 """, [.text(phone), .text(phone)]

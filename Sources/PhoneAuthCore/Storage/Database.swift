@@ -62,7 +62,8 @@ package enum Database: Sendable {
                 .other,
                 version == 0
                     ? "There is no PhoneAuth database at \(location)."
-                    : "The database at \(location) has schema \(version); this PhoneAuth needs \(Migrations.all.count): open it with an engine of this version first."
+                    : "The database at \(location) has schema \(version); "
+                        + "this PhoneAuth needs \(Migrations.all.count): open it with an engine of this version first."
             )
         }
         return connection

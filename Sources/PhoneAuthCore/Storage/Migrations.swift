@@ -223,7 +223,8 @@ enum Migrations {
         let sql =
             connection.dialect.name == "sqlite"
             ? "SELECT name FROM sqlite_master WHERE type = 'table'"
-            : "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name <> 'schema_version'"
+            : "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+                + "AND table_name <> 'schema_version'"
         try connection.rows(sql) { names.insert($0.text(0)) }
         return names
     }

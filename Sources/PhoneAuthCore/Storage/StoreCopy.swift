@@ -48,7 +48,8 @@ package enum StoreCopy {
                 try from.rows("SELECT * FROM \(table)") { row in
                     let columns = (0..<row.columnCount).map { row.columnName($0) }
                     let sql =
-                        "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+                        "INSERT INTO \(table) (\(columns.joined(separator: ", "))) "
+                        + "VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
                     try to.run(sql, (0..<row.columnCount).map { row.value($0) })
                     copied += 1
                 }

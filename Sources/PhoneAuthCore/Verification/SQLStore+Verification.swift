@@ -40,7 +40,8 @@ extension SQLStore {
             }
             try db.run(
                 """
-                INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, sealed_body, due_at,
+                INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, \
+                sealed_body, due_at,
                                            delivery_lease, purpose, subject)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
@@ -79,7 +80,8 @@ extension SQLStore {
                     ORDER BY created_at DESC LIMIT 1 OFFSET ?)
             FROM (SELECT 1) AS one
             LEFT JOIN verifications v ON v.id = (SELECT id FROM verifications WHERE phone = ? AND purpose = ?
-                                                 AND subject \(dialect.isNotDistinctFrom) ? ORDER BY created_at DESC LIMIT 1)
+                                                 AND subject \(dialect.isNotDistinctFrom) ? \
+            ORDER BY created_at DESC LIMIT 1)
             """,
             [
                 .text(v.phone), .text(v.phone),
@@ -174,7 +176,8 @@ extension SQLStore {
         try read { db in
             try db.row(
                 """
-                SELECT phone, state, expires_at, delivery, delivery_attempts, delivery_provider, delivery_message_id, delivery_error
+                SELECT phone, state, expires_at, delivery, delivery_attempts, delivery_provider, delivery_message_id, \
+                delivery_error
                 FROM verifications WHERE id = ?
                 """, [.text(id)]
             ) { row in

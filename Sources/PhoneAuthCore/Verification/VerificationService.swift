@@ -57,7 +57,8 @@ package final class VerificationService {
         if config.appVerificationDisabledForTesting && testCode == nil {
             throw PhoneAuthError(
                 .appNotVerified,
-                "App verification is disabled for testing (appVerification.disabledForTesting), so only the configured test phone numbers are accepted.",
+                "App verification is disabled for testing (appVerification.disabledForTesting), "
+                    + "so only the configured test phone numbers are accepted.",
                 details: [("setting", .string("appVerification.disabledForTesting"))])
         }
         try appVerification.checkAppProof(appProof, clientIp: clientIp)
