@@ -148,18 +148,9 @@ struct IdentityToolkit: Sendable {
         let r = try call.reader(["idToken", "displayName", "deleteAttribute", "deleteProvider"])
         let idToken = try r.string("idToken") ?? ""
         let uid = try await uid(of: idToken)
-        let deleteAttributes = try Self.names(r, "deleteAttribute"),
-            deleteProviders = try Self.names(r, "deleteProvider")
-        if let unknown = deleteAttributes.first(where: { $0 != "DISPLAY_NAME" })
-            ?? deleteProviders.first(where: { $0 != "phone" })
-        {
-            throw ToolkitError(
-                400, "INVALID_ARGUMENT", "PhoneAuth cannot delete \(Echo.quoted(unknown, or: "that attribute")).")
-        }
-        var displayName: String?? = deleteAttributes.isEmpty ? nil : .some(nil)
-        if let name = try r.string("displayName") { displayName = .some(name) }
+        let (displayName, deletesPhone) = try Self.accountChanges(r)
         var user = try await auth.user(uid: uid)
-        if !deleteProviders.isEmpty { user = try await auth.unlinkPhoneNumber(idToken: idToken) }
+        if deletesPhone { user = try await auth.unlinkPhoneNumber(idToken: idToken) }
         if let displayName { user = try await auth.updateUser(uid: uid, displayName: displayName) }
         var o = JSONObjectBuilder()
         o.set("kind", .string("identitytoolkit#SetAccountInfoResponse"))
@@ -291,6 +282,22 @@ struct IdentityToolkit: Sendable {
         try info.rejectUnknown(["sessionInfo", "code", "phoneNumber"])
         return try PhoneAuth.credential(
             verificationID: try info.string("sessionInfo") ?? "", verificationCode: try info.string("code") ?? "")
+    }
+
+    /// What setAccountInfo / accounts:update changes of the name and number, as the user's and the
+    /// admin's updates read it: `displayName` (`.some(nil)` for DISPLAY_NAME in `deleteAttribute`)
+    /// and whether `deleteProvider` removes the phone number; nothing else can be deleted here.
+    static func accountChanges(_ r: ObjectReader) throws -> (displayName: String??, deletesPhone: Bool) {
+        let deleteAttributes = try names(r, "deleteAttribute"), deleteProviders = try names(r, "deleteProvider")
+        if let unknown = deleteAttributes.first(where: { $0 != "DISPLAY_NAME" })
+            ?? deleteProviders.first(where: { $0 != "phone" })
+        {
+            throw ToolkitError(
+                400, "INVALID_ARGUMENT", "PhoneAuth cannot delete \(Echo.quoted(unknown, or: "that attribute")).")
+        }
+        var displayName: String?? = deleteAttributes.isEmpty ? nil : .some(nil)
+        if let name = try r.string("displayName") { displayName = .some(name) }
+        return (displayName, !deleteProviders.isEmpty)
     }
 
     static func names(_ r: ObjectReader, _ key: String) throws -> [String] {

@@ -85,17 +85,8 @@ struct IdentityToolkitAdmin: Sendable {
             "customAttributes", "validSince",
         ])
         guard let uid = try r.string("localId"), !uid.isEmpty else { throw ToolkitError(400, "MISSING_LOCAL_ID") }
-        let deleteAttributes = try IdentityToolkit.names(r, "deleteAttribute"),
-            deleteProviders = try IdentityToolkit.names(r, "deleteProvider")
-        if let unknown = deleteAttributes.first(where: { $0 != "DISPLAY_NAME" })
-            ?? deleteProviders.first(where: { $0 != "phone" })
-        {
-            throw ToolkitError(
-                400, "INVALID_ARGUMENT", "PhoneAuth cannot delete \(Echo.quoted(unknown, or: "that attribute")).")
-        }
-        var displayName: String?? = deleteAttributes.isEmpty ? nil : .some(nil)
-        if let name = try r.string("displayName") { displayName = .some(name) }
-        var phone: String?? = deleteProviders.isEmpty ? nil : .some(nil)
+        let (displayName, deletesPhone) = try IdentityToolkit.accountChanges(r)
+        var phone: String?? = deletesPhone ? .some(nil) : nil
         if let number = try r.string("phoneNumber") { phone = .some(number) }
         let disabled = try r.bool("disableUser")
         let claims = try Self.claims(r)
