@@ -224,10 +224,14 @@ final class AbuseTests: XCTestCase {
     }
 
     func testAddressesAreCountedAsOneClientHoldsThem() throws {
-        XCTAssertEqual(try ClientAddress("192.0.2.1").limitKey, "192.0.2.1")
-        XCTAssertEqual(try ClientAddress("::ffff:192.0.2.1").limitKey, "192.0.2.1", "IPv4-mapped is the IPv4 address")
-        XCTAssertEqual(try ClientAddress("2001:db8:1:2:aaaa::1").limitKey, "2001:db8:1:2::/64")
-        XCTAssertEqual(try ClientAddress("2001:DB8:1:2:bbbb::9").limitKey, "2001:db8:1:2::/64", "one /64 is one client")
+        XCTAssertEqual(try ClientAddress("192.0.2.1", field: "clientIp").limitKey, "192.0.2.1")
+        XCTAssertEqual(
+            try ClientAddress("::ffff:192.0.2.1", field: "clientIp").limitKey, "192.0.2.1",
+            "IPv4-mapped is the IPv4 address")
+        XCTAssertEqual(try ClientAddress("2001:db8:1:2:aaaa::1", field: "clientIp").limitKey, "2001:db8:1:2::/64")
+        XCTAssertEqual(
+            try ClientAddress("2001:DB8:1:2:bbbb::9", field: "clientIp").limitKey, "2001:db8:1:2::/64",
+            "one /64 is one client")
         assertError(.invalidArgument) { _ = try ClientAddress("192.0.2", field: "clientIp") }
         assertError(.invalidArgument) { _ = try ClientAddress("example.com", field: "clientIp") }
         let engine = try makeEngines(clockAtWindowStart()) { $0.abuse.smsPerIpPerHour = 1 }[0]
