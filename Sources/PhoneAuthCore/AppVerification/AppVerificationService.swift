@@ -189,25 +189,18 @@ package final class AppVerificationService {
                     details: [("reason", .string(reason))])
             }
         case let .captcha(token)?:
-            func failed(_ reason: String, _ message: String) -> PhoneAuthError {
-                PhoneAuthError(.captchaCheckFailed, message, details: [("reason", .string(reason))])
-            }
-            guard let verifier = hooks.captchaVerifier else {
-                throw failed("noVerifier", "No captcha verifier is installed (phoneauth_set_captcha_verifier).")
-            }
+            guard let verifier = hooks.captchaVerifier else { throw CaptchaRefusal.noVerifier.error }
             // A token proves one request: claimed (by its hash) before the verifier is asked.
             let tokenId = Base64URL.encode(keys.codeHash(verificationId: "captcha-token", code: token))
             let expiresAt = clock.now().adding(seconds: config.receiptTtlSeconds)
             guard try store.claimAppCheck(id: tokenId, kind: .captchaToken, expiresAt: expiresAt) else {
-                throw failed("alreadyUsed", "This captcha token was already used; solve a new captcha.")
+                throw CaptchaRefusal.alreadyUsed.error
             }
             guard let verdict = verifier.verify(token: token, clientIp: clientIp?.text) else {
-                throw failed("verifierFailed", "The captcha verifier could not check the token.")
+                throw CaptchaRefusal.verifierFailed.error
             }
-            guard verdict.success else { throw failed("rejected", "The captcha verifier rejected the token.") }
-            if let score = verdict.score, !(score >= config.captchaMinScore) {
-                throw failed("lowScore", "The captcha score is below captcha.minScore.")
-            }
+            guard verdict.success else { throw CaptchaRefusal.rejected.error }
+            if let score = verdict.score, !(score >= config.captchaMinScore) { throw CaptchaRefusal.lowScore.error }
         }
     }
 
