@@ -22,6 +22,9 @@ final class EmulatorSupport: @unchecked Sendable {  // the kept codes are only t
     private var bySession: [String: Sent] = [:]
     private var order: [String] = []
     private var head = 0
+    /// Calls waiting for the code of a verification (`awaitCode`), woken by `keep`.
+    private var waiters: [String: [(token: UInt64, continuation: CheckedContinuation<Void, Never>)]] = [:]
+    private var nextToken: UInt64 = 0
     private let codeLength: Int
     static let keepSeconds: Int64 = 600
     static let audience = "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit"
@@ -38,27 +41,51 @@ final class EmulatorSupport: @unchecked Sendable {  // the kept codes are only t
             if bySession[message.verificationID] == nil { order.append(message.verificationID) }
             bySession[message.verificationID] = Sent(
                 code: code, phoneNumber: message.to, sessionInfo: message.verificationID, at: now)
-            lock.broadcast()
-        }
+            return waiters.removeValue(forKey: message.verificationID) ?? []
+        }.forEach { $0.continuation.resume() }
         return true
     }
 
     /// Returns once the code of `verificationID` is kept, or once the engine owes it no SMS (a
     /// test number, a delivery that ended otherwise); at most about 10 s, for a message the engine
-    /// keeps failing to hand over. Looks every 20 ms without holding a thread.
+    /// keeps failing to hand over. `keep` wakes it at once; holds no thread while it waits.
     func awaitCode(of verificationID: String, auth: PhoneAuth) async {
         let params = JSONCodec.serialize(.object([("verificationId", .string(verificationID))]))
-        for round in 0..<Self.awaitRounds {
+        for _ in 0..<Self.awaitRounds {
             if lock.withLock({ bySession[verificationID] != nil }) { return }
-            if round % 5 == 0 {
-                let (status, json) = await auth.call("getVerificationStatus", paramsJSON: params)
-                guard status == 0, (try? JSONCodec.parse(json))?["delivery"]?.stringValue == "pending" else { return }
-            }
-            try? await Task.sleep(for: .milliseconds(20))
+            let (status, json) = await auth.call("getVerificationStatus", paramsJSON: params)
+            guard status == 0, (try? JSONCodec.parse(json))?["delivery"]?.stringValue == "pending" else { return }
+            await waitForKeep(of: verificationID, upTo: .milliseconds(100))
         }
     }
 
-    private static let awaitRounds = 500
+    /// Suspends until `keep` has the code of `verificationID`, or `limit` has passed.
+    private func waitForKeep(of verificationID: String, upTo limit: Duration) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let token: UInt64? = lock.withLock {
+                guard bySession[verificationID] == nil else { return nil }
+                nextToken += 1
+                waiters[verificationID, default: []].append((nextToken, continuation))
+                return nextToken
+            }
+            guard let token else { return continuation.resume() }
+            Task {
+                try? await Task.sleep(for: limit)
+                // Resumed here only if `keep` has not resumed it: each waiter is taken out once.
+                let late = self.lock.withLock { () -> CheckedContinuation<Void, Never>? in
+                    guard let index = self.waiters[verificationID]?.firstIndex(where: { $0.token == token }) else {
+                        return nil
+                    }
+                    let waiter = self.waiters[verificationID]!.remove(at: index)
+                    if self.waiters[verificationID]?.isEmpty == true { self.waiters[verificationID] = nil }
+                    return waiter.continuation
+                }
+                late?.resume()
+            }
+        }
+    }
+
+    private static let awaitRounds = 100
 
     private func dropOld(now: Timestamp) {
         while head < order.count, let first = bySession[order[head]],
