@@ -1,6 +1,5 @@
 /// Users out and in, in the JSON of Firebase's `auth:export` / `auth:import` (and firebase-admin's
 /// import_users): so users move between Firebase and PhoneAuth, and between PhoneAuth stores.
-/// Moving users in and out in the JSON of Firebase's `auth:export`.
 package final class AccountTransfer {
     private let clock: Clock
     private let store: any AccountStore

@@ -94,7 +94,6 @@ package final class KeyService {
         return keyFile
     }
 
-    /// Stops delivery and closes the store. Safe to call more than once.
     /// Opens the key ring, finishing a rekey that was interrupted: one that committed but had not
     /// yet renamed `<key file>.new` into place opens with the new key, which then takes its place;
     /// one that never committed leaves a `.new` file that is removed.

@@ -1,4 +1,3 @@
-/// Second factors: enrolment (SMS and TOTP), removal, and completing a sign-in that needs one.
 /// Second factors: enrolling an SMS number or an authenticator app, removing one, and completing
 /// a sign-in that needs one.
 package final class MultiFactorService {
