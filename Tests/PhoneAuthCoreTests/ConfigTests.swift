@@ -78,4 +78,34 @@ final class ConfigTests: XCTestCase {
             XCTAssertEqual(error.details.first { $0.0 == "key" }?.1, .string("sms"))
         }
     }
+
+    /// What the URI says about connecting is taken, never overridden in silence (issue 28, item 3).
+    func testTheURIsConnectionParametersAreHonouredOrRefused() throws {
+        let uri = "postgresql://u:secret@h1:5432,h2:5433/db?target_session_attrs=read-write"
+        XCTAssertEqual(try read(#"{"database": "\#(uri)"}"#).postgres.connectTimeoutSeconds, 5, "the default")
+        let short = try read(#"{"database": "\#(uri)&connect_timeout=2"}"#)
+        XCTAssertEqual(short.postgres.connectTimeoutSeconds, 2, "the URI's timeout, not the default")
+        let same = #"{"database": "\#(uri)&connect_timeout=7", "postgres": {"connectTimeoutSeconds": 7}}"#
+        XCTAssertEqual(try read(same).postgres.connectTimeoutSeconds, 7)
+        let keepalive = try read(#"{"database": "\#(uri)&keepalives_idle=30"}"#).postgres
+        XCTAssertTrue(keepalive.uriSets("keepalives_idle"), "left to the URI, not replaced by the engine's")
+        XCTAssertFalse(keepalive.uriSets("keepalives_count"))
+        for (text, key) in [
+            (#"{"database": "\#(uri)&connect_timeout=2", "postgres": {"connectTimeoutSeconds": 5}}"#,
+             "postgres.connectTimeoutSeconds"),
+            (#"{"database": "\#(uri)&connect_timeout=soon"}"#, "database"),
+            (#"{"database": "\#(uri)&options=-c%20search_path%3Dother"}"#, "database"),
+            (#"{"database": "\#(uri)&client_encoding=LATIN1"}"#, "database"),
+        ] {
+            do {
+                _ = try read(text)
+                XCTFail("accepted \(text)")
+            } catch let error as PhoneAuthError {
+                XCTAssertEqual(error.code, .invalidConfiguration, text)
+                XCTAssertEqual(error.detail("key"), .string(key), text)
+                XCTAssertFalse(error.message.contains("secret"), "the password is never shown: \(error.message)")
+            }
+        }
+        XCTAssertNoThrow(try read(#"{"database": "\#(uri)&client_encoding=utf8"}"#))
+    }
 }

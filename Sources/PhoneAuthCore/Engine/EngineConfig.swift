@@ -94,6 +94,7 @@ package struct EngineConfig: Sendable {
                 details: [("key", .string("database"))])
         }
         var c = EngineConfig(database: database)
+        var configuredConnectTimeout: Int?
         if let postgres = try r.object("postgres") {
             try postgres.rejectUnknown(["poolSize", "schema", "connectTimeoutSeconds", "statementTimeoutMs"])
             c.postgres.poolSize = Int(try postgres.int("poolSize", in: 1...100) ?? Int64(c.postgres.poolSize))
@@ -105,10 +106,14 @@ package struct EngineConfig: Sendable {
                 }
                 c.postgres.schema = schema
             }
-            c.postgres.connectTimeoutSeconds = Int(
-                try postgres.int("connectTimeoutSeconds", in: 1...300) ?? Int64(c.postgres.connectTimeoutSeconds))
+            configuredConnectTimeout = try postgres.int("connectTimeoutSeconds", in: 1...300).map { Int($0) }
+            c.postgres.connectTimeoutSeconds = configuredConnectTimeout ?? c.postgres.connectTimeoutSeconds
             c.postgres.statementTimeoutMs = Int(
                 try postgres.int("statementTimeoutMs", in: 100...600_000) ?? Int64(c.postgres.statementTimeoutMs))
+        }
+        if PostgresSettings.isURI(database) {
+            c.postgres.uri = database
+            try c.postgres.adoptURIParameters(configuredConnectTimeout: configuredConnectTimeout)
         }
         if let v = try r.string("projectId") {
             guard !v.isEmpty, v.utf8.count <= 128 else { throw bad("projectId", "must be 1 to 128 characters") }

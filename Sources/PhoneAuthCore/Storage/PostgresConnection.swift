@@ -64,13 +64,19 @@ final class PostgresConnection: SQLConnection {
         let options =
             "-c search_path=\(settings.schema) -c statement_timeout=\(timeout * 4 / 5) -c lock_timeout=\(timeout / 2)"
             + " -c idle_in_transaction_session_timeout=\(max(2 * timeout, 10_000))"
-        // The URI comes first and is expanded; the later values override what it says.
-        let parameters: [(String, String)] = [
-            ("dbname", settings.uri), ("connect_timeout", String(settings.connectTimeoutSeconds)), ("options", options),
-            ("application_name", "phoneauth"), ("client_encoding", "UTF8"),
+        // The URI comes first and is expanded; the later values override what it says, so only
+        // what it does not say is added (the configuration has already taken its connect_timeout
+        // and refused what would conflict: PostgresSettings.adoptURIParameters).
+        let defaults: [(String, String)] = [
+            ("application_name", "phoneauth"),
             // A server that vanishes without closing the socket is noticed within seconds.
             ("keepalives", "1"), ("keepalives_idle", "5"), ("keepalives_interval", "2"), ("keepalives_count", "2"),
         ]
+        let parameters: [(String, String)] =
+            [
+                ("dbname", settings.uri), ("connect_timeout", String(settings.connectTimeoutSeconds)),
+                ("options", options), ("client_encoding", "UTF8"),
+            ] + defaults.filter { !settings.uriSets($0.0) }
         let made = withCStrings(parameters.map(\.0)) { keys in
             withCStrings(parameters.map(\.1)) { values in PQconnectdbParams(keys, values, 1) }
         }

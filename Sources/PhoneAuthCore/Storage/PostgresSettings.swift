@@ -55,6 +55,51 @@ package struct PostgresSettings: Sendable {
         passwords.reduce(text) { $0.replacingEvery($1, with: "****") }
     }
 
+    /// The URI's query parameters (`?connect_timeout=2&…`), percent-decoded.
+    package var uriParameters: [(name: String, value: String)] {
+        parts.query.split(separator: "&").compactMap { item in
+            let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = PercentEncoding.decode(String(pair[0])) else { return nil }
+            return (name, pair.count == 2 ? PercentEncoding.decode(String(pair[1])) ?? "" : "")
+        }
+    }
+
+    /// Whether the URI sets the connection parameter `name` (the engine then leaves it as it is).
+    package func uriSets(_ name: String) -> Bool { uriParameters.contains { $0.name == name } }
+
+    /// Takes what the URI says about connecting, so nothing it says is overridden in silence: its
+    /// `connect_timeout` becomes the timeout unless `postgres.connectTimeoutSeconds` says
+    /// another (`configured`), which is refused as a conflict. Parameters the engine must set
+    /// itself are refused: `options` (the engine's schema and timeouts) and a `client_encoding`
+    /// other than UTF8.
+    package mutating func adoptURIParameters(configuredConnectTimeout configured: Int?) throws(PhoneAuthError) {
+        func bad(_ message: String) -> PhoneAuthError {
+            PhoneAuthError(.invalidConfiguration, "The database URI's \(message)", details: [("key", .string("database"))])
+        }
+        for (name, value) in uriParameters {
+            switch name {
+            case "connect_timeout":
+                guard let seconds = Int(value), (1...300).contains(seconds) else {
+                    throw bad("connect_timeout must be a whole number of seconds from 1 to 300.")
+                }
+                if let configured, configured != seconds {
+                    throw PhoneAuthError(
+                        .invalidConfiguration,
+                        "The database URI's connect_timeout (\(seconds) s) and postgres.connectTimeoutSeconds "
+                            + "(\(configured) s) disagree: give the timeout in one place.",
+                        details: [("key", .string("postgres.connectTimeoutSeconds"))])
+                }
+                connectTimeoutSeconds = seconds
+            case "options":
+                throw bad("options cannot be set: the engine sets the session's options itself (postgres.schema, "
+                    + "postgres.statementTimeoutMs).")
+            case "client_encoding" where value.uppercased() != "UTF8":
+                throw bad("client_encoding must be UTF8, the engine's.")
+            default: break
+            }
+        }
+    }
+
     /// The URI with its password replaced by ****, for showing to an operator.
     package var redactedURI: String { redact(uri) }
 }
