@@ -23,7 +23,7 @@ struct FailureReporter {
 
     /// Reports a failed sign-in (`signInFailed`) and returns its error.
     func reported(_ error: PhoneAuthError, clientIp: ClientAddress?, now: Timestamp) -> PhoneAuthError {
-        let reason = error.details.first(where: { $0.0 == "reason" })?.1
+        let reason = error.detail("reason")
         events.emit(
             .signInFailed, at: now,
             [
