@@ -249,6 +249,34 @@ final class DeliveryStateMachineTests: XCTestCase {
     // MARK: Helpers
 
     /// A machine with providers, its first look at the store done.
+    /// A call whose write of its message may have committed (its answer lost): the message,
+    /// leased to this engine that never got it, is released at once, then looked for; again on
+    /// the next poll if the store did not answer; never once it is held here or its lease is over.
+    func testAMessageWhoseCommitIsUnknownIsReleasedAsSoonAsTheStoreAnswers() {
+        var machine = ready()
+        let lease = t0.adding(milliseconds: 30_000)
+        machine.commitUnknown("a", leaseUntil: lease)
+        machine.commitUnknown("b", leaseUntil: lease)
+        guard case let .release(ids) = machine.nextChore(now: t0) else { return XCTFail("not released") }
+        XCTAssertEqual(ids, ["a", "b"])
+        machine.releaseFailed(now: t0)
+        guard case .sleep(let wait) = machine.nextChore(now: t0), wait <= Machine.pollMilliseconds else {
+            return XCTFail("no wait before the next try")
+        }
+        let later = t0.adding(milliseconds: Machine.pollMilliseconds)
+        guard case .release(["a", "b"]) = machine.nextChore(now: later) else { return XCTFail("not tried again") }
+        machine.released(["a", "b"], now: later)
+        XCTAssertTrue(machine.unsure.isEmpty)
+        guard case .lookAtStore = machine.nextChore(now: later) else { return XCTFail("not looked for at once") }
+
+        // Taken from the store since ("c" is held here): not released; a lease that ran out ("d"): dropped.
+        _ = machine.claimed([message("c")], now: later)
+        machine.commitUnknown("c", leaseUntil: lease)
+        machine.commitUnknown("d", leaseUntil: later)
+        if case .release = machine.nextChore(now: later.adding(milliseconds: 1)) { XCTFail("released a held one") }
+        XCTAssertTrue(machine.unsure.isEmpty)
+    }
+
     private func ready(_ settings: Machine.Settings? = nil) -> Machine {
         var machine = Machine(settings: settings ?? self.settings, now: t0)
         _ = machine.chainReplaced(hasProvider: true)

@@ -240,18 +240,6 @@ final class MultiFactorTests: XCTestCase {
         XCTAssertTrue(fresh.isNewUser)
         XCTAssertTrue(fresh.user.factors.isEmpty, "a new account on the same number starts without factors")
     }
-
-    func base32Decode(_ text: String) -> [UInt8]? {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
-        var bytes: [UInt8] = [], buffer: UInt32 = 0, bits = 0
-        for c in text {
-            guard let value = alphabet.firstIndex(of: c) else { return nil }
-            buffer = buffer << 5 | UInt32(value)
-            bits += 5
-            if bits >= 8 { bytes.append(UInt8(buffer >> UInt32(bits - 8) & 0xff)); bits -= 8 }
-        }
-        return bytes
-    }
 }
 
 extension MultiFactorTests {
@@ -355,7 +343,11 @@ extension MultiFactorTests {
         // A sign-in verification of the number is not the proof, nor replaced by it.
         let started = try engine.verification.verifyPhoneNumber(first)
         XCTAssertNotEqual(started.verificationId, credential.verificationId)
-        XCTAssertEqual(try engine.signIn.signIn(with: credential).user.uid, owner.user.uid)
+        let signedIn = try engine.signIn.signIn(with: credential)
+        XCTAssertEqual(signedIn.user.uid, owner.user.uid)
+        // Presented again soon after, as a retry: the same session; later, used.
+        XCTAssertEqual(try engine.signIn.signIn(with: credential).refreshToken, signedIn.refreshToken)
+        clock.advance(seconds: 31)
         assertError(.invalidCredential, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: credential) }
     }
 

@@ -248,3 +248,16 @@ extension Label: ExpressibleByStringLiteral {
 extension LanguageTag: ExpressibleByStringLiteral {
     public init(stringLiteral text: String) { try! self.init(text) }
 }
+
+/// RFC 4648 base32 (no padding), as authenticator apps read a TOTP secret.
+func base32Decode(_ text: String) -> [UInt8]? {
+    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+    var bytes: [UInt8] = [], buffer: UInt32 = 0, bits = 0
+    for c in text {
+        guard let value = alphabet.firstIndex(of: c) else { return nil }
+        buffer = buffer << 5 | UInt32(value)
+        bits += 5
+        if bits >= 8 { bytes.append(UInt8(buffer >> UInt32(bits - 8) & 0xff)); bits -= 8 }
+    }
+    return bytes
+}

@@ -96,25 +96,38 @@ final class VerificationTests: XCTestCase {
     }
 
     func testCodesAreSingleUse() throws {
-        let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"] })
+        // With retries off; SignInRetryTests has a used code presented again soon after.
+        let engine = try Engine(
+            config: makeConfig(temporaryDirectory()) {
+                $0.testPhoneNumbers = [phone: "123456"]; $0.signInRetrySeconds = 0
+            })
         let credential = PhoneCredential(
             verificationId: try engine.verification.verifyPhoneNumber(phone).verificationId, verificationCode: "123456")
         XCTAssertTrue(try engine.signIn.signIn(with: credential).isNewUser)
         assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: credential) }
     }
 
-    func testConcurrentRedemptionSucceedsOnce() throws {
-        let engine = try Engine(config: makeConfig(temporaryDirectory()) { $0.testPhoneNumbers = [phone: "123456"] })
-        for _ in 0..<20 {
-            let credential = PhoneCredential(
-                verificationId: try engine.verification.verifyPhoneNumber(phone).verificationId,
-                verificationCode: "123456")
-            let successes = Lock()
-            var count = 0
-            DispatchQueueLike.concurrentPerform(iterations: 4) { _ in
-                if (try? engine.signIn.signIn(with: credential)) != nil { successes.withLock { count += 1 } }
+    /// Retries off: one redemption succeeds. On (the default): every one gets the one session.
+    func testConcurrentRedemptionOpensOneSession() throws {
+        for retrySeconds: Int64 in [0, 30] {
+            let engine = try Engine(
+                config: makeConfig(temporaryDirectory()) {
+                    $0.testPhoneNumbers = [phone: "123456"]; $0.signInRetrySeconds = retrySeconds
+                })
+            for _ in 0..<20 {
+                let credential = PhoneCredential(
+                    verificationId: try engine.verification.verifyPhoneNumber(phone).verificationId,
+                    verificationCode: "123456")
+                let successes = Lock()
+                var tokens: [String] = []
+                DispatchQueueLike.concurrentPerform(iterations: 4) { _ in
+                    if let result = try? engine.signIn.signIn(with: credential) {
+                        successes.withLock { tokens.append(result.refreshToken) }
+                    }
+                }
+                XCTAssertEqual(tokens.count, retrySeconds == 0 ? 1 : 4)
+                XCTAssertEqual(Set(tokens).count, 1, "one session")
             }
-            XCTAssertEqual(count, 1)
         }
     }
 

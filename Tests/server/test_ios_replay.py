@@ -14,6 +14,7 @@ import urllib.parse
 from typing import Any, Dict, Optional, Tuple
 
 import jwt
+import pytest
 
 from conftest import (ADMIN_TOKEN, ISSUER, PROJECT, SECOND_CODE, SECOND_NUMBER, TEST_CODE, TEST_NUMBER, Server,
                       start_server)
@@ -454,17 +455,26 @@ def test_linking_a_number_another_account_owns_answers_a_temporary_proof(emulato
     assert "phoneNumber" not in account["users"][0], account
 
 
-def test_a_temporary_proof_works_once(emulator):
-    client = IOSClient(emulator)
-    client.sign_in(TEST_NUMBER, TEST_CODE)
-    user = custom_token_user(emulator, client, "u3")
-    status, body, _ = client.verify_phone_number(client.start(TEST_NUMBER), TEST_CODE, id_token=user["idToken"],
-                                                 operation="LINK")
-    assert status == 200 and "temporaryProof" in body, body
-    status, signed_in, _ = client.verify_temporary_proof(body["temporaryProof"], TEST_NUMBER)
-    assert status == 200, signed_in
-    assert_toolkit_error(client.verify_temporary_proof(body["temporaryProof"], TEST_NUMBER), 400,
-                         "INVALID_TEMPORARY_PROOF")
+@pytest.mark.parametrize("retry_seconds", [0, 30])
+def test_a_temporary_proof_works_once(tmp_path, retry_seconds):
+    """Once; presented again within signInRetrySeconds it is a retry and gets the same session."""
+    server = start_server(tmp_path, engine={"signInRetrySeconds": retry_seconds}, server={"emulatorCompat": True})
+    try:
+        client = IOSClient(server)
+        client.sign_in(TEST_NUMBER, TEST_CODE)
+        user = custom_token_user(server, client, "u3")
+        status, body, _ = client.verify_phone_number(client.start(TEST_NUMBER), TEST_CODE,
+                                                     id_token=user["idToken"], operation="LINK")
+        assert status == 200 and "temporaryProof" in body, body
+        status, signed_in, _ = client.verify_temporary_proof(body["temporaryProof"], TEST_NUMBER)
+        assert status == 200, signed_in
+        again = client.verify_temporary_proof(body["temporaryProof"], TEST_NUMBER)
+        if retry_seconds:
+            assert again[0] == 200 and again[1]["refreshToken"] == signed_in["refreshToken"], again
+        else:
+            assert_toolkit_error(again, 400, "INVALID_TEMPORARY_PROOF")
+    finally:
+        server.stop()
 
 
 def test_update_changes_the_number(emulator):

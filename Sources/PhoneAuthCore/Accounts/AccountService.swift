@@ -196,7 +196,7 @@ package final class AccountService {
     func user(from outcome: AccountOutcome) throws -> UserRecord {
         switch outcome {
         case let .done(user): return user
-        case let .signedIn(session, _): return session.user
+        case let .signedIn(session, _), let .resumed(session, _, _, _): return session.user
         case let .rejected(rejection): throw failures.rejected(rejection, clientIp: nil, now: clock.now())
         case let .refused(refusal): throw AccountErrors.error(refusal)
         case let .secondFactorRequired(user):

@@ -20,6 +20,9 @@ struct DeliveryStateMachine {
         /// No provider (a callback not installed yet): these messages go back to the store, so an
         /// engine that has one sends them, and this one takes them again once it has one.
         case handBack([OutboxMessage])
+        /// Messages this engine may have written without holding them (the write's commit is
+        /// unknown): their leases go back to the store, due at once (`released` or `releaseFailed`).
+        case release(verificationIds: [String])
         /// Extend the leases of the messages this engine holds (queued, being sent, or sent and not
         /// yet recorded) until `until`.
         case renewLeases(verificationIds: [String], until: Timestamp)
@@ -89,6 +92,11 @@ struct DeliveryStateMachine {
     private(set) var queue: [OutboxMessage] = []
     /// Messages queued, being sent or sent-but-unrecorded here, whose leases this engine renews.
     private(set) var held: Set<String> = []
+    /// Messages whose row a failed call may have written (its commit unknown), leased to this
+    /// engine that never got them: released as soon as the store answers, so a retry of the call
+    /// does not leave its SMS waiting for the lease. Each until its lease runs out at the latest.
+    private(set) var unsure: [String: Timestamp] = [:]
+    private var nextRelease: Timestamp
     /// Outcomes not yet written to the store.
     private(set) var unrecorded: [Finished] = []
     private(set) var hasProvider = false
@@ -113,6 +121,7 @@ struct DeliveryStateMachine {
         nextRenewal = now.adding(milliseconds: settings.leaseMilliseconds / 3)
         nextRecordAttempt = now
         pollDeadline = now
+        nextRelease = now
     }
 
     // MARK: Bookkeeping
@@ -126,6 +135,11 @@ struct DeliveryStateMachine {
             held.subtract(messages.map(\.verificationId))
             queue.removeAll()
             return done(.handBack(messages))
+        }
+        if !unsure.isEmpty, now >= nextRelease {
+            // One taken from the store since is held here, and one whose lease ran out is anyone's.
+            unsure = unsure.filter { $0.value > now && !held.contains($0.key) }
+            if !unsure.isEmpty { return done(.release(verificationIds: unsure.keys.sorted())) }
         }
         if held.isEmpty { nextRenewal = now.adding(milliseconds: settings.leaseMilliseconds / 3) }
         if now >= nextRenewal {
@@ -149,7 +163,9 @@ struct DeliveryStateMachine {
             ? Self.pollMilliseconds
             : nextRecordAttempt.milliseconds - now.milliseconds
         let untilRenewal = nextRenewal.milliseconds - now.milliseconds
-        return .sleep(milliseconds: max(1, min(untilStoreCheck, untilRecord, Self.pollMilliseconds, untilRenewal)))
+        let untilRelease = unsure.isEmpty ? Self.pollMilliseconds : nextRelease.milliseconds - now.milliseconds
+        return .sleep(
+            milliseconds: max(1, min(untilStoreCheck, untilRecord, Self.pollMilliseconds, untilRenewal, untilRelease)))
     }
 
     /// A chore other than sleep ends the wait for more outcomes.
@@ -182,6 +198,23 @@ struct DeliveryStateMachine {
     /// The store refused the outcomes a look at it began with: they are kept for the next chore.
     mutating func putBack(_ batch: [Finished]) {
         unrecorded.insert(contentsOf: batch, at: 0)
+    }
+
+    /// A call that wrote (or tried to write) `verificationId`'s message, leased to this engine
+    /// until `leaseUntil`, failed without knowing whether its write committed.
+    mutating func commitUnknown(_ verificationId: String, leaseUntil: Timestamp) {
+        unsure[verificationId] = leaseUntil
+    }
+
+    /// The store took back the leases of `verificationIds` at `now`: they are due, so look at once.
+    mutating func released(_ verificationIds: [String], now: Timestamp) {
+        for id in verificationIds { unsure[id] = nil }
+        nextStoreCheck = now
+    }
+
+    /// The store did not answer: release them on the next poll.
+    mutating func releaseFailed(now: Timestamp) {
+        nextRelease = now.adding(milliseconds: Self.pollMilliseconds)
     }
 
     // MARK: Looking at the store

@@ -79,8 +79,8 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
         // The store may refuse the last outcomes: a later engine will send those messages again,
         // but these were sent, and the sink is told so.
         if !write(last) { tell(last) }
-        let left = state.withLock { machine.drain() }
-        try? store.releaseLeases(verificationIds: left.map(\.verificationId), now: clock.now(), leaseOwner: leaseOwner)
+        let left = state.withLock { machine.drain().map(\.verificationId) + machine.unsure.keys }
+        try? store.releaseLeases(verificationIds: left, now: clock.now(), leaseOwner: leaseOwner)
     }
 
     /// A lease for a message this engine takes now.
@@ -117,6 +117,16 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
         }
     }
 
+    /// A call that wrote (or tried to write) the outbox row of `verificationId` with `lease` failed
+    /// without knowing whether the write committed: if it did, the message is released to be sent
+    /// at once, rather than when the lease runs out.
+    func commitUnknown(verificationId: String, lease: DeliveryLease) {
+        state.withLock {
+            machine.commitUnknown(verificationId, leaseUntil: lease.until)
+            if sleepers > 0 { state.broadcast() }
+        }
+    }
+
     // MARK: Threads
 
     /// The bookkeeping thread: records outcomes, renews leases, takes due messages from the store.
@@ -135,6 +145,14 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
                 try? store.releaseLeases(
                     verificationIds: messages.map(\.verificationId), now: clock.now(),
                     leaseOwner: leaseOwner)
+            case let .release(ids):
+                let now = clock.now()
+                do {
+                    try store.releaseLeases(verificationIds: ids, now: now, leaseOwner: leaseOwner)
+                    state.withLock { machine.released(ids, now: now) }
+                } catch {
+                    state.withLock { machine.releaseFailed(now: now) }
+                }
             case let .renewLeases(ids, until):
                 try? store.renewLeases(verificationIds: ids, lease: DeliveryLease(owner: leaseOwner, until: until))
             case let .record(batch):

@@ -22,6 +22,9 @@ package struct EngineConfig: Sendable {
     /// How long after a rotation the previous refresh token still gets the new one (a retried or
     /// concurrent refresh is not theft); 0: any earlier token ends the session at once.
     package var refreshReuseIntervalSeconds: Int64 = 10
+    /// How long after a sign-in its credential, presented again, gets the same session (a retry
+    /// after an error whose commit is unknown); 0: a used code is refused at once.
+    package var signInRetrySeconds: Int64 = 30
     package var codeLength = 6
     package var codeTtlSeconds: Int64 = 300
     package var maxAttempts = 5
@@ -81,7 +84,7 @@ package struct EngineConfig: Sendable {
         let r = try ObjectReader(json, code: .invalidConfiguration, what: "configuration")
         try r.rejectUnknown([
             "database", "projectId", "issuer", "masterKey", "signingAlgorithm", "idTokenTtlSeconds",
-            "refreshReuseIntervalSeconds", "signingKeyRotationDays",
+            "refreshReuseIntervalSeconds", "signInRetrySeconds", "signingKeyRotationDays",
             "codeLength", "codeTtlSeconds", "maxAttempts", "resendAfterSeconds", "defaultLanguageCode",
             "testPhoneNumbers", "appVerification", "sms", "sqliteSynchronous", "mfa",
             "quotas", "smsRegionPolicy", "phoneNumberTypes", "captcha", "postgres",
@@ -136,6 +139,7 @@ package struct EngineConfig: Sendable {
         c.signingKeyRotationDays = try r.int("signingKeyRotationDays", in: 0...3650) ?? 0
         c.refreshReuseIntervalSeconds =
             try r.int("refreshReuseIntervalSeconds", in: 0...300) ?? c.refreshReuseIntervalSeconds
+        c.signInRetrySeconds = try r.int("signInRetrySeconds", in: 0...300) ?? c.signInRetrySeconds
         c.codeLength = Int(try r.int("codeLength", in: 6...10) ?? Int64(c.codeLength))
         c.codeTtlSeconds = try r.int("codeTtlSeconds", in: 1...3600) ?? c.codeTtlSeconds
         c.maxAttempts = Int(try r.int("maxAttempts", in: 1...20) ?? Int64(c.maxAttempts))

@@ -67,6 +67,9 @@ package final class SessionService {
         )
     }
 
+    /// `token`'s secret sealed, for the session to keep (see NewSignIn.sealedSecret).
+    func sealed(_ token: RefreshToken) throws -> [UInt8] { try keys.sealRefreshSecret(token) }
+
     /// A new session that carries on `session` (same first and second factor, same auth_time),
     /// for the fresh tokens an account change returns. The presented session stays valid.
     /// `provider` is the credential just proved, when there is one (a link or a number change
@@ -95,20 +98,13 @@ package final class SessionService {
         case let .signedIn(session, isNew):
             let refreshToken = RefreshToken(
                 uid: session.user.uid, sessionId: session.sessionId, generation: 0, secret: first.secret)
-            let result = SignInResult(
-                user: session.user, idToken: try tokens.issue(for: session, now: now), refreshToken: refreshToken.text,
-                expiresIn: config.idTokenTtlSeconds, isNewUser: isNew,
-                providerId: session.provider.rawValue)
-            events.emit(
-                .signInSucceeded, at: now,
-                [
-                    ("uid", .string(session.user.uid)),
-                    ("phoneNumber", session.user.phoneNumber.map { .string(PhoneNumber.mask($0)) }),
-                    ("provider", .string(session.provider.rawValue)),
-                    ("secondFactor", session.secondFactor.map { .string($0.rawValue) }),
-                    ("isNewUser", .bool(isNew)), ("clientIp", clientIp.map { .string($0.text) }),
-                ])
-            return result
+            return try signedIn(session, refreshToken, isNew: isNew, now: now, clientIp: clientIp)
+        case let .resumed(session, isNew, generation, sealed):
+            guard let secret = keys.openRefreshSecret(sealed, sessionId: session.sessionId, generation: generation)
+            else { throw PhoneAuthError(.internalError, "A stored refresh secret could not be opened.") }
+            let refreshToken = RefreshToken(
+                uid: session.user.uid, sessionId: session.sessionId, generation: generation, secret: secret)
+            return try signedIn(session, refreshToken, isNew: isNew, now: now, clientIp: clientIp)
         case let .done(user):
             throw PhoneAuthError(.internalError, "No session was opened for user \(user.uid).")
         case let .rejected(rejection):
@@ -122,6 +118,24 @@ package final class SessionService {
         case let .locked(until):
             throw MultiFactorErrors.factorLocked(until: until, now: now)
         }
+    }
+
+    private func signedIn(
+        _ session: SessionInfo, _ refreshToken: RefreshToken, isNew: Bool, now: Timestamp, clientIp: ClientAddress?
+    ) throws -> SignInResult {
+        let result = SignInResult(
+            user: session.user, idToken: try tokens.issue(for: session, now: now), refreshToken: refreshToken.text,
+            expiresIn: config.idTokenTtlSeconds, isNewUser: isNew, providerId: session.provider.rawValue)
+        events.emit(
+            .signInSucceeded, at: now,
+            [
+                ("uid", .string(session.user.uid)),
+                ("phoneNumber", session.user.phoneNumber.map { .string(PhoneNumber.mask($0)) }),
+                ("provider", .string(session.provider.rawValue)),
+                ("secondFactor", session.secondFactor.map { .string($0.rawValue) }),
+                ("isNewUser", .bool(isNew)), ("clientIp", clientIp.map { .string($0.text) }),
+            ])
+        return result
     }
 
     package func refreshIdToken(_ refreshToken: String) throws -> SignInResult {

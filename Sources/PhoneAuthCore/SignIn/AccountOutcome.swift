@@ -2,6 +2,9 @@
 package enum AccountOutcome: Sendable {
     /// A session was opened: what its tokens are made from.
     case signedIn(SessionInfo, isNewUser: Bool)
+    /// The same credential again, soon after it signed in: that session, at `generation`, whose
+    /// current secret is `sealedSecret`.
+    case resumed(SessionInfo, isNewUser: Bool, generation: Int64, sealedSecret: [UInt8])
     /// Done without a session; the user as it now is.
     case done(UserRecord)
     case rejected(CodeRejection)

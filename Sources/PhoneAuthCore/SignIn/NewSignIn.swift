@@ -5,6 +5,9 @@ package struct NewSignIn: Sendable {
     package var sessionId: String
     /// SHA-256 of the first refresh token's secret.
     package var refreshSecretHash: [UInt8]
+    /// That secret sealed, kept as the session's current one (as refreshes keep theirs) so that
+    /// a retried sign-in can hand the session's token out again (nil: not kept).
+    package var sealedSecret: [UInt8]? = nil
     /// How the session began and the custom token's claims as JSON text: every ID token of the
     /// session carries them.
     package var provider = SignInProvider.phone

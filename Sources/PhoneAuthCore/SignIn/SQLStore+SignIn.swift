@@ -3,17 +3,19 @@
 extension SQLStore {
     package func redeemVerification(
         id: String, temporaryProof: Bool, now: Timestamp, maxAttempts: Int, limits: CheckLimits,
-        codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn
+        codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn, retrySince: Timestamp?
     ) throws -> AccountOutcome {
         try write { db in
-            let verified: (phone: String, subject: String?)
+            let verified: (phone: String, subject: String?, earlier: EarlierSignIn?)
             switch try checkCode(
                 id: id, purpose: temporaryProof ? .temporaryProof : .signIn, subject: nil, anySubject: temporaryProof,
-                now: now, maxAttempts: maxAttempts, limits: limits, codeMatches: codeMatches, in: db)
+                now: now, maxAttempts: maxAttempts, limits: limits, codeMatches: codeMatches, usedSince: retrySince,
+                in: db)
             {
             case let .failure(rejection): return .rejected(rejection)
             case let .success(v): verified = v
             }
+            if let earlier = verified.earlier { return try again(earlier, signIn, phone: verified.phone, now: now, in: db) }
             let phone = verified.phone
             let holder = try numberHolder(phone, in: db)
             var user = holder.user
@@ -21,7 +23,6 @@ extension SQLStore {
             if temporaryProof && user?.uid != verified.subject { return .rejected(.unusable(reason: .ownerChanged)) }
             if user?.disabled == true { return .refused(.userDisabled) }
             if user == nil, holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
-            try markUsed(id, in: db)
             let isNew = user == nil
             if user == nil {
                 try db.run(
@@ -32,8 +33,32 @@ extension SQLStore {
                     createdAt: now, lastSignInAt: now, validSince: nil)
             }
             guard let user else { return .refused(.userNotFound) }
-            return try open(signIn, for: user, isNew: isNew, now: now, in: db)
+            let outcome = try open(signIn, for: user, isNew: isNew, now: now, in: db)
+            let session: String? = if case .signedIn = outcome { signIn.sessionId } else { nil }
+            try markUsed(
+                id, by: EarlierSignIn(uid: user.uid, sessionId: session, isNewUser: isNew), now: now, in: db)
+            return outcome
         }
+    }
+
+    /// A used code presented again within the retry interval: the session its sign-in opened,
+    /// handed out again (or, for a user with second factors, a new challenge). Nothing if the
+    /// user has since lost the number, been disabled, or ended that session.
+    private func again(
+        _ earlier: EarlierSignIn, _ signIn: NewSignIn, phone: String, now: Timestamp, in db: Connection
+    ) throws -> AccountOutcome {
+        guard let user = try self.user(uid: earlier.uid, in: db), user.phoneNumber == phone else {
+            return .rejected(.unusable(reason: .alreadyUsed))
+        }
+        if user.disabled { return .refused(.userDisabled) }
+        guard let sessionId = earlier.sessionId else { return try open(signIn, for: user, isNew: false, now: now, in: db) }
+        guard
+            let (generation, sealed) = try db.row(
+                "SELECT generation, sealed_secret FROM sessions WHERE uid = ? AND id = ? AND revoked_at IS NULL",
+                [.text(user.uid), .text(sessionId)], { ($0.int(0), $0.optionalBlob(1)) }),
+            let sealed, let session = try liveSession(uid: user.uid, id: sessionId, in: db)
+        else { return .rejected(.unusable(reason: .alreadyUsed)) }
+        return .resumed(session, isNewUser: earlier.isNewUser, generation: generation, sealedSecret: sealed)
     }
 
     /// Opens `signIn`'s session, or its challenge if the user has second factors.
@@ -55,14 +80,15 @@ extension SQLStore {
         try db.run(
             """
             INSERT INTO sessions (id, uid, secret_hash, created_at, auth_time, provider, developer_claims, \
-            second_factor, second_factor_enrollment)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            second_factor, second_factor_enrollment, sealed_secret)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(signIn.sessionId), .text(user.uid), .blob(signIn.refreshSecretHash), .int(now.milliseconds),
                 .int((signIn.authTime ?? now).milliseconds), .text(signIn.provider),
                 Self.optional(signIn.developerClaims),
                 Self.optional(signIn.secondFactor), Self.optional(signIn.secondFactorEnrollment),
+                signIn.sealedSecret.map { .blob($0) } ?? .null,
             ])
         return .signedIn(
             SessionInfo(

@@ -28,12 +28,15 @@ package final class SignInService {
             throw failures.reported(error, clientIp: credential.clientIp, now: now)
         }
         // 28 characters like Firebase's uids: creation time and 96 random bits (used if the user is new).
-        let (signIn, first) = sessions.newSignIn(
+        let retry = config.signInRetrySeconds
+        var (signIn, first) = sessions.newSignIn(
             uid: SortableID.make(at: now, randomBytes: 12), provider: .phone, now: now)
+        if retry > 0 { signIn.sealedSecret = try sessions.sealed(first) }
         let outcome = try store.redeemVerification(
             id: credential.verificationId, temporaryProof: credential.isTemporaryProof, now: now,
             maxAttempts: config.maxAttempts, limits: verification.checkLimits(credential),
-            codeMatches: verification.codeMatcher(credential), signIn: signIn)
+            codeMatches: verification.codeMatcher(credential), signIn: signIn,
+            retrySince: retry > 0 ? now.adding(seconds: -retry) : nil)
         if credential.isTemporaryProof, case let .rejected(rejection) = outcome {
             switch rejection {
             case .limited, .numberLocked: break  // reported as for any code: the proof may work later

@@ -103,37 +103,55 @@ extension SQLStore {
 
     /// Checks a code against an active verification of `purpose` (and `subject`) and counts a
     /// wrong one; the phone number it verified when it matches. Does not consume it.
+    /// With `usedSince`, a code a sign-in used since that time is checked too (wrong ones counted
+    /// as for an active code, while attempts are left) and, when it matches, what that sign-in
+    /// did comes back as `earlier`.
     func checkCode(
         id: String, purpose: VerificationPurpose, subject: String?, anySubject: Bool = false, now: Timestamp,
-        maxAttempts: Int, limits: CheckLimits, codeMatches: ([UInt8]) -> Bool,
+        maxAttempts: Int, limits: CheckLimits, codeMatches: ([UInt8]) -> Bool, usedSince: Timestamp? = nil,
         in db: Connection
-    ) throws -> Result<(phone: String, subject: String?), CodeRejection> {
+    ) throws -> Result<(phone: String, subject: String?, earlier: EarlierSignIn?), CodeRejection> {
         // The number's run of wrong codes comes in the same statement (one round trip less).
         guard
-            let (phone, codeHash, expiresAt, attempts, state, storedPurpose, storedSubject, lockedUntil) = try db.row(
-                """
-                SELECT v.phone, v.code_hash, v.expires_at, v.attempts, v.state, v.purpose, v.subject, f.locked_until
-                FROM verifications v LEFT JOIN number_failures f ON f.phone = v.phone WHERE v.id = ?
-                """, [.text(id)],
-                { row in
-                    (
-                        row.text(0), row.blob(1), Timestamp(milliseconds: row.int(2)), Int(row.int(3)),
-                        try row.text(4, as: VerificationState.self), try row.text(5, as: VerificationPurpose.self),
-                        row.optionalText(6), row.optionalInt(7)
-                    )
-                })
+            let (phone, codeHash, expiresAt, attempts, state, storedPurpose, storedSubject, lockedUntil, used) =
+                try db.row(
+                    """
+                    SELECT v.phone, v.code_hash, v.expires_at, v.attempts, v.state, v.purpose, v.subject, \
+                    f.locked_until, v.used_at, v.used_by, v.used_session, v.used_new_user
+                    FROM verifications v LEFT JOIN number_failures f ON f.phone = v.phone WHERE v.id = ?
+                    """, [.text(id)],
+                    { row in
+                        (
+                            row.text(0), row.blob(1), Timestamp(milliseconds: row.int(2)), Int(row.int(3)),
+                            try row.text(4, as: VerificationState.self),
+                            try row.text(5, as: VerificationPurpose.self),
+                            row.optionalText(6), row.optionalInt(7),
+                            row.optionalText(9).map { uid in
+                                (
+                                    at: row.int(8),
+                                    EarlierSignIn(
+                                        uid: uid, sessionId: row.optionalText(10), isNewUser: row.int(11) != 0)
+                                )
+                            }
+                        )
+                    })
         else { return .failure(.unknown) }
         // A code sent for another purpose (or another user's enrolment or challenge) is not this one's.
         guard storedPurpose == purpose, anySubject || storedSubject == subject else {
             return .failure(.unusable(reason: .wrongPurpose))
         }
+        var earlier: EarlierSignIn?
         switch state {
-        case .used: return .failure(.unusable(reason: .alreadyUsed))
+        case .used:
+            guard let usedSince, let used, used.at >= usedSince.milliseconds, attempts < maxAttempts else {
+                return .failure(.unusable(reason: .alreadyUsed))
+            }
+            earlier = used.1
         case .dead: return .failure(.unusable(reason: .tooManyAttempts))
         case .replaced: return .failure(.unusable(reason: .replaced))
-        case .active: break
+        case .active:
+            if expiresAt <= now { return .failure(.unusable(reason: .expired)) }
         }
-        if expiresAt <= now { return .failure(.unusable(reason: .expired)) }
         let counted = !limits.exempt.contains(phone)
         let hasFailures = lockedUntil != nil
         if counted {
@@ -149,9 +167,11 @@ extension SQLStore {
         }
         guard codeMatches(codeHash) else {
             let used = attempts + 1
+            // A used code stays used (it only runs out of retries); an active one dies at the limit.
+            let next = state == .used ? state : used >= maxAttempts ? .dead : .active
             try db.run(
                 "UPDATE verifications SET attempts = ?, state = ? WHERE id = ?",
-                [.int(Int64(used)), .text(used >= maxAttempts ? VerificationState.dead : .active), .text(id)])
+                [.int(Int64(used)), .text(next), .text(id)])
             if counted {
                 if let ip = limits.clientIp, limits.wrongCodesPerIpPer5Minutes > 0 {
                     try bump(.wrongCodesPerIp, key: ip, now: now, in: db)
@@ -160,16 +180,31 @@ extension SQLStore {
                     return .failure(.numberLocked(phone: phone, until: until, justLocked: true))
                 }
             }
+            // A wrong code for a used one says only that it is used, as it always did.
+            if state == .used { return .failure(.unusable(reason: .alreadyUsed)) }
             return .failure(.wrongCode(attemptsLeft: max(0, maxAttempts - used)))
         }
         // A right code ends the number's run of wrong ones (most numbers have none to end).
         if hasFailures { try db.run("DELETE FROM number_failures WHERE phone = ?", [.text(phone)]) }
-        return .success((phone, storedSubject))
+        return .success((phone, storedSubject, earlier))
     }
 
-    /// Consumes a verification checkCode accepted, in the same transaction.
-    func markUsed(_ id: String, in db: Connection) throws {
-        try db.run("UPDATE verifications SET state = 'used' WHERE id = ?", [.text(id)])
+    /// Consumes a verification checkCode accepted, in the same transaction; a sign-in records
+    /// what it did (`by`), for a retry of it.
+    func markUsed(_ id: String, by signIn: EarlierSignIn? = nil, now: Timestamp? = nil, in db: Connection) throws {
+        guard let signIn, let now else {
+            try db.run("UPDATE verifications SET state = 'used' WHERE id = ?", [.text(id)])
+            return
+        }
+        try db.run(
+            """
+            UPDATE verifications SET state = 'used', used_at = ?, used_by = ?, used_session = ?, used_new_user = ?
+            WHERE id = ?
+            """,
+            [
+                .int(now.milliseconds), .text(signIn.uid), Self.optional(signIn.sessionId),
+                .int(signIn.isNewUser ? 1 : 0), .text(id),
+            ])
     }
 
     package func verificationStatus(id: String, now: Timestamp) throws -> VerificationStatus? {

@@ -86,9 +86,17 @@ package final class VerificationService {
                 perProjectPerDay: policy.smsPerProjectPerDay,
                 perRegionPerDay: policy.smsPerRegionPerDay[phone.region] ?? 0,
                 regionBurstPerHour: policy.regionBurstPerHour)
-        let start = try store.startVerification(
-            verification, reuseIfCreatedAfter: reuseWindowStart,
-            lease: worker.newLease(), limits: limits)
+        let lease = worker.newLease()
+        let start: VerificationStart
+        do {
+            start = try store.startVerification(
+                verification, reuseIfCreatedAfter: reuseWindowStart, lease: lease, limits: limits)
+        } catch let error as PhoneAuthError where error.code == .storageError && outbox != nil {
+            // The write may have committed with its answer lost: then its message is owed, and a
+            // retry (answered with this verification) must not wait for the lease to run out.
+            worker.commitUnknown(verificationId: id, lease: lease)
+            throw error
+        }
         switch start {
         case .created:
             if let outbox {

@@ -1,0 +1,134 @@
+import XCTest
+@testable import PhoneAuthCore
+
+/// A sign-in whose answer was lost (its commit reached the server, the reply did not) is retried
+/// with the same credential: within `signInRetrySeconds` it gets the session it opened, and
+/// nothing else about a used code changes. (The lost answer itself is made on PostgreSQL by
+/// bindings/python/tests/test_postgres_failover.py; here the retry is simply presented again.)
+final class SignInRetryTests: XCTestCase {
+    private let phone = "+16505553434", code = "123456"
+
+    private func makeEngine(_ clock: ManualClock, _ adjust: (inout EngineConfig) -> Void = { _ in }) throws -> Engine {
+        try Engine(
+            config: makeConfig(temporaryDirectory()) {
+                $0.testPhoneNumbers = [self.phone: self.code]; adjust(&$0)
+            }, clock: clock)
+    }
+
+    private func credential(_ engine: Engine, code: String? = nil) throws -> PhoneCredential {
+        PhoneCredential(
+            verificationId: try engine.verification.verifyPhoneNumber(phone).verificationId,
+            verificationCode: code ?? self.code)
+    }
+
+    func testARetryWithinTheIntervalGetsTheSameSessionAndLaterTheCodeIsUsed() throws {
+        let clock = ManualClock()
+        let engine = try makeEngine(clock)
+        let credential = try credential(engine)
+        let first = try engine.signIn.signIn(with: credential)
+        clock.advance(seconds: 30)
+        let retried = try engine.signIn.signIn(with: credential)
+        XCTAssertEqual(retried.user.uid, first.user.uid)
+        XCTAssertTrue(retried.isNewUser, "the result the first call produced: it created the user")
+        XCTAssertEqual(retried.refreshToken, first.refreshToken, "the same session")
+        XCTAssertEqual(try engine.accounts.user(uid: first.user.uid).phoneNumber, phone)
+        // The session works, once: its token rotates as any.
+        let refreshed = try engine.sessions.refreshIdToken(retried.refreshToken)
+        XCTAssertEqual(refreshed.user.uid, first.user.uid)
+        clock.advance(seconds: 1)
+        assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: credential) }
+    }
+
+    func testARetryAfterTheSessionRotatedGetsItsCurrentToken() throws {
+        let clock = ManualClock()
+        let engine = try makeEngine(clock)
+        let credential = try credential(engine)
+        let first = try engine.signIn.signIn(with: credential)
+        let refreshed = try engine.sessions.refreshIdToken(first.refreshToken)
+        XCTAssertEqual(try engine.signIn.signIn(with: credential).refreshToken, refreshed.refreshToken)
+    }
+
+    func testARetryIsRefusedOnceTheSessionEndedOrTheUserChanged() throws {
+        let clock = ManualClock()
+        let engine = try makeEngine(clock)
+        var credential = try credential(engine)
+        let signedOut = try engine.signIn.signIn(with: credential)
+        try engine.sessions.signOut(refreshToken: signedOut.refreshToken)
+        assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: credential) }
+
+        clock.advance(seconds: 61)
+        credential = try self.credential(engine)
+        let disabled = try engine.signIn.signIn(with: credential)
+        _ = try engine.accounts.updateUser(uid: disabled.user.uid, disabled: true)
+        assertError(.userDisabled) { _ = try engine.signIn.signIn(with: credential) }
+        _ = try engine.accounts.updateUser(uid: disabled.user.uid, disabled: false)
+
+        clock.advance(seconds: 61)
+        credential = try self.credential(engine)
+        let moved = try engine.signIn.signIn(with: credential)
+        _ = try engine.accounts.updateUser(uid: moved.user.uid, phoneNumber: .some("+16505550000"))
+        assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: credential) }
+
+        clock.advance(seconds: 61)
+        credential = try self.credential(engine)
+        let deleted = try engine.signIn.signIn(with: credential)
+        try engine.accounts.deleteUser(uid: deleted.user.uid)
+        assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: credential) }
+        XCTAssertThrowsError(try engine.accounts.user(uid: deleted.user.uid), "never a second user")
+    }
+
+    /// Guessing against a used code within the interval costs attempts like guessing against an
+    /// active one; once they are spent, even the right code is only "used".
+    func testWrongCodesAgainstAUsedOneAreCountedAndEndItsRetries() throws {
+        let clock = ManualClock()
+        let engine = try makeEngine(clock) { $0.maxAttempts = 3 }
+        let credential = try credential(engine)
+        _ = try engine.signIn.signIn(with: credential)
+        let wrong = PhoneCredential(verificationId: credential.verificationId, verificationCode: "000000")
+        for _ in 0..<3 {
+            assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: wrong) }
+        }
+        assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: credential) }
+        XCTAssertEqual(try engine.verification.verificationStatus(credential.verificationId).state, "used")
+    }
+
+    func testWithRetriesOffAUsedCodeIsRefusedAtOnce() throws {
+        let engine = try makeEngine(ManualClock()) { $0.signInRetrySeconds = 0 }
+        let credential = try credential(engine)
+        _ = try engine.signIn.signIn(with: credential)
+        assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: credential) }
+    }
+
+    func testARetryOfAUserWithSecondFactorsGetsAChallengeAgain() throws {
+        let clock = ManualClock()
+        let engine = try makeEngine(clock)
+        let session = try engine.signIn.signIn(with: try credential(engine))
+        let started = try engine.multiFactor.startTotpEnrollment(
+            idToken: session.idToken, accountName: nil, issuer: nil)
+        let secret = try XCTUnwrap(base32Decode(started.secretKey))
+        _ = try engine.multiFactor.finishTotpEnrollment(
+            idToken: session.idToken, sessionInfo: started.sessionInfo,
+            code: Totp.code(secret: secret, step: Totp.step(at: clock.now())), displayName: "app")
+        clock.advance(seconds: 61)
+        let credential = try credential(engine)
+        var challenges: [String] = []
+        for _ in 0..<2 {
+            do {
+                _ = try engine.signIn.signIn(with: credential)
+                XCTFail("signed in without the second factor")
+            } catch let error as PhoneAuthError where error.code == .secondFactorRequired {
+                challenges.append(try XCTUnwrap(error.detail("session")?.stringValue))
+            }
+        }
+        XCTAssertEqual(Set(challenges).count, 2, "a challenge of its own each time")
+    }
+
+    func testTheIntervalIsConfigurableAndBounded() throws {
+        XCTAssertEqual(try EngineConfig.read(try JSONCodec.parse(#"{"database": "x.db"}"#)).signInRetrySeconds, 30)
+        let config = try EngineConfig.read(try JSONCodec.parse(#"{"database": "x.db", "signInRetrySeconds": 0}"#))
+        XCTAssertEqual(config.signInRetrySeconds, 0)
+        assertError(.invalidConfiguration) {
+            _ = try EngineConfig.read(try JSONCodec.parse(#"{"database": "x.db", "signInRetrySeconds": 301}"#))
+        }
+    }
+}
