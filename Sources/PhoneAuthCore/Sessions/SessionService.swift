@@ -98,13 +98,13 @@ package final class SessionService {
         case let .signedIn(session, isNew):
             let refreshToken = RefreshToken(
                 uid: session.user.uid, sessionId: session.sessionId, generation: 0, secret: first.secret)
-            return try signedIn(session, refreshToken, isNew: isNew, now: now, clientIp: clientIp)
+            return try signedIn(session, refreshToken, isNew: isNew, retried: false, now: now, clientIp: clientIp)
         case let .resumed(session, isNew, generation, sealed):
             guard let secret = keys.openRefreshSecret(sealed, sessionId: session.sessionId, generation: generation)
             else { throw PhoneAuthError(.internalError, "A stored refresh secret could not be opened.") }
             let refreshToken = RefreshToken(
                 uid: session.user.uid, sessionId: session.sessionId, generation: generation, secret: secret)
-            return try signedIn(session, refreshToken, isNew: isNew, now: now, clientIp: clientIp)
+            return try signedIn(session, refreshToken, isNew: isNew, retried: true, now: now, clientIp: clientIp)
         case let .done(user):
             throw PhoneAuthError(.internalError, "No session was opened for user \(user.uid).")
         case let .rejected(rejection):
@@ -120,8 +120,11 @@ package final class SessionService {
         }
     }
 
+    /// The tokens of `session`, told to the log sink (`retried`: the session was opened by an
+    /// earlier call, and is handed out again).
     private func signedIn(
-        _ session: SessionInfo, _ refreshToken: RefreshToken, isNew: Bool, now: Timestamp, clientIp: ClientAddress?
+        _ session: SessionInfo, _ refreshToken: RefreshToken, isNew: Bool, retried: Bool, now: Timestamp,
+        clientIp: ClientAddress?
     ) throws -> SignInResult {
         let result = SignInResult(
             user: session.user, idToken: try tokens.issue(for: session, now: now), refreshToken: refreshToken.text,
@@ -134,6 +137,7 @@ package final class SessionService {
                 ("provider", .string(session.provider.rawValue)),
                 ("secondFactor", session.secondFactor.map { .string($0.rawValue) }),
                 ("isNewUser", .bool(isNew)), ("clientIp", clientIp.map { .string($0.text) }),
+                ("retried", retried ? .bool(true) : nil),
             ])
         return result
     }

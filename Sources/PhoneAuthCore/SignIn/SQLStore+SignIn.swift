@@ -15,7 +15,9 @@ extension SQLStore {
             case let .failure(rejection): return .rejected(rejection)
             case let .success(v): verified = v
             }
-            if let earlier = verified.earlier { return try again(earlier, signIn, phone: verified.phone, now: now, in: db) }
+            if let earlier = verified.earlier {
+                return try again(earlier, signIn, phone: verified.phone, now: now, in: db)
+            }
             let phone = verified.phone
             let holder = try numberHolder(phone, in: db)
             var user = holder.user
@@ -51,7 +53,9 @@ extension SQLStore {
             return .rejected(.unusable(reason: .alreadyUsed))
         }
         if user.disabled { return .refused(.userDisabled) }
-        guard let sessionId = earlier.sessionId else { return try open(signIn, for: user, isNew: false, now: now, in: db) }
+        guard let sessionId = earlier.sessionId else {
+            return try open(signIn, for: user, isNew: false, now: now, in: db)
+        }
         guard
             let (generation, sealed) = try db.row(
                 "SELECT generation, sealed_secret FROM sessions WHERE uid = ? AND id = ? AND revoked_at IS NULL",

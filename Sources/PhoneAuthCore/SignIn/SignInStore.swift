@@ -7,7 +7,7 @@ package protocol SignInStore: AnyObject, Sendable {
     /// With `temporaryProof`, `id` names a temporary proof, valid while its user still has the number.
     /// Every method that checks an SMS code applies `limits`: a locked number or an IP with too
     /// many wrong codes is refused before the code is compared; wrong codes are counted.
-    /// A code used by a sign-in after `retrySince` is accepted again (wrong ones still counted):
+    /// A code used by a sign-in since `retrySince` is accepted again (wrong ones still counted):
     /// the session that sign-in opened is resumed, for a retry whose first answer was lost.
     func redeemVerification(
         id: String, temporaryProof: Bool, now: Timestamp, maxAttempts: Int, limits: CheckLimits,

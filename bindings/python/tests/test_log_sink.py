@@ -105,6 +105,19 @@ def test_sign_in_succeeded_and_failed(make_engine, sms, events):
     assert events.named("signInSucceeded")[-1]["isNewUser"] is False
 
 
+def test_a_retried_sign_in_is_told_as_retried(engine, sms, events):
+    engine.set_log_sink(events)
+    started, _message, code = start(engine, sms, REAL_NUMBER)
+    first = sign_in_with_code(engine, started["verificationId"], code)
+    again = sign_in_with_code(engine, started["verificationId"], code)
+    assert again["refreshToken"] == first["refreshToken"]
+    told, retried = events.named("signInSucceeded")
+    assert "retried" not in told
+    assert without_time(retried) == {"event": "signInSucceeded", "uid": first["user"]["uid"],
+                                     "phoneNumber": MASKED, "provider": "phone", "isNewUser": True,
+                                     "retried": True}
+
+
 def test_every_new_session_is_a_sign_in(make_engine, events):
     engine = make_engine(testPhoneNumbers=FIXED_NUMBERS)
     engine.set_log_sink(events)
