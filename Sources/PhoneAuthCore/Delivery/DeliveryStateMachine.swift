@@ -21,7 +21,7 @@ struct DeliveryStateMachine {
         /// engine that has one sends them, and this one takes them again once it has one.
         case handBack([OutboxMessage])
         /// Messages this engine may have written without holding them (the write's commit is
-        /// unknown): their leases go back to the store, due at once (`released` or `releaseFailed`).
+        /// unknown): their leases go back to the store, due at once (`released` takes those found).
         case release(verificationIds: [String])
         /// Extend the leases of the messages this engine holds (queued, being sent, or sent and not
         /// yet recorded) until `until`.
@@ -206,14 +206,13 @@ struct DeliveryStateMachine {
         unsure[verificationId] = leaseUntil
     }
 
-    /// The store took back the leases of `verificationIds` at `now`: they are due, so look at once.
-    mutating func released(_ verificationIds: [String], now: Timestamp) {
-        for id in verificationIds { unsure[id] = nil }
-        nextStoreCheck = now
-    }
-
-    /// The store did not answer: release them on the next poll.
-    mutating func releaseFailed(now: Timestamp) {
+    /// The store took back the leases of `found` at `now`: they are due, so look at once. The
+    /// others are tried again on the next poll, until their leases run out: the store did not
+    /// answer, or their write is not visible yet (a COMMIT still waiting for a synchronous
+    /// standby), or it never committed.
+    mutating func released(_ found: [String], now: Timestamp) {
+        for id in found { unsure[id] = nil }
+        if !found.isEmpty { nextStoreCheck = now }
         nextRelease = now.adding(milliseconds: Self.pollMilliseconds)
     }
 

@@ -147,12 +147,8 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
                     leaseOwner: leaseOwner)
             case let .release(ids):
                 let now = clock.now()
-                do {
-                    try store.releaseLeases(verificationIds: ids, now: now, leaseOwner: leaseOwner)
-                    state.withLock { machine.released(ids, now: now) }
-                } catch {
-                    state.withLock { machine.releaseFailed(now: now) }
-                }
+                let found = try? store.releaseLeases(verificationIds: ids, now: now, leaseOwner: leaseOwner)
+                state.withLock { machine.released(found ?? [], now: now) }
             case let .renewLeases(ids, until):
                 try? store.renewLeases(verificationIds: ids, lease: DeliveryLease(owner: leaseOwner, until: until))
             case let .record(batch):

@@ -9,8 +9,10 @@ package protocol OutboxStore: AnyObject, Sendable {
     func recordDeliveries(_ outcomes: [DeliveryOutcome], now: Timestamp, maxAttempts: Int, leaseOwner: String) throws
     /// When the earliest pending message becomes due, if any.
     func nextDeliveryDue() throws -> Timestamp?
-    /// Gives leased messages back, due now, for messages this engine will not deliver after all.
-    func releaseLeases(verificationIds: [String], now: Timestamp, leaseOwner: String) throws
+    /// Gives leased messages back, due now, for messages this engine will not deliver after all;
+    /// the IDs of those it found (still leased to `leaseOwner` and unsent).
+    @discardableResult
+    func releaseLeases(verificationIds: [String], now: Timestamp, leaseOwner: String) throws -> [String]
     /// Extends the leases of messages this engine still holds (queued, or being sent).
     func renewLeases(verificationIds: [String], lease: DeliveryLease) throws
 }

@@ -103,14 +103,15 @@ extension SQLStore {
         }
     }
 
-    package func releaseLeases(verificationIds: [String], now: Timestamp, leaseOwner: String) throws {
-        guard !verificationIds.isEmpty else { return }
-        try write(rowLocksSuffice: true) { db in
-            for id in verificationIds {
+    @discardableResult
+    package func releaseLeases(verificationIds: [String], now: Timestamp, leaseOwner: String) throws -> [String] {
+        guard !verificationIds.isEmpty else { return [] }
+        return try write(rowLocksSuffice: true) { db in
+            try verificationIds.filter { id in
                 try db.run(
                     "UPDATE verifications SET delivery = 'pending', due_at = ? "
                         + "WHERE id = ? AND delivery = 'sending' AND delivery_lease = ?",
-                    [.int(now.milliseconds), .text(id), .text(leaseOwner)])
+                    [.int(now.milliseconds), .text(id), .text(leaseOwner)]) == 1
             }
         }
     }
