@@ -194,11 +194,12 @@ EOF
   write_env "${url/@127.0.0.1:$(cat "$primary/port")\//@127.0.0.1:$(cat "$dir/port")/}"
 }
 
-# The postmaster's pid, then its children's (nothing when no server runs in DIR).
+# The postmaster's pid, then its children's (nothing when no server runs in DIR). A killed
+# postmaster leaves its postmaster.pid, and is a zombie until init reaps it: not running.
 server_pids() {
   local pid
   pid=$(head -n1 "$dir/data/postmaster.pid" 2>/dev/null) || return 0
-  kill -0 "$pid" 2>/dev/null || return 0
+  ps -o stat= -p "$pid" 2>/dev/null | grep -qv '^Z' || return 0
   echo "$pid"
   ps -o pid= --ppid "$pid" || true
 }
@@ -225,9 +226,10 @@ signal_server() {
   [ "$signal" = STOP ] && return
   # shellcheck disable=SC2086
   kill -"$signal" $pids
-  local tries=0
-  # shellcheck disable=SC2086
-  while kill -0 $pids 2>/dev/null; do
+  # Gone, or dead and waiting for init to reap them (zombies: state Z), which may take a while.
+  local tries=0 list
+  list=$(echo $pids | tr ' ' ,)
+  while ps -o stat= -p "$list" | grep -qv '^Z'; do
     tries=$((tries + 1))
     [ $tries -lt 200 ] || { echo "cluster.sh: the server in $dir does not die" >&2; exit 1; }
     sleep 0.05
@@ -246,8 +248,10 @@ case $cmd in
   freeze) signal_server STOP ;;
   thaw) signal_server CONT ;;
   stop)
-    # Nothing to stop when there is no cluster, or no server running in it (status exits 3 or 4).
+    # Nothing to stop when there is no cluster, or no server running in it (status exits 3 or 4;
+    # a killed one's postmaster may still be a zombie, which status takes for running).
     pg_ctl status >/dev/null 2>&1 || exit 0
+    [ -n "$(server_pids)" ] || exit 0
     pg_ctl stop -m fast -w ;;
   restart) pg_ctl restart -m fast -w -t 60 ;;
   psql) su_psql -d phoneauth "$@" ;;
