@@ -1,4 +1,5 @@
-"""A child process holding one engine, driven by test_postgres_machines.py over its stdin/stdout.
+"""A child process holding one engine, driven by the test_postgres_*.py modules (pg_support.Worker)
+over its stdin/stdout.
 
 It reads one JSON command per line on stdin and answers each with one line on stdout, "@@" then
 JSON (the prefix tells answers apart from anything else written to stdout). Started, it imports
@@ -15,6 +16,15 @@ Commands ({"op": ...}):
                 signing in again and again (verifyPhoneNumber, then signInWithCredential) until
                 `until`, or until the file `stop` exists:
                 {"calls": [outcome + "method"], "sessions": [{"uid", "refreshToken", "t0"}]}
+  retry_start   numbers, code, until (time.time()) -> {"started": n}: as signin_loop, in the
+                background, but a call failing with a retryable storageError is made again, with
+                the same params, until it completes or fails otherwise (or `until` passes); every
+                attempt is recorded, with "chain" (the same for all attempts of one call) and
+                "attempt" (0 for the first)
+  retry_progress since (time.time()) -> {"calls": n, "signIns": sign-ins completed after `since`}
+  retry_stop    -> once every thread has finished its sign-in (retries included):
+                {"calls": [outcome + "method", "chain", "attempt"], "opens": engines opened in this
+                process, "sessions": [{"uid", "refreshToken", "number", "isNewUser", "t0", "t1"}]}
   messages      -> {"messages": [...]}: what the capturing sender got, each with "receivedAt"
                 (time.time() when the sender was called)
   wait_messages verificationIds, timeout -> {"messages": [...]} once each id has a message, or on timeout
@@ -37,6 +47,8 @@ captured = []
 captured_cond = threading.Condition()
 prepared = []  # (thread, box) of the last "prepare"
 go_event = threading.Event()
+opens = 0  # engines opened (successfully) in this process
+retry_run = None  # the running retry loop: {"stop", "threads", "calls", "sessions"}
 
 
 def answer(obj):
@@ -94,13 +106,51 @@ def signin_loop(number, code, until, stop, calls, sessions):
             time.sleep(0.05)
 
 
+def retryable(result):
+    error = result.get("error")
+    return bool(error) and error["code"] == "storageError" and error["details"].get("retryable") is True
+
+
+def until_complete(method, params, chain, until, calls):
+    """Makes the call, and again with the same params after each retryable storageError."""
+    attempt = 0
+    while True:
+        result = dict(outcome(lambda: engine.call(method, params)), method=method, chain=chain, attempt=attempt)
+        calls.append(result)
+        if not retryable(result) or time.time() >= until:
+            return result
+        attempt += 1
+        time.sleep(0.02)
+
+
+def retry_loop(number, code, until, stop, calls, sessions):
+    n = 0
+    while not stop.is_set() and time.time() < until:
+        n += 1
+        chain = "%s#%d" % (number, n)
+        started = until_complete("verifyPhoneNumber", {"phoneNumber": number}, chain + ":verify", until, calls)
+        if "ok" not in started:
+            time.sleep(0.05)
+            continue
+        credential = {"providerId": "phone", "verificationId": started["ok"]["verificationId"],
+                      "verificationCode": code}
+        signed = until_complete("signInWithCredential", {"credential": credential}, chain + ":signIn", until, calls)
+        if "ok" in signed:
+            sessions.append({"uid": signed["ok"]["user"]["uid"], "refreshToken": signed["ok"]["refreshToken"],
+                             "number": number, "isNewUser": signed["ok"]["additionalUserInfo"]["isNewUser"],
+                             "t0": signed["t0"], "t1": signed["t0"] + signed["elapsed"]})
+        else:
+            time.sleep(0.05)
+
+
 def handle(command):
-    global engine, prepared
+    global engine, prepared, retry_run
     op = command["op"]
     if op == "open":
         def open_engine():
-            global engine
+            global engine, opens
             engine = phoneauth.Engine(command["config"])
+            opens += 1
             if command.get("sender") == "stuck":
                 engine.set_sms_sender(stuck_sender)
             elif command.get("sender"):
@@ -133,6 +183,23 @@ def handle(command):
         for thread in threads:
             thread.join()
         return {"calls": calls, "sessions": sessions}
+    if op == "retry_start":
+        retry_run = {"stop": threading.Event(), "threads": [], "calls": [], "sessions": []}
+        for number in command["numbers"]:
+            thread = threading.Thread(target=retry_loop, daemon=True,
+                                      args=(number, command["code"], command["until"], retry_run["stop"],
+                                            retry_run["calls"], retry_run["sessions"]))
+            thread.start()
+            retry_run["threads"].append(thread)
+        return {"started": len(retry_run["threads"])}
+    if op == "retry_progress":
+        return {"calls": len(retry_run["calls"]),
+                "signIns": sum(1 for s in list(retry_run["sessions"]) if s["t1"] > command["since"])}
+    if op == "retry_stop":
+        retry_run["stop"].set()
+        for thread in retry_run["threads"]:
+            thread.join()
+        return {"calls": retry_run["calls"], "sessions": retry_run["sessions"], "opens": opens}
     if op == "messages":
         with captured_cond:
             return {"messages": list(captured)}
