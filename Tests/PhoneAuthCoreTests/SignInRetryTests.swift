@@ -39,13 +39,15 @@ final class SignInRetryTests: XCTestCase {
         assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: credential) }
     }
 
-    func testARetryAfterTheSessionRotatedGetsItsCurrentToken() throws {
-        let clock = ManualClock()
-        let engine = try makeEngine(clock)
-        let credential = try credential(engine)
-        let first = try engine.signIn.signIn(with: credential)
-        let refreshed = try engine.sessions.refreshIdToken(first.refreshToken)
-        XCTAssertEqual(try engine.signIn.signIn(with: credential).refreshToken, refreshed.refreshToken)
+    /// A refreshed session shows that its tokens arrived: presenting the code again is no retry.
+    func testARetryAfterTheSessionWasRefreshedIsRefused() throws {
+        for reuse: Int64 in [10, 0] {
+            let engine = try makeEngine(ManualClock()) { $0.refreshReuseIntervalSeconds = reuse }
+            let credential = try credential(engine)
+            let first = try engine.signIn.signIn(with: credential)
+            _ = try engine.sessions.refreshIdToken(first.refreshToken)
+            assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: credential) }
+        }
     }
 
     func testARetryIsRefusedOnceTheSessionEndedOrTheUserChanged() throws {
@@ -54,6 +56,12 @@ final class SignInRetryTests: XCTestCase {
         var credential = try credential(engine)
         let signedOut = try engine.signIn.signIn(with: credential)
         try engine.sessions.signOut(refreshToken: signedOut.refreshToken)
+        assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: credential) }
+
+        clock.advance(seconds: 61)
+        credential = try self.credential(engine)
+        let revoked = try engine.signIn.signIn(with: credential)
+        try engine.sessions.revokeRefreshTokens(uid: revoked.user.uid)
         assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: credential) }
 
         clock.advance(seconds: 61)
@@ -99,7 +107,8 @@ final class SignInRetryTests: XCTestCase {
         assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: credential) }
     }
 
-    func testARetryOfAUserWithSecondFactorsGetsAChallengeAgain() throws {
+    /// The challenge the first call opened, while it is open; once revoked, used or expired, nothing.
+    func testARetryOfAUserWithSecondFactorsGetsTheSameChallenge() throws {
         let clock = ManualClock()
         let engine = try makeEngine(clock)
         let session = try engine.signIn.signIn(with: try credential(engine))
@@ -109,18 +118,27 @@ final class SignInRetryTests: XCTestCase {
         _ = try engine.multiFactor.finishTotpEnrollment(
             idToken: session.idToken, sessionInfo: started.sessionInfo,
             code: Totp.code(secret: secret, step: Totp.step(at: clock.now())), displayName: "app")
-        clock.advance(seconds: 61)
-        let credential = try credential(engine)
-        var challenges: [String] = []
-        for _ in 0..<2 {
+        func challenge(_ credential: PhoneCredential) throws -> String? {
             do {
                 _ = try engine.signIn.signIn(with: credential)
                 XCTFail("signed in without the second factor")
             } catch let error as PhoneAuthError where error.code == .secondFactorRequired {
-                challenges.append(try XCTUnwrap(error.detail("session")?.stringValue))
+                return try XCTUnwrap(error.detail("session")?.stringValue)
             }
+            return nil
         }
-        XCTAssertEqual(Set(challenges).count, 2, "a challenge of its own each time")
+        clock.advance(seconds: 61)
+        var credential = try credential(engine)
+        let first = try challenge(credential)
+        XCTAssertEqual(try challenge(credential), first, "the same challenge")
+        clock.advance(seconds: 31)
+        assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: credential) }
+
+        clock.advance(seconds: 61)
+        credential = try self.credential(engine)
+        _ = try challenge(credential)
+        try engine.sessions.revokeRefreshTokens(uid: session.user.uid)
+        assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: credential) }
     }
 
     func testTheIntervalIsConfigurableAndBounded() throws {

@@ -161,7 +161,7 @@ package final class AccountService {
                     ("phoneNumber", .string(phone)),
                 ])
         }
-        return try sessions.finish(outcome, signIn, first, now: now, clientIp: credential.clientIp)
+        return try sessions.finish(outcome, first, now: now, clientIp: credential.clientIp)
     }
 
     /// Proves the signed-in user's phone number again: a new session whose auth_time is now (after
@@ -177,7 +177,7 @@ package final class AccountService {
                 change: .reauthenticate, now: now,
                 maxAttempts: config.maxAttempts, limits: verification.checkLimits(credential),
                 codeMatches: verification.codeMatcher(credential), signIn: signIn),
-            signIn, first, now: now, clientIp: credential.clientIp)
+            first, now: now, clientIp: credential.clientIp)
     }
 
     /// Removes the phone number from the signed-in user (a recent sign-in is required: a stolen
@@ -196,10 +196,10 @@ package final class AccountService {
     func user(from outcome: AccountOutcome) throws -> UserRecord {
         switch outcome {
         case let .done(user): return user
-        case let .signedIn(session, _), let .resumed(session, _, _, _): return session.user
+        case let .signedIn(session, _), let .resumed(session, _, _): return session.user
         case let .rejected(rejection): throw failures.rejected(rejection, clientIp: nil, now: clock.now())
         case let .refused(refusal): throw AccountErrors.error(refusal)
-        case let .secondFactorRequired(user):
+        case let .secondFactorRequired(user, _):
             throw PhoneAuthError(.internalError, "Unexpected challenge for user \(user.uid).")
         case let .locked(until): throw MultiFactorErrors.factorLocked(until: until, now: clock.now())
         }

@@ -139,7 +139,9 @@ struct DeliveryStateMachine {
         if !unsure.isEmpty, now >= nextRelease {
             // One taken from the store since is held here, and one whose lease ran out is anyone's.
             unsure = unsure.filter { $0.value > now && !held.contains($0.key) }
-            if !unsure.isEmpty { return done(.release(verificationIds: unsure.keys.sorted())) }
+            if !unsure.isEmpty {
+                return done(.release(verificationIds: Array(unsure.keys.sorted().prefix(Self.batchSize))))
+            }
         }
         if held.isEmpty { nextRenewal = now.adding(milliseconds: settings.leaseMilliseconds / 3) }
         if now >= nextRenewal {

@@ -69,7 +69,7 @@ package final class MultiFactorService {
                 change: .enrollPhone(factor), now: now,
                 maxAttempts: config.maxAttempts, limits: verification.checkLimits(credential),
                 codeMatches: verification.codeMatcher(credential), signIn: signIn),
-            signIn, first, now: now, clientIp: credential.clientIp)
+            first, now: now, clientIp: credential.clientIp)
     }
 
     /// Generates a TOTP secret for the signed-in user and keeps it, sealed, until a first code
@@ -107,7 +107,7 @@ package final class MultiFactorService {
             sessionId: sessionInfo, uid: session.user.uid, presentedSession: session.sessionId,
             check: totpCheck(code, now: now),
             factor: factor, now: now, maxAttempts: config.maxAttempts, signIn: signIn)
-        return try sessions.finish(outcome, signIn, first, now: now)
+        return try sessions.finish(outcome, first, now: now)
     }
 
     /// Removes a second factor (a recent sign-in is required). Sessions continue, and the caller
@@ -123,7 +123,7 @@ package final class MultiFactorService {
             try store.unenroll(
                 uid: session.user.uid, presentedSession: session.sessionId, enrollmentId: enrollmentId,
                 signIn: signIn, now: now),
-            signIn, first, now: now)
+            first, now: now)
     }
 
     /// Sends a code to the enrolled number `hint` of the challenge `session`, without revealing it.
@@ -167,7 +167,7 @@ package final class MultiFactorService {
             try store.resolveSecondFactor(
                 sessionId: session, proof: proof, now: now, maxAttempts: config.maxAttempts,
                 limits: limits, signIn: signIn),
-            signIn, first, now: now, clientIp: clientIp)
+            first, now: now, clientIp: clientIp)
     }
 
     private func checkRoomForFactor(_ user: UserRecord) throws {

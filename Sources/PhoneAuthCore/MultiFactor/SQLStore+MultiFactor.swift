@@ -35,17 +35,20 @@ extension SQLStore {
     func mfaSession(
         id: String, kind: MFASessionKind, now: Timestamp, in db: Connection
     ) throws
-        -> (uid: String, provider: SignInProvider, developerClaims: String?, sealedSecret: [UInt8]?, attempts: Int)?
+        -> (
+            uid: String, provider: SignInProvider, developerClaims: String?, sealedSecret: [UInt8]?, attempts: Int,
+            expiresAt: Timestamp
+        )?
     {
         try db.row(
             """
-            SELECT uid, provider, developer_claims, sealed_secret, attempts FROM mfa_sessions
+            SELECT uid, provider, developer_claims, sealed_secret, attempts, expires_at FROM mfa_sessions
             WHERE id = ? AND kind = ? AND state = 'active' AND expires_at > ?
             """, [.text(id), .text(kind), .int(now.milliseconds)]
         ) { row in
             (
                 row.text(0), try row.text(1, as: SignInProvider.self), row.optionalText(2), row.optionalBlob(3),
-                Int(row.int(4))
+                Int(row.int(4)), Timestamp(milliseconds: row.int(5))
             )
         }
     }

@@ -91,7 +91,7 @@ package final class SessionService {
 
     /// Turns a store outcome into tokens, or into the error it stands for.
     func finish(
-        _ outcome: AccountOutcome, _ signIn: NewSignIn, _ first: RefreshToken, now: Timestamp,
+        _ outcome: AccountOutcome, _ first: RefreshToken, now: Timestamp,
         clientIp: ClientAddress? = nil
     ) throws -> SignInResult {
         switch outcome {
@@ -99,11 +99,8 @@ package final class SessionService {
             let refreshToken = RefreshToken(
                 uid: session.user.uid, sessionId: session.sessionId, generation: 0, secret: first.secret)
             return try signedIn(session, refreshToken, isNew: isNew, retried: false, now: now, clientIp: clientIp)
-        case let .resumed(session, isNew, generation, sealed):
-            guard let secret = keys.openRefreshSecret(sealed, sessionId: session.sessionId, generation: generation)
-            else { throw PhoneAuthError(.internalError, "A stored refresh secret could not be opened.") }
-            let refreshToken = RefreshToken(
-                uid: session.user.uid, sessionId: session.sessionId, generation: generation, secret: secret)
+        case let .resumed(session, isNew, sealed):
+            let refreshToken = try storedToken(of: session, generation: 0, sealedSecret: sealed)
             return try signedIn(session, refreshToken, isNew: isNew, retried: true, now: now, clientIp: clientIp)
         case let .done(user):
             throw PhoneAuthError(.internalError, "No session was opened for user \(user.uid).")
@@ -111,10 +108,8 @@ package final class SessionService {
             throw failures.rejected(rejection, clientIp: clientIp, now: now)
         case let .refused(refusal):
             throw failures.reported(AccountErrors.error(refusal), clientIp: clientIp, now: now)
-        case let .secondFactorRequired(user):
-            throw MultiFactorErrors.secondFactorRequired(
-                user, session: signIn.challenge?.id ?? "",
-                expiresAt: signIn.challenge?.expiresAt ?? now)
+        case let .secondFactorRequired(user, challenge):
+            throw MultiFactorErrors.secondFactorRequired(user, session: challenge.id, expiresAt: challenge.expiresAt)
         case let .locked(until):
             throw MultiFactorErrors.factorLocked(until: until, now: now)
         }
@@ -142,6 +137,13 @@ package final class SessionService {
         return result
     }
 
+    /// The refresh token of `session` at `generation` whose secret the store kept sealed.
+    private func storedToken(of session: SessionInfo, generation: Int64, sealedSecret: [UInt8]) throws -> RefreshToken {
+        guard let secret = keys.openRefreshSecret(sealedSecret, sessionId: session.sessionId, generation: generation)
+        else { throw PhoneAuthError(.internalError, "A stored refresh secret could not be opened.") }
+        return RefreshToken(uid: session.user.uid, sessionId: session.sessionId, generation: generation, secret: secret)
+    }
+
     package func refreshIdToken(_ refreshToken: String) throws -> SignInResult {
         guard let token = RefreshToken.parse(refreshToken) else {
             throw PhoneAuthError(
@@ -162,11 +164,7 @@ package final class SessionService {
                 user: session.user, idToken: idToken, refreshToken: next.text, expiresIn: config.idTokenTtlSeconds,
                 isNewUser: false, providerId: session.provider.rawValue)
         case let .reissued(session, generation, sealed):
-            guard let secret = keys.openRefreshSecret(sealed, sessionId: token.sessionId, generation: generation) else {
-                throw PhoneAuthError(.internalError, "A stored refresh secret could not be opened.")
-            }
-            let current = RefreshToken(
-                uid: token.uid, sessionId: token.sessionId, generation: generation, secret: secret)
+            let current = try storedToken(of: session, generation: generation, sealedSecret: sealed)
             return SignInResult(
                 user: session.user, idToken: try tokens.issue(for: session, now: now), refreshToken: current.text,
                 expiresIn: config.idTokenTtlSeconds, isNewUser: false,

@@ -2,15 +2,16 @@
 package enum AccountOutcome: Sendable {
     /// A session was opened: what its tokens are made from.
     case signedIn(SessionInfo, isNewUser: Bool)
-    /// The same credential again, soon after it signed in: that session, at `generation`, whose
-    /// current secret is `sealedSecret`.
-    case resumed(SessionInfo, isNewUser: Bool, generation: Int64, sealedSecret: [UInt8])
+    /// The same credential again, soon after it signed in: that session, still at its first
+    /// generation, whose secret is `sealedSecret`.
+    case resumed(SessionInfo, isNewUser: Bool, sealedSecret: [UInt8])
     /// Done without a session; the user as it now is.
     case done(UserRecord)
     case rejected(CodeRejection)
     case refused(AccountRefusal)
-    /// The user has second factors: the challenge session was opened instead of a session.
-    case secondFactorRequired(UserRecord)
+    /// The user has second factors: `challenge` was opened (or, for a retried sign-in, is still
+    /// open) instead of a session.
+    case secondFactorRequired(UserRecord, challenge: NewMFASession)
     /// Too many wrong codes for this factor: it is locked until then.
     case locked(until: Timestamp)
 }

@@ -2,7 +2,7 @@
 /// after (a retry whose first answer was lost) gets that result again rather than `alreadyUsed`.
 package struct EarlierSignIn: Sendable {
     package var uid: String
-    /// The session it opened; nil when it opened a second-factor challenge instead.
-    package var sessionId: String?
+    /// The session it opened, or the second-factor challenge it opened instead.
+    package var opened: String
     package var isNewUser: Bool
 }

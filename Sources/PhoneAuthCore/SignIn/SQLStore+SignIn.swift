@@ -16,7 +16,7 @@ extension SQLStore {
             case let .success(v): verified = v
             }
             if let earlier = verified.earlier {
-                return try again(earlier, signIn, phone: verified.phone, now: now, in: db)
+                return try resumeEarlierSignIn(earlier, phone: verified.phone, now: now, in: db)
             }
             let phone = verified.phone
             let holder = try numberHolder(phone, in: db)
@@ -36,33 +36,37 @@ extension SQLStore {
             }
             guard let user else { return .refused(.userNotFound) }
             let outcome = try open(signIn, for: user, isNew: isNew, now: now, in: db)
-            let session: String? = if case .signedIn = outcome { signIn.sessionId } else { nil }
-            try markUsed(
-                id, by: EarlierSignIn(uid: user.uid, sessionId: session, isNewUser: isNew), now: now, in: db)
+            let opened =
+                if case let .secondFactorRequired(_, challenge) = outcome { challenge.id } else { signIn.sessionId }
+            try markUsedBySignIn(id, EarlierSignIn(uid: user.uid, opened: opened, isNewUser: isNew), at: now, in: db)
             return outcome
         }
     }
 
-    /// A used code presented again within the retry interval: the session its sign-in opened,
-    /// handed out again (or, for a user with second factors, a new challenge). Nothing if the
-    /// user has since lost the number, been disabled, or ended that session.
-    private func again(
-        _ earlier: EarlierSignIn, _ signIn: NewSignIn, phone: String, now: Timestamp, in db: Connection
+    /// A used code presented again within the retry interval: what its sign-in opened, if that
+    /// is still as it was, handed out again. A session only while it is at its first generation
+    /// (a refresh shows its tokens arrived), a challenge only while it is open; nothing once the
+    /// user has lost the number or been disabled.
+    private func resumeEarlierSignIn(
+        _ earlier: EarlierSignIn, phone: String, now: Timestamp, in db: Connection
     ) throws -> AccountOutcome {
-        guard let user = try self.user(uid: earlier.uid, in: db), user.phoneNumber == phone else {
-            return .rejected(.unusable(reason: .alreadyUsed))
-        }
+        let used = AccountOutcome.rejected(.unusable(reason: .alreadyUsed))
+        guard let user = try self.user(uid: earlier.uid, in: db), user.phoneNumber == phone else { return used }
         if user.disabled { return .refused(.userDisabled) }
-        guard let sessionId = earlier.sessionId else {
-            return try open(signIn, for: user, isNew: false, now: now, in: db)
+        if let sealed = try db.row(
+            "SELECT sealed_secret FROM sessions WHERE uid = ? AND id = ? AND revoked_at IS NULL AND generation = 0",
+            [.text(user.uid), .text(earlier.opened)], { $0.optionalBlob(0) })
+        {
+            guard let sealed, let session = try liveSession(uid: user.uid, id: earlier.opened, in: db) else {
+                return used
+            }
+            return .resumed(session, isNewUser: earlier.isNewUser, sealedSecret: sealed)
         }
-        guard
-            let (generation, sealed) = try db.row(
-                "SELECT generation, sealed_secret FROM sessions WHERE uid = ? AND id = ? AND revoked_at IS NULL",
-                [.text(user.uid), .text(sessionId)], { ($0.int(0), $0.optionalBlob(1)) }),
-            let sealed, let session = try liveSession(uid: user.uid, id: sessionId, in: db)
-        else { return .rejected(.unusable(reason: .alreadyUsed)) }
-        return .resumed(session, isNewUser: earlier.isNewUser, generation: generation, sealedSecret: sealed)
+        guard let challenge = try mfaSession(id: earlier.opened, kind: .signIn, now: now, in: db),
+            challenge.uid == user.uid
+        else { return used }
+        return .secondFactorRequired(
+            user, challenge: NewMFASession(id: earlier.opened, kind: .signIn, expiresAt: challenge.expiresAt))
     }
 
     /// Opens `signIn`'s session, or its challenge if the user has second factors.
@@ -74,7 +78,7 @@ extension SQLStore {
             try insertMFASession(
                 challenge, uid: user.uid, provider: signIn.provider, developerClaims: signIn.developerClaims, now: now,
                 in: db)
-            return .secondFactorRequired(user)
+            return .secondFactorRequired(user, challenge: challenge)
         }
         // A new user's row was written with its sign-in time already.
         if !isNew {

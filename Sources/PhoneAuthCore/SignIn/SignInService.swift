@@ -54,7 +54,7 @@ package final class SignInService {
                     clientIp: credential.clientIp, now: now)
             }
         }
-        return try sessions.finish(outcome, signIn, first, now: now, clientIp: credential.clientIp)
+        return try sessions.finish(outcome, first, now: now, clientIp: credential.clientIp)
     }
 
     /// A token the host hands to its user to sign in as `uid` (created on first sign-in).
@@ -70,6 +70,6 @@ package final class SignInService {
         }
         let (signIn, first) = sessions.newSignIn(
             uid: grant.uid, provider: .custom, now: now, developerClaims: grant.claims)
-        return try sessions.finish(try store.signInUser(signIn, now: now), signIn, first, now: now)
+        return try sessions.finish(try store.signInUser(signIn, now: now), first, now: now)
     }
 }

@@ -162,7 +162,7 @@ enum Migrations {
         ALTER TABLE secrets ADD COLUMN retire_at INTEGER;
         """,
         // 9: a sign-in retried after an unknown outcome (its commit's answer lost): when its code
-        // was used, by which user, the session it opened (NULL: a second-factor challenge) and
+        // was used, by which user, the session it opened (or the second-factor challenge) and
         // whether the user was new, so the same credential soon after gets that result again.
         """
         ALTER TABLE verifications ADD COLUMN used_at INTEGER;

@@ -158,6 +158,7 @@ final class PostgresConnection: SQLConnection {
             PQclear(try exchange(pipeline: [["COMMIT"]] + end))
         } catch var failure as StorageFailure where failure.kind == .unavailable {
             failure.message += " Whether the change was committed is unknown."
+            failure.commitUnknown = true
             throw failure
         }
         return result

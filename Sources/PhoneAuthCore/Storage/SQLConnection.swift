@@ -123,6 +123,9 @@ struct StorageFailure: Error {
     }
     var kind: Kind
     var message: String
+    /// The connection failed during COMMIT: the change may have been made (see docs/API.md,
+    /// "Retrying after a retryable error").
+    var commitUnknown = false
 
     init(_ kind: Kind, _ message: String) {
         self.kind = kind
@@ -131,6 +134,8 @@ struct StorageFailure: Error {
 
     var asPhoneAuthError: PhoneAuthError {
         let retryable = kind != .other
-        return PhoneAuthError(.storageError, message, details: [("retryable", .bool(retryable))])
+        return PhoneAuthError(
+            .storageError, message,
+            details: [("retryable", .bool(retryable))] + (commitUnknown ? [("commitUnknown", .bool(true))] : []))
     }
 }

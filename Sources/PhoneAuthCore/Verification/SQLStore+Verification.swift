@@ -129,8 +129,8 @@ extension SQLStore {
                             row.optionalText(9).map { uid in
                                 (
                                     at: row.int(8),
-                                    EarlierSignIn(
-                                        uid: uid, sessionId: row.optionalText(10), isNewUser: row.int(11) != 0)
+                                    signIn: EarlierSignIn(
+                                        uid: uid, opened: row.optionalText(10) ?? "", isNewUser: row.int(11) != 0)
                                 )
                             }
                         )
@@ -143,10 +143,12 @@ extension SQLStore {
         var earlier: EarlierSignIn?
         switch state {
         case .used:
+            // used_at is the clock of the engine that used it: engines' clocks must agree to well
+            // within the retry interval (as they must for every expiry).
             guard let usedSince, let used, used.at >= usedSince.milliseconds, attempts < maxAttempts else {
                 return .failure(.unusable(reason: .alreadyUsed))
             }
-            earlier = used.1
+            earlier = used.signIn
         case .dead: return .failure(.unusable(reason: .tooManyAttempts))
         case .replaced: return .failure(.unusable(reason: .replaced))
         case .active:
@@ -189,21 +191,21 @@ extension SQLStore {
         return .success((phone, storedSubject, earlier))
     }
 
-    /// Consumes a verification checkCode accepted, in the same transaction; a sign-in records
-    /// what it did (`by`), for a retry of it.
-    func markUsed(_ id: String, by signIn: EarlierSignIn? = nil, now: Timestamp? = nil, in db: Connection) throws {
-        guard let signIn, let now else {
-            try db.run("UPDATE verifications SET state = 'used' WHERE id = ?", [.text(id)])
-            return
-        }
+    /// Consumes a verification checkCode accepted, in the same transaction.
+    func markUsed(_ id: String, in db: Connection) throws {
+        try db.run("UPDATE verifications SET state = 'used' WHERE id = ?", [.text(id)])
+    }
+
+    /// Consumes a sign-in's verification, recording what the sign-in did for a retry of it.
+    func markUsedBySignIn(_ id: String, _ signIn: EarlierSignIn, at now: Timestamp, in db: Connection) throws {
         try db.run(
             """
             UPDATE verifications SET state = 'used', used_at = ?, used_by = ?, used_session = ?, used_new_user = ?
             WHERE id = ?
             """,
             [
-                .int(now.milliseconds), .text(signIn.uid), Self.optional(signIn.sessionId),
-                .int(signIn.isNewUser ? 1 : 0), .text(id),
+                .int(now.milliseconds), .text(signIn.uid), .text(signIn.opened), .int(signIn.isNewUser ? 1 : 0),
+                .text(id),
             ])
     }
 

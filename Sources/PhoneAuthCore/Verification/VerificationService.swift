@@ -91,7 +91,7 @@ package final class VerificationService {
         do {
             start = try store.startVerification(
                 verification, reuseIfCreatedAfter: reuseWindowStart, lease: lease, limits: limits)
-        } catch let error as PhoneAuthError where error.code == .storageError && outbox != nil {
+        } catch let error as PhoneAuthError where outbox != nil && error.detail("commitUnknown") == .bool(true) {
             // The write may have committed with its answer lost: then its message is owed, and a
             // retry (answered with this verification) must not wait for the lease to run out.
             worker.commitUnknown(verificationId: id, lease: lease)

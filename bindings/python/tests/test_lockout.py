@@ -146,6 +146,26 @@ def test_wrong_codes_per_ip(make_engine, sms):
     assert sign_in_with_code(engine, other["verificationId"], other_code)["user"]["phoneNumber"] == OTHER_NUMBER
 
 
+def test_wrong_codes_against_a_used_code_count_as_any(make_engine, sms):
+    """Within signInRetrySeconds a used code is still checked (a retry gets its session), so a
+    guess at it costs what a guess at a fresh code costs: the IP's count and the number's run."""
+    engine = make_engine(sender=sms, quotas={"wrongCodesPerIpPer5Minutes": 2, "maxConsecutiveFailures": 3})
+    mine, _message, my_code = start(engine, sms, REAL_NUMBER)
+    signed = guess(engine, mine["verificationId"], my_code, client_ip=IP)
+    for _ in range(2):
+        with pytest.raises(phoneauth.SessionExpiredError) as info:
+            guess(engine, mine["verificationId"], wrong(my_code), client_ip=IP)
+        assert info.value.details["reason"] == "alreadyUsed"
+    with pytest.raises(phoneauth.TooManyRequestsError) as info:  # even the right code, from that IP
+        guess(engine, mine["verificationId"], my_code, client_ip=IP)
+    assert info.value.details["limit"] == "wrongCodesPerIpPer5Minutes"
+    # The third wrong code in a row locks the number.
+    with pytest.raises(phoneauth.TooManyRequestsError) as info:
+        guess(engine, mine["verificationId"], wrong(my_code), client_ip=OTHER_IP)
+    assert info.value.details["reason"] == "numberLocked"
+    assert signed["user"]["phoneNumber"] == REAL_NUMBER
+
+
 def test_after_a_lockout_every_max_attempts_wrong_codes_lock_again_and_an_admin_unlocks(make_engine, sms):
     events = []
     engine = make_engine(sender=sms, maxAttempts=3,
