@@ -121,6 +121,16 @@ class Workers:
             worker.stop()
 
 
+def merged(config: Dict[str, Any], overrides: Dict[str, Any]) -> Dict[str, Any]:
+    """`config` with `overrides` merged one level deep (postgres, sms, quotas...)."""
+    for key, value in overrides.items():
+        if isinstance(value, dict) and isinstance(config.get(key), dict):
+            config[key] = {**config[key], **value}
+        else:
+            config[key] = value
+    return config
+
+
 def succeeded(outcome: Dict[str, Any], what: str) -> Dict[str, Any]:
     assert "ok" in outcome, f"{what} failed: {outcome['error']['repr']}"
     return outcome["ok"]

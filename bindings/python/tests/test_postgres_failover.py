@@ -39,7 +39,7 @@ import pytest
 if os.environ.get("PHONEAUTH_TEST_DATABASE") != "postgres":
     pytest.skip("PostgreSQL tests: set PHONEAUTH_TEST_DATABASE=postgres", allow_module_level=True)
 
-from pg_support import Workers, code_in, credential, open_all, sign_in_call, succeeded
+from pg_support import Workers, code_in, credential, merged, open_all, sign_in_call, succeeded
 
 CLUSTER_SH = Path(__file__).resolve().parents[3] / "Tests" / "pg" / "cluster.sh"
 TEST_NUMBER, TEST_CODE = "+16505551234", "123456"
@@ -234,12 +234,7 @@ def engine_config(database: str, schema: str, **overrides: Any) -> Dict[str, Any
         "refreshReuseIntervalSeconds": RETRY_WINDOW,
         "sms": {"provider": "callback", "retryBackoffMs": 50},
     }
-    for key, value in overrides.items():
-        if isinstance(value, dict) and isinstance(config.get(key), dict):
-            config[key] = {**config[key], **value}
-        else:
-            config[key] = value
-    return config
+    return merged(config, overrides)
 
 
 def new_schema() -> str:
@@ -376,7 +371,8 @@ def test_a_call_whose_commit_answer_is_lost_completes_when_made_again(standby_up
         retry = retrier.call(method, params)
         assert "ok" in retry, f"the same refresh token, presented again, failed with {retry['error']['repr']}"
         refreshed = retry["ok"]
-        assert other.ok("verifyIdToken", {"idToken": refreshed["idToken"], "checkRevoked": True})["claims"]["sub"] == uid
+        claims = other.ok("verifyIdToken", {"idToken": refreshed["idToken"], "checkRevoked": True})["claims"]
+        assert claims["sub"] == uid
         following = other.call(method, {"refreshToken": refreshed["refreshToken"]})
         assert "ok" in following, f"the token the retry gave does not refresh: {following['error']['repr']}"
         assert db.sql(f"SELECT revoked_at FROM {schema}.sessions WHERE uid = %s AND id = %s",

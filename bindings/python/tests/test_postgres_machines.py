@@ -26,7 +26,7 @@ import pytest
 if os.environ.get("PHONEAUTH_TEST_DATABASE") != "postgres":
     pytest.skip("PostgreSQL tests: set PHONEAUTH_TEST_DATABASE=postgres", allow_module_level=True)
 
-from pg_support import (REPLY_TIMEOUT, Workers, code_in, error_of, kind, no_storage_errors, open_all, race,
+from pg_support import (REPLY_TIMEOUT, Workers, code_in, error_of, kind, merged, no_storage_errors, open_all, race,
                         sign_in_call, sms_of, succeeded, wrong)
 
 TEST_NUMBER, TEST_CODE = "+16505551234", "123456"
@@ -98,12 +98,7 @@ def cfg(pg_url, schema):
             "resendAfterSeconds": 0,
             "sms": {"provider": "callback", "retryBackoffMs": 50},
         }
-        for key, value in overrides.items():
-            if isinstance(value, dict) and isinstance(config.get(key), dict):
-                config[key] = {**config[key], **value}
-            else:
-                config[key] = value
-        return config
+        return merged(config, overrides)
 
     return make
 
