@@ -199,7 +199,7 @@ package final class AppVerificationService {
             guard let verdict = verifier.verify(token: token, clientIp: clientIp?.text) else {
                 throw CaptchaRefusal.verifierFailed.error
             }
-            guard verdict.success else { throw CaptchaRefusal.rejected.error }
+            guard verdict.success else { throw (verdict.refusal ?? .rejected).error }
             if let score = verdict.score, !(score >= config.captchaMinScore) { throw CaptchaRefusal.lowScore.error }
         }
     }

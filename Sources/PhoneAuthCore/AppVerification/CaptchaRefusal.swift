@@ -1,5 +1,5 @@
 /// Why a captcha token was refused (`captchaCheckFailed`'s `details.reason`).
-enum CaptchaRefusal: String, Sendable {
+package enum CaptchaRefusal: String, Sendable {
     /// No verifier is installed.
     case noVerifier
     /// The token proved an earlier request.
@@ -10,6 +10,10 @@ enum CaptchaRefusal: String, Sendable {
     case rejected
     /// The score is below `captcha.minScore`.
     case lowScore
+    /// The provider says the token is too old (reCAPTCHA and Turnstile: or was used before).
+    case expired
+    /// The token was solved on another site, or for another action, than `captcha.provider` expects.
+    case wrongHostname, wrongAction
 
     var message: String {
         switch self {
@@ -18,6 +22,9 @@ enum CaptchaRefusal: String, Sendable {
         case .verifierFailed: "The captcha verifier could not check the token."
         case .rejected: "The captcha verifier rejected the token."
         case .lowScore: "The captcha score is below captcha.minScore."
+        case .expired: "The captcha token has expired (or was already used); solve a new captcha."
+        case .wrongHostname: "The captcha was solved on another site than captcha.provider.hostname."
+        case .wrongAction: "The captcha was solved for another action than captcha.provider.action."
         }
     }
 

@@ -107,7 +107,7 @@ enum ProviderSettings {
         }
     }
 
-    private static func readEndpoint(
+    static func readEndpoint(
         _ r: ObjectReader, path: String, type: String, defaultUrl: String
     ) throws(PhoneAuthError) -> HTTPEndpoint {
         // The API's path is appended to a base URL: it cannot have a query of its own.
@@ -199,7 +199,7 @@ enum ProviderSettings {
     }
 
     /// A secret given inline (`key`) or by the name of an environment variable (`keyEnv`), read now.
-    private static func secret(_ r: ObjectReader, _ key: String, path: String) throws(PhoneAuthError) -> String? {
+    static func secret(_ r: ObjectReader, _ key: String, path: String) throws(PhoneAuthError) -> String? {
         let inline = try r.string(key)
         let variable = try r.string(key + "Env")
         if inline != nil, variable != nil { throw bad("\(path).\(key)", "and \(key)Env cannot both be given") }

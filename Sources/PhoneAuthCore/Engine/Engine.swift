@@ -56,6 +56,7 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
         let failures = FailureReporter(events: events)
         let hooks = AppVerificationHooks()
         if let webhook = config.pushWebhook { hooks.pushSender = WebhookPushSender(webhook: webhook, clock: clock) }
+        if let provider = config.captchaProvider { hooks.captchaVerifier = ProviderCaptchaVerifier(provider) }
         appVerification = AppVerificationService(
             config: config, smsText: smsText, clock: clock, store: store, keys: keys,
             hooks: hooks, failures: failures)

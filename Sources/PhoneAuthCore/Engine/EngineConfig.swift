@@ -41,6 +41,8 @@ package struct EngineConfig: Sendable {
     /// The host's page that shows the captcha (getCaptchaChallenge), and the score a verifier's
     /// answer must reach when it gives one.
     package var captchaPageUrl: String?
+    /// `captcha.provider`: the service the built-in verifier asks about captcha tokens.
+    package var captchaProvider: CaptchaProviderSettings?
     package var captchaMinScore = 0.5
     package var smsProvider = SMSProviderKind.callback
     /// The HTTP providers of `sms.providers`, in the order they are tried (smsProvider .providers).
@@ -162,7 +164,8 @@ package struct EngineConfig: Sendable {
             c.receiptTtlSeconds = try app.int("receiptTtlSeconds", in: 30...3600) ?? c.receiptTtlSeconds
         }
         if let captcha = try r.object("captcha") {
-            try captcha.rejectUnknown(["pageUrl", "minScore"])
+            try captcha.rejectUnknown(["pageUrl", "minScore", "provider"])
+            if let provider = try captcha.object("provider") { c.captchaProvider = try CaptchaProviderSettings.read(provider) }
             if let url = try captcha.string("pageUrl") {
                 guard url.hasPrefix("https://") || url.hasPrefix("http://"), url.utf8.count <= 2048, !url.contains("#")
                 else {

@@ -38,6 +38,20 @@ package enum JSONValue: Equatable, Sendable {
         return nil
     }
 
+    /// A number as a Double (an integer too).
+    package var doubleValue: Double? {
+        switch self {
+        case let .double(d): return d
+        case let .int(i): return Double(i)
+        default: return nil
+        }
+    }
+
+    package var arrayValue: [JSONValue]? {
+        if case let .array(a) = self { return a }
+        return nil
+    }
+
     /// The name of this value's JSON type, for error messages.
     package var typeName: String {
         switch self {
