@@ -53,35 +53,27 @@ final class SignInRetryTests: XCTestCase {
     func testARetryIsRefusedOnceTheSessionEndedOrTheUserChanged() throws {
         let clock = ManualClock()
         let engine = try makeEngine(clock)
-        var credential = try credential(engine)
-        let signedOut = try engine.signIn.signIn(with: credential)
-        try engine.sessions.signOut(refreshToken: signedOut.refreshToken)
-        assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: credential) }
-
-        clock.advance(seconds: 61)
-        credential = try self.credential(engine)
-        let revoked = try engine.signIn.signIn(with: credential)
-        try engine.sessions.revokeRefreshTokens(uid: revoked.user.uid)
-        assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: credential) }
-
-        clock.advance(seconds: 61)
-        credential = try self.credential(engine)
-        let disabled = try engine.signIn.signIn(with: credential)
-        _ = try engine.accounts.updateUser(uid: disabled.user.uid, disabled: true)
-        assertError(.userDisabled) { _ = try engine.signIn.signIn(with: credential) }
+        /// A fresh sign-in (past the resend window), `change` made to it, then its code again.
+        func retried(
+            _ code: PhoneAuthError.Code, reason: String? = "alreadyUsed", after change: (SignInResult) throws -> Void
+        ) throws -> SignInResult {
+            clock.advance(seconds: 61)
+            let credential = try self.credential(engine)
+            let signedIn = try engine.signIn.signIn(with: credential)
+            try change(signedIn)
+            assertError(code, reason: reason) { _ = try engine.signIn.signIn(with: credential) }
+            return signedIn
+        }
+        _ = try retried(.sessionExpired) { try engine.sessions.signOut(refreshToken: $0.refreshToken) }
+        _ = try retried(.sessionExpired) { try engine.sessions.revokeRefreshTokens(uid: $0.user.uid) }
+        let disabled = try retried(.userDisabled, reason: nil) {
+            _ = try engine.accounts.updateUser(uid: $0.user.uid, disabled: true)
+        }
         _ = try engine.accounts.updateUser(uid: disabled.user.uid, disabled: false)
-
-        clock.advance(seconds: 61)
-        credential = try self.credential(engine)
-        let moved = try engine.signIn.signIn(with: credential)
-        _ = try engine.accounts.updateUser(uid: moved.user.uid, phoneNumber: .some("+16505550000"))
-        assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: credential) }
-
-        clock.advance(seconds: 61)
-        credential = try self.credential(engine)
-        let deleted = try engine.signIn.signIn(with: credential)
-        try engine.accounts.deleteUser(uid: deleted.user.uid)
-        assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: credential) }
+        _ = try retried(.sessionExpired) {
+            _ = try engine.accounts.updateUser(uid: $0.user.uid, phoneNumber: .some("+16505550000"))
+        }
+        let deleted = try retried(.sessionExpired) { try engine.accounts.deleteUser(uid: $0.user.uid) }
         XCTAssertThrowsError(try engine.accounts.user(uid: deleted.user.uid), "never a second user")
     }
 

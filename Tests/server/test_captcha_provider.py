@@ -5,14 +5,12 @@ siteverify), then the code signs in; a refused token answers CAPTCHA_CHECK_FAILE
 from __future__ import annotations
 
 import json
-import threading
-import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Dict, List
 
 import pytest
 
 from conftest import TEST_CODE, TEST_NUMBER, start_server
+from sms_servers import Answer, FakeServer
 
 SEND = "/identitytoolkit.googleapis.com/v1/accounts:sendVerificationCode?key=k"
 SIGN_IN = "/identitytoolkit.googleapis.com/v1/accounts:signInWithPhoneNumber?key=k"
@@ -26,31 +24,18 @@ class SiteVerify:
     def __init__(self):
         self.answers: Dict[str, Dict[str, Any]] = {}
         self.requests: List[Dict[str, str]] = []
-        outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                form = dict(urllib.parse.parse_qsl(self.rfile.read(int(self.headers["Content-Length"])).decode()))
-                outer.requests.append(dict(form, path=self.path))
-                answer = outer.answers.get(form.get("response", ""),
-                                           {"success": False, "error-codes": ["invalid-input-response"]})
-                body = json.dumps(answer).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+        def respond(request) -> Answer:
+            form = request.form()
+            self.requests.append(dict(form, path=request.path))
+            return Answer(200, self.answers.get(form.get("response", ""),
+                                                {"success": False, "error-codes": ["invalid-input-response"]}))
 
-            def log_message(self, *args):
-                pass
-
-        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.http.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.http.server_address[1]}"
+        self.server = FakeServer(default=respond)
+        self.url = self.server.url
 
     def close(self):
-        self.http.shutdown()
-        self.http.server_close()
+        self.server.close()
 
 
 @pytest.fixture

@@ -36,19 +36,13 @@ final class ProviderCaptchaVerifier: CaptchaVerifier {
             contentType = "application/json"
         case .recaptcha, .hcaptcha, .turnstile:
             url = endpoint.baseUrl + Self.siteverifyPath(settings.kind)
-            let pairs: [(String, String?)] = [
+            body = HTTPEndpoint.form([
                 ("secret", settings.secret), ("response", token), ("remoteip", clientIp),
                 ("sitekey", settings.kind == .hcaptcha ? settings.siteKey : nil),
-            ]
-            body = Array(
-                pairs.compactMap { key, value in value.map { "\(key)=\(PercentEncoding.encode($0))" } }
-                    .joined(separator: "&").utf8)
+            ])
             contentType = "application/x-www-form-urlencoded"
         }
-        return HTTPRequest(
-            url: url, body: body, headers: ["Content-Type: \(contentType)", "Accept: application/json"],
-            basicAuth: nil, caFile: endpoint.caFile, connectTimeoutMs: endpoint.connectTimeoutMs,
-            timeoutMs: endpoint.timeoutMs)
+        return endpoint.post(url, body: body, headers: ["Content-Type: \(contentType)", "Accept: application/json"])
     }
 
     private static func siteverifyPath(_ kind: CaptchaProviderSettings.Kind) -> String {

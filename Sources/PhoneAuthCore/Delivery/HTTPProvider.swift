@@ -18,21 +18,29 @@ protocol HTTPProvider: Sendable {
     func interpret(status: Int, body: [UInt8]) -> SMSSendResult
 }
 
-extension HTTPProvider {
+extension HTTPEndpoint {
     /// A POST to `url` with this endpoint's timeouts and trusted roots.
     func post(_ url: String, body: [UInt8], headers: [String], basicAuth: String? = nil) -> HTTPRequest {
         HTTPRequest(
-            url: url, body: body, headers: headers, basicAuth: basicAuth, caFile: endpoint.caFile,
-            connectTimeoutMs: endpoint.connectTimeoutMs, timeoutMs: endpoint.timeoutMs)
+            url: url, body: body, headers: headers, basicAuth: basicAuth, caFile: caFile,
+            connectTimeoutMs: connectTimeoutMs, timeoutMs: timeoutMs)
     }
 
-    /// `pairs` as application/x-www-form-urlencoded.
-    func form(_ pairs: [(String, String?)]) -> [UInt8] {
+    /// `pairs` as application/x-www-form-urlencoded; a nil value leaves its key out.
+    static func form(_ pairs: [(String, String?)]) -> [UInt8] {
         Array(
             pairs.compactMap { key, value in value.map { "\(key)=\(PercentEncoding.encode($0))" } }.joined(
                 separator: "&"
             ).utf8)
     }
+}
+
+extension HTTPProvider {
+    func post(_ url: String, body: [UInt8], headers: [String], basicAuth: String? = nil) -> HTTPRequest {
+        endpoint.post(url, body: body, headers: headers, basicAuth: basicAuth)
+    }
+
+    func form(_ pairs: [(String, String?)]) -> [UInt8] { HTTPEndpoint.form(pairs) }
 }
 
 /// Sends through one HTTP provider: its request over the shared libcurl handles, and what the
