@@ -21,7 +21,7 @@ import PhoneAuthCore
 /// let session = try await auth.signIn(with: credential)
 /// ```
 public final class PhoneAuth: Sendable {
-    let engine: Engine
+    package let engine: Engine
     /// Where the `async` variants run the blocking work.
     let pool: BlockingPool
 

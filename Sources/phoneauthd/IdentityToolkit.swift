@@ -28,13 +28,15 @@ struct IdentityToolkit: Sendable {
     let temporaryProofTtlSeconds: Int64
     let authorizedDomains: [String]
     let emulator: EmulatorSupport?
+    /// The built-in captcha verifier's service, whose site key the captcha reads answer.
+    let captcha: CaptchaProviderSettings?
 
     /// The iOS SDK's v3 relyingparty names, by their v1 operations.
     static let legacyNames: [String: String] = [
         "sendVerificationCode": "sendVerificationCode", "verifyPhoneNumber": "signInWithPhoneNumber",
         "getAccountInfo": "lookup", "deleteAccount": "delete", "setAccountInfo": "update",
         "verifyCustomToken": "signInWithCustomToken", "getProjectConfig": "getProjectConfig",
-        "verifyClient": "verifyClient",
+        "verifyClient": "verifyClient", "getRecaptchaParam": "recaptchaParams",
     ]
 
     func handle(_ operation: String, _ call: ToolkitCall) async throws -> JSONValue {
@@ -50,6 +52,8 @@ struct IdentityToolkit: Sendable {
                 ("projectId", .string(projectId)), ("authorizedDomains", .array(authorizedDomains.map { .string($0) })),
             ])
         case "verifyClient": return try await verifyClient(call)
+        case "recaptchaParams": return try recaptchaParams()
+        case "recaptchaConfig": return recaptchaConfig()
         case "token": return try await refresh(call)
         case "mfaEnrollment:start": return try await enrollStart(call)
         case "mfaEnrollment:finalize": return try await enrollFinalize(call)
@@ -71,6 +75,37 @@ struct IdentityToolkit: Sendable {
             appVerification: proof)
         await emulator?.awaitCode(of: started.verificationID, auth: auth)
         return .object([("sessionInfo", .string(started.verificationID))])
+    }
+
+    /// The reCAPTCHA (v2) site key the web SDK's RecaptchaVerifier renders with.
+    private func recaptchaParams() throws -> JSONValue {
+        guard let captcha, captcha.kind == .recaptcha, let siteKey = captcha.siteKey else {
+            throw ToolkitError(
+                400, "OPERATION_NOT_ALLOWED",
+                "No reCAPTCHA site key is configured (captcha.provider of type recaptcha with a siteKey).")
+        }
+        return .object([
+            ("kind", .string("identitytoolkit#GetRecaptchaParamResponse")), ("recaptchaSiteKey", .string(siteKey)),
+        ])
+    }
+
+    /// Whether phone sign-in wants a reCAPTCHA Enterprise token (`captchaResponse`), as the iOS and
+    /// web SDKs read it: with a recaptchaEnterprise provider, ENFORCE while app verification is
+    /// enforced (else AUDIT) and its key as `projects/{project}/keys/{siteKey}`; otherwise OFF,
+    /// and the SDKs use the silent push or the reCAPTCHA v2 fallback.
+    private func recaptchaConfig() -> JSONValue {
+        var state = "OFF"
+        var o = JSONObjectBuilder()
+        if let captcha, captcha.kind == .recaptchaEnterprise, let siteKey = captcha.siteKey,
+            let project = captcha.projectId
+        {
+            state = auth.engine.appVerification.appVerificationEnforced ? "ENFORCE" : "AUDIT"
+            o.set("recaptchaKey", .string("projects/\(project)/keys/\(siteKey)"))
+        }
+        o.set(
+            "recaptchaEnforcementState",
+            .array([.object([("provider", .string("PHONE_PROVIDER")), ("enforcementState", .string(state))])]))
+        return o.value
     }
 
     /// verifyPhoneNumber: signs in, or links, updates or re-authenticates the `idToken`'s user.
@@ -267,12 +302,22 @@ struct IdentityToolkit: Sendable {
         "playIntegrityToken", "autoRetrievalInfo", "safetyNetToken",
     ]
 
-    /// `iosReceipt` + `iosSecret` (the silent push's) or a reCAPTCHA token, as the engine's proof.
+    /// `iosReceipt` + `iosSecret` (the silent push's) or a captcha token, as the engine's proof:
+    /// `recaptchaToken` (v2) or `captchaResponse` (reCAPTCHA Enterprise, with `clientType` and
+    /// `recaptchaVersion`). The SDKs' placeholder `NO_RECAPTCHA` (sent when the Enterprise check is
+    /// off or failed, beside another proof) is no token.
     static func appVerification(_ r: ObjectReader) throws -> AppVerification? {
-        try AppVerification(
-            receipt: try r.string("iosReceipt"), secret: try r.string("iosSecret"),
-            captchaToken: try r.string("recaptchaToken") ?? r.string("captchaResponse"))
+        let tokens = try [r.string("recaptchaToken"), r.string("captchaResponse")].compactMap { $0 }
+            .filter { $0 != noRecaptcha }
+        guard tokens.count <= 1 else {
+            throw ToolkitError(
+                400, "INVALID_APP_CREDENTIAL", "Send one captcha token: recaptchaToken or captchaResponse.")
+        }
+        return try AppVerification(
+            receipt: try r.string("iosReceipt"), secret: try r.string("iosSecret"), captchaToken: tokens.first)
     }
+
+    static let noRecaptcha = "NO_RECAPTCHA"
 
     /// `phoneVerificationInfo: {sessionInfo, code}` as a credential.
     static func credential(_ r: ObjectReader) throws -> PhoneCredential {

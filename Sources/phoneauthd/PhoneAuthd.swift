@@ -60,6 +60,10 @@ struct PhoneAuthd: ParsableCommand {
             onServerRunning: { channel in
                 // Tests and scripts read the port from this line when they asked for port 0.
                 let port = channel.localAddress?.port ?? serverConfig.port
+                if server.captchaPage != nil {
+                    let root = serverConfig.publicUrl ?? "\(scheme)://\(Self.urlHost(serverConfig.host)):\(port)"
+                    auth.engine.appVerification.setServedCaptchaPage(root + Server.captchaPath)
+                }
                 StandardStream.error.write(
                     "{\"event\":\"listening\",\"url\":\"\(scheme)://\(serverConfig.host):\(port)\"}\n")
             },
@@ -74,6 +78,9 @@ struct PhoneAuthd: ParsableCommand {
         auth.close()
         StandardStream.error.write("{\"event\":\"stopped\"}\n")
     }
+
+    /// A host as a URL names it: an IPv6 address in brackets.
+    static func urlHost(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
 
     /// HTTP/1.1 over TLS with the certificate chain and key of these PEM files. A build without the
     /// TLS trait (`make demo`'s) refuses: TLS is then a proxy's to terminate.
@@ -117,6 +124,13 @@ struct PhoneAuthd: ParsableCommand {
                     + "only emulatorCompat keeps codes instead of sending them."
             )
         }
+        let captchaPage = CaptchaPage(config: engineConfig)
+        if captchaPage != nil && serverConfig.publicUrl == nil && serverConfig.listensEverywhere {
+            throw ServerConfig.bad(
+                "server.publicUrl",
+                "is required to serve the captcha page (captcha.provider has a siteKey) while listening on "
+                    + "every address: the URL clients reach this server at.")
+        }
         let auth = try PhoneAuth(json: JSONCodec.serialize(engineJSON), asyncThreads: serverConfig.threads)
         let observability = Observability(accessLog: serverConfig.accessLog)
         auth.setEventHandler { observability.record($0) }
@@ -126,10 +140,11 @@ struct PhoneAuthd: ParsableCommand {
             toolkit: IdentityToolkit(
                 auth: auth, projectId: engineConfig.projectId,
                 temporaryProofTtlSeconds: engineConfig.temporaryProofTtlSeconds,
-                authorizedDomains: serverConfig.authorizedDomains, emulator: emulator),
+                authorizedDomains: serverConfig.authorizedDomains, emulator: emulator,
+                captcha: engineConfig.captchaProvider),
             admin: IdentityToolkitAdmin(auth: auth), own: OwnMethods(auth: auth, emulator: emulator),
             emulator: emulator,
-            observability: observability)
+            observability: observability, captchaPage: captchaPage)
         return (auth, server, serverConfig)
     }
 }

@@ -25,6 +25,11 @@ struct Server: HTTPResponder {
     let own: OwnMethods
     let emulator: EmulatorSupport?
     let observability: Observability
+    /// The captcha page this server serves (captcha.provider with a siteKey, no captcha.pageUrl).
+    let captchaPage: CaptchaPage?
+
+    /// Where the captcha page is served.
+    static let captchaPath = "/phoneauth/captcha"
 
     func respond(to request: Request, context: ServerContext) async throws -> Response {
         let started = ContinuousClock.now
@@ -72,6 +77,8 @@ struct Server: HTTPResponder {
             var reply = Reply(text: auth.jwksJSON, contentType: Reply.jsonType)
             reply.headers = [("Cache-Control", "public, max-age=300")]
             return ("jwks", reply)
+        case Self.captchaPath:
+            return ("captcha", method == .get ? captcha(query: query) : Self.wrongMethod("GET"))
         default: break
         }
         if path.hasPrefix("/phoneauth/v1/") {
@@ -90,6 +97,19 @@ struct Server: HTTPResponder {
             return ("unknown", ToolkitError(404, "NOT_FOUND", "No such endpoint; see docs/SERVER.md.").reply)
         }
         return (target.name, await toolkitCall(target, &request, query: query, clientIp: clientIp))
+    }
+
+    /// The captcha page for the query getCaptchaChallenge made; 404 when this server serves none.
+    private func captcha(query: [(String, String)]) -> Reply {
+        guard let captchaPage else {
+            return ToolkitError(
+                404, "NOT_FOUND", "No captcha page is served here: configure captcha.provider with a siteKey."
+            ).reply
+        }
+        let page = captchaPage.render(query: query, nonce: Base64URL.encode(SecureBytes.random(count: 18)))
+        var reply = Reply(status: page.status, text: page.html, contentType: "text/html; charset=utf-8")
+        reply.headers = page.headers
+        return reply
     }
 
     private func toolkitCall(
@@ -255,7 +275,7 @@ struct ToolkitRoute {
     /// user's own lookup, update and deletion prove the user by the ID token, as verifyIdToken does.
     var engineMethod: String {
         Self.clientOperations[operation] ?? Self.multiFactorOperations[operation] ?? Self.adminOperations[operation]
-            ?? Self.v3Operations[operation] ?? ""
+            ?? Self.v3Operations[operation] ?? Self.captchaOperations[operation] ?? ""
     }
 
     private static let clientOperations = [
@@ -277,6 +297,8 @@ struct ToolkitRoute {
     private static let v3Operations = [
         "getProjectConfig": "getJwks", "verifyClient": "verifyClient", "token": "refreshIdToken",
     ]
+    /// Reads of the captcha configuration, public as the JWKS is.
+    private static let captchaOperations = ["recaptchaParams": "getJwks", "recaptchaConfig": "getJwks"]
 
     init?(path: String) {
         var rest = Substring(path)
@@ -291,10 +313,13 @@ struct ToolkitRoute {
         {
             service = .legacyIdentityToolkit
             operation = op
-            if op == "getProjectConfig" { method = .get }
+            if op == "getProjectConfig" || op == "recaptchaParams" { method = .get }
         } else if rest == "/v1/token" {
             service = .secureToken
             operation = "token"
+        } else if rest == "/v1/recaptchaParams" || rest == "/v2/recaptchaConfig" {
+            operation = String(rest.dropFirst("/v1/".count))
+            method = .get
         } else if rest.hasPrefix("/v1/accounts:"),
             Self.clientOperations[String(rest.dropFirst("/v1/accounts:".count))] != nil
         {

@@ -16,6 +16,9 @@ struct ServerConfig {
     var privateKeyFile: String?
     var maxBodyBytes = 64 * 1024
     var emulatorCompat = false
+    /// The address clients reach this server at (behind a proxy, the proxy's), for the URL of the
+    /// captcha page it serves; nil: the address it listens on.
+    var publicUrl: String?
     /// getProjectConfig's answer.
     var authorizedDomains: [String] = []
     /// Threads that run the engine's blocking calls.
@@ -24,7 +27,7 @@ struct ServerConfig {
 
     static let keys: Set<String> = [
         "host", "port", "apiKeys", "adminTokens", "trustedProxies", "tls", "maxBodyBytes", "emulatorCompat",
-        "authorizedDomains", "threads", "accessLog",
+        "authorizedDomains", "threads", "accessLog", "publicUrl",
     ]
 
     /// Splits a configuration into the server's part and the engine's.
@@ -61,6 +64,14 @@ struct ServerConfig {
             c.maxBodyBytes = Int(try r.int("maxBodyBytes", in: 1024...(16 << 20)) ?? Int64(c.maxBodyBytes))
             c.emulatorCompat = try r.bool("emulatorCompat") ?? false
             c.authorizedDomains = try strings(r, "authorizedDomains")
+            if let url = try r.string("publicUrl") {
+                guard url.hasPrefix("https://") || url.hasPrefix("http://"), !url.contains("?"), !url.contains("#"),
+                    url.utf8.count <= 1024, url.unicodeScalars.allSatisfy({ $0.value > 32 && $0.value < 127 })
+                else {
+                    throw bad("server.publicUrl", "must be an http(s) URL without a query or fragment.")
+                }
+                c.publicUrl = url.hasSuffix("/") ? String(url.dropLast()) : url
+            }
             c.threads = Int(try r.int("threads", in: 1...256) ?? Int64(c.threads))
             c.accessLog = try r.bool("accessLog") ?? true
         }
@@ -92,6 +103,9 @@ struct ServerConfig {
             throw Self.bad("server.adminTokens", "holds a token shorter than 16 characters; use long random tokens.")
         }
     }
+
+    /// Listening on every address (0.0.0.0 or ::): no URL a client could use names it.
+    var listensEverywhere: Bool { IPAddress(host)?.bytes.allSatisfy { $0 == 0 } == true }
 
     var isLoopback: Bool { host == "localhost" || IPAddress(host)?.isLoopback == true }
 

@@ -1,9 +1,10 @@
-/// The host's push sender and captcha verifier, replaceable at any time.
+/// The host's push sender, captcha verifier and served captcha page, replaceable at any time.
 final class AppVerificationHooks: @unchecked Sendable {  // the installed hooks are only read and written under `lock`
     private let lock = Lock()
     private var push: PushSender?
     private var captcha: CaptchaVerifier?
     private var everInstalled = false
+    private var page: String?
 
     var pushSender: PushSender? {
         get { lock.withLock { push } }
@@ -21,6 +22,11 @@ final class AppVerificationHooks: @unchecked Sendable {  // the installed hooks 
                 captcha = newValue; everInstalled = everInstalled || newValue != nil
             }
         }
+    }
+
+    var captchaPage: String? {
+        get { lock.withLock { page } }
+        set { lock.withLock { page = newValue } }
     }
 
     /// Installing either turns enforcement on for good (unless the configuration says otherwise):

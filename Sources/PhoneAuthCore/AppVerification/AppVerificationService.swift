@@ -41,8 +41,10 @@ package final class AppVerificationService {
 
     package func setPushSender(_ sender: PushSender?) { hooks.pushSender = sender }
     package func setCaptchaVerifier(_ verifier: CaptchaVerifier?) { hooks.captchaVerifier = verifier }
+    /// The captcha page a server serves itself (phoneauthd's), used while `captcha.pageUrl` is unset.
+    package func setServedCaptchaPage(_ url: String?) { hooks.captchaPage = url }
 
-    var appVerificationEnforced: Bool { config.appVerificationEnforce ?? hooks.anyInstalled }
+    package var appVerificationEnforced: Bool { config.appVerificationEnforce ?? hooks.anyInstalled }
 
     /// Sends the app a silent push with a receipt and its secret; returns the receipt and how long
     /// to wait for the push before falling back to the captcha.
@@ -116,15 +118,17 @@ package final class AppVerificationService {
         callbackScheme: String, languageCode: LanguageTag?,
         clientIp: ClientAddress? = nil
     ) throws -> (url: String, eventId: String) {
-        guard let page = config.captchaPageUrl else {
+        guard let page = config.captchaPageUrl ?? hooks.captchaPage else {
             throw PhoneAuthError(
-                .operationNotAllowed, "No captcha page is configured (captcha.pageUrl).",
+                .operationNotAllowed,
+                "No captcha page is configured (captcha.pageUrl, or phoneauthd's own page: captcha.provider with a siteKey).",
                 details: [("reason", .string("noCaptchaPage"))])
         }
-        guard Self.isScheme(callbackScheme) else {
+        guard Self.isAppScheme(callbackScheme) else {
             throw PhoneAuthError(
                 .invalidArgument,
-                "The field 'callbackScheme' must be a URL scheme (a letter, then letters, digits, '+', '-' or '.').",
+                "The field 'callbackScheme' must be the app's URL scheme (a letter, then letters, digits, '+', '-' "
+                    + "or '.'; not a web scheme such as https or javascript).",
                 details: [("field", .string("callbackScheme"))])
         }
         let now = clock.now()
@@ -218,6 +222,16 @@ package final class AppVerificationService {
             ($0 | 0x20) >= 97 && ($0 | 0x20) <= 122 || (48...57).contains($0) || $0 == 43 || $0 == 45 || $0 == 46
         }
     }
+
+    /// A scheme an app registers: the page sends the captcha token to it, so a scheme the browser
+    /// itself handles (a web page, script or file) is refused.
+    package static func isAppScheme(_ text: String) -> Bool {
+        isScheme(text) && !webSchemes.contains(text.lowercased())
+    }
+
+    static let webSchemes: Set<String> = [
+        "http", "https", "javascript", "data", "vbscript", "file", "blob", "about", "filesystem", "ws", "wss", "ftp",
+    ]
 
     /// Splits `<scheme>://phoneauth/link?deep_link_id=<encoded URL>`; nil for any other shape.
     private static func parseCallback(_ url: String) -> (scheme: String, link: String)? {

@@ -15,6 +15,12 @@ package struct CaptchaProviderSettings: Sendable {
     /// What the service must report for a good token, where it reports it.
     package var hostname: String?
     package var action: String?
+    /// How the page phoneauthd serves asks for a token: a visible challenge, or (reCAPTCHA v3 and
+    /// Enterprise score keys) `execute` with `action`, which shows none.
+    package var widget = CaptchaWidget.Style.checkbox
+    /// Where the page loads the provider's script from, instead of its own address (a mirror, or
+    /// a stand-in in tests): its origin is added to the page's Content-Security-Policy.
+    package var scriptUrl: String?
 
     /// The service's address when `baseUrl` is not given.
     static func defaultBaseUrl(_ kind: Kind) -> String {
@@ -30,7 +36,7 @@ package struct CaptchaProviderSettings: Sendable {
         let path = "captcha.provider"
         try r.rejectUnknown([
             "type", "secret", "secretEnv", "siteKey", "projectId", "hostname", "action", "baseUrl", "timeoutMs",
-            "connectTimeoutMs", "caFile",
+            "connectTimeoutMs", "caFile", "widget", "scriptUrl",
         ])
         guard let type = try r.string("type"), let kind = Kind(rawValue: type) else {
             throw EngineConfig.bad(
@@ -44,6 +50,28 @@ package struct CaptchaProviderSettings: Sendable {
             endpoint: try ProviderSettings.readEndpoint(r, path: path, type: type, defaultUrl: defaultBaseUrl(kind)),
             secret: secret, siteKey: try r.string("siteKey"), projectId: try r.string("projectId"),
             hostname: try r.string("hostname"), action: try r.string("action"))
+        if let siteKey = settings.siteKey {
+            guard (1...128).contains(siteKey.utf8.count), siteKey.utf8.allSatisfy(CaptchaWidget.isTokenByte) else {
+                throw EngineConfig.bad("\(path).siteKey", "must be the provider's site key: letters, digits, '-' or '_'")
+            }
+        }
+        if let widget = try r.string("widget") {
+            guard let style = CaptchaWidget.Style(rawValue: widget),
+                style == .checkbox || kind == .recaptcha || kind == .recaptchaEnterprise
+            else {
+                throw EngineConfig.bad(
+                    "\(path).widget", "must be \"checkbox\", or \"score\" for recaptcha and recaptchaEnterprise")
+            }
+            guard style == .checkbox || settings.action != nil else {
+                throw EngineConfig.bad("\(path).action", "is required with widget \"score\": the action execute names")
+            }
+            settings.widget = style
+        }
+        if let script = try r.string("scriptUrl") {
+            let key = "\(path).scriptUrl"
+            guard !script.contains("?") else { throw EngineConfig.bad(key, "must not have a query (?...)") }
+            settings.scriptUrl = try ProviderSettings.checkURL(script, key: key)
+        }
         if kind == .recaptchaEnterprise {
             guard settings.siteKey != nil else { throw EngineConfig.bad("\(path).siteKey", "is required") }
             guard let project = settings.projectId, Echo.isQuotable(project) else {

@@ -1,0 +1,209 @@
+/// The captcha page phoneauthd serves when `captcha.pageUrl` is not set. It opens at the URL
+/// getCaptchaChallenge returns (`?eventId=…&callbackScheme=…&hl=…`), shows the provider's widget
+/// with the site key, and reports back as canHandleURL expects:
+/// `<callbackScheme>://phoneauth/link?deep_link_id=<this page?eventId=…&captchaToken=…>`, or
+/// `error=cancelled|expired|failed|unavailable`. Its only script besides its own (allowed by a
+/// nonce) is the provider's; the Content-Security-Policy allows nothing else.
+package struct CaptchaPage: Sendable {
+    package struct Response: Sendable {
+        package var status: Int
+        package var html: String
+        /// Besides `Content-Type: text/html; charset=utf-8`.
+        package var headers: [(String, String)]
+    }
+
+    private let settings: CaptchaProviderSettings
+    private let widget: CaptchaWidget
+    private let defaultLanguage: String
+
+    /// nil when there is no page to serve: no captcha.provider with a siteKey, or the host's page.
+    package init?(config: EngineConfig) {
+        guard config.captchaPageUrl == nil, let settings = config.captchaProvider, settings.siteKey != nil else {
+            return nil
+        }
+        self.settings = settings
+        widget = CaptchaWidget(settings)
+        defaultLanguage = config.defaultLanguageCode
+    }
+
+    /// The page for a challenge's query, or a 400 page when the query is not one getCaptchaChallenge
+    /// makes. `nonce` is fresh for each response.
+    package func render(query: [(String, String)], nonce: String) -> Response {
+        func single(_ name: String) -> String? {
+            let values = query.filter { $0.0 == name }
+            return values.count == 1 ? values[0].1 : nil
+        }
+        let hl = single("hl") ?? defaultLanguage
+        guard let eventId = single("eventId"), VerificationCode.isWellFormedId(eventId),
+            let scheme = single("callbackScheme"), AppVerificationService.isAppScheme(scheme),
+            (1...35).contains(hl.utf8.count), hl.utf8.allSatisfy(CaptchaWidget.isTokenByte)
+        else {
+            return Response(
+                status: 400,
+                html: "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>Invalid link</title>"
+                    + "<p>This link is not valid: go back to the app and try again.</p></html>",
+                headers: headers(policy: "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"))
+        }
+        let language = SMSTemplates.resolve(hl, fallback: "en", known: { Self.texts[$0] != nil })
+        let text = Self.texts[language] ?? Self.texts["en"]!
+        return Response(status: 200, html: html(text: text, hl: hl, nonce: nonce), headers: headers(policy: policy(nonce)))
+    }
+
+    private func headers(policy: String) -> [(String, String)] {
+        [
+            ("Content-Security-Policy", policy),
+            ("Cache-Control", "no-store"), ("Referrer-Policy", "no-referrer"), ("X-Content-Type-Options", "nosniff"),
+        ]
+    }
+
+    private func policy(_ nonce: String) -> String {
+        func directive(_ name: String, _ sources: [String]) -> String {
+            "\(name) \(sources.isEmpty ? "'none'" : sources.joined(separator: " "))"
+        }
+        return [
+            "default-src 'none'",
+            directive("script-src", ["'nonce-\(nonce)'"] + widget.scriptSources),
+            directive("frame-src", widget.frameSources),
+            directive("connect-src", widget.connectSources),
+            // The widgets style their own elements inline.
+            directive("style-src", ["'unsafe-inline'"] + widget.styleSources),
+            "img-src data:", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+        ].joined(separator: "; ")
+    }
+
+    private func html(text: Text, hl: String, nonce: String) -> String {
+        var query = "onload=phoneauthCaptchaLoaded"
+        query += settings.widget == .score ? "&render=\(settings.siteKey ?? "")" : "&render=explicit"
+        if widget.languageInScript { query += "&hl=\(hl)" }
+        var config: [(String, JSONValue)] = [
+            ("api", .string(widget.api)), ("siteKey", .string(settings.siteKey ?? "")),
+            ("widget", .string(settings.widget.rawValue)), ("script", .string(widget.scriptUrl + "?" + query)),
+        ]
+        if let action = settings.action { config.append(("action", .string(action))) }
+        if !widget.languageInScript { config.append(("language", .string(hl.lowercased()))) }
+        // JSON inside a script element: no "<" may end it early.
+        let json = JSONCodec.serialize(.object(config)).split(separator: "<", omittingEmptySubsequences: false)
+            .joined(separator: "\\u003c")
+        return """
+            <!doctype html>
+            <html lang="\(hl)">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(text.title)</title>
+            <style>
+            body { font-family: system-ui, sans-serif; margin: 0; padding: 2rem 1rem; text-align: center; color: #202124; }
+            main { max-width: 26rem; margin: 0 auto; display: flex; flex-direction: column; align-items: center; gap: 1.25rem; }
+            h1 { font-size: 1.4rem; margin: 0; }
+            button { font: inherit; min-height: 44px; padding: 0.5rem 1.5rem; border-radius: 0.5rem; border: 1px solid #5f6368; background: #fff; }
+            button:focus-visible { outline: 3px solid #1a73e8; outline-offset: 2px; }
+            </style>
+            </head>
+            <body>
+            <main>
+            <h1>\(text.title)</h1>
+            <p>\(text.lead)</p>
+            <div id="captcha"></div>
+            <noscript><p>\(text.noScript)</p></noscript>
+            <button type="button" id="cancel">\(text.cancel)</button>
+            </main>
+            <script nonce="\(nonce)">
+            (function () {
+              "use strict";
+              var config = \(json);
+              var query = new URLSearchParams(location.search);
+              var done = false;
+              function finish(key, value) {
+                if (done) { return; }
+                done = true;
+                var back = location.origin + location.pathname + "?eventId=" +
+                  encodeURIComponent(query.get("eventId")) + "&" + key + "=" + encodeURIComponent(value);
+                location.replace(query.get("callbackScheme") + "://phoneauth/link?deep_link_id=" +
+                  encodeURIComponent(back));
+              }
+              function fail(reason) { return function () { finish("error", reason); }; }
+              window.phoneauthCaptchaLoaded = function () {
+                var api = config.api.split(".").reduce(function (o, k) { return o && o[k]; }, window);
+                if (!api) { return fail("unavailable")(); }
+                if (config.widget === "score") {
+                  api.ready(function () {
+                    api.execute(config.siteKey, { action: config.action }).then(function (token) {
+                      finish("captchaToken", token);
+                    }, fail("failed"));
+                  });
+                  return;
+                }
+                var options = {
+                  sitekey: config.siteKey,
+                  callback: function (token) { finish("captchaToken", token); },
+                  "expired-callback": fail("expired"),
+                  "chalexpired-callback": fail("expired"),
+                  "timeout-callback": fail("expired"),
+                  "error-callback": fail("failed")
+                };
+                if (config.action) { options.action = config.action; }
+                if (config.language) { options.language = config.language; }
+                api.render("captcha", options);
+              };
+              document.getElementById("cancel").addEventListener("click", fail("cancelled"));
+              var script = document.createElement("script");
+              script.src = config.script;
+              script.async = true;
+              script.onerror = fail("unavailable");
+              document.head.appendChild(script);
+            })();
+            </script>
+            </body>
+            </html>
+
+            """
+    }
+
+    struct Text {
+        let title, lead, cancel, noScript: String
+    }
+
+    /// The page's words in the languages the SMS texts have; the widget translates itself.
+    static let texts: [String: Text] = [
+        "en": Text(
+            title: "Security check", lead: "Complete the check below to get your verification code.", cancel: "Cancel",
+            noScript: "This check needs JavaScript."),
+        "fr": Text(
+            title: "Vérification de sécurité",
+            lead: "Effectuez la vérification ci-dessous pour recevoir votre code de vérification.", cancel: "Annuler",
+            noScript: "Cette vérification nécessite JavaScript."),
+        "de": Text(
+            title: "Sicherheitsprüfung",
+            lead: "Schließen Sie die Prüfung unten ab, um Ihren Bestätigungscode zu erhalten.", cancel: "Abbrechen",
+            noScript: "Für diese Prüfung ist JavaScript erforderlich."),
+        "es": Text(
+            title: "Comprobación de seguridad",
+            lead: "Completa la comprobación de abajo para recibir tu código de verificación.", cancel: "Cancelar",
+            noScript: "Esta comprobación necesita JavaScript."),
+        "pt": Text(
+            title: "Verificação de segurança",
+            lead: "Conclua a verificação abaixo para receber o seu código de verificação.", cancel: "Cancelar",
+            noScript: "Esta verificação precisa de JavaScript."),
+        "it": Text(
+            title: "Controllo di sicurezza",
+            lead: "Completa il controllo qui sotto per ricevere il tuo codice di verifica.", cancel: "Annulla",
+            noScript: "Questo controllo richiede JavaScript."),
+        "nl": Text(
+            title: "Beveiligingscontrole", lead: "Voltooi de controle hieronder om je verificatiecode te ontvangen.",
+            cancel: "Annuleren", noScript: "Voor deze controle is JavaScript nodig."),
+        "ru": Text(
+            title: "Проверка безопасности", lead: "Пройдите проверку ниже, чтобы получить код подтверждения.",
+            cancel: "Отмена", noScript: "Для этой проверки нужен JavaScript."),
+        "zh-TW": Text(title: "安全性檢查", lead: "請完成下方的檢查以取得驗證碼。", cancel: "取消", noScript: "此檢查需要 JavaScript。"),
+        "zh-CN": Text(title: "安全检查", lead: "请完成下方的检查以获取验证码。", cancel: "取消", noScript: "此检查需要 JavaScript。"),
+        "id": Text(
+            title: "Pemeriksaan keamanan", lead: "Selesaikan pemeriksaan di bawah untuk mendapatkan kode verifikasi Anda.",
+            cancel: "Batal", noScript: "Pemeriksaan ini memerlukan JavaScript."),
+        "ja": Text(
+            title: "セキュリティチェック", lead: "認証コードを受け取るには、下のチェックを完了してください。", cancel: "キャンセル",
+            noScript: "このチェックには JavaScript が必要です。"),
+        "ko": Text(
+            title: "보안 확인", lead: "인증 코드를 받으려면 아래 확인을 완료하세요.", cancel: "취소",
+            noScript: "이 확인을 진행하려면 JavaScript가 필요합니다."),
+    ]
+}

@@ -1,0 +1,63 @@
+/// What the captcha page needs to know of each provider's widget: the script that draws it, the
+/// JavaScript object that renders it, and the origins its script, frames and requests come from
+/// (the page's Content-Security-Policy allows those and nothing else).
+package struct CaptchaWidget: Sendable {
+    package enum Style: String, Sendable {
+        case checkbox, score
+    }
+
+    /// The provider's script, without its query.
+    let scriptUrl: String
+    /// The global the script defines, as a path: `grecaptcha.enterprise`.
+    let api: String
+    let scriptSources: [String]
+    let frameSources: [String]
+    let connectSources: [String]
+    let styleSources: [String]
+    /// Whether the language goes in the script's `hl` parameter (else in the widget's `language`).
+    let languageInScript: Bool
+
+    init(_ settings: CaptchaProviderSettings) {
+        let google = ["https://www.google.com/recaptcha/", "https://www.gstatic.com/recaptcha/"]
+        let googleFrames = ["https://www.google.com/recaptcha/", "https://recaptcha.google.com/recaptcha/"]
+        let hcaptcha = ["https://hcaptcha.com", "https://*.hcaptcha.com"]
+        let cloudflare = ["https://challenges.cloudflare.com"]
+        var script: String, api: String
+        var scripts: [String], frames: [String], connects: [String], styles: [String]
+        switch settings.kind {
+        case .recaptcha:
+            (script, api) = ("https://www.google.com/recaptcha/api.js", "grecaptcha")
+            (scripts, frames, connects, styles) = (google, googleFrames, [google[0]], [])
+        case .recaptchaEnterprise:
+            (script, api) = ("https://www.google.com/recaptcha/enterprise.js", "grecaptcha.enterprise")
+            (scripts, frames, connects, styles) = (google, googleFrames, [google[0]], [])
+        case .hcaptcha:
+            (script, api) = ("https://js.hcaptcha.com/1/api.js", "hcaptcha")
+            (scripts, frames, connects, styles) = (hcaptcha, hcaptcha, hcaptcha, hcaptcha)
+        case .turnstile:
+            (script, api) = ("https://challenges.cloudflare.com/turnstile/v0/api.js", "turnstile")
+            (scripts, frames, connects, styles) = (cloudflare, cloudflare, [], [])
+        }
+        if let mirror = settings.scriptUrl {
+            script = mirror
+            let origin = Self.origin(of: mirror)
+            scripts.append(origin)
+            frames.append(origin)
+            connects.append(origin)
+        }
+        (scriptUrl, self.api, languageInScript) = (script, api, settings.kind != .turnstile)
+        (scriptSources, frameSources, connectSources, styleSources) = (scripts, frames, connects, styles)
+    }
+
+    /// `scheme://host[:port]` of a URL checked by ProviderSettings.checkURL.
+    static func origin(of url: String) -> String {
+        let scheme = url.prefix { $0 != ":" }
+        let rest = url.dropFirst(scheme.count + 3)
+        return scheme + "://" + rest.prefix { $0 != "/" }
+    }
+
+    /// The bytes of site keys and language tags the page writes into a URL and its script.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        (byte | 0x20) >= 97 && (byte | 0x20) <= 122 || (48...57).contains(byte) || byte == 45 || byte == 95
+    }
+}
