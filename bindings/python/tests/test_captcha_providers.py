@@ -162,6 +162,13 @@ def test_a_host_verifier_replaces_the_built_in_one(make_engine, sms, service):
     ({"type": "recaptchaEnterprise", "secret": "s", "siteKey": "k"}, "captcha.provider.projectId"),
     ({"type": "recaptcha", "secret": "s", "baseUrl": "http://captcha.example"}, "captcha.provider.baseUrl"),
     ({"type": "recaptcha", "secret": "s", "score": 1}, "captcha.provider.score"),
+    ({"type": "recaptcha", "secret": "s", "siteKey": "key\"<script>"}, "captcha.provider.siteKey"),
+    ({"type": "hcaptcha", "secret": "s", "widget": "score", "action": "a"}, "captcha.provider.widget"),
+    ({"type": "recaptcha", "secret": "s", "widget": "score"}, "captcha.provider.action"),
+    ({"type": "recaptcha", "secret": "s", "widget": "invisible"}, "captcha.provider.widget"),
+    ({"type": "recaptcha", "secret": "s", "scriptUrl": "http://cdn.example/api.js"}, "captcha.provider.scriptUrl"),
+    ({"type": "recaptcha", "secret": "s", "scriptUrl": "https://cdn.example/api.js?x=1"},
+     "captcha.provider.scriptUrl"),
 ])
 def test_a_bad_provider_is_refused_at_open_naming_the_key(make_engine, provider, key):
     with pytest.raises(phoneauth.PhoneAuthError) as info:
