@@ -12,19 +12,21 @@ import base64
 import json
 import os
 import re
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Iterator, Optional, Tuple
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from browser import Browser
-from conftest import ROOT, start_server
+from conftest import ROOT, TEST_NUMBER, Server, run_server, start_server
 from sms_servers import Answer, FakeServer, closed_port
 
 ARTIFACTS = Path(os.environ.get("PHONEAUTH_ARTIFACTS") or ROOT / "out" / "artifacts")
 API_KEY = "captcha-page-api-key"
 KEY = f"?key={API_KEY}"
+SEND = "/identitytoolkit.googleapis.com/v1/accounts:sendVerificationCode" + KEY
 SCHEME = "com.example.app"
 SITE_KEY = "6Lc-stand-in_site-key"
 SECRET = "stand-in-secret-never-shown"
@@ -128,13 +130,26 @@ def decoded(token: str) -> Dict[str, Any]:
     return json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
 
 
-def start(tmp_path, service: CaptchaService, sms: Optional[FakeServer] = None, **provider: Any):
-    engine: Dict[str, Any] = {"captcha": {"provider": service.provider(**provider)}}
-    if sms is not None:
-        engine["sms"] = {"providers": [{"type": "webhook", "url": sms.url, "secret": WEBHOOK_SECRET}]}
-    else:
-        engine["sms"] = {"provider": "console"}
-    return start_server(tmp_path, engine=engine, server={"apiKeys": [API_KEY]})
+@contextmanager
+def served(tmp_path, kind: str = "recaptcha", sms: Optional[FakeServer] = None, mode: str = "solve",
+           engine: Optional[Dict[str, Any]] = None, server: Optional[Dict[str, Any]] = None,
+           **provider: Any) -> Iterator[Tuple[Server, CaptchaService]]:
+    """A CaptchaService and a phoneauthd whose captcha.provider it plays (a provider key given as
+    None is left out); SMS to `sms` when given, else to the console. Both stop afterwards."""
+    service = CaptchaService(kind, mode)
+    try:
+        settings = service.provider(**provider)
+        engine = {"captcha": {"provider": {k: v for k, v in settings.items() if v is not None}},
+                  "sms": ({"providers": [{"type": "webhook", "url": sms.url, "secret": WEBHOOK_SECRET}]}
+                          if sms else {"provider": "console"}),
+                  **(engine or {})}
+        running = start_server(tmp_path, engine=engine, server={"apiKeys": [API_KEY], **(server or {})})
+        try:
+            yield running, service
+        finally:
+            running.stop()
+    finally:
+        service.close()
 
 
 def challenge(server, language: str = "fr") -> str:
@@ -165,12 +180,9 @@ def sms():
 
 
 def test_firebase_order_without_push_page_token_sms_sign_in(tmp_path, sms):
-    service = CaptchaService("recaptcha")
-    server = start(tmp_path, service, sms)
-    try:
+    with served(tmp_path, sms=sms) as (server, service):
         # No push, no proof: the SMS is refused until the captcha is solved.
-        status, body, _ = server.post("/identitytoolkit.googleapis.com/v1/accounts:sendVerificationCode" + KEY,
-                                      {"phoneNumber": REAL_NUMBER})
+        status, body, _ = server.post(SEND, {"phoneNumber": REAL_NUMBER})
         assert status == 400 and body["error"]["message"].startswith("MISSING_APP_CREDENTIAL"), body
         status, params, _ = server.get("/identitytoolkit.googleapis.com/v1/recaptchaParams" + KEY)
         assert status == 200 and params["recaptchaSiteKey"] == SITE_KEY, params
@@ -186,8 +198,7 @@ def test_firebase_order_without_push_page_token_sms_sign_in(tmp_path, sms):
         assert service.probe.count() == 0, "the page's policy let another origin's script load"
         assert handled(server, answer) == {"handled": False}, "a page answer is used once"
 
-        status, sent, _ = server.post("/identitytoolkit.googleapis.com/v1/accounts:sendVerificationCode" + KEY,
-                                      {"phoneNumber": REAL_NUMBER, "recaptchaToken": found["captchaToken"]})
+        status, sent, _ = server.post(SEND, {"phoneNumber": REAL_NUMBER, "recaptchaToken": found["captchaToken"]})
         assert status == 200, sent
         assert service.checked == [found["captchaToken"]]
         message = sms.wait_for_requests(1)[0].json()
@@ -196,61 +207,41 @@ def test_firebase_order_without_push_page_token_sms_sign_in(tmp_path, sms):
                                         {"sessionInfo": sent["sessionInfo"], "code": code})
         assert status == 200 and signed["idToken"] and signed["isNewUser"] is True, signed
         assert SECRET not in server.stdout() + server.stderr()
-    finally:
-        server.stop()
-        service.close()
 
 
 def test_a_token_the_provider_refuses_sends_no_sms(tmp_path, sms):
-    service = CaptchaService("recaptcha")
-    service.accepting = False
-    server = start(tmp_path, service, sms)
-    try:
+    with served(tmp_path, sms=sms) as (server, service):
+        service.accepting = False
         with Browser(tmp_path) as browser:
             token = handled(server, page_answer(browser.open(challenge(server, "en"))))["captchaToken"]
-        status, body, _ = server.post("/identitytoolkit.googleapis.com/v1/accounts:sendVerificationCode" + KEY,
-                                      {"phoneNumber": REAL_NUMBER, "recaptchaToken": token})
+        status, body, _ = server.post(SEND, {"phoneNumber": REAL_NUMBER, "recaptchaToken": token})
         assert status == 400 and body["error"]["message"].startswith("CAPTCHA_CHECK_FAILED"), body
         assert service.checked == [token]
         assert sms.count() == 0
-    finally:
-        server.stop()
-        service.close()
 
 
 def test_cancel_and_expiry_answer_errors_and_the_page_is_kept_as_a_screenshot(tmp_path):
-    service = CaptchaService("recaptcha", mode="wait")
-    server = start(tmp_path, service)
-    try:
-        with Browser(tmp_path) as browser:
-            tab = browser.open(challenge(server, "de"))
-            tab.wait_for_console("phoneauth-standin: drawn")
-            assert tab.evaluate("document.documentElement.lang") == "de"
-            assert tab.evaluate("document.querySelector('h1').textContent") == "Sicherheitsprüfung"
-            tab.screenshot(ARTIFACTS / "captcha-page.png")
-            tab.click("#cancel")
-            assert handled(server, page_answer(tab)) == {"handled": True, "error": "cancelled"}
+    with served(tmp_path, mode="wait") as (server, _), Browser(tmp_path) as browser:
+        tab = browser.open(challenge(server, "de"))
+        tab.wait_for_console("phoneauth-standin: drawn")
+        assert tab.evaluate("document.documentElement.lang") == "de"
+        assert tab.evaluate("document.querySelector('h1').textContent") == "Sicherheitsprüfung"
+        tab.screenshot(ARTIFACTS / "captcha-page.png")
+        tab.click("#cancel")
+        assert handled(server, page_answer(tab)) == {"handled": True, "error": "cancelled"}
 
-            tab = browser.open(challenge(server))
-            tab.wait_for_console("phoneauth-standin: drawn")
-            tab.evaluate("standIn.expire()")
-            assert handled(server, page_answer(tab)) == {"handled": True, "error": "expired"}
-        assert (ARTIFACTS / "captcha-page.png").stat().st_size > 1000
-    finally:
-        server.stop()
-        service.close()
+        tab = browser.open(challenge(server))
+        tab.wait_for_console("phoneauth-standin: drawn")
+        tab.evaluate("standIn.expire()")
+        assert handled(server, page_answer(tab)) == {"handled": True, "error": "expired"}
+    assert (ARTIFACTS / "captcha-page.png").stat().st_size > 1000
 
 
 def test_a_widget_script_that_does_not_load_answers_unavailable(tmp_path):
-    service = CaptchaService("recaptcha")
-    server = start(tmp_path, service, scriptUrl=f"http://127.0.0.1:{closed_port()}/api.js")
-    try:
+    with served(tmp_path, scriptUrl=f"http://127.0.0.1:{closed_port()}/api.js") as (server, _):
         with Browser(tmp_path) as browser:
             answer = page_answer(browser.open(challenge(server)))
         assert handled(server, answer) == {"handled": True, "error": "unavailable"}
-    finally:
-        server.stop()
-        service.close()
 
 
 @pytest.mark.parametrize("kind, provider, expected", [
@@ -261,33 +252,26 @@ def test_a_widget_script_that_does_not_load_answers_unavailable(tmp_path):
      {"via": "execute", "render": SITE_KEY, "hl": "ja", "action": "login"}),
 ])
 def test_each_provider_is_asked_its_own_way_and_its_token_is_verified(tmp_path, kind, provider, expected):
-    service = CaptchaService(kind)
-    server = start(tmp_path, service, **provider)
-    try:
+    with served(tmp_path, kind, **provider) as (server, service):
         with Browser(tmp_path) as browser:
             token = handled(server, page_answer(browser.open(challenge(server, "ja"))))["captchaToken"]
         widget = decoded(token)
         assert {k: widget.get(k) for k in expected} == expected, widget
         assert widget["sitekey"] == SITE_KEY and widget["probe"] == "blocked", widget
-        body = {"phoneNumber": "+16505551234"}
+        body = {"phoneNumber": TEST_NUMBER}
         if kind == "recaptchaEnterprise":  # as Firebase's SDKs send an Enterprise token
             body.update(captchaResponse=token, clientType="CLIENT_TYPE_IOS", recaptchaVersion="RECAPTCHA_ENTERPRISE")
         else:
             body["recaptchaToken"] = token
-        status, sent, _ = server.post("/identitytoolkit.googleapis.com/v1/accounts:sendVerificationCode" + KEY, body)
+        status, sent, _ = server.post(SEND, body)
         assert status == 200, sent
         assert service.checked == [token]
-    finally:
-        server.stop()
-        service.close()
 
 
 # The page over plain HTTP: its headers, and what it refuses.
 
 def test_the_page_allows_only_the_providers_script_and_is_never_cached(tmp_path):
-    service = CaptchaService("hcaptcha")
-    server = start(tmp_path, service)
-    try:
+    with served(tmp_path, "hcaptcha") as (server, service):
         status, html, headers = server.get(challenge(server)[len(server.url):])
         assert status == 200 and headers["Content-Type"] == "text/html; charset=utf-8", headers
         policy = dict(part.strip().split(" ", 1) for part in headers["Content-Security-Policy"].split(";"))
@@ -298,12 +282,8 @@ def test_the_page_allows_only_the_providers_script_and_is_never_cached(tmp_path)
         assert policy["frame-ancestors"] == "'none'" and policy["form-action"] == "'none'", policy
         assert headers["Cache-Control"] == "no-store" and headers["Referrer-Policy"] == "no-referrer", headers
         assert html.count("<script") == 1, "one script of its own; the widget's is added by it"
-        # A new nonce each time.
-        _, again, headers2 = server.get(challenge(server)[len(server.url):])
-        assert headers2["Content-Security-Policy"] != headers["Content-Security-Policy"]
-    finally:
-        server.stop()
-        service.close()
+        _, _, again = server.get(challenge(server)[len(server.url):])
+        assert again["Content-Security-Policy"] != headers["Content-Security-Policy"], "a new nonce each time"
 
 
 @pytest.mark.parametrize("query", [
@@ -315,67 +295,39 @@ def test_the_page_allows_only_the_providers_script_and_is_never_cached(tmp_path)
     "?eventId={id}&eventId={id}&callbackScheme=com.example.app",
 ])
 def test_the_page_refuses_a_query_getCaptchaChallenge_did_not_make(tmp_path, query):
-    service = CaptchaService("recaptcha")
-    server = start(tmp_path, service)
-    try:
+    with served(tmp_path) as (server, _):
         event_id = parse_qs(urlsplit(challenge(server)).query)["eventId"][0]
         status, html, headers = server.get("/phoneauth/captcha" + query.replace("{id}", event_id))
         assert status == 400 and "not valid" in html, html
         assert "<script" not in html and headers["Content-Security-Policy"].startswith("default-src 'none'")
-    finally:
-        server.stop()
-        service.close()
 
 
 def test_the_app_scheme_cannot_be_a_web_scheme(tmp_path):
-    service = CaptchaService("recaptcha")
-    server = start(tmp_path, service)
-    try:
+    with served(tmp_path) as (server, _):
         for scheme in ("javascript", "HTTPS", "data"):
             status, body, _ = server.post("/phoneauth/v1/getCaptchaChallenge" + KEY, {"callbackScheme": scheme})
             assert status == 400 and body["error"]["code"] == "invalidArgument", body
             assert body["error"]["details"]["field"] == "callbackScheme", body
-    finally:
-        server.stop()
-        service.close()
 
 
 def test_public_url_names_the_page_and_a_server_on_every_address_needs_it(tmp_path):
-    from conftest import run_server, write_config
-    service = CaptchaService("recaptcha")
-    try:
-        server = start_server(tmp_path, engine={"sms": {"provider": "console"},
-                                                "captcha": {"provider": service.provider()}},
-                              server={"apiKeys": [API_KEY], "publicUrl": "https://auth.example.com/"})
-        try:
-            status, body, _ = server.post("/phoneauth/v1/getCaptchaChallenge" + KEY, {"callbackScheme": SCHEME})
-            assert status == 200 and body["url"].startswith("https://auth.example.com/phoneauth/captcha?"), body
-        finally:
-            server.stop()
+    with served(tmp_path, server={"publicUrl": "https://auth.example.com/"}) as (server, service):
+        status, body, _ = server.post("/phoneauth/v1/getCaptchaChallenge" + KEY, {"callbackScheme": SCHEME})
+        assert status == 200 and body["url"].startswith("https://auth.example.com/phoneauth/captcha?"), body
         refused = run_server(tmp_path, engine={"sms": {"provider": "console"},
                                                "captcha": {"provider": service.provider()}},
                              server={"host": "0.0.0.0"})
         assert refused.returncode == 1 and "server.publicUrl" in refused.stderr, refused.stderr
-    finally:
-        service.close()
 
 
 def test_without_a_site_key_there_is_no_page(tmp_path):
-    service = CaptchaService("recaptcha")
-    provider = service.provider()
-    del provider["siteKey"], provider["scriptUrl"]
-    server = start_server(tmp_path, engine={"sms": {"provider": "console"}, "captcha": {"provider": provider}},
-                          server={"apiKeys": [API_KEY]})
-    try:
+    with served(tmp_path, siteKey=None, scriptUrl=None) as (server, _):
         status, body, _ = server.post("/phoneauth/v1/getCaptchaChallenge" + KEY, {"callbackScheme": SCHEME})
         assert status == 403 and body["error"]["details"]["reason"] == "noCaptchaPage", body
         status, body, _ = server.get("/phoneauth/captcha?eventId=x&callbackScheme=y")
         assert status == 404, body
         status, body, _ = server.get("/identitytoolkit.googleapis.com/v1/recaptchaParams" + KEY)
         assert status == 400 and body["error"]["message"].startswith("OPERATION_NOT_ALLOWED"), body
-    finally:
-        server.stop()
-        service.close()
 
 
 @pytest.mark.parametrize("kind, app, state", [
@@ -384,11 +336,7 @@ def test_without_a_site_key_there_is_no_page(tmp_path):
     ("recaptcha", {}, "OFF"),
 ])
 def test_recaptcha_config_tells_the_sdks_whether_phone_sign_in_wants_an_enterprise_token(tmp_path, kind, app, state):
-    service = CaptchaService(kind)
-    server = start_server(tmp_path, engine={"sms": {"provider": "console"}, "appVerification": app,
-                                            "captcha": {"provider": service.provider()}},
-                          server={"apiKeys": [API_KEY]})
-    try:
+    with served(tmp_path, kind, engine={"appVerification": app}) as (server, _):
         status, body, _ = server.get("/identitytoolkit.googleapis.com/v2/recaptchaConfig" + KEY
                                      + "&clientType=CLIENT_TYPE_IOS&version=RECAPTCHA_ENTERPRISE")
         assert status == 200, body
@@ -397,27 +345,18 @@ def test_recaptcha_config_tells_the_sdks_whether_phone_sign_in_wants_an_enterpri
             assert "recaptchaKey" not in body, body
         else:
             assert body["recaptchaKey"] == f"projects/acme-auth/keys/{SITE_KEY}", body
-    finally:
-        server.stop()
-        service.close()
 
 
 def test_the_sdks_placeholder_is_no_token_and_two_tokens_are_refused(tmp_path):
-    service = CaptchaService("recaptcha")
-    server = start(tmp_path, service)
-    send = "/identitytoolkit.googleapis.com/v1/accounts:sendVerificationCode" + KEY
-    try:
-        status, body, _ = server.post(send, {"phoneNumber": "+16505551234", "captchaResponse": "NO_RECAPTCHA",
+    with served(tmp_path) as (server, service):
+        status, body, _ = server.post(SEND, {"phoneNumber": TEST_NUMBER, "captchaResponse": "NO_RECAPTCHA",
                                              "clientType": "CLIENT_TYPE_WEB", "recaptchaVersion": "RECAPTCHA_ENTERPRISE"})
         assert status == 400 and body["error"]["message"].startswith("MISSING_APP_CREDENTIAL"), body
-        status, body, _ = server.post(send, {"phoneNumber": "+16505551234", "captchaResponse": "standin.a",
+        status, body, _ = server.post(SEND, {"phoneNumber": TEST_NUMBER, "captchaResponse": "standin.a",
                                              "recaptchaToken": "standin.b"})
         assert status == 400 and body["error"]["message"].startswith("INVALID_APP_CREDENTIAL"), body
         # The web SDK's OFF mode: the placeholder beside a v2 token, which is checked.
-        status, body, _ = server.post(send, {"phoneNumber": "+16505551234", "captchaResponse": "NO_RECAPTCHA",
+        status, body, _ = server.post(SEND, {"phoneNumber": TEST_NUMBER, "captchaResponse": "NO_RECAPTCHA",
                                              "recaptchaToken": "standin.e30"})
         assert status == 200, body
         assert service.checked == ["standin.e30"]
-    finally:
-        server.stop()
-        service.close()
