@@ -297,8 +297,10 @@ struct IdentityToolkit: Sendable {
 
     // MARK: Reading requests
 
+    /// The phone info object of the v2 second-factor starts; the iOS SDK puts an Enterprise
+    /// token's `clientType` and `recaptchaVersion` in it too.
     static let phoneInfoFields: Set<String> = [
-        "phoneNumber", "iosReceipt", "iosSecret", "recaptchaToken", "captchaResponse",
+        "phoneNumber", "iosReceipt", "iosSecret", "recaptchaToken", "captchaResponse", "clientType", "recaptchaVersion",
         "playIntegrityToken", "autoRetrievalInfo", "safetyNetToken",
     ]
 

@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from browser import Browser
-from conftest import ROOT, TEST_NUMBER, Server, run_server, start_server
+from conftest import ROOT, SECOND_NUMBER, TEST_CODE, TEST_NUMBER, Server, run_server, start_server
 from sms_servers import Answer, FakeServer, closed_port
 
 ARTIFACTS = Path(os.environ.get("PHONEAUTH_ARTIFACTS") or ROOT / "out" / "artifacts")
@@ -360,3 +360,20 @@ def test_the_sdks_placeholder_is_no_token_and_two_tokens_are_refused(tmp_path):
                                              "recaptchaToken": "standin.e30"})
         assert status == 200, body
         assert service.checked == ["standin.e30"]
+
+
+def test_a_second_factor_enrolment_takes_an_enterprise_token_as_the_ios_sdk_sends_it(tmp_path):
+    with served(tmp_path, "recaptchaEnterprise") as (server, service):
+        enterprise = {"clientType": "CLIENT_TYPE_IOS", "recaptchaVersion": "RECAPTCHA_ENTERPRISE"}
+        status, sent, _ = server.post(SEND, {"phoneNumber": TEST_NUMBER, "captchaResponse": "standin.first",
+                                             **enterprise})
+        assert status == 200, sent
+        status, signed, _ = server.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPhoneNumber" + KEY,
+                                        {"sessionInfo": sent["sessionInfo"], "code": TEST_CODE})
+        assert status == 200, signed
+        status, started, _ = server.post(
+            "/identitytoolkit.googleapis.com/v2/accounts/mfaEnrollment:start" + KEY,
+            {"idToken": signed["idToken"],
+             "phoneEnrollmentInfo": {"phoneNumber": SECOND_NUMBER, "captchaResponse": "standin.second", **enterprise}})
+        assert status == 200 and started["phoneSessionInfo"]["sessionInfo"], started
+        assert service.checked == ["standin.first", "standin.second"]
