@@ -90,16 +90,17 @@ struct IdentityToolkit: Sendable {
     }
 
     /// Whether phone sign-in wants a reCAPTCHA Enterprise token (`captchaResponse`), as the iOS and
-    /// web SDKs read it: with a recaptchaEnterprise provider, ENFORCE while app verification is
-    /// enforced (else AUDIT) and its key as `projects/{project}/keys/{siteKey}`; otherwise OFF,
-    /// and the SDKs use the silent push or the reCAPTCHA v2 fallback.
+    /// web SDKs read it: ENFORCE, with the key as `projects/{project}/keys/{siteKey}`, when a
+    /// recaptchaEnterprise provider checks the tokens; otherwise OFF (no proof is checked, or
+    /// another kind is), and the SDKs use the silent push or the reCAPTCHA v2 fallback. Never
+    /// AUDIT: a token is either checked or not asked for.
     private func recaptchaConfig() -> JSONValue {
         var state = "OFF"
         var o = JSONObjectBuilder()
         if let captcha, captcha.kind == .recaptchaEnterprise, let siteKey = captcha.siteKey,
-            let project = captcha.projectId
+            let project = captcha.projectId, auth.engine.appVerification.appVerificationEnforced
         {
-            state = auth.engine.appVerification.appVerificationEnforced ? "ENFORCE" : "AUDIT"
+            state = "ENFORCE"
             o.set("recaptchaKey", .string("projects/\(project)/keys/\(siteKey)"))
         }
         o.set(

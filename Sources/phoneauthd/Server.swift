@@ -297,7 +297,7 @@ struct ToolkitRoute {
     private static let v3Operations = [
         "getProjectConfig": "getJwks", "verifyClient": "verifyClient", "token": "refreshIdToken",
     ]
-    /// Reads of the captcha configuration, public as the JWKS is.
+    /// Reads of the captcha configuration: client calls (an API key), as getProjectConfig.
     private static let captchaOperations = ["recaptchaParams": "getJwks", "recaptchaConfig": "getJwks"]
 
     init?(path: String) {
@@ -318,7 +318,7 @@ struct ToolkitRoute {
             service = .secureToken
             operation = "token"
         } else if rest == "/v1/recaptchaParams" || rest == "/v2/recaptchaConfig" {
-            operation = String(rest.dropFirst("/v1/".count))
+            operation = String(rest.split(separator: "/").last ?? "")
             method = .get
         } else if rest.hasPrefix("/v1/accounts:"),
             Self.clientOperations[String(rest.dropFirst("/v1/accounts:".count))] != nil

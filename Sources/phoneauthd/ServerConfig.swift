@@ -65,12 +65,8 @@ struct ServerConfig {
             c.emulatorCompat = try r.bool("emulatorCompat") ?? false
             c.authorizedDomains = try strings(r, "authorizedDomains")
             if let url = try r.string("publicUrl") {
-                guard url.hasPrefix("https://") || url.hasPrefix("http://"), !url.contains("?"), !url.contains("#"),
-                    url.utf8.count <= 1024, url.unicodeScalars.allSatisfy({ $0.value > 32 && $0.value < 127 })
-                else {
-                    throw bad("server.publicUrl", "must be an http(s) URL without a query or fragment.")
-                }
-                c.publicUrl = url.hasSuffix("/") ? String(url.dropLast()) : url
+                guard !url.contains("?") else { throw bad("server.publicUrl", "must not have a query (?...).") }
+                c.publicUrl = try ProviderSettings.checkURL(url, key: "server.publicUrl")
             }
             c.threads = Int(try r.int("threads", in: 1...256) ?? Int64(c.threads))
             c.accessLog = try r.bool("accessLog") ?? true

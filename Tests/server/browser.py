@@ -15,8 +15,10 @@ import json
 import os
 import queue
 import shutil
+import signal
 import subprocess
 import threading
+import time
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional
 
@@ -35,24 +37,25 @@ class Browser:
             raise BrowserError("chromium is not installed (make deps installs it)")
         to_browser_read, self._to_browser = os.pipe()
         self._from_browser, from_browser_write = os.pipe()
-
-        def descriptors():  # the protocol's fixed descriptors, in the child only
-            os.dup2(to_browser_read, 3)
-            os.dup2(from_browser_write, 4)
-
         self._log = open(directory / "chromium.log", "wb")
+        arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                     "--no-default-browser-check", "--disable-extensions", "--disable-sync",
+                     "--disable-background-networking", "--disable-component-update", "--window-size=412,760",
+                     f"--user-data-dir={directory / 'chromium-profile'}", "--remote-debugging-pipe", "about:blank"]
+        # The protocol's descriptors are 3 and 4. bash moves the pipes there (preexec_fn is unsafe in
+        # a process with threads; dash takes one-digit descriptors only), in a session of its own
+        # so all of it can be killed.
         self.process = subprocess.Popen(
-            [EXECUTABLE, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-             "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-sync",
-             "--disable-background-networking", "--disable-component-update", "--window-size=412,760",
-             f"--user-data-dir={directory / 'chromium-profile'}", "--remote-debugging-pipe", "about:blank"],
-            pass_fds=(3, 4), preexec_fn=descriptors, stdout=self._log, stderr=self._log)
+            ["/bin/bash", "-c", f'exec "$0" "$@" 3<&{to_browser_read} 4>&{from_browser_write}', EXECUTABLE, *arguments],
+            pass_fds=(to_browser_read, from_browser_write), stdout=self._log, stderr=self._log,
+            start_new_session=True)
         os.close(to_browser_read)
         os.close(from_browser_write)
         self._next_id = 0
         self._lock = threading.Lock()
         self._replies: Dict[int, "queue.Queue[Dict[str, Any]]"] = {}
-        self.events: "queue.Queue[Dict[str, Any]]" = queue.Queue()
+        self._sessions: Dict[str, "queue.Queue[Dict[str, Any]]"] = {}
+        self._closed = False
         threading.Thread(target=self._read, daemon=True).start()
 
     def __enter__(self) -> "Browser":
@@ -69,22 +72,33 @@ class Browser:
             except OSError:
                 chunk = b""
             if not chunk:
-                self.events.put({"method": "closed"})
-                for waiting in list(self._replies.values()):
-                    waiting.put({"error": {"message": "the browser closed"}})
-                return
+                break
             buffer += chunk
             while b"\0" in buffer:
                 raw, buffer = buffer.split(b"\0", 1)
-                message = json.loads(raw)
+                try:
+                    message = json.loads(raw)
+                except ValueError:
+                    message = {"method": "unreadable", "params": {"text": raw[:200].decode(errors="replace")}}
                 if "id" in message and message["id"] in self._replies:
                     self._replies[message["id"]].put(message)
-                else:
-                    self.events.put(message)
+                elif "sessionId" in message:
+                    self.events(message["sessionId"]).put(message)
+        with self._lock:
+            self._closed = True
+            for waiting in list(self._replies.values()) + list(self._sessions.values()):
+                waiting.put({"method": "closed", "error": {"message": "the browser closed"}})
+
+    def events(self, session: str) -> "queue.Queue[Dict[str, Any]]":
+        """The events of one tab, kept until it reads them."""
+        with self._lock:
+            return self._sessions.setdefault(session, queue.Queue())
 
     def call(self, method: str, params: Optional[Dict[str, Any]] = None,
              session: Optional[str] = None) -> Dict[str, Any]:
         with self._lock:
+            if self._closed:
+                raise BrowserError(f"{method}: the browser has closed")
             self._next_id += 1
             ident = self._next_id
             reply: "queue.Queue[Dict[str, Any]]" = queue.Queue()
@@ -92,7 +106,10 @@ class Browser:
             message = {"id": ident, "method": method, "params": params or {}}
             if session:
                 message["sessionId"] = session
-            os.write(self._to_browser, json.dumps(message).encode() + b"\0")
+            try:
+                os.write(self._to_browser, json.dumps(message).encode() + b"\0")
+            except OSError as error:
+                raise BrowserError(f"{method}: {error}") from None
         try:
             answer = reply.get(timeout=TIMEOUT)
         except queue.Empty:
@@ -107,6 +124,7 @@ class Browser:
         target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         tab = Tab(self, session)
+        self.events(session)
         for domain in ("Page", "Runtime", "Log"):
             tab.call(f"{domain}.enable")
         tab.call("Page.navigate", {"url": url})
@@ -116,13 +134,14 @@ class Browser:
         if self.process.poll() is None:
             try:
                 self.call("Browser.close")
-            except BrowserError:
-                pass
-            try:
                 self.process.wait(timeout=TIMEOUT)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+            except (BrowserError, subprocess.TimeoutExpired):
+                pass
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)  # what is left of it: renderers, helpers
+        except OSError:
+            pass
+        self.process.wait()
         for fd in (self._to_browser, self._from_browser):
             try:
                 os.close(fd)
@@ -140,16 +159,17 @@ class Tab:
         return self.browser.call(method, params, self.session)
 
     def wait_for(self, matches: Callable[[Dict[str, Any]], bool], what: str) -> Dict[str, Any]:
-        """The next event of this tab that `matches`; fails when the browser closes first."""
+        """The next event of this tab that `matches`; fails when the browser closes first, or
+        when none comes within TIMEOUT (a bound for a broken page, not part of any test's logic)."""
+        deadline = time.monotonic() + TIMEOUT
+        events = self.browser.events(self.session)
         while True:
             try:
-                event = self.browser.events.get(timeout=TIMEOUT)
+                event = events.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
-                raise BrowserError(f"waiting for {what}: nothing came; events: {self.console()}") from None
+                raise BrowserError(f"waiting for {what}: nothing came; the page logged: {self.console()}") from None
             if event.get("method") == "closed":
                 raise BrowserError(f"the browser closed while waiting for {what}")
-            if event.get("sessionId") != self.session:
-                continue
             self.seen.append(event)
             if matches(event):
                 return event

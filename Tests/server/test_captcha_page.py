@@ -21,7 +21,7 @@ import pytest
 
 from browser import Browser
 from conftest import ROOT, SECOND_NUMBER, TEST_CODE, TEST_NUMBER, Server, run_server, start_server
-from sms_servers import Answer, FakeServer, closed_port
+from sms_servers import Answer, FakeServer
 
 ARTIFACTS = Path(os.environ.get("PHONEAUTH_ARTIFACTS") or ROOT / "out" / "artifacts")
 API_KEY = "captcha-page-api-key"
@@ -57,7 +57,9 @@ STAND_IN = r"""
       console.log("phoneauth-standin: drawn");
       if (__MODE__ === "solve") {
         options.callback(token({ via: "render", sitekey: options.sitekey, action: options.action || null,
-                                 language: options.language || null }));
+                                 language: options.language || null, retry: options.retry || null,
+                                 callbacks: Object.keys(options).filter(function (k) { return /-callback$/.test(k); })
+                                   .sort() }));
       }
     },
     ready: function (then) { then(); },
@@ -91,7 +93,9 @@ class CaptchaService:
 
         def respond(request) -> Answer:
             path = request.path.split("?")[0]
-            if request.method == "GET" and path.endswith(".js"):
+            if request.method == "GET" and not path.endswith(".js"):
+                return Answer(404, "not found")
+            if request.method == "GET":
                 script = (STAND_IN.replace("__MODE__", json.dumps(self.mode)).replace("__API__", json.dumps(APIS[kind]))
                           .replace("__PROBE__", json.dumps(self.probe.url + "/probe.js")))
                 return Answer(200, script, headers={"Content-Type": "text/javascript; charset=utf-8"})
@@ -112,9 +116,9 @@ class CaptchaService:
         self.server = FakeServer(default=respond)
         self.url = self.server.url
 
-    def provider(self, **extra: Any) -> Dict[str, Any]:
+    def provider(self, script: str = "/widget/api.js", **extra: Any) -> Dict[str, Any]:
         settings = {"type": self.kind, "secret": SECRET, "siteKey": SITE_KEY, "baseUrl": self.url,
-                    "scriptUrl": self.url + "/widget/api.js", **extra}
+                    "scriptUrl": self.url + script, **extra}
         if self.kind == "recaptchaEnterprise":
             settings.setdefault("projectId", "acme-auth")
         return settings
@@ -133,12 +137,12 @@ def decoded(token: str) -> Dict[str, Any]:
 @contextmanager
 def served(tmp_path, kind: str = "recaptcha", sms: Optional[FakeServer] = None, mode: str = "solve",
            engine: Optional[Dict[str, Any]] = None, server: Optional[Dict[str, Any]] = None,
-           **provider: Any) -> Iterator[Tuple[Server, CaptchaService]]:
+           script: str = "/widget/api.js", **provider: Any) -> Iterator[Tuple[Server, CaptchaService]]:
     """A CaptchaService and a phoneauthd whose captcha.provider it plays (a provider key given as
     None is left out); SMS to `sms` when given, else to the console. Both stop afterwards."""
     service = CaptchaService(kind, mode)
     try:
-        settings = service.provider(**provider)
+        settings = service.provider(script, **provider)
         engine = {"captcha": {"provider": {k: v for k, v in settings.items() if v is not None}},
                   "sms": ({"providers": [{"type": "webhook", "url": sms.url, "secret": WEBHOOK_SECRET}]}
                           if sms else {"provider": "console"}),
@@ -194,14 +198,15 @@ def test_firebase_order_without_push_page_token_sms_sign_in(tmp_path, sms):
         assert found["handled"] is True and "error" not in found, found
         widget = decoded(found["captchaToken"])
         assert widget == {"path": "/widget/api.js", "render": "explicit", "hl": "fr", "via": "render",
-                          "sitekey": SITE_KEY, "action": None, "language": None, "probe": "blocked"}, widget
+                          "sitekey": SITE_KEY, "action": None, "language": None, "retry": None,
+                          "callbacks": ["error-callback", "expired-callback"], "probe": "blocked"}, widget
         assert service.probe.count() == 0, "the page's policy let another origin's script load"
         assert handled(server, answer) == {"handled": False}, "a page answer is used once"
 
         status, sent, _ = server.post(SEND, {"phoneNumber": REAL_NUMBER, "recaptchaToken": found["captchaToken"]})
         assert status == 200, sent
         assert service.checked == [found["captchaToken"]]
-        message = sms.wait_for_requests(1)[0].json()
+        message = sms.wait_for_requests(1, timeout=60)[0].json()
         code = re.findall(r"\d{6}", message["body"])[0]
         status, signed, _ = server.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPhoneNumber" + KEY,
                                         {"sessionInfo": sent["sessionInfo"], "code": code})
@@ -230,24 +235,27 @@ def test_cancel_and_expiry_answer_errors_and_the_page_is_kept_as_a_screenshot(tm
         tab.click("#cancel")
         assert handled(server, page_answer(tab)) == {"handled": True, "error": "cancelled"}
 
-        tab = browser.open(challenge(server))
-        tab.wait_for_console("phoneauth-standin: drawn")
-        tab.evaluate("standIn.expire()")
-        assert handled(server, page_answer(tab)) == {"handled": True, "error": "expired"}
+        for call, error in (("standIn.expire()", "expired"), ("standIn.fail()", "failed")):
+            tab = browser.open(challenge(server))
+            tab.wait_for_console("phoneauth-standin: drawn")
+            tab.evaluate(call)
+            assert handled(server, page_answer(tab)) == {"handled": True, "error": error}
     assert (ARTIFACTS / "captcha-page.png").stat().st_size > 1000
 
 
 def test_a_widget_script_that_does_not_load_answers_unavailable(tmp_path):
-    with served(tmp_path, scriptUrl=f"http://127.0.0.1:{closed_port()}/api.js") as (server, _):
+    with served(tmp_path, script="/missing") as (server, _):  # the stand-in answers 404
         with Browser(tmp_path) as browser:
             answer = page_answer(browser.open(challenge(server)))
         assert handled(server, answer) == {"handled": True, "error": "unavailable"}
 
 
 @pytest.mark.parametrize("kind, provider, expected", [
-    ("hcaptcha", {}, {"via": "render", "render": "explicit", "hl": "ja", "language": None}),
+    ("hcaptcha", {}, {"via": "render", "render": "explicit", "hl": "ja", "language": None, "retry": None,
+                      "callbacks": ["chalexpired-callback", "error-callback", "expired-callback"]}),
     ("turnstile", {"action": "login"}, {"via": "render", "render": "explicit", "hl": None, "language": "ja",
-                                        "action": "login"}),
+                                        "action": "login", "retry": "never",
+                                        "callbacks": ["error-callback", "expired-callback", "timeout-callback"]}),
     ("recaptchaEnterprise", {"widget": "score", "action": "login"},
      {"via": "execute", "render": SITE_KEY, "hl": "ja", "action": "login"}),
 ])
@@ -286,6 +294,27 @@ def test_the_page_allows_only_the_providers_script_and_is_never_cached(tmp_path)
         assert again["Content-Security-Policy"] != headers["Content-Security-Policy"], "a new nonce each time"
 
 
+GOOGLE = ("https://www.google.com/recaptcha/ https://www.gstatic.com/recaptcha/",
+          "https://www.google.com/recaptcha/ https://recaptcha.google.com/recaptcha/", "https://www.google.com/recaptcha/",
+          "'unsafe-inline'")
+
+
+@pytest.mark.parametrize("kind, script, frame, connect, style", [
+    ("recaptcha", *GOOGLE),
+    ("recaptchaEnterprise", *GOOGLE),
+    ("hcaptcha", "https://hcaptcha.com https://*.hcaptcha.com", "https://hcaptcha.com https://*.hcaptcha.com",
+     "https://hcaptcha.com https://*.hcaptcha.com", "'unsafe-inline' https://hcaptcha.com https://*.hcaptcha.com"),
+    ("turnstile", "https://challenges.cloudflare.com", "https://challenges.cloudflare.com", "'none'", "'unsafe-inline'"),
+])
+def test_the_policy_allows_each_providers_own_origins(tmp_path, kind, script, frame, connect, style):
+    with served(tmp_path, kind, scriptUrl=None) as (server, _):
+        status, html, headers = server.get(challenge(server)[len(server.url):])
+        policy = dict(part.strip().split(" ", 1) for part in headers["Content-Security-Policy"].split(";"))
+        nonce = re.search(r"<script nonce=\"([^\"]+)\">", html).group(1)
+        assert policy["script-src"] == f"'nonce-{nonce}' {script}", policy
+        assert (policy["frame-src"], policy["connect-src"], policy["style-src"]) == (frame, connect, style), policy
+
+
 @pytest.mark.parametrize("query", [
     "",
     "?eventId=not-an-id&callbackScheme=com.example.app",
@@ -293,6 +322,7 @@ def test_the_page_allows_only_the_providers_script_and_is_never_cached(tmp_path)
     "?eventId={id}&callbackScheme=https",
     "?eventId={id}&callbackScheme=com.example.app&hl=%3Cscript%3E",
     "?eventId={id}&eventId={id}&callbackScheme=com.example.app",
+    "?eventId={id}&callbackScheme=com.example.app&hl=fr&hl=de",
 ])
 def test_the_page_refuses_a_query_getCaptchaChallenge_did_not_make(tmp_path, query):
     with served(tmp_path) as (server, _):
@@ -332,7 +362,7 @@ def test_without_a_site_key_there_is_no_page(tmp_path):
 
 @pytest.mark.parametrize("kind, app, state", [
     ("recaptchaEnterprise", {}, "ENFORCE"),
-    ("recaptchaEnterprise", {"enforce": False}, "AUDIT"),
+    ("recaptchaEnterprise", {"enforce": False}, "OFF"),  # no token would be checked
     ("recaptcha", {}, "OFF"),
 ])
 def test_recaptcha_config_tells_the_sdks_whether_phone_sign_in_wants_an_enterprise_token(tmp_path, kind, app, state):

@@ -215,12 +215,8 @@ package final class AppVerificationService {
     /// RFC 3986: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), kept short.
     static func isScheme(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
-        guard let first = bytes.first, bytes.count <= 128, (first | 0x20) >= 97 && (first | 0x20) <= 122 else {
-            return false
-        }
-        return bytes.allSatisfy {
-            ($0 | 0x20) >= 97 && ($0 | 0x20) <= 122 || (48...57).contains($0) || $0 == 43 || $0 == 45 || $0 == 46
-        }
+        guard let first = bytes.first, bytes.count <= 128, ASCII.isLetter(first) else { return false }
+        return bytes.allSatisfy { ASCII.isLetterOrDigit($0) || $0 == 43 || $0 == 45 || $0 == 46 }
     }
 
     /// A scheme an app registers: the page sends the captcha token to it, so a scheme the browser
@@ -231,6 +227,7 @@ package final class AppVerificationService {
 
     static let webSchemes: Set<String> = [
         "http", "https", "javascript", "data", "vbscript", "file", "blob", "about", "filesystem", "ws", "wss", "ftp",
+        "view-source", "intent", "mailto", "sms", "tel",
     ]
 
     /// Splits `<scheme>://phoneauth/link?deep_link_id=<encoded URL>`; nil for any other shape.
@@ -249,7 +246,7 @@ package final class AppVerificationService {
     }
 
     /// The value of a query item that appears exactly once.
-    private static func single(_ name: String, in items: [(String, String)]) -> String? {
+    package static func single(_ name: String, in items: [(String, String)]) -> String? {
         let values = items.filter { $0.0 == name }
         return values.count == 1 && !values[0].1.isEmpty ? values[0].1 : nil
     }

@@ -13,29 +13,25 @@ package struct CaptchaPage: Sendable {
     }
 
     private let settings: CaptchaProviderSettings
-    private let widget: CaptchaWidget
+    private let siteKey: String
     private let defaultLanguage: String
 
     /// nil when there is no page to serve: no captcha.provider with a siteKey, or the host's page.
     package init?(config: EngineConfig) {
-        guard config.captchaPageUrl == nil, let settings = config.captchaProvider, settings.siteKey != nil else {
+        guard config.captchaPageUrl == nil, let settings = config.captchaProvider, let siteKey = settings.siteKey else {
             return nil
         }
-        self.settings = settings
-        widget = CaptchaWidget(settings)
-        defaultLanguage = config.defaultLanguageCode
+        (self.settings, self.siteKey, defaultLanguage) = (settings, siteKey, config.defaultLanguageCode)
     }
 
     /// The page for a challenge's query, or a 400 page when the query is not one getCaptchaChallenge
     /// makes. `nonce` is fresh for each response.
     package func render(query: [(String, String)], nonce: String) -> Response {
-        func single(_ name: String) -> String? {
-            let values = query.filter { $0.0 == name }
-            return values.count == 1 ? values[0].1 : nil
-        }
+        let single = { AppVerificationService.single($0, in: query) }
         let hl = single("hl") ?? defaultLanguage
         guard let eventId = single("eventId"), VerificationCode.isWellFormedId(eventId),
             let scheme = single("callbackScheme"), AppVerificationService.isAppScheme(scheme),
+            query.filter({ $0.0 == "hl" }).count <= 1,
             (1...35).contains(hl.utf8.count), hl.utf8.allSatisfy(CaptchaWidget.isTokenByte)
         else {
             return Response(
@@ -44,9 +40,12 @@ package struct CaptchaPage: Sendable {
                     + "<p>This link is not valid: go back to the app and try again.</p></html>",
                 headers: headers(policy: "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"))
         }
+        let widget = CaptchaWidget(settings, language: hl)
         let language = SMSTemplates.resolve(hl, fallback: "en", known: { Self.texts[$0] != nil })
-        let text = Self.texts[language] ?? Self.texts["en"]!
-        return Response(status: 200, html: html(text: text, hl: hl, nonce: nonce), headers: headers(policy: policy(nonce)))
+        let html = html(
+            widget: widget, text: Self.texts[language] ?? Self.texts["en"]!, language: language, hl: hl,
+            challenge: [("eventId", .string(eventId)), ("callbackScheme", .string(scheme))], nonce: nonce)
+        return Response(status: 200, html: html, headers: headers(policy: policy(widget, nonce)))
     }
 
     private func headers(policy: String) -> [(String, String)] {
@@ -56,7 +55,7 @@ package struct CaptchaPage: Sendable {
         ]
     }
 
-    private func policy(_ nonce: String) -> String {
+    private func policy(_ widget: CaptchaWidget, _ nonce: String) -> String {
         func directive(_ name: String, _ sources: [String]) -> String {
             "\(name) \(sources.isEmpty ? "'none'" : sources.joined(separator: " "))"
         }
@@ -71,22 +70,27 @@ package struct CaptchaPage: Sendable {
         ].joined(separator: "; ")
     }
 
-    private func html(text: Text, hl: String, nonce: String) -> String {
+    /// The page; `language` is its words', `hl` the widget's, `challenge` the checked query.
+    private func html(
+        widget: CaptchaWidget, text: Text, language: String, hl: String, challenge: [(String, JSONValue)], nonce: String
+    ) -> String {
         var query = "onload=phoneauthCaptchaLoaded"
-        query += settings.widget == .score ? "&render=\(settings.siteKey ?? "")" : "&render=explicit"
+        query += settings.widget == .score ? "&render=\(siteKey)" : "&render=explicit"
         if widget.languageInScript { query += "&hl=\(hl)" }
-        var config: [(String, JSONValue)] = [
-            ("api", .string(widget.api)), ("siteKey", .string(settings.siteKey ?? "")),
-            ("widget", .string(settings.widget.rawValue)), ("script", .string(widget.scriptUrl + "?" + query)),
+        var config: [(String, JSONValue)] = challenge + [
+            ("api", .string(widget.api)), ("siteKey", .string(siteKey)), ("widget", .string(settings.widget.rawValue)),
+            ("script", .string(widget.scriptUrl + "?" + query)), ("options", .object(widget.options)),
+            ("failures", .object(widget.failures.map { ($0.0, .string($0.1)) })),
         ]
         if let action = settings.action { config.append(("action", .string(action))) }
-        if !widget.languageInScript { config.append(("language", .string(hl.lowercased()))) }
         // JSON inside a script element: no "<" may end it early.
         let json = JSONCodec.serialize(.object(config)).split(separator: "<", omittingEmptySubsequences: false)
             .joined(separator: "\\u003c")
+        // A score key shows nothing to complete.
+        let lead = settings.widget == .score ? "" : "<p>\(text.lead)</p>\n"
         return """
             <!doctype html>
-            <html lang="\(hl)">
+            <html lang="\(language)">
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -102,8 +106,7 @@ package struct CaptchaPage: Sendable {
             <body>
             <main>
             <h1>\(text.title)</h1>
-            <p>\(text.lead)</p>
-            <div id="captcha"></div>
+            \(lead)<div id="captcha"></div>
             <noscript><p>\(text.noScript)</p></noscript>
             <button type="button" id="cancel">\(text.cancel)</button>
             </main>
@@ -111,14 +114,13 @@ package struct CaptchaPage: Sendable {
             (function () {
               "use strict";
               var config = \(json);
-              var query = new URLSearchParams(location.search);
               var done = false;
               function finish(key, value) {
                 if (done) { return; }
                 done = true;
                 var back = location.origin + location.pathname + "?eventId=" +
-                  encodeURIComponent(query.get("eventId")) + "&" + key + "=" + encodeURIComponent(value);
-                location.replace(query.get("callbackScheme") + "://phoneauth/link?deep_link_id=" +
+                  encodeURIComponent(config.eventId) + "&" + key + "=" + encodeURIComponent(value);
+                location.replace(config.callbackScheme + "://phoneauth/link?deep_link_id=" +
                   encodeURIComponent(back));
               }
               function fail(reason) { return function () { finish("error", reason); }; }
@@ -133,16 +135,10 @@ package struct CaptchaPage: Sendable {
                   });
                   return;
                 }
-                var options = {
-                  sitekey: config.siteKey,
-                  callback: function (token) { finish("captchaToken", token); },
-                  "expired-callback": fail("expired"),
-                  "chalexpired-callback": fail("expired"),
-                  "timeout-callback": fail("expired"),
-                  "error-callback": fail("failed")
-                };
-                if (config.action) { options.action = config.action; }
-                if (config.language) { options.language = config.language; }
+                var options = config.options;
+                options.sitekey = config.siteKey;
+                options.callback = function (token) { finish("captchaToken", token); };
+                Object.keys(config.failures).forEach(function (name) { options[name] = fail(config.failures[name]); });
                 api.render("captcha", options);
               };
               document.getElementById("cancel").addEventListener("click", fail("cancelled"));

@@ -3,7 +3,7 @@ import Glibc
 
 /// Reads `sms.providers`: a list of HTTP providers, tried in order. Every error names the key
 /// (`sms.providers[0].authToken`), never a value: values here are secrets or hold them.
-enum ProviderSettings {
+package enum ProviderSettings {
     static let maxProviders = 8
     static let types = ["twilio", "vonage", "webhook"]
 
@@ -141,10 +141,10 @@ enum ProviderSettings {
 
     /// An https URL (http only to this machine, where nothing travels over a network), without
     /// user information or a fragment; the trailing slash goes.
-    static func checkURL(_ url: String, key: String) throws(PhoneAuthError) -> String {
+    package static func checkURL(_ url: String, key: String) throws(PhoneAuthError) -> String {
         let problem =
             "must be an https:// URL (http:// only for localhost, 127.0.0.1 or [::1]) "
-            + "without user information, spaces or a fragment"
+            + "without user information, spaces or a fragment, its host a name or address"
         guard url.utf8.count <= 2048, !url.contains("#"),
             url.unicodeScalars.allSatisfy({ $0.value > 32 && $0.value < 127 })
         else {
@@ -159,7 +159,10 @@ enum ProviderSettings {
             throw bad(key, problem)
         }
         let authority = rest.prefix(while: { $0 != "/" && $0 != "?" })
-        guard !authority.isEmpty, !authority.contains("@") else { throw bad(key, problem) }
+        // A host name, an address (IPv6 in brackets) and a port: nothing a header or a policy could misread.
+        guard !authority.isEmpty,
+            authority.utf8.allSatisfy({ ASCII.isLetterOrDigit($0) || [45, 46, 58, 91, 93].contains($0) })
+        else { throw bad(key, problem) }
         if url.hasPrefix("http://") {
             let host =
                 authority.hasPrefix("[")

@@ -4,14 +4,12 @@
 package enum Echo {
     package static func isQuotable(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
-        guard let first = bytes.first, bytes.count <= 64, isLetter(first) else { return false }
-        return bytes.allSatisfy { isLetter($0) || (48...57).contains($0) || $0 == 95 || $0 == 46 || $0 == 45 }
+        guard let first = bytes.first, bytes.count <= 64, ASCII.isLetter(first) else { return false }
+        return bytes.allSatisfy { ASCII.isLetterOrDigit($0) || $0 == 95 || $0 == 46 || $0 == 45 }
     }
 
     /// `'text'` when it may be quoted, else `fallback`.
     package static func quoted(_ text: String, or fallback: String) -> String {
         isQuotable(text) ? "'\(text)'" : fallback
     }
-
-    private static func isLetter(_ byte: UInt8) -> Bool { (65...90).contains(byte) || (97...122).contains(byte) }
 }
