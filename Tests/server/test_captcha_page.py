@@ -348,6 +348,9 @@ def test_public_url_names_the_page_and_a_server_on_every_address_needs_it(tmp_pa
                                                "captcha": {"provider": service.provider()}},
                              server={"host": "0.0.0.0"})
         assert refused.returncode == 1 and "server.publicUrl" in refused.stderr, refused.stderr
+        for url in ("https://user@auth.example.com", "http://auth.example.com", "https://auth.example.com/?a=1"):
+            refused = run_server(tmp_path, server={"publicUrl": url})
+            assert refused.returncode == 1 and "server.publicUrl" in refused.stderr, (url, refused.stderr)
 
 
 def test_without_a_site_key_there_is_no_page(tmp_path):

@@ -169,6 +169,8 @@ def test_a_host_verifier_replaces_the_built_in_one(make_engine, sms, service):
     ({"type": "recaptcha", "secret": "s", "scriptUrl": "http://cdn.example/api.js"}, "captcha.provider.scriptUrl"),
     ({"type": "recaptcha", "secret": "s", "scriptUrl": "https://cdn.example/api.js?x=1"},
      "captcha.provider.scriptUrl"),
+    ({"type": "recaptcha", "secret": "s", "scriptUrl": "https://cdn.example;script-src*/api.js"},
+     "captcha.provider.scriptUrl"),  # a policy directive smuggled in as a host
 ])
 def test_a_bad_provider_is_refused_at_open_naming_the_key(make_engine, provider, key):
     with pytest.raises(phoneauth.PhoneAuthError) as info:
