@@ -87,6 +87,7 @@ extern "C" {
 #define PHONEAUTH_ERR_SECOND_FACTOR_ALREADY_ENROLLED 17087
 #define PHONEAUTH_ERR_MAXIMUM_SECOND_FACTOR_COUNT_EXCEEDED 17088
 #define PHONEAUTH_ERR_UNSUPPORTED_FIRST_FACTOR 17089 /* a number is a first or a second factor, not both */
+#define PHONEAUTH_ERR_BLOCKING_FUNCTION_ERROR 17105 /* a blocking hook (beforeSendSms, ...) refused it */
 #define PHONEAUTH_ERR_INTERNAL                17999
 /* Engine-only errors. */
 #define PHONEAUTH_ERR_INVALID_ARGUMENT        18000 /* NULL, malformed JSON, wrong type, unknown field, too large */
@@ -204,6 +205,25 @@ typedef int (*phoneauth_captcha_verifier)(void *ctx, const char *request_json, c
 /* Installs (or, with verifier NULL, removes) the captcha verifier. Returns PHONEAUTH_OK, or
  * PHONEAUTH_ERR_INVALID_ARGUMENT for a NULL engine. */
 int phoneauth_set_captcha_verifier(phoneauth_engine *engine, phoneauth_captcha_verifier verifier, void *ctx);
+
+/* Blocking hook callback (docs/API.md, "Hooks"). Receives the event as JSON, valid only during
+ * the call: {"event_id", "event_type", "iat", "ip_address", "locale", ...; for beforeSendSms
+ * "phone_number", "sms_type" and, for a second factor's SMS, "user_record"}. Writes a
+ * NUL-terminated JSON response of at most response_size (8192) bytes into response_json and
+ * returns 0: {} to let the operation go on, {"recaptchaActionOverride": "BLOCK"} to stop an SMS
+ * (beforeSendSms), or {"error": {"status": "PERMISSION_DENIED", "message": "..."}} to refuse,
+ * which the caller receives as PHONEAUTH_ERR_BLOCKING_FUNCTION_ERROR with that message. A non-zero
+ * return or a response that is not a JSON object is a failure: the configuration's
+ * hooks.<name>.onError decides ("deny", the default, refuses). Runs on the thread of the call that
+ * reaches the hook (verifyPhoneNumber, its second-factor form, mfaEnrollStart for beforeSendSms),
+ * never inside a store transaction; callable from any thread at once. */
+typedef int (*phoneauth_hook)(void *ctx, const char *event_json, char *response_json, size_t response_size);
+
+/* Installs (or, with hook NULL, removes) the hook of that name, "beforeSendSms"; it replaces the
+ * configuration's HTTP hook of that name.
+ * Returns PHONEAUTH_OK, or PHONEAUTH_ERR_INVALID_ARGUMENT for a NULL engine or an unknown name.
+ * Keep ctx valid until phoneauth_close. */
+int phoneauth_set_hook(phoneauth_engine *engine, const char *name, phoneauth_hook hook, void *ctx);
 
 #ifdef __cplusplus
 }

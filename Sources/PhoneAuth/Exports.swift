@@ -157,6 +157,19 @@ public func phoneauth_set_push_sender(
     return 0
 }
 
+@_cdecl("phoneauth_set_hook")
+public func phoneauth_set_hook(
+    _ engine: OpaquePointer?, _ name: UnsafePointer<CChar>?,
+    _ hook: (
+        @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int) -> Int32
+    )?, _ context: UnsafeMutableRawPointer?
+) -> Int32 {
+    guard let handle = EngineHandle.from(engine), let name, let hookName = HookName(rawValue: String(cString: name))
+    else { return PhoneAuthError.Code.invalidArgument.status }
+    handle.engine.hooks.set(hookName, hook.map { CallbackHook(function: $0, context: context) })
+    return 0
+}
+
 @_cdecl("phoneauth_set_captcha_verifier")
 public func phoneauth_set_captcha_verifier(
     _ engine: OpaquePointer?,

@@ -22,6 +22,17 @@ final class ClosureEventSink: EventSink {
     func record(_ event: JSONValue) { handle(Event(event)) }
 }
 
+/// A blocking hook as a Swift closure on JSON text.
+final class ClosureHook: PhoneAuthCore.BlockingHook {
+    let hook: @Sendable (String) -> String?
+
+    init(_ hook: @escaping @Sendable (String) -> String?) { self.hook = hook }
+
+    func call(_ event: JSONValue, name: HookName) -> JSONValue? {
+        hook(JSONCodec.serialize(event)).flatMap { try? JSONCodec.parse($0) }
+    }
+}
+
 /// Hands verification pushes to a Swift closure.
 final class ClosurePushSender: PushSender {
     let send: @Sendable (VerificationPush) -> Bool

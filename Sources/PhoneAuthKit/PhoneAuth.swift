@@ -303,6 +303,17 @@ public final class PhoneAuth: Sendable {
         return (sent.receipt, Int(sent.suggestedTimeout))
     }
 
+    /// Installs (or, with nil, removes) a blocking hook, replacing the configuration's HTTP hook of
+    /// that name: the closure gets the event as JSON text (docs/API.md, "Hooks") and returns the
+    /// response as JSON text: `{}` to go on, `{"recaptchaActionOverride": "BLOCK"}` to stop an SMS,
+    /// `{"error": {"status": "PERMISSION_DENIED", "message": "…"}}` to refuse (the caller gets
+    /// ``PhoneAuthError/Code/blockingFunctionError`` with that message). nil, or text that is not a
+    /// JSON object, is a failure that `hooks.<name>.onError` decides. It runs on the calling thread,
+    /// outside any database transaction.
+    public func setHook(_ name: BlockingHook, _ hook: (@Sendable (_ eventJSON: String) -> String?)?) {
+        engine.hooks.set(name.core, hook.map(ClosureHook.init))
+    }
+
     /// Installs the function that receives the engine's events (sign-ins, failures, limits,
     /// lockouts, SMS sent or failed: docs/API.md, "Log sink"), each as an ``Event`` (its `json` is
     /// the object the C ABI's log sink gets), or removes it with nil. Numbers are masked to their

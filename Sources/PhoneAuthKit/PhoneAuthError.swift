@@ -143,6 +143,8 @@ public struct PhoneAuthError: Error, Sendable, CustomStringConvertible {
         public static let maximumSecondFactorCountExceeded = Code(.maximumSecondFactorCountExceeded)
         /// The credential cannot be a first factor.
         public static let unsupportedFirstFactor = Code(.unsupportedFirstFactor)
+        /// A blocking hook (`beforeSendSms`, …) refused the operation; the message is the hook's.
+        public static let blockingFunctionError = Code(.blockingFunctionError)
         /// Internal error.
         public static let internalError = Code(.internalError)
         /// Invalid argument.

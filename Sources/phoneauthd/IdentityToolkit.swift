@@ -356,10 +356,3 @@ struct IdentityToolkit: Sendable {
         return items.compactMap(\.stringValue)
     }
 }
-
-extension JSONValue {
-    var objectPairs: [(String, JSONValue)] {
-        if case let .object(pairs) = self { return pairs }
-        return []
-    }
-}

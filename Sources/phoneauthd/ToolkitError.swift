@@ -96,6 +96,14 @@ struct ToolkitError: Error {
             retryable: details["retryable"] == .bool(true))
         self.init(status, name, message)
         retryAfterSeconds = details["retryAfterSeconds"]?.intValue
+        if known == .blockingFunctionError {
+            // As Identity Toolkit words it: the SDKs take the function's message out of this JSON.
+            let error: JSONValue = .object([
+                ("message", .string(message)),
+                ("status", .string(details["status"]?.stringValue ?? "PERMISSION_DENIED")),
+            ])
+            detail = "HTTP Cloud Function returned an error: " + JSONCodec.serialize(.object([("error", error)]))
+        }
     }
 
     init(_ error: PhoneAuthError) {

@@ -164,6 +164,32 @@ final class AccountTests: KitTestCase {
         XCTAssertEqual(verification.codeLength, 6)
     }
 
+    func testABeforeSendSmsHookSeesTheEventAndCanRefuse() async throws {
+        let auth = try open()
+        let seen = HookEvents()
+        auth.setHook(.beforeSendSms) { event in
+            seen.put(event)
+            return event.contains(#""phone_number":"+16505551234""#)
+                ? "{}" : #"{"error": {"status": "PERMISSION_DENIED", "message": "Not invited."}}"#
+        }
+        _ = try await auth.verifyPhoneNumber(testNumber)
+        let event = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(try XCTUnwrap(seen.last).utf8)) as? [String: Any])
+        XCTAssertEqual(event["event_type"] as? String, "beforeSendSms")
+        XCTAssertEqual(event["sms_type"] as? String, "SIGN_IN_OR_SIGN_UP")
+        do {
+            _ = try await auth.verifyPhoneNumber(secondNumber)
+            XCTFail("the hook refused it")
+        } catch {
+            XCTAssertEqual(error.code, .blockingFunctionError)
+            XCTAssertEqual(error.message, "Not invited.")
+        }
+        auth.setHook(.beforeSendSms) { _ in nil }  // a failure: denied by default
+        await assertThrows(.blockingFunctionError) { _ = try await auth.verifyPhoneNumber(testNumber) }
+        auth.setHook(.beforeSendSms, nil)
+        _ = try await auth.verifyPhoneNumber(secondNumber)
+    }
+
     static func base32Decode(_ text: String) -> [UInt8]? {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
         var bits = 0, value = 0, bytes: [UInt8] = []
@@ -178,6 +204,15 @@ final class AccountTests: KitTestCase {
         }
         return bytes
     }
+}
+
+/// Events a hook got.
+// @unchecked: its state is only touched under its lock (a test double).
+final class HookEvents: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [String] = []
+    func put(_ event: String) { lock.withLock { events.append(event) } }
+    var last: String? { lock.withLock { events.last } }
 }
 
 /// Pushes the push sender got.

@@ -81,3 +81,4 @@ def test_a_refused_token_answers_captcha_check_failed(served, token, answer, say
     assert SECRET not in json.dumps(body)
     assert says in message, body  # after the code, the engine's reason
     assert SECRET not in server.stdout() + server.stderr()
+

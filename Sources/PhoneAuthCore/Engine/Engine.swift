@@ -19,6 +19,7 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
     package let transfer: AccountTransfer
     package let multiFactor: MultiFactorService
     package let appVerification: AppVerificationService
+    package let hooks: HookService
     package let keyService: KeyService
     package let lockouts: Lockouts
 
@@ -54,17 +55,19 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
         retention = RetentionPurge(store: store, clock: clock)
 
         let failures = FailureReporter(events: events)
-        let hooks = AppVerificationHooks()
-        if let webhook = config.pushWebhook { hooks.pushSender = WebhookPushSender(webhook: webhook, clock: clock) }
-        if let provider = config.captchaProvider { hooks.captchaVerifier = ProviderCaptchaVerifier(provider) }
+        let appHooks = AppVerificationHooks()
+        if let webhook = config.pushWebhook { appHooks.pushSender = WebhookPushSender(webhook: webhook, clock: clock) }
+        if let provider = config.captchaProvider { appHooks.captchaVerifier = ProviderCaptchaVerifier(provider) }
         appVerification = AppVerificationService(
             config: config, smsText: smsText, clock: clock, store: store, keys: keys,
-            hooks: hooks, failures: failures)
+            hooks: appHooks, failures: failures)
+        hooks = HookService(
+            settings: config.hooks, keys: keys, issuer: config.effectiveIssuer, clock: clock, events: events)
         sessions = SessionService(
             config: config, clock: clock, store: store, keys: keys, events: events, failures: failures)
         verification = VerificationService(
             config: config, smsText: smsText, clock: clock, store: store, keys: keys,
-            worker: worker, appVerification: appVerification, events: events,
+            worker: worker, appVerification: appVerification, hooks: hooks, events: events,
             failures: failures)
         signIn = SignInService(
             config: config, clock: clock, store: store, verification: verification, sessions: sessions,

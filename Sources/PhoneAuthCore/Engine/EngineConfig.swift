@@ -43,6 +43,8 @@ package struct EngineConfig: Sendable {
     package var captchaPageUrl: String?
     /// `captcha.provider`: the service the built-in verifier asks about captcha tokens.
     package var captchaProvider: CaptchaProviderSettings?
+    /// `hooks`: each blocking hook's HTTP endpoint and `onError`.
+    package var hooks: [HookName: HookSettings] = [:]
     package var captchaMinScore = 0.5
     package var smsProvider = SMSProviderKind.callback
     /// The HTTP providers of `sms.providers`, in the order they are tried (smsProvider .providers).
@@ -89,7 +91,7 @@ package struct EngineConfig: Sendable {
             "refreshReuseIntervalSeconds", "signInRetrySeconds", "signingKeyRotationDays",
             "codeLength", "codeTtlSeconds", "maxAttempts", "resendAfterSeconds", "defaultLanguageCode",
             "testPhoneNumbers", "appVerification", "sms", "sqliteSynchronous", "mfa",
-            "quotas", "smsRegionPolicy", "phoneNumberTypes", "captcha", "postgres",
+            "quotas", "smsRegionPolicy", "phoneNumberTypes", "captcha", "postgres", "hooks",
         ])
         guard let database = try r.string("database") ?? environment(databaseVariable), !database.isEmpty else {
             throw PhoneAuthError(
@@ -162,6 +164,12 @@ package struct EngineConfig: Sendable {
             c.appVerificationEnforce = try app.bool("enforce")
             c.pushTimeoutSeconds = try app.int("pushTimeoutSeconds", in: 1...120) ?? c.pushTimeoutSeconds
             c.receiptTtlSeconds = try app.int("receiptTtlSeconds", in: 30...3600) ?? c.receiptTtlSeconds
+        }
+        if let hooks = try r.object("hooks") {
+            try hooks.rejectUnknown(Set(HookName.allCases.map(\.rawValue)))
+            for name in HookName.allCases {
+                if let hook = try hooks.object(name.rawValue) { c.hooks[name] = try HookSettings.read(hook, name: name) }
+            }
         }
         if let captcha = try r.object("captcha") {
             try captcha.rejectUnknown(["pageUrl", "minScore", "provider"])

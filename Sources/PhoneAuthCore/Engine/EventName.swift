@@ -10,4 +10,5 @@ enum EventName: String, Sendable {
     case deliveryFailed
     case providerSkipped
     case providerRestored
+    case hookCalled
 }

@@ -14,7 +14,7 @@ extension PhoneAuthError {
         case sessionExpired, quotaExceeded, missingAppToken, appNotVerified, captchaCheckFailed
         case secondFactorRequired, missingMultiFactorSession, missingMultiFactorInfo, invalidMultiFactorSession
         case multiFactorInfoNotFound, secondFactorAlreadyEnrolled, maximumSecondFactorCountExceeded
-        case unsupportedFirstFactor, internalError, invalidArgument, invalidConfiguration, unknownMethod
+        case unsupportedFirstFactor, blockingFunctionError, internalError, invalidArgument, invalidConfiguration, unknownMethod
         case storageError, invalidIdToken, idTokenRevoked, phoneNumberAlreadyExists, uidAlreadyExists
         case insufficientPermission, invalidApiKey
 
@@ -128,6 +128,10 @@ extension PhoneAuthError {
             case .unsupportedFirstFactor:
                 Self.row(
                     17089, "the credential cannot be a first factor", http: 400, firebase: "UNSUPPORTED_FIRST_FACTOR")
+            case .blockingFunctionError:
+                Self.row(
+                    17105, "a blocking hook refused the operation", http: 403,
+                    firebase: "BLOCKING_FUNCTION_ERROR_RESPONSE")
             case .internalError:
                 Self.row(17999, "internal error", http: 500, firebase: "INTERNAL_ERROR", firebaseStatus: 500)
             case .invalidArgument: Self.row(18000, "invalid argument", http: 400, firebase: "INVALID_ARGUMENT")

@@ -52,7 +52,7 @@ package final class MultiFactorService {
         try checkRoomForFactor(user)
         return try verification.sendCode(
             to: phone, purpose: .enroll, subject: user.uid, languageCode: languageCode, clientIp: clientIp,
-            appProof: appProof)
+            appProof: appProof, user: user)
     }
 
     package func finishPhoneEnrollment(
@@ -138,7 +138,7 @@ package final class MultiFactorService {
         else { throw AccountErrors.error(AccountRefusal.multiFactorInfoNotFound) }
         return try verification.sendCode(
             to: try PhoneNumber.parse(number), purpose: .mfaSignIn, subject: session, languageCode: languageCode,
-            clientIp: clientIp, appProof: appProof)
+            clientIp: clientIp, appProof: appProof, user: user)
     }
 
     /// Completes a challenge: the session's user signs in with this second factor.

@@ -52,6 +52,12 @@ package enum JSONValue: Equatable, Sendable {
         return nil
     }
 
+    /// An object's members in order; none for any other value.
+    package var objectPairs: [(String, JSONValue)] {
+        if case let .object(pairs) = self { return pairs }
+        return []
+    }
+
     /// The name of this value's JSON type, for error messages.
     package var typeName: String {
         switch self {

@@ -9,12 +9,14 @@ package final class VerificationService {
     private let keys: KeyRing
     private let worker: DeliveryWorker
     private let appVerification: AppVerificationService
+    private let hooks: HookService
     private let events: EventLog
     private let failures: FailureReporter
 
     init(
         config: EngineConfig, smsText: SMSText, clock: Clock, store: any VerificationStore, keys: KeyRing,
-        worker: DeliveryWorker, appVerification: AppVerificationService, events: EventLog, failures: FailureReporter
+        worker: DeliveryWorker, appVerification: AppVerificationService, hooks: HookService, events: EventLog,
+        failures: FailureReporter
     ) {
         self.config = config
         self.smsText = smsText
@@ -23,6 +25,7 @@ package final class VerificationService {
         self.keys = keys
         self.worker = worker
         self.appVerification = appVerification
+        self.hooks = hooks
         self.events = events
         self.failures = failures
     }
@@ -37,9 +40,10 @@ package final class VerificationService {
     }
 
     /// Starts a verification of `phone` whose code serves `purpose` only, and queues its SMS.
+    /// `user` is the user whose second factor it is, for the beforeSendSms hook.
     func sendCode(
         to phone: PhoneNumber, purpose: VerificationPurpose, subject: String?, languageCode: LanguageTag?,
-        clientIp: ClientAddress?, appProof: AppProof?
+        clientIp: ClientAddress?, appProof: AppProof?, user: UserRecord? = nil
     ) throws -> VerificationStarted {
         let policy = config.abuse
         // Where an SMS may go at all: checked for test numbers too, so tests meet the production rules.
@@ -62,10 +66,13 @@ package final class VerificationService {
                 details: [("setting", .string("appVerification.disabledForTesting"))])
         }
         try appVerification.checkAppProof(appProof, clientIp: clientIp)
+        let language = smsText.resolve(languageCode?.text, fallback: config.defaultLanguageCode)
+        // Before anything is counted or written: a BLOCK leaves no trace in the limits.
+        try hooks.beforeSendSms(
+            phone: phone.e164, purpose: purpose, user: user, locale: language, clientIp: clientIp?.text)
         let now = clock.now()
         let id = VerificationCode.newVerificationId(at: now)
         let code = testCode ?? VerificationCode.generate(length: config.codeLength)
-        let language = smsText.resolve(languageCode?.text, fallback: config.defaultLanguageCode)
         var outbox: NewOutboxMessage?
         if testCode == nil {
             let body = smsText.body(language: language, code: code, minutes: SMSText.minutes(config.codeTtlSeconds))

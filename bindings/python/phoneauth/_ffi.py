@@ -64,6 +64,7 @@ PUSH_SENDER = CFUNCTYPE(c_int, c_void_p, c_void_p)
 # int (*)(void *ctx, const char *request_json, char *response_json, size_t response_size):
 # the captcha verifier callback type (response_json is a buffer the library owns).
 CAPTCHA_VERIFIER = CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_size_t)
+HOOK = CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_size_t)
 
 _OUT = POINTER(c_void_p)  # char **out_json
 
@@ -93,6 +94,7 @@ def _declare(lib: ctypes.CDLL) -> None:
     fn("phoneauth_set_log_sink", c_int, c_void_p, LOG_SINK, c_void_p)
     fn("phoneauth_set_push_sender", c_int, c_void_p, PUSH_SENDER, c_void_p)
     fn("phoneauth_set_captcha_verifier", c_int, c_void_p, CAPTCHA_VERIFIER, c_void_p)
+    fn("phoneauth_set_hook", c_int, c_void_p, c_char_p, HOOK, c_void_p)
 
 
 def _open_library() -> ctypes.CDLL:

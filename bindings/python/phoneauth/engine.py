@@ -198,21 +198,21 @@ def _push_sender_trampoline(sender: PushSender, engine_token: object):
     return callback
 
 
-def _captcha_verifier_trampoline(verifier: CaptchaVerifier, engine_token: object):
-    """Wraps a Python captcha verifier as the C callback: writes its answer as NUL-terminated JSON
-    into the library's buffer and returns 0; returns 1 (could not check) for None, an exception
-    or an answer that does not fit."""
+def _answering_trampoline(host: Callable[[Any], Any], engine_token: object, what: str, outcome: str):
+    """Wraps a Python callable that answers (a captcha verifier, a hook) as the C callback: writes
+    its answer as NUL-terminated JSON into the library's buffer and returns 0; returns 1 (a
+    failure) for None, an exception or an answer that does not fit."""
 
     def callback(ctx, request_json, response_json, response_size):
         if not request_json or not response_json:
             return 1
-        ok, answer = _call_host(verifier, engine_token, request_json, "captcha verifier", "the token counts as not checked")
+        ok, answer = _call_host(host, engine_token, request_json, what, outcome)
         if not ok or answer is None:
             return 1
         try:
             data = json.dumps(answer).encode("utf-8") + b"\0"
         except (TypeError, ValueError) as exc:
-            _report("captcha verifier", exc, "the token counts as not checked")
+            _report(what, exc, outcome)
             return 1
         if len(data) > response_size:
             return 1
@@ -627,6 +627,27 @@ class Engine:
             raise TypeError("sender must be callable or None")
         self._install(self._lib.phoneauth_set_push_sender, function)
 
+    def set_hook(self, name: str, hook: Optional[Callable[[Dict[str, Any]], Any]]) -> None:
+        """Installs the blocking hook `name` ("beforeSendSms"), or removes it with None; it
+        replaces the configuration's HTTP hook of that name.
+
+        ``hook(event)`` gets the event (docs/API.md, "Hooks") on the thread of the call that
+        reaches it, outside any database transaction, and returns the response: {} to go on,
+        {"recaptchaActionOverride": "BLOCK"} to stop an SMS, or {"error": {"status":
+        "PERMISSION_DENIED", "message": "..."}} to refuse (BlockingFunctionError with that
+        message). None, an exception or an answer longer than 8192 bytes as JSON is a failure,
+        which hooks.<name>.onError decides (deny by default)."""
+        if not isinstance(name, str):
+            raise TypeError("name must be a hook's name, a str")
+        if hook is None:
+            function = _ffi.HOOK()  # a NULL function pointer
+        elif callable(hook):
+            function = _ffi.HOOK(_answering_trampoline(hook, self._token, f"{name} hook", "the hook counts as failed"))
+        else:
+            raise TypeError("hook must be callable or None")
+        self._install(lambda handle, fn, ctx: self._lib.phoneauth_set_hook(handle, name.encode("utf-8"), fn, ctx),
+                      function)
+
     def set_captcha_verifier(self, verifier: Optional[CaptchaVerifier]) -> None:
         """Installs the checker of captcha tokens, or removes it with None.
 
@@ -639,7 +660,8 @@ class Engine:
         if verifier is None:
             function = _ffi.CAPTCHA_VERIFIER()  # a NULL function pointer
         elif callable(verifier):
-            function = _ffi.CAPTCHA_VERIFIER(_captcha_verifier_trampoline(verifier, self._token))
+            function = _ffi.CAPTCHA_VERIFIER(
+                _answering_trampoline(verifier, self._token, "captcha verifier", "the token counts as not checked"))
         else:
             raise TypeError("verifier must be callable or None")
         self._install(self._lib.phoneauth_set_captcha_verifier, function)

@@ -191,6 +191,10 @@ class UnsupportedFirstFactorError(PhoneAuthError):
     code, status = "unsupportedFirstFactor", 17089
 
 
+class BlockingFunctionError(PhoneAuthError):
+    code, status = "blockingFunctionError", 17105
+
+
 class InternalError(PhoneAuthError):
     code, status = "internalError", 17999
 

@@ -1,0 +1,159 @@
+/// Runs the blocking hooks: for each event, the host's in-process hook if it set one, else the
+/// HTTP hook of the configuration. A refusal, a BLOCK, or (with `onError: deny`) a failure to
+/// answer stops the operation with `blockingFunctionError`. Callers run hooks outside any store
+/// transaction: a hook may take seconds.
+package final class HookService: @unchecked Sendable {  // `inProcess` is only read and written under `lock`
+    private let lock = Lock()
+    private var inProcess: [HookName: any BlockingHook] = [:]
+    private let configured: [HookName: any BlockingHook]
+    private let settings: [HookName: HookSettings]
+    private let clock: Clock
+    private let events: EventLog
+
+    /// A hook's message, as it reaches the caller, is cut to this many bytes.
+    static let maxMessageBytes = 512
+
+    init(settings: [HookName: HookSettings], keys: KeyRing, issuer: String, clock: Clock, events: EventLog) {
+        self.settings = settings
+        self.clock = clock
+        self.events = events
+        configured = settings.compactMapValues { setting in
+            setting.endpoint.map { HTTPHook(endpoint: $0, keys: keys, issuer: issuer, clock: clock) }
+        }
+    }
+
+    /// Installs (or, with nil, removes) the host's hook for `name`; it replaces a configured HTTP hook.
+    package func set(_ name: HookName, _ hook: (any BlockingHook)?) {
+        lock.withLock { inProcess[name] = hook }
+    }
+
+    private func hook(_ name: HookName) -> (any BlockingHook)? {
+        lock.withLock { inProcess[name] } ?? configured[name]
+    }
+
+    /// beforeSendSms: before an SMS code is counted or sent, for every purpose. `user` is the
+    /// user whose second factor the code is for, when it is one.
+    func beforeSendSms(
+        phone: String, purpose: VerificationPurpose, user: UserRecord?, locale: String, clientIp: String?
+    ) throws {
+        guard let hook = hook(.beforeSendSms) else { return }
+        var event = base(.beforeSendSms, clientIp: clientIp, locale: locale)
+        event.set("phone_number", .string(phone))
+        event.set("sms_type", .string(Self.smsType(purpose)))
+        if let user {
+            event.set("sub", .string(user.uid))
+            event.set("user_record", Self.userRecord(user))
+        }
+        let answer = try run(hook, .beforeSendSms, event.value)
+        switch answer["recaptchaActionOverride"] {
+        case nil, .string("ALLOW")?: return
+        case .string("BLOCK")?:
+            throw PhoneAuthError(
+                .blockingFunctionError, "The SMS was blocked by the beforeSendSms hook.",
+                details: [("hook", .string("beforeSendSms")), ("reason", .string("smsBlocked"))])
+        default: try failed(.beforeSendSms, "recaptchaActionOverride must be \"ALLOW\" or \"BLOCK\"")
+        }
+    }
+
+    /// The hook's response object; throws its refusal. A failure to answer follows `onError`
+    /// (`allow`: as if it answered `{}`).
+    private func run(_ hook: any BlockingHook, _ name: HookName, _ event: JSONValue) throws -> JSONValue {
+        let started = ContinuousClock.now
+        var answer = hook.call(event, name: name)
+        if case .object? = answer {} else { answer = nil }
+        let refusal = answer?["error"]
+        let elapsed = (ContinuousClock.now - started).components
+        events.emit(
+            .hookCalled, at: clock.now(),
+            [
+                ("hook", .string(name.rawValue)),
+                ("outcome", .string(answer == nil ? "failed" : refusal == nil ? "answered" : "refused")),
+                ("ms", .int(elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000)),
+            ])
+        guard let answer else {
+            try failed(name, "it failed or did not answer in time")
+            return .object([])
+        }
+        if let refusal {
+            let message = Self.message(refusal["message"]?.stringValue) ?? "The \(name.rawValue) hook refused it."
+            let status = refusal["status"]?.stringValue.flatMap { Echo.isQuotable($0) ? $0 : nil } ?? "PERMISSION_DENIED"
+            throw PhoneAuthError(
+                .blockingFunctionError, message,
+                details: [("hook", .string(name.rawValue)), ("reason", .string("refused")), ("status", .string(status))])
+        }
+        return answer
+    }
+
+    /// A hook that failed to answer, or answered what is not a response: refused under
+    /// `onError: deny`, ignored under `allow`.
+    private func failed(_ name: HookName, _ why: String) throws {
+        guard settings[name]?.onError != .allow else { return }
+        throw PhoneAuthError(
+            .blockingFunctionError, "The \(name.rawValue) hook could not decide: \(why).",
+            details: [("hook", .string(name.rawValue)), ("reason", .string("hookFailed"))])
+    }
+
+    /// What every event carries (HOOKS.md's payload): its id and type, the end user's address and
+    /// language, the time.
+    private func base(_ name: HookName, clientIp: String?, locale: String) -> JSONObjectBuilder {
+        let now = clock.now()
+        var event = JSONObjectBuilder()
+        event.set("event_id", .string(SortableID.make(at: now, randomBytes: 12)))
+        event.set("event_type", .string(name.rawValue))
+        event.set("iat", .int(now.seconds))
+        event.set("ip_address", clientIp.map { .string($0) })
+        event.set("locale", .string(locale))
+        return event
+    }
+
+    static func smsType(_ purpose: VerificationPurpose) -> String {
+        switch purpose {
+        case .signIn, .temporaryProof: "SIGN_IN_OR_SIGN_UP"
+        case .enroll: "MULTI_FACTOR_ENROLLMENT"
+        case .mfaSignIn: "MULTI_FACTOR_SIGN_IN"
+        }
+    }
+
+    /// The user as Firebase's blocking functions see it (`user_record`).
+    static func userRecord(_ user: UserRecord) -> JSONValue {
+        var record = JSONObjectBuilder()
+        record.set("uid", .string(user.uid))
+        record.set("phone_number", user.phoneNumber.map { .string($0) })
+        record.set("display_name", user.displayName.map { .string($0) })
+        record.set("disabled", .bool(user.disabled))
+        record.set("custom_claims", user.customClaims.flatMap { try? JSONCodec.parse($0) })
+        record.set(
+            "provider_data",
+            .array(
+                user.phoneNumber.map {
+                    [.object([("uid", .string($0)), ("provider_id", .string("phone")), ("phone_number", .string($0))])]
+                } ?? []))
+        let factors: [JSONValue] = user.factors.map { factor in
+            var f = JSONObjectBuilder()
+            f.set("uid", .string(factor.enrollmentId))
+            f.set("factor_id", .string(factor.factorId.rawValue))
+            f.set("phone_number", factor.phoneNumber.map { .string($0) })
+            f.set("display_name", factor.displayName.map { .string($0) })
+            f.set("enrollment_time", .string(factor.enrolledAt.rfc3339))
+            return f.value
+        }
+        if !factors.isEmpty { record.set("multi_factor", .object([("enrolled_factors", .array(factors))])) }
+        var metadata = JSONObjectBuilder()
+        metadata.set("creation_time", .int(user.createdAt.milliseconds))
+        metadata.set("last_sign_in_time", user.lastSignInAt.map { .int($0.milliseconds) })
+        record.set("metadata", metadata.value)
+        record.set("tokens_valid_after_time", user.validSince.map { .int($0.seconds) })
+        return record.value
+    }
+
+    /// A hook's message as people may read it: no control characters, at most maxMessageBytes.
+    static func message(_ text: String?) -> String? {
+        guard let text else { return nil }
+        var kept = ""
+        for scalar in text.unicodeScalars where scalar.value >= 32 && scalar.value != 127 {
+            guard kept.utf8.count + String(scalar).utf8.count <= maxMessageBytes else { break }
+            kept.unicodeScalars.append(scalar)
+        }
+        return kept.isEmpty ? nil : kept
+    }
+}
