@@ -6,15 +6,12 @@ import PhoneAuthCore
 // @unchecked: the host's function and context pointer, which the header says must be callable
 // from any thread.
 final class CallbackCaptchaVerifier: CaptchaVerifier, @unchecked Sendable {
-    typealias Function =
-        @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int) -> Int32
-
     static let responseSize = 1024
 
-    private let function: Function
+    private let function: ABI.AnsweringFunction
     private let context: UnsafeMutableRawPointer?
 
-    init(function: Function, context: UnsafeMutableRawPointer?) {
+    init(function: ABI.AnsweringFunction, context: UnsafeMutableRawPointer?) {
         self.function = function
         self.context = context
     }
@@ -23,12 +20,7 @@ final class CallbackCaptchaVerifier: CaptchaVerifier, @unchecked Sendable {
         var request = JSONObjectBuilder()
         request.set("token", .string(token))
         request.set("clientIp", clientIp.map { .string($0) })
-        var response = [CChar](repeating: 0, count: Self.responseSize)
-        let status = ABI.withJSONText(request.value) { text in
-            response.withUnsafeMutableBufferPointer { function(context, text, $0.baseAddress, $0.count) }
-        }
-        response[Self.responseSize - 1] = 0
-        guard status == 0, let answer = try? JSONCodec.parse(String(cString: response)),
+        guard let answer = ABI.ask(function, context, request.value, size: Self.responseSize),
             case let .bool(success)? = answer["success"]
         else {
             return nil

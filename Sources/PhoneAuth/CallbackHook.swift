@@ -6,26 +6,17 @@ import PhoneAuthCore
 // @unchecked: the host's function and context pointer, which the header says must be callable
 // from any thread.
 final class CallbackHook: BlockingHook, @unchecked Sendable {
-    typealias Function =
-        @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int) -> Int32
-
     static let responseSize = 8192
 
-    private let function: Function
+    private let function: ABI.AnsweringFunction
     private let context: UnsafeMutableRawPointer?
 
-    init(function: Function, context: UnsafeMutableRawPointer?) {
+    init(function: ABI.AnsweringFunction, context: UnsafeMutableRawPointer?) {
         self.function = function
         self.context = context
     }
 
     func call(_ event: JSONValue, name: HookName) -> JSONValue? {
-        var response = [CChar](repeating: 0, count: Self.responseSize)
-        let status = ABI.withJSONText(event) { text in
-            response.withUnsafeMutableBufferPointer { function(context, text, $0.baseAddress, $0.count) }
-        }
-        response[Self.responseSize - 1] = 0
-        guard status == 0 else { return nil }
-        return try? JSONCodec.parse(String(cString: response))
+        ABI.ask(function, context, event, size: Self.responseSize)
     }
 }

@@ -61,6 +61,24 @@ enum ABI {
         return body(text)
     }
 
+    /// A host callback that answers: it gets `request` as JSON text and writes a NUL-terminated
+    /// answer into a buffer of `size` bytes the library owns.
+    typealias AnsweringFunction =
+        @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int) -> Int32
+
+    /// The callback's answer, parsed; nil when it returned non-zero or wrote what is not JSON.
+    static func ask(
+        _ function: AnsweringFunction, _ context: UnsafeMutableRawPointer?, _ request: JSONValue, size: Int
+    ) -> JSONValue? {
+        var response = [CChar](repeating: 0, count: size)
+        let status = withJSONText(request) { text in
+            response.withUnsafeMutableBufferPointer { function(context, text, $0.baseAddress, $0.count) }
+        }
+        response[size - 1] = 0
+        guard status == 0 else { return nil }
+        return try? JSONCodec.parse(String(cString: response))
+    }
+
     static func write(_ value: JSONValue, to out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) {
         guard let out else { return }
         out.pointee = JSONCodec.serializeToCString(value)
