@@ -82,6 +82,19 @@ final class Observability: @unchecked Sendable {
                     helpText: "Abuse limits and lockouts tripped"),
                 labels: [("limit", event.string("limit") ?? event.name)]
             ).increment()
+        case "hookCalled":
+            let hook = event.string("hook") ?? "unknown"
+            registry.makeCounter(
+                descriptor: .init(
+                    metricName: "phoneauth_hook_calls", unitName: "total",
+                    helpText: "Blocking hook calls by outcome (answered, refused, failed)"),
+                labels: [("hook", hook), ("outcome", event.string("outcome") ?? "unknown")]
+            ).increment()
+            registry.makeDurationHistogram(
+                descriptor: .init(
+                    metricName: "phoneauth_hook_duration", unitName: "seconds", helpText: "Blocking hook latency"),
+                labels: [("hook", hook)], buckets: Self.buckets
+            ).record(.milliseconds(event.int("ms") ?? 0))
         default: break
         }
         StandardStream.error.write(event.json + "\n")

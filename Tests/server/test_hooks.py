@@ -31,6 +31,9 @@ def test_a_blocking_hook_refusal_answers_blocking_function_error_response(tmp_pa
         assert status == 403 and body["error"]["code"] == "blockingFunctionError", body
         assert body["error"]["message"] == "Not invited.", body
         assert function.count() == 2
+        metrics = server.get("/metrics")[1]
+        assert 'phoneauth_hook_calls_total{hook="beforeSendSms",outcome="refused"} 2' in metrics, metrics
+        assert 'phoneauth_hook_duration_seconds_count{hook="beforeSendSms"} 2' in metrics, metrics
     finally:
         server.stop()
         function.close()
