@@ -1,6 +1,6 @@
 """Merges the drivers' JSON outputs into one document and adds the comparisons between them.
 
-Usage: merge.py c.json python.json handrolled.json [postgres.json [delivery.json [http.json [instructions.json [overhead.json]]]]] > latest.json
+Usage: merge.py c.json python.json handrolled.json [postgres.json [delivery.json [http.json [instructions.json [overhead.json [hooks.json]]]]]] > latest.json
 """
 import json
 import os
@@ -15,7 +15,7 @@ def load(path):
 
 
 def main(c_path, py_path, hand_path, pg_path=None, delivery_path=None, http_path=None, instructions_path=None,
-         overhead_path=None):
+         overhead_path=None, hooks_path=None):
     c = load(c_path)
     py = load(py_path)
     hand = load(hand_path)
@@ -24,6 +24,7 @@ def main(c_path, py_path, hand_path, pg_path=None, delivery_path=None, http_path
     http = load(http_path)["http"] if http_path else {"skipped": "not run"}
     instructions = load(instructions_path)["instructions"] if instructions_path else {"skipped": "not run"}
     overhead = load(overhead_path)["bindingOverhead"] if overhead_path else {"skipped": "not run"}
+    hooks = load(hooks_path)["hooks"] if hooks_path else {"skipped": "not run"}
     doc = {
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
@@ -37,6 +38,7 @@ def main(c_path, py_path, hand_path, pg_path=None, delivery_path=None, http_path
         "http": http,
         "instructions": instructions,
         "bindingOverhead": overhead,
+        "hooks": hooks,
     }
     floor_us = c["floor"]["floorPerFlowUs"]
     for section in (doc["python"].get("threads1"), doc["python"].get("threads2"), doc["handrolled"]):
