@@ -208,13 +208,15 @@ int phoneauth_set_captcha_verifier(phoneauth_engine *engine, phoneauth_captcha_v
 
 /* Blocking hook callback (docs/API.md, "Hooks"). Receives the event as JSON, valid only during
  * the call: {"event_id", "event_type", "iat", "ip_address", "locale", ...; for beforeSendSms
- * "phone_number", "sms_type" and, for a second factor's SMS, "user_record"}. Writes a
- * NUL-terminated JSON response of at most response_size (8192) bytes into response_json and
+ * "phone_number", "sms_type" and, for a second factor's SMS, "sub" and "user_record"}. Writes a
+ * NUL-terminated JSON response of at most response_size (8192) bytes, the NUL included, into
+ * response_json and
  * returns 0: {} to let the operation go on, {"recaptchaActionOverride": "BLOCK"} to stop an SMS
  * (beforeSendSms), or {"error": {"status": "PERMISSION_DENIED", "message": "..."}} to refuse,
  * which the caller receives as PHONEAUTH_ERR_BLOCKING_FUNCTION_ERROR with that message. A non-zero
  * return or a response that is not a JSON object is a failure: the configuration's
- * hooks.<name>.onError decides ("deny", the default, refuses). Runs on the thread of the call that
+ * hooks.<name>.onError decides ("deny", the default, refuses), as it does when 8 calls of the hook
+ * are already running. Runs on the thread of the call that
  * reaches the hook (verifyPhoneNumber, its second-factor form, mfaEnrollStart for beforeSendSms),
  * never inside a store transaction; callable from any thread at once. */
 typedef int (*phoneauth_hook)(void *ctx, const char *event_json, char *response_json, size_t response_size);

@@ -308,8 +308,8 @@ public final class PhoneAuth: Sendable {
     /// response as JSON text: `{}` to go on, `{"recaptchaActionOverride": "BLOCK"}` to stop an SMS,
     /// `{"error": {"status": "PERMISSION_DENIED", "message": "…"}}` to refuse (the caller gets
     /// ``PhoneAuthError/Code/blockingFunctionError`` with that message). nil, or text that is not a
-    /// JSON object, is a failure that `hooks.<name>.onError` decides. It runs on the calling thread,
-    /// outside any database transaction.
+    /// JSON object, is a failure that `hooks.<name>.onError` decides. It runs on the thread doing
+    /// the call (a pool thread for the `async` methods), outside any database transaction.
     public func setHook(_ name: BlockingHook, _ hook: (@Sendable (_ eventJSON: String) -> String?)?) {
         engine.hooks.set(name.core, hook.map(ClosureHook.init))
     }

@@ -1,7 +1,8 @@
 /// A hook served over HTTP, called as Firebase calls a blocking function: `POST {"data": {"jwt"}}`,
 /// the event signed with the engine's ID-token key (its `kid` is in the JWKS) and `aud` = the URL,
-/// so a function written for Firebase verifies it as it verifies Firebase's. A 200 carries the
-/// response; another status carrying `{"error": {...}}` is a refusal; anything else, a failure.
+/// so a function can verify it against the engine's JWKS. A 200 carries the response (a 200 with
+/// `{"error": {...}}` refuses too); a 4xx carrying `{"error": {...}}` is a refusal; anything
+/// else, 5xx included, a failure.
 final class HTTPHook: BlockingHook {
     private let endpoint: HTTPEndpoint
     private let keys: KeyRing
@@ -27,11 +28,12 @@ final class HTTPHook: BlockingHook {
         let body = JSONCodec.serialize(.object([("data", .object([("jwt", .string(jwt))]))]))
         let request = endpoint.post(
             endpoint.baseUrl, body: Array(body.utf8), headers: ["Content-Type: application/json", "Accept: application/json"])
-        guard case let .answered(status, bytes, _) = client.post(request),
-            let answer = try? JSONCodec.parse(bytes: bytes), case .object = answer
+        // A 5xx is the function failing (firebase-functions answers an uncaught exception with 500
+        // {"error": {"status": "INTERNAL"}}): onError decides, not a refusal.
+        guard case let .answered(status, bytes, _) = client.post(request), status < 500,
+            let answer = try? JSONCodec.parse(bytes: bytes), answer.isObject
         else { return nil }
         if status == 200 { return answer }
-        guard case .object? = answer["error"] else { return nil }
-        return answer
+        return answer["error"]?.isObject == true ? answer : nil
     }
 }

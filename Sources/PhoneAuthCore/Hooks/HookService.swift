@@ -5,6 +5,7 @@
 package final class HookService: @unchecked Sendable {  // `inProcess` is only read and written under `lock`
     private let lock = Lock()
     private var inProcess: [HookName: any BlockingHook] = [:]
+    private var inFlight: [HookName: Int] = [:]
     private let configured: [HookName: any BlockingHook]
     private let settings: [HookName: HookSettings]
     private let clock: Clock
@@ -12,6 +13,8 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
 
     /// A hook's message, as it reaches the caller, is cut to this many bytes.
     static let maxMessageBytes = 512
+    /// Calls of one hook that may run at once (see run).
+    static let maxConcurrentCalls = 8
 
     init(settings: [HookName: HookSettings], keys: KeyRing, issuer: String, clock: Clock, events: EventLog) {
         self.settings = settings
@@ -44,44 +47,82 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
             event.set("sub", .string(user.uid))
             event.set("user_record", Self.userRecord(user))
         }
-        let answer = try run(hook, .beforeSendSms, event.value)
-        switch answer["recaptchaActionOverride"] {
-        case nil, .string("ALLOW")?: return
-        case .string("BLOCK")?:
+        let outcome = try run(hook, .beforeSendSms, event.value) { answer in
+            switch answer["recaptchaActionOverride"] {
+            case nil, .string("ALLOW")?: .answered
+            case .string("BLOCK")?: .blocked
+            default: .failed("recaptchaActionOverride must be \"ALLOW\" or \"BLOCK\"")
+            }
+        }
+        if case .blocked = outcome {
             throw PhoneAuthError(
                 .blockingFunctionError, "The SMS was blocked by the beforeSendSms hook.",
                 details: [("hook", .string("beforeSendSms")), ("reason", .string("smsBlocked"))])
-        default: try failed(.beforeSendSms, "recaptchaActionOverride must be \"ALLOW\" or \"BLOCK\"")
         }
     }
 
-    /// The hook's response object; throws its refusal. A failure to answer follows `onError`
-    /// (`allow`: as if it answered `{}`).
-    private func run(_ hook: any BlockingHook, _ name: HookName, _ event: JSONValue) throws -> JSONValue {
+    /// What a hook's call came to.
+    enum Outcome {
+        case answered, blocked, refused
+        case failed(String)
+
+        var name: String {
+            switch self {
+            case .answered: "answered"
+            case .blocked: "blocked"
+            case .refused: "refused"
+            case .failed: "failed"
+            }
+        }
+    }
+
+    /// Calls the hook and judges its answer (`judge` reads a response object); throws its
+    /// refusal, and a failure unless `onError` is `allow` (then as if it answered `{}`). At most
+    /// `maxConcurrentCalls` calls of one hook run at once: a slow hook must not take every thread
+    /// of the host, so one more fails at once.
+    private func run(
+        _ hook: any BlockingHook, _ name: HookName, _ event: JSONValue, judge: (JSONValue) -> Outcome
+    ) throws -> Outcome {
         let started = ContinuousClock.now
-        var answer = hook.call(event, name: name)
-        if case .object? = answer {} else { answer = nil }
-        let refusal = answer?["error"]
+        var outcome = Outcome.failed("\(Self.maxConcurrentCalls) calls of it were already running")
+        var refusal: JSONValue?
+        if enter(name) {
+            defer { lock.withLock { inFlight[name, default: 1] -= 1 } }
+            switch hook.call(event, name: name) {
+            case let answer? where answer.isObject:
+                refusal = answer["error"]
+                outcome = refusal == nil ? judge(answer) : .refused
+            default: outcome = .failed("it failed or did not answer in time")
+            }
+        }
         let elapsed = (ContinuousClock.now - started).components
         events.emit(
             .hookCalled, at: clock.now(),
             [
-                ("hook", .string(name.rawValue)),
-                ("outcome", .string(answer == nil ? "failed" : refusal == nil ? "answered" : "refused")),
+                ("hook", .string(name.rawValue)), ("outcome", .string(outcome.name)),
                 ("ms", .int(elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000)),
             ])
-        guard let answer else {
-            try failed(name, "it failed or did not answer in time")
-            return .object([])
-        }
-        if let refusal {
-            let message = Self.message(refusal["message"]?.stringValue) ?? "The \(name.rawValue) hook refused it."
-            let status = refusal["status"]?.stringValue.flatMap { Echo.isQuotable($0) ? $0 : nil } ?? "PERMISSION_DENIED"
+        switch outcome {
+        case .refused:
+            let message = Self.message(refusal?["message"]?.stringValue) ?? "The \(name.rawValue) hook refused it."
+            let status = refusal?["status"]?.stringValue.flatMap { Echo.isQuotable($0) ? $0 : nil } ?? "PERMISSION_DENIED"
             throw PhoneAuthError(
                 .blockingFunctionError, message,
                 details: [("hook", .string(name.rawValue)), ("reason", .string("refused")), ("status", .string(status))])
+        case let .failed(why):
+            try failed(name, why)
+            return .answered
+        case .answered, .blocked: return outcome
         }
-        return answer
+    }
+
+    /// Takes a place among the hook's calls running at once; false when there is none.
+    private func enter(_ name: HookName) -> Bool {
+        lock.withLock {
+            guard inFlight[name, default: 0] < Self.maxConcurrentCalls else { return false }
+            inFlight[name, default: 0] += 1
+            return true
+        }
     }
 
     /// A hook that failed to answer, or answered what is not a response: refused under
@@ -100,6 +141,7 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
         var event = JSONObjectBuilder()
         event.set("event_id", .string(SortableID.make(at: now, randomBytes: 12)))
         event.set("event_type", .string(name.rawValue))
+        event.set("sign_in_method", .string("phone"))
         event.set("iat", .int(now.seconds))
         event.set("ip_address", clientIp.map { .string($0) })
         event.set("locale", .string(locale))
@@ -146,11 +188,13 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
         return record.value
     }
 
-    /// A hook's message as people may read it: no control characters, at most maxMessageBytes.
+    /// A hook's message as people may read it: no control, format (bidi overrides, zero-width)
+    /// or line-separator characters, at most maxMessageBytes.
     static func message(_ text: String?) -> String? {
         guard let text else { return nil }
+        let hidden: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator]
         var kept = ""
-        for scalar in text.unicodeScalars where scalar.value >= 32 && scalar.value != 127 {
+        for scalar in text.unicodeScalars where !hidden.contains(scalar.properties.generalCategory) {
             guard kept.utf8.count + String(scalar).utf8.count <= maxMessageBytes else { break }
             kept.unicodeScalars.append(scalar)
         }

@@ -52,6 +52,11 @@ package enum JSONValue: Equatable, Sendable {
         return nil
     }
 
+    package var isObject: Bool {
+        if case .object = self { return true }
+        return false
+    }
+
     /// An object's members in order; none for any other value.
     package var objectPairs: [(String, JSONValue)] {
         if case let .object(pairs) = self { return pairs }

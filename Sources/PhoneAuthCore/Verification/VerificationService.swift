@@ -67,9 +67,10 @@ package final class VerificationService {
         }
         try appVerification.checkAppProof(appProof, clientIp: clientIp)
         let language = smsText.resolve(languageCode?.text, fallback: config.defaultLanguageCode)
-        // Before anything is counted or written: a BLOCK leaves no trace in the limits.
+        // Before any limit counts it or the verification is written: a BLOCK leaves no trace.
         try hooks.beforeSendSms(
-            phone: phone.e164, purpose: purpose, user: user, locale: language, clientIp: clientIp?.text)
+            phone: phone.e164, purpose: purpose, user: user, locale: languageCode?.text ?? language,
+            clientIp: clientIp?.text)
         let now = clock.now()
         let id = VerificationCode.newVerificationId(at: now)
         let code = testCode ?? VerificationCode.generate(length: config.codeLength)

@@ -570,6 +570,7 @@ class Engine:
           limitTripped    limit, scope, retryAfterSeconds
           lockout         phoneNumber, until, lockoutSeconds, clientIp?
           numberUnlocked  phoneNumber, hadFailures
+          hookCalled      hook, outcome (answered, blocked, refused, failed), ms
         Phone numbers are masked ("+*******3434"); codes, secrets and tokens never appear.
         The sink runs on the thread that made the call, on one of the engine's delivery threads,
         or in close() for the last sends, possibly on several at once: it must be thread-safe and
@@ -635,7 +636,7 @@ class Engine:
         reaches it, outside any database transaction, and returns the response: {} to go on,
         {"recaptchaActionOverride": "BLOCK"} to stop an SMS, or {"error": {"status":
         "PERMISSION_DENIED", "message": "..."}} to refuse (BlockingFunctionError with that
-        message). None, an exception or an answer longer than 8192 bytes as JSON is a failure,
+        message). None, an exception or an answer of 8192 bytes or more as JSON is a failure,
         which hooks.<name>.onError decides (deny by default)."""
         if not isinstance(name, str):
             raise TypeError("name must be a hook's name, a str")

@@ -50,7 +50,8 @@ def test_before_send_sms_sees_each_sign_in_sms_and_lets_it_go(engine, sms):
     sms.wait_for(verification_id=started["verificationId"])
     [event] = hook.events
     assert event["event_type"] == "beforeSendSms" and event["phone_number"] == REAL_NUMBER
-    assert event["sms_type"] == "SIGN_IN_OR_SIGN_UP" and event["locale"] == "fr"
+    assert event["sms_type"] == "SIGN_IN_OR_SIGN_UP" and event["locale"] == "fr-CA"
+    assert event["sign_in_method"] == "phone"
     assert event["ip_address"] == "203.0.113.9" and event["event_id"] and event["iat"] > 0
     assert "user_record" not in event
     engine.verify_phone_number(TEST_NUMBER)  # test numbers meet the hook too
@@ -70,10 +71,11 @@ def test_a_block_sends_nothing_and_counts_nothing(make_engine, sms):
     hook.answer = {"recaptchaActionOverride": "ALLOW"}
     started = engine.verify_phone_number(REAL_NUMBER)  # the number's one SMS an hour is still there
     sms.wait_for(verification_id=started["verificationId"])
+    assert len(sms.messages) == 1  # delivery is in order: a blocked code's SMS would have come first
 
 
 def test_a_refusal_reaches_the_caller_with_the_hooks_message(engine, sms):
-    invited = {TEST_NUMBER}
+    invited = {TEST_NUMBER, SECOND_NUMBER}
 
     def only_invited(event):
         if event["phone_number"] in invited:
@@ -86,11 +88,13 @@ def test_a_refusal_reaches_the_caller_with_the_hooks_message(engine, sms):
         engine.verify_phone_number(REAL_NUMBER)
     assert info.value.message == "Only invited numbers may sign up."
     assert info.value.details == {"hook": "beforeSendSms", "reason": "refused", "status": "PERMISSION_DENIED"}
-    assert sms.messages == []
+    sms.wait_for(verification_id=engine.verify_phone_number(SECOND_NUMBER)["verificationId"])
+    assert sms.matching(to=REAL_NUMBER) == []
 
 
 def test_a_hooks_message_is_cut_and_cleaned(engine):
-    engine.set_hook("beforeSendSms", Recorder({"error": {"message": "no\nway\x07" + "é" * 600}}))
+    hidden = "\n\x07\u0085\u2028\u202e\u2066\u200b"  # controls, C1, line separator, bidi, zero-width
+    engine.set_hook("beforeSendSms", Recorder({"error": {"message": "no" + hidden + "way" + "é" * 600}}))
     with pytest.raises(phoneauth.BlockingFunctionError) as info:
         engine.verify_phone_number(TEST_NUMBER)
     assert info.value.message.startswith("noway") and len(info.value.message.encode()) <= 512
@@ -155,9 +159,45 @@ def test_each_call_is_told_to_the_log_sink(engine):
     engine.set_hook("beforeSendSms", Recorder({"error": {"message": "no"}}))
     with pytest.raises(phoneauth.BlockingFunctionError):
         engine.verify_phone_number(TEST_NUMBER)
-    called = events.wait_for("hookCalled")
-    assert (called["hook"], called["outcome"]) == ("beforeSendSms", "refused") and called["ms"] >= 0
+    engine.set_hook("beforeSendSms", Recorder({"recaptchaActionOverride": "BLOCK"}))
+    with pytest.raises(phoneauth.BlockingFunctionError):
+        engine.verify_phone_number(TEST_NUMBER)
+    engine.set_hook("beforeSendSms", Recorder({"recaptchaActionOverride": "PERHAPS"}))
+    with pytest.raises(phoneauth.BlockingFunctionError):
+        engine.verify_phone_number(TEST_NUMBER)
+    engine.set_hook("beforeSendSms", Recorder())
+    engine.verify_phone_number(TEST_NUMBER)
+    called = [events.wait_for("hookCalled", count=i) for i in (1, 2, 3, 4)]
+    assert [(e["hook"], e["outcome"]) for e in called] == [
+        ("beforeSendSms", "refused"), ("beforeSendSms", "blocked"), ("beforeSendSms", "failed"),
+        ("beforeSendSms", "answered")]
+    assert all(isinstance(e["ms"], int) for e in called)
     assert TEST_NUMBER not in json.dumps(events.events)
+
+
+def test_a_slow_hook_holds_at_most_eight_calls_and_the_next_fails_at_once(engine):
+    inside, release = threading.Semaphore(0), threading.Event()
+
+    def slow(event):
+        inside.release()
+        release.wait(60)  # the test lets them go
+        return {}
+
+    engine.set_hook("beforeSendSms", slow)
+    threads = [threading.Thread(target=engine.verify_phone_number, args=(TEST_NUMBER,)) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    try:
+        for _ in range(8):
+            assert inside.acquire(timeout=60)
+        with pytest.raises(phoneauth.BlockingFunctionError) as info:
+            engine.verify_phone_number(TEST_NUMBER)
+        assert info.value.details["reason"] == "hookFailed" and "8 calls" in info.value.message
+    finally:
+        release.set()
+        for thread in threads:
+            thread.join()
+    engine.verify_phone_number(TEST_NUMBER)  # places free again
 
 
 @pytest.mark.parametrize("hooks, key", [
@@ -262,17 +302,30 @@ def test_an_http_hook_slower_than_its_deadline_follows_on_error(make_engine, sms
             assert info.value.details["reason"] == "hookFailed"
         else:
             assert engine.verify_phone_number(TEST_NUMBER)["verificationId"]
+        assert function.server.count() == 1  # it was asked, and gave up on
     finally:
         release.set()
 
 
-@pytest.mark.parametrize("answer", [Answer(500, "oops"), Answer(200, "not json"), Answer(502, {"no": "error"})])
+@pytest.mark.parametrize("answer", [
+    Answer(500, "oops"), Answer(200, "not json"), Answer(502, {"no": "error"}),
+    Answer(500, {"error": {"status": "INTERNAL", "message": "An unexpected error occurred."}}),  # it crashed
+    Answer(404, "no such function"),
+])
 def test_an_http_hook_that_answers_garbage_fails(make_engine, sms, function, answer):
     engine = http_engine(make_engine, sms, function)
     function.answer = answer
     with pytest.raises(phoneauth.BlockingFunctionError) as info:
         engine.verify_phone_number(TEST_NUMBER)
     assert info.value.details["reason"] == "hookFailed"
+
+
+def test_an_http_200_with_an_error_refuses(make_engine, sms, function):
+    engine = http_engine(make_engine, sms, function)
+    function.answer = Answer(200, {"error": {"status": "INVALID_ARGUMENT", "message": "Bad number."}})
+    with pytest.raises(phoneauth.BlockingFunctionError) as info:
+        engine.verify_phone_number(TEST_NUMBER)
+    assert info.value.message == "Bad number." and info.value.details["status"] == "INVALID_ARGUMENT"
 
 
 def test_an_in_process_hook_replaces_the_http_one(make_engine, sms, function):
