@@ -38,7 +38,8 @@ package struct CaptchaPage: Sendable {
                 status: 400,
                 html: "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>Invalid link</title>"
                     + "<p>This link is not valid: go back to the app and try again.</p></html>",
-                headers: headers(policy: "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"))
+                headers: headers(
+                    policy: "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"))
         }
         let widget = CaptchaWidget(settings, language: hl)
         let language = SMSTemplates.resolve(hl, fallback: "en", known: { Self.texts[$0] != nil })
@@ -77,11 +78,13 @@ package struct CaptchaPage: Sendable {
         var query = "onload=phoneauthCaptchaLoaded"
         query += settings.widget == .score ? "&render=\(siteKey)" : "&render=explicit"
         if widget.languageInScript { query += "&hl=\(hl)" }
-        var config: [(String, JSONValue)] = challenge + [
-            ("api", .string(widget.api)), ("siteKey", .string(siteKey)), ("widget", .string(settings.widget.rawValue)),
-            ("script", .string(widget.scriptUrl + "?" + query)), ("options", .object(widget.options)),
-            ("failures", .object(widget.failures.map { ($0.0, .string($0.1)) })),
-        ]
+        var config: [(String, JSONValue)] =
+            challenge + [
+                ("api", .string(widget.api)), ("siteKey", .string(siteKey)),
+                ("widget", .string(settings.widget.rawValue)),
+                ("script", .string(widget.scriptUrl + "?" + query)), ("options", .object(widget.options)),
+                ("failures", .object(widget.failures.map { ($0.0, .string($0.1)) })),
+            ]
         if let action = settings.action { config.append(("action", .string(action))) }
         // JSON inside a script element: no "<" may end it early.
         let json = JSONCodec.serialize(.object(config)).split(separator: "<", omittingEmptySubsequences: false)
@@ -193,7 +196,8 @@ package struct CaptchaPage: Sendable {
         "zh-TW": Text(title: "安全性檢查", lead: "請完成下方的檢查以取得驗證碼。", cancel: "取消", noScript: "此檢查需要 JavaScript。"),
         "zh-CN": Text(title: "安全检查", lead: "请完成下方的检查以获取验证码。", cancel: "取消", noScript: "此检查需要 JavaScript。"),
         "id": Text(
-            title: "Pemeriksaan keamanan", lead: "Selesaikan pemeriksaan di bawah untuk mendapatkan kode verifikasi Anda.",
+            title: "Pemeriksaan keamanan",
+            lead: "Selesaikan pemeriksaan di bawah untuk mendapatkan kode verifikasi Anda.",
             cancel: "Batal", noScript: "Pemeriksaan ini memerlukan JavaScript."),
         "ja": Text(
             title: "セキュリティチェック", lead: "認証コードを受け取るには、下のチェックを完了してください。", cancel: "キャンセル",

@@ -52,7 +52,8 @@ package struct CaptchaProviderSettings: Sendable {
             hostname: try r.string("hostname"), action: try r.string("action"))
         if let siteKey = settings.siteKey {
             guard (1...128).contains(siteKey.utf8.count), siteKey.utf8.allSatisfy(CaptchaWidget.isTokenByte) else {
-                throw EngineConfig.bad("\(path).siteKey", "must be the provider's site key: letters, digits, '-' or '_'")
+                throw EngineConfig.bad(
+                    "\(path).siteKey", "must be the provider's site key: letters, digits, '-' or '_'")
             }
         }
         if let widget = try r.string("widget") {

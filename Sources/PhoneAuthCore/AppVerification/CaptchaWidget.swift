@@ -46,8 +46,11 @@ package struct CaptchaWidget: Sendable {
             (script, api) = ("https://challenges.cloudflare.com/turnstile/v0/api.js", "turnstile")
             // The page reports each failure to the app, which asks for a new challenge: the widget
             // must not retry or refresh behind it.
-            options = action + [("retry", .string("never")), ("refresh-expired", .string("never")),
-                ("refresh-timeout", .string("never"))]
+            options =
+                action + [
+                    ("retry", .string("never")), ("refresh-expired", .string("never")),
+                    ("refresh-timeout", .string("never")),
+                ]
             if let language { options.append(("language", .string(language.lowercased()))) }
             failures.append(("timeout-callback", "expired"))
             (scripts, frames, connects, styles) = (cloudflare, cloudflare, [], [])

@@ -168,12 +168,16 @@ package struct EngineConfig: Sendable {
         if let hooks = try r.object("hooks") {
             try hooks.rejectUnknown(Set(HookName.allCases.map(\.rawValue)))
             for name in HookName.allCases {
-                if let hook = try hooks.object(name.rawValue) { c.hooks[name] = try HookSettings.read(hook, name: name) }
+                if let hook = try hooks.object(name.rawValue) {
+                    c.hooks[name] = try HookSettings.read(hook, name: name)
+                }
             }
         }
         if let captcha = try r.object("captcha") {
             try captcha.rejectUnknown(["pageUrl", "minScore", "provider"])
-            if let provider = try captcha.object("provider") { c.captchaProvider = try CaptchaProviderSettings.read(provider) }
+            if let provider = try captcha.object("provider") {
+                c.captchaProvider = try CaptchaProviderSettings.read(provider)
+            }
             if let url = try captcha.string("pageUrl") {
                 guard url.hasPrefix("https://") || url.hasPrefix("http://"), url.utf8.count <= 2048, !url.contains("#")
                 else {

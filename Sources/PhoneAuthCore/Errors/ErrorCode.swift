@@ -14,7 +14,8 @@ extension PhoneAuthError {
         case sessionExpired, quotaExceeded, missingAppToken, appNotVerified, captchaCheckFailed
         case secondFactorRequired, missingMultiFactorSession, missingMultiFactorInfo, invalidMultiFactorSession
         case multiFactorInfoNotFound, secondFactorAlreadyEnrolled, maximumSecondFactorCountExceeded
-        case unsupportedFirstFactor, blockingFunctionError, internalError, invalidArgument, invalidConfiguration, unknownMethod
+        case unsupportedFirstFactor, blockingFunctionError, internalError, invalidArgument, invalidConfiguration,
+            unknownMethod
         case storageError, invalidIdToken, idTokenRevoked, phoneNumberAlreadyExists, uidAlreadyExists
         case insufficientPermission, invalidApiKey
 

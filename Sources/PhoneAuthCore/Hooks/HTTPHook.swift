@@ -27,7 +27,8 @@ final class HTTPHook: BlockingHook {
         guard let jwt = try? JWT.sign(claims: .object(claims), with: keys.activeSigningKey) else { return nil }
         let body = JSONCodec.serialize(.object([("data", .object([("jwt", .string(jwt))]))]))
         let request = endpoint.post(
-            endpoint.baseUrl, body: Array(body.utf8), headers: ["Content-Type: application/json", "Accept: application/json"])
+            endpoint.baseUrl, body: Array(body.utf8),
+            headers: ["Content-Type: application/json", "Accept: application/json"])
         // A 5xx is the function failing (firebase-functions answers an uncaught exception with 500
         // {"error": {"status": "INTERNAL"}}): onError decides, not a refusal.
         guard case let .answered(status, bytes, _) = client.post(request), status < 500,

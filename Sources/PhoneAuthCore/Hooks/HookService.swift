@@ -104,11 +104,17 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
             ])
         switch outcome {
         case .refused:
-            let message = Self.message(refusal?["message"]?.stringValue) ?? "The \(name.rawValue) hook refused it."
-            let status = refusal?["status"]?.stringValue.flatMap { Echo.isQuotable($0) ? $0 : nil } ?? "PERMISSION_DENIED"
+            let message =
+                Self.message(refusal?["message"]?.stringValue) ?? "The \(name.rawValue) hook refused it."
+            // A status is a name such as PERMISSION_DENIED; anything else is not repeated.
+            let status =
+                refusal?["status"]?.stringValue.flatMap { Echo.isQuotable($0) ? $0 : nil }
+                ?? "PERMISSION_DENIED"
             throw PhoneAuthError(
                 .blockingFunctionError, message,
-                details: [("hook", .string(name.rawValue)), ("reason", .string("refused")), ("status", .string(status))])
+                details: [
+                    ("hook", .string(name.rawValue)), ("reason", .string("refused")), ("status", .string(status)),
+                ])
         case let .failed(why):
             try failed(name, why)
             return .answered

@@ -24,7 +24,8 @@ package struct HookSettings: Sendable {
             settings.onError = value
         }
         if let url = try r.string("url") {
-            var endpoint = HTTPEndpoint(name: name.rawValue, baseUrl: try ProviderSettings.checkURL(url, key: "\(path).url"))
+            var endpoint = HTTPEndpoint(
+                name: name.rawValue, baseUrl: try ProviderSettings.checkURL(url, key: "\(path).url"))
             endpoint.timeoutMs = Int(try r.int("timeoutMs", in: 100...60_000) ?? defaultTimeoutMs)
             endpoint.connectTimeoutMs = Int(
                 try r.int("connectTimeoutMs", in: 100...60_000) ?? Int64(min(5000, endpoint.timeoutMs)))
