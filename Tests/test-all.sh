@@ -25,11 +25,14 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 run() {
+  local started=$SECONDS
   setsid "$make" --no-print-directory "$@" </dev/null &
   step=$!
   local status=0
   wait "$step" || status=$?
   step=
+  # Each step's time, so the slow ones are known (make test is meant to stay well under 20 min).
+  echo "== $* : $((SECONDS - started)) s (exit $status)"
   return "$status"
 }
 
