@@ -118,15 +118,18 @@ package enum ProviderSettings {
         return try readEndpoint(r, path: path, type: type, url: (url, "baseUrl"))
     }
 
-    private static func readEndpoint(
-        _ r: ObjectReader, path: String, type: String, url: (String, String)
+    /// An endpoint at `url` (its value, its key), with `name`, `timeoutMs`, `connectTimeoutMs`
+    /// and `caFile` read from `r`.
+    static func readEndpoint(
+        _ r: ObjectReader, path: String, type: String, url: (String, String), defaultTimeoutMs: Int64 = 10_000,
+        maxTimeoutMs: Int64 = 120_000
     ) throws(PhoneAuthError) -> HTTPEndpoint {
         let name = try r.string("name") ?? type
         guard Echo.isQuotable(name) else {
             throw bad("\(path).name", "must be a plain name: a letter, then up to 63 letters, digits, '_', '.' or '-'")
         }
         var endpoint = HTTPEndpoint(name: name, baseUrl: try checkURL(url.0, key: "\(path).\(url.1)"))
-        endpoint.timeoutMs = Int(try r.int("timeoutMs", in: 100...120_000) ?? Int64(endpoint.timeoutMs))
+        endpoint.timeoutMs = Int(try r.int("timeoutMs", in: 100...maxTimeoutMs) ?? defaultTimeoutMs)
         endpoint.connectTimeoutMs = Int(
             try r.int("connectTimeoutMs", in: 100...60_000) ?? Int64(min(endpoint.connectTimeoutMs, endpoint.timeoutMs))
         )

@@ -1,5 +1,3 @@
-import Glibc
-
 /// One hook's configuration (`hooks.<name>`): its HTTP endpoint, if it is one, and what a failure
 /// to answer means.
 package struct HookSettings: Sendable {
@@ -24,18 +22,9 @@ package struct HookSettings: Sendable {
             settings.onError = value
         }
         if let url = try r.string("url") {
-            var endpoint = HTTPEndpoint(
-                name: name.rawValue, baseUrl: try ProviderSettings.checkURL(url, key: "\(path).url"))
-            endpoint.timeoutMs = Int(try r.int("timeoutMs", in: 100...60_000) ?? defaultTimeoutMs)
-            endpoint.connectTimeoutMs = Int(
-                try r.int("connectTimeoutMs", in: 100...60_000) ?? Int64(min(5000, endpoint.timeoutMs)))
-            if let caFile = try r.string("caFile") {
-                guard !caFile.isEmpty, access(caFile, R_OK) == 0 else {
-                    throw EngineConfig.bad("\(path).caFile", "must name a PEM file this process can read")
-                }
-                endpoint.caFile = caFile
-            }
-            settings.endpoint = endpoint
+            settings.endpoint = try ProviderSettings.readEndpoint(
+                r, path: path, type: name.rawValue, url: (url, "url"), defaultTimeoutMs: defaultTimeoutMs,
+                maxTimeoutMs: 60_000)
         } else if r.value("timeoutMs") != nil || r.value("connectTimeoutMs") != nil || r.value("caFile") != nil {
             throw EngineConfig.bad("\(path).url", "is required with timeoutMs, connectTimeoutMs or caFile")
         }
