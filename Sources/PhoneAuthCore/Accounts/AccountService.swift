@@ -201,6 +201,8 @@ package final class AccountService {
         case let .refused(refusal): throw AccountErrors.error(refusal)
         case let .secondFactorRequired(user, _):
             throw PhoneAuthError(.internalError, "Unexpected challenge for user \(user.uid).")
+        case let .approvalNeeded(pending):
+            throw PhoneAuthError(.internalError, "Unexpected sign-in of user \(pending.user.uid).")
         case let .locked(until): throw MultiFactorErrors.factorLocked(until: until, now: clock.now())
         }
     }

@@ -28,15 +28,17 @@ extension SQLStore {
                     return try alreadyInUse(id, proof: proof, phone: phone, owner: owner.uid, now: now, in: db)
                 }
                 if holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
-                try db.run("UPDATE users SET phone = ? WHERE uid = ?", [.text(phone), .text(uid)])
-                user.phoneNumber = phone
+                return try changeNumber(
+                    id, of: user, to: phone, presentedSession: presentedSession, link: true, signIn: signIn, now: now,
+                    in: db)
             case let .updatePhoneNumber(proof):
                 if let owner, owner.uid != uid {
                     return try alreadyInUse(id, proof: proof, phone: phone, owner: owner.uid, now: now, in: db)
                 }
                 if holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
-                try db.run("UPDATE users SET phone = ? WHERE uid = ?", [.text(phone), .text(uid)])
-                user.phoneNumber = phone
+                return try changeNumber(
+                    id, of: user, to: phone, presentedSession: presentedSession, link: false, signIn: signIn, now: now,
+                    in: db)
             case .reauthenticate:
                 if owner?.uid != uid { return .refused(.userMismatch) }
             case let .enrollPhone(factor):
@@ -50,6 +52,25 @@ extension SQLStore {
             try markUsed(id, in: db)
             return try open(signIn, for: user, isNew: false, now: now, in: db)
         }
+    }
+
+    /// Gives `user` the number `phone` (its first, with `link`) and opens the continued session;
+    /// with hooks, only spends the code and leaves both to `completeSignIn`, after beforeSignIn.
+    private func changeNumber(
+        _ id: String, of user: UserRecord, to phone: String, presentedSession: String, link: Bool, signIn: NewSignIn,
+        now: Timestamp, in db: Connection
+    ) throws -> AccountOutcome {
+        var user = user
+        user.phoneNumber = phone
+        try markUsed(id, in: db)
+        if signIn.judgedByHooks {
+            return .approvalNeeded(
+                PendingSignIn(
+                    flow: .numberChange(presentedSession: presentedSession, link: link), user: user, isNew: false,
+                    signIn: signIn))
+        }
+        try db.run("UPDATE users SET phone = ? WHERE uid = ?", [.text(phone), .text(user.uid)])
+        return try open(signIn, for: user, isNew: false, now: now, in: db)
     }
 
     /// Another user (`owner`) has the number: the code is consumed and becomes `proof`, a

@@ -67,7 +67,7 @@ extension SQLStore {
     }
 
     /// Why `changes` cannot be made to `uid`, checked before anything is written.
-    private func refusal(of changes: UserChanges, uid: String, in db: Connection) throws -> UpdateUserOutcome? {
+    func refusal(of changes: UserChanges, uid: String, in db: Connection) throws -> UpdateUserOutcome? {
         guard case let .some(.some(phone)) = changes.phoneNumber else { return nil }
         let holder = try numberHolder(phone, in: db)
         if let owner = holder.user, owner.uid != uid { return .phoneNumberTaken }
@@ -75,7 +75,7 @@ extension SQLStore {
         return nil
     }
 
-    private func apply(
+    func apply(
         _ changes: UserChanges, uid: String, now: Timestamp, in db: Connection
     ) throws -> UpdateUserOutcome {
         if let phone = changes.phoneNumber {

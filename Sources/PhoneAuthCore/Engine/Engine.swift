@@ -64,7 +64,8 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
         hooks = HookService(
             settings: config.hooks, keys: keys, issuer: config.effectiveIssuer, clock: clock, events: events)
         sessions = SessionService(
-            config: config, clock: clock, store: store, keys: keys, events: events, failures: failures)
+            config: config, clock: clock, store: store, keys: keys, events: events, hooks: hooks,
+            failures: failures)
         verification = VerificationService(
             config: config, smsText: smsText, clock: clock, store: store, keys: keys,
             worker: worker, appVerification: appVerification, hooks: hooks, events: events,

@@ -61,6 +61,93 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
         }
     }
 
+    /// Whether beforeCreate or beforeSignIn is installed: then sign-ins wait for them
+    /// (NewSignIn.judgedByHooks).
+    var judgesSignIns: Bool { hook(.beforeCreate) != nil || hook(.beforeSignIn) != nil }
+
+    /// beforeCreate (for a new user), then beforeSignIn, for a sign-in whose credential was
+    /// checked: throws a refusal; returns what they change.
+    func judge(_ pending: PendingSignIn, clientIp: String?) throws -> HookVerdict {
+        var verdict = HookVerdict()
+        for name in [HookName.beforeCreate, .beforeSignIn] where name == .beforeSignIn || pending.isNew {
+            guard let hook = hook(name) else { continue }
+            let user = verdict.applied(to: pending.user)
+            var event = base(name, clientIp: clientIp, locale: nil)
+            event.set("sub", .string(user.uid))
+            event.set("sign_in_second_factor", pending.signIn.secondFactor.map { .string($0.rawValue) })
+            event.set("user_record", Self.userRecord(user))
+            var answered = HookVerdict()
+            _ = try run(hook, name, event.value) { answer in
+                switch Self.verdict(answer, of: name, claimsBefore: user.customClaims) {
+                case let .success(read):
+                    answered = read
+                    return .answered
+                case let .failure(why): return .failed(why.message)
+                }
+            }
+            verdict.merge(answered)
+        }
+        return verdict
+    }
+
+    /// Reads a beforeCreate or beforeSignIn response: the fields its `updateMask` names, each
+    /// checked as the admin methods check it (claims as setCustomUserClaims takes them, and
+    /// custom and session claims together at most DeveloperClaims.maxBytes).
+    static func verdict(
+        _ answer: JSONValue, of name: HookName, claimsBefore: String?
+    ) -> Result<HookVerdict, PhoneAuthError> {
+        var verdict = HookVerdict()
+        guard let record = answer["userRecord"] else { return .success(verdict) }
+        guard record.isObject, let mask = record["updateMask"]?.stringValue ?? (record.objectPairs.isEmpty ? "" : nil)
+        else { return .failure(PhoneAuthError(.invalidArgument, "userRecord must be an object with an updateMask")) }
+        let allowed = name == .beforeSignIn ? signInFields : createFields
+        do throws(PhoneAuthError) {
+            for field in mask.split(separator: ",").map({ String($0.filter { $0 != " " }) }) {
+                guard allowed.contains(field) else {
+                    let why =
+                        field == "photoURL"
+                        ? "updateMask names photoURL, which PhoneAuth does not keep"
+                        : "updateMask names \(Echo.isQuotable(field) ? field : "a field"), which \(name.rawValue) cannot change"
+                    return .failure(PhoneAuthError(.invalidArgument, why))
+                }
+                let value = record[field] ?? .null
+                let wrongType = PhoneAuthError(.invalidArgument, "userRecord.\(field) has the wrong type")
+                let isNull = if case .null = value { true } else { false }
+                switch field {
+                case "displayName":
+                    if isNull {
+                        verdict.changes.displayName = .some(nil)
+                    } else {
+                        guard let text = value.stringValue else { throw wrongType }
+                        verdict.changes.displayName = .some(try Label(text, field: "displayName").text)
+                    }
+                case "disabled":
+                    guard case let .bool(disabled) = value else { throw wrongType }
+                    verdict.changes.disabled = disabled
+                case "customClaims":
+                    verdict.changes.customClaims = .some(
+                        isNull ? nil : try DeveloperClaims.validated(value, field: field))
+                default:  // sessionClaims
+                    verdict.sessionClaims = isNull ? nil : try DeveloperClaims.validated(value, field: field)
+                }
+            }
+        } catch {
+            return .failure(error)
+        }
+        let custom = verdict.changes.customClaims ?? claimsBefore
+        let total = (custom?.utf8.count ?? 0) + (verdict.sessionClaims?.utf8.count ?? 0)
+        guard total <= DeveloperClaims.maxBytes else {
+            return .failure(
+                PhoneAuthError(
+                    .invalidArgument,
+                    "custom and session claims together are over \(DeveloperClaims.maxBytes) bytes"))
+        }
+        return .success(verdict)
+    }
+
+    static let createFields: Set<String> = ["displayName", "disabled", "customClaims"]
+    static let signInFields = createFields.union(["sessionClaims"])
+
     /// What a hook's call came to.
     enum Outcome {
         case answered, blocked, refused
@@ -142,7 +229,7 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
 
     /// What every event carries (HOOKS.md's payload): its id and type, the end user's address and
     /// language, the time.
-    private func base(_ name: HookName, clientIp: String?, locale: String) -> JSONObjectBuilder {
+    private func base(_ name: HookName, clientIp: String?, locale: String?) -> JSONObjectBuilder {
         let now = clock.now()
         var event = JSONObjectBuilder()
         event.set("event_id", .string(SortableID.make(at: now, randomBytes: 12)))
@@ -150,7 +237,7 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
         event.set("sign_in_method", .string("phone"))
         event.set("iat", .int(now.seconds))
         event.set("ip_address", clientIp.map { .string($0) })
-        event.set("locale", .string(locale))
+        event.set("locale", locale.map { .string($0) })
         return event
     }
 

@@ -140,6 +140,10 @@ extension SQLStore {
             resolved.secondFactor = factor.factorId
             resolved.secondFactorEnrollment = factor.enrollmentId
             resolved.challenge = nil
+            // Custom-token sign-ins are not judged by hooks, their second factor neither.
+            if signIn.judgedByHooks, session.provider != .custom {
+                return .approvalNeeded(PendingSignIn(flow: .secondFactor, user: user, isNew: false, signIn: resolved))
+            }
             return try open(resolved, for: user, isNew: false, now: now, in: db)
         }
     }

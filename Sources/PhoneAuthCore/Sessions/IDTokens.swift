@@ -11,10 +11,11 @@ package struct IDTokens: Sendable {
     /// top level. `sid` names the session, so account changes can check it is still live.
     package func issue(for session: SessionInfo, now: Timestamp) throws -> String {
         let user = session.user
-        // The session's developer claims, then the user's own (which win on a clash), then ours.
+        // The session's developer claims, then the user's own, then a beforeSignIn hook's session
+        // claims (each wins over the ones before on a clash), then ours.
         var merged: [String: JSONValue] = [:]
         var order: [String] = []
-        for text in [session.developerClaims, user.customClaims] {
+        for text in [session.developerClaims, user.customClaims, session.sessionClaims] {
             guard let text, case let .object(pairs)? = try? JSONCodec.parse(text) else { continue }
             for (name, value) in pairs {
                 if merged[name] == nil { order.append(name) }

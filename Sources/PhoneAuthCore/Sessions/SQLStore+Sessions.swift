@@ -79,7 +79,8 @@ extension SQLStore {
         guard let user = try self.user(uid: uid, in: db) else { return nil }
         return try db.row(
             """
-            SELECT auth_time, provider, developer_claims, second_factor, second_factor_enrollment FROM sessions
+            SELECT auth_time, provider, developer_claims, second_factor, second_factor_enrollment, session_claims \
+            FROM sessions
             WHERE uid = ? AND id = ? AND revoked_at IS NULL
             """, [.text(uid), .text(id)]
         ) { row in
@@ -87,7 +88,7 @@ extension SQLStore {
                 user: user, sessionId: id, authTime: Timestamp(milliseconds: row.int(0)),
                 provider: try row.text(1, as: SignInProvider.self), developerClaims: row.optionalText(2),
                 secondFactor: try row.optionalText(3, as: FactorKind.self),
-                secondFactorEnrollment: row.optionalText(4))
+                secondFactorEnrollment: row.optionalText(4), sessionClaims: row.optionalText(5))
         }
     }
 

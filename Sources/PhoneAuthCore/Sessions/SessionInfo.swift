@@ -8,10 +8,14 @@ package final class SessionInfo: Sendable {
     package let developerClaims: String?
     package let secondFactor: FactorKind?
     package let secondFactorEnrollment: String?
+    /// The claims a beforeSignIn hook gave this session (JSON object text): they override the
+    /// user's custom claims of the same name.
+    package let sessionClaims: String?
 
     package init(
         user: UserRecord, sessionId: String, authTime: Timestamp, provider: SignInProvider,
-        developerClaims: String?, secondFactor: FactorKind? = nil, secondFactorEnrollment: String? = nil
+        developerClaims: String?, secondFactor: FactorKind? = nil, secondFactorEnrollment: String? = nil,
+        sessionClaims: String? = nil
     ) {
         self.user = user
         self.sessionId = sessionId
@@ -20,5 +24,6 @@ package final class SessionInfo: Sendable {
         self.developerClaims = developerClaims
         self.secondFactor = secondFactor
         self.secondFactorEnrollment = secondFactorEnrollment
+        self.sessionClaims = sessionClaims
     }
 }

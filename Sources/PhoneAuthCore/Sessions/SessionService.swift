@@ -3,21 +3,26 @@
 package final class SessionService {
     private let config: EngineConfig
     private let clock: Clock
-    private let store: any SessionStore & AccountStore
+    private let store: any SessionStore & AccountStore & SignInStore
     private let keys: KeyRing
     let tokens: IDTokens
     private let events: EventLog
+    private let hooks: HookService
     private let failures: FailureReporter
 
+    /// How often a first sign-in is judged again when its number changed hands while the hooks ran.
+    static let maxJudgements = 3
+
     init(
-        config: EngineConfig, clock: Clock, store: any SessionStore & AccountStore, keys: KeyRing, events: EventLog,
-        failures: FailureReporter
+        config: EngineConfig, clock: Clock, store: any SessionStore & AccountStore & SignInStore, keys: KeyRing,
+        events: EventLog, hooks: HookService, failures: FailureReporter
     ) {
         self.config = config
         self.clock = clock
         self.store = store
         self.keys = keys
         self.events = events
+        self.hooks = hooks
         self.failures = failures
         tokens = IDTokens(
             keys: keys, issuer: config.effectiveIssuer, audience: config.projectId,
@@ -63,7 +68,8 @@ package final class SessionService {
         return (
             NewSignIn(
                 newUid: uid, sessionId: first.sessionId, refreshSecretHash: first.secretHash, provider: provider,
-                developerClaims: developerClaims, challenge: challenge), first
+                developerClaims: developerClaims, judgedByHooks: provider != .custom && hooks.judgesSignIns,
+                challenge: challenge), first
         )
     }
 
@@ -85,6 +91,7 @@ package final class SessionService {
         signIn.authTime = session.authTime
         signIn.secondFactor = session.secondFactor
         signIn.secondFactorEnrollment = session.secondFactorEnrollment
+        signIn.sessionClaims = session.sessionClaims
         signIn.challenge = nil
         return (signIn, first)
     }
@@ -112,7 +119,28 @@ package final class SessionService {
             throw MultiFactorErrors.secondFactorRequired(user, session: challenge.id, expiresAt: challenge.expiresAt)
         case let .locked(until):
             throw MultiFactorErrors.factorLocked(until: until, now: now)
+        case let .approvalNeeded(pending):
+            return try finish(try approve(pending, clientIp: clientIp), first, now: clock.now(), clientIp: clientIp)
         }
+    }
+
+    /// Runs beforeCreate and beforeSignIn for a checked credential, with no transaction open,
+    /// then completes the sign-in; again (at most maxJudgements times) if its number changed
+    /// hands meanwhile. A refusal leaves the credential spent, as in Firebase.
+    private func approve(_ pending: PendingSignIn, clientIp: ClientAddress?) throws -> AccountOutcome {
+        var pending = pending
+        for _ in 1...Self.maxJudgements {
+            let verdict: HookVerdict
+            do { verdict = try hooks.judge(pending, clientIp: clientIp?.text) } catch let error as PhoneAuthError {
+                throw failures.reported(error, clientIp: clientIp, now: clock.now())
+            }
+            let outcome = try store.completeSignIn(pending, verdict: verdict, now: clock.now())
+            guard case let .approvalNeeded(next) = outcome else { return outcome }
+            pending = next
+        }
+        throw PhoneAuthError(
+            .internalError, "The phone number changed hands while the sign-in hooks ran; sign in again.",
+            details: [("reason", .string("numberChangedHands"))])
     }
 
     /// The tokens of `session`, told to the log sink (`retried`: the session was opened by an

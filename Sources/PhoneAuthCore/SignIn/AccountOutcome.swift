@@ -12,6 +12,8 @@ package enum AccountOutcome: Sendable {
     /// The user has second factors: `challenge` was opened (or, for a retried sign-in, is still
     /// open) instead of a session.
     case secondFactorRequired(UserRecord, challenge: NewMFASession)
+    /// The credential is checked and spent; the sign-in waits for the hooks (see PendingSignIn).
+    case approvalNeeded(PendingSignIn)
     /// Too many wrong codes for this factor: it is locked until then.
     case locked(until: Timestamp)
 }

@@ -17,6 +17,11 @@ package struct NewSignIn: Sendable {
     /// The second factor this session was signed in with: factorId and enrollment ID.
     package var secondFactor: FactorKind? = nil
     package var secondFactorEnrollment: String? = nil
+    /// Claims a beforeSignIn hook gave the session (JSON object text).
+    package var sessionClaims: String? = nil
+    /// Hooks judge sign-ins (beforeCreate or beforeSignIn is installed): a store that has checked
+    /// the credential answers `approvalNeeded` rather than opening the session.
+    package var judgedByHooks = false
     /// Opened instead of the session when the user has second factors.
     package var challenge: NewMFASession? = nil
 }

@@ -25,6 +25,16 @@ extension SQLStore {
             if temporaryProof && user?.uid != verified.subject { return .rejected(.unusable(reason: .ownerChanged)) }
             if user?.disabled == true { return .refused(.userDisabled) }
             if user == nil, holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
+            // Hooks judge a sign-in that opens a session; a user with second factors gets the
+            // challenge first, and the hooks run once it is met.
+            if signIn.judgedByHooks, user?.factors.isEmpty ?? true {
+                try markUsed(id, in: db)
+                return .approvalNeeded(
+                    PendingSignIn(
+                        flow: .firstFactor(verificationId: id),
+                        user: user ?? PendingSignIn.newUser(uid: signIn.newUid, phone: phone, now: now),
+                        isNew: user == nil, signIn: signIn))
+            }
             let isNew = user == nil
             if user == nil {
                 try db.run(
@@ -40,6 +50,67 @@ extension SQLStore {
                 if case let .secondFactorRequired(_, challenge) = outcome { challenge.id } else { signIn.sessionId }
             try markUsedBySignIn(id, EarlierSignIn(uid: user.uid, opened: opened, isNewUser: isNew), at: now, in: db)
             return outcome
+        }
+    }
+
+    /// The second transaction of a sign-in the hooks let through: if the account is still as
+    /// they saw it, writes the new user or the new number and what the hooks changed, and opens
+    /// the session. If a first sign-in's number changed hands meanwhile (a concurrent sign-in
+    /// created its user: one user, never two), answers `approvalNeeded` with the user it now
+    /// signs in, for the hooks to judge again.
+    package func completeSignIn(_ pending: PendingSignIn, verdict: HookVerdict, now: Timestamp) throws -> AccountOutcome
+    {
+        try write { db in
+            var signIn = pending.signIn
+            signIn.sessionClaims = verdict.sessionClaims
+            var changes = verdict.changes
+            let uid = pending.user.uid
+            switch pending.flow {
+            case let .firstFactor(verificationId):
+                let phone = pending.user.phoneNumber ?? ""
+                let holder = try numberHolder(phone, in: db)
+                if holder.user?.uid != (pending.isNew ? nil : uid) {
+                    if holder.user == nil, holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
+                    if holder.user?.disabled == true { return .refused(.userDisabled) }
+                    var next = pending
+                    next.user = holder.user ?? PendingSignIn.newUser(uid: signIn.newUid, phone: phone, now: now)
+                    next.isNew = holder.user == nil
+                    guard let user = holder.user, !user.factors.isEmpty else { return .approvalNeeded(next) }
+                    let outcome = try open(pending.signIn, for: user, isNew: false, now: now, in: db)
+                    if case let .secondFactorRequired(_, challenge) = outcome {
+                        try markUsedBySignIn(
+                            verificationId, EarlierSignIn(uid: user.uid, opened: challenge.id, isNewUser: false),
+                            at: now, in: db)
+                    }
+                    return outcome
+                }
+                if pending.isNew {
+                    try db.run(
+                        "INSERT INTO users (uid, phone, created_at, last_sign_in_at) VALUES (?, ?, ?, ?)",
+                        [.text(uid), .text(phone), .int(now.milliseconds), .int(now.milliseconds)])
+                }
+                try markUsedBySignIn(
+                    verificationId, EarlierSignIn(uid: uid, opened: signIn.sessionId, isNewUser: pending.isNew),
+                    at: now,
+                    in: db)
+            case .secondFactor: break
+            case let .numberChange(presentedSession, link):
+                if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) {
+                    return .refused(refusal)
+                }
+                if link, try user(uid: uid, in: db)?.phoneNumber != nil { return .refused(.providerAlreadyLinked) }
+                changes.phoneNumber = .some(pending.user.phoneNumber)
+            }
+            switch try refusal(of: changes, uid: uid, in: db) {
+            case .phoneNumberTaken?: return .refused(.credentialAlreadyInUse(phone: pending.user.phoneNumber ?? ""))
+            case .phoneIsSecondFactor?: return .refused(.unsupportedFirstFactor)
+            default: break
+            }
+            guard case let .updated(user) = try apply(changes, uid: uid, now: now, in: db) else {
+                return .refused(.userNotFound)
+            }
+            if user.disabled { return .refused(.userDisabled) }
+            return try open(signIn, for: user, isNew: pending.isNew, now: now, in: db)
         }
     }
 
@@ -88,21 +159,22 @@ extension SQLStore {
         try db.run(
             """
             INSERT INTO sessions (id, uid, secret_hash, created_at, auth_time, provider, developer_claims, \
-            second_factor, second_factor_enrollment, sealed_secret)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            second_factor, second_factor_enrollment, sealed_secret, session_claims)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(signIn.sessionId), .text(user.uid), .blob(signIn.refreshSecretHash), .int(now.milliseconds),
                 .int((signIn.authTime ?? now).milliseconds), .text(signIn.provider),
                 Self.optional(signIn.developerClaims),
                 Self.optional(signIn.secondFactor), Self.optional(signIn.secondFactorEnrollment),
-                signIn.sealedSecret.map { .blob($0) } ?? .null,
+                signIn.sealedSecret.map { .blob($0) } ?? .null, Self.optional(signIn.sessionClaims),
             ])
         return .signedIn(
             SessionInfo(
                 user: user, sessionId: signIn.sessionId, authTime: signIn.authTime ?? now, provider: signIn.provider,
                 developerClaims: signIn.developerClaims, secondFactor: signIn.secondFactor,
-                secondFactorEnrollment: signIn.secondFactorEnrollment), isNewUser: isNew)
+                secondFactorEnrollment: signIn.secondFactorEnrollment, sessionClaims: signIn.sessionClaims),
+            isNewUser: isNew)
     }
 
     /// Numbers enrolled as SMS second factors are never first factors (and the reverse).

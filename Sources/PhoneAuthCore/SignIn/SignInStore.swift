@@ -13,6 +13,10 @@ package protocol SignInStore: AnyObject, Sendable {
         id: String, temporaryProof: Bool, now: Timestamp, maxAttempts: Int, limits: CheckLimits,
         codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn, retrySince: Timestamp?
     ) throws -> AccountOutcome
+    /// The second transaction of a sign-in that answered `approvalNeeded`, once the hooks let it
+    /// through with `verdict`: opens its session if the account is still as they saw it, or
+    /// answers `approvalNeeded` again with the account as it now is.
+    func completeSignIn(_ pending: PendingSignIn, verdict: HookVerdict, now: Timestamp) throws -> AccountOutcome
     /// Signs in the user `signIn.newUid` (a host's own uid, from a custom token), creating it on
     /// first sign-in, and opens a session or its challenge, in one transaction.
     func signInUser(_ signIn: NewSignIn, now: Timestamp) throws -> AccountOutcome

@@ -170,6 +170,11 @@ enum Migrations {
         ALTER TABLE verifications ADD COLUMN used_session TEXT;
         ALTER TABLE verifications ADD COLUMN used_new_user INTEGER;
         """,
+        // 10: the claims a beforeSignIn hook gave one session: in its ID tokens only, never stored
+        // on the user.
+        """
+        ALTER TABLE sessions ADD COLUMN session_claims TEXT;
+        """,
     ]
 
     static func apply(to connection: SQLiteConnection) throws {

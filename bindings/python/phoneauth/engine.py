@@ -629,11 +629,13 @@ class Engine:
         self._install(self._lib.phoneauth_set_push_sender, function)
 
     def set_hook(self, name: str, hook: Optional[Callable[[Dict[str, Any]], Any]]) -> None:
-        """Installs the blocking hook `name` ("beforeSendSms"), or removes it with None; it
-        replaces the configuration's HTTP hook of that name.
+        """Installs the blocking hook `name` ("beforeCreate", "beforeSignIn" or "beforeSendSms"),
+        or removes it with None; it replaces the configuration's HTTP hook of that name.
 
         ``hook(event)`` gets the event (docs/API.md, "Hooks") on the thread of the call that
         reaches it, outside any database transaction, and returns the response: {} to go on,
+        {"userRecord": {"updateMask": "displayName,disabled,customClaims,sessionClaims", ...}}
+        to change the user (sessionClaims: beforeSignIn only),
         {"recaptchaActionOverride": "BLOCK"} to stop an SMS, or {"error": {"status":
         "PERMISSION_DENIED", "message": "..."}} to refuse (BlockingFunctionError with that
         message). None, an exception or an answer of 8192 bytes or more as JSON is a failure,

@@ -1,0 +1,27 @@
+/// A sign-in whose credential was checked and spent, waiting for the beforeCreate and
+/// beforeSignIn hooks: they run between two transactions, never inside one, and the second one
+/// (`completeSignIn`) opens the session if the account is still as the hooks saw it.
+package struct PendingSignIn: Sendable {
+    package enum Flow: Sendable {
+        /// A first-factor code; `verificationId` records what the sign-in opened, for a retry.
+        case firstFactor(verificationId: String)
+        /// A second factor that completed a challenge.
+        case secondFactor
+        /// A number linked to (`link`) or changed for the signed-in `presentedSession`'s user.
+        case numberChange(presentedSession: String, link: Bool)
+    }
+
+    package var flow: Flow
+    /// The user as the hooks see it: for a new user, the record about to be written; for a
+    /// number change, with the new number.
+    package var user: UserRecord
+    package var isNew: Bool
+    package var signIn: NewSignIn
+
+    /// The record of a user that a first sign-in with `phone` would create.
+    static func newUser(uid: String, phone: String, now: Timestamp) -> UserRecord {
+        UserRecord(
+            uid: uid, phoneNumber: phone, displayName: nil, disabled: false, createdAt: now, lastSignInAt: now,
+            validSince: nil)
+    }
+}
