@@ -207,25 +207,46 @@ typedef int (*phoneauth_captcha_verifier)(void *ctx, const char *request_json, c
 int phoneauth_set_captcha_verifier(phoneauth_engine *engine, phoneauth_captcha_verifier verifier, void *ctx);
 
 /* Blocking hook callback (docs/API.md, "Hooks"). Receives the event as JSON, valid only during
- * the call: {"event_id", "event_type", "iat", "ip_address", "locale", ...; for beforeSendSms
- * "phone_number", "sms_type" and, for a second factor's SMS, "sub" and "user_record"}. Writes a
- * NUL-terminated JSON response of at most response_size (8192) bytes, the NUL included, into
- * response_json and
- * returns 0: {} to let the operation go on, {"recaptchaActionOverride": "BLOCK"} to stop an SMS
- * (beforeSendSms), or {"error": {"status": "PERMISSION_DENIED", "message": "..."}} to refuse,
- * which the caller receives as PHONEAUTH_ERR_BLOCKING_FUNCTION_ERROR with that message. A non-zero
- * return or a response that is not a JSON object is a failure: the configuration's
- * hooks.<name>.onError decides ("deny", the default, refuses), as it does when 8 calls of the hook
- * are already running. Runs on the thread of the call that
- * reaches the hook (verifyPhoneNumber, its second-factor form, mfaEnrollStart for beforeSendSms),
- * never inside a store transaction; callable from any thread at once. */
+ * the call: {"event_id", "event_type", "iat", "ip_address", "locale", "sign_in_method", ...;
+ * beforeSendSms: "phone_number", "sms_type" and, for a second factor's SMS, "sub" and
+ * "user_record"; beforeCreate and beforeSignIn: "sub", "user_record" and, after a second factor,
+ * "sign_in_second_factor"}. Writes a NUL-terminated JSON response of at most response_size (8192)
+ * bytes, the NUL included, into response_json and returns 0:
+ *   {} to let the operation go on;
+ *   {"userRecord": {"updateMask": "displayName,disabled,customClaims,sessionClaims", ...}}
+ *     (beforeCreate, beforeSignIn; sessionClaims beforeSignIn only) to change the user;
+ *   {"recaptchaActionOverride": "BLOCK"} to stop an SMS (beforeSendSms);
+ *   {"error": {"status": "PERMISSION_DENIED", "message": "..."}} to refuse, which the caller
+ *     receives as PHONEAUTH_ERR_BLOCKING_FUNCTION_ERROR with that message.
+ * A non-zero return or a response that is not a JSON object (or names what the hook may not
+ * change) is a failure: the configuration's hooks.<name>.onError decides ("deny", the default,
+ * refuses), as it does when 8 calls of the hook are already running. beforeCreate and
+ * beforeSignIn run after the code was checked and spent: a refused sign-in's code stays used.
+ * Runs on the thread of the call that reaches the hook (verifyPhoneNumber, its second-factor
+ * form and mfaEnrollStart for beforeSendSms; signInWithCredential, mfaResolveSignIn,
+ * linkWithCredential and updatePhoneNumber for the others), never
+ * inside a store transaction; callable from any thread at once. */
 typedef int (*phoneauth_hook)(void *ctx, const char *event_json, char *response_json, size_t response_size);
 
-/* Installs (or, with hook NULL, removes) the hook of that name, "beforeSendSms"; it replaces the
- * configuration's HTTP hook of that name.
+/* Installs (or, with hook NULL, removes) the hook of that name: "beforeCreate", "beforeSignIn" or
+ * "beforeSendSms"; it replaces the configuration's HTTP hook of that name.
  * Returns PHONEAUTH_OK, or PHONEAUTH_ERR_INVALID_ARGUMENT for a NULL engine or an unknown name.
  * Keep ctx valid until phoneauth_close. */
 int phoneauth_set_hook(phoneauth_engine *engine, const char *name, phoneauth_hook hook, void *ctx);
+
+/* Event handler callback (docs/API.md, "Events"). Receives one recorded event, the JSON a webhook
+ * receiver gets: {"id": "evt_...", "type": "userCreated", "timestamp": "...", "data": {...}}, valid
+ * only during the call. Returns 0 when it took the event; non-zero, and the event is offered again
+ * later (backoff as for the webhook). Events of one user come in the order they happened, each
+ * at least once: drop repeats by "id". Runs on the engine's event thread, one event at a time;
+ * it may call into the engine. */
+typedef int (*phoneauth_event_handler)(void *ctx, const char *event_json);
+
+/* Installs (or, with handler NULL, removes) the event handler; it replaces the configuration's
+ * events webhook, and takes the events recorded while none was installed. Returns PHONEAUTH_OK,
+ * PHONEAUTH_ERR_INVALID_ARGUMENT for a NULL engine or a configuration without "events" (no
+ * events are recorded then). Keep ctx valid until phoneauth_close. */
+int phoneauth_set_event_handler(phoneauth_engine *engine, phoneauth_event_handler handler, void *ctx);
 
 #ifdef __cplusplus
 }

@@ -170,6 +170,20 @@ public func phoneauth_set_hook(
     return 0
 }
 
+@_cdecl("phoneauth_set_event_handler")
+public func phoneauth_set_event_handler(
+    _ engine: OpaquePointer?, _ handler: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Int32)?,
+    _ context: UnsafeMutableRawPointer?
+) -> Int32 {
+    guard let handle = EngineHandle.from(engine) else { return PhoneAuthError.Code.invalidArgument.status }
+    do {
+        try handle.engine.setEventHandler(handler.map { CallbackEventHandler(function: $0, context: context) })
+    } catch {
+        return error.code.status
+    }
+    return 0
+}
+
 @_cdecl("phoneauth_set_captcha_verifier")
 public func phoneauth_set_captcha_verifier(
     _ engine: OpaquePointer?,

@@ -35,7 +35,7 @@ package final class AccountService {
     }
 
     package func deleteUser(uid: String) throws {
-        guard try store.deleteUser(uid: uid) else { throw AccountErrors.noUser }
+        guard try store.deleteUser(uid: uid, now: clock.now()) else { throw AccountErrors.noUser }
     }
 
     /// `phoneNumber` `.some(nil)` removes the number; a number another user has is refused.
@@ -189,7 +189,7 @@ package final class AccountService {
                 .noSuchProvider, "PhoneAuth accounts have one linkable provider, \"phone\".",
                 details: [("field", .string("providerId"))])
         }
-        return try user(from: try store.unlinkPhone(uid: session.user.uid, presentedSession: session.sessionId))
+        return try user(from: try store.unlinkPhone(uid: session.user.uid, presentedSession: session.sessionId, now: clock.now()))
     }
 
     /// The user of an outcome that opens no session, or the error it stands for.

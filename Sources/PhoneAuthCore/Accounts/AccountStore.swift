@@ -10,10 +10,10 @@ package protocol AccountStore: AnyObject, Sendable {
         id: String, uid: String, presentedSession: String, change: AccountChange, now: Timestamp, maxAttempts: Int,
         limits: CheckLimits, codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn
     ) throws -> AccountOutcome
-    func unlinkPhone(uid: String, presentedSession: String) throws -> AccountOutcome
+    func unlinkPhone(uid: String, presentedSession: String, now: Timestamp) throws -> AccountOutcome
     func user(uid: String) throws -> UserRecord?
     func user(phoneNumber: String) throws -> UserRecord?
-    func deleteUser(uid: String) throws -> Bool
+    func deleteUser(uid: String, now: Timestamp) throws -> Bool
     /// Applies `changes`; disabling ends the user's sessions.
     func updateUser(uid: String, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome
     /// Adds a user with `changes` applied (not signed in yet); refuses a uid or number in use.

@@ -69,8 +69,9 @@ extension SQLStore {
                     flow: .numberChange(presentedSession: presentedSession, link: link), user: user, isNew: false,
                     signIn: signIn))
         }
-        try db.run("UPDATE users SET phone = ? WHERE uid = ?", [.text(phone), .text(user.uid)])
-        return try open(signIn, for: user, isNew: false, now: now, in: db)
+        guard case let .updated(changed) = try apply(UserChanges(phoneNumber: .some(phone)), uid: user.uid, now: now, in: db)
+        else { return .refused(.userNotFound) }
+        return try open(signIn, for: changed, isNew: false, now: now, in: db)
     }
 
     /// Another user (`owner`) has the number: the code is consumed and becomes `proof`, a
@@ -93,16 +94,16 @@ extension SQLStore {
         return .refused(.credentialAlreadyInUse(phone: phone))
     }
 
-    package func unlinkPhone(uid: String, presentedSession: String) throws -> AccountOutcome {
+    package func unlinkPhone(uid: String, presentedSession: String, now: Timestamp) throws -> AccountOutcome {
         try write { db in
             if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) {
                 return .refused(refusal)
             }
-            guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
+            guard let user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
             guard user.phoneNumber != nil else { return .refused(.noSuchProvider) }
-            try db.run("UPDATE users SET phone = NULL WHERE uid = ?", [.text(uid)])
-            user.phoneNumber = nil
-            return .done(user)
+            guard case let .updated(unlinked) = try apply(UserChanges(phoneNumber: .some(nil)), uid: uid, now: now, in: db)
+            else { return .refused(.userNotFound) }
+            return .done(unlinked)
         }
     }
 }

@@ -45,8 +45,13 @@ extension SQLStore {
         try read { try user(phoneNumber: phoneNumber, in: $0) }
     }
 
-    package func deleteUser(uid: String) throws -> Bool {
-        try write { db in try db.run("DELETE FROM users WHERE uid = ?", [.text(uid)]) == 1 }
+    package func deleteUser(uid: String, now: Timestamp) throws -> Bool {
+        try write { db in
+            guard let user = try user(uid: uid, in: db) else { return false }
+            try db.run("DELETE FROM users WHERE uid = ?", [.text(uid)])
+            try record(.userDeleted, subject: uid, [("user", eventUser(user))], at: now, in: db)
+            return true
+        }
     }
 
     package func createUser(uid: String, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome {
@@ -54,7 +59,11 @@ extension SQLStore {
             guard try user(uid: uid, in: db) == nil else { return .uidTaken }
             if let refusal = try refusal(of: changes, uid: uid, in: db) { return refusal }
             try db.run("INSERT INTO users (uid, created_at) VALUES (?, ?)", [.text(uid), .int(now.milliseconds)])
-            return try apply(changes, uid: uid, now: now, in: db)
+            let outcome = try apply(changes, uid: uid, now: now, announced: false, in: db)
+            if case let .updated(user) = outcome {
+                try record(.userCreated, subject: uid, [("user", eventUser(user))], at: now, in: db)
+            }
+            return outcome
         }
     }
 
@@ -75,8 +84,9 @@ extension SQLStore {
         return nil
     }
 
+    /// Writes `changes`; `announced`: a userUpdated event names the fields they change.
     func apply(
-        _ changes: UserChanges, uid: String, now: Timestamp, in db: Connection
+        _ changes: UserChanges, uid: String, now: Timestamp, announced: Bool = true, in db: Connection
     ) throws -> UpdateUserOutcome {
         if let phone = changes.phoneNumber {
             try db.run("UPDATE users SET phone = ? WHERE uid = ?", [phone.map { .text($0) } ?? .null, .text(uid)])
@@ -100,6 +110,13 @@ extension SQLStore {
                 "UPDATE users SET display_name = ? WHERE uid = ?", [displayName.map { .text($0) } ?? .null, .text(uid)])
         }
         guard let user = try user(uid: uid, in: db) else { return .notFound }
+        let changed = [
+            ("phoneNumber", changes.phoneNumber != nil), ("displayName", changes.displayName != nil),
+            ("disabled", changes.disabled != nil), ("customClaims", changes.customClaims != nil),
+        ].filter(\.1).map { JSONValue.string($0.0) }
+        if announced && !changed.isEmpty {
+            try record(.userUpdated, subject: uid, [("user", eventUser(user)), ("changed", .array(changed))], at: now, in: db)
+        }
         return .updated(user)
     }
 

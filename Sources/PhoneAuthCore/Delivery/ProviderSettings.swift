@@ -27,15 +27,15 @@ package enum ProviderSettings {
     }
 
     /// `appVerification.pushWebhook`: a webhook object as in sms.providers, without `type`.
-    static func readPushWebhook(_ r: ObjectReader) throws(PhoneAuthError) -> WebhookProvider {
+    /// A Standard Webhooks endpoint at `path` (appVerification.pushWebhook, events): url, secret
+    /// (or secretEnv), name, timeouts, caFile.
+    static func readWebhook(_ r: ObjectReader, path: String) throws(PhoneAuthError) -> WebhookProvider {
         guard r.value("type") == nil else {
-            throw bad("appVerification.pushWebhook.type", "is not used: a push webhook is always a webhook")
+            throw bad("\(path).type", "is not used: it is always a webhook")
         }
-        let typed = try ObjectReader(
-            .object(r.entries + [("type", .string("webhook"))]), code: .invalidConfiguration,
-            path: "appVerification.pushWebhook")
-        guard let provider = try readOne(typed, path: "appVerification.pushWebhook") as? WebhookProvider else {
-            throw bad("appVerification.pushWebhook", "must be a webhook")
+        let typed = try ObjectReader(.object(r.entries + [("type", .string("webhook"))]), code: .invalidConfiguration, path: path)
+        guard let provider = try readOne(typed, path: path) as? WebhookProvider else {
+            throw bad(path, "must be a webhook")
         }
         return provider
     }

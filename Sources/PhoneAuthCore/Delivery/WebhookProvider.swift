@@ -32,7 +32,11 @@ struct WebhookProvider: HTTPProvider {
 
     /// A POST of `payload` as JSON with the Standard Webhooks headers.
     func signedPost(_ payload: JSONValue, id: String, now: Timestamp) -> HTTPRequest {
-        let body = Array(JSONCodec.serialize(payload).utf8)
+        signedPost(body: Array(JSONCodec.serialize(payload).utf8), id: id, now: now)
+    }
+
+    /// A POST of `body`, JSON already, with the Standard Webhooks headers.
+    func signedPost(body: [UInt8], id: String, now: Timestamp) -> HTTPRequest {
         let timestamp = String(now.milliseconds / 1000)
         return post(
             endpoint.baseUrl, body: body,

@@ -9,6 +9,8 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
     let store: Store
     let keys: KeyRing
     let worker: DeliveryWorker
+    /// Delivers recorded events; nil without the `events` configuration.
+    let eventDispatcher: EventDispatcher?
     private let retention: RetentionPurge
     let events = EventLog()
 
@@ -35,7 +37,7 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
         // A missing or malformed key is told before the store is touched, and a key file is
         // generated only once the store has opened: a mistyped path leaves nothing behind.
         let givenKey = try MasterKey.given(configured: config.masterKey, database: database)
-        let store = try database.open()
+        let store = try database.open(events: config.events)
         do {
             let keyFile = MasterKey.keyFile(configured: config.masterKey, database: database)
             guard let master = try givenKey ?? keyFile.map(MasterKey.fromKeyFile) else {
@@ -86,10 +88,13 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
         keyService = KeyService(ring: keys, config: config, clock: clock, events: events)
         lockouts = Lockouts(clock: clock, store: store, events: events)
 
+        eventDispatcher = config.events.map { EventDispatcher(store: store, settings: $0, clock: clock) }
         do { try worker.start() } catch { store.close(); throw error }
         do {
             try retention.start()
+            try eventDispatcher?.start()
         } catch {
+            retention.stop()
             worker.stop()
             store.close()
             throw error
@@ -103,6 +108,7 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
             return !closed
         }
         guard first else { return }
+        eventDispatcher?.stop()
         retention.stop()
         worker.stop()
         store.close()
@@ -118,6 +124,16 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
 
     /// Where events go (sends, deliveries, sign-ins, limits, lockouts); nil stops them.
     package func setEventSink(_ sink: EventSink?) { events.setSink(sink) }
+
+    /// The host's receiver of events (nil: the `events` webhook again). Needs the `events` configuration.
+    package func setEventHandler(_ handler: (any EventHandler)?) throws(PhoneAuthError) {
+        guard let eventDispatcher else {
+            throw PhoneAuthError(
+                .invalidArgument, "Events are not recorded: the configuration has no 'events' object.",
+                details: [("field", .string("events"))])
+        }
+        eventDispatcher.setHandler(handler)
+    }
 
     /// What the store has done since the engine opened (statements, transactions, retries).
     package func storageStatistics() -> StoreStatistics { store.statistics() }

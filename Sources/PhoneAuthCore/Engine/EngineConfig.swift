@@ -45,6 +45,8 @@ package struct EngineConfig: Sendable {
     package var captchaProvider: CaptchaProviderSettings?
     /// `hooks`: each blocking hook's HTTP endpoint and `onError`.
     package var hooks: [HookName: HookSettings] = [:]
+    /// `events`: recorded durably and delivered when present (nil: no events are recorded).
+    package var events: EventSettings?
     package var captchaMinScore = 0.5
     package var smsProvider = SMSProviderKind.callback
     /// The HTTP providers of `sms.providers`, in the order they are tried (smsProvider .providers).
@@ -91,7 +93,7 @@ package struct EngineConfig: Sendable {
             "refreshReuseIntervalSeconds", "signInRetrySeconds", "signingKeyRotationDays",
             "codeLength", "codeTtlSeconds", "maxAttempts", "resendAfterSeconds", "defaultLanguageCode",
             "testPhoneNumbers", "appVerification", "sms", "sqliteSynchronous", "mfa",
-            "quotas", "smsRegionPolicy", "phoneNumberTypes", "captcha", "postgres", "hooks",
+            "quotas", "smsRegionPolicy", "phoneNumberTypes", "captcha", "postgres", "hooks", "events",
         ])
         guard let database = try r.string("database") ?? environment(databaseVariable), !database.isEmpty else {
             throw PhoneAuthError(
@@ -158,13 +160,14 @@ package struct EngineConfig: Sendable {
                 "disabledForTesting", "enforce", "pushTimeoutSeconds", "receiptTtlSeconds", "pushWebhook",
             ])
             if let webhook = try app.object("pushWebhook") {
-                c.pushWebhook = try ProviderSettings.readPushWebhook(webhook)
+                c.pushWebhook = try ProviderSettings.readWebhook(webhook, path: "appVerification.pushWebhook")
             }
             c.appVerificationDisabledForTesting = try app.bool("disabledForTesting") ?? false
             c.appVerificationEnforce = try app.bool("enforce")
             c.pushTimeoutSeconds = try app.int("pushTimeoutSeconds", in: 1...120) ?? c.pushTimeoutSeconds
             c.receiptTtlSeconds = try app.int("receiptTtlSeconds", in: 30...3600) ?? c.receiptTtlSeconds
         }
+        if let events = try r.object("events") { c.events = try EventSettings.read(events) }
         if let hooks = try r.object("hooks") {
             try hooks.rejectUnknown(Set(HookName.allCases.map(\.rawValue)))
             for name in HookName.allCases {

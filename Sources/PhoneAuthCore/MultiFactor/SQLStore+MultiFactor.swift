@@ -196,13 +196,13 @@ extension SQLStore {
             if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) {
                 return .refused(refusal)
             }
-            guard
-                try db.run(
-                    "DELETE FROM factors WHERE uid = ? AND enrollment_id = ?", [.text(uid), .text(enrollmentId)]) == 1
-            else {
+            guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
+            guard let factor = user.factors.first(where: { $0.enrollmentId == enrollmentId }) else {
                 return .refused(.multiFactorInfoNotFound)
             }
-            guard let user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
+            try db.run("DELETE FROM factors WHERE uid = ? AND enrollment_id = ?", [.text(uid), .text(enrollmentId)])
+            try record(.secondFactorRemoved, subject: uid, [("uid", .string(uid)), ("factor", eventFactor(factor))], at: now, in: db)
+            user.factors.removeAll { $0.enrollmentId == enrollmentId }
             return try open(signIn, for: user, isNew: false, now: now, in: db)
         }
     }
@@ -226,8 +226,10 @@ extension SQLStore {
                 Self.optional(phone),
                 factor.sealedSecret.map { .blob($0) } ?? .null, .int(lastStep), .int(now.milliseconds),
             ])
-        return EnrolledFactor(
+        let enrolled = EnrolledFactor(
             enrollmentId: factor.enrollmentId, factorId: factor.factorId, displayName: factor.displayName,
             phoneNumber: phone, enrolledAt: now)
+        try record(.secondFactorEnrolled, subject: uid, [("uid", .string(uid)), ("factor", eventFactor(enrolled))], at: now, in: db)
+        return enrolled
     }
 }

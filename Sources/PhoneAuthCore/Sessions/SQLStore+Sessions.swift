@@ -37,6 +37,7 @@ extension SQLStore {
                 try db.run(
                     "UPDATE sessions SET revoked_at = ?, revoked_reason = 'reused' WHERE uid = ? AND id = ?",
                     [.int(now.milliseconds), .text(token.uid), .text(token.sessionId)])
+                try recordRevoked(uid: token.uid, session: token.sessionId, reason: .reused, at: now, in: db)
                 return .revoked(reason: .reused)
             }
             guard token.generation == generation, secretMatches(secretHash) else { return .unknown }
@@ -68,6 +69,7 @@ extension SQLStore {
             try db.run(
                 "UPDATE sessions SET revoked_at = ?, revoked_reason = 'signedOut' WHERE uid = ? AND id = ?",
                 [.int(now.milliseconds), .text(token.uid), .text(token.sessionId)])
+            try recordRevoked(uid: token.uid, session: token.sessionId, reason: .signedOut, at: now, in: db)
         }
     }
 
@@ -100,6 +102,7 @@ extension SQLStore {
             try db.run(
                 "UPDATE sessions SET revoked_at = ?, revoked_reason = 'revoked' WHERE uid = ? AND revoked_at IS NULL",
                 [.int(now.milliseconds), .text(uid)])
+            try recordRevoked(uid: uid, session: nil, reason: .revoked, at: now, in: db)
             try endChallenges(uid: uid, in: db)
             return true
         }

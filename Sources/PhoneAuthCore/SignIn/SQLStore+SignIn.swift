@@ -40,9 +40,8 @@ extension SQLStore {
                 try db.run(
                     "INSERT INTO users (uid, phone, created_at, last_sign_in_at) VALUES (?, ?, ?, ?)",
                     [.text(signIn.newUid), .text(phone), .int(now.milliseconds), .int(now.milliseconds)])
-                user = UserRecord(
-                    uid: signIn.newUid, phoneNumber: phone, displayName: nil, disabled: false,
-                    createdAt: now, lastSignInAt: now, validSince: nil)
+                user = PendingSignIn.newUser(uid: signIn.newUid, phone: phone, now: now)
+                try record(.userCreated, subject: signIn.newUid, [("user", eventUser(user!))], at: now, in: db)
             }
             guard let user else { return .refused(.userNotFound) }
             let outcome = try open(signIn, for: user, isNew: isNew, now: now, in: db)
@@ -106,9 +105,9 @@ extension SQLStore {
             case .phoneIsSecondFactor?: return .refused(.unsupportedFirstFactor)
             default: break
             }
-            guard case let .updated(user) = try apply(changes, uid: uid, now: now, in: db) else {
-                return .refused(.userNotFound)
-            }
+            guard case let .updated(user) = try apply(changes, uid: uid, now: now, announced: !pending.isNew, in: db)
+            else { return .refused(.userNotFound) }
+            if pending.isNew { try record(.userCreated, subject: uid, [("user", eventUser(user))], at: now, in: db) }
             if user.disabled { return .refused(.userDisabled) }
             return try open(signIn, for: user, isNew: pending.isNew, now: now, in: db)
         }
@@ -169,6 +168,15 @@ extension SQLStore {
                 Self.optional(signIn.secondFactor), Self.optional(signIn.secondFactorEnrollment),
                 signIn.sealedSecret.map { .blob($0) } ?? .null, Self.optional(signIn.sessionClaims),
             ])
+        // A sign-in of its own (not a continuation, which keeps its session's auth_time) is an event.
+        if signIn.authTime == nil {
+            try record(
+                .userSignedIn, subject: user.uid,
+                [
+                    ("user", eventUser(user)), ("provider", .string(signIn.provider.rawValue)),
+                    ("secondFactor", signIn.secondFactor.map { .string($0.rawValue) }), ("isNewUser", .bool(isNew)),
+                ], at: now, in: db)
+        }
         return .signedIn(
             SessionInfo(
                 user: user, sessionId: signIn.sessionId, authTime: signIn.authTime ?? now, provider: signIn.provider,
@@ -210,6 +218,7 @@ extension SQLStore {
                 ?? UserRecord(
                     uid: signIn.newUid, phoneNumber: nil, displayName: nil, disabled: false,
                     createdAt: now, lastSignInAt: now, validSince: nil)
+            if existing == nil { try record(.userCreated, subject: user.uid, [("user", eventUser(user))], at: now, in: db) }
             return try open(signIn, for: user, isNew: existing == nil, now: now, in: db)
         }
     }

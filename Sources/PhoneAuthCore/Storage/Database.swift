@@ -14,15 +14,15 @@ package enum Database: Sendable {
         }
     }
 
-    /// Opens the database and brings its schema up to date.
-    package func open() throws -> Store {
+    /// Opens the database and brings its schema up to date; with `events`, its changes record events.
+    package func open(events: EventSettings? = nil) throws -> Store {
         do {
             switch self {
             case let .sqlite(path, synchronous):
                 let pool = ConnectionPool(size: 1, first: try migratedSQLite()) {
                     try SQLiteConnection(path: path, synchronous: synchronous)
                 }
-                return SQLStore(pool: pool)
+                return SQLStore(pool: pool, events: events)
             case let .postgres(settings):
                 // A call waits for a free connection no longer than it may wait for the server.
                 let limit = Int64(settings.connectTimeoutSeconds) * 1000 + Int64(settings.statementTimeoutMs)
@@ -31,7 +31,7 @@ package enum Database: Sendable {
                 ) {
                     try PostgresConnection(settings)
                 }
-                return SQLStore(pool: pool)
+                return SQLStore(pool: pool, events: events)
             }
         } catch let failure as StorageFailure {
             throw failure.asPhoneAuthError

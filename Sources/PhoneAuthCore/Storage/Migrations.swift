@@ -175,6 +175,25 @@ enum Migrations {
         """
         ALTER TABLE sessions ADD COLUMN session_claims TEXT;
         """,
+        // 11: the events outbox: each event written in the transaction of the change it reports,
+        // deleted once delivered. `seq` orders a subject's (a user's, or a number's) events;
+        // only the first of each subject is ever due, so they arrive in order.
+        """
+        CREATE TABLE events (
+            id TEXT PRIMARY KEY,
+            subject TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            type TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            due_at INTEGER NOT NULL,
+            lease TEXT,
+            last_error TEXT,
+            UNIQUE (subject, seq)
+        ) WITHOUT ROWID;
+        CREATE INDEX events_by_due ON events (due_at);
+        """,
     ]
 
     static func apply(to connection: SQLiteConnection) throws {

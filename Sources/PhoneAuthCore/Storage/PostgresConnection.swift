@@ -46,6 +46,7 @@ final class PostgresConnection: SQLConnection {
     static let dialect = SQLDialect.postgres
     private(set) var isHealthy = true
     var roundTrips = 0
+    var recordedEvents = false
     private let connection: OpaquePointer
     private let settings: PostgresSettings
     private var statements: [String: (name: String, parameters: Int32)] = [:]

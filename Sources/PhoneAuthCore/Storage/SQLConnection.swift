@@ -68,6 +68,9 @@ protocol SQLConnection: AnyObject {
     var isHealthy: Bool { get }
     /// Statements sent to the database since the connection opened (round trips, for PostgreSQL).
     var roundTrips: Int { get set }
+    /// Set when the transaction under way recorded an event (SQLStore.record), so its commit
+    /// rings the event bell.
+    var recordedEvents: Bool { get set }
     /// Runs one or more statements that return no rows (schema changes).
     func execute(_ sql: String) throws
     /// Runs a statement that returns no rows; returns the number of rows it changed.

@@ -5,6 +5,7 @@ extension SQLStore {
                 try db.row(sql, args) { $0.int(0) } ?? 0
             }
             let hourAgo = SQLValue.int(now.milliseconds - 3_600_000)
+            let (eventsPending, oldestEvent) = try pendingEvents(in: db)
             return StoreStatus(
                 schemaVersion: try Migrations.version(of: db),
                 users: try count("SELECT count(*) FROM users"),
@@ -13,7 +14,8 @@ extension SQLStore {
                 smsSentLastHour: try count(
                     "SELECT count(*) FROM verifications WHERE delivery = 'sent' AND created_at >= ?", [hourAgo]),
                 smsFailedLastHour: try count(
-                    "SELECT count(*) FROM verifications WHERE delivery = 'failed' AND created_at >= ?", [hourAgo]))
+                    "SELECT count(*) FROM verifications WHERE delivery = 'failed' AND created_at >= ?", [hourAgo]),
+                eventsPending: eventsPending, oldestPendingEvent: oldestEvent)
         }
     }
 }

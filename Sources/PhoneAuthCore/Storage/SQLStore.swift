@@ -11,8 +11,14 @@ final class SQLStore<Connection: SQLConnection>: Store, Sendable {
     /// A transaction that keeps conflicting is reported after this many tries.
     static var maxTries: Int { 10 }
 
-    init(pool: ConnectionPool<Connection>) {
+    /// Events are recorded (in each change's transaction) when set: the `events` configuration.
+    let events: EventSettings?
+    /// Rung after a transaction that recorded events commits (see onEventsRecorded).
+    let eventBell = EventBell()
+
+    init(pool: ConnectionPool<Connection>, events: EventSettings? = nil) {
         self.pool = pool
+        self.events = events
     }
 
     package func close() { pool.close() }
@@ -20,9 +26,15 @@ final class SQLStore<Connection: SQLConnection>: Store, Sendable {
     /// Runs `body` in a write transaction, again if it conflicted with another one (after a
     /// short random pause, so the contenders spread out) or met a connection that had broken.
     func write<T>(queue: String? = nil, rowLocksSuffice: Bool = false, _ body: (Connection) throws -> T) throws -> T {
-        try retrying(transaction: true) { db in
-            try db.transaction(queue: queue, rowLocksSuffice: rowLocksSuffice) { try body(db) }
+        var recorded = false
+        let result = try retrying(transaction: true) { db in
+            db.recordedEvents = false
+            let result = try db.transaction(queue: queue, rowLocksSuffice: rowLocksSuffice) { try body(db) }
+            recorded = db.recordedEvents
+            return result
         }
+        if recorded { eventBell.ring() }
+        return result
     }
 
     /// A write of a single statement, which is atomic on its own: no BEGIN and COMMIT around it.

@@ -34,6 +34,7 @@ final class SQLiteConnection: SQLConnection {
     static let dialect = SQLDialect.sqlite
     let isHealthy = true
     var roundTrips = 0
+    var recordedEvents = false
     private let db: OpaquePointer
     private var cache: [String: OpaquePointer] = [:]
     /// The cache's front, by where the SQL text's bytes are: the engine's SQL is mostly string

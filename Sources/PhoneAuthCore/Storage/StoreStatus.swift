@@ -6,4 +6,7 @@ package struct StoreStatus: Sendable {
     package var smsQueued: Int64
     package var smsSentLastHour: Int64
     package var smsFailedLastHour: Int64
+    /// Events recorded and not yet delivered, and when the oldest of them was recorded.
+    package var eventsPending: Int64 = 0
+    package var oldestPendingEvent: Timestamp? = nil
 }

@@ -179,6 +179,9 @@ extension SQLStore {
                     try bump(.wrongCodesPerIp, key: ip, now: now, in: db)
                 }
                 if let until = try countFailure(phone, limits: limits, now: now, in: db) {
+                    try record(
+                        .phoneNumberLocked, subject: phone,
+                        [("phoneNumber", events?.shown(phone)), ("until", .string(until.rfc3339))], at: now, in: db)
                     return .failure(.numberLocked(phone: phone, until: until, justLocked: true))
                 }
             }

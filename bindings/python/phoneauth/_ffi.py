@@ -65,6 +65,8 @@ PUSH_SENDER = CFUNCTYPE(c_int, c_void_p, c_void_p)
 # the captcha verifier callback type (response_json is a buffer the library owns).
 CAPTCHA_VERIFIER = CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_size_t)
 HOOK = CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_size_t)
+# int (*)(void *ctx, const char *event_json): the event handler callback type.
+EVENT_HANDLER = CFUNCTYPE(c_int, c_void_p, c_void_p)
 
 _OUT = POINTER(c_void_p)  # char **out_json
 
@@ -95,6 +97,7 @@ def _declare(lib: ctypes.CDLL) -> None:
     fn("phoneauth_set_push_sender", c_int, c_void_p, PUSH_SENDER, c_void_p)
     fn("phoneauth_set_captcha_verifier", c_int, c_void_p, CAPTCHA_VERIFIER, c_void_p)
     fn("phoneauth_set_hook", c_int, c_void_p, c_char_p, HOOK, c_void_p)
+    fn("phoneauth_set_event_handler", c_int, c_void_p, EVENT_HANDLER, c_void_p)
 
 
 def _open_library() -> ctypes.CDLL:

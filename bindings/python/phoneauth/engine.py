@@ -161,13 +161,15 @@ def _call_host(host: Callable[[Any], Any], engine_token: object, argument_json: 
         _sender_state.engine = outer
 
 
-def _sender_trampoline(sender: SmsSender, engine_token: object):
-    """Wraps a Python sender as the C callback: 0 = delivered, 1 = failed (retry later)."""
+def _sender_trampoline(sender: Callable[[Any], Any], engine_token: object, what: str = "SMS sender",
+                       outcome_told: str = "the engine will retry"):
+    """Wraps a Python SMS sender (or event handler) as the C callback: 0 = delivered (it returned
+    anything but False), 1 = failed (retry later: False, or an exception)."""
 
     def callback(ctx, message_json):
         if not message_json:
             return 1
-        ok, outcome = _call_host(sender, engine_token, message_json, "SMS sender", "the engine will retry")
+        ok, outcome = _call_host(sender, engine_token, message_json, what, outcome_told)
         return 0 if ok and outcome is not False else 1
 
     return callback
@@ -650,6 +652,23 @@ class Engine:
             raise TypeError("hook must be callable or None")
         self._install(lambda handle, fn, ctx: self._lib.phoneauth_set_hook(handle, name.encode("utf-8"), fn, ctx),
                       function)
+
+    def set_event_handler(self, handler: Optional[Callable[[Dict[str, Any]], Any]]) -> None:
+        """Installs the receiver of recorded events (docs/API.md, "Events"), or removes it with
+        None; it replaces the configuration's events webhook and also takes the events recorded
+        while none was installed. Needs an "events" object in the configuration.
+
+        ``handler(event)`` gets {"id", "type", "timestamp", "data"} on the engine's event thread,
+        one event at a time, a user's events in order, each at least once (drop repeats by
+        "id"). Returning False or raising offers the event again later."""
+        if handler is None:
+            function = _ffi.EVENT_HANDLER()  # a NULL function pointer
+        elif callable(handler):
+            function = _ffi.EVENT_HANDLER(
+                _sender_trampoline(handler, self._token, "event handler", "the event is offered again later"))
+        else:
+            raise TypeError("handler must be callable or None")
+        self._install(self._lib.phoneauth_set_event_handler, function)
 
     def set_captcha_verifier(self, verifier: Optional[CaptchaVerifier]) -> None:
         """Installs the checker of captcha tokens, or removes it with None.

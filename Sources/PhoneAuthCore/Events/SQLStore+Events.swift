@@ -1,0 +1,125 @@
+/// The events outbox (EventStore), and the recording of events inside each change's transaction.
+extension SQLStore {
+    /// Records an event of `type` about `subject` (a uid, or a phone number) in the transaction
+    /// `db`, as `{id, type, timestamp, data}`; nothing without the `events` configuration.
+    func record(_ type: EventType, subject: String, _ data: [(String, JSONValue?)], at now: Timestamp, in db: Connection)
+        throws
+    {
+        guard events != nil else { return }
+        let id = "evt_" + SortableID.make(at: now, randomBytes: 12)
+        var object = JSONObjectBuilder()
+        for (name, value) in data { object.set(name, value) }
+        let payload: JSONValue = .object([
+            ("id", .string(id)), ("type", .string(type.rawValue)), ("timestamp", .string(now.rfc3339)),
+            ("data", object.value),
+        ])
+        let seq =
+            try db.row("SELECT max(seq) FROM events WHERE subject = ?", [.text(subject)]) { $0.optionalInt(0) }?
+            .map { $0 + 1 } ?? 0
+        try db.run(
+            "INSERT INTO events (id, subject, seq, type, payload, created_at, due_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                .text(id), .text(subject), .int(seq), .text(type.rawValue), .text(JSONCodec.serialize(payload)),
+                .int(now.milliseconds), .int(now.milliseconds),
+            ])
+        db.recordedEvents = true
+    }
+
+    package func onEventsRecorded(_ ring: @escaping @Sendable () -> Void) { eventBell.set(ring) }
+
+    /// A user as events show it (numbers masked unless `events.includePhoneNumbers`).
+    func eventUser(_ user: UserRecord) -> JSONValue {
+        var o = JSONObjectBuilder()
+        o.set("uid", .string(user.uid))
+        o.set("phoneNumber", events?.shown(user.phoneNumber))
+        o.set("displayName", user.displayName.map { .string($0) })
+        o.set("disabled", .bool(user.disabled))
+        o.set("customClaims", user.customClaims.flatMap { try? JSONCodec.parse($0) })
+        o.set("creationTime", .string(user.createdAt.rfc3339))
+        o.set("lastSignInTime", user.lastSignInAt.map { .string($0.rfc3339) })
+        return o.value
+    }
+
+    /// A second factor as events show it.
+    func eventFactor(_ factor: EnrolledFactor) -> JSONValue {
+        var o = JSONObjectBuilder()
+        o.set("uid", .string(factor.enrollmentId))
+        o.set("factorId", .string(factor.factorId.rawValue))
+        o.set("displayName", factor.displayName.map { .string($0) })
+        o.set("phoneNumber", events?.shown(factor.phoneNumber))
+        o.set("enrollmentTime", .string(factor.enrolledAt.rfc3339))
+        return o.value
+    }
+
+    /// sessionRevoked: one session (`session`), or all of the user's (nil).
+    func recordRevoked(uid: String, session: String?, reason: RevocationReason, at now: Timestamp, in db: Connection)
+        throws
+    {
+        try record(
+            .sessionRevoked, subject: uid,
+            [("uid", .string(uid)), ("sessionId", session.map { .string($0) }), ("reason", .string(reason.rawValue))],
+            at: now, in: db)
+    }
+
+    package func claimDueEvents(now: Timestamp, limit: Int, lease: DeliveryLease) throws -> [PendingEvent] {
+        try write(rowLocksSuffice: true) { db in
+            var found: [PendingEvent] = []
+            try db.rows(
+                """
+                SELECT id, payload, attempts FROM events e WHERE due_at <= ?
+                AND NOT EXISTS (SELECT 1 FROM events p WHERE p.subject = e.subject AND p.seq < e.seq)
+                ORDER BY due_at LIMIT ?\(dialect.skipLocked)
+                """, [.int(now.milliseconds), .int(Int64(limit))]
+            ) { row in
+                found.append(PendingEvent(id: row.text(0), payload: row.text(1), attempts: Int(row.int(2))))
+            }
+            for event in found {
+                // While leased, due_at is when the lease runs out and another engine may deliver it.
+                try db.run(
+                    "UPDATE events SET due_at = ?, lease = ? WHERE id = ?",
+                    [.int(lease.until.milliseconds), .text(lease.owner), .text(event.id)])
+            }
+            return found
+        }
+    }
+
+    package func recordEventDeliveries(
+        delivered: [String], failed: [(id: String, retryAt: Timestamp, error: String)], leaseOwner: String
+    ) throws {
+        guard !delivered.isEmpty || !failed.isEmpty else { return }
+        try write(rowLocksSuffice: true) { db in
+            for id in delivered {
+                try db.run("DELETE FROM events WHERE id = ? AND lease = ?", [.text(id), .text(leaseOwner)])
+            }
+            for failure in failed {
+                try db.run(
+                    """
+                    UPDATE events SET attempts = attempts + 1, due_at = ?, lease = NULL, last_error = ?
+                    WHERE id = ? AND lease = ?
+                    """,
+                    [.int(failure.retryAt.milliseconds), .text(failure.error), .text(failure.id), .text(leaseOwner)])
+            }
+        }
+    }
+
+    package func nextEventDue() throws -> Timestamp? {
+        try read { db in
+            try db.row(
+                """
+                SELECT min(due_at) FROM events e
+                WHERE NOT EXISTS (SELECT 1 FROM events p WHERE p.subject = e.subject AND p.seq < e.seq)
+                """
+            ) { $0.optionalInt(0).map { Timestamp(milliseconds: $0) } } ?? nil
+        }
+    }
+
+    package func pendingEvents() throws -> (count: Int64, oldest: Timestamp?) {
+        try read { try pendingEvents(in: $0) }
+    }
+
+    func pendingEvents(in db: Connection) throws -> (count: Int64, oldest: Timestamp?) {
+        try db.row("SELECT count(*), min(created_at) FROM events") {
+            ($0.int(0), $0.optionalInt(1).map { Timestamp(milliseconds: $0) })
+        } ?? (0, nil)
+    }
+}
