@@ -14,6 +14,8 @@ public struct EngineStatus: Sendable {
     public let smsSentLastHour: Int
     /// SMS whose delivery failed in the last hour.
     public let smsFailedLastHour: Int
+    /// Events recorded and not yet delivered (0 without the `events` configuration).
+    public let eventsPending: Int
     /// The signing keys, as `signingKeys()` lists them.
     public let signingKeys: [SigningKeyInfo]
 
@@ -31,6 +33,7 @@ public struct EngineStatus: Sendable {
         smsQueued = Int(s.smsQueued)
         smsSentLastHour = Int(s.smsSentLastHour)
         smsFailedLastHour = Int(s.smsFailedLastHour)
+        eventsPending = Int(s.eventsPending)
         signingKeys = status.signingKeys.map(SigningKeyInfo.init)
     }
 }

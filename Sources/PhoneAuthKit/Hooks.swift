@@ -33,6 +33,15 @@ final class ClosureHook: PhoneAuthCore.BlockingHook {
     }
 }
 
+/// Hands recorded events, as JSON text, to a Swift closure.
+final class ClosureEventHandler: EventHandler {
+    let deliver: @Sendable (String) -> Bool
+
+    init(_ deliver: @escaping @Sendable (String) -> Bool) { self.deliver = deliver }
+
+    func deliver(_ eventJSON: String) -> Bool { deliver(eventJSON) }
+}
+
 /// Hands verification pushes to a Swift closure.
 final class ClosurePushSender: PushSender {
     let send: @Sendable (VerificationPush) -> Bool

@@ -314,6 +314,26 @@ public final class PhoneAuth: Sendable {
         engine.hooks.set(name.core, hook.map(ClosureHook.init))
     }
 
+    /// Installs (or, with nil, removes) the receiver of recorded events (docs/API.md, "Events"),
+    /// replacing the configuration's `events` webhook; it also gets the events recorded while none
+    /// was installed. The closure gets one event's JSON text (`{"id", "type", "timestamp",
+    /// "data"}`) on the engine's event thread, a user's events in order, each at least once (drop
+    /// repeats by `id`), and returns whether it took it: false, and the event is offered again
+    /// later. Throws `invalidArgument` when the configuration has no `events` object.
+    public func setEventHandler(_ handler: (@Sendable (_ eventJSON: String) -> Bool)?) throws(PhoneAuthError) {
+        try run("setEventHandler") { try $0.setEventHandler(handler.map(ClosureEventHandler.init)) }
+    }
+
+    /// Events recorded and not yet delivered: how many, and how long ago the oldest was recorded
+    /// (in whole seconds; nil when none waits).
+    public func eventBacklog() throws(PhoneAuthError) -> (count: Int, oldestAgeSeconds: Int?) {
+        try run("eventBacklog") { engine in
+            let (count, oldest) = try engine.eventBacklog()
+            let now = engine.now()
+            return (Int(count), oldest.map { Int(max(0, now.milliseconds - $0.milliseconds) / 1000) })
+        }
+    }
+
     /// Installs the function that receives the engine's events (sign-ins, failures, limits,
     /// lockouts, SMS sent or failed: docs/API.md, "Log sink"), each as an ``Event`` (its `json` is
     /// the object the C ABI's log sink gets), or removes it with nil. Numbers are masked to their

@@ -19,6 +19,7 @@ struct StatusCommand: ParsableCommand {
                 live sessions    \(s.liveSessions)
                 SMS queued       \(s.smsQueued)
                 SMS last hour    \(s.smsSentLastHour) sent, \(s.smsFailedLastHour) failed
+                events pending   \(s.eventsPending)
                 """)
             print("")
             KeysCommand.show(s.signingKeys, options)

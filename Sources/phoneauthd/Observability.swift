@@ -10,6 +10,8 @@ final class Observability: @unchecked Sendable {
     let registry = PrometheusCollectorRegistry()
     private let smsSent: Counter
     private let smsFailed: Counter
+    private let eventsPending: Gauge
+    private let oldestEventAge: Gauge
     private let accessLog: Bool
     /// The registry validates names and labels on every lookup: each route's collectors are made once.
     private let lock = Lock()
@@ -29,6 +31,18 @@ final class Observability: @unchecked Sendable {
         smsFailed = registry.makeCounter(
             descriptor: .init(
                 metricName: "phoneauth_sms_failed", unitName: "total", helpText: "SMS delivery attempts that failed"))
+        eventsPending = registry.makeGauge(
+            descriptor: .init(metricName: "phoneauth_events_pending", helpText: "Events recorded and not yet delivered"))
+        oldestEventAge = registry.makeGauge(
+            descriptor: .init(
+                metricName: "phoneauth_events_oldest_pending_age", unitName: "seconds",
+                helpText: "How long the oldest undelivered event has waited"))
+    }
+
+    /// The events outbox as it is now (read when /metrics is scraped).
+    func eventBacklog(count: Int, oldestAgeSeconds: Int?) {
+        eventsPending.set(Int64(count))
+        oldestEventAge.set(Int64(oldestAgeSeconds ?? 0))
     }
 
     /// Counts a request by route (never the raw path: it may hold a project or a method name a
@@ -81,6 +95,13 @@ final class Observability: @unchecked Sendable {
                     metricName: "phoneauth_limits_tripped", unitName: "total",
                     helpText: "Abuse limits and lockouts tripped"),
                 labels: [("limit", event.string("limit") ?? event.name)]
+            ).increment()
+        case "eventDeliveryFailed":
+            registry.makeCounter(
+                descriptor: .init(
+                    metricName: "phoneauth_event_delivery_failures", unitName: "total",
+                    helpText: "Event deliveries that failed (each is retried)"),
+                labels: [("type", event.string("type") ?? "unknown")]
             ).increment()
         case "hookCalled":
             let hook = event.string("hook") ?? "unknown"

@@ -66,12 +66,11 @@ struct Server: HTTPResponder {
         switch path {
         case "/healthz": return ("healthz", method == .get ? await health() : Self.wrongMethod("GET"))
         case "/metrics":
-            return (
-                "metrics",
-                method == .get
-                    ? Reply(text: observability.metricsText, contentType: "text/plain; version=0.0.4")
-                    : Self.wrongMethod("GET")
-            )
+            guard method == .get else { return ("metrics", Self.wrongMethod("GET")) }
+            if let backlog = try? await auth.eventBacklog() {
+                observability.eventBacklog(count: backlog.count, oldestAgeSeconds: backlog.oldestAgeSeconds)
+            }
+            return ("metrics", Reply(text: observability.metricsText, contentType: "text/plain; version=0.0.4"))
         case "/.well-known/jwks.json":
             guard method == .get else { return ("jwks", Self.wrongMethod("GET")) }
             var reply = Reply(text: auth.jwksJSON, contentType: Reply.jsonType)

@@ -88,7 +88,8 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
         keyService = KeyService(ring: keys, config: config, clock: clock, events: events)
         lockouts = Lockouts(clock: clock, store: store, events: events)
 
-        eventDispatcher = config.events.map { EventDispatcher(store: store, settings: $0, clock: clock) }
+        let log = events
+        eventDispatcher = config.events.map { EventDispatcher(store: store, settings: $0, clock: clock, log: log) }
         do { try worker.start() } catch { store.close(); throw error }
         do {
             try retention.start()
@@ -134,6 +135,12 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
         }
         eventDispatcher.setHandler(handler)
     }
+
+    /// The engine's clock's time.
+    package func now() -> Timestamp { clock.now() }
+
+    /// Events recorded and not yet delivered: how many, and when the oldest was recorded.
+    package func eventBacklog() throws -> (count: Int64, oldest: Timestamp?) { try store.pendingEvents() }
 
     /// What the store has done since the engine opened (statements, transactions, retries).
     package func storageStatistics() -> StoreStatistics { store.statistics() }

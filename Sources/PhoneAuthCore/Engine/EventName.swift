@@ -11,4 +11,5 @@ enum EventName: String, Sendable {
     case providerSkipped
     case providerRestored
     case hookCalled
+    case eventDeliveryFailed
 }

@@ -9,6 +9,7 @@ final class EventDispatcher: @unchecked Sendable {  // `handler`, `stopping`, `w
     private let store: EventStore
     private let settings: EventSettings
     private let clock: Clock
+    private let log: EventLog
     private let lock = Lock()
     private var handler: (any EventHandler)?
     private var stopping = false
@@ -23,10 +24,11 @@ final class EventDispatcher: @unchecked Sendable {  // `handler`, `stopping`, `w
     /// How often the store is looked at without a bell (events another engine wrote, retries).
     static let pollMilliseconds: Int64 = 1000
 
-    init(store: EventStore, settings: EventSettings, clock: Clock) {
+    init(store: EventStore, settings: EventSettings, clock: Clock, log: EventLog) {
         self.store = store
         self.settings = settings
         self.clock = clock
+        self.log = log
         leaseOwner = SortableID.make(at: clock.now(), randomBytes: 12)
     }
 
@@ -98,6 +100,13 @@ final class EventDispatcher: @unchecked Sendable {  // `handler`, `stopping`, `w
             if let error = deliver(event, to: receiver) {
                 let retry = clock.now().adding(milliseconds: settings.backoffMs(attempt: event.attempts + 1))
                 failed.append((event.id, retry, error))
+                log.emit(
+                    .eventDeliveryFailed, at: clock.now(),
+                    [
+                        ("eventId", .string(event.id)), ("type", .string(event.type)),
+                        ("attempt", .int(Int64(event.attempts + 1))), ("retryAt", .string(retry.rfc3339)),
+                        ("error", .string(error)),
+                    ])
             } else {
                 delivered.append(event.id)
             }

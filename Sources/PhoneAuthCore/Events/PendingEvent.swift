@@ -1,6 +1,7 @@
 /// An event taken from the outbox for delivery: its JSON as receivers get it.
 package struct PendingEvent: Sendable {
     package var id: String
+    package var type: String
     package var payload: String
     /// Deliveries tried and failed so far.
     package var attempts: Int

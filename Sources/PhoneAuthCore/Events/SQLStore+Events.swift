@@ -66,12 +66,13 @@ extension SQLStore {
             var found: [PendingEvent] = []
             try db.rows(
                 """
-                SELECT id, payload, attempts FROM events e WHERE due_at <= ?
+                SELECT id, type, payload, attempts FROM events e WHERE due_at <= ?
                 AND NOT EXISTS (SELECT 1 FROM events p WHERE p.subject = e.subject AND p.seq < e.seq)
                 ORDER BY due_at LIMIT ?\(dialect.skipLocked)
                 """, [.int(now.milliseconds), .int(Int64(limit))]
             ) { row in
-                found.append(PendingEvent(id: row.text(0), payload: row.text(1), attempts: Int(row.int(2))))
+                found.append(
+                    PendingEvent(id: row.text(0), type: row.text(1), payload: row.text(2), attempts: Int(row.int(3))))
             }
             for event in found {
                 // While leased, due_at is when the lease runs out and another engine may deliver it.

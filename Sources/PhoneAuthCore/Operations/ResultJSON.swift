@@ -97,6 +97,13 @@ package enum ResultJSON {
                     ("failedLastHour", .int(s.smsFailedLastHour)),
                 ])
             ),
+            (
+                "events",
+                .object([
+                    ("pending", .int(s.eventsPending)),
+                    ("oldestPendingAt", s.oldestPendingEvent.map { .string($0.rfc3339) } ?? .null),
+                ])
+            ),
             ("signingKeys", signingKeys(status.signingKeys)),
         ])
     }
