@@ -21,6 +21,8 @@ final class EventDispatcher: @unchecked Sendable {  // `handler`, `stopping`, `w
 
     /// Events taken from the store at once.
     static let batchSize = 32
+    /// A lease outlasts the webhook's timeout twice over, plus this.
+    static let leaseMarginMs: Int64 = 5000
     /// How often the store is looked at without a bell (events another engine wrote, retries).
     static let pollMilliseconds: Int64 = 1000
 
@@ -90,7 +92,7 @@ final class EventDispatcher: @unchecked Sendable {  // `handler`, `stopping`, `w
         if case .nobody = receiver { return Self.pollMilliseconds }
         let now = clock.now()
         let timeoutMs: Int64 = if case let .webhook(hook) = receiver { Int64(hook.endpoint.timeoutMs) } else { 0 }
-        let lease = DeliveryLease(owner: leaseOwner, until: now.adding(milliseconds: 2 * timeoutMs + 30_000))
+        let lease = DeliveryLease(owner: leaseOwner, until: now.adding(milliseconds: 2 * timeoutMs + Self.leaseMarginMs))
         guard let due = try? store.claimDueEvents(now: now, limit: Self.batchSize, lease: lease) else {
             return Self.pollMilliseconds
         }
