@@ -121,11 +121,12 @@ extension PhoneAuth {
         }
     }
 
-    /// `async`: `deleteUser` run on a Dispatch queue, the caller suspended meanwhile.
+    /// `async`: `eventBacklog` run on a Dispatch queue, the caller suspended meanwhile.
     public func eventBacklog() async throws(PhoneAuthError) -> (count: Int, oldestAgeSeconds: Int?) {
         try await offload { () throws(PhoneAuthError) in try self.eventBacklog() }
     }
 
+    /// `async`: `deleteUser` run on a Dispatch queue, the caller suspended meanwhile.
     public func deleteUser(uid: String) async throws(PhoneAuthError) {
         try await offload { () throws(PhoneAuthError) in try self.deleteUser(uid: uid) }
     }

@@ -320,8 +320,8 @@ public final class PhoneAuth: Sendable {
     /// "data"}`) on the engine's event thread, a user's events in order, each at least once (drop
     /// repeats by `id`), and returns whether it took it: false, and the event is offered again
     /// later. Throws `invalidArgument` when the configuration has no `events` object.
-    public func setEventHandler(_ handler: (@Sendable (_ eventJSON: String) -> Bool)?) throws(PhoneAuthError) {
-        try run("setEventHandler") { try $0.setEventHandler(handler.map(ClosureEventHandler.init)) }
+    public func setRecordedEventHandler(_ handler: (@Sendable (_ eventJSON: String) -> Bool)?) throws(PhoneAuthError) {
+        try run("setRecordedEventHandler") { try $0.setEventHandler(handler.map(ClosureEventHandler.init)) }
     }
 
     /// Events recorded and not yet delivered: how many, and how long ago the oldest was recorded

@@ -190,6 +190,40 @@ final class AccountTests: KitTestCase {
         _ = try await auth.verifyPhoneNumber(secondNumber)
     }
 
+    func testBeforeSignInShapesTheSessionAndEveryChangeIsAnEvent() async throws {
+        let database = try scratchDirectory() + "/auth.db"
+        let auth = try PhoneAuth(
+            json: #"{"database": "\#(database)", "testPhoneNumbers": {"\#(testNumber)": "123456"}, "events": {}}"#)
+        addTeardownBlock { auth.close() }
+        auth.setHook(.beforeSignIn) { _ in
+            #"{"userRecord": {"updateMask": "customClaims,sessionClaims", "customClaims": {"role": "staff"}, "#
+                + #""sessionClaims": {"kiosk": true}}}"#
+        }
+        let signedIn = try await signIn(auth, testNumber, "123456")
+        let claims = try await auth.verifyIDToken(signedIn.idToken).claimsJSON
+        XCTAssertTrue(claims.contains(#""kiosk":true"#) && claims.contains(#""role":"staff""#), claims)
+        let stored = try await auth.user(uid: signedIn.user.uid).customClaimsJSON
+        XCTAssertEqual(stored, #"{"role":"staff"}"#, "session claims are not stored")
+
+        let backlog = try await auth.eventBacklog()
+        XCTAssertEqual(backlog.count, 2)
+        let events = HookEvents()
+        try auth.setRecordedEventHandler { event in
+            events.put(event)
+            return true
+        }
+        for _ in 0..<1000 where events.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        XCTAssertEqual(events.all.map { $0.contains(#""type":"userCreated""#) }, [true, false])
+        XCTAssertTrue(try XCTUnwrap(events.all.last).contains(#""type":"userSignedIn""#))
+        let status = try await auth.status()
+        XCTAssertEqual(status.eventsPending, 0)
+    }
+
+    func testAnEventHandlerNeedsEventsInTheConfiguration() async throws {
+        let auth = try open()
+        await assertThrows(.invalidArgument) { try auth.setRecordedEventHandler { _ in true } }
+    }
+
     static func base32Decode(_ text: String) -> [UInt8]? {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
         var bits = 0, value = 0, bytes: [UInt8] = []
@@ -213,6 +247,8 @@ final class HookEvents: @unchecked Sendable {
     private var events: [String] = []
     func put(_ event: String) { lock.withLock { events.append(event) } }
     var last: String? { lock.withLock { events.last } }
+    var all: [String] { lock.withLock { events } }
+    var count: Int { lock.withLock { events.count } }
 }
 
 /// Pushes the push sender got.

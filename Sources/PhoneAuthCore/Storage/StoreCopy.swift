@@ -1,12 +1,12 @@
 /// Copies a whole deployment from one database into another whose schema is empty (SQLite
 /// to PostgreSQL, when one machine is no longer enough): users, factors, sessions, verifications
-/// in flight, sealed keys and limit counters, row for row, so a signed-in user stays signed in.
+/// in flight, sealed keys, limit counters and undelivered events, row for row, so a signed-in user stays signed in.
 /// The keys stay sealed: engines on the target need the source's master key.
 package enum StoreCopy {
     /// Every table of the schema, parents before the tables that refer to them.
     static let tables = [
         "secrets", "users", "factors", "sessions", "mfa_sessions", "verifications", "counters",
-        "number_failures", "app_checks",
+        "number_failures", "app_checks", "events",
     ]
 
     /// Copies everything in one read of the source and one transaction on the target; returns
