@@ -3,8 +3,9 @@
 /// (`completeSignIn`) opens the session if the account is still as the hooks saw it.
 package struct PendingSignIn: Sendable {
     package enum Flow: Sendable {
-        /// A first-factor code; `verificationId` records what the sign-in opened, for a retry.
-        case firstFactor(verificationId: String)
+        /// A first-factor code (or a temporary proof, which signs in only the user it was made
+        /// for); `verificationId` records what the sign-in opened, for a retry.
+        case firstFactor(verificationId: String, temporaryProof: Bool)
         /// A second factor that completed a challenge.
         case secondFactor
         /// A number linked to (`link`) or changed for the signed-in `presentedSession`'s user.

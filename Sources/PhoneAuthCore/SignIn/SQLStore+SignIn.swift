@@ -31,7 +31,7 @@ extension SQLStore {
                 try markUsed(id, in: db)
                 return .approvalNeeded(
                     PendingSignIn(
-                        flow: .firstFactor(verificationId: id),
+                        flow: .firstFactor(verificationId: id, temporaryProof: temporaryProof),
                         user: user ?? PendingSignIn.newUser(uid: signIn.newUid, phone: phone, now: now),
                         isNew: user == nil, signIn: signIn))
             }
@@ -65,10 +65,11 @@ extension SQLStore {
             var changes = verdict.changes
             let uid = pending.user.uid
             switch pending.flow {
-            case let .firstFactor(verificationId):
+            case let .firstFactor(verificationId, temporaryProof):
                 let phone = pending.user.phoneNumber ?? ""
                 let holder = try numberHolder(phone, in: db)
                 if holder.user?.uid != (pending.isNew ? nil : uid) {
+                    if temporaryProof { return .rejected(.unusable(reason: .ownerChanged)) }
                     if holder.user == nil, holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
                     if holder.user?.disabled == true { return .refused(.userDisabled) }
                     var next = pending

@@ -255,3 +255,22 @@ def test_hooks_are_set_and_removed_by_name(engine):
         engine.set_hook(name, None)
     assert sign_in(engine, D)["user"]["phoneNumber"] == D
 
+
+
+def test_a_temporary_proof_signs_in_no_one_but_its_owner_even_when_the_number_moves_meanwhile(engine):
+    owner = sign_in(engine, A)["user"]["uid"]
+    host = custom_sign_in(engine, "host")
+    with pytest.raises(phoneauth.CredentialAlreadyInUseError) as info:
+        engine.link_with_credential(host["idToken"], fixed_credential(engine, A))
+    proof = info.value.details["temporaryProof"]
+
+    def number_moves(event):  # while the hook runs, the owner gives the number up and "other" takes it
+        engine.update_user(owner, phone_number=None)
+        engine.create_user(uid="other", phone_number=A)
+        return {}
+
+    engine.set_hook("beforeSignIn", Recorder(number_moves))
+    with pytest.raises(phoneauth.PhoneAuthError) as refused:
+        engine.sign_in_with_credential(credential={"temporaryProof": proof})
+    assert refused.value.details.get("reason") == "ownerChanged", refused.value
+    assert user(engine, "other")["metadata"].get("lastSignInTime") is None  # not signed in to the number's new user
