@@ -32,7 +32,8 @@ final class Observability: @unchecked Sendable {
             descriptor: .init(
                 metricName: "phoneauth_sms_failed", unitName: "total", helpText: "SMS delivery attempts that failed"))
         eventsPending = registry.makeGauge(
-            descriptor: .init(metricName: "phoneauth_events_pending", helpText: "Events recorded and not yet delivered"))
+            descriptor: .init(metricName: "phoneauth_events_pending", helpText: "Events recorded and not yet delivered")
+        )
         oldestEventAge = registry.makeGauge(
             descriptor: .init(
                 metricName: "phoneauth_events_oldest_pending_age", unitName: "seconds",

@@ -127,6 +127,23 @@ def test_a_sign_in_delivers_user_created_then_user_signed_in_signed(tmp_path, re
         server.stop()
 
 
+def test_the_event_user_has_every_field_of_the_documented_shape(tmp_path, receiver):
+    """docs/API.md, Events: `user` is {uid, phoneNumber, displayName, disabled, customClaims,
+    creationTime, lastSignInTime}; a field with no value is null (as in the User object), so a
+    receiver can read each one."""
+    server = start(tmp_path, receiver)
+    try:
+        signed = sign_in(server)
+        requests = receiver.wait_for_requests(2, timeout=WAIT)
+        for event in (verified(request) for request in requests[:2]):
+            user = event["data"]["user"]
+            assert set(user) == {"uid", "phoneNumber", "displayName", "disabled", "customClaims",
+                                 "creationTime", "lastSignInTime"}, event
+            assert user["uid"] == signed["localId"] and user["displayName"] is None and user["customClaims"] is None
+    finally:
+        server.stop()
+
+
 def test_a_failing_receiver_gets_every_event_again_until_it_takes_it(tmp_path, receiver):
     failures = 4
     receiver.script(*[Answer(503, {"error": "unavailable"}) for _ in range(failures)])

@@ -189,7 +189,8 @@ package final class AccountService {
                 .noSuchProvider, "PhoneAuth accounts have one linkable provider, \"phone\".",
                 details: [("field", .string("providerId"))])
         }
-        return try user(from: try store.unlinkPhone(uid: session.user.uid, presentedSession: session.sessionId, now: clock.now()))
+        return try user(
+            from: try store.unlinkPhone(uid: session.user.uid, presentedSession: session.sessionId, now: clock.now()))
     }
 
     /// The user of an outcome that opens no session, or the error it stands for.

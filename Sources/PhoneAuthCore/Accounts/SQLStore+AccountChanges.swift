@@ -69,7 +69,9 @@ extension SQLStore {
                     flow: .numberChange(presentedSession: presentedSession, link: link), user: user, isNew: false,
                     signIn: signIn))
         }
-        guard case let .updated(changed) = try apply(UserChanges(phoneNumber: .some(phone)), uid: user.uid, now: now, in: db)
+        guard
+            case let .updated(changed) = try apply(
+                UserChanges(phoneNumber: .some(phone)), uid: user.uid, now: now, in: db)
         else { return .refused(.userNotFound) }
         return try open(signIn, for: changed, isNew: false, now: now, in: db)
     }
@@ -101,7 +103,9 @@ extension SQLStore {
             }
             guard let user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
             guard user.phoneNumber != nil else { return .refused(.noSuchProvider) }
-            guard case let .updated(unlinked) = try apply(UserChanges(phoneNumber: .some(nil)), uid: uid, now: now, in: db)
+            guard
+                case let .updated(unlinked) = try apply(
+                    UserChanges(phoneNumber: .some(nil)), uid: uid, now: now, in: db)
             else { return .refused(.userNotFound) }
             return .done(unlinked)
         }

@@ -115,7 +115,8 @@ extension SQLStore {
             ("disabled", changes.disabled != nil), ("customClaims", changes.customClaims != nil),
         ].filter(\.1).map { JSONValue.string($0.0) }
         if announced && !changed.isEmpty {
-            try record(.userUpdated, subject: uid, [("user", eventUser(user)), ("changed", .array(changed))], at: now, in: db)
+            try record(
+                .userUpdated, subject: uid, [("user", eventUser(user)), ("changed", .array(changed))], at: now, in: db)
         }
         return .updated(user)
     }

@@ -33,7 +33,8 @@ package enum ProviderSettings {
         guard r.value("type") == nil else {
             throw bad("\(path).type", "is not used: it is always a webhook")
         }
-        let typed = try ObjectReader(.object(r.entries + [("type", .string("webhook"))]), code: .invalidConfiguration, path: path)
+        let typed = try ObjectReader(
+            .object(r.entries + [("type", .string("webhook"))]), code: .invalidConfiguration, path: path)
         guard let provider = try readOne(typed, path: path) as? WebhookProvider else {
             throw bad(path, "must be a webhook")
         }

@@ -92,13 +92,19 @@ final class EventDispatcher: @unchecked Sendable {  // `handler`, `stopping`, `w
         if case .nobody = receiver { return Self.pollMilliseconds }
         let now = clock.now()
         let timeoutMs: Int64 = if case let .webhook(hook) = receiver { Int64(hook.endpoint.timeoutMs) } else { 0 }
-        let lease = DeliveryLease(owner: leaseOwner, until: now.adding(milliseconds: 2 * timeoutMs + Self.leaseMarginMs))
+        let lease = DeliveryLease(
+            owner: leaseOwner, until: now.adding(milliseconds: 2 * timeoutMs + Self.leaseMarginMs))
         guard let due = try? store.claimDueEvents(now: now, limit: Self.batchSize, lease: lease) else {
             return Self.pollMilliseconds
         }
-        var delivered: [String] = []
+        var delivered: [String] = [], released: [String] = []
         var failed: [(id: String, retryAt: Timestamp, error: String)] = []
         for event in due {
+            // Closing waits for the event being delivered, not for the rest of the batch.
+            if lock.withLock({ stopping }) {
+                released.append(event.id)
+                continue
+            }
             if let error = deliver(event, to: receiver) {
                 let retry = clock.now().adding(milliseconds: settings.backoffMs(attempt: event.attempts + 1))
                 failed.append((event.id, retry, error))
@@ -114,7 +120,8 @@ final class EventDispatcher: @unchecked Sendable {  // `handler`, `stopping`, `w
             }
         }
         // A failure to record leaves the events leased: delivered again once the lease runs out.
-        try? store.recordEventDeliveries(delivered: delivered, failed: failed, leaseOwner: leaseOwner)
+        try? store.recordEventDeliveries(
+            delivered: delivered, failed: failed, released: released, now: clock.now(), leaseOwner: leaseOwner)
         if due.count == Self.batchSize { return 0 }
         guard let next = try? store.nextEventDue() else { return Self.pollMilliseconds }
         return max(0, min(Self.pollMilliseconds, next.milliseconds - clock.now().milliseconds))

@@ -3,9 +3,11 @@ package protocol EventStore: AnyObject, Sendable {
     /// Leases up to `limit` due events, each the first undelivered one of its subject (so a
     /// user's events are delivered in order), so no other engine delivers them meanwhile.
     func claimDueEvents(now: Timestamp, limit: Int, lease: DeliveryLease) throws -> [PendingEvent]
-    /// Deletes delivered events and makes failed ones due at their retry time, for events
-    /// `leaseOwner` still holds.
-    func recordEventDeliveries(delivered: [String], failed: [(id: String, retryAt: Timestamp, error: String)], leaseOwner: String) throws
+    /// Deletes delivered events, makes failed ones due at their retry time and released ones
+    /// (not tried: the engine is closing) due now, for events `leaseOwner` still holds.
+    func recordEventDeliveries(
+        delivered: [String], failed: [(id: String, retryAt: Timestamp, error: String)], released: [String],
+        now: Timestamp, leaseOwner: String) throws
     /// When the earliest event falls due, if any.
     func nextEventDue() throws -> Timestamp?
     /// Calls `ring` after each commit of a transaction that recorded events (on its thread).

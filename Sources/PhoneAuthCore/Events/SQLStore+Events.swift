@@ -2,7 +2,9 @@
 extension SQLStore {
     /// Records an event of `type` about `subject` (a uid, or a phone number) in the transaction
     /// `db`, as `{id, type, timestamp, data}`; nothing without the `events` configuration.
-    func record(_ type: EventType, subject: String, _ data: [(String, JSONValue?)], at now: Timestamp, in db: Connection)
+    func record(
+        _ type: EventType, subject: String, _ data: [(String, JSONValue?)], at now: Timestamp, in db: Connection
+    )
         throws
     {
         guard events != nil else { return }
@@ -27,32 +29,32 @@ extension SQLStore {
 
     package func onEventsRecorded(_ ring: @escaping @Sendable () -> Void) { eventBell.set(ring) }
 
-    /// A user as events show it (numbers masked unless `events.includePhoneNumbers`).
+    /// A user as events show it, every field present (null when unset); numbers masked unless
+    /// `events.includePhoneNumbers`.
     func eventUser(_ user: UserRecord) -> JSONValue {
-        var o = JSONObjectBuilder()
-        o.set("uid", .string(user.uid))
-        o.set("phoneNumber", events?.shown(user.phoneNumber))
-        o.set("displayName", user.displayName.map { .string($0) })
-        o.set("disabled", .bool(user.disabled))
-        o.set("customClaims", user.customClaims.flatMap { try? JSONCodec.parse($0) })
-        o.set("creationTime", .string(user.createdAt.rfc3339))
-        o.set("lastSignInTime", user.lastSignInAt.map { .string($0.rfc3339) })
-        return o.value
+        .object([
+            ("uid", .string(user.uid)), ("phoneNumber", events?.shown(user.phoneNumber) ?? .null),
+            ("displayName", user.displayName.map { .string($0) } ?? .null), ("disabled", .bool(user.disabled)),
+            ("customClaims", user.customClaims.flatMap { try? JSONCodec.parse($0) } ?? .null),
+            ("creationTime", .string(user.createdAt.rfc3339)),
+            ("lastSignInTime", user.lastSignInAt.map { .string($0.rfc3339) } ?? .null),
+        ])
     }
 
-    /// A second factor as events show it.
+    /// A second factor as events show it, every field present.
     func eventFactor(_ factor: EnrolledFactor) -> JSONValue {
-        var o = JSONObjectBuilder()
-        o.set("uid", .string(factor.enrollmentId))
-        o.set("factorId", .string(factor.factorId.rawValue))
-        o.set("displayName", factor.displayName.map { .string($0) })
-        o.set("phoneNumber", events?.shown(factor.phoneNumber))
-        o.set("enrollmentTime", .string(factor.enrolledAt.rfc3339))
-        return o.value
+        .object([
+            ("uid", .string(factor.enrollmentId)), ("factorId", .string(factor.factorId.rawValue)),
+            ("displayName", factor.displayName.map { .string($0) } ?? .null),
+            ("phoneNumber", events?.shown(factor.phoneNumber) ?? .null),
+            ("enrollmentTime", .string(factor.enrolledAt.rfc3339)),
+        ])
     }
 
     /// sessionRevoked: one session (`session`), or all of the user's (nil).
-    func recordRevoked(uid: String, session: String?, reason: RevocationReason, at now: Timestamp, in db: Connection)
+    func recordRevoked(
+        uid: String, session: String?, reason: RevocationReason, at now: Timestamp, in db: Connection
+    )
         throws
     {
         try record(
@@ -85,10 +87,16 @@ extension SQLStore {
     }
 
     package func recordEventDeliveries(
-        delivered: [String], failed: [(id: String, retryAt: Timestamp, error: String)], leaseOwner: String
+        delivered: [String], failed: [(id: String, retryAt: Timestamp, error: String)], released: [String],
+        now: Timestamp, leaseOwner: String
     ) throws {
-        guard !delivered.isEmpty || !failed.isEmpty else { return }
+        guard !delivered.isEmpty || !failed.isEmpty || !released.isEmpty else { return }
         try write(rowLocksSuffice: true) { db in
+            for id in released {
+                try db.run(
+                    "UPDATE events SET due_at = ?, lease = NULL WHERE id = ? AND lease = ?",
+                    [.int(now.milliseconds), .text(id), .text(leaseOwner)])
+            }
             for id in delivered {
                 try db.run("DELETE FROM events WHERE id = ? AND lease = ?", [.text(id), .text(leaseOwner)])
             }

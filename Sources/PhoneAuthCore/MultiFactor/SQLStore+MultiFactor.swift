@@ -201,7 +201,9 @@ extension SQLStore {
                 return .refused(.multiFactorInfoNotFound)
             }
             try db.run("DELETE FROM factors WHERE uid = ? AND enrollment_id = ?", [.text(uid), .text(enrollmentId)])
-            try record(.secondFactorRemoved, subject: uid, [("uid", .string(uid)), ("factor", eventFactor(factor))], at: now, in: db)
+            try record(
+                .secondFactorRemoved, subject: uid, [("uid", .string(uid)), ("factor", eventFactor(factor))], at: now,
+                in: db)
             user.factors.removeAll { $0.enrollmentId == enrollmentId }
             return try open(signIn, for: user, isNew: false, now: now, in: db)
         }
@@ -229,7 +231,9 @@ extension SQLStore {
         let enrolled = EnrolledFactor(
             enrollmentId: factor.enrollmentId, factorId: factor.factorId, displayName: factor.displayName,
             phoneNumber: phone, enrolledAt: now)
-        try record(.secondFactorEnrolled, subject: uid, [("uid", .string(uid)), ("factor", eventFactor(enrolled))], at: now, in: db)
+        try record(
+            .secondFactorEnrolled, subject: uid, [("uid", .string(uid)), ("factor", eventFactor(enrolled))], at: now,
+            in: db)
         return enrolled
     }
 }

@@ -219,7 +219,9 @@ extension SQLStore {
                 ?? UserRecord(
                     uid: signIn.newUid, phoneNumber: nil, displayName: nil, disabled: false,
                     createdAt: now, lastSignInAt: now, validSince: nil)
-            if existing == nil { try record(.userCreated, subject: user.uid, [("user", eventUser(user))], at: now, in: db) }
+            if existing == nil {
+                try record(.userCreated, subject: user.uid, [("user", eventUser(user))], at: now, in: db)
+            }
             return try open(signIn, for: user, isNew: existing == nil, now: now, in: db)
         }
     }
