@@ -54,10 +54,9 @@ final class Observability: @unchecked Sendable {
         counter.increment()
         histogram.record(elapsed)
         guard accessLog else { return }
-        let (seconds, attoseconds) = elapsed.components
         let line: JSONValue = .object([
             ("time", .string(SystemClock().now().rfc3339)), ("method", .string(method)), ("route", .string(route)),
-            ("status", .int(Int64(status))), ("ms", .int(seconds * 1000 + attoseconds / 1_000_000_000_000_000)),
+            ("status", .int(Int64(status))), ("ms", .int(elapsed.wholeMilliseconds)),
             ("clientIp", .string(clientIp)),
         ])
         StandardStream.output.write(JSONCodec.serialize(line) + "\n")

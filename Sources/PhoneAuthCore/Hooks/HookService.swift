@@ -182,12 +182,12 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
             default: outcome = .failed("it failed or did not answer in time")
             }
         }
-        let elapsed = (ContinuousClock.now - started).components
+        let elapsed = ContinuousClock.now - started
         events.emit(
             .hookCalled, at: clock.now(),
             [
                 ("hook", .string(name.rawValue)), ("outcome", .string(outcome.name)),
-                ("ms", .int(elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000)),
+                ("ms", .int(elapsed.wholeMilliseconds)),
             ])
         switch outcome {
         case .refused:
