@@ -124,6 +124,11 @@ struct PhoneAuthd: ParsableCommand {
                     + "only emulatorCompat keeps codes instead of sending them."
             )
         }
+        if let events = engineConfig.events, !events.hasWebhook {
+            throw ServerConfig.bad(
+                "events.url",
+                "is required by phoneauthd: it installs no event handler, so events would wait in the store for ever.")
+        }
         let captchaPage = CaptchaPage(config: engineConfig)
         if captchaPage != nil && serverConfig.publicUrl == nil && serverConfig.listensEverywhere {
             throw ServerConfig.bad(

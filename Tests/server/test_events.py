@@ -21,7 +21,7 @@ from typing import Dict, List, Optional
 import pytest
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from conftest import SECOND_CODE, SECOND_NUMBER, TEST_CODE, TEST_NUMBER, start_server
+from conftest import SECOND_CODE, SECOND_NUMBER, TEST_CODE, TEST_NUMBER, run_server, start_server
 from sms_servers import Answer, FakeServer, Request
 
 SEND = "/identitytoolkit.googleapis.com/v1/accounts:sendVerificationCode?key=k"
@@ -217,3 +217,9 @@ def test_a_held_delivery_shows_the_events_pending(tmp_path, receiver):
     finally:
         gate.set()
         server.stop()
+
+
+def test_events_without_a_receiver_are_refused(tmp_path):
+    """phoneauthd installs no handler: events with no url would wait in the store for ever."""
+    refused = run_server(tmp_path, engine={"sms": {"provider": "console"}, "events": {}})
+    assert refused.returncode == 1 and "events.url" in refused.stderr, refused.stderr

@@ -150,8 +150,9 @@ package final class AccountService {
             change: change(proof), now: now, maxAttempts: config.maxAttempts,
             limits: verification.checkLimits(credential), codeMatches: verification.codeMatcher(credential),
             signIn: signIn)
-        if case let .refused(.credentialAlreadyInUse(phone)) = outcome {
-            throw PhoneAuthError(
+        return try sessions.finish(outcome, first, now: now, clientIp: credential.clientIp) { outcome in
+            guard case let .refused(.credentialAlreadyInUse(phone)) = outcome else { return nil }
+            return PhoneAuthError(
                 .credentialAlreadyInUse,
                 "Another account already has this phone number; details.temporaryProof signs in to that account "
                     + "(signInWithCredential).",
@@ -161,7 +162,6 @@ package final class AccountService {
                     ("phoneNumber", .string(phone)),
                 ])
         }
-        return try sessions.finish(outcome, first, now: now, clientIp: credential.clientIp)
     }
 
     /// Proves the signed-in user's phone number again: a new session whose auth_time is now (after

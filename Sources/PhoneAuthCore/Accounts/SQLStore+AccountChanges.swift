@@ -29,18 +29,22 @@ extension SQLStore {
                 }
                 if holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
                 return try changeNumber(
-                    id, of: user, to: phone, presentedSession: presentedSession, link: true, signIn: signIn, now: now,
-                    in: db)
+                    id, of: user, to: phone, presentedSession: presentedSession, link: true, proof: proof,
+                    signIn: signIn, now: now, in: db)
             case let .updatePhoneNumber(proof):
                 if let owner, owner.uid != uid {
                     return try alreadyInUse(id, proof: proof, phone: phone, owner: owner.uid, now: now, in: db)
                 }
                 if holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
                 return try changeNumber(
-                    id, of: user, to: phone, presentedSession: presentedSession, link: false, signIn: signIn, now: now,
-                    in: db)
+                    id, of: user, to: phone, presentedSession: presentedSession, link: false, proof: proof,
+                    signIn: signIn, now: now, in: db)
             case .reauthenticate:
                 if owner?.uid != uid { return .refused(.userMismatch) }
+                if signIn.hooks.judge(isNew: false) {
+                    try markUsed(id, in: db)
+                    return .approvalNeeded(PendingSignIn(flow: .existingUser, user: user, isNew: false, signIn: signIn))
+                }
             case let .enrollPhone(factor):
                 if owner != nil { return .refused(.unsupportedFirstFactor) }
                 if user.factors.contains(where: { $0.phoneNumber == phone }) {
@@ -57,17 +61,17 @@ extension SQLStore {
     /// Gives `user` the number `phone` (its first, with `link`) and opens the continued session;
     /// with hooks, only spends the code and leaves both to `completeSignIn`, after beforeSignIn.
     private func changeNumber(
-        _ id: String, of user: UserRecord, to phone: String, presentedSession: String, link: Bool, signIn: NewSignIn,
-        now: Timestamp, in db: Connection
+        _ id: String, of user: UserRecord, to phone: String, presentedSession: String, link: Bool,
+        proof: TemporaryProof, signIn: NewSignIn, now: Timestamp, in db: Connection
     ) throws -> AccountOutcome {
         var user = user
         user.phoneNumber = phone
         try markUsed(id, in: db)
-        if signIn.judgedByHooks {
+        if signIn.hooks.judge(isNew: false) {
             return .approvalNeeded(
                 PendingSignIn(
-                    flow: .numberChange(presentedSession: presentedSession, link: link), user: user, isNew: false,
-                    signIn: signIn))
+                    flow: .numberChange(presentedSession: presentedSession, link: link, verificationId: id, proof: proof),
+                    user: user, isNew: false, signIn: signIn))
         }
         guard
             case let .updated(changed) = try apply(
@@ -78,7 +82,7 @@ extension SQLStore {
 
     /// Another user (`owner`) has the number: the code is consumed and becomes `proof`, a
     /// verification that signs in to the owner.
-    private func alreadyInUse(
+    func alreadyInUse(
         _ id: String, proof: TemporaryProof, phone: String, owner: String, now: Timestamp,
         in db: Connection
     ) throws -> AccountOutcome {

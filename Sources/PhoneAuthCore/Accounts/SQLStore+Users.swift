@@ -84,10 +84,12 @@ extension SQLStore {
         return nil
     }
 
-    /// Writes `changes`; `announced`: a userUpdated event names the fields they change.
+    /// Writes `changes`; `announced`: a userUpdated event names the fields whose values they
+    /// changed (none when every value stays as it was).
     func apply(
         _ changes: UserChanges, uid: String, now: Timestamp, announced: Bool = true, in db: Connection
     ) throws -> UpdateUserOutcome {
+        let before = announced && events != nil ? try user(uid: uid, in: db) : nil
         if let phone = changes.phoneNumber {
             try db.run("UPDATE users SET phone = ? WHERE uid = ?", [phone.map { .text($0) } ?? .null, .text(uid)])
         }
@@ -110,11 +112,12 @@ extension SQLStore {
                 "UPDATE users SET display_name = ? WHERE uid = ?", [displayName.map { .text($0) } ?? .null, .text(uid)])
         }
         guard let user = try user(uid: uid, in: db) else { return .notFound }
+        guard let before else { return .updated(user) }
         let changed = [
-            ("phoneNumber", changes.phoneNumber != nil), ("displayName", changes.displayName != nil),
-            ("disabled", changes.disabled != nil), ("customClaims", changes.customClaims != nil),
+            ("phoneNumber", before.phoneNumber != user.phoneNumber), ("displayName", before.displayName != user.displayName),
+            ("disabled", before.disabled != user.disabled), ("customClaims", before.customClaims != user.customClaims),
         ].filter(\.1).map { JSONValue.string($0.0) }
-        if announced && !changed.isEmpty {
+        if !changed.isEmpty {
             try record(
                 .userUpdated, subject: uid, [("user", eventUser(user)), ("changed", .array(changed))], at: now, in: db)
         }

@@ -21,8 +21,12 @@ final class EventDispatcher: @unchecked Sendable {  // `handler`, `stopping`, `w
 
     /// Events taken from the store at once.
     static let batchSize = 32
-    /// A lease outlasts the webhook's timeout twice over, plus this.
-    static let leaseMarginMs: Int64 = 5000
+    /// A claim holds its events for twice what one delivery may take (the webhook's timeout, or
+    /// handlerMilliseconds) plus this; an event is begun only while the rest of the lease covers
+    /// it, and the others go back. (An engine that dies leaves its events for this long.)
+    static let leaseMarginMilliseconds: Int64 = 5000
+    /// What one call of an in-process handler is assumed to take at most.
+    static let handlerMilliseconds: Int64 = 5000
     /// How often the store is looked at without a bell (events another engine wrote, retries).
     static let pollMilliseconds: Int64 = 1000
 
@@ -39,8 +43,8 @@ final class EventDispatcher: @unchecked Sendable {  // `handler`, `stopping`, `w
         thread = try BackgroundThread.start("events") { [self] in run() }
     }
 
-    /// Stops the thread after the event being delivered; leased ones fall due again when their
-    /// lease runs out.
+    /// Stops the thread once the event being delivered is done; the rest of its batch is given
+    /// back, due at once for the next engine.
     func stop() {
         lock.withLock {
             stopping = true
@@ -66,62 +70,60 @@ final class EventDispatcher: @unchecked Sendable {  // `handler`, `stopping`, `w
         }
     }
 
-    private func run() {
-        var waitMs: Int64 = 0
-        while true {
-            let receiver: Receiver? = lock.withLock {
-                if !woken && !stopping && waitMs > 0 { lock.wait(milliseconds: waitMs) }
-                woken = false
-                if stopping { return nil }
-                if let handler { return .handler(handler) }
-                return settings.webhook.map { .webhook($0) } ?? .nobody
-            }
-            guard let receiver else { return }
-            waitMs = deliverDue(to: receiver)
-        }
-    }
-
     private enum Receiver {
         case handler(any EventHandler)
         case webhook(WebhookProvider)
-        case nobody
     }
 
-    /// Delivers what is due; returns how long to wait before looking again.
+    /// The receiver now; nil once stopping. `none` when there is nobody to deliver to.
+    private func next(afterWaiting waitMs: Int64) -> Receiver?? {
+        lock.withLock {
+            if !woken && !stopping && waitMs > 0 { lock.wait(milliseconds: waitMs) }
+            woken = false
+            if stopping { return nil }
+            if let handler { return .some(.handler(handler)) }
+            return .some(settings.webhook.map { .webhook($0) })
+        }
+    }
+
+    private func run() {
+        var waitMs: Int64 = 0
+        while let receiver = next(afterWaiting: waitMs) {
+            waitMs = receiver.map(deliverDue) ?? Self.pollMilliseconds
+        }
+    }
+
+    /// Delivers what is due, recording each outcome as it comes; returns how long to wait before
+    /// looking again.
     private func deliverDue(to receiver: Receiver) -> Int64 {
-        if case .nobody = receiver { return Self.pollMilliseconds }
-        let now = clock.now()
-        let timeoutMs: Int64 = if case let .webhook(hook) = receiver { Int64(hook.endpoint.timeoutMs) } else { 0 }
+        let perEvent: Int64 =
+            if case let .webhook(hook) = receiver { Int64(hook.endpoint.timeoutMs) } else { Self.handlerMilliseconds }
         let lease = DeliveryLease(
-            owner: leaseOwner, until: now.adding(milliseconds: 2 * timeoutMs + Self.leaseMarginMs))
-        guard let due = try? store.claimDueEvents(now: now, limit: Self.batchSize, lease: lease) else {
+            owner: leaseOwner, until: clock.now().adding(milliseconds: 2 * perEvent + Self.leaseMarginMilliseconds))
+        guard let due = try? store.claimDueEvents(now: clock.now(), limit: Self.batchSize, lease: lease) else {
             return Self.pollMilliseconds
         }
-        var delivered: [String] = [], released: [String] = []
-        var failed: [(id: String, retryAt: Timestamp, error: String)] = []
-        for event in due {
-            // Closing waits for the event being delivered, not for the rest of the batch.
-            if lock.withLock({ stopping }) {
-                released.append(event.id)
-                continue
+        for (index, event) in due.enumerated() {
+            let now = clock.now()
+            if lock.withLock({ stopping }) || now.milliseconds + perEvent > lease.until.milliseconds {
+                try? store.releaseEvents(ids: due[index...].map(\.id), now: now, leaseOwner: leaseOwner)
+                break
             }
+            var failure: (retryAt: Timestamp, error: String)?
             if let error = deliver(event, to: receiver) {
-                let retry = clock.now().adding(milliseconds: settings.backoffMs(attempt: event.attempts + 1))
-                failed.append((event.id, retry, error))
+                let retryAt = clock.now().adding(milliseconds: settings.backoffMs(attempt: event.attempts + 1))
+                failure = (retryAt, error)
                 log.emit(
                     .eventDeliveryFailed, at: clock.now(),
                     [
                         ("eventId", .string(event.id)), ("type", .string(event.type)),
-                        ("attempt", .int(Int64(event.attempts + 1))), ("retryAt", .string(retry.rfc3339)),
+                        ("attempt", .int(Int64(event.attempts + 1))), ("retryAt", .string(retryAt.rfc3339)),
                         ("error", .string(error)),
                     ])
-            } else {
-                delivered.append(event.id)
             }
+            // A failure to record leaves the event leased: delivered again once the lease runs out.
+            try? store.recordEventDelivery(event, failure: failure, leaseOwner: leaseOwner)
         }
-        // A failure to record leaves the events leased: delivered again once the lease runs out.
-        try? store.recordEventDeliveries(
-            delivered: delivered, failed: failed, released: released, now: clock.now(), leaseOwner: leaseOwner)
         if due.count == Self.batchSize { return 0 }
         guard let next = try? store.nextEventDue() else { return Self.pollMilliseconds }
         return max(0, min(Self.pollMilliseconds, next.milliseconds - clock.now().milliseconds))
@@ -138,8 +140,6 @@ final class EventDispatcher: @unchecked Sendable {  // `handler`, `stopping`, `w
             case let .answered(status, _, _): return "HTTP \(status)"
             case let .failed(_, description): return description
             }
-        case .nobody:
-            return "no receiver"
         }
     }
 }

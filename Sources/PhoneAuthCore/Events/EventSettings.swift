@@ -5,6 +5,7 @@ package struct EventSettings: Sendable {
     /// `url`, `secret` or `secretEnv`, timeouts, `caFile`). nil: only an in-process handler
     /// takes the events (they wait in the store until one is installed).
     var webhook: WebhookProvider?
+    package var hasWebhook: Bool { webhook != nil }
     /// Numbers in events in full; by default masked as in logs (+*******3434).
     package var includePhoneNumbers = false
     /// The first retry's delay; each later one doubles, up to maxRetryMs.

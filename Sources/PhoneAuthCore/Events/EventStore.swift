@@ -3,11 +3,12 @@ package protocol EventStore: AnyObject, Sendable {
     /// Leases up to `limit` due events, each the first undelivered one of its subject (so a
     /// user's events are delivered in order), so no other engine delivers them meanwhile.
     func claimDueEvents(now: Timestamp, limit: Int, lease: DeliveryLease) throws -> [PendingEvent]
-    /// Deletes delivered events, makes failed ones due at their retry time and released ones
-    /// (not tried: the engine is closing) due now, for events `leaseOwner` still holds.
-    func recordEventDeliveries(
-        delivered: [String], failed: [(id: String, retryAt: Timestamp, error: String)], released: [String],
-        now: Timestamp, leaseOwner: String) throws
+    /// Deletes a delivered event (`failure` nil), or makes a failed one due again at its retry
+    /// time (the subject's later events not before it); only while `leaseOwner` still holds it.
+    func recordEventDelivery(_ event: PendingEvent, failure: (retryAt: Timestamp, error: String)?, leaseOwner: String)
+        throws
+    /// Gives leased events back, due now, untried (the engine is closing, or its lease is short).
+    func releaseEvents(ids: [String], now: Timestamp, leaseOwner: String) throws
     /// When the earliest event falls due, if any.
     func nextEventDue() throws -> Timestamp?
     /// Calls `ring` after each commit of a transaction that recorded events (on its thread).

@@ -8,20 +8,17 @@ extension SQLStore {
         throws
     {
         guard events != nil else { return }
-        let id = "evt_" + SortableID.make(at: now, randomBytes: 12)
+        let id = EventID.make(at: now)
         var object = JSONObjectBuilder()
         for (name, value) in data { object.set(name, value) }
         let payload: JSONValue = .object([
             ("id", .string(id)), ("type", .string(type.rawValue)), ("timestamp", .string(now.rfc3339)),
             ("data", object.value),
         ])
-        let seq =
-            try db.row("SELECT max(seq) FROM events WHERE subject = ?", [.text(subject)]) { $0.optionalInt(0) }?
-            .map { $0 + 1 } ?? 0
         try db.run(
-            "INSERT INTO events (id, subject, seq, type, payload, created_at, due_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO events (id, subject, type, payload, created_at, due_at) VALUES (?, ?, ?, ?, ?, ?)",
             [
-                .text(id), .text(subject), .int(seq), .text(type.rawValue), .text(JSONCodec.serialize(payload)),
+                .text(id), .text(subject), .text(type.rawValue), .text(JSONCodec.serialize(payload)),
                 .int(now.milliseconds), .int(now.milliseconds),
             ])
         db.recordedEvents = true
@@ -68,13 +65,15 @@ extension SQLStore {
             var found: [PendingEvent] = []
             try db.rows(
                 """
-                SELECT id, type, payload, attempts FROM events e WHERE due_at <= ?
-                AND NOT EXISTS (SELECT 1 FROM events p WHERE p.subject = e.subject AND p.seq < e.seq)
+                SELECT id, subject, type, payload, attempts FROM events e WHERE due_at <= ?
+                AND NOT EXISTS (SELECT 1 FROM events p WHERE p.subject = e.subject AND p.id < e.id)
                 ORDER BY due_at LIMIT ?\(dialect.skipLocked)
                 """, [.int(now.milliseconds), .int(Int64(limit))]
             ) { row in
                 found.append(
-                    PendingEvent(id: row.text(0), type: row.text(1), payload: row.text(2), attempts: Int(row.int(3))))
+                    PendingEvent(
+                        id: row.text(0), subject: row.text(1), type: row.text(2), payload: row.text(3),
+                        attempts: Int(row.int(4))))
             }
             for event in found {
                 // While leased, due_at is when the lease runs out and another engine may deliver it.
@@ -86,27 +85,40 @@ extension SQLStore {
         }
     }
 
-    package func recordEventDeliveries(
-        delivered: [String], failed: [(id: String, retryAt: Timestamp, error: String)], released: [String],
-        now: Timestamp, leaseOwner: String
+    package func recordEventDelivery(
+        _ event: PendingEvent, failure: (retryAt: Timestamp, error: String)?, leaseOwner: String
     ) throws {
-        guard !delivered.isEmpty || !failed.isEmpty || !released.isEmpty else { return }
         try write(rowLocksSuffice: true) { db in
-            for id in released {
-                try db.run(
-                    "UPDATE events SET due_at = ?, lease = NULL WHERE id = ? AND lease = ?",
-                    [.int(now.milliseconds), .text(id), .text(leaseOwner)])
+            guard let failure else {
+                try db.run("DELETE FROM events WHERE id = ? AND lease = ?", [.text(event.id), .text(leaseOwner)])
+                return
             }
-            for id in delivered {
-                try db.run("DELETE FROM events WHERE id = ? AND lease = ?", [.text(id), .text(leaseOwner)])
-            }
-            for failure in failed {
+            guard
                 try db.run(
                     """
                     UPDATE events SET attempts = attempts + 1, due_at = ?, lease = NULL, last_error = ?
                     WHERE id = ? AND lease = ?
                     """,
-                    [.int(failure.retryAt.milliseconds), .text(failure.error), .text(failure.id), .text(leaseOwner)])
+                    [.int(failure.retryAt.milliseconds), .text(failure.error), .text(event.id), .text(leaseOwner)]) == 1
+            else { return }
+            // The subject's later events wait behind this one: not due before it, so a claim does
+            // not look at them again and again while it fails.
+            try db.run(
+                "UPDATE events SET due_at = ? WHERE subject = ? AND id > ? AND due_at < ? AND lease IS NULL",
+                [
+                    .int(failure.retryAt.milliseconds), .text(event.subject), .text(event.id),
+                    .int(failure.retryAt.milliseconds),
+                ])
+        }
+    }
+
+    package func releaseEvents(ids: [String], now: Timestamp, leaseOwner: String) throws {
+        guard !ids.isEmpty else { return }
+        try write(rowLocksSuffice: true) { db in
+            for id in ids {
+                try db.run(
+                    "UPDATE events SET due_at = ?, lease = NULL WHERE id = ? AND lease = ?",
+                    [.int(now.milliseconds), .text(id), .text(leaseOwner)])
             }
         }
     }
@@ -116,7 +128,7 @@ extension SQLStore {
             try db.row(
                 """
                 SELECT min(due_at) FROM events e
-                WHERE NOT EXISTS (SELECT 1 FROM events p WHERE p.subject = e.subject AND p.seq < e.seq)
+                WHERE NOT EXISTS (SELECT 1 FROM events p WHERE p.subject = e.subject AND p.id < e.id)
                 """
             ) { $0.optionalInt(0).map { Timestamp(milliseconds: $0) } } ?? nil
         }

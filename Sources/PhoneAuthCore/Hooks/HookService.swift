@@ -61,9 +61,13 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
         }
     }
 
-    /// Whether beforeCreate or beforeSignIn is installed: then sign-ins wait for them
-    /// (NewSignIn.judgedByHooks).
-    var judgesSignIns: Bool { hook(.beforeCreate) != nil || hook(.beforeSignIn) != nil }
+    /// Which of beforeCreate and beforeSignIn are installed (NewSignIn.hooks).
+    var signInHooks: SignInHooks {
+        var installed: SignInHooks = []
+        if hook(.beforeCreate) != nil { installed.insert(.beforeCreate) }
+        if hook(.beforeSignIn) != nil { installed.insert(.beforeSignIn) }
+        return installed
+    }
 
     /// beforeCreate (for a new user), then beforeSignIn, for a sign-in whose credential was
     /// checked: throws a refusal; returns what they change.
@@ -128,14 +132,14 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
                     verdict.changes.customClaims = .some(
                         isNull ? nil : try DeveloperClaims.validated(value, field: field))
                 default:  // sessionClaims
-                    verdict.sessionClaims = isNull ? nil : try DeveloperClaims.validated(value, field: field)
+                    verdict.sessionClaims = .some(isNull ? nil : try DeveloperClaims.validated(value, field: field))
                 }
             }
         } catch {
             return .failure(error)
         }
         let custom = verdict.changes.customClaims ?? claimsBefore
-        let total = (custom?.utf8.count ?? 0) + (verdict.sessionClaims?.utf8.count ?? 0)
+        let total = (custom?.utf8.count ?? 0) + ((verdict.sessionClaims ?? nil)?.utf8.count ?? 0)
         guard total <= DeveloperClaims.maxBytes else {
             return .failure(
                 PhoneAuthError(

@@ -2,7 +2,8 @@
 /// their `updateMask` named (stored), and the session's claims (in its ID tokens only).
 package struct HookVerdict: Sendable {
     package var changes = UserChanges()
-    package var sessionClaims: String?
+    /// nil: not named (a continued session keeps its claims); `.some(nil)`: none.
+    package var sessionClaims: String??
 
     /// `later`'s fields over these (beforeSignIn runs after beforeCreate).
     mutating func merge(_ later: HookVerdict) {

@@ -141,8 +141,8 @@ extension SQLStore {
             resolved.secondFactorEnrollment = factor.enrollmentId
             resolved.challenge = nil
             // Custom-token sign-ins are not judged by hooks, their second factor neither.
-            if signIn.judgedByHooks, session.provider != .custom {
-                return .approvalNeeded(PendingSignIn(flow: .secondFactor, user: user, isNew: false, signIn: resolved))
+            if signIn.hooks.judge(isNew: false), session.provider != .custom {
+                return .approvalNeeded(PendingSignIn(flow: .existingUser, user: user, isNew: false, signIn: resolved))
             }
             return try open(resolved, for: user, isNew: false, now: now, in: db)
         }

@@ -68,7 +68,7 @@ package final class SessionService {
         return (
             NewSignIn(
                 newUid: uid, sessionId: first.sessionId, refreshSecretHash: first.secretHash, provider: provider,
-                developerClaims: developerClaims, judgedByHooks: provider != .custom && hooks.judgesSignIns,
+                developerClaims: developerClaims, hooks: provider == .custom ? [] : hooks.signInHooks,
                 challenge: challenge), first
         )
     }
@@ -96,11 +96,14 @@ package final class SessionService {
         return (signIn, first)
     }
 
-    /// Turns a store outcome into tokens, or into the error it stands for.
+    /// Turns a store outcome into tokens, or into the error it stands for: the caller's own
+    /// (`explain`, for outcomes it words itself), else the usual one. An outcome waiting for
+    /// the hooks is finished once they let it through, with the same `explain`.
     func finish(
         _ outcome: AccountOutcome, _ first: RefreshToken, now: Timestamp,
-        clientIp: ClientAddress? = nil
+        clientIp: ClientAddress? = nil, explain: (AccountOutcome) -> PhoneAuthError? = { _ in nil }
     ) throws -> SignInResult {
+        if let error = explain(outcome) { throw failures.reported(error, clientIp: clientIp, now: now) }
         switch outcome {
         case let .signedIn(session, isNew):
             let refreshToken = RefreshToken(
@@ -120,7 +123,8 @@ package final class SessionService {
         case let .locked(until):
             throw MultiFactorErrors.factorLocked(until: until, now: now)
         case let .approvalNeeded(pending):
-            return try finish(try approve(pending, clientIp: clientIp), first, now: clock.now(), clientIp: clientIp)
+            return try finish(
+                try approve(pending, clientIp: clientIp), first, now: clock.now(), clientIp: clientIp, explain: explain)
         }
     }
 

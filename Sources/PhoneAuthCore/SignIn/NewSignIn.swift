@@ -19,9 +19,9 @@ package struct NewSignIn: Sendable {
     package var secondFactorEnrollment: String? = nil
     /// Claims a beforeSignIn hook gave the session (JSON object text).
     package var sessionClaims: String? = nil
-    /// Hooks judge sign-ins (beforeCreate or beforeSignIn is installed): a store that has checked
-    /// the credential answers `approvalNeeded` rather than opening the session.
-    package var judgedByHooks = false
+    /// The sign-in hooks installed: a store that has checked the credential of a sign-in they
+    /// judge answers `approvalNeeded` rather than opening the session (none for custom tokens).
+    package var hooks: SignInHooks = []
     /// Opened instead of the session when the user has second factors.
     package var challenge: NewMFASession? = nil
 }

@@ -6,10 +6,11 @@ package struct PendingSignIn: Sendable {
         /// A first-factor code (or a temporary proof, which signs in only the user it was made
         /// for); `verificationId` records what the sign-in opened, for a retry.
         case firstFactor(verificationId: String, temporaryProof: Bool)
-        /// A second factor that completed a challenge.
-        case secondFactor
-        /// A number linked to (`link`) or changed for the signed-in `presentedSession`'s user.
-        case numberChange(presentedSession: String, link: Bool)
+        /// A user who proved a second factor, or reauthenticated.
+        case existingUser
+        /// A number linked to (`link`) or changed for the signed-in `presentedSession`'s user;
+        /// if another user has it by then, the spent code `verificationId` becomes `proof`.
+        case numberChange(presentedSession: String, link: Bool, verificationId: String, proof: TemporaryProof)
     }
 
     package var flow: Flow

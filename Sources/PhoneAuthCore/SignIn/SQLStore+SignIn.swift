@@ -27,7 +27,7 @@ extension SQLStore {
             if user == nil, holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
             // Hooks judge a sign-in that opens a session; a user with second factors gets the
             // challenge first, and the hooks run once it is met.
-            if signIn.judgedByHooks, user?.factors.isEmpty ?? true {
+            if signIn.hooks.judge(isNew: user == nil), user?.factors.isEmpty ?? true {
                 try markUsed(id, in: db)
                 return .approvalNeeded(
                     PendingSignIn(
@@ -61,28 +61,39 @@ extension SQLStore {
     {
         try write { db in
             var signIn = pending.signIn
-            signIn.sessionClaims = verdict.sessionClaims
-            var changes = verdict.changes
+            if let claims = verdict.sessionClaims { signIn.sessionClaims = claims }
             let uid = pending.user.uid
+            let phone = pending.user.phoneNumber ?? ""
+            var newNumber: String?
             switch pending.flow {
             case let .firstFactor(verificationId, temporaryProof):
-                let phone = pending.user.phoneNumber ?? ""
                 let holder = try numberHolder(phone, in: db)
                 if holder.user?.uid != (pending.isNew ? nil : uid) {
                     if temporaryProof { return .rejected(.unusable(reason: .ownerChanged)) }
-                    if holder.user == nil, holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
-                    if holder.user?.disabled == true { return .refused(.userDisabled) }
-                    var next = pending
-                    next.user = holder.user ?? PendingSignIn.newUser(uid: signIn.newUid, phone: phone, now: now)
-                    next.isNew = holder.user == nil
-                    guard let user = holder.user, !user.factors.isEmpty else { return .approvalNeeded(next) }
-                    let outcome = try open(pending.signIn, for: user, isNew: false, now: now, in: db)
-                    if case let .secondFactorRequired(_, challenge) = outcome {
-                        try markUsedBySignIn(
-                            verificationId, EarlierSignIn(uid: user.uid, opened: challenge.id, isNewUser: false),
-                            at: now, in: db)
+                    if holder.user == nil {
+                        if holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
+                        var next = pending
+                        (next.user, next.isNew) = (PendingSignIn.newUser(uid: signIn.newUid, phone: phone, now: now), true)
+                        return .approvalNeeded(next)
                     }
-                    return outcome
+                }
+                if let user = holder.user {
+                    if user.disabled { return .refused(.userDisabled) }
+                    // Second factors (one enrolled meanwhile, too) come first; the hooks judge after them.
+                    if !user.factors.isEmpty {
+                        let outcome = try open(pending.signIn, for: user, isNew: false, now: now, in: db)
+                        if case let .secondFactorRequired(_, challenge) = outcome {
+                            try markUsedBySignIn(
+                                verificationId, EarlierSignIn(uid: user.uid, opened: challenge.id, isNewUser: false),
+                                at: now, in: db)
+                        }
+                        return outcome
+                    }
+                    if user.uid != uid {
+                        var next = pending
+                        (next.user, next.isNew) = (user, false)
+                        return .approvalNeeded(next)
+                    }
                 }
                 if pending.isNew {
                     try db.run(
@@ -90,21 +101,29 @@ extension SQLStore {
                         [.text(uid), .text(phone), .int(now.milliseconds), .int(now.milliseconds)])
                 }
                 try markUsedBySignIn(
-                    verificationId, EarlierSignIn(uid: uid, opened: signIn.sessionId, isNewUser: pending.isNew),
-                    at: now,
+                    verificationId, EarlierSignIn(uid: uid, opened: signIn.sessionId, isNewUser: pending.isNew), at: now,
                     in: db)
-            case .secondFactor: break
-            case let .numberChange(presentedSession, link):
+            case .existingUser:
+                guard let user = try user(uid: uid, in: db) else { return .refused(.userNotFound) }
+                if user.disabled { return .refused(.userDisabled) }
+            case let .numberChange(presentedSession, link, verificationId, proof):
                 if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) {
                     return .refused(refusal)
                 }
                 if link, try user(uid: uid, in: db)?.phoneNumber != nil { return .refused(.providerAlreadyLinked) }
-                changes.phoneNumber = .some(pending.user.phoneNumber)
+                let holder = try numberHolder(phone, in: db)
+                if let owner = holder.user, owner.uid != uid {
+                    return try alreadyInUse(verificationId, proof: proof, phone: phone, owner: owner.uid, now: now, in: db)
+                }
+                if holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
+                newNumber = phone
             }
-            switch try refusal(of: changes, uid: uid, in: db) {
-            case .phoneNumberTaken?: return .refused(.credentialAlreadyInUse(phone: pending.user.phoneNumber ?? ""))
-            case .phoneIsSecondFactor?: return .refused(.unsupportedFirstFactor)
-            default: break
+            // A hook that disables an existing user changes only that, and the sign-in is refused.
+            var changes = verdict.changes
+            if changes.disabled == true && !pending.isNew {
+                changes = UserChanges(disabled: true)
+            } else if let newNumber {
+                changes.phoneNumber = .some(newNumber)
             }
             guard case let .updated(user) = try apply(changes, uid: uid, now: now, announced: !pending.isNew, in: db)
             else { return .refused(.userNotFound) }

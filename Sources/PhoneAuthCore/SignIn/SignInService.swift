@@ -37,24 +37,19 @@ package final class SignInService {
             maxAttempts: config.maxAttempts, limits: verification.checkLimits(credential),
             codeMatches: verification.codeMatcher(credential), signIn: signIn,
             retrySince: retry > 0 ? now.adding(seconds: -retry) : nil)
-        if credential.isTemporaryProof, case let .rejected(rejection) = outcome {
+        return try sessions.finish(outcome, first, now: now, clientIp: credential.clientIp) { outcome in
+            guard credential.isTemporaryProof, case let .rejected(rejection) = outcome else { return nil }
             switch rejection {
-            case .limited, .numberLocked: break  // reported as for any code: the proof may work later
+            case .limited, .numberLocked: return nil  // reported as for any code: the proof may work later
             case let .unusable(why):
-                throw failures.reported(
-                    PhoneAuthError(
-                        .invalidCredential, "The temporary proof is expired or already used.",
-                        details: [("reason", .string(why.rawValue))]),
-                    clientIp: credential.clientIp, now: now)
+                return PhoneAuthError(
+                    .invalidCredential, "The temporary proof is expired or already used.",
+                    details: [("reason", .string(why.rawValue))])
             case .wrongCode, .unknown:
-                throw failures.reported(
-                    PhoneAuthError(
-                        .invalidCredential, "The temporary proof is unknown.", details: [("reason", .string("unknown"))]
-                    ),
-                    clientIp: credential.clientIp, now: now)
+                return PhoneAuthError(
+                    .invalidCredential, "The temporary proof is unknown.", details: [("reason", .string("unknown"))])
             }
         }
-        return try sessions.finish(outcome, first, now: now, clientIp: credential.clientIp)
     }
 
     /// A token the host hands to its user to sign in as `uid` (created on first sign-in).

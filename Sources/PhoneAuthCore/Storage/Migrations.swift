@@ -176,23 +176,23 @@ enum Migrations {
         ALTER TABLE sessions ADD COLUMN session_claims TEXT;
         """,
         // 11: the events outbox: each event written in the transaction of the change it reports,
-        // deleted once delivered. `seq` orders a subject's (a user's, or a number's) events;
-        // only the first of each subject is ever due, so they arrive in order.
+        // deleted once delivered. IDs grow (EventID): only a subject's (a user's, or a number's)
+        // first event by ID is ever delivered, so they arrive in order. Recording only inserts,
+        // so it never meets another recording transaction's reads.
         """
         CREATE TABLE events (
             id TEXT PRIMARY KEY,
             subject TEXT NOT NULL,
-            seq INTEGER NOT NULL,
             type TEXT NOT NULL,
             payload TEXT NOT NULL,
             created_at INTEGER NOT NULL,
             attempts INTEGER NOT NULL DEFAULT 0,
             due_at INTEGER NOT NULL,
             lease TEXT,
-            last_error TEXT,
-            UNIQUE (subject, seq)
+            last_error TEXT
         ) WITHOUT ROWID;
         CREATE INDEX events_by_due ON events (due_at);
+        CREATE INDEX events_by_subject ON events (subject, id);
         """,
     ]
 

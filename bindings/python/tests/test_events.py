@@ -116,7 +116,7 @@ def test_every_change_is_an_event(make_engine, sms):
     host_events = [e for e in events if e["type"] != "phoneNumberLocked"]  # the number's own order is apart
     assert [e["type"] for e in host_events] == [t for t in expected if t != "phoneNumberLocked"]  # in order
     assert [e["data"]["changed"] for e in events if e["type"] == "userUpdated"] == [
-        ["phoneNumber"], ["phoneNumber"], ["displayName", "disabled"], ["customClaims"]]
+        ["phoneNumber"], ["phoneNumber"], ["displayName"], ["customClaims"]]  # disabled was already false
     assert [e["data"]["reason"] for e in events if e["type"] == "sessionRevoked"] == [
         "reused", "signedOut", "revoked"]
     enrolment = next(e for e in events if e["type"] == "secondFactorEnrolled")["data"]
@@ -138,8 +138,10 @@ def test_what_is_refused_or_rolled_back_is_no_event(make_engine):
     engine.set_hook("beforeCreate", Recorder({"error": {"message": "no"}}))
     with pytest.raises(phoneauth.BlockingFunctionError):
         sign_in(engine, B)
+    engine.update_user("one", display_name=None, disabled=False)  # the values it had: no change, no event
     engine.update_user("one", display_name="marker")
     assert inbox.wait(2) and inbox.types() == ["userCreated", "userUpdated"]
+    assert inbox.events[1]["data"]["changed"] == ["displayName"]
 
 
 def test_a_refused_event_comes_again_and_holds_back_that_users_later_ones(make_engine):

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 import phoneauth
-from support import FIXED_NUMBERS, custom_sign_in, wait_until, enrol_fixed, fixed_credential, resolve_fixed, resolver_of
+from support import FIXED_NUMBERS, custom_sign_in, enrol_fixed, fixed_credential, resolve_fixed, resolver_of, wait_until
 from test_hooks import Recorder
 from test_tokens import decode
 
@@ -270,7 +270,107 @@ def test_a_temporary_proof_signs_in_no_one_but_its_owner_even_when_the_number_mo
         return {}
 
     engine.set_hook("beforeSignIn", Recorder(number_moves))
-    with pytest.raises(phoneauth.PhoneAuthError) as refused:
+    with pytest.raises(phoneauth.InvalidCredentialError) as refused:  # as without hooks
         engine.sign_in_with_credential(credential={"temporaryProof": proof})
     assert refused.value.details.get("reason") == "ownerChanged", refused.value
     assert user(engine, "other")["metadata"].get("lastSignInTime") is None  # not signed in to the number's new user
+
+
+def test_a_user_disabled_while_the_hooks_ran_stays_disabled(engine):
+    uid = sign_in(engine, A)["user"]["uid"]
+
+    def admin_disables_meanwhile(event):
+        engine.update_user(uid, disabled=True)
+        return {"userRecord": {"updateMask": "disabled,customClaims", "disabled": False, "customClaims": {"x": 1}}}
+
+    engine.set_hook("beforeSignIn", Recorder(admin_disables_meanwhile))
+    with pytest.raises(phoneauth.UserDisabledError):
+        sign_in(engine, A)
+    stored = user(engine, uid)
+    assert stored["disabled"] is True and stored["customClaims"] is None  # nothing of the verdict was written
+
+
+def test_a_hook_that_disables_an_existing_user_changes_only_that(engine):
+    uid = sign_in(engine, A)["user"]["uid"]
+    engine.set_hook("beforeSignIn", Recorder({"userRecord": {
+        "updateMask": "disabled,displayName", "disabled": True, "displayName": "Banned"}}))
+    with pytest.raises(phoneauth.UserDisabledError):
+        sign_in(engine, A)
+    stored = user(engine, uid)
+    assert stored["disabled"] is True and stored["displayName"] is None
+
+
+def test_a_number_taken_while_the_hooks_ran_gives_the_link_a_temporary_proof(engine):
+    host = custom_sign_in(engine, "host")
+
+    def someone_takes_it_meanwhile(event):
+        engine.create_user(uid="taker", phone_number=A)
+        return {}
+
+    engine.set_hook("beforeSignIn", Recorder(someone_takes_it_meanwhile))
+    with pytest.raises(phoneauth.CredentialAlreadyInUseError) as info:
+        engine.link_with_credential(host["idToken"], fixed_credential(engine, A))
+    assert info.value.details["phoneNumber"] == A
+    engine.set_hook("beforeSignIn", None)
+    signed = engine.sign_in_with_credential(credential={"temporaryProof": info.value.details["temporaryProof"]})
+    assert signed["user"]["uid"] == "taker" and user(engine, "host")["phoneNumber"] is None
+
+
+def test_a_second_factor_enrolled_while_the_hooks_ran_is_asked_for_first(engine):
+    signed = sign_in(engine, A)
+    calls = []
+
+    def enrol_meanwhile(event):
+        if not calls:
+            enrol_fixed(engine, signed["idToken"], B)
+        calls.append(event)
+        return {"userRecord": {"updateMask": "displayName", "displayName": "judged"}}
+
+    engine.set_hook("beforeSignIn", Recorder(enrol_meanwhile))
+    cred = fixed_credential(engine, A)
+    resolver = resolver_of(engine, lambda: engine.sign_in_with_credential(credential=cred))
+    assert user(engine, signed["user"]["uid"])["displayName"] is None  # the verdict waits for the factor
+    again = resolver_of(engine, lambda: engine.sign_in_with_credential(credential=cred))  # a retry: that challenge
+    assert again.session == resolver.session
+    resolve_fixed(engine, resolver, resolver.hints[0])
+    assert len(calls) == 2 and calls[1]["sign_in_second_factor"] == "phone"
+    assert user(engine, signed["user"]["uid"])["displayName"] == "judged"
+
+
+def test_reauthentication_is_judged_by_before_sign_in(engine):
+    signed = sign_in(engine, A)
+    hook = Recorder({"error": {"message": "Not now."}})
+    engine.set_hook("beforeSignIn", hook)
+    with pytest.raises(phoneauth.BlockingFunctionError, match="Not now."):
+        engine.reauthenticate_with_credential(signed["idToken"], fixed_credential(engine, A))
+    hook.answer = {"userRecord": {"updateMask": "sessionClaims", "sessionClaims": {"again": True}}}
+    again = engine.reauthenticate_with_credential(signed["idToken"], fixed_credential(engine, A))
+    assert decode(engine, again["idToken"])["again"] is True
+
+
+def test_a_continued_session_keeps_its_claims_unless_the_hook_names_them(engine):
+    host = custom_sign_in(engine, "host")
+    engine.set_hook("beforeSignIn", Recorder({"userRecord": {"updateMask": "sessionClaims",
+                                                             "sessionClaims": {"kiosk": True}}}))
+    linked = engine.link_with_credential(host["idToken"], fixed_credential(engine, A))
+    assert decode(engine, linked["idToken"])["kiosk"] is True
+    engine.set_hook("beforeSignIn", Recorder({}))  # names nothing: the session's claims stay
+    changed = engine.update_phone_number(linked["idToken"], fixed_credential(engine, B))
+    assert decode(engine, changed["idToken"])["kiosk"] is True
+    engine.set_hook("beforeSignIn", Recorder({"userRecord": {"updateMask": "sessionClaims", "sessionClaims": None}}))
+    cleared = engine.update_phone_number(changed["idToken"], fixed_credential(engine, C))
+    assert "kiosk" not in decode(engine, cleared["idToken"])
+
+
+def test_only_before_create_leaves_an_existing_users_sign_in_one_transaction(engine):
+    sign_in(engine, A)
+    engine.set_hook("beforeCreate", Recorder())
+    cred = fixed_credential(engine, A)
+    before = engine.get_storage_statistics()["transactions"]
+    engine.sign_in_with_credential(credential=cred)
+    assert engine.get_storage_statistics()["transactions"] - before == 1
+    engine.set_hook("beforeSignIn", Recorder())
+    cred = fixed_credential(engine, A)
+    before = engine.get_storage_statistics()["transactions"]
+    engine.sign_in_with_credential(credential=cred)
+    assert engine.get_storage_statistics()["transactions"] - before == 2  # judged: two, none open meanwhile
