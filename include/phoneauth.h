@@ -163,7 +163,8 @@ int phoneauth_set_sms_sender(phoneauth_engine *engine, phoneauth_sms_sender send
  * Events: codeSent, deliveryFailed, providerSkipped, providerRestored, signInSucceeded,
  * signInFailed, limitTripped, lockout, ... (their fields are listed in docs/API.md). Phone numbers are masked to their last four digits; codes,
  * secrets and tokens never appear. It runs on the thread of the call that caused the event, on a
- * delivery thread, or on the thread in phoneauth_close (for the last sends), possibly on several
+ * delivery thread or the event thread (eventDeliveryFailed), or on the thread in phoneauth_close
+ * (for the last sends), possibly on several
  * threads at once: it must be thread-safe, quick (a slow sink holds up the delivery
  * bookkeeping), and must not call back into the engine. codeSent and deliveryFailed come once the
  * outcome is in the store, so a getVerificationStatus made (from another thread) after one
@@ -224,7 +225,7 @@ int phoneauth_set_captcha_verifier(phoneauth_engine *engine, phoneauth_captcha_v
  * beforeSignIn run after the code was checked and spent: a refused sign-in's code stays used.
  * Runs on the thread of the call that reaches the hook (verifyPhoneNumber, its second-factor
  * form and mfaEnrollStart for beforeSendSms; signInWithCredential, mfaResolveSignIn,
- * linkWithCredential and updatePhoneNumber for the others), never
+ * linkWithCredential, updatePhoneNumber and reauthenticateWithCredential for the others), never
  * inside a store transaction; callable from any thread at once. */
 typedef int (*phoneauth_hook)(void *ctx, const char *event_json, char *response_json, size_t response_size);
 
@@ -239,7 +240,7 @@ int phoneauth_set_hook(phoneauth_engine *engine, const char *name, phoneauth_hoo
  * only during the call. Returns 0 when it took the event; non-zero, and the event is offered again
  * later (backoff as for the webhook). Events of one user come in the order they happened, each
  * at least once: drop repeats by "id". Runs on the engine's event thread, one event at a time;
- * it may call into the engine. */
+ * it may call into the engine, but not phoneauth_close (which waits for that thread). */
 typedef int (*phoneauth_event_handler)(void *ctx, const char *event_json);
 
 /* Installs (or, with handler NULL, removes) the event handler; it replaces the configuration's

@@ -73,7 +73,9 @@ extension SQLStore {
                     if holder.user == nil {
                         if holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
                         var next = pending
-                        (next.user, next.isNew) = (PendingSignIn.newUser(uid: signIn.newUid, phone: phone, now: now), true)
+                        (next.user, next.isNew) = (
+                            PendingSignIn.newUser(uid: signIn.newUid, phone: phone, now: now), true
+                        )
                         return .approvalNeeded(next)
                     }
                 }
@@ -101,7 +103,8 @@ extension SQLStore {
                         [.text(uid), .text(phone), .int(now.milliseconds), .int(now.milliseconds)])
                 }
                 try markUsedBySignIn(
-                    verificationId, EarlierSignIn(uid: uid, opened: signIn.sessionId, isNewUser: pending.isNew), at: now,
+                    verificationId, EarlierSignIn(uid: uid, opened: signIn.sessionId, isNewUser: pending.isNew),
+                    at: now,
                     in: db)
             case .existingUser:
                 guard let user = try user(uid: uid, in: db) else { return .refused(.userNotFound) }
@@ -113,7 +116,8 @@ extension SQLStore {
                 if link, try user(uid: uid, in: db)?.phoneNumber != nil { return .refused(.providerAlreadyLinked) }
                 let holder = try numberHolder(phone, in: db)
                 if let owner = holder.user, owner.uid != uid {
-                    return try alreadyInUse(verificationId, proof: proof, phone: phone, owner: owner.uid, now: now, in: db)
+                    return try alreadyInUse(
+                        verificationId, proof: proof, phone: phone, owner: owner.uid, now: now, in: db)
                 }
                 if holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
                 newNumber = phone
@@ -194,7 +198,8 @@ extension SQLStore {
                 .userSignedIn, subject: user.uid,
                 [
                     ("user", eventUser(user)), ("provider", .string(signIn.provider.rawValue)),
-                    ("secondFactor", signIn.secondFactor.map { .string($0.rawValue) }), ("isNewUser", .bool(isNew)),
+                    ("secondFactor", signIn.secondFactor.map { .string($0.rawValue) } ?? .null),
+                    ("isNewUser", .bool(isNew)),
                 ], at: now, in: db)
         }
         return .signedIn(
