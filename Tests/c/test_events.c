@@ -48,24 +48,10 @@ typedef struct {
     int held;           /* calls that have waited (or are waiting) in the handler */
 } capture;
 
-static void deadline_after(struct timespec *ts, int ms) {
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    ts->tv_sec += ms / 1000;
-    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
-
 static void capture_init(capture *c) {
     memset(c, 0, sizeof *c);
     pthread_mutex_init(&c->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&c->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    tu_init_monotonic_cond(&c->cv);
     c->offered = json_array();
     c->taken = json_array();
 }
@@ -102,7 +88,7 @@ static int handler(void *ctx, const char *event_json) {
             c->held++;
             pthread_cond_broadcast(&c->cv);
             struct timespec deadline;
-            deadline_after(&deadline, tu_timeout_ms(30000));
+            tu_deadline_after(&deadline, tu_timeout_ms(30000));
             while (c->hold && pthread_cond_timedwait(&c->cv, &c->mu, &deadline) == 0) {
             }
         }
@@ -125,7 +111,7 @@ static int handler(void *ctx, const char *event_json) {
 /* Waits until the handler has taken n distinct events (or timeout_ms pass); returns how many. */
 static int wait_taken(capture *c, int n, int timeout_ms) {
     struct timespec deadline;
-    deadline_after(&deadline, timeout_ms);
+    tu_deadline_after(&deadline, timeout_ms);
     pthread_mutex_lock(&c->mu);
     while ((int)json_array_size(c->taken) < n && pthread_cond_timedwait(&c->cv, &c->mu, &deadline) == 0) {
     }
@@ -137,7 +123,7 @@ static int wait_taken(capture *c, int n, int timeout_ms) {
 /* Waits until the handler has been called n times (or timeout_ms pass); returns how many times. */
 static int wait_offered(capture *c, int n, int timeout_ms) {
     struct timespec deadline;
-    deadline_after(&deadline, timeout_ms);
+    tu_deadline_after(&deadline, timeout_ms);
     pthread_mutex_lock(&c->mu);
     while ((int)json_array_size(c->offered) < n && pthread_cond_timedwait(&c->cv, &c->mu, &deadline) == 0) {
     }
@@ -149,7 +135,7 @@ static int wait_offered(capture *c, int n, int timeout_ms) {
 /* Waits until a call is waiting in the handler (hold set); returns whether one is. */
 static int wait_held(capture *c, int n, int timeout_ms) {
     struct timespec deadline;
-    deadline_after(&deadline, timeout_ms);
+    tu_deadline_after(&deadline, timeout_ms);
     pthread_mutex_lock(&c->mu);
     while (c->held < n && pthread_cond_timedwait(&c->cv, &c->mu, &deadline) == 0) {
     }

@@ -72,7 +72,7 @@ void tu_sleep_ms(int ms) {
 }
 
 /* A deadline ms from now on CLOCK_MONOTONIC (the clock of every condition variable here). */
-static void deadline_after(struct timespec *ts, int ms) {
+void tu_deadline_after(struct timespec *ts, int ms) {
     clock_gettime(CLOCK_MONOTONIC, ts);
     ts->tv_sec += ms / 1000;
     ts->tv_nsec += (long)(ms % 1000) * 1000000L;
@@ -82,7 +82,7 @@ static void deadline_after(struct timespec *ts, int ms) {
     }
 }
 
-static void init_monotonic_cond(pthread_cond_t *cv) {
+void tu_init_monotonic_cond(pthread_cond_t *cv) {
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -110,7 +110,7 @@ static void marked_thread_ended(void *value) {
 
 static void marks_init(void) {
     pthread_key_create(&g_marks.key, marked_thread_ended);
-    init_monotonic_cond(&g_marks.cv);
+    tu_init_monotonic_cond(&g_marks.cv);
 }
 
 void tu_mark_thread(void) {
@@ -123,7 +123,7 @@ int tu_marked_ended(void) { return tu_wait_marked_ended(0, 0); }
 int tu_wait_marked_ended(int n, int timeout_ms) {
     pthread_once(&g_marks.once, marks_init);
     struct timespec deadline;
-    deadline_after(&deadline, timeout_ms);
+    tu_deadline_after(&deadline, timeout_ms);
     pthread_mutex_lock(&g_marks.mu);
     while (g_marks.ended < n && pthread_cond_timedwait(&g_marks.cv, &g_marks.mu, &deadline) == 0) {
     }
@@ -482,7 +482,7 @@ const char *tu_dump(json_t *v) {
 void tu_sms_init(tu_sms *s, const char *tag) {
     memset(s, 0, sizeof *s);
     pthread_mutex_init(&s->mu, NULL);
-    init_monotonic_cond(&s->cv);
+    tu_init_monotonic_cond(&s->cv);
     s->messages = json_array();
     s->creator = pthread_self();
     s->tag = tag;
@@ -542,7 +542,7 @@ static json_t *find_message(tu_sms *s, const char *vid) {
 
 json_t *tu_sms_wait(tu_sms *s, const char *verification_id, int timeout_ms) {
     struct timespec deadline;
-    deadline_after(&deadline, timeout_ms);
+    tu_deadline_after(&deadline, timeout_ms);
     pthread_mutex_lock(&s->mu);
     json_t *m;
     while ((m = find_message(s, verification_id)) == NULL) {
@@ -558,7 +558,7 @@ json_t *tu_sms_wait(tu_sms *s, const char *verification_id, int timeout_ms) {
 
 int tu_sms_wait_calls(tu_sms *s, int n, int timeout_ms) {
     struct timespec deadline;
-    deadline_after(&deadline, timeout_ms);
+    tu_deadline_after(&deadline, timeout_ms);
     pthread_mutex_lock(&s->mu);
     while (s->calls < n) {
         if (pthread_cond_timedwait(&s->cv, &s->mu, &deadline) == ETIMEDOUT) break;
@@ -605,7 +605,7 @@ int tu_sms_returned(tu_sms *s) {
 void tu_sent_init(tu_sent *s) {
     memset(s, 0, sizeof *s);
     pthread_mutex_init(&s->mu, NULL);
-    init_monotonic_cond(&s->cv);
+    tu_init_monotonic_cond(&s->cv);
 }
 
 void tu_sent_destroy(tu_sent *s) {
@@ -629,7 +629,7 @@ void tu_sent_sink(void *ctx, const char *event_json) {
 
 int tu_sent_wait(tu_sent *s, int n, int timeout_ms) {
     struct timespec deadline;
-    deadline_after(&deadline, timeout_ms);
+    tu_deadline_after(&deadline, timeout_ms);
     pthread_mutex_lock(&s->mu);
     while (s->sent < n && pthread_cond_timedwait(&s->cv, &s->mu, &deadline) == 0) {
     }

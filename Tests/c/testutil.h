@@ -18,6 +18,7 @@
 #include <jansson.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <time.h>
 
 /* ---- assertions ---------------------------------------------------------------------------- */
 
@@ -43,6 +44,10 @@ int tu_timeout_ms(int base_ms);
 int tu_memcheck(void);
 
 void tu_sleep_ms(int ms);
+
+/* A deadline ms from now on CLOCK_MONOTONIC, and a condition variable that waits on that clock. */
+void tu_deadline_after(struct timespec *ts, int ms);
+void tu_init_monotonic_cond(pthread_cond_t *cv);
 
 /* ---- knowing that a close has begun ------------------------------------------------------------
  * phoneauth_close first stops the engine's delivery threads from taking more messages, then waits

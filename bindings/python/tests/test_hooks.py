@@ -216,11 +216,11 @@ def test_bad_hook_configuration_is_refused_naming_the_key(make_engine, hooks, ke
 # Over HTTP: the engine as Firebase's identity service, calling a function on loopback.
 
 class Function:
-    """A blocking function on loopback: checks each request as Firebase's functions SDK does (the
-    JWT's signature against the engine's JWKS, its audience, issuer and expiry), records the
-    verified payload, and answers what the test set."""
+    """A blocking function on loopback at /<name>: checks each request as Firebase's functions SDK
+    does (the JWT's signature against the engine's JWKS, its audience, issuer and expiry), records
+    the verified payload, and answers what the test set."""
 
-    def __init__(self, engine_of):
+    def __init__(self, engine_of, name="beforeSendSms"):
         self.engine_of = engine_of
         self.payloads, self.problems = [], []
         self.answer = Answer(200, {})
@@ -241,13 +241,14 @@ class Function:
             return self.answer
 
         self.server = FakeServer(default=respond)
-        self.url = self.server.url + "/beforeSendSms"
+        self.url = f"{self.server.url}/{name}"
 
     def close(self):
         self.server.close()
 
 
-ISSUER = "https://securetoken.google.com/hooks-test"
+PROJECT = "hooks-test"
+ISSUER = f"https://securetoken.google.com/{PROJECT}"
 
 
 @pytest.fixture
@@ -260,7 +261,7 @@ def function():
 
 
 def http_engine(make_engine, sms, function, **hook):
-    engine = opened(make_engine, sms, projectId="hooks-test", issuer=ISSUER,
+    engine = opened(make_engine, sms, projectId=PROJECT, issuer=ISSUER,
                     hooks={"beforeSendSms": {"url": function.url, **hook}})
     function.holder["engine"] = engine
     return engine

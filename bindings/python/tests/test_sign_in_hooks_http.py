@@ -8,43 +8,15 @@ from __future__ import annotations
 
 import threading
 
-import jwt
 import pytest
 
 import phoneauth
-from sms_servers import Answer, FakeServer
+from sms_servers import Answer
 from support import FIXED_NUMBERS, fixed_credential
+from test_hooks import ISSUER, PROJECT, Function
 from test_tokens import decode
 
 A, B = "+16505551230", "+16505551231"
-PROJECT = "hooks-test"
-ISSUER = f"https://securetoken.google.com/{PROJECT}"
-
-
-class Function:
-    """A blocking function on loopback at /<name>: verifies each request's JWT as Firebase's
-    functions SDK does (signature against the engine's JWKS, audience its own URL, issuer, expiry),
-    records the verified payload, and answers what the test set."""
-
-    def __init__(self, name, engine_of):
-        self.payloads, self.problems = [], []
-        self.answer = Answer(200, {})
-
-        def respond(request) -> Answer:
-            try:
-                token = request.json()["data"]["jwt"]
-                keys = {key["kid"]: key for key in engine_of().get_jwks()["keys"]}
-                header = jwt.get_unverified_header(token)
-                key = jwt.PyJWK(keys[header["kid"]]).key
-                self.payloads.append(jwt.decode(token, key, algorithms=[header["alg"]], audience=self.url,
-                                                issuer=ISSUER))
-            except Exception as exc:  # noqa: BLE001 (the test reads it)
-                self.problems.append(repr(exc))
-                return Answer(400, {"error": {"status": "INVALID_ARGUMENT", "message": "bad request"}})
-            return self.answer
-
-        self.server = FakeServer(default=respond)
-        self.url = f"{self.server.url}/{name}"
 
 
 class Functions(dict):
@@ -58,7 +30,7 @@ class Functions(dict):
         """An engine with FIXED_NUMBERS whose hooks {name: settings} are functions[name]."""
         holder = {}
         for name in hooks:
-            self[name] = Function(name, lambda: holder["engine"])
+            self[name] = Function(lambda: holder["engine"], name)
         holder["engine"] = self.make_engine(
             sender=self.sms, testPhoneNumbers=FIXED_NUMBERS, projectId=PROJECT, issuer=ISSUER,
             hooks={name: {"url": self[name].url, **settings} for name, settings in hooks.items()})
