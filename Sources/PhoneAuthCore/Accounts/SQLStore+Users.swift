@@ -54,11 +54,18 @@ extension SQLStore {
         }
     }
 
+    /// Writes a new user's row, with its number and, when it is signing in now, its sign-in time.
+    func insertUser(uid: String, phone: String?, signingIn: Bool, now: Timestamp, in db: Connection) throws {
+        try db.run(
+            "INSERT INTO users (uid, phone, created_at, last_sign_in_at) VALUES (?, ?, ?, ?)",
+            [.text(uid), Self.optional(phone), .int(now.milliseconds), signingIn ? .int(now.milliseconds) : .null])
+    }
+
     package func createUser(uid: String, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome {
         try write { db in
             guard try user(uid: uid, in: db) == nil else { return .uidTaken }
             if let refusal = try refusal(of: changes, uid: uid, in: db) { return refusal }
-            try db.run("INSERT INTO users (uid, created_at) VALUES (?, ?)", [.text(uid), .int(now.milliseconds)])
+            try insertUser(uid: uid, phone: nil, signingIn: false, now: now, in: db)
             let outcome = try apply(changes, uid: uid, now: now, announced: false, in: db)
             if case let .updated(user) = outcome {
                 try record(.userCreated, subject: uid, [("user", eventUser(user))], at: now, in: db)

@@ -37,9 +37,7 @@ extension SQLStore {
             }
             let isNew = user == nil
             if user == nil {
-                try db.run(
-                    "INSERT INTO users (uid, phone, created_at, last_sign_in_at) VALUES (?, ?, ?, ?)",
-                    [.text(signIn.newUid), .text(phone), .int(now.milliseconds), .int(now.milliseconds)])
+                try insertUser(uid: signIn.newUid, phone: phone, signingIn: true, now: now, in: db)
                 user = PendingSignIn.newUser(uid: signIn.newUid, phone: phone, now: now)
                 try record(.userCreated, subject: signIn.newUid, [("user", eventUser(user!))], at: now, in: db)
             }
@@ -98,9 +96,7 @@ extension SQLStore {
                     }
                 }
                 if pending.isNew {
-                    try db.run(
-                        "INSERT INTO users (uid, phone, created_at, last_sign_in_at) VALUES (?, ?, ?, ?)",
-                        [.text(uid), .text(phone), .int(now.milliseconds), .int(now.milliseconds)])
+                    try insertUser(uid: uid, phone: phone, signingIn: true, now: now, in: db)
                 }
                 try markUsedBySignIn(
                     verificationId, EarlierSignIn(uid: uid, opened: signIn.sessionId, isNewUser: pending.isNew),
@@ -234,9 +230,7 @@ extension SQLStore {
             let existing = try self.user(uid: signIn.newUid, in: db)
             if existing?.disabled == true { return .refused(.userDisabled) }
             if existing == nil {
-                try db.run(
-                    "INSERT INTO users (uid, created_at, last_sign_in_at) VALUES (?, ?, ?)",
-                    [.text(signIn.newUid), .int(now.milliseconds), .int(now.milliseconds)])
+                try insertUser(uid: signIn.newUid, phone: nil, signingIn: true, now: now, in: db)
             }
             let user =
                 existing
