@@ -177,7 +177,7 @@ public func phoneauth_set_event_handler(
 ) -> Int32 {
     guard let handle = EngineHandle.from(engine) else { return PhoneAuthError.Code.invalidArgument.status }
     do {
-        try handle.engine.setEventHandler(handler.map { CallbackEventHandler(function: $0, context: context) })
+        try handle.engine.outbox.setHandler(handler.map { CallbackEventHandler(function: $0, context: context) })
     } catch {
         return error.code.status
     }

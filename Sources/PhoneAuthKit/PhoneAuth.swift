@@ -321,16 +321,15 @@ public final class PhoneAuth: Sendable {
     /// repeats by `id`), and returns whether it took it: false, and the event is offered again
     /// later. Throws `invalidArgument` when the configuration has no `events` object.
     public func setRecordedEventHandler(_ handler: (@Sendable (_ eventJSON: String) -> Bool)?) throws(PhoneAuthError) {
-        try run("setRecordedEventHandler") { try $0.setEventHandler(handler.map(ClosureEventHandler.init)) }
+        try run("setRecordedEventHandler") { try $0.outbox.setHandler(handler.map(ClosureEventHandler.init)) }
     }
 
     /// Events recorded and not yet delivered: how many, and how long ago the oldest was recorded
     /// (in whole seconds; nil when none waits).
     public func eventBacklog() throws(PhoneAuthError) -> (count: Int, oldestAgeSeconds: Int?) {
         try run("eventBacklog") { engine in
-            let (count, oldest) = try engine.eventBacklog()
-            let now = engine.now()
-            return (Int(count), oldest.map { Int(max(0, now.milliseconds - $0.milliseconds) / 1000) })
+            let (count, age) = try engine.outbox.backlog()
+            return (Int(count), age.map { Int($0) })
         }
     }
 

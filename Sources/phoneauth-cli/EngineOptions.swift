@@ -30,6 +30,7 @@ struct EngineOptions: ParsableArguments {
             }
             // The configuration may carry phoneauthd's section; the engine does not read it.
             if case let .object(pairs) = json { json = .object(pairs.filter { $0.0 != "server" }) }
+            json = Self.recordingOnly(json)
             return try PhoneAuth(json: JSONCodec.serialize(json))
         } catch let failure as Failure {
             throw Failure(message: failure.message, exitCode: ExitCodes.cannotOpen)
@@ -45,6 +46,14 @@ struct EngineOptions: ParsableArguments {
             defer { engine.close() }
             try body(engine)
         }
+    }
+
+    /// The configuration with its events recorded but not delivered: a command's engine lives for
+    /// a moment, and delivery is the servers' (which find what it recorded within a second).
+    static func recordingOnly(_ json: JSONValue) -> JSONValue {
+        guard case let .object(pairs) = json, case let .object(events)? = json["events"] else { return json }
+        let kept = events.filter { EventSettings.ownKeys.contains($0.0) }
+        return .object(pairs.map { $0.0 == "events" ? ($0.0, .object(kept)) : $0 })
     }
 
     /// Runs a typed call; an engine error is printed and becomes the exit status, as for `call`.

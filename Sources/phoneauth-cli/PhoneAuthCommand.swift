@@ -14,7 +14,7 @@ struct PhoneAuthCommand: ParsableCommand {
             + "cannot be opened, 64 a usage error.",
         subcommands: [
             UsersCommand.self, UnlockCommand.self, KeysCommand.self, ExportCommand.self, ImportCommand.self,
-            StatusCommand.self,
+            StatusCommand.self, EventsCommand.self,
             CopyCommand.self,
         ]
     )

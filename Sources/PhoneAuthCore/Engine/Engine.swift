@@ -9,8 +9,8 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
     let store: Store
     let keys: KeyRing
     let worker: DeliveryWorker
-    /// Delivers recorded events; nil without the `events` configuration.
-    let eventDispatcher: EventDispatcher?
+    /// The durable events: their receiver and what still waits.
+    package let outbox: EventOutbox
     private let retention: RetentionPurge
     let events = EventLog()
 
@@ -89,11 +89,11 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
         lockouts = Lockouts(clock: clock, store: store, events: events)
 
         let log = events
-        eventDispatcher = config.events.map { EventDispatcher(store: store, settings: $0, clock: clock, log: log) }
+        outbox = EventOutbox(store: store, settings: config.events, clock: clock, log: log)
         do { try worker.start() } catch { store.close(); throw error }
         do {
             try retention.start()
-            try eventDispatcher?.start()
+            try outbox.start()
         } catch {
             retention.stop()
             worker.stop()
@@ -109,7 +109,7 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
             return !closed
         }
         guard first else { return }
-        eventDispatcher?.stop()
+        outbox.stop()
         retention.stop()
         worker.stop()
         store.close()
@@ -125,22 +125,6 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
 
     /// Where events go (sends, deliveries, sign-ins, limits, lockouts); nil stops them.
     package func setEventSink(_ sink: EventSink?) { events.setSink(sink) }
-
-    /// The host's receiver of events (nil: the `events` webhook again). Needs the `events` configuration.
-    package func setEventHandler(_ handler: (any EventHandler)?) throws(PhoneAuthError) {
-        guard let eventDispatcher else {
-            throw PhoneAuthError(
-                .invalidArgument, "Events are not recorded: the configuration has no 'events' object.",
-                details: [("field", .string("events"))])
-        }
-        eventDispatcher.setHandler(handler)
-    }
-
-    /// The engine's clock's time.
-    package func now() -> Timestamp { clock.now() }
-
-    /// Events recorded and not yet delivered: how many, and when the oldest was recorded.
-    package func eventBacklog() throws -> (count: Int64, oldest: Timestamp?) { try store.pendingEvents() }
 
     /// What the store has done since the engine opened (statements, transactions, retries).
     package func storageStatistics() -> StoreStatistics { store.statistics() }

@@ -12,7 +12,8 @@ package struct EventSettings: Sendable {
     package var retryMs: Int64 = 1000
     package var maxRetryMs: Int64 = 300_000
 
-    private static let ownKeys: Set<String> = ["includePhoneNumbers", "retryMs", "maxRetryMs"]
+    /// The keys that are not the receiver's: what is recorded and how it is retried.
+    package static let ownKeys: Set<String> = ["includePhoneNumbers", "retryMs", "maxRetryMs"]
 
     static func read(_ r: ObjectReader) throws(PhoneAuthError) -> EventSettings {
         var settings = EventSettings()

@@ -5,7 +5,8 @@ package protocol EventStore: AnyObject, Sendable {
     func claimDueEvents(now: Timestamp, limit: Int, lease: DeliveryLease) throws -> [PendingEvent]
     /// Deletes a delivered event (`failure` nil), or makes a failed one due again at its retry
     /// time (the subject's later events not before it); only while `leaseOwner` still holds it.
-    func recordEventDelivery(_ event: PendingEvent, failure: (retryAt: Timestamp, error: String)?, leaseOwner: String)
+    func recordEventDelivery(
+        _ event: PendingEvent, failure: (retryAt: Timestamp, error: String)?, leaseOwner: String)
         throws
     /// Gives leased events back, due now, untried (the engine is closing, or its lease is short).
     func releaseEvents(ids: [String], now: Timestamp, leaseOwner: String) throws
@@ -15,4 +16,8 @@ package protocol EventStore: AnyObject, Sendable {
     func onEventsRecorded(_ ring: @escaping @Sendable () -> Void)
     /// Undelivered events: how many, and when the oldest was recorded.
     func pendingEvents() throws -> (count: Int64, oldest: Timestamp?)
+    /// Undelivered events after `afterId` in ID order, at most `limit`.
+    func listPendingEvents(afterId: String?, limit: Int) throws -> [WaitingEvent]
+    /// Deletes an undelivered event; false when there is none with this ID.
+    func dropPendingEvent(id: String) throws -> Bool
 }

@@ -143,4 +143,27 @@ extension SQLStore {
             ($0.int(0), $0.optionalInt(1).map { Timestamp(milliseconds: $0) })
         } ?? (0, nil)
     }
+
+    package func listPendingEvents(afterId: String?, limit: Int) throws -> [WaitingEvent] {
+        try read { db in
+            var events: [WaitingEvent] = []
+            try db.rows(
+                """
+                SELECT id, type, subject, attempts, last_error, created_at, due_at FROM events WHERE id > ?
+                ORDER BY id LIMIT ?
+                """, [.text(afterId ?? ""), .int(Int64(limit))]
+            ) { row in
+                events.append(
+                    WaitingEvent(
+                        id: row.text(0), type: row.text(1), subject: row.text(2), attempts: Int(row.int(3)),
+                        lastError: row.optionalText(4), createdAt: Timestamp(milliseconds: row.int(5)),
+                        dueAt: Timestamp(milliseconds: row.int(6))))
+            }
+            return events
+        }
+    }
+
+    package func dropPendingEvent(id: String) throws -> Bool {
+        try writeSingle { db in try db.run("DELETE FROM events WHERE id = ?", [.text(id)]) == 1 }
+    }
 }

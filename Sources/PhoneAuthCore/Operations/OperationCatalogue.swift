@@ -281,6 +281,18 @@ enum OperationCatalogue {
         Operation("getJwks", access: .client, parameters: []) { engine, p in
             return engine.keyService.jwks
         },
+        Operation("listPendingEvents", parameters: ["maxResults", "pageToken"]) { engine, p in
+            let page = try engine.outbox.list(
+                maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 100), pageToken: try p.string("pageToken"))
+            var result = JSONObjectBuilder()
+            result.set("events", .array(page.events.map(ResultJSON.waitingEvent)))
+            result.set("pageToken", page.nextPageToken.map { .string($0) })
+            return result.value
+        },
+        Operation("dropPendingEvent", parameters: ["eventId"]) { engine, p in
+            try engine.outbox.drop(eventId: try p.string("eventId"))
+            return .object([])
+        },
         Operation("getStatus", parameters: []) { engine, _ in
             ResultJSON.status(try engine.status())
         },

@@ -108,6 +108,15 @@ package enum ResultJSON {
         ])
     }
 
+    /// An undelivered event as `listPendingEvents` shows it.
+    static func waitingEvent(_ e: WaitingEvent) -> JSONValue {
+        .object([
+            ("id", .string(e.id)), ("type", .string(e.type)), ("subject", .string(e.subject)),
+            ("attempts", .int(Int64(e.attempts))), ("lastError", e.lastError.map { .string($0) } ?? .null),
+            ("createdAt", .string(e.createdAt.rfc3339)), ("dueAt", .string(e.dueAt.rfc3339)),
+        ])
+    }
+
     static func signingKeys(_ keys: [KeyService.SigningKeyState]) -> JSONValue { .array(keys.map(signingKey)) }
 
     package static func signingKey(_ k: KeyService.SigningKeyState) -> JSONValue {

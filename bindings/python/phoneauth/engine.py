@@ -435,6 +435,17 @@ class Engine:
         """One page of users by uid: {"users": [...], "pageToken"?}; pass pageToken for the next."""
         return self.call("listUsers", _params(params, {"maxResults": max_results, "pageToken": page_token}))
 
+    def list_pending_events(self, max_results: Any = _UNSET, page_token: Any = _UNSET,
+                            **params: Any) -> Dict[str, Any]:
+        """Undelivered events in the order they will go: {"events": [{id, type, subject, attempts,
+        lastError, createdAt, dueAt}], "pageToken"?}; never their payloads."""
+        return self.call("listPendingEvents", _params(params, {"maxResults": max_results, "pageToken": page_token}))
+
+    def drop_pending_event(self, event_id: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """Deletes an undelivered event without delivering it (one its receiver will never take,
+        which holds back that user's later events). Returns {}."""
+        return self.call("dropPendingEvent", _params(params, {"eventId": event_id}))
+
     def list_signing_keys(self, **params: Any) -> Dict[str, Any]:
         """The signing keys that verify now: {"keys": [{kid, algorithm, createdAt, ageDays, active, retiresAt?}]}."""
         return self.call("listSigningKeys", _params(params))

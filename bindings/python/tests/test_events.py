@@ -281,3 +281,25 @@ def test_two_engines_deliver_each_event_once(make_engine):
         assert len(ids) == 20 and len(set(ids)) == 20
     finally:
         receiver.close()
+
+
+def test_an_operator_lists_and_drops_an_event_its_receiver_never_takes(make_engine, sms):
+    engine = opened(make_engine, sms, quotas={"maxConsecutiveFailures": 1})
+    inbox = Inbox(lambda event: event["type"] == "userCreated")  # a receiver that never takes these
+    engine.set_event_handler(inbox)
+    uid = sign_in(engine, A)["user"]["uid"]
+    started, _message, _code = start(engine, sms, REAL_NUMBER)
+    with pytest.raises(phoneauth.PhoneAuthError):
+        engine.sign_in_with_credential(credential=credential_for(engine, started["verificationId"], "000000"))
+    inbox.wait(1)  # phoneNumberLocked goes; the user's userSignedIn waits behind userCreated
+    wait_until(lambda: any(e["type"] == "userCreated" for e in inbox.offered[1:]), what="a retry")
+    page = engine.list_pending_events(max_results=1)
+    [stuck] = page["events"]
+    assert (stuck["type"], stuck["subject"]) == ("userCreated", uid) and stuck["attempts"] >= 1
+    assert stuck["lastError"] == "the handler did not take it" and page["pageToken"] == stuck["id"]
+    assert [e["type"] for e in engine.list_pending_events(page_token=page["pageToken"])["events"]] == ["userSignedIn"]
+    engine.drop_pending_event(stuck["id"])
+    assert [e["type"] for e in inbox.wait(2)][1] == "userSignedIn"  # no longer held back
+    with pytest.raises(phoneauth.InvalidArgumentError) as info:
+        engine.drop_pending_event("evt_unknown")
+    assert info.value.details == {"field": "eventId", "reason": "unknown"}

@@ -83,3 +83,38 @@ def test_status_shows_the_events_waiting_in_the_store(tmp_path, db_path):
     assert taken[0]["data"]["user"]["uid"] == signed["user"]["uid"], taken
     assert facts(ok(["status"], config))["events pending"] == "0"
     assert json.loads(ok(["status", "--json"], config))["events"] == {"pending": 0, "oldestPendingAt": None}
+
+
+def test_events_are_listed_and_dropped_and_the_command_delivers_none(tmp_path, db_path):
+    from sms_servers import FakeServer
+    from test_events import SECRET
+
+    receiver = FakeServer()
+    try:
+        config = tmp_path / "phoneauth.json"
+        config.write_text(json.dumps(engine_config(db_path, testPhoneNumbers=FIXED_NUMBERS, events={
+            "url": receiver.url + "/events", "secret": SECRET})))
+        # Recorded by an engine with no receiver reachable yet (the same store, events of its own).
+        recording = dict(json.loads(config.read_text()), events={})
+        engine = phoneauth.Engine(recording)
+        try:
+            uid = engine.sign_in_with_credential(credential=fixed_credential(engine, NUMBER))["user"]["uid"]
+        finally:
+            engine.close()
+
+        listed = json.loads(ok(["events", "list", "--json"], config))["events"]
+        assert [(e["type"], e["subject"], e["attempts"]) for e in listed] == [
+            ("userCreated", uid, 0), ("userSignedIn", uid, 0)]
+        assert all("data" not in e and "payload" not in e for e in listed)  # never the contents
+        text = ok(["events"], config)
+        assert listed[0]["id"] in text and "userSignedIn" in text
+        assert "is dropped" in ok(["events", "drop", listed[0]["id"]], config)
+        assert [e["type"] for e in json.loads(ok(["events", "list", "--json"], config))["events"]] == ["userSignedIn"]
+        assert receiver.count() == 0  # the commands record and list; the servers deliver
+
+        env = {k: v for k, v in os.environ.items() if k != "PHONEAUTH_CONFIG"}
+        unknown = subprocess.run([CLI, "events", "drop", "evt_nope", "--config", str(config)], capture_output=True,
+                                 text=True, timeout=60, env=env)
+        assert unknown.returncode == 1 and "No undelivered event" in unknown.stderr, unknown.stderr
+    finally:
+        receiver.close()
