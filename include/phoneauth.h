@@ -238,8 +238,9 @@ int phoneauth_set_hook(phoneauth_engine *engine, const char *name, phoneauth_hoo
 /* Event handler callback (docs/API.md, "Events"). Receives one recorded event, the JSON a webhook
  * receiver gets: {"id": "evt_...", "type": "userCreated", "timestamp": "...", "data": {...}}, valid
  * only during the call. Returns 0 when it took the event; non-zero, and the event is offered again
- * later (backoff as for the webhook). Events of one user come in the order they happened, each
- * at least once: drop repeats by "id". Runs on the engine's event thread, one event at a time;
+ * later (backoff as for the webhook). Events of one user come in the order they were recorded
+ * (docs/API.md, "Events", says how far that holds across engines), each at least once: drop
+ * repeats by "id". Runs on the engine's event thread, one event at a time;
  * it may call into the engine, but not phoneauth_close (which waits for that thread). */
 typedef int (*phoneauth_event_handler)(void *ctx, const char *event_json);
 

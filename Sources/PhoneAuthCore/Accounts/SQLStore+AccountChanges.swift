@@ -41,9 +41,12 @@ extension SQLStore {
                     signIn: signIn, now: now, in: db)
             case .reauthenticate:
                 if owner?.uid != uid { return .refused(.userMismatch) }
-                if signIn.hooks.judge(isNew: false) {
+                // A user with second factors meets the challenge first; the hooks judge after it.
+                if signIn.hooks.judge(isNew: false), user.factors.isEmpty {
                     try markUsed(id, in: db)
-                    return .approvalNeeded(PendingSignIn(flow: .existingUser, user: user, isNew: false, signIn: signIn))
+                    return .approvalNeeded(
+                        PendingSignIn(
+                            flow: .existingUser(proved: .phoneNumber(phone)), user: user, isNew: false, signIn: signIn))
                 }
             case let .enrollPhone(factor):
                 if owner != nil { return .refused(.unsupportedFirstFactor) }
@@ -70,7 +73,8 @@ extension SQLStore {
         if signIn.hooks.judge(isNew: false) {
             return .approvalNeeded(
                 PendingSignIn(
-                    flow: .numberChange(presentedSession: presentedSession, link: link, verificationId: id, proof: proof),
+                    flow: .numberChange(
+                        presentedSession: presentedSession, link: link, verificationId: id, proof: proof),
                     user: user, isNew: false, signIn: signIn))
         }
         guard

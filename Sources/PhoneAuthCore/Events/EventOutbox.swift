@@ -48,7 +48,7 @@ package final class EventOutbox: Sendable {
             throw PhoneAuthError(
                 .invalidArgument, "The field 'eventId' is required.", details: [("field", .string("eventId"))])
         }
-        guard try store.dropPendingEvent(id: eventId) else {
+        guard try store.dropPendingEvent(id: eventId, now: clock.now()) else {
             throw PhoneAuthError(
                 .invalidArgument, "No undelivered event has this ID.",
                 details: [("field", .string("eventId")), ("reason", .string("unknown"))])

@@ -8,7 +8,9 @@ extension SQLStore {
         throws
     {
         guard events != nil else { return }
-        let id = EventID.make(at: now)
+        // The ID's time is taken now, in the transaction (not the operation's start, which may
+        // lie before waits and retries): it orders the subject's events.
+        let id = EventID.make(at: max(now, SystemClock().now()))
         var object = JSONObjectBuilder()
         for (name, value) in data { object.set(name, value) }
         let payload: JSONValue = .object([
@@ -127,10 +129,11 @@ extension SQLStore {
         try read { db in
             try db.row(
                 """
-                SELECT min(due_at) FROM events e
+                SELECT due_at FROM events e
                 WHERE NOT EXISTS (SELECT 1 FROM events p WHERE p.subject = e.subject AND p.id < e.id)
+                ORDER BY due_at LIMIT 1
                 """
-            ) { $0.optionalInt(0).map { Timestamp(milliseconds: $0) } } ?? nil
+            ) { Timestamp(milliseconds: $0.int(0)) }
         }
     }
 
@@ -163,7 +166,16 @@ extension SQLStore {
         }
     }
 
-    package func dropPendingEvent(id: String) throws -> Bool {
-        try writeSingle { db in try db.run("DELETE FROM events WHERE id = ?", [.text(id)]) == 1 }
+    package func dropPendingEvent(id: String, now: Timestamp) throws -> Bool {
+        try write { db in
+            guard let subject = try db.row("SELECT subject FROM events WHERE id = ?", [.text(id)], { $0.text(0) })
+            else { return false }
+            try db.run("DELETE FROM events WHERE id = ?", [.text(id)])
+            // The events it held back are due at once, not at its retry time.
+            try db.run(
+                "UPDATE events SET due_at = ? WHERE subject = ? AND due_at > ? AND lease IS NULL",
+                [.int(now.milliseconds), .text(subject), .int(now.milliseconds)])
+            return true
+        }
     }
 }

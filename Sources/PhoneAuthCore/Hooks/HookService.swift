@@ -82,7 +82,8 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
             event.set("user_record", Self.userRecord(user))
             var answered = HookVerdict()
             _ = try run(hook, name, event.value) { answer in
-                switch Self.verdict(answer, of: name, claimsBefore: user.customClaims) {
+                let sessionClaims = verdict.sessionClaims ?? pending.signIn.sessionClaims
+                switch Self.verdict(answer, of: name, claimsBefore: (user.customClaims, sessionClaims)) {
                 case let .success(read):
                     answered = read
                     return .answered
@@ -97,8 +98,10 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
     /// Reads a beforeCreate or beforeSignIn response: the fields its `updateMask` names, each
     /// checked as the admin methods check it (claims as setCustomUserClaims takes them, and
     /// custom and session claims together at most DeveloperClaims.maxBytes).
+    /// `claimsBefore`: the user's custom claims and the session's claims as they stand (a
+    /// continued session keeps its own unless the answer names them).
     static func verdict(
-        _ answer: JSONValue, of name: HookName, claimsBefore: String?
+        _ answer: JSONValue, of name: HookName, claimsBefore: (custom: String?, session: String?)
     ) -> Result<HookVerdict, PhoneAuthError> {
         var verdict = HookVerdict()
         guard let record = answer["userRecord"] else { return .success(verdict) }
@@ -138,8 +141,9 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
         } catch {
             return .failure(error)
         }
-        let custom = verdict.changes.customClaims ?? claimsBefore
-        let total = (custom?.utf8.count ?? 0) + ((verdict.sessionClaims ?? nil)?.utf8.count ?? 0)
+        let custom = verdict.changes.customClaims ?? claimsBefore.custom
+        let session = verdict.sessionClaims ?? claimsBefore.session
+        let total = (custom?.utf8.count ?? 0) + (session?.utf8.count ?? 0)
         guard total <= DeveloperClaims.maxBytes else {
             return .failure(
                 PhoneAuthError(

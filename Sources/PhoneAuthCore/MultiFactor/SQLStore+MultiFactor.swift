@@ -142,7 +142,10 @@ extension SQLStore {
             resolved.challenge = nil
             // Custom-token sign-ins are not judged by hooks, their second factor neither.
             if signIn.hooks.judge(isNew: false), session.provider != .custom {
-                return .approvalNeeded(PendingSignIn(flow: .existingUser, user: user, isNew: false, signIn: resolved))
+                return .approvalNeeded(
+                    PendingSignIn(
+                        flow: .existingUser(proved: .secondFactor(factor.enrollmentId)), user: user, isNew: false,
+                        signIn: resolved))
             }
             return try open(resolved, for: user, isNew: false, now: now, in: db)
         }

@@ -62,53 +62,73 @@ extension SQLStore {
             if let claims = verdict.sessionClaims { signIn.sessionClaims = claims }
             let uid = pending.user.uid
             let phone = pending.user.phoneNumber ?? ""
-            var newNumber: String?
+            var changes = verdict.changes
+            // A hook that disables an existing user changes only that, whatever else it or the
+            // account says, and the sign-in is refused.
+            func disabledByHook() throws -> AccountOutcome? {
+                guard verdict.changes.disabled == true else { return nil }
+                _ = try apply(UserChanges(disabled: true), uid: uid, now: now, in: db)
+                return .refused(.userDisabled)
+            }
             switch pending.flow {
             case let .firstFactor(verificationId, temporaryProof):
                 let holder = try numberHolder(phone, in: db)
-                if holder.user?.uid != (pending.isNew ? nil : uid) {
-                    if temporaryProof { return .rejected(.unusable(reason: .ownerChanged)) }
-                    if holder.user == nil {
-                        if holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
+                if holder.user?.uid != (pending.isNew ? nil : uid), temporaryProof {
+                    return .rejected(.unusable(reason: .ownerChanged))
+                }
+                guard let user = holder.user else {
+                    // A number enrolled as someone's second factor meanwhile is no first factor.
+                    if holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
+                    if !pending.isNew {
                         var next = pending
                         (next.user, next.isNew) = (
                             PendingSignIn.newUser(uid: signIn.newUid, phone: phone, now: now), true
                         )
                         return .approvalNeeded(next)
                     }
-                }
-                if let user = holder.user {
-                    if user.disabled { return .refused(.userDisabled) }
-                    // Second factors (one enrolled meanwhile, too) come first; the hooks judge after them.
-                    if !user.factors.isEmpty {
-                        let outcome = try open(pending.signIn, for: user, isNew: false, now: now, in: db)
-                        if case let .secondFactorRequired(_, challenge) = outcome {
-                            try markUsedBySignIn(
-                                verificationId, EarlierSignIn(uid: user.uid, opened: challenge.id, isNewUser: false),
-                                at: now, in: db)
-                        }
-                        return outcome
-                    }
-                    if user.uid != uid {
-                        var next = pending
-                        (next.user, next.isNew) = (user, false)
-                        return .approvalNeeded(next)
-                    }
-                }
-                if pending.isNew {
                     try insertUser(uid: uid, phone: phone, signingIn: true, now: now, in: db)
+                    try markUsedBySignIn(
+                        verificationId, EarlierSignIn(uid: uid, opened: signIn.sessionId, isNewUser: true), at: now,
+                        in: db)
+                    break
                 }
+                if user.disabled { return .refused(.userDisabled) }
+                // Second factors (one enrolled meanwhile, too) come first; the hooks judge after them.
+                if !user.factors.isEmpty {
+                    let outcome = try open(pending.signIn, for: user, isNew: false, now: now, in: db)
+                    if case let .secondFactorRequired(_, challenge) = outcome {
+                        try markUsedBySignIn(
+                            verificationId, EarlierSignIn(uid: user.uid, opened: challenge.id, isNewUser: false),
+                            at: now, in: db)
+                    }
+                    return outcome
+                }
+                if user.uid != uid {
+                    var next = pending
+                    (next.user, next.isNew) = (user, false)
+                    return .approvalNeeded(next)
+                }
+                if let refused = try disabledByHook() { return refused }
                 try markUsedBySignIn(
-                    verificationId, EarlierSignIn(uid: uid, opened: signIn.sessionId, isNewUser: pending.isNew),
-                    at: now,
+                    verificationId, EarlierSignIn(uid: uid, opened: signIn.sessionId, isNewUser: false), at: now,
                     in: db)
-            case .existingUser:
+            case let .existingUser(proved):
                 guard let user = try user(uid: uid, in: db) else { return .refused(.userNotFound) }
                 if user.disabled { return .refused(.userDisabled) }
+                // What was proved must still be the user's: its number, or that second factor.
+                switch proved {
+                case let .phoneNumber(number) where user.phoneNumber != number: return .refused(.userMismatch)
+                case let .secondFactor(enrollment)
+                where !user.factors.contains(where: { $0.enrollmentId == enrollment }):
+                    return .refused(.multiFactorInfoNotFound)
+                default: break
+                }
+                if let refused = try disabledByHook() { return refused }
             case let .numberChange(presentedSession, link, verificationId, proof):
                 if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) {
                     return .refused(refusal)
                 }
+                if let refused = try disabledByHook() { return refused }
                 if link, try user(uid: uid, in: db)?.phoneNumber != nil { return .refused(.providerAlreadyLinked) }
                 let holder = try numberHolder(phone, in: db)
                 if let owner = holder.user, owner.uid != uid {
@@ -116,14 +136,7 @@ extension SQLStore {
                         verificationId, proof: proof, phone: phone, owner: owner.uid, now: now, in: db)
                 }
                 if holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
-                newNumber = phone
-            }
-            // A hook that disables an existing user changes only that, and the sign-in is refused.
-            var changes = verdict.changes
-            if changes.disabled == true && !pending.isNew {
-                changes = UserChanges(disabled: true)
-            } else if let newNumber {
-                changes.phoneNumber = .some(newNumber)
+                changes.phoneNumber = .some(phone)
             }
             guard case let .updated(user) = try apply(changes, uid: uid, now: now, announced: !pending.isNew, in: db)
             else { return .refused(.userNotFound) }

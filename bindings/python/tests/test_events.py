@@ -303,3 +303,14 @@ def test_an_operator_lists_and_drops_an_event_its_receiver_never_takes(make_engi
     with pytest.raises(phoneauth.InvalidArgumentError) as info:
         engine.drop_pending_event("evt_unknown")
     assert info.value.details == {"field": "eventId", "reason": "unknown"}
+
+
+def test_dropping_a_stuck_event_lets_the_ones_it_held_back_go_at_once(make_engine):
+    engine = opened(make_engine, events={"retryMs": 600000})  # a retry would come only in ten minutes
+    inbox = Inbox(lambda event: event["type"] == "userCreated")
+    engine.set_event_handler(inbox)
+    sign_in(engine, A)
+    wait_until(lambda: inbox.offered, what="the first offer")
+    stuck = wait_until(lambda: [e for e in engine.list_pending_events()["events"] if e["attempts"] == 1] or None)
+    engine.drop_pending_event(stuck[0]["id"])
+    assert inbox.wait(1)[0]["type"] == "userSignedIn"  # not ten minutes later

@@ -374,3 +374,80 @@ def test_only_before_create_leaves_an_existing_users_sign_in_one_transaction(eng
     before = engine.get_storage_statistics()["transactions"]
     engine.sign_in_with_credential(credential=cred)
     assert engine.get_storage_statistics()["transactions"] - before == 2  # judged: two, none open meanwhile
+
+
+def test_a_reauthentication_with_second_factors_is_judged_after_the_factor_only(engine):
+    signed = sign_in(engine, A)
+    enrolled = enrol_fixed(engine, signed["idToken"], B)
+    hook = Recorder()
+    engine.set_hook("beforeSignIn", hook)
+    resolver = resolver_of(engine, lambda: engine.reauthenticate_with_credential(
+        enrolled["idToken"], fixed_credential(engine, A)))
+    assert hook.events == []
+    resolve_fixed(engine, resolver, resolver.hints[0])
+    [event] = hook.events
+    assert event["sign_in_second_factor"] == "phone"
+
+
+def test_what_was_proved_must_still_be_the_users_when_the_session_opens(engine):
+    signed = sign_in(engine, A)
+
+    def number_unlinked_meanwhile(event):
+        engine.update_user(signed["user"]["uid"], phone_number=None)
+        return {}
+
+    engine.set_hook("beforeSignIn", Recorder(number_unlinked_meanwhile))
+    with pytest.raises(phoneauth.UserMismatchError):
+        engine.reauthenticate_with_credential(signed["idToken"], fixed_credential(engine, A))
+
+    engine.set_hook("beforeSignIn", None)
+    other = sign_in(engine, C)
+    enrolled = enrol_fixed(engine, other["idToken"], D)
+    factor = enrolled["user"]["multiFactor"]["enrolledFactors"][0]["uid"]
+
+    def factor_removed_meanwhile(event):
+        engine.mfa_unenroll(enrolled["idToken"], factor)
+        return {}
+
+    resolver = resolver_of(engine, lambda: sign_in(engine, C))
+    engine.set_hook("beforeSignIn", Recorder(factor_removed_meanwhile))
+    with pytest.raises(phoneauth.MultiFactorInfoNotFoundError):
+        resolve_fixed(engine, resolver, resolver.hints[0])
+
+
+def test_a_new_number_enrolled_as_a_second_factor_meanwhile_makes_no_user(engine):
+    owner = sign_in(engine, A)
+
+    def enrolled_meanwhile(event):
+        enrol_fixed(engine, owner["idToken"], B)
+        return {}
+
+    engine.set_hook("beforeCreate", Recorder(enrolled_meanwhile))
+    with pytest.raises(phoneauth.UnsupportedFirstFactorError):
+        sign_in(engine, B)
+    assert [u["uid"] for u in users(engine)] == [owner["user"]["uid"]]
+
+
+def test_a_hooks_disable_holds_even_when_the_number_was_taken_meanwhile(engine):
+    host = custom_sign_in(engine, "host")
+
+    def taken_and_banned(event):
+        engine.create_user(uid="taker", phone_number=A)
+        return {"userRecord": {"updateMask": "disabled", "disabled": True}}
+
+    engine.set_hook("beforeSignIn", Recorder(taken_and_banned))
+    with pytest.raises(phoneauth.UserDisabledError):
+        engine.link_with_credential(host["idToken"], fixed_credential(engine, A))
+    assert user(engine, "host")["disabled"] is True
+
+
+def test_kept_session_claims_count_toward_the_claims_limit(engine):
+    host = custom_sign_in(engine, "host")
+    engine.set_hook("beforeSignIn", Recorder({"userRecord": {"updateMask": "sessionClaims",
+                                                             "sessionClaims": {"s": "x" * 600}}}))
+    linked = engine.link_with_credential(host["idToken"], fixed_credential(engine, A))
+    engine.set_hook("beforeSignIn", Recorder({"userRecord": {"updateMask": "customClaims",
+                                                             "customClaims": {"c": "y" * 500}}}))
+    with pytest.raises(phoneauth.BlockingFunctionError) as info:
+        engine.update_phone_number(linked["idToken"], fixed_credential(engine, B))
+    assert "1000 bytes" in info.value.message and info.value.details["reason"] == "hookFailed"
