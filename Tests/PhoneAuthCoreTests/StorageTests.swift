@@ -106,6 +106,44 @@ final class StorageTests: XCTestCase {
         }
     }
 
+    /// Migration 12 rebuilds SQLite's users table (for UNIQUE (tenant, phone)): a store of the
+    /// schema before keeps its users, sessions and factors, and deleting a user still takes its
+    /// sessions and factors with it.
+    func testAStoreFromBeforeTenantsKeepsEverything() throws {
+        try XCTSkipIf(testingPostgres, "SQLite's rebuild; PostgreSQL alters the table in place")
+        let dir = temporaryDirectory()
+        let config = makeConfig(dir)
+        let old = try SQLiteConnection(path: config.database, synchronous: .normal)
+        try old.transaction {
+            for sql in Migrations.all.prefix(11) { try old.execute(sql) }
+            try old.execute("PRAGMA user_version = 11")
+            try old.run("INSERT INTO users (uid, phone, created_at) VALUES ('u1', '+16505551234', 1)")
+            try old.run(
+                "INSERT INTO sessions (uid, id, secret_hash, created_at, auth_time) VALUES ('u1', 's1', x'00', 1, 1)")
+            try old.run(
+                "INSERT INTO factors (uid, enrollment_id, factor_id, phone, enrolled_at) "
+                    + "VALUES ('u1', 'f1', 'phone', '+16505551235', 1)")
+        }
+        old.close()
+
+        let engine = try Engine(config: config)
+        defer { engine.close() }
+        let user = try engine.accounts.user(phoneNumber: "+16505551234")
+        XCTAssertEqual(user.uid, "u1")
+        XCTAssertEqual(user.factors.map(\.enrollmentId), ["f1"])
+        let check = try SQLiteConnection(path: config.database, synchronous: .normal)
+        defer { check.close() }
+        XCTAssertEqual(try check.row("PRAGMA user_version") { $0.int(0) }, Int64(Migrations.all.count))
+        XCTAssertEqual(try check.row("SELECT count(*) FROM sessions") { $0.int(0) }, 1)
+        // A number is unique within its tenant only.
+        XCTAssertThrowsError(
+            try check.run("INSERT INTO users (uid, phone, created_at) VALUES ('u2', '+16505551234', 1)"))
+        try check.run("INSERT INTO users (uid, tenant, phone, created_at) VALUES ('u3', 't1', '+16505551234', 1)")
+        try engine.accounts.deleteUser(uid: "u1")
+        XCTAssertEqual(try check.row("SELECT count(*) FROM sessions") { $0.int(0) }, 0)
+        XCTAssertEqual(try check.row("SELECT count(*) FROM factors") { $0.int(0) }, 0)
+    }
+
     func testMigrationsRunOnceWhateverTheNumberOfEngines() throws {
         let dir = temporaryDirectory()
         let engines = try (0..<3).map { _ in try Engine(config: makeConfig(dir)) }

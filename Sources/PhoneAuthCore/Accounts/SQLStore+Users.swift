@@ -1,5 +1,10 @@
 /// Users and their factors, as the admin methods and the sign-in transactions read and change them.
 extension SQLStore {
+    /// The tenant of every user and verification until tenants are served: the default pool.
+    /// (A user's number is unique within its tenant; lookups by number name the tenant, which
+    /// leads the index.)
+    static var defaultTenant: String { "" }
+
     static var userColumns: String {
         "SELECT uid, phone, display_name, disabled, created_at, last_sign_in_at, valid_since, custom_claims FROM users"
     }
@@ -18,7 +23,9 @@ extension SQLStore {
 
     func user(phoneNumber: String, in db: Connection) throws -> UserRecord? {
         try withFactors(
-            try db.row(Self.userColumns + " WHERE phone = ?", [.text(phoneNumber)], Self.userRecord), in: db)
+            try db.row(
+                Self.userColumns + " WHERE tenant = ? AND phone = ?", [.text(Self.defaultTenant), .text(phoneNumber)],
+                Self.userRecord), in: db)
     }
 
     func withFactors(_ user: UserRecord?, in db: Connection) throws -> UserRecord? {
@@ -121,7 +128,8 @@ extension SQLStore {
         guard let user = try user(uid: uid, in: db) else { return .notFound }
         guard let before else { return .updated(user) }
         let changed = [
-            ("phoneNumber", before.phoneNumber != user.phoneNumber), ("displayName", before.displayName != user.displayName),
+            ("phoneNumber", before.phoneNumber != user.phoneNumber),
+            ("displayName", before.displayName != user.displayName),
             ("disabled", before.disabled != user.disabled), ("customClaims", before.customClaims != user.customClaims),
         ].filter(\.1).map { JSONValue.string($0.0) }
         if !changed.isEmpty {

@@ -230,8 +230,8 @@ extension SQLStore {
                 SELECT u.uid, u.phone, u.display_name, u.disabled, u.created_at, u.last_sign_in_at, u.valid_since, \
                 u.custom_claims,
                        CASE WHEN EXISTS (SELECT 1 FROM factors WHERE phone = ?) THEN 1 ELSE 0 END
-                FROM (SELECT 1) AS one LEFT JOIN users u ON u.phone = ?
-                """, [.text(phone), .text(phone)]
+                FROM (SELECT 1) AS one LEFT JOIN users u ON u.tenant = ? AND u.phone = ?
+                """, [.text(phone), .text(Self.defaultTenant), .text(phone)]
             ) { row in
                 (row.optionalText(0) == nil ? nil : Self.userRecord(row), row.int(8) != 0)
             } ?? (nil, false)

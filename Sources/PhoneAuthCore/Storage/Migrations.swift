@@ -194,14 +194,76 @@ enum Migrations {
         CREATE INDEX events_by_due ON events (due_at);
         CREATE INDEX events_by_subject ON events (subject, id);
         """,
+        // 12: tenants. Each user and verification belongs to one: '' is the default pool (not
+        // NULL, so UNIQUE (tenant, phone) holds there too). Sessions, factors and challenges reach
+        // their tenant through their user's uid, which stays unique across tenants. SQLite cannot
+        // drop the column constraint UNIQUE (phone), so users is rebuilt (foreign keys are off
+        // while migrations run, so dropping the old table takes no session with it).
+        """
+        CREATE TABLE tenants (
+            id TEXT PRIMARY KEY,
+            display_name TEXT NOT NULL,
+            settings TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE users_by_tenant (
+            uid TEXT PRIMARY KEY,
+            tenant TEXT NOT NULL DEFAULT '',
+            phone TEXT,
+            display_name TEXT,
+            disabled INTEGER NOT NULL DEFAULT 0,
+            created_at INTEGER NOT NULL,
+            last_sign_in_at INTEGER,
+            valid_since INTEGER,
+            custom_claims TEXT,
+            UNIQUE (tenant, phone)
+        ) WITHOUT ROWID;
+        INSERT INTO users_by_tenant (uid, phone, display_name, disabled, created_at, last_sign_in_at, valid_since,
+            custom_claims)
+        SELECT uid, phone, display_name, disabled, created_at, last_sign_in_at, valid_since, custom_claims FROM users;
+        DROP TABLE users;
+        ALTER TABLE users_by_tenant RENAME TO users;
+        CREATE INDEX users_tenant ON users (tenant, uid);
+        ALTER TABLE verifications ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+        """,
+    ]
+
+    /// Migrations PostgreSQL runs in words of its own rather than translated, by index.
+    static let postgresOnly: [Int: String] = [
+        // 12: PostgreSQL drops the constraint in place.
+        11: """
+        CREATE TABLE tenants (
+            id TEXT COLLATE "C" PRIMARY KEY,
+            display_name TEXT COLLATE "C" NOT NULL,
+            settings TEXT COLLATE "C" NOT NULL,
+            created_at BIGINT NOT NULL,
+            updated_at BIGINT NOT NULL
+        );
+        ALTER TABLE users ADD COLUMN tenant TEXT COLLATE "C" NOT NULL DEFAULT '';
+        ALTER TABLE users DROP CONSTRAINT users_phone_key;
+        ALTER TABLE users ADD CONSTRAINT users_tenant_phone_key UNIQUE (tenant, phone);
+        CREATE INDEX users_tenant ON users (tenant, uid);
+        ALTER TABLE verifications ADD COLUMN tenant TEXT COLLATE "C" NOT NULL DEFAULT '';
+        """
     ]
 
     static func apply(to connection: SQLiteConnection) throws {
+        // A migration that rebuilds a table drops the old one: with foreign keys on, that would
+        // delete every row referring to it. They are off meanwhile (SQLite takes this only outside
+        // a transaction), and checked before the migrations commit.
+        try connection.execute("PRAGMA foreign_keys=OFF")
+        defer { try? connection.execute("PRAGMA foreign_keys=ON") }
         try connection.transaction {
             let current = try connection.row("PRAGMA user_version") { Int($0.int(0)) } ?? 0
             try refuseNewer(current)
             for (index, sql) in all.enumerated() where index >= current {
                 try connection.execute(sql)
+            }
+            var dangling = 0
+            try connection.rows("PRAGMA foreign_key_check") { _ in dangling += 1 }
+            guard dangling == 0 else {
+                throw StorageFailure(.other, "The migrated schema has \(dangling) rows whose user is missing.")
             }
             try connection.execute("PRAGMA user_version = \(all.count)")
         }
@@ -224,7 +286,7 @@ enum Migrations {
             let current = Int((found ?? nil) ?? 0)
             try refuseNewer(current)
             for (index, sql) in all.enumerated() where index >= current {
-                try connection.execute(postgres(sql))
+                try connection.execute(postgresOnly[index] ?? postgres(sql))
             }
             if current < all.count {
                 try connection.execute("DELETE FROM schema_version")
