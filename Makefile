@@ -198,7 +198,8 @@ check-sanitizers: check-asan check-tsan
 
 # The ThreadSanitizer pass of the tests that call from several threads or race the delivery thread
 # (close with messages in flight, sender replaced during delivery): about 4 minutes with its build.
-TSAN_THREADED_TESTS := test_threads test_close_in_flight test_providers test_signin test_sms test_limits test_app_verification
+TSAN_THREADED_TESTS := test_threads test_close_in_flight test_providers test_signin test_sms test_limits test_app_verification \
+                       test_hooks test_events
 check-tsan-threads: tsan-lib
 	$(MAKE) -C Tests/c tsan TSAN_TESTS="$(TSAN_THREADED_TESTS)" \
 	  LIBDIR=$(CURDIR)/$(TSAN_SCRATCH)/lib INCDIR=$(CURDIR)/include

@@ -102,9 +102,11 @@ static int handler(void *ctx, const char *event_json) {
         }
     }
     c->inflight--;
+    /* Released under the lock: the test's thread takes and drops references to the same object
+     * (jansson's reference counts are not atomic). */
+    json_decref(event);
     pthread_cond_broadcast(&c->cv);
     pthread_mutex_unlock(&c->mu);
-    json_decref(event);
     return refused;
 }
 
