@@ -10,7 +10,8 @@ extension PhoneAuth {
         idToken: String, credential: PhoneCredential, clientIP: String? = nil
     ) throws(PhoneAuthError) -> SignInResult {
         let core = try credential.with(clientIP: clientIP)
-        return SignInResult(try run("linkWithCredential") { try $0.accounts.link(idToken: idToken, credential: core) })
+        return SignInResult(
+            try run("linkWithCredential") { try $0.accounts.link(idToken: idToken, credential: core, tenant: scope) })
     }
 
     /// Replaces the signed-in user's number with the one the credential proves. A number another
@@ -20,7 +21,9 @@ extension PhoneAuth {
     ) throws(PhoneAuthError) -> SignInResult {
         let core = try credential.with(clientIP: clientIP)
         return SignInResult(
-            try run("updatePhoneNumber") { try $0.accounts.updatePhoneNumber(idToken: idToken, credential: core) })
+            try run("updatePhoneNumber") {
+                try $0.accounts.updatePhoneNumber(idToken: idToken, credential: core, tenant: scope)
+            })
     }
 
     /// Proves again that the signed-in user has their number, for operations that need a recent
@@ -31,19 +34,22 @@ extension PhoneAuth {
         let core = try credential.with(clientIP: clientIP)
         return SignInResult(
             try run("reauthenticateWithCredential") {
-                try $0.accounts.reauthenticate(idToken: idToken, credential: core)
+                try $0.accounts.reauthenticate(idToken: idToken, credential: core, tenant: scope)
             })
     }
 
     /// Removes the signed-in user's number (they then sign in another way, e.g. a custom token).
     public func unlinkPhoneNumber(idToken: String) throws(PhoneAuthError) -> User {
-        User(try run("unlink") { try $0.accounts.unlink(idToken: idToken, providerId: "phone") })
+        User(try run("unlink") { try $0.accounts.unlink(idToken: idToken, providerId: "phone", tenant: scope) })
     }
 
     /// Signs in with a token from `createCustomToken(uid:claimsJSON:)` (made by this engine, or
     /// signed by a service account key it trusts).
     public func signIn(withCustomToken token: String) throws(PhoneAuthError) -> SignInResult {
-        SignInResult(try run("signInWithCustomToken") { try $0.signIn.signIn(withCustomToken: token) })
+        SignInResult(
+            try run("signInWithCustomToken") {
+                try $0.signIn.signIn(withCustomToken: token, tenant: scope ?? .defaultPool)
+            })
     }
 
     /// Starts enrolling an authenticator app for the signed-in user: show the secret (or the URI
@@ -59,7 +65,7 @@ extension PhoneAuth {
             try run("mfaTotpStart") {
                 try $0.multiFactor.startTotpEnrollment(
                     idToken: idToken, accountName: try Label(accountName, field: "accountName"),
-                    issuer: try Label(issuer, field: "issuer"))
+                    issuer: try Label(issuer, field: "issuer"), tenant: scope)
             })
     }
 
@@ -72,7 +78,7 @@ extension PhoneAuth {
             try run("mfaEnrollFinalize") {
                 try $0.multiFactor.finishTotpEnrollment(
                     idToken: idToken, sessionInfo: enrollment.session, code: code,
-                    displayName: try Label(displayName, field: "displayName"))
+                    displayName: try Label(displayName, field: "displayName"), tenant: scope)
             })
     }
 
@@ -86,7 +92,7 @@ extension PhoneAuth {
             try run("mfaResolveSignIn") {
                 try $0.multiFactor.resolveSignIn(
                     session: session, assertion: .totp(enrollmentId: enrollmentID, code: code),
-                    clientIp: try ClientAddress(clientIP))
+                    clientIp: try ClientAddress(clientIP), in: try pool($0))
             })
     }
 

@@ -24,6 +24,11 @@ public final class PhoneAuth: Sendable {
     package let engine: Engine
     /// Where the `async` variants run the blocking work.
     let pool: BlockingPool
+    /// The tenant every call of this view is for (``tenant(_:)``); nil: the default pool.
+    let scope: TenantID?
+
+    /// The tenant this view's calls are for (nil: the default pool).
+    public var tenantID: String? { scope?.text }
 
     /// Opens the engine with a typed configuration (see ``Configuration``).
     public convenience init(configuration: Configuration) throws(PhoneAuthError) {
@@ -45,7 +50,30 @@ public final class PhoneAuth: Sendable {
         pool =
             asyncThreads.map(BlockingPool.init(width:))
             ?? BlockingPool(storeConnections: engine.storageStatistics().poolSize)
+        scope = nil
     }
+
+    private init(engine: Engine, pool: BlockingPool, scope: TenantID) {
+        self.engine = engine
+        self.pool = pool
+        self.scope = scope
+    }
+
+    /// The same engine, for the users of tenant `id` (docs/API.md, "Tenants"): every method of
+    /// the view works in that tenant, as the JSON methods do with `tenantId`. Methods that take a
+    /// user's token refuse another tenant's. The tenant must exist when a call is made; closing
+    /// any view closes the engine.
+    public func tenant(_ id: String) throws(PhoneAuthError) -> PhoneAuth {
+        do { return PhoneAuth(engine: engine, pool: pool, scope: try TenantID(id)) } catch {
+            throw PhoneAuthError(error, during: "tenant")
+        }
+    }
+
+    /// The pool a call of this view runs in.
+    func pool(_ engine: Engine) throws -> Pool { try engine.tenants.pool(scope ?? .defaultPool) }
+
+    /// The tenant an admin call of this view names (checked to exist).
+    func tenant(_ engine: Engine) throws -> TenantID { try pool(engine).tenant }
 
     /// Stops the delivery threads (messages not yet sent stay queued in the database for the next
     /// engine) and closes the database. It does not wait for calls in flight: they, and calls
@@ -72,7 +100,7 @@ public final class PhoneAuth: Sendable {
             try run("verifyPhoneNumber") {
                 try $0.verification.verifyPhoneNumber(
                     phoneNumber, languageCode: try LanguageTag(languageCode), clientIp: try ClientAddress(clientIP),
-                    appProof: try appVerification?.core())
+                    appProof: try appVerification?.core(), in: try pool($0))
             })
     }
 
@@ -99,7 +127,7 @@ public final class PhoneAuth: Sendable {
     public func signIn(with credential: PhoneCredential, clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult
     {
         let core = try credential.with(clientIP: clientIP)
-        return SignInResult(try run("signIn") { try $0.signIn.signIn(with: core) })
+        return SignInResult(try run("signIn") { try $0.signIn.signIn(with: core, in: try pool($0)) })
     }
 
     // MARK: Second factors
@@ -115,7 +143,7 @@ public final class PhoneAuth: Sendable {
                 try $0.multiFactor.startPhoneEnrollment(
                     idToken: idToken, phoneNumber: phoneNumber, languageCode: try LanguageTag(languageCode),
                     clientIp: try ClientAddress(clientIP),
-                    appProof: try appVerification?.core())
+                    appProof: try appVerification?.core(), tenant: scope)
             })
     }
 
@@ -128,14 +156,17 @@ public final class PhoneAuth: Sendable {
         return SignInResult(
             try run("mfaEnrollFinalize") {
                 try $0.multiFactor.finishPhoneEnrollment(
-                    idToken: idToken, credential: core, displayName: try Label(displayName, field: "displayName"))
+                    idToken: idToken, credential: core, displayName: try Label(displayName, field: "displayName"),
+                    tenant: scope)
             })
     }
 
     /// Removes a second factor of the signed-in user.
     public func unenroll(idToken: String, enrollmentID: String) throws(PhoneAuthError) -> SignInResult {
         SignInResult(
-            try run("mfaUnenroll") { try $0.multiFactor.unenroll(idToken: idToken, enrollmentId: enrollmentID) })
+            try run("mfaUnenroll") {
+                try $0.multiFactor.unenroll(idToken: idToken, enrollmentId: enrollmentID, tenant: scope)
+            })
     }
 
     /// Sends a code to the enrolled number `enrollmentID` (a hint of the challenge) without
@@ -149,7 +180,7 @@ public final class PhoneAuth: Sendable {
                 try $0.multiFactor.verifySecondFactor(
                     hint: enrollmentID, session: session, languageCode: try LanguageTag(languageCode),
                     clientIp: try ClientAddress(clientIP),
-                    appProof: try appVerification?.core())
+                    appProof: try appVerification?.core(), in: try pool($0))
             })
     }
 
@@ -161,44 +192,47 @@ public final class PhoneAuth: Sendable {
         return SignInResult(
             try run("mfaResolveSignIn") {
                 try $0.multiFactor.resolveSignIn(
-                    session: session, assertion: .phone(core), clientIp: try ClientAddress(clientIP))
+                    session: session, assertion: .phone(core), clientIp: try ClientAddress(clientIP), in: try pool($0))
             })
     }
 
     // MARK: Tokens
 
     /// Checks an ID token's signature, issuer, audience and lifetime; with `checkRevoked`, also
-    /// that its user exists, is enabled and has not had its sessions revoked since.
+    /// that its user exists, is enabled and has not had its sessions revoked since. A tenant's
+    /// view also refuses tokens of other pools; the engine's own accepts every pool's.
     public func verifyIDToken(_ idToken: String, checkRevoked: Bool = false) throws(PhoneAuthError) -> IDToken {
-        IDToken(try run("verifyIdToken") { try $0.sessions.verifyIdToken(idToken, checkRevoked: checkRevoked) })
+        IDToken(
+            try run("verifyIdToken") { try $0.sessions.verifyIdToken(idToken, checkRevoked: checkRevoked, tenant: scope) })
     }
 
     /// A new ID token for a refresh token, which is rotated: use the returned one next time.
     public func refreshIDToken(_ refreshToken: String) throws(PhoneAuthError) -> SignInResult {
-        SignInResult(try run("refreshIdToken") { try $0.sessions.refreshIdToken(refreshToken) })
+        SignInResult(try run("refreshIdToken") { try $0.sessions.refreshIdToken(refreshToken, tenant: scope) })
     }
 
     /// Ends the session of a refresh token; its ID tokens stay valid until they expire.
     public func signOut(refreshToken: String) throws(PhoneAuthError) {
-        try run("signOut") { try $0.sessions.signOut(refreshToken: refreshToken) }
+        try run("signOut") { try $0.sessions.signOut(refreshToken: refreshToken, tenant: scope) }
     }
 
     /// Ends every session of a user: refresh tokens stop working, and ID tokens issued before now
     /// fail `verifyIDToken(_:checkRevoked:)` with `checkRevoked`.
     public func revokeRefreshTokens(uid: String) throws(PhoneAuthError) {
-        try run("revokeRefreshTokens") { try $0.sessions.revokeRefreshTokens(uid: uid) }
+        try run("revokeRefreshTokens") { try $0.sessions.revokeRefreshTokens(uid: uid, in: try tenant($0)) }
     }
 
     // MARK: Accounts
 
     /// The account with this ID, or ``PhoneAuthError/Code/userNotFound``.
     public func user(uid: String) throws(PhoneAuthError) -> User {
-        User(try run("getUser") { try $0.accounts.user(uid: uid) })
+        User(try run("getUser") { try $0.accounts.user(uid: uid, in: try tenant($0)) })
     }
 
     /// The account that signs in with this number, or ``PhoneAuthError/Code/userNotFound``.
     public func user(phoneNumber: String) throws(PhoneAuthError) -> User {
-        User(try run("getUserByPhoneNumber") { try $0.accounts.user(phoneNumber: phoneNumber) })
+        User(
+            try run("getUserByPhoneNumber") { try $0.accounts.user(phoneNumber: phoneNumber, in: try tenant($0)) })
     }
 
     /// Creates an account; `uid` is generated when nil.
@@ -209,7 +243,7 @@ public final class PhoneAuth: Sendable {
         User(
             try run("createUser") {
                 try $0.accounts.createUser(
-                    uid: uid, disabled: disabled, displayName: try Label(displayName, field: "displayName"),
+                    uid: uid, in: try tenant($0), disabled: disabled, displayName: try Label(displayName, field: "displayName"),
                     phoneNumber: phoneNumber)
             })
     }
@@ -230,34 +264,40 @@ public final class PhoneAuth: Sendable {
                     try Label(name, field: "displayName")
                 }
                 return try $0.accounts.updateUser(
-                    uid: uid, disabled: disabled, displayName: name, phoneNumber: phoneNumber, customClaims: claims)
+                    uid: uid, in: try tenant($0), disabled: disabled, displayName: name, phoneNumber: phoneNumber, customClaims: claims)
             })
     }
 
     /// Deletes an account, its sessions and its second factors.
     public func deleteUser(uid: String) throws(PhoneAuthError) {
-        try run("deleteUser") { try $0.accounts.deleteUser(uid: uid) }
+        try run("deleteUser") { try $0.accounts.deleteUser(uid: uid, in: try tenant($0)) }
     }
 
     /// Sets the claims every new ID token of the user carries (the JSON text of an object, at
     /// most 1000 bytes, no reserved names), or removes them with nil.
     public func setCustomUserClaims(uid: String, claimsJSON: String?) throws(PhoneAuthError) {
         let claims = try claimsJSON.map { text throws(PhoneAuthError) in try Self.parse(text, what: "claims") }
-        try run("setCustomUserClaims") { try $0.accounts.setCustomUserClaims(uid: uid, claims: claims) }
+        try run("setCustomUserClaims") {
+            try $0.accounts.setCustomUserClaims(uid: uid, in: try tenant($0), claims: claims)
+        }
     }
 
     /// A page of accounts in uid order; pass the returned token for the next page.
     public func listUsers(
         maxResults: Int = 1000, pageToken: String? = nil
     ) throws(PhoneAuthError) -> (users: [User], nextPageToken: String?) {
-        let page = try run("listUsers") { try $0.accounts.listUsers(maxResults: maxResults, pageToken: pageToken) }
+        let page = try run("listUsers") {
+            try $0.accounts.listUsers(in: try tenant($0), maxResults: maxResults, pageToken: pageToken)
+        }
         return (page.users.map(User.init), page.nextPageToken)
     }
 
     /// A token the client exchanges for a session of `uid` (Firebase's custom-token sign-in).
     public func createCustomToken(uid: String, claimsJSON: String? = nil) throws(PhoneAuthError) -> String {
         let claims = try claimsJSON.map { text throws(PhoneAuthError) in try Self.parse(text, what: "claims") }
-        return try run("createCustomToken") { try $0.signIn.createCustomToken(uid: uid, claims: claims) }
+        return try run("createCustomToken") {
+            try $0.signIn.createCustomToken(uid: uid, claims: claims, tenant: scope ?? .defaultPool)
+        }
     }
 
     // MARK: Hooks and the JSON methods
@@ -361,7 +401,15 @@ public final class PhoneAuth: Sendable {
     /// object `{"error": {...}}` with `status` non-zero.
     public func call(_ method: String, paramsJSON: String) -> (status: Int32, json: String) {
         do {
-            let (status, result) = engine.call(method, params: try Self.parse(paramsJSON, what: "parameters"))
+            var params = try Self.parse(paramsJSON, what: "parameters")
+            // A tenant's view names its tenant to every method that takes one, unless the call does.
+            if let scope, case var .object(pairs) = params, !pairs.contains(where: { $0.0 == "tenantId" }),
+                Engine.operation(named: method)?.parameters.contains("tenantId") == true
+            {
+                pairs.append(("tenantId", .string(scope.text)))
+                params = .object(pairs)
+            }
+            let (status, result) = engine.call(method, params: params)
             return (status, JSONCodec.serialize(result))
         } catch {
             let failure = PhoneAuthCore.PhoneAuthError.from(error, during: method)

@@ -10,6 +10,10 @@ enum AccountErrors {
                 .invalidUserToken, "The session of this ID token has ended (signed out or revoked); sign in again.",
                 details: [("reason", .string("sessionEnded"))])
         case .userNotFound: return noUser
+        case .uidInAnotherTenant:
+            return PhoneAuthError(
+                .uidAlreadyExists, "A user of another tenant has this uid (a uid is unique across tenants).",
+                details: [("reason", .string("uidInAnotherTenant"))])
         case .userDisabled: return disabledUser
         case .providerAlreadyLinked:
             return PhoneAuthError(

@@ -12,14 +12,15 @@ package protocol AccountStore: AnyObject, Sendable {
     ) throws -> AccountOutcome
     func unlinkPhone(uid: String, presentedSession: String, now: Timestamp) throws -> AccountOutcome
     func user(uid: String) throws -> UserRecord?
-    func user(phoneNumber: String) throws -> UserRecord?
-    func deleteUser(uid: String, now: Timestamp) throws -> Bool
-    /// Applies `changes`; disabling ends the user's sessions.
-    func updateUser(uid: String, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome
+    func user(phoneNumber: String, tenant: TenantID) throws -> UserRecord?
+    /// Deletes the user `uid` if it is of `tenant` (the uid ops of an admin name the pool).
+    func deleteUser(uid: String, tenant: TenantID, now: Timestamp) throws -> Bool
+    /// Applies `changes` to the user `uid` of `tenant`; disabling ends the user's sessions.
+    func updateUser(uid: String, tenant: TenantID, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome
     /// Adds a user with `changes` applied (not signed in yet); refuses a uid or number in use.
-    func createUser(uid: String, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome
+    func createUser(uid: String, tenant: TenantID, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome
     /// Adds or replaces an exported user with its phone factors (SQLStore+Import).
     func importUser(_ user: UserRecord) throws -> UpdateUserOutcome
-    /// Up to `limit` users in uid order, starting after `afterUid`.
-    func listUsers(afterUid: String?, limit: Int) throws -> [UserRecord]
+    /// Up to `limit` users of `tenant` in uid order, starting after `afterUid`.
+    func listUsers(tenant: TenantID, afterUid: String?, limit: Int) throws -> [UserRecord]
 }

@@ -13,33 +13,40 @@ package final class AccountTransfer {
 
     package static let maxImportUsers = 1000
 
-    /// One page of users in uid order, each as `auth:export` writes it; `nextPageToken` continues.
-    package func exportUsers(maxResults: Int, pageToken: String?) throws -> (users: [JSONValue], nextPageToken: String?)
-    {
-        let page = try accounts.listUsers(maxResults: maxResults, pageToken: pageToken)
+    /// One page of the users of `tenant` in uid order, each as `auth:export` writes it;
+    /// `nextPageToken` continues.
+    package func exportUsers(
+        in tenant: TenantID, maxResults: Int, pageToken: String?
+    ) throws -> (users: [JSONValue], nextPageToken: String?) {
+        let page = try accounts.listUsers(in: tenant, maxResults: maxResults, pageToken: pageToken)
         return (page.users.map { FirebaseUser.exportJSON($0) }, page.nextPageToken)
     }
 
-    /// Imports up to 1000 users; each one that cannot be is reported by its index and the others
-    /// are imported. Importing a uid again replaces its fields and phone factors (idempotent).
-    package func importUsers(_ users: [JSONValue]) throws -> (imported: Int, errors: [(index: Int, message: String)]) {
+    /// Imports up to 1000 users into `tenant`; each one that cannot be is reported by its index
+    /// and the others are imported. Importing a uid again replaces its fields and phone factors
+    /// (idempotent); a uid of another tenant is refused, as is a user whose `tenantId` is another.
+    package func importUsers(
+        _ users: [JSONValue], into tenant: TenantID
+    ) throws -> (imported: Int, errors: [(index: Int, message: String)]) {
         guard users.count <= Self.maxImportUsers else {
             throw PhoneAuthError(
                 .invalidArgument,
                 "At most \(Self.maxImportUsers) users per importUsers call; this one has \(users.count).",
                 details: [("field", .string("users"))])
         }
+        _ = try accounts.listUsers(in: tenant, maxResults: 1, pageToken: nil)  // the tenant exists
         let now = clock.now()
         var imported = 0, errors: [(Int, String)] = []
         for (index, entry) in users.enumerated() {
             do {
-                let user = try Self.importedUser(entry, now: now)
+                let user = try Self.importedUser(entry, tenant: tenant, now: now)
                 switch try store.importUser(user) {
                 case .updated: imported += 1
                 case .phoneNumberTaken: errors.append((index, "Another user has this phone number."))
                 case .phoneIsSecondFactor:
                     errors.append((index, "A phone number is both a sign-in number and a second factor."))
-                case .notFound, .uidTaken: errors.append((index, "The user could not be written."))
+                case .uidTaken: errors.append((index, "A user of another tenant has this uid."))
+                case .notFound: errors.append((index, "The user could not be written."))
                 }
             } catch let error as PhoneAuthError where error.code != .storageError {
                 errors.append((index, error.message))
@@ -53,11 +60,11 @@ package final class AccountTransfer {
     private static let otherSignInFields = ["email", "passwordHash", "salt", "passwordUpdatedAt"]
     /// Fields of Firebase's format that change nothing here.
     private static let ignoredFields: Set<String> = [
-        "photoUrl", "emailVerified", "validSince", "lastRefreshAt", "lastLoginAt", "tenantId",
+        "photoUrl", "emailVerified", "validSince", "lastRefreshAt", "lastLoginAt",
     ]
 
-    /// A user of the export format, checked field by field; a message names what is wrong.
-    static func importedUser(_ entry: JSONValue, now: Timestamp) throws -> UserRecord {
+    /// A user of the export format for `tenant`, checked field by field; a message names what is wrong.
+    static func importedUser(_ entry: JSONValue, tenant: TenantID, now: Timestamp) throws -> UserRecord {
         let r = try ObjectReader(entry, what: "user")
         if let field = otherSignInFields.first(where: {
             r.value($0) != nil && r.value($0) != .null && r.value($0) != .string("")
@@ -70,7 +77,7 @@ package final class AccountTransfer {
                 [
                     "localId", "phoneNumber", "displayName", "disabled", "createdAt", "lastSignedInAt",
                     "customAttributes",
-                    "providerUserInfo", "mfaInfo",
+                    "providerUserInfo", "mfaInfo", "tenantId",
                 ] + otherSignInFields
             ).union(ignoredFields))
         guard let uid = try r.string("localId"), !uid.isEmpty, uid.utf8.count <= 128 else {
@@ -81,7 +88,13 @@ package final class AccountTransfer {
             displayName: try r.string("displayName"), disabled: try r.bool("disabled") ?? false,
             createdAt: try time(r, "createdAt") ?? now,
             lastSignInAt: try time(r, "lastSignedInAt") ?? time(r, "lastLoginAt"),
-            validSince: nil)
+            validSince: nil, tenant: tenant)
+        // As Identity Platform's batchCreate: a user exported from one tenant names it.
+        if let named = try r.string("tenantId"), !named.isEmpty, named != tenant.text {
+            throw PhoneAuthError(
+                .tenantIdMismatch, "The user's tenantId is not the tenant it is imported into.",
+                details: [("field", .string("tenantId"))])
+        }
         _ = try Label(user.displayName, field: "displayName")
         if let text = try r.string("customAttributes"), !text.isEmpty {
             guard text.utf8.count <= 1000, let claims = try? JSONCodec.parse(text) else {

@@ -19,7 +19,7 @@ extension SQLStore {
             case let .success(v): phone = v.phone
             }
             guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
-            let holder = try numberHolder(phone, in: db)
+            let holder = try numberHolder(phone, tenant: user.tenant, in: db)
             let owner = holder.user
             switch change {
             case let .link(proof):

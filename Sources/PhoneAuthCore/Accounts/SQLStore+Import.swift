@@ -6,15 +6,18 @@ extension SQLStore {
     /// user's or a second factor, or a factor's number is a user's sign-in number.
     package func importUser(_ user: UserRecord) throws -> UpdateUserOutcome {
         try write { db in
+            let existing = try self.user(uid: user.uid, in: db)
+            // A uid is one user in one pool: another tenant's is not replaced.
+            if let existing, existing.tenant != user.tenant { return .uidTaken }
             if let phone = user.phoneNumber {
-                let holder = try numberHolder(phone, in: db)
+                let holder = try numberHolder(phone, tenant: user.tenant, in: db)
                 if let owner = holder.user, owner.uid != user.uid { return .phoneNumberTaken }
                 if holder.isSecondFactor { return .phoneIsSecondFactor }
             }
             for factor in user.factors {
                 guard let phone = factor.phoneNumber else { continue }
                 if phone == user.phoneNumber { return .phoneIsSecondFactor }
-                if let owner = try self.user(phoneNumber: phone, in: db), owner.uid != user.uid {
+                if let owner = try self.user(phoneNumber: phone, tenant: user.tenant, in: db), owner.uid != user.uid {
                     return .phoneIsSecondFactor
                 }
             }
@@ -23,12 +26,14 @@ extension SQLStore {
                 .int(user.createdAt.milliseconds), user.lastSignInAt.map { .int($0.milliseconds) } ?? .null,
                 Self.optional(user.customClaims),
             ]
-            if try self.user(uid: user.uid, in: db) == nil {
+            if existing == nil {
+                guard try tenantExists(user.tenant, in: db) else { throw TenantService.notFound(user.tenant) }
                 try db.run(
                     """
-                    INSERT INTO users (phone, display_name, disabled, created_at, last_sign_in_at, custom_claims, uid)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """, fields + [.text(user.uid)])
+                    INSERT INTO users (phone, display_name, disabled, created_at, last_sign_in_at, custom_claims, uid, \
+                    tenant)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """, fields + [.text(user.uid), .text(user.tenant.text)])
             } else {
                 try db.run(
                     """

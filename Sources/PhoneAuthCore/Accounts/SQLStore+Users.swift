@@ -1,12 +1,10 @@
 /// Users and their factors, as the admin methods and the sign-in transactions read and change them.
 extension SQLStore {
-    /// The tenant of every user and verification until tenants are served: the default pool.
-    /// (A user's number is unique within its tenant; lookups by number name the tenant, which
-    /// leads the index.)
-    static var defaultTenant: String { "" }
-
+    /// A user's number is unique within its tenant; lookups by number name the tenant, which
+    /// leads the index.
     static var userColumns: String {
-        "SELECT uid, phone, display_name, disabled, created_at, last_sign_in_at, valid_since, custom_claims FROM users"
+        "SELECT uid, phone, display_name, disabled, created_at, last_sign_in_at, valid_since, custom_claims, tenant "
+            + "FROM users"
     }
 
     static func userRecord(_ row: Connection.Row) -> UserRecord {
@@ -14,17 +12,18 @@ extension SQLStore {
             uid: row.text(0), phoneNumber: row.optionalText(1), displayName: row.optionalText(2),
             disabled: row.int(3) != 0, createdAt: Timestamp(milliseconds: row.int(4)),
             lastSignInAt: row.optionalInt(5).map { Timestamp(milliseconds: $0) },
-            validSince: row.optionalInt(6).map { Timestamp(milliseconds: $0) }, customClaims: row.optionalText(7))
+            validSince: row.optionalInt(6).map { Timestamp(milliseconds: $0) }, customClaims: row.optionalText(7),
+            tenant: TenantID(unchecked: row.text(8)))
     }
 
     func user(uid: String, in db: Connection) throws -> UserRecord? {
         try withFactors(try db.row(Self.userColumns + " WHERE uid = ?", [.text(uid)], Self.userRecord), in: db)
     }
 
-    func user(phoneNumber: String, in db: Connection) throws -> UserRecord? {
+    func user(phoneNumber: String, tenant: TenantID, in db: Connection) throws -> UserRecord? {
         try withFactors(
             try db.row(
-                Self.userColumns + " WHERE tenant = ? AND phone = ?", [.text(Self.defaultTenant), .text(phoneNumber)],
+                Self.userColumns + " WHERE tenant = ? AND phone = ?", [.text(tenant.text), .text(phoneNumber)],
                 Self.userRecord), in: db)
     }
 
@@ -48,31 +47,40 @@ extension SQLStore {
 
     package func user(uid: String) throws -> UserRecord? { try read { try user(uid: uid, in: $0) } }
 
-    package func user(phoneNumber: String) throws -> UserRecord? {
-        try read { try user(phoneNumber: phoneNumber, in: $0) }
+    package func user(phoneNumber: String, tenant: TenantID) throws -> UserRecord? {
+        try read { try user(phoneNumber: phoneNumber, tenant: tenant, in: $0) }
     }
 
-    package func deleteUser(uid: String, now: Timestamp) throws -> Bool {
+    package func deleteUser(uid: String, tenant: TenantID, now: Timestamp) throws -> Bool {
         try write { db in
-            guard let user = try user(uid: uid, in: db) else { return false }
+            guard let user = try user(uid: uid, in: db), user.tenant == tenant else { return false }
             try db.run("DELETE FROM users WHERE uid = ?", [.text(uid)])
             try record(.userDeleted, subject: uid, [("user", eventUser(user))], at: now, in: db)
             return true
         }
     }
 
-    /// Writes a new user's row, with its number and, when it is signing in now, its sign-in time.
-    func insertUser(uid: String, phone: String?, signingIn: Bool, now: Timestamp, in db: Connection) throws {
+    /// Writes a new user's row in `tenant`, with its number and, when it is signing in now, its
+    /// sign-in time. A tenant deleted meanwhile gets no user.
+    func insertUser(
+        uid: String, phone: String?, tenant: TenantID, signingIn: Bool, now: Timestamp, in db: Connection
+    ) throws {
+        guard try tenantExists(tenant, in: db) else { throw TenantService.notFound(tenant) }
         try db.run(
-            "INSERT INTO users (uid, phone, created_at, last_sign_in_at) VALUES (?, ?, ?, ?)",
-            [.text(uid), Self.optional(phone), .int(now.milliseconds), signingIn ? .int(now.milliseconds) : .null])
+            "INSERT INTO users (uid, phone, tenant, created_at, last_sign_in_at) VALUES (?, ?, ?, ?, ?)",
+            [
+                .text(uid), Self.optional(phone), .text(tenant.text), .int(now.milliseconds),
+                signingIn ? .int(now.milliseconds) : .null,
+            ])
     }
 
-    package func createUser(uid: String, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome {
+    package func createUser(
+        uid: String, tenant: TenantID, changes: UserChanges, now: Timestamp
+    ) throws -> UpdateUserOutcome {
         try write { db in
             guard try user(uid: uid, in: db) == nil else { return .uidTaken }
-            if let refusal = try refusal(of: changes, uid: uid, in: db) { return refusal }
-            try insertUser(uid: uid, phone: nil, signingIn: false, now: now, in: db)
+            if let refusal = try refusal(of: changes, uid: uid, tenant: tenant, in: db) { return refusal }
+            try insertUser(uid: uid, phone: nil, tenant: tenant, signingIn: false, now: now, in: db)
             let outcome = try apply(changes, uid: uid, now: now, announced: false, in: db)
             if case let .updated(user) = outcome {
                 try record(.userCreated, subject: uid, [("user", eventUser(user))], at: now, in: db)
@@ -81,18 +89,22 @@ extension SQLStore {
         }
     }
 
-    package func updateUser(uid: String, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome {
+    package func updateUser(
+        uid: String, tenant: TenantID, changes: UserChanges, now: Timestamp
+    ) throws -> UpdateUserOutcome {
         try write { db in
-            guard try user(uid: uid, in: db) != nil else { return .notFound }
-            if let refusal = try refusal(of: changes, uid: uid, in: db) { return refusal }
+            guard let user = try user(uid: uid, in: db), user.tenant == tenant else { return .notFound }
+            if let refusal = try refusal(of: changes, uid: uid, tenant: user.tenant, in: db) { return refusal }
             return try apply(changes, uid: uid, now: now, in: db)
         }
     }
 
-    /// Why `changes` cannot be made to `uid`, checked before anything is written.
-    func refusal(of changes: UserChanges, uid: String, in db: Connection) throws -> UpdateUserOutcome? {
+    /// Why `changes` cannot be made to `uid` of `tenant`, checked before anything is written.
+    func refusal(
+        of changes: UserChanges, uid: String, tenant: TenantID, in db: Connection
+    ) throws -> UpdateUserOutcome? {
         guard case let .some(.some(phone)) = changes.phoneNumber else { return nil }
-        let holder = try numberHolder(phone, in: db)
+        let holder = try numberHolder(phone, tenant: tenant, in: db)
         if let owner = holder.user, owner.uid != uid { return .phoneNumberTaken }
         if holder.isSecondFactor { return .phoneIsSecondFactor }
         return nil
@@ -139,11 +151,13 @@ extension SQLStore {
         return .updated(user)
     }
 
-    package func listUsers(afterUid: String?, limit: Int) throws -> [UserRecord] {
+    package func listUsers(tenant: TenantID, afterUid: String?, limit: Int) throws -> [UserRecord] {
         try read { db in
             var users: [UserRecord] = []
+            // The index users_tenant (tenant, uid) gives the page in order.
             try db.rows(
-                Self.userColumns + " WHERE uid > ? ORDER BY uid LIMIT ?", [.text(afterUid ?? ""), .int(Int64(limit))]
+                Self.userColumns + " WHERE tenant = ? AND uid > ? ORDER BY tenant, uid LIMIT ?",
+                [.text(tenant.text), .text(afterUid ?? ""), .int(Int64(limit))]
             ) {
                 users.append(Self.userRecord($0))
             }

@@ -10,4 +10,6 @@ package struct UserRecord: Sendable {
     package var customClaims: String? = nil
     /// Second factors, in enrolment order.
     package var factors: [EnrolledFactor] = []
+    /// The pool it lives in, for ever (a uid is unique across pools).
+    package var tenant = TenantID.defaultPool
 }

@@ -16,6 +16,15 @@ package struct SMSText: Sendable {
     package static let maxAppNameLength = 20
 
     let appName: String?
+
+    /// What an app name (`sms.appName`, a tenant's `smsAppName`) must be.
+    package static let appNameRule =
+        "must be 1 to \(maxAppNameLength) characters (an emoji counts as two), without control characters"
+
+    package static func isAppName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf16.count <= maxAppNameLength
+            && !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+    }
     let templates: [String: Template]
     let originBoundDomain: String?
     let androidAppHash: String?
@@ -27,17 +36,7 @@ package struct SMSText: Sendable {
         key: String = "sms"
     ) throws(PhoneAuthError) {
         func bad(_ path: String, _ problem: String) -> PhoneAuthError { EngineConfig.bad("\(key).\(path)", problem) }
-        if let appName {
-            guard !appName.isEmpty, appName.utf16.count <= Self.maxAppNameLength,
-                !appName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-            else {
-                throw bad(
-                    "appName",
-                    "must be 1 to \(Self.maxAppNameLength) characters (an emoji counts as two), "
-                        + "without control characters"
-                )
-            }
-        }
+        if let appName, !Self.isAppName(appName) { throw bad("appName", Self.appNameRule) }
         if let domain = originBoundDomain, !Self.isDomain(domain) {
             throw bad("originBoundDomain", "must be a host name such as example.com (no scheme, port or path)")
         }

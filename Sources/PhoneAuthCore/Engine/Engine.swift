@@ -24,6 +24,7 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
     package let hooks: HookService
     package let keyService: KeyService
     package let lockouts: Lockouts
+    package let tenants: TenantService
 
     private let closeLock = Lock()
     private var closed = false
@@ -57,6 +58,7 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
         retention = RetentionPurge(store: store, clock: clock)
 
         let failures = FailureReporter(events: events)
+        tenants = TenantService(config: config, smsText: smsText, clock: clock, store: store)
         let appHooks = AppVerificationHooks()
         if let webhook = config.pushWebhook { appHooks.pushSender = WebhookPushSender(webhook: webhook, clock: clock) }
         if let provider = config.captchaProvider { appHooks.captchaVerifier = ProviderCaptchaVerifier(provider) }
@@ -69,7 +71,7 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
             config: config, clock: clock, store: store, keys: keys, events: events, hooks: hooks,
             failures: failures)
         verification = VerificationService(
-            config: config, smsText: smsText, clock: clock, store: store, keys: keys,
+            config: config, clock: clock, store: store, keys: keys,
             worker: worker, appVerification: appVerification, hooks: hooks, events: events,
             failures: failures)
         signIn = SignInService(
@@ -77,14 +79,14 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
             customTokens: CustomTokens(
                 keys: keys, issuer: config.effectiveIssuer,
                 projectId: config.projectId),
-            failures: failures)
+            tenants: tenants, failures: failures)
         accounts = AccountService(
             config: config, clock: clock, store: store, keys: keys, sessions: sessions,
-            verification: verification, failures: failures)
+            verification: verification, tenants: tenants, failures: failures)
         transfer = AccountTransfer(clock: clock, store: store, accounts: accounts)
         multiFactor = MultiFactorService(
             config: config, clock: clock, store: store, keys: keys, sessions: sessions,
-            verification: verification, accounts: accounts)
+            verification: verification, accounts: accounts, tenants: tenants)
         keyService = KeyService(ring: keys, config: config, clock: clock, events: events)
         lockouts = Lockouts(clock: clock, store: store, events: events)
 

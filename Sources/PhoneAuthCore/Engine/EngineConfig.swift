@@ -268,7 +268,15 @@ package struct EngineConfig: Sendable {
         return c
     }
 
-    private static func readTestPhoneNumbers(_ numbers: ObjectReader) throws(PhoneAuthError) -> [String: String] {
+    /// A `testPhoneNumbers` object (the engine's, or a tenant's under `code` invalidArgument).
+    package static func readTestPhoneNumbers(
+        _ numbers: ObjectReader, code: PhoneAuthError.Code = .invalidConfiguration
+    ) throws(PhoneAuthError) -> [String: String] {
+        func bad(_ key: String, _ problem: String) -> PhoneAuthError {
+            code == .invalidConfiguration
+                ? EngineConfig.bad(key, problem)
+                : PhoneAuthError(code, "The field '\(key)' \(problem).", details: [("field", .string(key))])
+        }
         guard numbers.entries.count <= maxTestPhoneNumbers else {
             throw bad(
                 "testPhoneNumbers", "may hold at most \(maxTestPhoneNumbers) numbers; it has \(numbers.entries.count)")

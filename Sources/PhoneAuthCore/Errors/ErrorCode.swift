@@ -18,6 +18,7 @@ extension PhoneAuthError {
             unknownMethod
         case storageError, invalidIdToken, idTokenRevoked, phoneNumberAlreadyExists, uidAlreadyExists
         case insufficientPermission, invalidApiKey
+        case tenantNotFound, tenantNotEmpty, tenantIdMismatch
 
         /// One row of the catalogue.
         package struct Entry: Sendable {
@@ -156,6 +157,12 @@ extension PhoneAuthError {
                 Self.row(
                     18009, "the API key is missing or not valid", http: 400,
                     firebase: "API key not valid. Please pass a valid API key.")
+            case .tenantNotFound:
+                Self.row(18010, "no such tenant", http: 404, firebase: "TENANT_NOT_FOUND")
+            case .tenantNotEmpty:
+                Self.row(18011, "the tenant still has users", http: 409, firebase: "TENANT_NOT_EMPTY")
+            case .tenantIdMismatch:
+                Self.row(18012, "the token is for another tenant", http: 400, firebase: "TENANT_ID_MISMATCH")
             }
         }
 

@@ -27,18 +27,32 @@ package struct AbusePolicy: Sendable {
     package enum RegionPolicy: Sendable, Equatable {
         case allowByDefault(disallowed: Set<String>)
         case allowlistOnly(allowed: Set<String>)
+
+        package func allows(_ region: String) -> Bool {
+            switch self {
+            case let .allowByDefault(disallowed): return !disallowed.contains(region)
+            case let .allowlistOnly(allowed): return allowed.contains(region)
+            }
+        }
+
+        /// As the configuration (and Identity Platform's smsRegionConfig) write it.
+        package var json: JSONValue {
+            switch self {
+            case let .allowByDefault(disallowed):
+                .object([
+                    ("allowByDefault", .object([("disallowedRegions", .array(disallowed.sorted().map { .string($0) }))]))
+                ])
+            case let .allowlistOnly(allowed):
+                .object([("allowlistOnly", .object([("allowedRegions", .array(allowed.sorted().map { .string($0) }))]))])
+            }
+        }
     }
     package var regionPolicy = RegionPolicy.allowByDefault(disallowed: [])
     package var deniedTypes: Set<PhoneNumber.NumberType> = [.premiumRate, .sharedCost, .unknown]
 
     package init() {}
 
-    package func allowsRegion(_ region: String) -> Bool {
-        switch regionPolicy {
-        case let .allowByDefault(disallowed): return !disallowed.contains(region)
-        case let .allowlistOnly(allowed): return allowed.contains(region)
-        }
-    }
+    package func allowsRegion(_ region: String) -> Bool { regionPolicy.allows(region) }
 
     static func read(_ r: ObjectReader) throws(PhoneAuthError) -> AbusePolicy {
         var p = AbusePolicy()
@@ -78,24 +92,7 @@ package struct AbusePolicy: Sendable {
             }
         }
         if let policy = try r.object("smsRegionPolicy") {
-            try policy.rejectUnknown(["allowByDefault", "allowlistOnly"])
-            let allow = try policy.object("allowByDefault"), only = try policy.object("allowlistOnly")
-            switch (allow, only) {
-            case let (allow?, nil):
-                try allow.rejectUnknown(["disallowedRegions"])
-                p.regionPolicy = .allowByDefault(
-                    disallowed: try regionList(allow, "disallowedRegions", "smsRegionPolicy.allowByDefault"))
-            case let (nil, only?):
-                try only.rejectUnknown(["allowedRegions"])
-                let allowed = try regionList(only, "allowedRegions", "smsRegionPolicy.allowlistOnly")
-                // An empty allowlist would refuse every SMS, test numbers included: surely a mistake.
-                guard !allowed.isEmpty else {
-                    throw bad("smsRegionPolicy.allowlistOnly.allowedRegions", "must list at least one region")
-                }
-                p.regionPolicy = .allowlistOnly(allowed: allowed)
-            default:
-                throw bad("smsRegionPolicy", "must hold exactly one of 'allowByDefault' and 'allowlistOnly'")
-            }
+            p.regionPolicy = try readRegionPolicy(policy, key: "smsRegionPolicy")
         }
         if let types = try r.object("phoneNumberTypes") {
             try types.rejectUnknown(["deny"])
@@ -126,25 +123,51 @@ package struct AbusePolicy: Sendable {
         return p
     }
 
+    /// An `smsRegionPolicy` object (the engine's, or a tenant's under `code` invalidArgument).
+    package static func readRegionPolicy(
+        _ policy: ObjectReader, key: String, code: PhoneAuthError.Code = .invalidConfiguration
+    ) throws(PhoneAuthError) -> RegionPolicy {
+        try policy.rejectUnknown(["allowByDefault", "allowlistOnly"])
+        let allow = try policy.object("allowByDefault"), only = try policy.object("allowlistOnly")
+        switch (allow, only) {
+        case let (allow?, nil):
+            try allow.rejectUnknown(["disallowedRegions"])
+            return .allowByDefault(
+                disallowed: try regionList(allow, "disallowedRegions", "\(key).allowByDefault", code: code))
+        case let (nil, only?):
+            try only.rejectUnknown(["allowedRegions"])
+            let allowed = try regionList(only, "allowedRegions", "\(key).allowlistOnly", code: code)
+            // An empty allowlist would refuse every SMS, test numbers included: surely a mistake.
+            guard !allowed.isEmpty else {
+                throw bad("\(key).allowlistOnly.allowedRegions", "must list at least one region", code: code)
+            }
+            return .allowlistOnly(allowed: allowed)
+        default:
+            throw bad(key, "must hold exactly one of 'allowByDefault' and 'allowlistOnly'", code: code)
+        }
+    }
+
     private static func regionList(
-        _ r: ObjectReader, _ field: String, _ path: String
+        _ r: ObjectReader, _ field: String, _ path: String, code: PhoneAuthError.Code
     ) throws(PhoneAuthError) -> Set<String> {
         guard let value = r.value(field), case let .array(items) = value else {
-            throw bad("\(path).\(field)", "must be an array of region codes")
+            throw bad("\(path).\(field)", "must be an array of region codes", code: code)
         }
         var codes: [String] = []
         for item in items {
-            guard case let .string(code) = item else {
-                throw bad("\(path).\(field)", "must hold region codes as strings")
+            guard case let .string(region) = item else {
+                throw bad("\(path).\(field)", "must hold region codes as strings", code: code)
             }
-            codes.append(code)
+            codes.append(region)
         }
-        try checkRegions(codes, key: "\(path).\(field)")
+        try checkRegions(codes, key: "\(path).\(field)", code: code)
         return Set(codes)
     }
 
     /// Refuses, naming them all, the codes libphonenumber does not know.
-    private static func checkRegions(_ codes: [String], key: String) throws(PhoneAuthError) {
+    private static func checkRegions(
+        _ codes: [String], key: String, code: PhoneAuthError.Code = .invalidConfiguration
+    ) throws(PhoneAuthError) {
         let unknown = codes.filter { !PhoneNumber.isSupportedRegion($0) }
         guard unknown.isEmpty else {
             let shown = unknown.filter(Echo.isQuotable)
@@ -152,15 +175,22 @@ package struct AbusePolicy: Sendable {
                 shown.map { "'\($0)'" }
                 + (shown.count < unknown.count ? ["\(unknown.count - shown.count) not shown"] : [])
             throw PhoneAuthError(
-                .invalidConfiguration,
-                "The configuration key '\(key)' has unknown region codes: \(listed.joined(separator: ", ")) "
+                code,
+                "The \(Self.noun(code)) '\(key)' has unknown region codes: \(listed.joined(separator: ", ")) "
                     + "(use CLDR codes such as \"US\").",
-                details: [("key", .string(key)), ("regions", .array(shown.map { .string($0) }))])
+                details: [(Self.detail(code), .string(key)), ("regions", .array(shown.map { .string($0) }))])
         }
     }
 
-    private static func bad(_ key: String, _ problem: String) -> PhoneAuthError {
-        PhoneAuthError(
-            .invalidConfiguration, "The configuration key '\(key)' \(problem).", details: [("key", .string(key))])
+    private static func bad(
+        _ key: String, _ problem: String, code: PhoneAuthError.Code = .invalidConfiguration
+    ) -> PhoneAuthError {
+        PhoneAuthError(code, "The \(noun(code)) '\(key)' \(problem).", details: [(detail(code), .string(key))])
     }
+
+    /// A configuration's errors name its key; a call's (a tenant's settings) name its field.
+    private static func noun(_ code: PhoneAuthError.Code) -> String {
+        code == .invalidConfiguration ? "configuration key" : "field"
+    }
+    private static func detail(_ code: PhoneAuthError.Code) -> String { code == .invalidConfiguration ? "key" : "field" }
 }

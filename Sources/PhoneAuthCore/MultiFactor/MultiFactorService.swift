@@ -8,11 +8,14 @@ package final class MultiFactorService {
     private let sessions: SessionService
     private let verification: VerificationService
     private let accounts: AccountService
+    private let tenants: TenantService
 
     init(
         config: EngineConfig, clock: Clock, store: any MultiFactorStore & AccountStore, keys: KeyRing,
-        sessions: SessionService, verification: VerificationService, accounts: AccountService
+        sessions: SessionService, verification: VerificationService, accounts: AccountService,
+        tenants: TenantService
     ) {
+        self.tenants = tenants
         self.config = config
         self.clock = clock
         self.store = store
@@ -37,11 +40,13 @@ package final class MultiFactorService {
     }
 
     /// Sends a code to a number the signed-in user is enrolling as an SMS second factor.
+    /// (`tenant`, here and below, when the caller names one, must be the ID token's.)
     package func startPhoneEnrollment(
         idToken: String, phoneNumber: String?, languageCode: LanguageTag?, clientIp: ClientAddress?,
-        appProof: AppProof? = nil
+        appProof: AppProof? = nil, tenant: TenantID? = nil
     ) throws -> VerificationStarted {
-        let user = try sessions.session(of: idToken, recent: true).user
+        let user = try sessions.session(of: idToken, recent: true, tenant: tenant).user
+        let pool = try pool(of: user, allowing: .phone)
         let phone = try PhoneNumber.parse(phoneNumber)
         // Refuse before sending an SMS what finalizing would refuse anyway, as far as the user's own
         // account tells: whether another user has the number is only said once the code proves it.
@@ -52,14 +57,26 @@ package final class MultiFactorService {
         try checkRoomForFactor(user)
         return try verification.sendCode(
             to: phone, purpose: .enroll, subject: user.uid, languageCode: languageCode, clientIp: clientIp,
-            appProof: appProof, user: user)
+            appProof: appProof, user: user, in: pool)
+    }
+
+    /// The pool of `user`, if its users may enrol factors of `kind` (the tenant's `secondFactors`).
+    private func pool(of user: UserRecord, allowing kind: FactorKind) throws -> Pool {
+        let pool = try tenants.pool(user.tenant)
+        guard pool.allows(kind) else {
+            throw PhoneAuthError(
+                .operationNotAllowed, "Second factors of kind \(kind.rawValue) are not enabled for \(user.tenant).",
+                details: [("reason", .string("factorNotAllowed")), ("factorId", .string(kind.rawValue))])
+        }
+        return pool
     }
 
     package func finishPhoneEnrollment(
-        idToken: String, credential: PhoneCredential, displayName: Label?
+        idToken: String, credential: PhoneCredential, displayName: Label?, tenant: TenantID? = nil
     ) throws -> SignInResult {
         try VerificationService.checkCredential(credential)
-        let session = try sessions.session(of: idToken, recent: true)
+        let session = try sessions.session(of: idToken, recent: true, tenant: tenant)
+        let pool = try pool(of: session.user, allowing: .phone)
         let now = clock.now()
         let factor = newFactor(.phone, displayName: displayName, now: now)
         let (signIn, first) = continuation(of: session, proving: factor, now: now)
@@ -67,7 +84,7 @@ package final class MultiFactorService {
             try store.redeemForAccount(
                 id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId,
                 change: .enrollPhone(factor), now: now,
-                maxAttempts: config.maxAttempts, limits: verification.checkLimits(credential),
+                maxAttempts: config.maxAttempts, limits: verification.checkLimits(credential, in: pool),
                 codeMatches: verification.codeMatcher(credential), signIn: signIn),
             first, now: now, clientIp: credential.clientIp)
     }
@@ -75,9 +92,10 @@ package final class MultiFactorService {
     /// Generates a TOTP secret for the signed-in user and keeps it, sealed, until a first code
     /// from the authenticator proves the user stored it.
     package func startTotpEnrollment(
-        idToken: String, accountName: Label?, issuer: Label?
+        idToken: String, accountName: Label?, issuer: Label?, tenant: TenantID? = nil
     ) throws -> TotpEnrollmentStarted {
-        let session = try sessions.session(of: idToken, recent: true)
+        let session = try sessions.session(of: idToken, recent: true, tenant: tenant)
+        _ = try pool(of: session.user, allowing: .totp)
         try checkRoomForFactor(session.user)
         let now = clock.now()
         let secret = Totp.newSecret()
@@ -97,9 +115,10 @@ package final class MultiFactorService {
     }
 
     package func finishTotpEnrollment(
-        idToken: String, sessionInfo: String, code: String, displayName: Label?
+        idToken: String, sessionInfo: String, code: String, displayName: Label?, tenant: TenantID? = nil
     ) throws -> SignInResult {
-        let session = try sessions.session(of: idToken, recent: true)
+        let session = try sessions.session(of: idToken, recent: true, tenant: tenant)
+        _ = try pool(of: session.user, allowing: .totp)
         let now = clock.now()
         let factor = newFactor(.totp, displayName: displayName, now: now)
         let (signIn, first) = continuation(of: session, proving: factor, now: now)
@@ -112,8 +131,8 @@ package final class MultiFactorService {
 
     /// Removes a second factor (a recent sign-in is required). Sessions continue, and the caller
     /// gets fresh tokens of a continuation of its session, as after an enrolment.
-    package func unenroll(idToken: String, enrollmentId: String) throws -> SignInResult {
-        let session = try sessions.session(of: idToken, recent: true)
+    package func unenroll(idToken: String, enrollmentId: String, tenant: TenantID? = nil) throws -> SignInResult {
+        let session = try sessions.session(of: idToken, recent: true, tenant: tenant)
         let now = clock.now()
         var (signIn, first) = sessions.continuation(of: session, now: now)
         if signIn.secondFactorEnrollment == enrollmentId {  // the factor this session proved is gone
@@ -126,43 +145,45 @@ package final class MultiFactorService {
             first, now: now)
     }
 
-    /// Sends a code to the enrolled number `hint` of the challenge `session`, without revealing it.
+    /// Sends a code to the enrolled number `hint` of the challenge `session` of `pool`, without revealing it.
     package func verifySecondFactor(
         hint: String?, session: String?, languageCode: LanguageTag?, clientIp: ClientAddress?,
-        appProof: AppProof? = nil
+        appProof: AppProof? = nil, in pool: Pool
     ) throws -> VerificationStarted {
         guard let session, !session.isEmpty else { throw MultiFactorErrors.missingSession }
         guard let hint, !hint.isEmpty else { throw MultiFactorErrors.missingInfo }
-        let user = try accounts.user(from: try store.mfaSessionUser(id: session, kind: .signIn, now: clock.now()))
+        let user = try accounts.user(
+            from: try store.mfaSessionUser(id: session, kind: .signIn, tenant: pool.tenant, now: clock.now()))
         guard let number = user.factors.first(where: { $0.enrollmentId == hint && $0.factorId == .phone })?.phoneNumber
         else { throw AccountErrors.error(AccountRefusal.multiFactorInfoNotFound) }
         return try verification.sendCode(
             to: try PhoneNumber.parse(number), purpose: .mfaSignIn, subject: session, languageCode: languageCode,
-            clientIp: clientIp, appProof: appProof, user: user)
+            clientIp: clientIp, appProof: appProof, user: user, in: pool)
     }
 
-    /// Completes a challenge: the session's user signs in with this second factor.
+    /// Completes a challenge of `pool`: the session's user signs in with this second factor.
     /// `clientIp` is the end user's address, for events (and, with an SMS code, the per-IP limit).
     package func resolveSignIn(
-        session: String?, assertion: Assertion?, clientIp: ClientAddress? = nil
+        session: String?, assertion: Assertion?, clientIp: ClientAddress? = nil, in pool: Pool
     ) throws -> SignInResult {
         guard let session, !session.isEmpty else { throw MultiFactorErrors.missingSession }
         guard let assertion else { throw MultiFactorErrors.missingInfo }
         let now = clock.now()
         let proof: SecondFactorProof
         var limits = CheckLimits.none
+        limits.tenant = pool.tenant
         switch assertion {
         case var .phone(credential):
             // The ID's shape is not checked here: the session is checked first, and a malformed ID is simply unknown.
             credential.clientIp = clientIp
             if credential.isTemporaryProof { try VerificationService.checkCredential(credential) }
             proof = .phone(verificationId: credential.verificationId, codeMatches: verification.codeMatcher(credential))
-            limits = verification.checkLimits(credential)
+            limits = verification.checkLimits(credential, in: pool)
         case let .totp(enrollmentId, code):
             proof = .totp(enrollmentId: enrollmentId, check: totpCheck(code, now: now))
         }
         // The store gives the session the challenge's own provider.
-        let (signIn, first) = sessions.newSignIn(uid: "", provider: .phone, now: now)
+        let (signIn, first) = sessions.newSignIn(uid: "", tenant: pool.tenant, provider: .phone, now: now)
         return try sessions.finish(
             try store.resolveSecondFactor(
                 sessionId: session, proof: proof, now: now, maxAttempts: config.maxAttempts,

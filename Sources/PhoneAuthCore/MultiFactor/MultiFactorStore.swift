@@ -8,7 +8,8 @@ package protocol MultiFactorStore: AnyObject, Sendable {
         now: Timestamp
     ) throws -> AccountOutcome
     /// `.done` with the user an active, unexpired multi-factor session of `kind` belongs to, or why not.
-    func mfaSessionUser(id: String, kind: MFASessionKind, now: Timestamp) throws -> AccountOutcome
+    /// (Of `tenant`: another pool's session is refused as an unknown one is.)
+    func mfaSessionUser(id: String, kind: MFASessionKind, tenant: TenantID, now: Timestamp) throws -> AccountOutcome
     /// Completes a challenge with a second factor: consumes the session and opens `signIn`
     /// (whose second factor the store fills in). Wrong codes count against the verification
     /// (phone) or the session and the factor (TOTP: consecutive wrong codes lock the factor, as

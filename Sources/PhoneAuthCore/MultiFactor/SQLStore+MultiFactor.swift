@@ -53,12 +53,16 @@ extension SQLStore {
         }
     }
 
-    package func mfaSessionUser(id: String, kind: MFASessionKind, now: Timestamp) throws -> AccountOutcome {
+    package func mfaSessionUser(
+        id: String, kind: MFASessionKind, tenant: TenantID, now: Timestamp
+    ) throws -> AccountOutcome {
         try read { db in
             guard let session = try mfaSession(id: id, kind: kind, now: now, in: db) else {
                 return .refused(try deadSessionRefusal(id, in: db))
             }
             guard let user = try user(uid: session.uid, in: db) else { return .refused(.userNotFound) }
+            // Another pool's challenge is as unknown as one never opened.
+            if user.tenant != tenant { return .refused(.invalidMultiFactorSession) }
             return user.disabled ? .refused(.userDisabled) : .done(user)
         }
     }
@@ -90,6 +94,7 @@ extension SQLStore {
                 return .refused(try deadSessionRefusal(sessionId, in: db))
             }
             guard let user = try self.user(uid: session.uid, in: db) else { return .refused(.userNotFound) }
+            if user.tenant != signIn.tenant { return .refused(.invalidMultiFactorSession) }
             if user.disabled { return .refused(.userDisabled) }
             let factor: EnrolledFactor
             switch proof {

@@ -131,4 +131,19 @@ extension OperationCatalogue {
     static func clientIp(_ p: ObjectReader) throws -> ClientAddress? {
         try ClientAddress(p.string("clientIp"))
     }
+
+    /// The pool `tenantId` names (absent or "": the default pool); tenantNotFound if there is none.
+    static func pool(_ engine: Engine, _ p: ObjectReader) throws -> Pool {
+        try engine.tenants.pool(try TenantID(p.string("tenantId")))
+    }
+
+    /// The tenant `tenantId` names, once known to exist (an admin's uid and listing methods).
+    static func tenant(_ engine: Engine, _ p: ObjectReader) throws -> TenantID { try pool(engine, p).tenant }
+
+    /// For methods a token authenticates: nil when the caller names no tenant (the token's pool
+    /// is used), else the tenant, which the token must be of.
+    static func namedTenant(_ engine: Engine, _ p: ObjectReader) throws -> TenantID? {
+        guard p.value("tenantId") != nil else { return nil }
+        return try tenant(engine, p)
+    }
 }

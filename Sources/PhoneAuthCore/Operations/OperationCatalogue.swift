@@ -9,8 +9,10 @@ enum OperationCatalogue {
             "verifyPhoneNumber", access: .client, setsClientIp: true,
             parameters: [
                 "phoneNumber", "languageCode", "clientIp", "multiFactorHint", "multiFactorSession", "appVerification",
+                "tenantId",
             ]
         ) { engine, p in
+            let pool = try pool(engine, p)
             let hint = try p.string("multiFactorHint"), session = try p.string("multiFactorSession")
             if hint != nil || session != nil {
                 if p.value("phoneNumber") != nil {
@@ -22,11 +24,11 @@ enum OperationCatalogue {
                 return ResultJSON.verificationStarted(
                     try engine.multiFactor.verifySecondFactor(
                         hint: hint, session: session, languageCode: try language(p), clientIp: try clientIp(p),
-                        appProof: try appProof(p)))
+                        appProof: try appProof(p), in: pool))
             }
             let started = try engine.verification.verifyPhoneNumber(
                 try p.string("phoneNumber"), languageCode: try language(p),
-                clientIp: try clientIp(p), appProof: try appProof(p))
+                clientIp: try clientIp(p), appProof: try appProof(p), in: pool)
             return ResultJSON.verificationStarted(started)
         },
         Operation(
@@ -77,55 +79,66 @@ enum OperationCatalogue {
                     verificationId: try p.string("verificationId"),
                     verificationCode: try p.string("verificationCode")))
         },
-        Operation("signInWithCredential", access: .client, setsClientIp: true, parameters: ["credential", "clientIp"]) {
-            engine, p in
-            return ResultJSON.signIn(try engine.signIn.signIn(with: try credential(p)))
+        Operation(
+            "signInWithCredential", access: .client, setsClientIp: true,
+            parameters: ["credential", "clientIp", "tenantId"]
+        ) { engine, p in
+            return ResultJSON.signIn(try engine.signIn.signIn(with: try credential(p), in: try pool(engine, p)))
         },
         Operation(
             "linkWithCredential", access: .client, setsClientIp: true,
-            parameters: ["idToken", "credential", "clientIp"]
+            parameters: ["idToken", "credential", "clientIp", "tenantId"]
         ) { engine, p in
             return ResultJSON.signIn(
-                try engine.accounts.link(idToken: try required(p, "idToken"), credential: try credential(p)))
+                try engine.accounts.link(
+                    idToken: try required(p, "idToken"), credential: try credential(p),
+                    tenant: try namedTenant(engine, p)))
         },
         Operation(
-            "updatePhoneNumber", access: .client, setsClientIp: true, parameters: ["idToken", "credential", "clientIp"]
+            "updatePhoneNumber", access: .client, setsClientIp: true,
+            parameters: ["idToken", "credential", "clientIp", "tenantId"]
         ) { engine, p in
             return ResultJSON.signIn(
                 try engine.accounts.updatePhoneNumber(
-                    idToken: try required(p, "idToken"), credential: try credential(p)))
+                    idToken: try required(p, "idToken"), credential: try credential(p),
+                    tenant: try namedTenant(engine, p)))
         },
         Operation(
             "reauthenticateWithCredential", access: .client, setsClientIp: true,
-            parameters: ["idToken", "credential", "clientIp"]
+            parameters: ["idToken", "credential", "clientIp", "tenantId"]
         ) { engine, p in
             return ResultJSON.signIn(
-                try engine.accounts.reauthenticate(idToken: try required(p, "idToken"), credential: try credential(p)))
+                try engine.accounts.reauthenticate(
+                    idToken: try required(p, "idToken"), credential: try credential(p),
+                    tenant: try namedTenant(engine, p)))
         },
-        Operation("unlink", access: .client, parameters: ["idToken", "providerId"]) { engine, p in
+        Operation("unlink", access: .client, parameters: ["idToken", "providerId", "tenantId"]) { engine, p in
             return .object([
                 (
                     "user",
                     ResultJSON.user(
                         try engine.accounts.unlink(
-                            idToken: try required(p, "idToken"), providerId: try required(p, "providerId")))
+                            idToken: try required(p, "idToken"), providerId: try required(p, "providerId"),
+                            tenant: try namedTenant(engine, p)))
                 )
             ])
         },
         Operation(
             "mfaEnrollStart", access: .client, setsClientIp: true,
-            parameters: ["idToken", "phoneNumber", "languageCode", "clientIp", "appVerification"]
+            parameters: ["idToken", "phoneNumber", "languageCode", "clientIp", "appVerification", "tenantId"]
         ) { engine, p in
             return ResultJSON.verificationStarted(
                 try engine.multiFactor.startPhoneEnrollment(
                     idToken: try required(p, "idToken"), phoneNumber: try p.string("phoneNumber"),
-                    languageCode: try language(p), clientIp: try clientIp(p), appProof: try appProof(p)))
+                    languageCode: try language(p), clientIp: try clientIp(p), appProof: try appProof(p),
+                    tenant: try namedTenant(engine, p)))
         },
-        Operation("mfaTotpStart", access: .client, parameters: ["idToken", "accountName", "issuer"]) { engine, p in
+        Operation("mfaTotpStart", access: .client, parameters: ["idToken", "accountName", "issuer", "tenantId"]) {
+            engine, p in
             let started = try engine.multiFactor.startTotpEnrollment(
                 idToken: try required(p, "idToken"),
                 accountName: try Label(p.string("accountName"), field: "accountName"),
-                issuer: try Label(p.string("issuer"), field: "issuer"))
+                issuer: try Label(p.string("issuer"), field: "issuer"), tenant: try namedTenant(engine, p))
             return .object([
                 ("sessionInfo", .string(started.sessionInfo)),
                 ("secretKey", .string(started.secretKey)),
@@ -140,126 +153,143 @@ enum OperationCatalogue {
             "mfaEnrollFinalize", access: .client, setsClientIp: true,
             parameters: [
                 "idToken", "factorId", "credential", "sessionInfo", "verificationCode", "displayName", "clientIp",
+                "tenantId",
             ]
         ) { engine, p in
             let idToken = try required(p, "idToken"),
                 displayName = try Label(p.string("displayName"), field: "displayName")
+            let tenant = try namedTenant(engine, p)
             switch try p.string("factorId") ?? "phone" {
             case "phone":
                 try rejectPresent(p, ["sessionInfo", "verificationCode"], factor: "phone")
                 return ResultJSON.signIn(
                     try engine.multiFactor.finishPhoneEnrollment(
-                        idToken: idToken, credential: try credential(p), displayName: displayName))
+                        idToken: idToken, credential: try credential(p), displayName: displayName, tenant: tenant))
             case "totp":
                 try rejectPresent(p, ["credential"], factor: "totp")
                 return ResultJSON.signIn(
                     try engine.multiFactor.finishTotpEnrollment(
                         idToken: idToken, sessionInfo: try totpSession(p),
-                        code: try totpCode(p), displayName: displayName))
+                        code: try totpCode(p), displayName: displayName, tenant: tenant))
             default:
                 throw PhoneAuthError(
                     .invalidArgument, "The field 'factorId' must be \"phone\" or \"totp\".",
                     details: [("field", .string("factorId"))])
             }
         },
-        Operation("mfaUnenroll", access: .client, parameters: ["idToken", "enrollmentId"]) { engine, p in
+        Operation("mfaUnenroll", access: .client, parameters: ["idToken", "enrollmentId", "tenantId"]) { engine, p in
             return ResultJSON.signIn(
                 try engine.multiFactor.unenroll(
-                    idToken: try required(p, "idToken"), enrollmentId: try required(p, "enrollmentId")))
+                    idToken: try required(p, "idToken"), enrollmentId: try required(p, "enrollmentId"),
+                    tenant: try namedTenant(engine, p)))
         },
         Operation(
-            "mfaResolveSignIn", access: .client, setsClientIp: true, parameters: ["session", "assertion", "clientIp"]
+            "mfaResolveSignIn", access: .client, setsClientIp: true,
+            parameters: ["session", "assertion", "clientIp", "tenantId"]
         ) { engine, p in
             return ResultJSON.signIn(
                 try engine.multiFactor.resolveSignIn(
                     session: try p.string("session"), assertion: try assertion(p),
-                    clientIp: try clientIp(p)))
+                    clientIp: try clientIp(p), in: try pool(engine, p)))
         },
-        Operation("createCustomToken", parameters: ["uid", "claims"]) { engine, p in
+        Operation("createCustomToken", parameters: ["uid", "claims", "tenantId"]) { engine, p in
             return .object([
                 (
                     "customToken",
-                    .string(try engine.signIn.createCustomToken(uid: try required(p, "uid"), claims: p.value("claims")))
+                    .string(
+                        try engine.signIn.createCustomToken(
+                            uid: try required(p, "uid"), claims: p.value("claims"), tenant: try TenantID(p.string("tenantId")))
+                    )
                 )
             ])
         },
-        Operation("signInWithCustomToken", access: .client, parameters: ["customToken"]) { engine, p in
+        Operation("signInWithCustomToken", access: .client, parameters: ["customToken", "tenantId"]) { engine, p in
             guard let token = try p.string("customToken"), !token.isEmpty else {
                 throw PhoneAuthError(
                     .invalidCustomToken, "A custom token is required.", details: [("reason", .string("missing"))])
             }
-            return ResultJSON.signIn(try engine.signIn.signIn(withCustomToken: token))
+            return ResultJSON.signIn(
+                try engine.signIn.signIn(withCustomToken: token, tenant: try TenantID(p.string("tenantId"))))
         },
-        Operation("refreshIdToken", access: .client, parameters: ["refreshToken"]) { engine, p in
-            return ResultJSON.refreshed(try engine.sessions.refreshIdToken(try required(p, "refreshToken")))
+        Operation("refreshIdToken", access: .client, parameters: ["refreshToken", "tenantId"]) { engine, p in
+            return ResultJSON.refreshed(
+                try engine.sessions.refreshIdToken(try required(p, "refreshToken"), tenant: try namedTenant(engine, p)))
         },
-        Operation("verifyIdToken", access: .client, parameters: ["idToken", "checkRevoked"]) { engine, p in
+        Operation("verifyIdToken", access: .client, parameters: ["idToken", "checkRevoked", "tenantId"]) { engine, p in
             let claims = try engine.sessions.verifyIdToken(
-                try required(p, "idToken"), checkRevoked: try p.bool("checkRevoked") ?? false)
+                try required(p, "idToken"), checkRevoked: try p.bool("checkRevoked") ?? false,
+                tenant: try namedTenant(engine, p))
             return .object([("claims", claims)])
         },
-        Operation("signOut", access: .client, parameters: ["refreshToken"]) { engine, p in
-            try engine.sessions.signOut(refreshToken: try required(p, "refreshToken"))
+        Operation("signOut", access: .client, parameters: ["refreshToken", "tenantId"]) { engine, p in
+            try engine.sessions.signOut(refreshToken: try required(p, "refreshToken"), tenant: try namedTenant(engine, p))
             return .object([])
         },
-        Operation("getUser", parameters: ["uid"]) { engine, p in
-            return .object([("user", ResultJSON.user(try engine.accounts.user(uid: try required(p, "uid"))))])
+        Operation("getUser", parameters: ["uid", "tenantId"]) { engine, p in
+            return .object([
+                ("user", ResultJSON.user(try engine.accounts.user(uid: try required(p, "uid"), in: try tenant(engine, p))))
+            ])
         },
-        Operation("getUserByPhoneNumber", parameters: ["phoneNumber"]) { engine, p in
+        Operation("getUserByPhoneNumber", parameters: ["phoneNumber", "tenantId"]) { engine, p in
             guard let phone = try p.string("phoneNumber"), !phone.isEmpty else {
                 throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.")
             }
-            return .object([("user", ResultJSON.user(try engine.accounts.user(phoneNumber: phone)))])
+            return .object([
+                ("user", ResultJSON.user(try engine.accounts.user(phoneNumber: phone, in: try tenant(engine, p))))
+            ])
         },
-        Operation("deleteUser", parameters: ["uid"]) { engine, p in
-            try engine.accounts.deleteUser(uid: try required(p, "uid"))
+        Operation("deleteUser", parameters: ["uid", "tenantId"]) { engine, p in
+            try engine.accounts.deleteUser(uid: try required(p, "uid"), in: try tenant(engine, p))
             return .object([])
         },
-        Operation("updateUser", parameters: ["uid", "disabled", "displayName", "phoneNumber"]) { engine, p in
+        Operation("updateUser", parameters: ["uid", "disabled", "displayName", "phoneNumber", "tenantId"]) {
+            engine, p in
             let uid = try required(p, "uid")
             let displayName = try clearable(p, "displayName").map { name throws(PhoneAuthError) in
                 try Label(name, field: "displayName")
             }
             let user = try engine.accounts.updateUser(
-                uid: uid, disabled: try p.bool("disabled"), displayName: displayName,
+                uid: uid, in: try tenant(engine, p), disabled: try p.bool("disabled"), displayName: displayName,
                 phoneNumber: try clearable(p, "phoneNumber"))
             return .object([("user", ResultJSON.user(user))])
         },
-        Operation("createUser", parameters: ["uid", "disabled", "displayName", "phoneNumber"]) { engine, p in
+        Operation("createUser", parameters: ["uid", "disabled", "displayName", "phoneNumber", "tenantId"]) {
+            engine, p in
             let uid = try p.string("uid")
             let user = try engine.accounts.createUser(
-                uid: uid, disabled: try p.bool("disabled") ?? false,
+                uid: uid, in: try tenant(engine, p), disabled: try p.bool("disabled") ?? false,
                 displayName: try Label(p.string("displayName"), field: "displayName"),
                 phoneNumber: try p.string("phoneNumber"))
             return .object([("user", ResultJSON.user(user))])
         },
-        Operation("setCustomUserClaims", parameters: ["uid", "claims"]) { engine, p in
-            try engine.accounts.setCustomUserClaims(uid: try required(p, "uid"), claims: p.value("claims"))
+        Operation("setCustomUserClaims", parameters: ["uid", "claims", "tenantId"]) { engine, p in
+            try engine.accounts.setCustomUserClaims(
+                uid: try required(p, "uid"), in: try tenant(engine, p), claims: p.value("claims"))
             return .object([])
         },
-        Operation("listUsers", parameters: ["maxResults", "pageToken"]) { engine, p in
+        Operation("listUsers", parameters: ["maxResults", "pageToken", "tenantId"]) { engine, p in
             let page = try engine.accounts.listUsers(
-                maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000), pageToken: try p.string("pageToken"))
+                in: try tenant(engine, p), maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000), pageToken: try p.string("pageToken"))
             var result = JSONObjectBuilder()
             result.set("users", .array(page.users.map(ResultJSON.user)))
             result.set("pageToken", page.nextPageToken.map { .string($0) })
             return result.value
         },
-        Operation("exportUsers", parameters: ["maxResults", "pageToken"]) { engine, p in
+        Operation("exportUsers", parameters: ["maxResults", "pageToken", "tenantId"]) { engine, p in
             let page = try engine.transfer.exportUsers(
-                maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000), pageToken: try p.string("pageToken"))
+                in: try tenant(engine, p), maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000), pageToken: try p.string("pageToken"))
             var result = JSONObjectBuilder()
             result.set("users", .array(page.users))
             result.set("pageToken", page.nextPageToken.map { .string($0) })
             return result.value
         },
-        Operation("importUsers", parameters: ["users"]) { engine, p in
+        Operation("importUsers", parameters: ["users", "tenantId"]) { engine, p in
             guard case let .array(users)? = p.value("users") else {
                 throw PhoneAuthError(
                     .invalidArgument, "The field 'users' (an array of users as auth:export writes them) is required.",
                     details: [("field", .string("users"))])
             }
-            let outcome = try engine.transfer.importUsers(users)
+            let outcome = try engine.transfer.importUsers(users, into: try tenant(engine, p))
             return .object([
                 ("imported", .int(Int64(outcome.imported))),
                 (
@@ -271,8 +301,8 @@ enum OperationCatalogue {
                 ),
             ])
         },
-        Operation("revokeRefreshTokens", parameters: ["uid"]) { engine, p in
-            try engine.sessions.revokeRefreshTokens(uid: try required(p, "uid"))
+        Operation("revokeRefreshTokens", parameters: ["uid", "tenantId"]) { engine, p in
+            try engine.sessions.revokeRefreshTokens(uid: try required(p, "uid"), in: try tenant(engine, p))
             return .object([])
         },
         Operation("unlockPhoneNumber", parameters: ["phoneNumber"]) { engine, p in
@@ -327,11 +357,32 @@ enum OperationCatalogue {
                 ("roundTrips", .int(Int64(s.roundTrips))),
             ])
         },
-        Operation("getVerificationStatus", parameters: ["verificationId"]) { engine, p in
+        Operation("getVerificationStatus", parameters: ["verificationId", "tenantId"]) { engine, p in
             guard let id = try p.string("verificationId"), !id.isEmpty else {
                 throw PhoneAuthError(.missingVerificationID, "A verification ID is required.")
             }
-            return ResultJSON.verificationStatus(try engine.verification.verificationStatus(id))
+            return ResultJSON.verificationStatus(try engine.verification.verificationStatus(id, in: try tenant(engine, p)))
+        },
+        Operation("createTenant", parameters: TenantSettings.keys.union(["tenantId", "displayName"])) { engine, p in
+            .object([("tenant", try engine.tenants.create(p).json)])
+        },
+        Operation("getTenant", parameters: ["tenantId"]) { engine, p in
+            .object([("tenant", try engine.tenants.tenant(try TenantID(p.string("tenantId"))).json)])
+        },
+        Operation("updateTenant", parameters: TenantSettings.keys.union(["tenantId", "displayName"])) { engine, p in
+            .object([("tenant", try engine.tenants.update(try TenantID(p.string("tenantId")), p).json)])
+        },
+        Operation("deleteTenant", parameters: ["tenantId"]) { engine, p in
+            try engine.tenants.delete(try TenantID(p.string("tenantId")))
+            return .object([])
+        },
+        Operation("listTenants", parameters: ["maxResults", "pageToken"]) { engine, p in
+            let page = try engine.tenants.list(
+                maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 100), pageToken: try p.string("pageToken"))
+            var result = JSONObjectBuilder()
+            result.set("tenants", .array(page.tenants.map(\.json)))
+            result.set("pageToken", page.nextPageToken.map { .string($0) })
+            return result.value
         },
         Operation("listMethods", access: .client, parameters: []) { _, _ in
             .object([("methods", .array(all.map(\.description)))])

@@ -43,12 +43,14 @@ package struct IDTokens: Sendable {
         firebase.set("sign_in_provider", .string(session.provider.rawValue))
         firebase.set("sign_in_second_factor", session.secondFactor.map { .string($0.rawValue) })
         firebase.set("second_factor_identifier", session.secondFactorEnrollment.map { .string($0) })
+        firebase.set("tenant", user.tenant.isDefault ? nil : .string(user.tenant.text))
         claims.append(("firebase", firebase.value))
         return try JWT.sign(claims: .object(claims), with: keys.activeSigningKey)
     }
 
-    /// Checks signature, algorithm, issuer, audience and expiry; returns the claims.
-    package func verify(_ token: String, now: Timestamp) throws(PhoneAuthError) -> JSONValue {
+    /// Checks signature, algorithm, issuer, audience, expiry and, when `tenant` is given, that
+    /// the token is of that pool (`firebase.tenant`, absent for the default pool); returns the claims.
+    package func verify(_ token: String, now: Timestamp, tenant: TenantID? = nil) throws(PhoneAuthError) -> JSONValue {
         func invalid(_ reason: String, _ message: String) -> PhoneAuthError {
             PhoneAuthError(.invalidIdToken, message, details: [("reason", .string(reason))])
         }
@@ -72,7 +74,15 @@ package struct IDTokens: Sendable {
                 .userTokenExpired, "The ID token has expired.",
                 details: [("expiredAt", .string(Timestamp(seconds: exp).rfc3339))])
         }
+        if let tenant, Self.tenant(of: jwt.claims) != tenant {
+            throw invalid("wrongTenant", "The ID token is of another tenant.")
+        }
         return jwt.claims
+    }
+
+    /// The pool an ID token's user is in.
+    static func tenant(of claims: JSONValue) -> TenantID {
+        TenantID(unchecked: claims["firebase"]?["tenant"]?.stringValue ?? "")
     }
 
     static let messages: [JWT.Rejection: String] = [

@@ -2,15 +2,16 @@
 extension SQLStore {
     package func rotateRefreshToken(
         _ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, next: (hash: [UInt8], sealed: [UInt8]?),
-        reuseMilliseconds: Int64, now: Timestamp
+        reuseMilliseconds: Int64, tenant: TenantID?, now: Timestamp
     ) throws -> RefreshOutcome {
         try write { db in
             guard
                 let (generation, secretHash, revokedReason, previousHash, rotatedAt, sealedSecret) = try db.row(
                     """
-                    SELECT generation, secret_hash, revoked_reason, previous_secret_hash, rotated_at, sealed_secret
-                    FROM sessions WHERE uid = ? AND id = ?
-                    """, [.text(token.uid), .text(token.sessionId)],
+                    SELECT s.generation, s.secret_hash, s.revoked_reason, s.previous_secret_hash, s.rotated_at, \
+                    s.sealed_secret
+                    FROM sessions s\(Self.ofTenant(tenant)) WHERE s.uid = ? AND s.id = ?
+                    """, Self.tenantValue(tenant) + [.text(token.uid), .text(token.sessionId)],
                     {
                         (
                             $0.int(0), $0.blob(1), try $0.optionalText(2, as: RevocationReason.self),
@@ -58,12 +59,18 @@ extension SQLStore {
         }
     }
 
-    package func signOut(_ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, now: Timestamp) throws {
+    package func signOut(
+        _ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, tenant: TenantID?, now: Timestamp
+    ) throws {
         try write { db in
             guard
                 let (generation, secretHash) = try db.row(
-                    "SELECT generation, secret_hash FROM sessions WHERE uid = ? AND id = ? AND revoked_at IS NULL",
-                    [.text(token.uid), .text(token.sessionId)], { ($0.int(0), $0.blob(1)) }),
+                    """
+                    SELECT s.generation, s.secret_hash FROM sessions s\(Self.ofTenant(tenant))
+                    WHERE s.uid = ? AND s.id = ? AND s.revoked_at IS NULL
+                    """,
+                    Self.tenantValue(tenant) + [.text(token.uid), .text(token.sessionId)],
+                    { ($0.int(0), $0.blob(1)) }),
                 generation == token.generation, secretMatches(secretHash)
             else { return }
             try db.run(
@@ -72,6 +79,14 @@ extension SQLStore {
             try recordRevoked(uid: token.uid, session: token.sessionId, reason: .signedOut, at: now, in: db)
         }
     }
+
+    /// Joined to `sessions s` when the caller names a pool: only its users' sessions are found
+    /// (no join when none is named, as securetoken's refresh names none).
+    private static func ofTenant(_ tenant: TenantID?) -> String {
+        tenant == nil ? "" : " JOIN users u ON u.uid = s.uid AND u.tenant = ?"
+    }
+
+    private static func tenantValue(_ tenant: TenantID?) -> [SQLValue] { tenant.map { [.text($0.text)] } ?? [] }
 
     package func liveSession(uid: String, id: String) throws -> SessionInfo? {
         try read { try liveSession(uid: uid, id: id, in: $0) }
@@ -94,10 +109,12 @@ extension SQLStore {
         }
     }
 
-    package func revokeSessions(uid: String, now: Timestamp) throws -> Bool {
+    package func revokeSessions(uid: String, tenant: TenantID, now: Timestamp) throws -> Bool {
         try write { db in
             guard
-                try db.run("UPDATE users SET valid_since = ? WHERE uid = ?", [.int(now.milliseconds), .text(uid)]) == 1
+                try db.run(
+                    "UPDATE users SET valid_since = ? WHERE uid = ? AND tenant = ?",
+                    [.int(now.milliseconds), .text(uid), .text(tenant.text)]) == 1
             else { return false }
             try db.run(
                 "UPDATE sessions SET revoked_at = ?, revoked_reason = 'revoked' WHERE uid = ? AND revoked_at IS NULL",

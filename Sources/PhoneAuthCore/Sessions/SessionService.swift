@@ -30,10 +30,11 @@ package final class SessionService {
     }
 
     /// The live session `idToken` belongs to. `recent` also requires its sign-in to be at most
-    /// `mfa.recentSignInSeconds` old, as for changes a stolen token must not make.
-    func session(of idToken: String, recent: Bool) throws -> SessionInfo {
+    /// `mfa.recentSignInSeconds` old, as for changes a stolen token must not make. `tenant`, when
+    /// the caller names one, must be the token's (nil: the token names the pool).
+    func session(of idToken: String, recent: Bool, tenant: TenantID? = nil) throws -> SessionInfo {
         let now = clock.now()
-        let claims = try tokens.verify(idToken, now: now)
+        let claims = try tokens.verify(idToken, now: now, tenant: tenant)
         guard let uid = claims["sub"]?.stringValue, let sid = claims["sid"]?.stringValue else {
             throw PhoneAuthError(
                 .invalidIdToken, "The ID token does not name its session; sign in again.",
@@ -57,7 +58,7 @@ package final class SessionService {
     /// A session to open for `uid` (the store may settle another uid, for an existing user) and its
     /// first refresh token. A user with second factors gets the challenge instead.
     func newSignIn(
-        uid: String, provider: SignInProvider, now: Timestamp, developerClaims: String? = nil
+        uid: String, tenant: TenantID, provider: SignInProvider, now: Timestamp, developerClaims: String? = nil
     )
         -> (NewSignIn, RefreshToken)
     {
@@ -67,7 +68,7 @@ package final class SessionService {
             expiresAt: now.adding(seconds: config.mfaSessionTtlSeconds))
         return (
             NewSignIn(
-                newUid: uid, sessionId: first.sessionId, refreshSecretHash: first.secretHash, provider: provider,
+                newUid: uid, tenant: tenant, sessionId: first.sessionId, refreshSecretHash: first.secretHash, provider: provider,
                 developerClaims: developerClaims, hooks: provider == .custom ? [] : hooks.signInHooks,
                 challenge: challenge), first
         )
@@ -86,7 +87,7 @@ package final class SessionService {
         -> (NewSignIn, RefreshToken)
     {
         var (signIn, first) = newSignIn(
-            uid: session.user.uid, provider: provider ?? session.provider, now: now,
+            uid: session.user.uid, tenant: session.user.tenant, provider: provider ?? session.provider, now: now,
             developerClaims: session.developerClaims)
         signIn.authTime = session.authTime
         signIn.secondFactor = session.secondFactor
@@ -176,7 +177,9 @@ package final class SessionService {
         return RefreshToken(uid: session.user.uid, sessionId: session.sessionId, generation: generation, secret: secret)
     }
 
-    package func refreshIdToken(_ refreshToken: String) throws -> SignInResult {
+    /// `tenant`, when the caller names one, must be the session's (nil: the token's, as
+    /// securetoken's refresh names none): another tenant's token is as unknown as a forged one.
+    package func refreshIdToken(_ refreshToken: String, tenant: TenantID? = nil) throws -> SignInResult {
         guard let token = RefreshToken.parse(refreshToken) else {
             throw PhoneAuthError(
                 .invalidUserToken, "The refresh token is not valid.", details: [("reason", .string("unknown"))])
@@ -188,7 +191,7 @@ package final class SessionService {
         switch try store.rotateRefreshToken(
             token, secretMatches: { SecureBytes.equal($0, presented) },
             next: (next.secretHash, reuse > 0 ? try keys.sealRefreshSecret(next) : nil),
-            reuseMilliseconds: reuse, now: now)
+            reuseMilliseconds: reuse, tenant: tenant, now: now)
         {
         case let .rotated(session):
             let idToken = try tokens.issue(for: session, now: now)
@@ -224,8 +227,9 @@ package final class SessionService {
         }
     }
 
-    package func verifyIdToken(_ idToken: String, checkRevoked: Bool) throws -> JSONValue {
-        let claims = try tokens.verify(idToken, now: clock.now())
+    /// `tenant` (nil: any) must be the token's pool.
+    package func verifyIdToken(_ idToken: String, checkRevoked: Bool, tenant: TenantID? = nil) throws -> JSONValue {
+        let claims = try tokens.verify(idToken, now: clock.now(), tenant: tenant)
         if checkRevoked {
             guard let uid = claims["sub"]?.stringValue, let user = try store.user(uid: uid) else {
                 throw PhoneAuthError(.userNotFound, "The token's user no longer exists.")
@@ -242,14 +246,14 @@ package final class SessionService {
         return claims
     }
 
-    package func signOut(refreshToken: String) throws {
-        // Signing out with a token that is not a session's current one changes nothing.
+    package func signOut(refreshToken: String, tenant: TenantID? = nil) throws {
+        // Signing out with a token that is not a session's current one (of the pool) changes nothing.
         guard let token = RefreshToken.parse(refreshToken) else { return }
         let presented = token.secretHash
-        try store.signOut(token, secretMatches: { SecureBytes.equal($0, presented) }, now: clock.now())
+        try store.signOut(token, secretMatches: { SecureBytes.equal($0, presented) }, tenant: tenant, now: clock.now())
     }
 
-    package func revokeRefreshTokens(uid: String) throws {
-        guard try store.revokeSessions(uid: uid, now: clock.now()) else { throw AccountErrors.noUser }
+    package func revokeRefreshTokens(uid: String, in tenant: TenantID) throws {
+        guard try store.revokeSessions(uid: uid, tenant: tenant, now: clock.now()) else { throw AccountErrors.noUser }
     }
 }

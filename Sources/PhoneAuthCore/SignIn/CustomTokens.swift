@@ -14,9 +14,11 @@ package struct CustomTokens: Sendable {
     package struct Grant: Sendable {
         package let uid: String
         package let claims: String?
+        /// The pool it signs in to (its `tenant_id` claim, as Firebase's admin SDKs write it).
+        package let tenant: TenantID
     }
 
-    package func create(uid: String, claims: JSONValue?, now: Timestamp) throws -> String {
+    package func create(uid: String, claims: JSONValue?, tenant: TenantID, now: Timestamp) throws -> String {
         guard !uid.isEmpty, uid.utf8.count <= 128 else {
             throw PhoneAuthError(
                 .invalidArgument, "The field 'uid' must be 1 to 128 bytes.", details: [("field", .string("uid"))])
@@ -26,6 +28,7 @@ package struct CustomTokens: Sendable {
             ("iat", .int(now.seconds)), ("exp", .int(now.seconds + Self.lifetimeSeconds)), ("uid", .string(uid)),
         ]
         if let claims, try DeveloperClaims.validated(claims) != nil { payload.append(("claims", claims)) }
+        if !tenant.isDefault { payload.append(("tenant_id", .string(tenant.text))) }
         return try JWT.sign(claims: .object(payload), with: keys.activeSigningKey)
     }
 
@@ -48,6 +51,10 @@ package struct CustomTokens: Sendable {
         guard now.seconds < exp, exp - iat <= Self.lifetimeSeconds else {
             throw invalid("expired", "The custom token has expired.")
         }
-        return Grant(uid: uid, claims: jwt.claims["claims"].map(JSONCodec.serialize))
+        let tenant: TenantID
+        do { tenant = try TenantID(jwt.claims["tenant_id"]?.stringValue, field: "tenant_id") } catch {
+            throw invalid("invalidTenantId", "The custom token's tenant_id is not a tenant ID.")
+        }
+        return Grant(uid: uid, claims: jwt.claims["claims"].map(JSONCodec.serialize), tenant: tenant)
     }
 }

@@ -2,6 +2,8 @@
 /// the new session's identifiers.
 package struct NewSignIn: Sendable {
     package var newUid: String
+    /// The pool the user is found or created in.
+    package var tenant: TenantID
     package var sessionId: String
     /// SHA-256 of the first refresh token's secret.
     package var refreshSecretHash: [UInt8]

@@ -28,9 +28,9 @@ package struct PendingSignIn: Sendable {
     package var signIn: NewSignIn
 
     /// The record of a user that a first sign-in with `phone` would create.
-    static func newUser(uid: String, phone: String, now: Timestamp) -> UserRecord {
+    static func newUser(uid: String, phone: String, tenant: TenantID, now: Timestamp) -> UserRecord {
         UserRecord(
             uid: uid, phoneNumber: phone, displayName: nil, disabled: false, createdAt: now, lastSignInAt: now,
-            validSince: nil)
+            validSince: nil, tenant: tenant)
     }
 }

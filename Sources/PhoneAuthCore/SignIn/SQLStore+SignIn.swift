@@ -19,7 +19,7 @@ extension SQLStore {
                 return try resumeEarlierSignIn(earlier, phone: verified.phone, now: now, in: db)
             }
             let phone = verified.phone
-            let holder = try numberHolder(phone, in: db)
+            let holder = try numberHolder(phone, tenant: signIn.tenant, in: db)
             var user = holder.user
             // A proof signs in the user who had the number when it was made, and no one else.
             if temporaryProof && user?.uid != verified.subject { return .rejected(.unusable(reason: .ownerChanged)) }
@@ -32,13 +32,13 @@ extension SQLStore {
                 return .approvalNeeded(
                     PendingSignIn(
                         flow: .firstFactor(verificationId: id, temporaryProof: temporaryProof),
-                        user: user ?? PendingSignIn.newUser(uid: signIn.newUid, phone: phone, now: now),
+                        user: user ?? PendingSignIn.newUser(uid: signIn.newUid, phone: phone, tenant: signIn.tenant, now: now),
                         isNew: user == nil, signIn: signIn))
             }
             let isNew = user == nil
             if user == nil {
-                try insertUser(uid: signIn.newUid, phone: phone, signingIn: true, now: now, in: db)
-                user = PendingSignIn.newUser(uid: signIn.newUid, phone: phone, now: now)
+                try insertUser(uid: signIn.newUid, phone: phone, tenant: signIn.tenant, signingIn: true, now: now, in: db)
+                user = PendingSignIn.newUser(uid: signIn.newUid, phone: phone, tenant: signIn.tenant, now: now)
                 try record(.userCreated, subject: signIn.newUid, [("user", eventUser(user!))], at: now, in: db)
             }
             guard let user else { return .refused(.userNotFound) }
@@ -72,7 +72,7 @@ extension SQLStore {
             }
             switch pending.flow {
             case let .firstFactor(verificationId, temporaryProof):
-                let holder = try numberHolder(phone, in: db)
+                let holder = try numberHolder(phone, tenant: signIn.tenant, in: db)
                 if holder.user?.uid != (pending.isNew ? nil : uid), temporaryProof {
                     return .rejected(.unusable(reason: .ownerChanged))
                 }
@@ -82,11 +82,11 @@ extension SQLStore {
                     if !pending.isNew {
                         var next = pending
                         (next.user, next.isNew) = (
-                            PendingSignIn.newUser(uid: signIn.newUid, phone: phone, now: now), true
+                            PendingSignIn.newUser(uid: signIn.newUid, phone: phone, tenant: signIn.tenant, now: now), true
                         )
                         return .approvalNeeded(next)
                     }
-                    try insertUser(uid: uid, phone: phone, signingIn: true, now: now, in: db)
+                    try insertUser(uid: uid, phone: phone, tenant: signIn.tenant, signingIn: true, now: now, in: db)
                     try markUsedBySignIn(
                         verificationId, EarlierSignIn(uid: uid, opened: signIn.sessionId, isNewUser: true), at: now,
                         in: db)
@@ -130,7 +130,7 @@ extension SQLStore {
                 }
                 if let refused = try disabledByHook() { return refused }
                 if link, try user(uid: uid, in: db)?.phoneNumber != nil { return .refused(.providerAlreadyLinked) }
-                let holder = try numberHolder(phone, in: db)
+                let holder = try numberHolder(phone, tenant: signIn.tenant, in: db)
                 if let owner = holder.user, owner.uid != uid {
                     return try alreadyInUse(
                         verificationId, proof: proof, phone: phone, owner: owner.uid, now: now, in: db)
@@ -219,21 +219,24 @@ extension SQLStore {
             isNewUser: isNew)
     }
 
-    /// Numbers enrolled as SMS second factors are never first factors (and the reverse).
-    /// Who holds `phone`: the user signing in with it, and whether it is some user's second
-    /// factor (then no account may take it as its sign-in number). One statement, since every
-    /// sign-in and number change asks both.
-    func numberHolder(_ phone: String, in db: Connection) throws -> (user: UserRecord?, isSecondFactor: Bool) {
+    /// Numbers enrolled as SMS second factors are never first factors (and the reverse), within
+    /// a tenant. Who holds `phone` in `tenant`: the user signing in with it, and whether it is
+    /// some user's second factor there (then no account may take it as its sign-in number). One
+    /// statement, since every sign-in and number change asks both.
+    func numberHolder(
+        _ phone: String, tenant: TenantID, in db: Connection
+    ) throws -> (user: UserRecord?, isSecondFactor: Bool) {
         let (user, isSecondFactor) =
             try db.row(
                 """
                 SELECT u.uid, u.phone, u.display_name, u.disabled, u.created_at, u.last_sign_in_at, u.valid_since, \
-                u.custom_claims,
-                       CASE WHEN EXISTS (SELECT 1 FROM factors WHERE phone = ?) THEN 1 ELSE 0 END
+                u.custom_claims, u.tenant,
+                       CASE WHEN EXISTS (SELECT 1 FROM factors f JOIN users o ON o.uid = f.uid
+                                         WHERE f.phone = ? AND o.tenant = ?) THEN 1 ELSE 0 END
                 FROM (SELECT 1) AS one LEFT JOIN users u ON u.tenant = ? AND u.phone = ?
-                """, [.text(phone), .text(Self.defaultTenant), .text(phone)]
+                """, [.text(phone), .text(tenant.text), .text(tenant.text), .text(phone)]
             ) { row in
-                (row.optionalText(0) == nil ? nil : Self.userRecord(row), row.int(8) != 0)
+                (row.optionalText(0) == nil ? nil : Self.userRecord(row), row.int(9) != 0)
             } ?? (nil, false)
         return (try withFactors(user, in: db), isSecondFactor)
     }
@@ -241,15 +244,18 @@ extension SQLStore {
     package func signInUser(_ signIn: NewSignIn, now: Timestamp) throws -> AccountOutcome {
         try write { db in
             let existing = try self.user(uid: signIn.newUid, in: db)
+            // A uid is one user in one pool: a custom token of another tenant's uid is refused.
+            if let existing, existing.tenant != signIn.tenant { return .refused(.uidInAnotherTenant) }
             if existing?.disabled == true { return .refused(.userDisabled) }
             if existing == nil {
-                try insertUser(uid: signIn.newUid, phone: nil, signingIn: true, now: now, in: db)
+                try insertUser(
+                    uid: signIn.newUid, phone: nil, tenant: signIn.tenant, signingIn: true, now: now, in: db)
             }
             let user =
                 existing
                 ?? UserRecord(
                     uid: signIn.newUid, phoneNumber: nil, displayName: nil, disabled: false,
-                    createdAt: now, lastSignInAt: now, validSince: nil)
+                    createdAt: now, lastSignInAt: now, validSince: nil, tenant: signIn.tenant)
             if existing == nil {
                 try record(.userCreated, subject: user.uid, [("user", eventUser(user))], at: now, in: db)
             }

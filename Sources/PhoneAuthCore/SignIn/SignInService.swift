@@ -7,12 +7,14 @@ package final class SignInService {
     private let verification: VerificationService
     private let sessions: SessionService
     private let customTokens: CustomTokens
+    private let tenants: TenantService
     private let failures: FailureReporter
 
     init(
         config: EngineConfig, clock: Clock, store: any SignInStore, verification: VerificationService,
-        sessions: SessionService, customTokens: CustomTokens, failures: FailureReporter
+        sessions: SessionService, customTokens: CustomTokens, tenants: TenantService, failures: FailureReporter
     ) {
+        self.tenants = tenants
         self.config = config
         self.clock = clock
         self.store = store
@@ -22,7 +24,8 @@ package final class SignInService {
         self.failures = failures
     }
 
-    package func signIn(with credential: PhoneCredential) throws -> SignInResult {
+    /// Signs in to `pool`: a verification of another pool is as unknown as one never made.
+    package func signIn(with credential: PhoneCredential, in pool: Pool) throws -> SignInResult {
         let now = clock.now()
         do { try VerificationService.checkCredential(credential, allowProof: true) } catch let error as PhoneAuthError {
             throw failures.reported(error, clientIp: credential.clientIp, now: now)
@@ -30,11 +33,11 @@ package final class SignInService {
         // 28 characters like Firebase's uids: creation time and 96 random bits (used if the user is new).
         let retry = config.signInRetrySeconds
         var (signIn, first) = sessions.newSignIn(
-            uid: SortableID.make(at: now, randomBytes: 12), provider: .phone, now: now)
+            uid: SortableID.make(at: now, randomBytes: 12), tenant: pool.tenant, provider: .phone, now: now)
         if retry > 0 { signIn.sealedSecret = try sessions.sealed(first) }
         let outcome = try store.redeemVerification(
             id: credential.verificationId, temporaryProof: credential.isTemporaryProof, now: now,
-            maxAttempts: config.maxAttempts, limits: verification.checkLimits(credential),
+            maxAttempts: config.maxAttempts, limits: verification.checkLimits(credential, in: pool),
             codeMatches: verification.codeMatcher(credential), signIn: signIn,
             retrySince: retry > 0 ? now.adding(seconds: -retry) : nil)
         return try sessions.finish(outcome, first, now: now, clientIp: credential.clientIp) { outcome in
@@ -52,19 +55,32 @@ package final class SignInService {
         }
     }
 
-    /// A token the host hands to its user to sign in as `uid` (created on first sign-in).
-    package func createCustomToken(uid: String, claims: JSONValue?) throws -> String {
-        try customTokens.create(uid: uid, claims: claims, now: clock.now())
+    /// A token the host hands to its user to sign in as `uid` of `tenant` (created on first sign-in).
+    package func createCustomToken(uid: String, claims: JSONValue?, tenant: TenantID = .defaultPool) throws -> String
+    {
+        _ = try tenants.pool(tenant)
+        return try customTokens.create(uid: uid, claims: claims, tenant: tenant, now: clock.now())
     }
 
-    package func signIn(withCustomToken token: String) throws -> SignInResult {
+    /// Signs in to the pool the token names, which must be `tenant` (the caller's; the default
+    /// pool when it names none), as Identity Platform asks the request's tenantId to match.
+    package func signIn(withCustomToken token: String, tenant: TenantID = .defaultPool) throws -> SignInResult {
         let now = clock.now()
         let grant: CustomTokens.Grant
         do { grant = try customTokens.verify(token, now: now) } catch {
             throw failures.reported(error, clientIp: nil, now: now)
         }
+        guard grant.tenant == tenant else {
+            throw failures.reported(
+                PhoneAuthError(
+                    .tenantIdMismatch,
+                    "The custom token is for \(grant.tenant), and the sign-in for \(tenant).",
+                    details: [("tokenTenantId", .string(grant.tenant.text)), ("tenantId", .string(tenant.text))]),
+                clientIp: nil, now: now)
+        }
+        _ = try tenants.pool(tenant)
         let (signIn, first) = sessions.newSignIn(
-            uid: grant.uid, provider: .custom, now: now, developerClaims: grant.claims)
+            uid: grant.uid, tenant: tenant, provider: .custom, now: now, developerClaims: grant.claims)
         return try sessions.finish(try store.signInUser(signIn, now: now), first, now: now)
     }
 }

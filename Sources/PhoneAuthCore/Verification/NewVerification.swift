@@ -9,4 +9,6 @@ package struct NewVerification: Sendable {
     /// What the code may be used for, and for whom (see VerificationPurpose).
     package var purpose = VerificationPurpose.signIn
     package var subject: String? = nil
+    /// The pool whose sign-in or account change alone may use the code.
+    package var tenant = TenantID.defaultPool
 }

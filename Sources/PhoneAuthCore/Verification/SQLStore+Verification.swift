@@ -42,8 +42,8 @@ extension SQLStore {
                 """
                 INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, \
                 sealed_body, due_at,
-                                           delivery_lease, purpose, subject)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                           delivery_lease, purpose, subject, tenant)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .text(v.id), .text(v.phone), .blob(v.codeHash), .int(createdAt.milliseconds),
@@ -51,7 +51,7 @@ extension SQLStore {
                     .text(v.outbox == nil ? "none" : "sending"), .text(v.outbox?.languageCode ?? ""),
                     v.outbox.map { .blob($0.sealedBody) } ?? .null, .int(lease.until.milliseconds),
                     v.outbox == nil ? .null : .text(lease.owner), .text(v.purpose),
-                    Self.optional(v.subject),
+                    Self.optional(v.subject), .text(v.tenant.text),
                 ])
             if let limits { try countSend(limits, now: v.createdAt, in: db) }
             return .created
@@ -80,14 +80,14 @@ extension SQLStore {
                     ORDER BY created_at DESC LIMIT 1 OFFSET ?)
             FROM (SELECT 1) AS one
             LEFT JOIN verifications v ON v.id = (SELECT id FROM verifications WHERE phone = ? AND purpose = ?
-                                                 AND subject \(dialect.isNotDistinctFrom) ? \
+                                                 AND subject \(dialect.isNotDistinctFrom) ? AND tenant = ? \
             ORDER BY created_at DESC LIMIT 1)
             """,
             [
                 .text(v.phone), .text(v.phone),
                 .int(perNumberPerHour > 0 ? v.createdAt.milliseconds - 3_600_000 : Int64.max),
                 .int(Int64(max(perNumberPerHour - 1, 0))), .text(v.phone), .text(v.purpose),
-                Self.optional(v.subject),
+                Self.optional(v.subject), .text(v.tenant.text),
             ]
         ) { row in
             let latest = try row.optionalText(0).map { id in
@@ -118,8 +118,8 @@ extension SQLStore {
                     """
                     SELECT v.phone, v.code_hash, v.expires_at, v.attempts, v.state, v.purpose, v.subject, \
                     f.locked_until, v.used_at, v.used_by, v.used_session, v.used_new_user
-                    FROM verifications v LEFT JOIN number_failures f ON f.phone = v.phone WHERE v.id = ?
-                    """, [.text(id)],
+                    FROM verifications v LEFT JOIN number_failures f ON f.phone = v.phone WHERE v.id = ? AND v.tenant = ?
+                    """, [.text(id), .text(limits.tenant.text)],
                     { row in
                         (
                             row.text(0), row.blob(1), Timestamp(milliseconds: row.int(2)), Int(row.int(3)),
@@ -212,14 +212,14 @@ extension SQLStore {
             ])
     }
 
-    package func verificationStatus(id: String, now: Timestamp) throws -> VerificationStatus? {
+    package func verificationStatus(id: String, tenant: TenantID, now: Timestamp) throws -> VerificationStatus? {
         try read { db in
             try db.row(
                 """
                 SELECT phone, state, expires_at, delivery, delivery_attempts, delivery_provider, delivery_message_id, \
                 delivery_error
-                FROM verifications WHERE id = ?
-                """, [.text(id)]
+                FROM verifications WHERE id = ? AND tenant = ?
+                """, [.text(id), .text(tenant.text)]
             ) { row in
                 let expiresAt = Timestamp(milliseconds: row.int(2))
                 let state = try row.text(1, as: VerificationState.self)

@@ -3,7 +3,6 @@
 /// compares it.
 package final class VerificationService {
     private let config: EngineConfig
-    private let smsText: SMSText
     private let clock: Clock
     private let store: any VerificationStore
     private let keys: KeyRing
@@ -14,12 +13,11 @@ package final class VerificationService {
     private let failures: FailureReporter
 
     init(
-        config: EngineConfig, smsText: SMSText, clock: Clock, store: any VerificationStore, keys: KeyRing,
+        config: EngineConfig, clock: Clock, store: any VerificationStore, keys: KeyRing,
         worker: DeliveryWorker, appVerification: AppVerificationService, hooks: HookService, events: EventLog,
         failures: FailureReporter
     ) {
         self.config = config
-        self.smsText = smsText
         self.clock = clock
         self.store = store
         self.keys = keys
@@ -32,18 +30,18 @@ package final class VerificationService {
 
     package func verifyPhoneNumber(
         _ phoneNumber: String?, languageCode: LanguageTag? = nil, clientIp: ClientAddress? = nil,
-        appProof: AppProof? = nil
+        appProof: AppProof? = nil, in pool: Pool
     ) throws -> VerificationStarted {
         try sendCode(
             to: try PhoneNumber.parse(phoneNumber), purpose: .signIn, subject: nil, languageCode: languageCode,
-            clientIp: clientIp, appProof: appProof)
+            clientIp: clientIp, appProof: appProof, in: pool)
     }
 
-    /// Starts a verification of `phone` whose code serves `purpose` only, and queues its SMS.
-    /// `user` is the user whose second factor it is, for the beforeSendSms hook.
+    /// Starts a verification of `phone` in `pool` whose code serves `purpose` only, and queues
+    /// its SMS. `user` is the user whose second factor it is, for the beforeSendSms hook.
     func sendCode(
         to phone: PhoneNumber, purpose: VerificationPurpose, subject: String?, languageCode: LanguageTag?,
-        clientIp: ClientAddress?, appProof: AppProof?, user: UserRecord? = nil
+        clientIp: ClientAddress?, appProof: AppProof?, user: UserRecord? = nil, in pool: Pool
     ) throws -> VerificationStarted {
         let policy = config.abuse
         // Where an SMS may go at all: checked for test numbers too, so tests meet the production rules.
@@ -52,12 +50,12 @@ package final class VerificationService {
                 .invalidPhoneNumber, "SMS codes are not sent to \(type.name) numbers (phoneNumberTypes.deny).",
                 details: [("reason", .string("typeNotAllowed")), ("type", .string(type.name))])
         }
-        guard policy.allowsRegion(phone.region) else {
+        guard policy.allowsRegion(phone.region), pool.allowsRegion(phone.region) else {
             throw PhoneAuthError(
                 .operationNotAllowed, "SMS codes are not sent to numbers of region \(phone.region) (smsRegionPolicy).",
                 details: [("reason", .string("regionNotAllowed")), ("region", .string(phone.region))])
         }
-        let testCode = config.testPhoneNumbers[phone.e164]
+        let testCode = pool.testPhoneNumbers[phone.e164]
         if config.appVerificationDisabledForTesting && testCode == nil {
             throw PhoneAuthError(
                 .appNotVerified,
@@ -66,6 +64,7 @@ package final class VerificationService {
                 details: [("setting", .string("appVerification.disabledForTesting"))])
         }
         try appVerification.checkAppProof(appProof, clientIp: clientIp)
+        let smsText = pool.smsText
         let language = smsText.resolve(languageCode?.text, fallback: config.defaultLanguageCode)
         // Before any limit counts it or the verification is written: a BLOCK leaves no trace.
         try hooks.beforeSendSms(
@@ -82,7 +81,7 @@ package final class VerificationService {
         let verification = NewVerification(
             id: id, phone: phone.e164, codeHash: keys.codeHash(verificationId: id, code: code),
             createdAt: now, expiresAt: now.adding(seconds: config.codeTtlSeconds), outbox: outbox,
-            purpose: purpose, subject: subject)
+            purpose: purpose, subject: subject, tenant: pool.tenant)
         let reuseWindowStart = config.resendAfterSeconds > 0 ? now.adding(seconds: -config.resendAfterSeconds) : nil
         // Test numbers are exempt from the send limits (they send nothing).
         let limits =
@@ -156,9 +155,9 @@ package final class VerificationService {
         return PhoneCredential(verificationId: verificationId, verificationCode: verificationCode)
     }
 
-    package func verificationStatus(_ verificationId: String) throws -> VerificationStatus {
+    package func verificationStatus(_ verificationId: String, in tenant: TenantID) throws -> VerificationStatus {
         guard VerificationCode.isWellFormedId(verificationId),
-            let status = try store.verificationStatus(id: verificationId, now: clock.now())
+            let status = try store.verificationStatus(id: verificationId, tenant: tenant, now: clock.now())
         else {
             throw PhoneAuthError(.invalidVerificationID, "No verification has this ID.")
         }
@@ -181,14 +180,15 @@ package final class VerificationService {
         }
     }
 
-    /// The wrong-code limits of a code check from the credential's client.
-    func checkLimits(_ credential: PhoneCredential) -> CheckLimits {
+    /// The wrong-code limits of a code check from the credential's client (the pool's test
+    /// numbers are exempt).
+    func checkLimits(_ credential: PhoneCredential, in pool: Pool) -> CheckLimits {
         let policy = config.abuse
         return CheckLimits(
             maxConsecutiveFailures: policy.maxConsecutiveFailures, failuresBetweenLockouts: config.maxAttempts,
             lockoutMilliseconds: policy.lockoutSeconds * 1000, maxLockoutMilliseconds: policy.maxLockoutSeconds * 1000,
             clientIp: credential.clientIp?.limitKey, wrongCodesPerIpPer5Minutes: policy.wrongCodesPerIpPer5Minutes,
-            exempt: Set(config.testPhoneNumbers.keys))
+            exempt: Set(pool.testPhoneNumbers.keys), tenant: pool.tenant)
     }
 
     /// Compares a stored code hash with the credential's, in constant time.

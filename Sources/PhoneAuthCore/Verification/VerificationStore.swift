@@ -1,7 +1,7 @@
 /// Verifications: starting one (with its SMS and its send limits) and reading its state.
 /// Part of `Store`; SQLStore implements it in this folder's SQL (see Storage/Store.swift).
 package protocol VerificationStore: AnyObject, Sendable {
-    /// Starts `verification` unless an active one for the same number was created after
+    /// Starts `verification` unless an active one for the same number (and pool) was created after
     /// `reuseIfCreatedAfter` (nil: never reuse); a new one replaces older active ones. The SMS is queued in the same
     /// transaction, already leased to this engine's worker by `lease` (the worker is handed the
     /// message directly; if this process dies, any worker takes it once the lease runs out).
@@ -11,5 +11,6 @@ package protocol VerificationStore: AnyObject, Sendable {
         _ verification: NewVerification, reuseIfCreatedAfter: Timestamp?, lease: DeliveryLease,
         limits: SendLimits?
     ) throws -> VerificationStart
-    func verificationStatus(id: String, now: Timestamp) throws -> VerificationStatus?
+    /// The verification `id` if it belongs to `tenant`.
+    func verificationStatus(id: String, tenant: TenantID, now: Timestamp) throws -> VerificationStatus?
 }

@@ -1,0 +1,15 @@
+/// What a verification or sign-in uses of one user pool: the default pool's from the engine's
+/// configuration, a tenant's from its settings over the configuration's.
+package struct Pool: Sendable {
+    package let tenant: TenantID
+    package let testPhoneNumbers: [String: String]
+    /// The tenant's region policy, checked after the engine's (nil: the engine's alone).
+    let regionPolicy: AbusePolicy.RegionPolicy?
+    let secondFactors: Set<FactorKind>?
+    /// The texts with the pool's app name.
+    let smsText: SMSText
+
+    func allowsRegion(_ region: String) -> Bool { regionPolicy?.allows(region) ?? true }
+
+    func allows(_ kind: FactorKind) -> Bool { secondFactors?.contains(kind) ?? true }
+}

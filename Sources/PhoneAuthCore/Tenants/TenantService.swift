@@ -1,0 +1,140 @@
+/// Tenants: managing them (the admin methods) and the pool each operation runs in.
+///
+/// A tenant's settings are read through a short cache, so a sign-in in a tenant reads no more
+/// of the store than one in the default pool; a change made by this engine takes effect at once,
+/// one made by another engine sharing the store within `cacheMilliseconds`.
+package final class TenantService: @unchecked Sendable {  // `cached` is under `lock`
+    static let cacheMilliseconds: Int64 = 5000
+    static let maxPageSize = 1000
+
+    private let config: EngineConfig
+    private let clock: Clock
+    private let store: any TenantStore
+    /// The default pool's settings, fixed by the configuration.
+    let defaultPool: Pool
+    private let lock = Lock()
+    private var cached: [TenantID: (pool: Pool, until: Int64)] = [:]
+
+    init(config: EngineConfig, smsText: SMSText, clock: Clock, store: any TenantStore) {
+        self.config = config
+        self.clock = clock
+        self.store = store
+        defaultPool = Pool(
+            tenant: .defaultPool, testPhoneNumbers: config.testPhoneNumbers, regionPolicy: nil, secondFactors: nil,
+            smsText: smsText)
+    }
+
+    /// The pool of `tenant`; tenantNotFound for a tenant that does not exist.
+    package func pool(_ tenant: TenantID) throws -> Pool {
+        if tenant.isDefault { return defaultPool }
+        let now = clock.now().milliseconds
+        if let hit = lock.withLock({ cached[tenant] }), hit.until > now { return hit.pool }
+        guard let found = try store.tenant(id: tenant) else { throw Self.notFound(tenant) }
+        let pool = try makePool(found)
+        lock.withLock { cached[tenant] = (pool, now + Self.cacheMilliseconds) }
+        return pool
+    }
+
+    private func makePool(_ tenant: Tenant) throws -> Pool {
+        var texts = config
+        if let name = tenant.settings.smsAppName { texts.smsAppName = name }
+        return Pool(
+            tenant: tenant.id, testPhoneNumbers: tenant.settings.testPhoneNumbers,
+            regionPolicy: tenant.settings.regionPolicy, secondFactors: tenant.settings.secondFactors,
+            smsText: try SMSText(texts))
+    }
+
+    private func forget(_ tenant: TenantID) { lock.withLock { _ = cached.removeValue(forKey: tenant) } }
+
+    // MARK: Admin methods
+
+    /// Creates a tenant from `r` (`tenantId` optional: one is made from the display name).
+    package func create(_ r: ObjectReader) throws -> Tenant {
+        let displayName = try Self.displayName(r, required: true) ?? ""
+        let given = try TenantID(r.string("tenantId"))
+        var settings = TenantSettings()
+        try settings.apply(r)
+        let now = clock.now()
+        // A generated ID that is taken (1 in 60 million) is drawn again; a given one is refused.
+        for _ in 0..<3 {
+            let id = given.isDefault ? TenantID.generate(displayName: displayName) : given
+            let tenant = Tenant(id: id, displayName: displayName, settings: settings, createdAt: now, updatedAt: now)
+            if try store.createTenant(tenant) { return tenant }
+            guard given.isDefault else {
+                throw PhoneAuthError(
+                    .invalidArgument, "A tenant with this ID exists already.",
+                    details: [("field", .string("tenantId")), ("reason", .string("tenantExists"))])
+            }
+        }
+        throw PhoneAuthError(.internalError, "No free tenant ID was found; try again.")
+    }
+
+    package func tenant(_ id: TenantID) throws -> Tenant {
+        guard !id.isDefault else { throw Self.missingId() }
+        guard let tenant = try store.tenant(id: id) else { throw Self.notFound(id) }
+        return tenant
+    }
+
+    /// Changes the keys `r` holds (null clears a setting).
+    package func update(_ id: TenantID, _ r: ObjectReader) throws -> Tenant {
+        guard !id.isDefault else { throw Self.missingId() }
+        let displayName = try Self.displayName(r, required: false)
+        var settings: TenantSettings?
+        let updated = try store.updateTenant(id: id, now: clock.now()) { tenant throws(PhoneAuthError) in
+            if let displayName { tenant.displayName = displayName }
+            var changed = tenant.settings
+            try changed.apply(r)
+            tenant.settings = changed
+            settings = changed
+        }
+        forget(id)
+        guard let updated, settings != nil else { throw Self.notFound(id) }
+        return updated
+    }
+
+    package func delete(_ id: TenantID) throws {
+        guard !id.isDefault else { throw Self.missingId() }
+        switch try store.deleteTenant(id: id) {
+        case .deleted: forget(id)
+        case .notFound: throw Self.notFound(id)
+        case .hasUsers:
+            throw PhoneAuthError(
+                .tenantNotEmpty, "The tenant still has users; delete them first (listUsers with its tenantId).",
+                details: [("tenantId", .string(id.text))])
+        }
+    }
+
+    package func list(maxResults: Int, pageToken: String?) throws -> (tenants: [Tenant], nextPageToken: String?) {
+        if let pageToken, !TenantID.isWellFormed(pageToken) {
+            throw PhoneAuthError(
+                .invalidArgument, "The page token is not one listTenants gave.",
+                details: [("field", .string("pageToken"))])
+        }
+        let page = try store.listTenants(afterId: pageToken, limit: maxResults + 1)
+        let shown = Array(page.prefix(maxResults))
+        return (shown, page.count > maxResults ? shown.last?.id.text : nil)
+    }
+
+    private static func displayName(_ r: ObjectReader, required: Bool) throws -> String? {
+        guard let name = try r.string("displayName") else {
+            if !required { return nil }
+            throw PhoneAuthError(
+                .invalidArgument, "The field 'displayName' is required.", details: [("field", .string("displayName"))])
+        }
+        guard Tenant.isDisplayName(name) else {
+            throw PhoneAuthError(
+                .invalidArgument, "The field 'displayName' \(Tenant.displayNameRule).",
+                details: [("field", .string("displayName"))])
+        }
+        return name
+    }
+
+    static func notFound(_ id: TenantID) -> PhoneAuthError {
+        PhoneAuthError(.tenantNotFound, "There is no \(id).", details: [("tenantId", .string(id.text))])
+    }
+
+    private static func missingId() -> PhoneAuthError {
+        PhoneAuthError(
+            .invalidArgument, "The field 'tenantId' is required.", details: [("field", .string("tenantId"))])
+    }
+}
