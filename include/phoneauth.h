@@ -102,6 +102,10 @@ extern "C" {
 /* phoneauthd's own refusals (the library never returns them; listed so the numbers stay taken). */
 #define PHONEAUTH_ERR_INSUFFICIENT_PERMISSION 18008 /* an admin method without a valid admin token */
 #define PHONEAUTH_ERR_INVALID_API_KEY         18009 /* a client method without a valid API key */
+/* Tenants (docs/API.md, "Tenants"). */
+#define PHONEAUTH_ERR_TENANT_NOT_FOUND        18010 /* tenantId names no tenant */
+#define PHONEAUTH_ERR_TENANT_NOT_EMPTY        18011 /* deleteTenant: the tenant still has users */
+#define PHONEAUTH_ERR_TENANT_ID_MISMATCH      18012 /* a custom token or imported user of another tenant */
 
 /* Opaque engine handle. */
 typedef struct phoneauth_engine phoneauth_engine;

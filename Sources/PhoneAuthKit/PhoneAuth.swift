@@ -203,7 +203,9 @@ public final class PhoneAuth: Sendable {
     /// view also refuses tokens of other pools; the engine's own accepts every pool's.
     public func verifyIDToken(_ idToken: String, checkRevoked: Bool = false) throws(PhoneAuthError) -> IDToken {
         IDToken(
-            try run("verifyIdToken") { try $0.sessions.verifyIdToken(idToken, checkRevoked: checkRevoked, tenant: scope) })
+            try run("verifyIdToken") {
+                try $0.sessions.verifyIdToken(idToken, checkRevoked: checkRevoked, tenant: scope)
+            })
     }
 
     /// A new ID token for a refresh token, which is rotated: use the returned one next time.
@@ -243,7 +245,8 @@ public final class PhoneAuth: Sendable {
         User(
             try run("createUser") {
                 try $0.accounts.createUser(
-                    uid: uid, in: try tenant($0), disabled: disabled, displayName: try Label(displayName, field: "displayName"),
+                    uid: uid, in: try tenant($0), disabled: disabled,
+                    displayName: try Label(displayName, field: "displayName"),
                     phoneNumber: phoneNumber)
             })
     }
@@ -264,7 +267,8 @@ public final class PhoneAuth: Sendable {
                     try Label(name, field: "displayName")
                 }
                 return try $0.accounts.updateUser(
-                    uid: uid, in: try tenant($0), disabled: disabled, displayName: name, phoneNumber: phoneNumber, customClaims: claims)
+                    uid: uid, in: try tenant($0), disabled: disabled, displayName: name, phoneNumber: phoneNumber,
+                    customClaims: claims)
             })
     }
 

@@ -167,5 +167,11 @@ public struct PhoneAuthError: Error, Sendable, CustomStringConvertible {
         public static let insufficientPermission = Code(.insufficientPermission)
         /// The API key is missing or not valid (phoneauthd).
         public static let invalidApiKey = Code(.invalidApiKey)
+        /// `tenantId` names no tenant.
+        public static let tenantNotFound = Code(.tenantNotFound)
+        /// The tenant still has users (deleteTenant).
+        public static let tenantNotEmpty = Code(.tenantNotEmpty)
+        /// A custom token or an imported user is of another tenant than the call names.
+        public static let tenantIdMismatch = Code(.tenantIdMismatch)
     }
 }

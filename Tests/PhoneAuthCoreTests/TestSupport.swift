@@ -261,3 +261,69 @@ func base32Decode(_ text: String) -> [UInt8]? {
     }
     return bytes
 }
+
+// The services' calls in the default pool, as the tests before tenants made them (the
+// engine's doors always name the pool; these keep the tests about other things short).
+extension VerificationService {
+    func verifyPhoneNumber(
+        _ phoneNumber: String?, languageCode: LanguageTag? = nil, clientIp: ClientAddress? = nil,
+        appProof: AppProof? = nil
+    ) throws -> VerificationStarted {
+        try verifyPhoneNumber(
+            phoneNumber, languageCode: languageCode, clientIp: clientIp, appProof: appProof, in: tenants.defaultPool)
+    }
+
+    func verificationStatus(_ verificationId: String) throws -> VerificationStatus {
+        try verificationStatus(verificationId, in: .defaultPool)
+    }
+}
+
+extension SignInService {
+    func signIn(with credential: PhoneCredential) throws -> SignInResult {
+        try signIn(with: credential, in: tenants.defaultPool)
+    }
+}
+
+extension MultiFactorService {
+    func resolveSignIn(session: String?, assertion: Assertion?, clientIp: ClientAddress? = nil) throws -> SignInResult {
+        try resolveSignIn(session: session, assertion: assertion, clientIp: clientIp, in: tenants.defaultPool)
+    }
+
+    func verifySecondFactor(
+        hint: String?, session: String?, languageCode: LanguageTag?, clientIp: ClientAddress?, appProof: AppProof? = nil
+    ) throws -> VerificationStarted {
+        try verifySecondFactor(
+            hint: hint, session: session, languageCode: languageCode, clientIp: clientIp, appProof: appProof,
+            in: tenants.defaultPool)
+    }
+}
+
+extension AccountService {
+    func user(uid: String) throws -> UserRecord { try user(uid: uid, in: .defaultPool) }
+    func user(phoneNumber: String) throws -> UserRecord { try user(phoneNumber: phoneNumber, in: .defaultPool) }
+    func deleteUser(uid: String) throws { try deleteUser(uid: uid, in: .defaultPool) }
+    func setCustomUserClaims(uid: String, claims: JSONValue?) throws {
+        try setCustomUserClaims(uid: uid, in: .defaultPool, claims: claims)
+    }
+    func listUsers(maxResults: Int, pageToken: String?) throws -> (users: [UserRecord], nextPageToken: String?) {
+        try listUsers(in: .defaultPool, maxResults: maxResults, pageToken: pageToken)
+    }
+    func createUser(
+        uid: String?, disabled: Bool = false, displayName: Label? = nil, phoneNumber: String? = nil
+    ) throws -> UserRecord {
+        try createUser(
+            uid: uid, in: .defaultPool, disabled: disabled, displayName: displayName, phoneNumber: phoneNumber)
+    }
+    func updateUser(
+        uid: String, disabled: Bool? = nil, displayName: Label?? = nil, phoneNumber: String?? = nil,
+        customClaims: JSONValue?? = nil
+    ) throws -> UserRecord {
+        try updateUser(
+            uid: uid, in: .defaultPool, disabled: disabled, displayName: displayName, phoneNumber: phoneNumber,
+            customClaims: customClaims)
+    }
+}
+
+extension SessionService {
+    func revokeRefreshTokens(uid: String) throws { try revokeRefreshTokens(uid: uid, in: .defaultPool) }
+}

@@ -8,7 +8,7 @@ package final class AccountService {
     private let keys: KeyRing
     private let sessions: SessionService
     private let verification: VerificationService
-    private let tenants: TenantService
+    let tenants: TenantService
     private let failures: FailureReporter
 
     init(

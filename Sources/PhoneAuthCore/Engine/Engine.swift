@@ -71,7 +71,7 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
             config: config, clock: clock, store: store, keys: keys, events: events, hooks: hooks,
             failures: failures)
         verification = VerificationService(
-            config: config, clock: clock, store: store, keys: keys,
+            tenants: tenants, config: config, clock: clock, store: store, keys: keys,
             worker: worker, appVerification: appVerification, hooks: hooks, events: events,
             failures: failures)
         signIn = SignInService(

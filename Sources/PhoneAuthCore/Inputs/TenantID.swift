@@ -41,7 +41,8 @@ package struct TenantID: Sendable, Hashable, CustomStringConvertible {
     /// hyphen and five random letters or digits (as Identity Platform's `name-abcde`).
     static func generate(displayName: String) -> TenantID {
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
-        let stem = String(decoding: displayName.utf8.prefix(maxLength - 6).map { ASCII.isLetter($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+        let stem = String(
+            decoding: displayName.utf8.prefix(maxLength - 6).map { ASCII.isLetter($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
         var suffix = ""
         for byte in SecureBytes.random(count: 5) {
             // 36 does not divide 256: the slight bias toward the first letters is harmless here

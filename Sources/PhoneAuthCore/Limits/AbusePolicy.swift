@@ -40,10 +40,14 @@ package struct AbusePolicy: Sendable {
             switch self {
             case let .allowByDefault(disallowed):
                 .object([
-                    ("allowByDefault", .object([("disallowedRegions", .array(disallowed.sorted().map { .string($0) }))]))
+                    (
+                        "allowByDefault",
+                        .object([("disallowedRegions", .array(disallowed.sorted().map { .string($0) }))])
+                    )
                 ])
             case let .allowlistOnly(allowed):
-                .object([("allowlistOnly", .object([("allowedRegions", .array(allowed.sorted().map { .string($0) }))]))])
+                .object([("allowlistOnly", .object([("allowedRegions", .array(allowed.sorted().map { .string($0) }))]))]
+                )
             }
         }
     }
@@ -192,5 +196,7 @@ package struct AbusePolicy: Sendable {
     private static func noun(_ code: PhoneAuthError.Code) -> String {
         code == .invalidConfiguration ? "configuration key" : "field"
     }
-    private static func detail(_ code: PhoneAuthError.Code) -> String { code == .invalidConfiguration ? "key" : "field" }
+    private static func detail(_ code: PhoneAuthError.Code) -> String {
+        code == .invalidConfiguration ? "key" : "field"
+    }
 }

@@ -8,7 +8,7 @@ package final class MultiFactorService {
     private let sessions: SessionService
     private let verification: VerificationService
     private let accounts: AccountService
-    private let tenants: TenantService
+    let tenants: TenantService
 
     init(
         config: EngineConfig, clock: Clock, store: any MultiFactorStore & AccountStore, keys: KeyRing,

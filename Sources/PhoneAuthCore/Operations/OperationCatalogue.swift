@@ -198,7 +198,8 @@ enum OperationCatalogue {
                     "customToken",
                     .string(
                         try engine.signIn.createCustomToken(
-                            uid: try required(p, "uid"), claims: p.value("claims"), tenant: try TenantID(p.string("tenantId")))
+                            uid: try required(p, "uid"), claims: p.value("claims"),
+                            tenant: try TenantID(p.string("tenantId")))
                     )
                 )
             ])
@@ -222,12 +223,16 @@ enum OperationCatalogue {
             return .object([("claims", claims)])
         },
         Operation("signOut", access: .client, parameters: ["refreshToken", "tenantId"]) { engine, p in
-            try engine.sessions.signOut(refreshToken: try required(p, "refreshToken"), tenant: try namedTenant(engine, p))
+            try engine.sessions.signOut(
+                refreshToken: try required(p, "refreshToken"), tenant: try namedTenant(engine, p))
             return .object([])
         },
         Operation("getUser", parameters: ["uid", "tenantId"]) { engine, p in
             return .object([
-                ("user", ResultJSON.user(try engine.accounts.user(uid: try required(p, "uid"), in: try tenant(engine, p))))
+                (
+                    "user",
+                    ResultJSON.user(try engine.accounts.user(uid: try required(p, "uid"), in: try tenant(engine, p)))
+                )
             ])
         },
         Operation("getUserByPhoneNumber", parameters: ["phoneNumber", "tenantId"]) { engine, p in
@@ -269,7 +274,8 @@ enum OperationCatalogue {
         },
         Operation("listUsers", parameters: ["maxResults", "pageToken", "tenantId"]) { engine, p in
             let page = try engine.accounts.listUsers(
-                in: try tenant(engine, p), maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000), pageToken: try p.string("pageToken"))
+                in: try tenant(engine, p), maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000),
+                pageToken: try p.string("pageToken"))
             var result = JSONObjectBuilder()
             result.set("users", .array(page.users.map(ResultJSON.user)))
             result.set("pageToken", page.nextPageToken.map { .string($0) })
@@ -277,7 +283,8 @@ enum OperationCatalogue {
         },
         Operation("exportUsers", parameters: ["maxResults", "pageToken", "tenantId"]) { engine, p in
             let page = try engine.transfer.exportUsers(
-                in: try tenant(engine, p), maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000), pageToken: try p.string("pageToken"))
+                in: try tenant(engine, p), maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000),
+                pageToken: try p.string("pageToken"))
             var result = JSONObjectBuilder()
             result.set("users", .array(page.users))
             result.set("pageToken", page.nextPageToken.map { .string($0) })
@@ -361,7 +368,8 @@ enum OperationCatalogue {
             guard let id = try p.string("verificationId"), !id.isEmpty else {
                 throw PhoneAuthError(.missingVerificationID, "A verification ID is required.")
             }
-            return ResultJSON.verificationStatus(try engine.verification.verificationStatus(id, in: try tenant(engine, p)))
+            return ResultJSON.verificationStatus(
+                try engine.verification.verificationStatus(id, in: try tenant(engine, p)))
         },
         Operation("createTenant", parameters: TenantSettings.keys.union(["tenantId", "displayName"])) { engine, p in
             .object([("tenant", try engine.tenants.create(p).json)])

@@ -68,7 +68,8 @@ package final class SessionService {
             expiresAt: now.adding(seconds: config.mfaSessionTtlSeconds))
         return (
             NewSignIn(
-                newUid: uid, tenant: tenant, sessionId: first.sessionId, refreshSecretHash: first.secretHash, provider: provider,
+                newUid: uid, tenant: tenant, sessionId: first.sessionId, refreshSecretHash: first.secretHash,
+                provider: provider,
                 developerClaims: developerClaims, hooks: provider == .custom ? [] : hooks.signInHooks,
                 challenge: challenge), first
         )

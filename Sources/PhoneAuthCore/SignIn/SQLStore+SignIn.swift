@@ -32,12 +32,14 @@ extension SQLStore {
                 return .approvalNeeded(
                     PendingSignIn(
                         flow: .firstFactor(verificationId: id, temporaryProof: temporaryProof),
-                        user: user ?? PendingSignIn.newUser(uid: signIn.newUid, phone: phone, tenant: signIn.tenant, now: now),
+                        user: user
+                            ?? PendingSignIn.newUser(uid: signIn.newUid, phone: phone, tenant: signIn.tenant, now: now),
                         isNew: user == nil, signIn: signIn))
             }
             let isNew = user == nil
             if user == nil {
-                try insertUser(uid: signIn.newUid, phone: phone, tenant: signIn.tenant, signingIn: true, now: now, in: db)
+                try insertUser(
+                    uid: signIn.newUid, phone: phone, tenant: signIn.tenant, signingIn: true, now: now, in: db)
                 user = PendingSignIn.newUser(uid: signIn.newUid, phone: phone, tenant: signIn.tenant, now: now)
                 try record(.userCreated, subject: signIn.newUid, [("user", eventUser(user!))], at: now, in: db)
             }
@@ -82,7 +84,8 @@ extension SQLStore {
                     if !pending.isNew {
                         var next = pending
                         (next.user, next.isNew) = (
-                            PendingSignIn.newUser(uid: signIn.newUid, phone: phone, tenant: signIn.tenant, now: now), true
+                            PendingSignIn.newUser(uid: signIn.newUid, phone: phone, tenant: signIn.tenant, now: now),
+                            true
                         )
                         return .approvalNeeded(next)
                     }

@@ -7,7 +7,7 @@ package final class SignInService {
     private let verification: VerificationService
     private let sessions: SessionService
     private let customTokens: CustomTokens
-    private let tenants: TenantService
+    let tenants: TenantService
     private let failures: FailureReporter
 
     init(
@@ -56,8 +56,7 @@ package final class SignInService {
     }
 
     /// A token the host hands to its user to sign in as `uid` of `tenant` (created on first sign-in).
-    package func createCustomToken(uid: String, claims: JSONValue?, tenant: TenantID = .defaultPool) throws -> String
-    {
+    package func createCustomToken(uid: String, claims: JSONValue?, tenant: TenantID = .defaultPool) throws -> String {
         _ = try tenants.pool(tenant)
         return try customTokens.create(uid: uid, claims: claims, tenant: tenant, now: clock.now())
     }

@@ -1,6 +1,8 @@
 /// Tenants in the store: one row each, their settings as JSON text.
 extension SQLStore {
-    private static var tenantColumns: String { "SELECT id, display_name, settings, created_at, updated_at FROM tenants" }
+    private static var tenantColumns: String {
+        "SELECT id, display_name, settings, created_at, updated_at FROM tenants"
+    }
 
     private static func tenant(_ row: Connection.Row) throws -> Tenant {
         Tenant(

@@ -18,7 +18,9 @@ package struct TenantSettings: Sendable, Equatable {
 
     /// Applies the keys `r` holds (an absent key keeps its value; null clears it).
     package mutating func apply(_ r: ObjectReader) throws(PhoneAuthError) {
-        if let numbers = r.value("testPhoneNumbers") {
+        // ObjectReader.value reads null as absent: here null is a value of its own (clear).
+        let given = Dictionary(r.entries, uniquingKeysWith: { first, _ in first })
+        if let numbers = given["testPhoneNumbers"] {
             if case .null = numbers {
                 testPhoneNumbers = [:]
             } else {
@@ -26,7 +28,7 @@ package struct TenantSettings: Sendable, Equatable {
                     try ObjectReader(numbers, path: "testPhoneNumbers"), code: .invalidArgument)
             }
         }
-        if let policy = r.value("smsRegionPolicy") {
+        if let policy = given["smsRegionPolicy"] {
             regionPolicy =
                 if case .null = policy { nil } else {
                     try AbusePolicy.readRegionPolicy(
@@ -34,7 +36,7 @@ package struct TenantSettings: Sendable, Equatable {
                         code: .invalidArgument)
                 }
         }
-        if let factors = r.value("secondFactors") {
+        if let factors = given["secondFactors"] {
             switch factors {
             case .null: secondFactors = nil
             case let .array(items):
@@ -54,7 +56,7 @@ package struct TenantSettings: Sendable, Equatable {
                     details: [("field", .string("secondFactors"))])
             }
         }
-        if let name = r.value("smsAppName") {
+        if let name = given["smsAppName"] {
             switch name {
             case .null: smsAppName = nil
             case let .string(text) where SMSText.isAppName(text): smsAppName = text

@@ -11,9 +11,11 @@ package final class VerificationService {
     private let hooks: HookService
     private let events: EventLog
     private let failures: FailureReporter
+    /// The pools, for callers that name one by its ID.
+    let tenants: TenantService
 
     init(
-        config: EngineConfig, clock: Clock, store: any VerificationStore, keys: KeyRing,
+        tenants: TenantService, config: EngineConfig, clock: Clock, store: any VerificationStore, keys: KeyRing,
         worker: DeliveryWorker, appVerification: AppVerificationService, hooks: HookService, events: EventLog,
         failures: FailureReporter
     ) {
@@ -26,6 +28,7 @@ package final class VerificationService {
         self.hooks = hooks
         self.events = events
         self.failures = failures
+        self.tenants = tenants
     }
 
     package func verifyPhoneNumber(

@@ -247,6 +247,21 @@ class InvalidApiKeyError(PhoneAuthError):
     code, status = "invalidApiKey", 18009
 
 
+class TenantNotFoundError(PhoneAuthError):
+    """tenantId names no tenant."""
+    code, status = "tenantNotFound", 18010
+
+
+class TenantNotEmptyError(PhoneAuthError):
+    """deleteTenant: the tenant still has users."""
+    code, status = "tenantNotEmpty", 18011
+
+
+class TenantIdMismatchError(PhoneAuthError):
+    """A custom token or an imported user is of another tenant than the call names."""
+    code, status = "tenantIdMismatch", 18012
+
+
 _BY_CODE: Dict[str, Type[PhoneAuthError]] = {cls.code: cls for cls in PhoneAuthError.__subclasses__()}
 _BY_STATUS: Dict[int, Type[PhoneAuthError]] = {cls.status: cls for cls in _BY_CODE.values()}
 
