@@ -87,7 +87,7 @@ test-c: build
 	$(MAKE) -C Tests/c run LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include
 
 # The C tests that go through the store, against PostgreSQL.
-PG_C_TESTS := test_signin test_sms test_threads test_mfa test_limits test_app_verification
+PG_C_TESTS := test_signin test_sms test_threads test_mfa test_limits test_app_verification test_tenants
 test-c-postgres: build
 	PHONEAUTH_TEST_DATABASE=postgres $(MAKE) -C Tests/c run TESTS="$(PG_C_TESTS)" \
 	  LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include
@@ -105,7 +105,7 @@ example: build
 
 # The Python tests that go through the store, against PostgreSQL, and any test_postgres*.py.
 PG_PY_TESTS = $(addprefix bindings/python/tests/,test_sign_in.py test_limits.py test_mfa.py \
-                test_app_verification.py test_lockout.py test_delivery.py) \
+                test_app_verification.py test_lockout.py test_delivery.py test_tenants.py) \
               $(wildcard bindings/python/tests/test_postgres*.py)
 test-python-postgres: build venv
 	PHONEAUTH_TEST_DATABASE=postgres $(PY) -m pytest -q -n 2 $(PG_PY_TESTS)
