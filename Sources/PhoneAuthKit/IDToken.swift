@@ -17,6 +17,8 @@ public struct IDToken: Sendable, Hashable {
     public let issuedAt: Date
     /// When the token stops being valid (`exp`).
     public let expiresAt: Date
+    /// The tenant of the token's user (`firebase.tenant`); nil for the default pool.
+    public let tenantID: String?
     /// Every claim, custom ones included, as the JSON text of an object.
     public let claimsJSON: String
 
@@ -27,6 +29,7 @@ public struct IDToken: Sendable, Hashable {
         authTime = date("auth_time")
         issuedAt = date("iat")
         expiresAt = date("exp")
+        tenantID = claims["firebase"]?["tenant"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         claimsJSON = JSONCodec.serialize(claims)
     }
 }

@@ -27,6 +27,8 @@ public struct User: Sendable, Hashable {
     public let customClaimsJSON: String?
     /// The account's second factors, in the order they were enrolled.
     public let secondFactors: [SecondFactor]
+    /// The tenant the account belongs to (``PhoneAuth/tenant(_:)``); nil for the default pool.
+    public let tenantID: String?
 
     init(_ record: UserRecord) {
         uid = record.uid
@@ -38,5 +40,6 @@ public struct User: Sendable, Hashable {
         tokensValidAfter = record.validSince.map(Date.init)
         customClaimsJSON = record.customClaims
         secondFactors = record.factors.map(SecondFactor.init)
+        tenantID = record.tenant.isDefault ? nil : record.tenant.text
     }
 }
