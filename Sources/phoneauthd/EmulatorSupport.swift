@@ -128,7 +128,7 @@ final class EmulatorSupport: @unchecked Sendable {  // the kept codes are only t
     }
 
     /// firebase-admin's emulator-mode custom token (`alg: none`, no signature) as a token the engine
-    /// signed for the same uid and claims; nil when the token is not one of those.
+    /// signed for the same uid, claims and tenant; nil when the token is not one of those.
     func resign(unsignedCustomToken token: String, auth: PhoneAuth) async throws -> String? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[2].isEmpty,
@@ -144,6 +144,8 @@ final class EmulatorSupport: @unchecked Sendable {  // the kept codes are only t
                 400, "INVALID_CUSTOM_TOKEN", "The unsigned custom token is not one firebase-admin makes.")
         }
         let claims = payload["claims"].map { JSONCodec.serialize($0) }
-        return try await auth.createCustomToken(uid: uid, claimsJSON: claims)
+        // firebase-admin's tenant clients put the tenant in `tenant_id`; "" is the default pool.
+        let signer = try auth.tenant(payload["tenant_id"]?.stringValue ?? "")
+        return try await signer.createCustomToken(uid: uid, claimsJSON: claims)
     }
 }

@@ -33,6 +33,8 @@ enum FirebaseShapes {
                     ]
                 } ?? []))
         if !user.secondFactors.isEmpty { o.set("mfaInfo", .array(user.secondFactors.map(factor))) }
+        // The JS SDK takes `user.tenantId` from here and refuses a user of another tenant than its own.
+        o.set("tenantId", user.tenantID.map { .string($0) })
         return o.value
     }
 

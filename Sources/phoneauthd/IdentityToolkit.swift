@@ -9,20 +9,29 @@ struct ToolkitCall: Sendable {
 
     func reader(_ known: Set<String>) throws -> ObjectReader {
         let r = try ObjectReader(body)
-        // Fields Firebase's clients send that mean nothing here.
+        // Fields Firebase's clients send that mean nothing here (`tenantId` is read by `tenantId`).
         try r.rejectUnknown(
             known.union(["returnSecureToken", "clientType", "recaptchaVersion", "targetProjectId", "tenantId"]))
-        if let tenant = try r.string("tenantId"), !tenant.isEmpty {
-            throw ToolkitError(400, "UNSUPPORTED_TENANT_OPERATION", "PhoneAuth has no tenants.")
-        }
         return r
+    }
+
+    /// The body's `tenantId` (the JS and iOS SDKs' `auth.tenantId`); nil when absent or "".
+    var tenantId: String? {
+        get throws {
+            guard let value = body["tenantId"], value != .null else { return nil }
+            guard let text = value.stringValue else {
+                throw ToolkitError(400, "INVALID_TENANT_ID", "The field 'tenantId' must be a string.")
+            }
+            return text.isEmpty ? nil : text
+        }
     }
 }
 
 /// The client half of the Identity Toolkit dialect (what the iOS and JS SDKs call): each
 /// operation by its v1 name, turned into engine calls and answered in Firebase's shapes.
 struct IdentityToolkit: Sendable {
-    let auth: PhoneAuth
+    /// The engine, or in `handle` the view of the request's tenant.
+    private(set) var auth: PhoneAuth
     let projectId: String
     /// How long a temporary proof works (the engine's `temporaryProofTtlSeconds`).
     let temporaryProofTtlSeconds: Int64
@@ -39,7 +48,34 @@ struct IdentityToolkit: Sendable {
         "verifyClient": "verifyClient", "getRecaptchaParam": "recaptchaParams",
     ]
 
+    /// Runs `operation` in the body's tenant (`tenantId`), or the default pool without one; the
+    /// operations that take an ID token work in the token's tenant, which `tenantId` must name.
     func handle(_ operation: String, _ call: ToolkitCall) async throws -> JSONValue {
+        var scoped = self
+        do {
+            if let tenant = try call.tenantId { scoped.auth = try auth.tenant(tenant) }
+            return try await scoped.perform(operation, call)
+        } catch let error as PhoneAuthError {
+            if let refusal = Self.tenantRefusal(error) { throw refusal }
+            throw error
+        }
+    }
+
+    /// A tenant failure as Identity Platform's client endpoints word it: a tenant that does not
+    /// exist (or cannot) is INVALID_TENANT_ID; another tenant's ID token is TENANT_ID_MISMATCH.
+    private static func tenantRefusal(_ error: PhoneAuthError) -> ToolkitError? {
+        let details = (try? JSONCodec.parse(error.detailsJSON)) ?? .object([])
+        switch error.code {
+        case .tenantNotFound: return ToolkitError(400, "INVALID_TENANT_ID", error.message)
+        case .invalidArgument where details["reason"]?.stringValue == "invalidTenantId":
+            return ToolkitError(400, "INVALID_TENANT_ID", error.message)
+        case .invalidIdToken where details["reason"]?.stringValue == "wrongTenant":
+            return ToolkitError(400, "TENANT_ID_MISMATCH", "The ID token is of another tenant than tenantId.")
+        default: return nil
+        }
+    }
+
+    private func perform(_ operation: String, _ call: ToolkitCall) async throws -> JSONValue {
         switch operation {
         case "sendVerificationCode": return try await sendVerificationCode(call)
         case "signInWithPhoneNumber": return try await signInWithPhoneNumber(call)
@@ -155,17 +191,18 @@ struct IdentityToolkit: Sendable {
         }
     }
 
-    /// The signed-in user of an ID token: USER_NOT_FOUND once deleted, TOKEN_EXPIRED once revoked.
-    private func uid(of idToken: String?) async throws -> String {
+    /// The signed-in user of an ID token: USER_NOT_FOUND once deleted, TOKEN_EXPIRED once revoked;
+    /// with the view of the token's tenant (the JS SDK sends these calls without `tenantId`).
+    private func signedIn(_ idToken: String?) async throws -> (uid: String, auth: PhoneAuth) {
         guard let idToken, !idToken.isEmpty else { throw ToolkitError(400, "MISSING_ID_TOKEN") }
         let token = try await auth.verifyIDToken(idToken, checkRevoked: true)
         guard !token.uid.isEmpty else { throw ToolkitError(400, "INVALID_ID_TOKEN") }
-        return token.uid
+        return (token.uid, try token.tenantID.map { try auth.tenant($0) } ?? auth)
     }
 
     private func lookup(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["idToken"])
-        let uid = try await uid(of: try r.string("idToken"))
+        let (uid, auth) = try await signedIn(try r.string("idToken"))
         let user = try await auth.user(uid: uid)
         return .object([
             ("kind", .string("identitytoolkit#GetAccountInfoResponse")), ("users", .array([FirebaseShapes.user(user)])),
@@ -174,7 +211,7 @@ struct IdentityToolkit: Sendable {
 
     private func delete(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["idToken"])
-        let uid = try await uid(of: try r.string("idToken"))
+        let (uid, auth) = try await signedIn(try r.string("idToken"))
         try await auth.deleteUser(uid: uid)
         return .object([("kind", .string("identitytoolkit#DeleteAccountResponse"))])
     }
@@ -183,7 +220,7 @@ struct IdentityToolkit: Sendable {
     private func update(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["idToken", "displayName", "deleteAttribute", "deleteProvider"])
         let idToken = try r.string("idToken") ?? ""
-        let uid = try await uid(of: idToken)
+        let (uid, auth) = try await signedIn(idToken)
         let (displayName, deletesPhone) = try Self.accountChanges(r)
         var user = try await auth.user(uid: uid)
         if deletesPhone { user = try await auth.unlinkPhoneNumber(idToken: idToken) }

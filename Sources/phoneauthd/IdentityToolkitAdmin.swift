@@ -2,7 +2,9 @@ import PhoneAuthCore
 import PhoneAuthKit
 
 /// The admin half of the dialect, under `/v1/projects/{projectId}/`: what firebase-admin calls
-/// for user management. The caller has shown an admin token before any of this runs.
+/// for user management. The caller has shown an admin token before any of this runs. Under
+/// `/v1/projects/{projectId}/tenants/{tenantId}/` `auth` is that tenant's view (PhoneAuthKit's
+/// `tenant(_:)`), so every operation works in the tenant.
 struct IdentityToolkitAdmin: Sendable {
     let auth: PhoneAuth
 
@@ -14,6 +16,7 @@ struct IdentityToolkitAdmin: Sendable {
         case "accounts:update": return try await update(call)
         case "accounts:delete": return try await delete(call)
         case "accounts:batchDelete": return try await batchDelete(call)
+        case "accounts:batchCreate": return try await batchCreate(call)
         default: throw ToolkitError(404, "NOT_FOUND", "No such admin operation.")
         }
     }
@@ -144,5 +147,67 @@ struct IdentityToolkitAdmin: Sendable {
             if let refusal = try await delete(uid, index: index, force: force) { errors.append(refusal) }
         }
         return errors.isEmpty ? .object([]) : .object([("errors", .array(errors))])
+    }
+
+    /// import_users: the engine's importUsers (the records are auth:export's format), each record
+    /// that cannot be imported reported by its index in `error`. In a tenant a record naming
+    /// another `tenantId` is refused as firebase-admin Node words it, before the engine sees it.
+    private func batchCreate(_ call: ToolkitCall) async throws -> JSONValue {
+        // The hash parameters are for password hashes, which every record here is refused for.
+        let r = try call.reader([
+            "users", "hashAlgorithm", "signerKey", "saltSeparator", "rounds", "memoryCost", "cpuMemCost",
+            "parallelization", "blockSize", "dkLen", "passwordHashOrder", "allowOverwrite", "sanityCheck",
+        ])
+        guard case let .array(users)? = r.value("users") else {
+            throw ToolkitError(400, "MISSING_USER_ACCOUNT", "The field 'users' (an array of user records) is required.")
+        }
+        guard users.count <= PhoneAuth.maxImportUsers else {
+            throw ToolkitError(400, "INVALID_ARGUMENT", "At most \(PhoneAuth.maxImportUsers) users per batchCreate.")
+        }
+        var errors: [(index: Int, message: String)] = [], passed: [(index: Int, user: JSONValue)] = []
+        for (index, user) in users.enumerated() {
+            if let tenant = auth.tenantID, let named = user["tenantId"]?.stringValue, !named.isEmpty, named != tenant {
+                errors.append(
+                    (index, "The user record of index \(index) has mismatching tenant ID: it names another tenant."))
+            } else {
+                passed.append((index, user))
+            }
+        }
+        if !passed.isEmpty {
+            let result = try await Self.engineCall(auth, "importUsers", [("users", .array(passed.map(\.user)))])
+            for case let refusal in result["errors"]?.arrayValue ?? [] {
+                guard let at = refusal["index"]?.intValue, passed.indices.contains(Int(at)) else { continue }
+                errors.append((passed[Int(at)].index, refusal["message"]?.stringValue ?? ""))
+            }
+        }
+        var o = JSONObjectBuilder()
+        o.set("kind", .string("identitytoolkit#UploadAccountResponse"))
+        if !errors.isEmpty {
+            o.set(
+                "error",
+                .array(
+                    errors.sorted { $0.index < $1.index }.map {
+                        .object([("index", .int(Int64($0.index))), ("message", .string($0.message))])
+                    }))
+        }
+        return o.value
+    }
+
+    /// One of the engine's JSON methods through `auth` (a tenant's view adds its `tenantId`); its
+    /// error as Identity Toolkit answers it.
+    static func engineCall(
+        _ auth: PhoneAuth, _ method: String, _ params: [(String, JSONValue)]
+    ) async throws
+        -> JSONValue
+    {
+        let (status, json) = await auth.call(method, paramsJSON: JSONCodec.serialize(.object(params)))
+        let value = (try? JSONCodec.parse(json)) ?? .object([])
+        guard status == 0 else {
+            let error = value["error"]
+            throw ToolkitError(
+                code: error?["code"]?.stringValue ?? "internalError", message: error?["message"]?.stringValue ?? "",
+                details: error?["details"] ?? .object([]))
+        }
+        return value
     }
 }

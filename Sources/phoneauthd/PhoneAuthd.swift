@@ -147,7 +147,9 @@ struct PhoneAuthd: ParsableCommand {
                 temporaryProofTtlSeconds: engineConfig.temporaryProofTtlSeconds,
                 authorizedDomains: serverConfig.authorizedDomains, emulator: emulator,
                 captcha: engineConfig.captchaProvider),
-            admin: IdentityToolkitAdmin(auth: auth), own: OwnMethods(auth: auth, emulator: emulator),
+            admin: IdentityToolkitAdmin(auth: auth),
+            tenants: TenantAdmin(auth: auth, projectId: engineConfig.projectId),
+            own: OwnMethods(auth: auth, emulator: emulator),
             emulator: emulator,
             observability: observability, captchaPage: captchaPage)
         return (auth, server, serverConfig)

@@ -22,6 +22,7 @@ struct Server: HTTPResponder {
     let auth: PhoneAuth
     let toolkit: IdentityToolkit
     let admin: IdentityToolkitAdmin
+    let tenants: TenantAdmin
     let own: OwnMethods
     let emulator: EmulatorSupport?
     let observability: Observability
@@ -92,7 +93,7 @@ struct Server: HTTPResponder {
                 method == .get ? Reply(json: emulator.verificationCodes(sessionInfo: session)) : Self.wrongMethod("GET")
             )
         }
-        guard let target = ToolkitRoute(path: path) else {
+        guard let target = ToolkitRoute(path: path, method: method) else {
             return ("unknown", ToolkitError(404, "NOT_FOUND", "No such endpoint; see docs/SERVER.md.").reply)
         }
         return (target.name, await toolkitCall(target, &request, query: query, clientIp: clientIp))
@@ -114,7 +115,7 @@ struct Server: HTTPResponder {
     private func toolkitCall(
         _ target: ToolkitRoute, _ request: inout Request, query: [(String, String)], clientIp: String
     ) async -> Reply {
-        guard request.method == target.method else { return Self.wrongMethod(target.method.rawValue) }
+        guard request.method == target.method else { return Self.wrongMethod(target.allow) }
         do {
             if let project = target.project, project != projectId {
                 throw ToolkitError(404, "PROJECT_NOT_FOUND", "This server serves project \(projectId).")
@@ -134,10 +135,17 @@ struct Server: HTTPResponder {
                 target.method == .get
                 ? JSONValue.object([]) : try await readBody(&request, allowForm: target.operation == "token")
             let call = ToolkitCall(body: body, clientIp: clientIp, languageCode: languageCode(request))
-            let result =
-                target.project == nil
-                ? try await toolkit.handle(target.operation, call)
-                : try await admin.handle(target.operation, call, query: query)
+            let result: JSONValue
+            if target.project == nil {
+                result = try await toolkit.handle(target.operation, call)
+            } else if target.operation.hasPrefix("tenants:") {
+                result = try await tenants.handle(target.operation, call, tenant: target.tenant, query: query)
+            } else if let tenant = target.tenant {
+                result = try await IdentityToolkitAdmin(auth: try TenantAdmin.view(auth, tenant))
+                    .handle(target.operation, call, query: query)
+            } else {
+                result = try await admin.handle(target.operation, call, query: query)
+            }
             return Reply(json: result)
         } catch {
             return ToolkitError.from(error).reply
@@ -263,8 +271,12 @@ struct Server: HTTPResponder {
 struct ToolkitRoute {
     private(set) var operation = ""
     private(set) var method = HTTPRequest.Method.post
-    /// Set for the admin paths under /v1/projects/{project}/.
+    /// Set for the admin paths under /v1/projects/{project}/ and /v2/projects/{project}/tenants.
     private(set) var project: String?
+    /// The tenant of /v1/projects/{p}/tenants/{t}/accounts… and /v2/projects/{p}/tenants/{t}.
+    private(set) var tenant: String?
+    /// The methods the path takes, for a 405's Allow (the route's `method` unless it has several).
+    private(set) var allow = ""
     /// The Google service the path belongs to (as its errors name it).
     private(set) var service = GoogleService.identityToolkit
 
@@ -274,7 +286,8 @@ struct ToolkitRoute {
     /// user's own lookup, update and deletion prove the user by the ID token, as verifyIdToken does.
     var engineMethod: String {
         Self.clientOperations[operation] ?? Self.multiFactorOperations[operation] ?? Self.adminOperations[operation]
-            ?? Self.v3Operations[operation] ?? Self.captchaOperations[operation] ?? ""
+            ?? Self.v3Operations[operation] ?? Self.captchaOperations[operation] ?? Self.tenantOperations[operation]
+            ?? ""
     }
 
     private static let clientOperations = [
@@ -290,7 +303,12 @@ struct ToolkitRoute {
     private static let adminOperations = [
         "accounts": "createUser", "accounts:lookup": "getUser", "accounts:batchGet": "listUsers",
         "accounts:update": "updateUser",
-        "accounts:delete": "deleteUser", "accounts:batchDelete": "deleteUser",
+        "accounts:delete": "deleteUser", "accounts:batchDelete": "deleteUser", "accounts:batchCreate": "importUsers",
+    ]
+    /// Identity Platform's v2 tenant resource, by the operation each HTTP method performs.
+    private static let tenantOperations = [
+        "tenants:create": "createTenant", "tenants:list": "listTenants", "tenants:get": "getTenant",
+        "tenants:patch": "updateTenant", "tenants:delete": "deleteTenant",
     ]
     /// The operations only the v3 paths (and securetoken) name.
     private static let v3Operations = [
@@ -299,7 +317,7 @@ struct ToolkitRoute {
     /// Reads of the captcha configuration: client calls (an API key), as getProjectConfig.
     private static let captchaOperations = ["recaptchaParams": "getJwks", "recaptchaConfig": "getJwks"]
 
-    init?(path: String) {
+    init?(path: String, method requested: HTTPRequest.Method = .post) {
         var rest = Substring(path)
         // The host, when given, must be the one whose service the rest of the path names.
         var host: GoogleService?
@@ -328,15 +346,39 @@ struct ToolkitRoute {
         {
             operation = String(rest.dropFirst("/v2/accounts/".count))
         } else if rest.hasPrefix("/v1/projects/") {
-            let parts = rest.dropFirst("/v1/projects/".count).split(
-                separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, !parts[0].isEmpty, Self.adminOperations[String(parts[1])] != nil else { return nil }
-            project = String(parts[0])
-            operation = String(parts[1])
+            var parts = rest.dropFirst("/v1/projects/".count).split(
+                separator: "/", omittingEmptySubsequences: false
+            ).map(String.init)
+            // A tenant's users: /v1/projects/{p}/tenants/{t}/accounts…, the same operations in tenant t.
+            if parts.count == 4, parts[1] == "tenants", !parts[2].isEmpty {
+                tenant = parts[2]
+                parts = [parts[0], parts[3]]
+            }
+            guard parts.count == 2, !parts[0].isEmpty, Self.adminOperations[parts[1]] != nil else { return nil }
+            project = parts[0]
+            operation = parts[1]
             if operation == "accounts:batchGet" { method = .get }
+        } else if rest.hasPrefix("/v2/projects/") {
+            let parts = rest.dropFirst("/v2/projects/".count).split(
+                separator: "/", omittingEmptySubsequences: false
+            ).map(String.init)
+            guard (2...3).contains(parts.count), !parts[0].isEmpty, parts[1] == "tenants" else { return nil }
+            project = parts[0]
+            let methods: [(HTTPRequest.Method, String)]
+            if parts.count == 3 {
+                guard !parts[2].isEmpty else { return nil }
+                tenant = parts[2]
+                methods = [(.get, "tenants:get"), (.patch, "tenants:patch"), (.delete, "tenants:delete")]
+            } else {
+                methods = [(.get, "tenants:list"), (.post, "tenants:create")]
+            }
+            let chosen = methods.first(where: { $0.0 == requested }) ?? methods[0]
+            (method, operation) = chosen
+            allow = methods.map(\.0.rawValue).joined(separator: ", ")
         } else {
             return nil
         }
+        if allow.isEmpty { allow = method.rawValue }
         if let host, host != service { return nil }
     }
 

@@ -1,0 +1,233 @@
+import PhoneAuthCore
+import PhoneAuthKit
+
+/// Identity Platform's tenant resource, `/v2/projects/{projectId}/tenants[/{tenantId}]`, as
+/// firebase-admin's TenantManager calls it, over the engine's tenant methods (createTenant, …).
+/// A Tenant's JSON maps to the engine's settings: `testPhoneNumbers` as is, `smsRegionConfig` to
+/// `smsRegionPolicy` (the same shape), `mfaConfig` to `secondFactors` (PHONE_SMS in
+/// `enabledProviders` with state ENABLED: "phone"; an ENABLED `totpProviderConfig`: "totp").
+/// PhoneAuth signs in by phone only: password, email-link and anonymous sign-in cannot be turned
+/// on, and the configurations of what it does not have are refused. The caller has shown an
+/// admin token before any of this runs.
+struct TenantAdmin: Sendable {
+    let auth: PhoneAuth
+    let projectId: String
+
+    /// Identity Platform's default page size for tenants.
+    static let defaultPageSize = 20
+
+    func handle(
+        _ operation: String, _ call: ToolkitCall, tenant: String?, query: [(String, String)]
+    ) async throws
+        -> JSONValue
+    {
+        let id = tenant ?? ""
+        switch operation {
+        case "tenants:create": return try await create(call)
+        case "tenants:get": return shape(try await engine("getTenant", [("tenantId", .string(id))]))
+        case "tenants:patch": return try await patch(id, call, query: query)
+        case "tenants:delete":
+            _ = try await engine("deleteTenant", [("tenantId", .string(id))])
+            return .object([])
+        case "tenants:list": return try await list(query)
+        default: throw ToolkitError(404, "NOT_FOUND", "No such tenant operation.")
+        }
+    }
+
+    /// The view of tenant `id` for its users' routes; a malformed ID is no tenant.
+    static func view(_ auth: PhoneAuth, _ id: String) throws -> PhoneAuth {
+        do { return try auth.tenant(id) } catch {
+            throw ToolkitError(400, "TENANT_NOT_FOUND", "There is no tenant of that ID.")
+        }
+    }
+
+    // MARK: Operations
+
+    private func create(_ call: ToolkitCall) async throws -> JSONValue {
+        let r = try Self.tenantReader(call)
+        var params: [(String, JSONValue)] = []
+        if let name = try r.string("displayName") { params.append(("displayName", .string(name))) }
+        // As Identity Platform: what the body leaves out is off (second factors too).
+        params += try Self.settings(r, paths: nil, current: nil)
+        return shape(try await engine("createTenant", params))
+    }
+
+    /// `updateMask` names the fields to change (dotted paths, as firebase-admin builds them);
+    /// without one, every settable field takes the body's value (or its default).
+    private func patch(_ id: String, _ call: ToolkitCall, query: [(String, String)]) async throws -> JSONValue {
+        let r = try Self.tenantReader(call)
+        let mask = query.first(where: { $0.0 == "updateMask" })?.1 ?? ""
+        let paths = mask.split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
+        let known: Set<String> = Self.tenantFields.subtracting(["name"])
+        if let unknown = paths.first(where: { !known.contains(String($0.prefix(while: { $0 != "." }))) }) {
+            throw ToolkitError(
+                400, "INVALID_ARGUMENT",
+                "updateMask names \(Echo.quoted(unknown, or: "a field")), which a tenant does not have here.")
+        }
+        let current = try await engine("getTenant", [("tenantId", .string(id))])["tenant"]
+        var params: [(String, JSONValue)] = [("tenantId", .string(id))]
+        if paths.isEmpty || paths.contains("displayName"), let name = try r.string("displayName") {
+            params.append(("displayName", .string(name)))
+        }
+        params += try Self.settings(r, paths: paths.isEmpty ? nil : Set(paths), current: current)
+        return shape(try await engine("updateTenant", params))
+    }
+
+    private func list(_ query: [(String, String)]) async throws -> JSONValue {
+        let value = { (name: String) in query.first(where: { $0.0 == name })?.1 }
+        var size = Self.defaultPageSize
+        if let text = value("pageSize") {
+            guard let n = Int(text), (1...1000).contains(n) else {
+                throw ToolkitError(400, "INVALID_ARGUMENT", "pageSize must be 1 to 1000.")
+            }
+            size = n
+        }
+        var params: [(String, JSONValue)] = [("maxResults", .int(Int64(size)))]
+        if let token = value("pageToken"), !token.isEmpty { params.append(("pageToken", .string(token))) }
+        let page = try await engine("listTenants", params)
+        var o = JSONObjectBuilder()
+        o.set("tenants", .array((page["tenants"]?.arrayValue ?? []).map(tenantJSON)))
+        o.set("nextPageToken", page["pageToken"])
+        return o.value
+    }
+
+    // MARK: The Tenant JSON
+
+    /// The Tenant fields read here; others (Identity Platform's configurations of what PhoneAuth
+    /// does not have: recaptchaConfig, passwordPolicyConfig, emailPrivacyConfig, …) are refused.
+    static let tenantFields: Set<String> = [
+        "name", "displayName", "allowPasswordSignup", "enableEmailLinkSignin", "enableAnonymousUser", "disableAuth",
+        "autodeleteAnonymousUsers", "testPhoneNumbers", "smsRegionConfig", "mfaConfig",
+    ]
+
+    /// The body, checked for what PhoneAuth cannot honour.
+    private static func tenantReader(_ call: ToolkitCall) throws -> ObjectReader {
+        let r = try ObjectReader(call.body)
+        if let other = r.entries.first(where: { !tenantFields.contains($0.0) })?.0 {
+            throw ToolkitError(
+                400, "INVALID_ARGUMENT",
+                "PhoneAuth signs in by phone only and has no \(Echo.quoted(other, or: "such field")) for tenants.")
+        }
+        for field in ["allowPasswordSignup", "enableEmailLinkSignin", "enableAnonymousUser"]
+        where try r.bool(field) == true {
+            throw ToolkitError(400, "INVALID_ARGUMENT", "PhoneAuth signs in by phone only: \(field) cannot be true.")
+        }
+        if try r.bool("disableAuth") == true {
+            throw ToolkitError(
+                400, "INVALID_ARGUMENT", "PhoneAuth cannot disable a tenant: disableAuth cannot be true.")
+        }
+        _ = try r.bool("autodeleteAnonymousUsers")
+        return r
+    }
+
+    /// The engine's settings from the body: those `paths` names (any path under a field names it),
+    /// or every one when nil (a field the body leaves out is cleared). `current` is the tenant as
+    /// it is, for a mask that names half of the phone factor's switch.
+    private static func settings(
+        _ r: ObjectReader, paths: Set<String>?, current: JSONValue?
+    ) throws -> [(
+        String, JSONValue
+    )] {
+        // A path names a field when it is the field, a path inside it or a field around it.
+        func named(_ field: String) -> Bool {
+            paths.map { $0.contains { $0 == field || $0.hasPrefix(field + ".") || field.hasPrefix($0 + ".") } } ?? true
+        }
+        var params: [(String, JSONValue)] = []
+        if named("testPhoneNumbers") {
+            params.append(("testPhoneNumbers", r.value("testPhoneNumbers") ?? .object([])))
+        }
+        if named("smsRegionConfig") { params.append(("smsRegionPolicy", r.value("smsRegionConfig") ?? .null)) }
+        let mfa = try r.object("mfaConfig") ?? ObjectReader(.object([]))
+        try mfa.rejectUnknown(["state", "enabledProviders", "providerConfigs"])
+        let now = current.map { factors(of: $0) } ?? (phone: false, totp: false)
+        // The phone factor: state ENABLED with PHONE_SMS among the providers.
+        var phone = now.phone
+        if named("mfaConfig.state") || named("mfaConfig.enabledProviders") {
+            let state =
+                try paths == nil || named("mfaConfig.state")
+                ? mfa.string("state") : (now.phone ? "ENABLED" : "DISABLED")
+            let providers =
+                paths == nil || named("mfaConfig.enabledProviders")
+                ? try IdentityToolkit.names(mfa, "enabledProviders") : (now.phone ? ["PHONE_SMS"] : [])
+            if let unknown = providers.first(where: { $0 != "PHONE_SMS" && $0 != "PROVIDER_UNSPECIFIED" }) {
+                throw ToolkitError(
+                    400, "INVALID_ARGUMENT",
+                    "mfaConfig.enabledProviders may list PHONE_SMS only, not \(Echo.quoted(unknown, or: "that")).")
+            }
+            phone = try isEnabled(state, "mfaConfig.state") && providers.contains("PHONE_SMS")
+        }
+        // TOTP: an ENABLED providerConfigs entry with a totpProviderConfig.
+        var totp = now.totp
+        if named("mfaConfig.providerConfigs") {
+            totp = false
+            for (index, item) in (mfa.value("providerConfigs")?.arrayValue ?? []).enumerated() {
+                let path = "mfaConfig.providerConfigs[\(index)]"
+                let config = try ObjectReader(item, path: path)
+                try config.rejectUnknown(["state", "totpProviderConfig"])
+                guard let totpConfig = try config.object("totpProviderConfig") else {
+                    throw ToolkitError(400, "INVALID_ARGUMENT", "\(path) must be a totpProviderConfig.")
+                }
+                try totpConfig.rejectUnknown(["adjacentIntervals"])
+                // The engine's TOTP window applies; the count is checked as Identity Platform does.
+                _ = try totpConfig.int("adjacentIntervals", in: 0...10)
+                if try isEnabled(config.string("state"), "\(path).state") { totp = true }
+            }
+        }
+        if paths == nil || named("mfaConfig.state") || named("mfaConfig.enabledProviders")
+            || named("mfaConfig.providerConfigs")
+        {
+            let kinds = (phone ? ["phone"] : []) + (totp ? ["totp"] : [])
+            params.append(("secondFactors", .array(kinds.map { .string($0) })))
+        }
+        return params
+    }
+
+    /// ENABLED or not; MANDATORY is refused (PhoneAuth never requires a second factor).
+    private static func isEnabled(_ state: String?, _ field: String) throws -> Bool {
+        switch state ?? "DISABLED" {
+        case "ENABLED": return true
+        case "DISABLED", "STATE_UNSPECIFIED", "MFA_STATE_UNSPECIFIED": return false
+        case "MANDATORY":
+            throw ToolkitError(
+                400, "INVALID_ARGUMENT", "PhoneAuth cannot make second factors mandatory: \(field) cannot be MANDATORY."
+            )
+        default:
+            throw ToolkitError(400, "INVALID_ARGUMENT", "\(field) must be ENABLED or DISABLED.")
+        }
+    }
+
+    /// The engine tenant's second factors (`secondFactors` null: every kind).
+    private static func factors(of tenant: JSONValue) -> (phone: Bool, totp: Bool) {
+        guard let kinds = tenant["secondFactors"]?.arrayValue?.compactMap(\.stringValue) else { return (true, true) }
+        return (kinds.contains("phone"), kinds.contains("totp"))
+    }
+
+    /// `{tenant}` of an engine answer as Identity Platform's Tenant.
+    private func shape(_ answer: JSONValue) -> JSONValue { tenantJSON(answer["tenant"] ?? .object([])) }
+
+    private func tenantJSON(_ tenant: JSONValue) -> JSONValue {
+        var o = JSONObjectBuilder()
+        o.set("name", .string("projects/\(projectId)/tenants/\(tenant["tenantId"]?.stringValue ?? "")"))
+        o.set("displayName", tenant["displayName"])
+        o.set("allowPasswordSignup", .bool(false))
+        o.set("enableEmailLinkSignin", .bool(false))
+        o.set("enableAnonymousUser", .bool(false))
+        let (phone, totp) = Self.factors(of: tenant)
+        var mfa = JSONObjectBuilder()
+        mfa.set("state", .string(phone ? "ENABLED" : "DISABLED"))
+        if phone { mfa.set("enabledProviders", .array([.string("PHONE_SMS")])) }
+        if totp {
+            mfa.set(
+                "providerConfigs",
+                .array([.object([("state", .string("ENABLED")), ("totpProviderConfig", .object([]))])]))
+        }
+        o.set("mfaConfig", mfa.value)
+        if let numbers = tenant["testPhoneNumbers"], !numbers.objectPairs.isEmpty { o.set("testPhoneNumbers", numbers) }
+        if let policy = tenant["smsRegionPolicy"], policy != .null { o.set("smsRegionConfig", policy) }
+        return o.value
+    }
+
+    private func engine(_ method: String, _ params: [(String, JSONValue)]) async throws -> JSONValue {
+        try await IdentityToolkitAdmin.engineCall(auth, method, params)
+    }
+}
