@@ -86,6 +86,8 @@ void clear_mailbox(void);
 /* Opens an engine with `config` (taken: it is freed) and sms_sender as its SMS sender; exits when
  * it cannot. */
 phoneauth_engine *open_engine_json(json_t *config);
+/* The tenant the flows run in (BENCH_TENANT=1), or NULL for the default pool. */
+const char *flow_tenant(void);
 
 /* When the steps of one flow ended (now_ns). */
 typedef struct {

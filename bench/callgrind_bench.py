@@ -9,7 +9,7 @@ cost of one flow (start-up and the engine's opening cancel out). Each is broken 
 component, from the functions' objects and names: SQLite, jansson, BoringSSL, libphonenumber
 (with ICU), the Swift runtime and standard library, the engine (PhoneAuth's own code), libc, other.
 
-Prints {"instructions": {"perFlow", "floorPerFlow", "ratioToFloor", "signatureInFlow",
+Prints {"instructions": {"perFlow", "perFlowInTenant", "tenantToDefaultPool", "floorPerFlow", "ratioToFloor", "signatureInFlow",
 "signatureInFloor", "ratioToFloorWithEngineSignature", "flowByComponent", "floorByComponent",
 "runs"}}: the signatures are the ES256 signing inside each (the engine's BoringSSL, the floor's
 OpenSSL), and the last ratio is to the floor with the engine's signature in place of OpenSSL's. Counts: BENCH_CALLGRIND_FLOWS (default "100,300").
@@ -107,16 +107,17 @@ def stripped_library(directory):
     return libdir
 
 
-def run(mode, n, directory):
-    out = os.path.join(directory, f"callgrind.{mode}.{n}")
-    env = dict(os.environ, BENCH_ONLY=mode, BENCH_FLOWS_C=str(n), LD_LIBRARY_PATH=stripped_library(directory))
+def run(mode, n, directory, tenant=False):
+    out = os.path.join(directory, f"callgrind.{mode}.{n}{'.tenant' if tenant else ''}")
+    env = dict(os.environ, BENCH_ONLY=mode, BENCH_FLOWS_C=str(n), LD_LIBRARY_PATH=stripped_library(directory),
+               BENCH_TENANT="1" if tenant else "0")
     subprocess.run(["valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={out}", DRIVER],
                    env=env, check=True, stdout=subprocess.DEVNULL)
     return counts(out)
 
 
-def per_unit(mode, low, high, directory, units):
-    a, b = run(mode, low, directory), run(mode, high, directory)
+def per_unit(mode, low, high, directory, units, tenant=False):
+    a, b = run(mode, low, directory, tenant), run(mode, high, directory, tenant)
     diff = {k: b.get(k, 0) - a.get(k, 0) for k in set(a) | set(b)}
     signature = diff.pop("signature", 0) / units
     per = {k: round(v / units) for k, v in diff.items() if abs(v) >= units}
@@ -129,6 +130,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="phoneauth-callgrind-") as directory:
         print(f"callgrind_bench: {low} and {high} flows, then the floor (a few minutes)", file=sys.stderr)
         flow, flow_parts, flow_signature = per_unit("flows", low, high, directory, (high + warm(high)) - (low + warm(low)))
+        # The same flows in a tenant (its ID in each call, its settings from the engine's cache).
+        tenant_flow, _, _ = per_unit("flows", low, high, directory, (high + warm(high)) - (low + warm(low)), tenant=True)
         # Each floor loop also runs reps / 10 untimed warm-up repetitions.
         floor, floor_parts, floor_signature = per_unit("floor", low, high, directory, (high + high // 10) - (low + low // 10))
     # The floor signs with OpenSSL, the engine with BoringSSL: the same floor with the engine's
@@ -139,6 +142,7 @@ def main():
         "signatureInFlow": round(flow_signature), "signatureInFloor": round(floor_signature),
         "ratioToFloorWithEngineSignature": round(flow / floor_engine_signature, 2),
         "flowByComponent": flow_parts, "floorByComponent": floor_parts, "runs": [low, high],
+        "perFlowInTenant": round(tenant_flow), "tenantToDefaultPool": round(tenant_flow / flow, 4),
     }}))
 
 

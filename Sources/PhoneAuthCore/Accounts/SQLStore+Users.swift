@@ -65,13 +65,22 @@ extension SQLStore {
     func insertUser(
         uid: String, phone: String?, tenant: TenantID, signingIn: Bool, now: Timestamp, in db: Connection
     ) throws {
-        guard try tenantExists(tenant, in: db) else { throw TenantService.notFound(tenant) }
-        try db.run(
-            "INSERT INTO users (uid, phone, tenant, created_at, last_sign_in_at) VALUES (?, ?, ?, ?, ?)",
-            [
-                .text(uid), Self.optional(phone), .text(tenant.text), .int(now.milliseconds),
-                signingIn ? .int(now.milliseconds) : .null,
-            ])
+        let values: [SQLValue] = [
+            .text(uid), Self.optional(phone), .text(tenant.text), .int(now.milliseconds),
+            signingIn ? .int(now.milliseconds) : .null,
+        ]
+        if tenant.isDefault {
+            try db.run(
+                "INSERT INTO users (uid, phone, tenant, created_at, last_sign_in_at) VALUES (?, ?, ?, ?, ?)", values)
+            return
+        }
+        // One statement: the row is written only if the tenant is there.
+        let written = try db.run(
+            """
+            INSERT INTO users (uid, phone, tenant, created_at, last_sign_in_at)
+            SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM tenants WHERE id = ?)
+            """, values + [.text(tenant.text)])
+        guard written == 1 else { throw TenantService.notFound(tenant) }
     }
 
     package func createUser(

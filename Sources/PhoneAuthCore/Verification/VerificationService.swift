@@ -71,7 +71,7 @@ package final class VerificationService {
         let language = smsText.resolve(languageCode?.text, fallback: config.defaultLanguageCode)
         // Before any limit counts it or the verification is written: a BLOCK leaves no trace.
         try hooks.beforeSendSms(
-            phone: phone.e164, purpose: purpose, user: user, locale: languageCode?.text ?? language,
+            phone: phone.e164, purpose: purpose, user: user, tenant: pool.tenant, locale: languageCode?.text ?? language,
             clientIp: clientIp?.text)
         let now = clock.now()
         let id = VerificationCode.newVerificationId(at: now)
