@@ -61,7 +61,8 @@ struct EngineOptions: ParsableArguments {
         do { return try body() } catch {
             throw Failure(
                 message: "\(error.code.name): \(error.message)",
-                exitCode: error.code == .userNotFound ? ExitCodes.notFound : ExitCodes.refused)
+                exitCode: error.code == .userNotFound || error.code == .tenantNotFound
+                    ? ExitCodes.notFound : ExitCodes.refused)
         }
     }
 
@@ -75,7 +76,8 @@ struct EngineOptions: ParsableArguments {
         let code = result["error"]?["code"]?.stringValue ?? "error"
         let message = result["error"]?["message"]?.stringValue ?? ""
         throw Failure(
-            message: "\(code): \(message)", exitCode: code == "userNotFound" ? ExitCodes.notFound : ExitCodes.refused)
+            message: "\(code): \(message)",
+            exitCode: ["userNotFound", "tenantNotFound"].contains(code) ? ExitCodes.notFound : ExitCodes.refused)
     }
 
     /// `value` as printed: numbers masked unless --show-numbers.
@@ -99,10 +101,27 @@ struct EngineOptions: ParsableArguments {
     }
 }
 
+/// `--tenant T`: the user pool a command works in (docs/API.md, "Tenants").
+struct TenantOption: ParsableArguments {
+    @Option(help: "The tenant (its ID) whose users these are. Default: the default pool, which has no tenant.")
+    var tenant: String?
+
+    /// A method's parameters, with `tenantId` when --tenant names a tenant.
+    func params(_ pairs: (String, JSONValue)...) -> JSONValue {
+        .object(pairs + (tenant.map { [("tenantId", .string($0))] } ?? []))
+    }
+
+    /// The engine, or its view for the tenant --tenant names (whose calls then pass `tenantId`).
+    func scoped(_ engine: PhoneAuth, _ options: EngineOptions) throws -> PhoneAuth {
+        guard let tenant else { return engine }
+        return try options.typed { () throws(PhoneAuthKit.PhoneAuthError) in try engine.tenant(tenant) }
+    }
+}
+
 /// The exit statuses, as README's "Operating it" lists them.
 enum ExitCodes {
     static let refused: Int32 = 1  // the engine refused (the message says why)
-    static let notFound: Int32 = 2  // no such user
+    static let notFound: Int32 = 2  // no such user, or no such tenant
     static let cannotOpen: Int32 = 3  // bad configuration, or the database cannot be opened
     // 64: a usage error (swift-argument-parser's)
 }
