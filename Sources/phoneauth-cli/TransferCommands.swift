@@ -7,12 +7,16 @@ import PhoneAuthKit
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export", abstract: "Writes every user to FILE in Firebase's auth:export JSON.",
-        discussion: "The file holds whole phone numbers (it is data, not a display): keep it as safe as the database.")
+        discussion:
+            "The file holds whole phone numbers (it is data, not a display): keep it as safe as the database. "
+            + "With --tenant, the tenant's users, each naming it (tenantId): the file imports into that tenant only.")
     @OptionGroup var options: EngineOptions
+    @OptionGroup var scope: TenantOption
     @Argument(help: "The file to write (replaced whole when done).") var file: String
 
     func run() throws {
-        try options.withEngine { engine in
+        try options.withEngine { opened in
+            let engine = try scope.scoped(opened, options)
             let progress = Progress(verb: "exported")
             // Each user is already the JSON text of an object: the file is written around them.
             var users: [String] = [], token: String?
@@ -38,9 +42,12 @@ struct ImportCommand: ParsableCommand {
         commandName: "import", abstract: "Imports the users of FILE (Firebase's auth:export JSON).",
         discussion:
             "Users that cannot be imported are listed by their index in the file; the others are. "
-            + "Importing a file again changes nothing. Exit status 1 when any user was not imported."
+            + "Importing a file again changes nothing. Exit status 1 when any user was not imported. "
+            + "Users go into the default pool, or with --tenant into that tenant; a user that names another "
+            + "tenant (its tenantId, as export --tenant writes it) is not imported. A uid is unique across tenants."
     )
     @OptionGroup var options: EngineOptions
+    @OptionGroup var scope: TenantOption
     @Argument(help: "The file to read.") var file: String
 
     func run() throws {
@@ -48,8 +55,9 @@ struct ImportCommand: ParsableCommand {
             guard case let .array(users)? = try JSONFile.read(file)["users"] else {
                 throw Failure(message: "\(file) has no \"users\" array.", exitCode: ExitCodes.refused)
             }
-            let engine = try options.open()
-            defer { engine.close() }
+            let opened = try options.open()
+            defer { opened.close() }
+            let engine = try scope.scoped(opened, options)
             let progress = Progress(verb: "imported")
             var imported: Int64 = 0, errors: [JSONValue] = []
             for start in stride(from: 0, to: users.count, by: PhoneAuth.maxImportUsers) {

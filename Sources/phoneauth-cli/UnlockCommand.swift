@@ -5,7 +5,8 @@ import PhoneAuthKit
 /// `phoneauth unlock +1…`: ends a number's lockout (an attacker keeping a victim locked out).
 struct UnlockCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "unlock", abstract: "Ends a phone number's lockout and its run of wrong codes.")
+        commandName: "unlock", abstract: "Ends a phone number's lockout and its run of wrong codes.",
+        discussion: "Lockouts are global: a number is locked out in every tenant at once, so unlock takes no --tenant.")
     @OptionGroup var options: EngineOptions
     @Argument(help: "The phone number, e.g. +16505551234.") var phoneNumber: String
 

@@ -7,7 +7,10 @@ struct UsersCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
         abstract: "Looks up, lists and changes users.",
-        subcommands: [Get.self, Find.self, List.self, Disable.self, Enable.self, Delete.self, Claims.self]
+        discussion:
+            "Each works in the default pool of users, or with --tenant in that tenant's: a user of another pool "
+            + "is not found.",
+        subcommands: [Get.self, Find.self, List.self, Create.self, Disable.self, Enable.self, Delete.self, Claims.self]
     )
 
     /// One user as lines of "field: value", or its JSON.
@@ -21,6 +24,7 @@ struct UsersCommand: ParsableCommand {
             } ?? []
         var table = Table("FIELD", "VALUE")
         table.add("uid", text(u["uid"]))
+        if let tenant = u["tenantId"], tenant != .null { table.add("tenant", text(tenant)) }
         table.add("phone number", text(u["phoneNumber"]))
         table.add("display name", text(u["displayName"]))
         table.add("disabled", text(u["disabled"]))
@@ -48,11 +52,12 @@ struct UsersCommand: ParsableCommand {
     struct Get: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Shows the user with this uid.")
         @OptionGroup var options: EngineOptions
+        @OptionGroup var scope: TenantOption
         @Argument(help: "The user's uid.") var uid: String
 
         func run() throws {
             try options.withEngine { engine in
-                show(try options.call(engine, "getUser", .object([("uid", .string(uid))]))["user"] ?? .null, options)
+                show(try options.call(engine, "getUser", scope.params(("uid", .string(uid))))["user"] ?? .null, options)
             }
         }
     }
@@ -60,13 +65,15 @@ struct UsersCommand: ParsableCommand {
     struct Find: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Shows the user who signs in with this phone number.")
         @OptionGroup var options: EngineOptions
+        @OptionGroup var scope: TenantOption
         @Argument(help: "The phone number, e.g. +16505551234.") var phoneNumber: String
 
         func run() throws {
             try options.withEngine { engine in
                 show(
-                    try options.call(engine, "getUserByPhoneNumber", .object([("phoneNumber", .string(phoneNumber))]))[
-                        "user"] ?? .null, options)
+                    try options.call(
+                        engine, "getUserByPhoneNumber", scope.params(("phoneNumber", .string(phoneNumber))))[
+                            "user"] ?? .null, options)
             }
         }
     }
@@ -74,14 +81,16 @@ struct UsersCommand: ParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Lists users in uid order, a page at a time.")
         @OptionGroup var options: EngineOptions
+        @OptionGroup var scope: TenantOption
         @Option(help: "Users per page (1 to 1000).") var limit = 100
         @Option(help: "Where the previous page ended (its nextPageToken).") var pageToken: String?
 
         func run() throws {
             try options.withEngine { engine in
-                var params: [(String, JSONValue)] = [("maxResults", .int(Int64(limit)))]
-                if let pageToken { params.append(("pageToken", .string(pageToken))) }
-                let page = try options.call(engine, "listUsers", .object(params))
+                let page = try options.call(
+                    engine, "listUsers",
+                    scope.params(
+                        ("maxResults", .int(Int64(limit))), ("pageToken", pageToken.map { .string($0) } ?? .null)))
                 guard !options.json else { return options.printJSON(page) }
                 var table = Table("UID", "PHONE NUMBER", "NAME", "DISABLED", "CREATED", "LAST SIGN-IN", "FACTORS")
                 if case let .array(users)? = options.shown(page)["users"] {
@@ -100,28 +109,57 @@ struct UsersCommand: ParsableCommand {
         }
     }
 
+    struct Create: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Creates a user, who then signs in with its phone number's codes.",
+            discussion: "Without --uid the engine makes one. A uid is unique across every tenant.")
+        @OptionGroup var options: EngineOptions
+        @OptionGroup var scope: TenantOption
+        @Option(help: "The new user's uid (default: a new random one).") var uid: String?
+        @Option(help: "The number the user signs in with, e.g. +16505551234.") var phoneNumber: String?
+        @Option(help: "The user's display name.") var displayName: String?
+        @Flag(help: "Creates the user disabled.") var disabled = false
+
+        func run() throws {
+            try options.withEngine { engine in
+                let absent = JSONValue.null
+                let user =
+                    try options.call(
+                        engine, "createUser",
+                        scope.params(
+                            ("uid", uid.map { .string($0) } ?? absent),
+                            ("phoneNumber", phoneNumber.map { .string($0) } ?? absent),
+                            ("displayName", displayName.map { .string($0) } ?? absent),
+                            ("disabled", .bool(disabled))))["user"] ?? .null
+                show(user, options)
+            }
+        }
+    }
+
     struct Disable: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Disables a user: its sessions end and it cannot sign in.")
         @OptionGroup var options: EngineOptions
+        @OptionGroup var scope: TenantOption
         @Argument(help: "The user's uid.") var uid: String
 
-        func run() throws { try setDisabled(true, uid: uid, options) }
+        func run() throws { try setDisabled(true, uid: uid, options, scope) }
     }
 
     struct Enable: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Enables a disabled user again.")
         @OptionGroup var options: EngineOptions
+        @OptionGroup var scope: TenantOption
         @Argument(help: "The user's uid.") var uid: String
 
-        func run() throws { try setDisabled(false, uid: uid, options) }
+        func run() throws { try setDisabled(false, uid: uid, options, scope) }
     }
 
-    static func setDisabled(_ disabled: Bool, uid: String, _ options: EngineOptions) throws {
+    static func setDisabled(_ disabled: Bool, uid: String, _ options: EngineOptions, _ scope: TenantOption) throws {
         try options.withEngine { engine in
             let user =
                 try options.call(
-                    engine, "updateUser", .object([("uid", .string(uid)), ("disabled", .bool(disabled))]))["user"]
+                    engine, "updateUser", scope.params(("uid", .string(uid)), ("disabled", .bool(disabled))))["user"]
                 ?? .null
             if options.json { return options.printJSON(.object([("user", user)])) }
             print("\(uid) is \(disabled ? "disabled" : "enabled").")
@@ -131,11 +169,12 @@ struct UsersCommand: ParsableCommand {
     struct Delete: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Deletes a user, its second factors and sessions.")
         @OptionGroup var options: EngineOptions
+        @OptionGroup var scope: TenantOption
         @Argument(help: "The user's uid.") var uid: String
 
         func run() throws {
             try options.withEngine { engine in
-                _ = try options.call(engine, "deleteUser", .object([("uid", .string(uid))]))
+                _ = try options.call(engine, "deleteUser", scope.params(("uid", .string(uid))))
                 if options.json { return options.printJSON(.object([("deleted", .string(uid))])) }
                 print("\(uid) is deleted.")
             }
@@ -147,6 +186,7 @@ struct UsersCommand: ParsableCommand {
             abstract: "Shows a user's custom claims, or sets them.",
             discussion: "With CLAIMS (a JSON object), sets them; {} or null removes them. Later ID tokens carry them.")
         @OptionGroup var options: EngineOptions
+        @OptionGroup var scope: TenantOption
         @Argument(help: "The user's uid.") var uid: String
         @Argument(help: "The claims to set, as a JSON object.") var claims: String?
 
@@ -159,9 +199,9 @@ struct UsersCommand: ParsableCommand {
                             message: "CLAIMS is not valid JSON: \(error.message).", exitCode: ExitCodes.refused)
                     }
                     _ = try options.call(
-                        engine, "setCustomUserClaims", .object([("uid", .string(uid)), ("claims", value)]))
+                        engine, "setCustomUserClaims", scope.params(("uid", .string(uid)), ("claims", value)))
                 }
-                let user = try options.call(engine, "getUser", .object([("uid", .string(uid))]))["user"]
+                let user = try options.call(engine, "getUser", scope.params(("uid", .string(uid))))["user"]
                 let current = user?["customClaims"] ?? .null
                 if options.json { return options.printJSON(.object([("uid", .string(uid)), ("claims", current)])) }
                 print(current == .null ? "\(uid) has no custom claims." : JSONCodec.serialize(current))
