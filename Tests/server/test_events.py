@@ -129,7 +129,7 @@ def test_a_sign_in_delivers_user_created_then_user_signed_in_signed(tmp_path, re
 
 def test_the_event_user_has_every_field_of_the_documented_shape(tmp_path, receiver):
     """docs/API.md, Events: `user` is {uid, phoneNumber, displayName, disabled, customClaims,
-    creationTime, lastSignInTime}; a field with no value is null (as in the User object), so a
+    creationTime, lastSignInTime, tenantId}; a field with no value is null (as in the User object), so a
     receiver can read each one."""
     server = start(tmp_path, receiver)
     try:
@@ -138,7 +138,8 @@ def test_the_event_user_has_every_field_of_the_documented_shape(tmp_path, receiv
         for event in (verified(request) for request in requests[:2]):
             user = event["data"]["user"]
             assert set(user) == {"uid", "phoneNumber", "displayName", "disabled", "customClaims",
-                                 "creationTime", "lastSignInTime"}, event
+                                 "creationTime", "lastSignInTime", "tenantId"}, event
+            assert user["tenantId"] is None, "the default pool"
             assert user["uid"] == signed["localId"] and user["displayName"] is None and user["customClaims"] is None
     finally:
         server.stop()
