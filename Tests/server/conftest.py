@@ -127,6 +127,30 @@ def emulator(tmp_path: Path):
 
 
 @pytest.fixture
+def signing_emulator(tmp_path: Path):
+    """Development mode with no resend interval, so one number can sign in several times."""
+    server = start_server(tmp_path, engine={"resendAfterSeconds": 0}, server={"emulatorCompat": True})
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def firebase_app(server, monkeypatch):
+    """An app of the unmodified firebase-admin in emulator mode, pointed at the module's `server`."""
+    import uuid
+
+    import firebase_admin
+    import google.auth.credentials
+
+    monkeypatch.setenv("FIREBASE_AUTH_EMULATOR_HOST", server.host_port)
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", PROJECT)
+    created = firebase_admin.initialize_app(google.auth.credentials.AnonymousCredentials(),
+                                            options={"projectId": PROJECT}, name=f"test-{uuid.uuid4().hex}")
+    yield created
+    firebase_admin.delete_app(created)
+
+
+@pytest.fixture
 def production(tmp_path: Path):
     """A server as deployed: SMS through a webhook to a loopback receiver (`production.sms`),
     no emulator features, an API key required."""

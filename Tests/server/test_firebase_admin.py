@@ -3,34 +3,23 @@
 from __future__ import annotations
 
 import time
-import uuid
 
-import firebase_admin
-import google.auth.credentials
 import pytest
 from firebase_admin import auth
 
-from conftest import ISSUER, PROJECT, SECOND_NUMBER, TEST_CODE, TEST_NUMBER, start_server
+from conftest import ISSUER, PROJECT, SECOND_NUMBER, TEST_CODE, TEST_NUMBER
 
 V3 = "/www.googleapis.com/identitytoolkit/v3/relyingparty"
 
 
 @pytest.fixture
-def server(tmp_path):
-    """Development mode with no resend interval, so one number can sign in several times."""
-    running = start_server(tmp_path, engine={"resendAfterSeconds": 0}, server={"emulatorCompat": True})
-    yield running
-    running.stop()
+def server(signing_emulator):
+    return signing_emulator
 
 
 @pytest.fixture
-def app(server, monkeypatch):
-    monkeypatch.setenv("FIREBASE_AUTH_EMULATOR_HOST", server.host_port)
-    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", PROJECT)
-    created = firebase_admin.initialize_app(google.auth.credentials.AnonymousCredentials(),
-                                            options={"projectId": PROJECT}, name=f"test-{uuid.uuid4().hex}")
-    yield created
-    firebase_admin.delete_app(created)
+def app(firebase_app):
+    return firebase_app
 
 
 def sign_in(server, number=TEST_NUMBER, code=TEST_CODE):

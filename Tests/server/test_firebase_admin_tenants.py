@@ -4,14 +4,11 @@ Google (it ignores the emulator host there), so the tenants are made over REST a
 
 from __future__ import annotations
 
-import uuid
 
-import firebase_admin
-import google.auth.credentials
 import pytest
 from firebase_admin import auth, tenant_mgt
 
-from conftest import ADMIN_TOKEN, PROJECT, start_server
+from conftest import ADMIN_TOKEN, PROJECT
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 TENANTS = f"/identitytoolkit.googleapis.com/v2/projects/{PROJECT}/tenants"
@@ -20,20 +17,13 @@ NUMBER, CODE = "+16505550100", "111111"
 
 
 @pytest.fixture
-def server(tmp_path):
-    running = start_server(tmp_path, engine={"resendAfterSeconds": 0}, server={"emulatorCompat": True})
-    yield running
-    running.stop()
+def server(signing_emulator):
+    return signing_emulator
 
 
 @pytest.fixture
-def app(server, monkeypatch):
-    monkeypatch.setenv("FIREBASE_AUTH_EMULATOR_HOST", server.host_port)
-    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", PROJECT)
-    created = firebase_admin.initialize_app(google.auth.credentials.AnonymousCredentials(),
-                                            options={"projectId": PROJECT}, name=f"test-{uuid.uuid4().hex}")
-    yield created
-    firebase_admin.delete_app(created)
+def app(firebase_app):
+    return firebase_app
 
 
 def make_tenant(server, name):

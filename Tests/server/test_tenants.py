@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from conftest import ADMIN_TOKEN, PROJECT, TEST_CODE, TEST_NUMBER, start_server
+from conftest import ADMIN_TOKEN, PROJECT, TEST_CODE, TEST_NUMBER
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 # As firebase-admin and the SDKs address an emulator: Google's host as the first segment.
@@ -21,10 +21,8 @@ NUMBER, CODE = "+16505550100", "111111"
 
 
 @pytest.fixture
-def server(tmp_path):
-    running = start_server(tmp_path, engine={"resendAfterSeconds": 0}, server={"emulatorCompat": True})
-    yield running
-    running.stop()
+def server(signing_emulator):
+    return signing_emulator
 
 
 def create_tenant(server, name="Acme", **fields):
