@@ -74,6 +74,22 @@ def fields(text: str) -> Dict[str, str]:
     return {row[0]: row[1] for row in table[1:] if row[0] != "second factor"}
 
 
+def table_pages(args: List[str], config: Path) -> List[List[str]]:
+    """The first column of each page a listing command prints, following its "next page:" line."""
+    pages, token = [], None
+    for _ in range(10):
+        lines = ok(args + (["--page-token", token] if token else []), config).strip().splitlines()
+        nexts = [line for line in lines if line.startswith("next page: ")]
+        pages.append([row[0] for row in rows("\n".join(line for line in lines if line not in nexts))[1:]])
+        if not nexts:
+            return pages
+        assert nexts == [lines[-1]]
+        match = re.fullmatch(r"next page: --page-token (\S+)", nexts[0])
+        assert match, nexts[0]
+        token = match.group(1)
+    raise AssertionError("more than 10 pages")
+
+
 def national(number: str) -> str:
     """The digits after "+1": a number must not appear in output even without its "+"."""
     return number[2:]
@@ -222,18 +238,7 @@ def test_users_list_pages_with_limit_and_page_token(config, people):
         engine.close()
     everyone = sorted(["alice", "carol", "dan", "erin", people["bob"]])
 
-    pages, token = [], None
-    for _ in range(5):
-        out = ok(["users", "list", "--limit", "2"] + (["--page-token", token] if token else []), config)
-        lines = out.strip().splitlines()
-        nexts = [line for line in lines if line.startswith("next page: ")]
-        pages.append([row[0] for row in rows("\n".join(l for l in lines if l not in nexts))[1:]])
-        if not nexts:
-            break
-        assert nexts == [lines[-1]]
-        match = re.fullmatch(r"next page: --page-token (\S+)", nexts[0])
-        assert match, nexts[0]
-        token = match.group(1)
+    pages = table_pages(["users", "list", "--limit", "2"], config)
     assert [len(page) for page in pages] == [2, 2, 1]
     assert sum(pages, []) == everyone
 

@@ -14,7 +14,7 @@ from typing import Dict, List
 import pytest
 
 from support import engine_config
-from test_cli import assert_masked, fields, ok, ok_json, rows, run
+from test_cli import assert_masked, fields, ok, ok_json, rows, run, table_pages
 
 ALICE, BOB = "+16505551230", "+16505551231"
 TEST_NUMBER, OTHER_TEST_NUMBER = "+16505550100", "+16505550101"
@@ -185,18 +185,7 @@ def test_list_pages_in_id_order(config):
     assert by_id["t-c"][1:6] == ["Tenant4", "2", "deny CN", "phone", "Cee"]
     assert by_id["t-a"][1:6] == ["Tenant1", "0", "-", "all", "-"]
 
-    pages, token = [], None
-    for _ in range(5):
-        out = ok(["tenants", "list", "--max-results", "2"] + (["--page-token", token] if token else []), config)
-        lines = out.strip().splitlines()
-        nexts = [line for line in lines if line.startswith("next page: ")]
-        pages.append([row[0] for row in rows("\n".join(l for l in lines if l not in nexts))[1:]])
-        if not nexts:
-            break
-        assert nexts == [lines[-1]]
-        match = re.fullmatch(r"next page: --page-token (\S+)", nexts[0])
-        assert match, nexts[0]
-        token = match.group(1)
+    pages = table_pages(["tenants", "list", "--max-results", "2"], config)
     assert pages == [["t-a", "t-b"], ["t-c", "t-d"], ["t-e"]]
 
     json_pages, token = [], None
