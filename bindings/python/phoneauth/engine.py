@@ -495,6 +495,28 @@ class Engine:
     def get_verification_status(self, verification_id: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         return self.call("getVerificationStatus", _params(params, {"verificationId": verification_id}))
 
+    # -- tenants (docs/API.md, "Tenants"); every other method takes tenant_id= ----------------------
+
+    def create_tenant(self, display_name: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """A user pool of its own: {"tenant": {tenantId, displayName, testPhoneNumbers, smsRegionPolicy,
+        secondFactors, smsAppName, createdAt, updatedAt}}; tenant_id= is generated when not given."""
+        return self.call("createTenant", _params(params, {"displayName": display_name}))
+
+    def get_tenant(self, tenant_id: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        return self.call("getTenant", _params(params, {"tenantId": tenant_id}))
+
+    def update_tenant(self, tenant_id: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """Changes the keys given (display_name=, sms_app_name=, ...); None clears a setting."""
+        return self.call("updateTenant", _params(params, {"tenantId": tenant_id}))
+
+    def delete_tenant(self, tenant_id: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """Refused (TenantNotEmptyError) while the tenant has users. Returns {}."""
+        return self.call("deleteTenant", _params(params, {"tenantId": tenant_id}))
+
+    def list_tenants(self, max_results: Any = _UNSET, page_token: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """One page of tenants by ID: {"tenants": [...], "pageToken"?}."""
+        return self.call("listTenants", _params(params, {"maxResults": max_results, "pageToken": page_token}))
+
     # -- linking, re-authentication and second factors --------------------------------------------
 
     def link_with_credential(self, id_token: Any = _UNSET, credential: Any = _UNSET,

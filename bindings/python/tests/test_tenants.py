@@ -24,7 +24,7 @@ def engine(make_engine, sms):
 
 
 def tenant(engine, name, **settings):
-    return engine.call("createTenant", {"displayName": name, **settings})["tenant"]["tenantId"]
+    return engine.create_tenant(name, **settings)["tenant"]["tenantId"]
 
 
 def fixed_sign_in(engine, number, code, tenant_id=None, **extra):
@@ -56,11 +56,10 @@ def test_create_get_update_list_and_delete(engine):
     assert created["secondFactors"] == ["totp"] and created["smsAppName"] == "Acme"
     assert created["smsRegionPolicy"] is None
     tid = created["tenantId"]
-    assert engine.call("getTenant", {"tenantId": tid})["tenant"] == created
+    assert engine.get_tenant(tid)["tenant"] == created
 
     policy = {"allowlistOnly": {"allowedRegions": ["GB", "US"]}}
-    updated = engine.call("updateTenant", {"tenantId": tid, "displayName": "Acme-Two", "smsRegionPolicy": policy,
-                                           "smsAppName": None})["tenant"]
+    updated = engine.update_tenant(tid, display_name="Acme-Two", sms_region_policy=policy, sms_app_name=None)["tenant"]
     assert updated["displayName"] == "Acme-Two" and updated["smsRegionPolicy"] == policy
     assert updated["smsAppName"] is None, "null clears a setting"
     assert updated["testPhoneNumbers"] == {NUMBER: OTHER_CODE}, "an absent key keeps its value"
@@ -74,7 +73,7 @@ def test_create_get_update_list_and_delete(engine):
     tenant(engine, "Third")
     seen, token = [], None
     while True:
-        page = engine.call("listTenants", {"maxResults": 2, **({"pageToken": token} if token else {})})
+        page = engine.list_tenants(2, **({"page_token": token} if token else {}))
         assert len(page["tenants"]) <= 2
         seen += [t["tenantId"] for t in page["tenants"]]
         token = page.get("pageToken")
@@ -82,7 +81,7 @@ def test_create_get_update_list_and_delete(engine):
             break
     assert sorted(seen) == seen and len(seen) == 3 and tid in seen and "given-id" in seen
 
-    engine.call("deleteTenant", {"tenantId": "given-id"})
+    engine.delete_tenant("given-id")
     with pytest.raises(phoneauth.TenantNotFoundError):
         engine.call("getTenant", {"tenantId": "given-id"})
     with pytest.raises(phoneauth.TenantNotFoundError):
