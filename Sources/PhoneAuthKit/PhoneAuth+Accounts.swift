@@ -48,7 +48,7 @@ extension PhoneAuth {
     public func signIn(withCustomToken token: String) throws(PhoneAuthError) -> SignInResult {
         SignInResult(
             try run("signInWithCustomToken") {
-                try $0.signIn.signIn(withCustomToken: token, tenant: scope ?? .defaultPool)
+                try $0.signIn.signIn(withCustomToken: token, tenant: try tenant($0))
             })
     }
 

@@ -28,7 +28,7 @@ public final class PhoneAuth: Sendable {
     let scope: TenantID?
 
     /// The tenant this view's calls are for (nil: the default pool).
-    public var tenantID: String? { scope?.text }
+    public var tenantID: String? { scope.flatMap { $0.isDefault ? nil : $0.text } }
 
     /// Opens the engine with a typed configuration (see ``Configuration``).
     public convenience init(configuration: Configuration) throws(PhoneAuthError) {
@@ -61,8 +61,9 @@ public final class PhoneAuth: Sendable {
 
     /// The same engine, for the users of tenant `id` (docs/API.md, "Tenants"): every method of
     /// the view works in that tenant, as the JSON methods do with `tenantId`. Methods that take a
-    /// user's token refuse another tenant's. The tenant must exist when a call is made; closing
-    /// any view closes the engine.
+    /// user's token refuse another tenant's (`tenant("")` is the default pool's view, which
+    /// refuses tenants' tokens there). The tenant must exist when a call is made; closing any view
+    /// closes the engine.
     public func tenant(_ id: String) throws(PhoneAuthError) -> PhoneAuth {
         do { return PhoneAuth(engine: engine, pool: pool, scope: try TenantID(id)) } catch {
             throw PhoneAuthError(error, during: "tenant")
@@ -300,7 +301,7 @@ public final class PhoneAuth: Sendable {
     public func createCustomToken(uid: String, claimsJSON: String? = nil) throws(PhoneAuthError) -> String {
         let claims = try claimsJSON.map { text throws(PhoneAuthError) in try Self.parse(text, what: "claims") }
         return try run("createCustomToken") {
-            try $0.signIn.createCustomToken(uid: uid, claims: claims, tenant: scope ?? .defaultPool)
+            try $0.signIn.createCustomToken(uid: uid, claims: claims, tenant: try tenant($0))
         }
     }
 
@@ -408,7 +409,7 @@ public final class PhoneAuth: Sendable {
             var params = try Self.parse(paramsJSON, what: "parameters")
             // A tenant's view names its tenant to every method that takes one, unless the call does.
             if let scope, case var .object(pairs) = params, !pairs.contains(where: { $0.0 == "tenantId" }),
-                Engine.operation(named: method)?.parameters.contains("tenantId") == true
+                Engine.operation(named: method)?.scopedByTenant == true
             {
                 pairs.append(("tenantId", .string(scope.text)))
                 params = .object(pairs)

@@ -49,7 +49,15 @@ final class EmulatorSupport: @unchecked Sendable {  // the kept codes are only t
     /// Returns once the code of `verificationID` is kept, or once the engine owes it no SMS (a
     /// test number, a delivery that ended otherwise); at most about 10 s, for a message the engine
     /// keeps failing to hand over. `keep` wakes it at once; holds no thread while it waits.
-    func awaitCode(of verificationID: String, auth: PhoneAuth) async {
+    /// `auth` is the view of the verification's tenant; for a code a signed-in user asked for
+    /// (`idToken`, an enrolment), a view with no tenant is narrowed to the token's.
+    func awaitCode(of verificationID: String, auth: PhoneAuth, idToken: String? = nil) async {
+        var auth = auth
+        if auth.tenantID == nil, let idToken, let tenant = (try? await auth.verifyIDToken(idToken))?.tenantID,
+            let view = try? auth.tenant(tenant)
+        {
+            auth = view
+        }
         let params = JSONCodec.serialize(.object([("verificationId", .string(verificationID))]))
         for _ in 0..<Self.awaitRounds {
             if lock.withLock({ bySession[verificationID] != nil }) { return }

@@ -287,7 +287,7 @@ struct IdentityToolkit: Sendable {
         let started = try await auth.startPhoneEnrollment(
             idToken: idToken, phoneNumber: phone, languageCode: call.languageCode,
             clientIP: call.clientIp, appVerification: proof)
-        await emulator?.awaitCode(of: started.verificationID, auth: auth)
+        await emulator?.awaitCode(of: started.verificationID, auth: auth, idToken: idToken)
         return .object([("phoneSessionInfo", .object([("sessionInfo", .string(started.verificationID))]))])
     }
 

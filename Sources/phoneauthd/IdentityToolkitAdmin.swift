@@ -150,8 +150,8 @@ struct IdentityToolkitAdmin: Sendable {
     }
 
     /// import_users: the engine's importUsers (the records are auth:export's format), each record
-    /// that cannot be imported reported by its index in `error`. In a tenant a record naming
-    /// another `tenantId` is refused as firebase-admin Node words it, before the engine sees it.
+    /// that cannot be imported reported by its index in `error` (one naming another `tenantId`
+    /// too, in the engine's words, which have firebase-admin Node's "mismatching tenant ID").
     private func batchCreate(_ call: ToolkitCall) async throws -> JSONValue {
         // The hash parameters are for password hashes, which every record here is refused for.
         let r = try call.reader([
@@ -164,20 +164,13 @@ struct IdentityToolkitAdmin: Sendable {
         guard users.count <= PhoneAuth.maxImportUsers else {
             throw ToolkitError(400, "INVALID_ARGUMENT", "At most \(PhoneAuth.maxImportUsers) users per batchCreate.")
         }
-        var errors: [(index: Int, message: String)] = [], passed: [(index: Int, user: JSONValue)] = []
-        for (index, user) in users.enumerated() {
-            if let tenant = auth.tenantID, let named = user["tenantId"]?.stringValue, !named.isEmpty, named != tenant {
-                errors.append(
-                    (index, "The user record of index \(index) has mismatching tenant ID: it names another tenant."))
-            } else {
-                passed.append((index, user))
-            }
-        }
-        if !passed.isEmpty {
-            let result = try await Self.engineCall(auth, "importUsers", [("users", .array(passed.map(\.user)))])
+        var errors: [(index: Int, message: String)] = []
+        if !users.isEmpty {
+            // The engine refuses, per user, one of another tenant (its message says "mismatching tenant ID").
+            let result = try await Self.engineCall(auth, "importUsers", [("users", .array(users))])
             for case let refusal in result["errors"]?.arrayValue ?? [] {
-                guard let at = refusal["index"]?.intValue, passed.indices.contains(Int(at)) else { continue }
-                errors.append((passed[Int(at)].index, refusal["message"]?.stringValue ?? ""))
+                guard let at = refusal["index"]?.intValue, users.indices.contains(Int(at)) else { continue }
+                errors.append((Int(at), refusal["message"]?.stringValue ?? ""))
             }
         }
         var o = JSONObjectBuilder()

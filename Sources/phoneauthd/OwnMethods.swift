@@ -16,7 +16,8 @@ struct OwnMethods: Sendable {
         guard status != 0 else {
             // A call that sent a code answers once development mode lists it.
             if let emulator, let id = (try? JSONCodec.parse(json))?["verificationId"]?.stringValue {
-                await emulator.awaitCode(of: id, auth: auth)
+                let tenant = params["tenantId"]?.stringValue.flatMap { try? auth.tenant($0) }
+                await emulator.awaitCode(of: id, auth: tenant ?? auth, idToken: params["idToken"]?.stringValue)
             }
             return Reply(text: json, contentType: Reply.jsonType)
         }

@@ -140,7 +140,12 @@ struct Server: HTTPResponder {
                 result = try await toolkit.handle(target.operation, call)
             } else if target.operation.hasPrefix("tenants:") {
                 result = try await tenants.handle(target.operation, call, tenant: target.tenant, query: query)
-            } else if let tenant = target.tenant {
+            } else if let tenant = try target.tenant ?? call.tenantId {
+                // The tenant of the path, or of the body (Identity Toolkit's admin requests may
+                // name it there): both must agree.
+                if let named = try call.tenantId, named != tenant {
+                    throw ToolkitError(400, "TENANT_ID_MISMATCH", "The body's tenantId is not the path's tenant.")
+                }
                 result = try await IdentityToolkitAdmin(auth: try TenantAdmin.view(auth, tenant))
                     .handle(target.operation, call, query: query)
             } else {

@@ -37,7 +37,7 @@ struct TenantAdmin: Sendable {
     /// The view of tenant `id` for its users' routes; a malformed ID is no tenant.
     static func view(_ auth: PhoneAuth, _ id: String) throws -> PhoneAuth {
         do { return try auth.tenant(id) } catch {
-            throw ToolkitError(400, "TENANT_NOT_FOUND", "There is no tenant of that ID.")
+            throw ToolkitError(404, "TENANT_NOT_FOUND", "There is no tenant of that ID.")
         }
     }
 

@@ -21,7 +21,7 @@ final class RetentionPurgeTests: XCTestCase {
             _ = try store.startVerification(
                 NewVerification(
                     id: VerificationCode.newVerificationId(at: created), phone: "+1650555123\(i)",
-                    codeHash: [1], createdAt: created, expiresAt: expires, outbox: nil),
+                    codeHash: [1], createdAt: created, expiresAt: expires, outbox: nil, tenant: .defaultPool),
                 reuseIfCreatedAfter: now, lease: DeliveryLease(owner: "test", until: now), limits: nil)
         }
         let purge = RetentionPurge(store: store, clock: clock)

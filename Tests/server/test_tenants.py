@@ -196,6 +196,19 @@ def test_tenant_user_routes_work_in_the_tenant(server):
     assert error(server.post(f"{base}/accounts:lookup", {"localId": ["u1"]}))[0] == 403
 
 
+def test_an_admin_request_may_name_its_tenant_in_the_body(server):
+    tenant_id, _ = create_tenant(server)
+    other, _ = create_tenant(server, "Other")
+    base = f"/v1/projects/{PROJECT}/tenants/{tenant_id}"
+    status, created, _ = server.post(f"{base}/accounts", {"localId": "u1", "phoneNumber": NUMBER}, headers=ADMIN)
+    assert status == 200, created
+    project = f"/v1/projects/{PROJECT}/accounts:lookup"
+    status, found, _ = server.post(project, {"localId": ["u1"], "tenantId": tenant_id}, headers=ADMIN)
+    assert status == 200 and [u["localId"] for u in found["users"]] == ["u1"], found
+    assert error(server.post(f"{base}/accounts:lookup", {"localId": ["u1"], "tenantId": other}, headers=ADMIN))[1] == \
+        "TENANT_ID_MISMATCH"
+
+
 def test_batch_create_refuses_a_record_of_another_tenant(server):
     tenant_id, _ = create_tenant(server)
     base = f"/v1/projects/{PROJECT}/tenants/{tenant_id}"

@@ -62,7 +62,6 @@ package final class AccountService {
         uid: String?, in tenant: TenantID, disabled: Bool = false, displayName: Label? = nil,
         phoneNumber: String? = nil
     ) throws -> UserRecord {
-        _ = try tenants.pool(tenant)
         let now = clock.now()
         let uid = uid ?? SortableID.make(at: now, randomBytes: 12)
         guard !uid.isEmpty, uid.utf8.count <= 128 else {
@@ -108,7 +107,6 @@ package final class AccountService {
     package func listUsers(
         in tenant: TenantID, maxResults: Int, pageToken: String?
     ) throws -> (users: [UserRecord], nextPageToken: String?) {
-        _ = try tenants.pool(tenant)
         var after: String?
         if let pageToken {
             guard let bytes = Base64URL.decode(pageToken), !bytes.isEmpty else {

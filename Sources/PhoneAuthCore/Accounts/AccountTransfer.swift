@@ -34,7 +34,6 @@ package final class AccountTransfer {
                 "At most \(Self.maxImportUsers) users per importUsers call; this one has \(users.count).",
                 details: [("field", .string("users"))])
         }
-        _ = try accounts.listUsers(in: tenant, maxResults: 1, pageToken: nil)  // the tenant exists
         let now = clock.now()
         var imported = 0, errors: [(Int, String)] = []
         for (index, entry) in users.enumerated() {
@@ -92,7 +91,8 @@ package final class AccountTransfer {
         // As Identity Platform's batchCreate: a user exported from one tenant names it.
         if let named = try r.string("tenantId"), !named.isEmpty, named != tenant.text {
             throw PhoneAuthError(
-                .tenantIdMismatch, "The user's tenantId is not the tenant it is imported into.",
+                .tenantIdMismatch,
+                "The user has a mismatching tenant ID: its tenantId is not the tenant it is imported into.",
                 details: [("field", .string("tenantId"))])
         }
         _ = try Label(user.displayName, field: "displayName")

@@ -12,7 +12,7 @@ extension SQLStore {
             if case .enrollPhone = change { purpose = .enroll } else { purpose = .signIn }
             let phone: String
             switch try checkCode(
-                id: id, purpose: purpose, subject: purpose == .enroll ? uid : nil, now: now,
+                id: id, tenant: signIn.tenant, purpose: purpose, subject: purpose == .enroll ? uid : nil, now: now,
                 maxAttempts: maxAttempts, limits: limits, codeMatches: codeMatches, in: db)
             {
             case let .failure(rejection): return .rejected(rejection)
@@ -25,7 +25,7 @@ extension SQLStore {
             case let .link(proof):
                 if user.phoneNumber != nil { return .refused(.providerAlreadyLinked) }
                 if let owner {
-                    return try alreadyInUse(id, proof: proof, phone: phone, owner: owner.uid, now: now, in: db)
+                    return try alreadyInUse(id, proof: proof, phone: phone, owner: owner, now: now, in: db)
                 }
                 if holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
                 return try changeNumber(
@@ -33,7 +33,7 @@ extension SQLStore {
                     signIn: signIn, now: now, in: db)
             case let .updatePhoneNumber(proof):
                 if let owner, owner.uid != uid {
-                    return try alreadyInUse(id, proof: proof, phone: phone, owner: owner.uid, now: now, in: db)
+                    return try alreadyInUse(id, proof: proof, phone: phone, owner: owner, now: now, in: db)
                 }
                 if holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
                 return try changeNumber(
@@ -87,20 +87,22 @@ extension SQLStore {
     /// Another user (`owner`) has the number: the code is consumed and becomes `proof`, a
     /// verification that signs in to the owner.
     func alreadyInUse(
-        _ id: String, proof: TemporaryProof, phone: String, owner: String, now: Timestamp,
+        _ id: String, proof: TemporaryProof, phone: String, owner: UserRecord, now: Timestamp,
         in db: Connection
     ) throws -> AccountOutcome {
         try markUsed(id, in: db)
-        try db.run(
-            """
-            INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, due_at, \
-            purpose, subject)
-            VALUES (?, ?, ?, ?, ?, 'none', '', ?, 'temporaryProof', ?)
-            """,
+        // The proof signs in to the owner, so it is a verification of the owner's tenant.
+        try insert(
+            into: "verifications",
+            [
+                "id", "phone", "code_hash", "created_at", "expires_at", "delivery", "language_code", "due_at",
+                "purpose", "subject",
+            ],
             [
                 .text(proof.verificationId), .text(phone), .blob(proof.codeHash), .int(now.milliseconds),
-                .int(proof.expiresAt.milliseconds), .int(now.milliseconds), .text(owner),
-            ])
+                .int(proof.expiresAt.milliseconds), .text("none"), .text(""), .int(now.milliseconds),
+                .text(VerificationPurpose.temporaryProof), .text(owner.uid),
+            ], of: owner.tenant, in: db)
         return .refused(.credentialAlreadyInUse(phone: phone))
     }
 

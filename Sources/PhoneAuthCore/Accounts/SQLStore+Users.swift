@@ -65,22 +65,10 @@ extension SQLStore {
     func insertUser(
         uid: String, phone: String?, tenant: TenantID, signingIn: Bool, now: Timestamp, in db: Connection
     ) throws {
-        let values: [SQLValue] = [
-            .text(uid), Self.optional(phone), .text(tenant.text), .int(now.milliseconds),
-            signingIn ? .int(now.milliseconds) : .null,
-        ]
-        if tenant.isDefault {
-            try db.run(
-                "INSERT INTO users (uid, phone, tenant, created_at, last_sign_in_at) VALUES (?, ?, ?, ?, ?)", values)
-            return
-        }
-        // One statement: the row is written only if the tenant is there.
-        let written = try db.run(
-            """
-            INSERT INTO users (uid, phone, tenant, created_at, last_sign_in_at)
-            SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM tenants WHERE id = ?)
-            """, values + [.text(tenant.text)])
-        guard written == 1 else { throw TenantService.notFound(tenant) }
+        try insert(
+            into: "users", ["uid", "phone", "created_at", "last_sign_in_at"],
+            [.text(uid), Self.optional(phone), .int(now.milliseconds), signingIn ? .int(now.milliseconds) : .null],
+            of: tenant, in: db)
     }
 
     package func createUser(

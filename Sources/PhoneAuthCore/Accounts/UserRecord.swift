@@ -11,5 +11,5 @@ package struct UserRecord: Sendable {
     /// Second factors, in enrolment order.
     package var factors: [EnrolledFactor] = []
     /// The pool it lives in, for ever (a uid is unique across pools).
-    package var tenant = TenantID.defaultPool
+    package var tenant: TenantID
 }

@@ -272,11 +272,7 @@ package struct EngineConfig: Sendable {
     package static func readTestPhoneNumbers(
         _ numbers: ObjectReader, code: PhoneAuthError.Code = .invalidConfiguration
     ) throws(PhoneAuthError) -> [String: String] {
-        func bad(_ key: String, _ problem: String) -> PhoneAuthError {
-            code == .invalidConfiguration
-                ? EngineConfig.bad(key, problem)
-                : PhoneAuthError(code, "The field '\(key)' \(problem).", details: [("field", .string(key))])
-        }
+        func bad(_ key: String, _ problem: String) -> PhoneAuthError { EngineConfig.bad(key, problem, code: code) }
         guard numbers.entries.count <= maxTestPhoneNumbers else {
             throw bad(
                 "testPhoneNumbers", "may hold at most \(maxTestPhoneNumbers) numbers; it has \(numbers.entries.count)")
@@ -306,8 +302,15 @@ package struct EngineConfig: Sendable {
         return String(cString: value)
     }
 
-    static func bad(_ key: String, _ problem: String) -> PhoneAuthError {
-        PhoneAuthError(
-            .invalidConfiguration, "The configuration key '\(key)' \(problem).", details: [("key", .string(key))])
+    /// A setting that cannot be: the configuration's names its key; a call's (`code`
+    /// invalidArgument, a tenant's settings) names its field.
+    static func bad(
+        _ key: String, _ problem: String, code: PhoneAuthError.Code = .invalidConfiguration
+    )
+        -> PhoneAuthError
+    {
+        code == .invalidConfiguration
+            ? PhoneAuthError(code, "The configuration key '\(key)' \(problem).", details: [("key", .string(key))])
+            : PhoneAuthError(code, "The field '\(key)' \(problem).", details: [("field", .string(key))])
     }
 }

@@ -178,25 +178,15 @@ package struct AbusePolicy: Sendable {
             let listed =
                 shown.map { "'\($0)'" }
                 + (shown.count < unknown.count ? ["\(unknown.count - shown.count) not shown"] : [])
+            let error = bad(
+                key, "has unknown region codes: \(listed.joined(separator: ", ")) (use CLDR codes such as \"US\")",
+                code: code)
             throw PhoneAuthError(
-                code,
-                "The \(Self.noun(code)) '\(key)' has unknown region codes: \(listed.joined(separator: ", ")) "
-                    + "(use CLDR codes such as \"US\").",
-                details: [(Self.detail(code), .string(key)), ("regions", .array(shown.map { .string($0) }))])
+                code, error.message, details: error.details + [("regions", .array(shown.map { .string($0) }))])
         }
     }
 
     private static func bad(
         _ key: String, _ problem: String, code: PhoneAuthError.Code = .invalidConfiguration
-    ) -> PhoneAuthError {
-        PhoneAuthError(code, "The \(noun(code)) '\(key)' \(problem).", details: [(detail(code), .string(key))])
-    }
-
-    /// A configuration's errors name its key; a call's (a tenant's settings) name its field.
-    private static func noun(_ code: PhoneAuthError.Code) -> String {
-        code == .invalidConfiguration ? "configuration key" : "field"
-    }
-    private static func detail(_ code: PhoneAuthError.Code) -> String {
-        code == .invalidConfiguration ? "key" : "field"
-    }
+    ) -> PhoneAuthError { EngineConfig.bad(key, problem, code: code) }
 }

@@ -10,9 +10,6 @@ package struct CheckLimits: Sendable {
     package var clientIp: String?
     package var wrongCodesPerIpPer5Minutes: Int
     package var exempt: Set<String>
-    /// The pool whose codes the check accepts: another pool's code is as unknown as one never
-    /// made (the same error, so a caller learns nothing of other tenants).
-    package var tenant = TenantID.defaultPool
 
     package static let none = CheckLimits(
         maxConsecutiveFailures: 0, failuresBetweenLockouts: 0, lockoutMilliseconds: 0, maxLockoutMilliseconds: 0,

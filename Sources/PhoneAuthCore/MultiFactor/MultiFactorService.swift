@@ -171,7 +171,6 @@ package final class MultiFactorService {
         let now = clock.now()
         let proof: SecondFactorProof
         var limits = CheckLimits.none
-        limits.tenant = pool.tenant
         switch assertion {
         case var .phone(credential):
             // The ID's shape is not checked here: the session is checked first, and a malformed ID is simply unknown.

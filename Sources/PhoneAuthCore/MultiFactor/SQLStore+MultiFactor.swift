@@ -58,20 +58,22 @@ extension SQLStore {
     ) throws -> AccountOutcome {
         try read { db in
             guard let session = try mfaSession(id: id, kind: kind, now: now, in: db) else {
-                return .refused(try deadSessionRefusal(id, in: db))
+                return .refused(try deadSessionRefusal(id, tenant: tenant, in: db))
             }
-            guard let user = try user(uid: session.uid, in: db) else { return .refused(.userNotFound) }
             // Another pool's challenge is as unknown as one never opened.
-            if user.tenant != tenant { return .refused(.invalidMultiFactorSession) }
+            guard let user = try user(uid: session.uid, in: db), user.tenant == tenant else {
+                return .refused(.invalidMultiFactorSession)
+            }
             return user.disabled ? .refused(.userDisabled) : .done(user)
         }
     }
 
-    /// Why a multi-factor session is not active: its user was disabled (which ends them), or it
-    /// is unknown, expired or used.
-    func deadSessionRefusal(_ id: String, in db: Connection) throws -> AccountRefusal {
+    /// Why a multi-factor session of `tenant` is not active: its user was disabled (which ends
+    /// them), or it is unknown (another tenant's too), expired or used.
+    func deadSessionRefusal(_ id: String, tenant: TenantID, in db: Connection) throws -> AccountRefusal {
         let disabled = try db.row(
-            "SELECT u.disabled FROM mfa_sessions m JOIN users u ON u.uid = m.uid WHERE m.id = ?", [.text(id)]
+            "SELECT u.disabled FROM mfa_sessions m JOIN users u ON u.uid = m.uid AND u.tenant = ? WHERE m.id = ?",
+            [.text(tenant.text), .text(id)]
         ) { $0.int(0) != 0 }
         return disabled == true ? .userDisabled : .invalidMultiFactorSession
     }
@@ -91,16 +93,18 @@ extension SQLStore {
     ) throws -> AccountOutcome {
         try write { db in
             guard let session = try mfaSession(id: sessionId, kind: .signIn, now: now, in: db) else {
-                return .refused(try deadSessionRefusal(sessionId, in: db))
+                return .refused(try deadSessionRefusal(sessionId, tenant: signIn.tenant, in: db))
             }
-            guard let user = try self.user(uid: session.uid, in: db) else { return .refused(.userNotFound) }
-            if user.tenant != signIn.tenant { return .refused(.invalidMultiFactorSession) }
+            guard let user = try self.user(uid: session.uid, in: db), user.tenant == signIn.tenant else {
+                return .refused(.invalidMultiFactorSession)
+            }
             if user.disabled { return .refused(.userDisabled) }
             let factor: EnrolledFactor
             switch proof {
             case let .phone(verificationId, codeMatches):
                 switch try checkCode(
-                    id: verificationId, purpose: .mfaSignIn, subject: sessionId, now: now, maxAttempts: maxAttempts,
+                    id: verificationId, tenant: signIn.tenant, purpose: .mfaSignIn, subject: sessionId, now: now,
+                    maxAttempts: maxAttempts,
                     limits: limits, codeMatches: codeMatches, in: db)
                 {
                 case let .failure(rejection): return .rejected(rejection)

@@ -18,16 +18,20 @@ package struct Operation: Sendable {
     package let setsClientIp: Bool
     /// The JSON parameters it takes; any other is refused before it runs.
     package let parameters: Set<String>
+    /// Whether it works in a user pool its `tenantId` names (docs/API.md, "Tenants"); the tenant
+    /// methods take a `tenantId` too, but there it names the tenant they manage.
+    package let scopedByTenant: Bool
     let run: @Sendable (Engine, ObjectReader) throws -> JSONValue
 
     init(
-        _ name: String, access: Access = .admin, setsClientIp: Bool = false, parameters: Set<String>,
-        run: @escaping @Sendable (Engine, ObjectReader) throws -> JSONValue
+        _ name: String, access: Access = .admin, setsClientIp: Bool = false, scopedByTenant: Bool = false,
+        parameters: Set<String>, run: @escaping @Sendable (Engine, ObjectReader) throws -> JSONValue
     ) {
         self.name = name
         self.access = access
         self.setsClientIp = setsClientIp
-        self.parameters = parameters
+        self.scopedByTenant = scopedByTenant
+        self.parameters = scopedByTenant ? parameters.union(["tenantId"]) : parameters
         self.run = run
     }
 
@@ -35,6 +39,7 @@ package struct Operation: Sendable {
     var description: JSONValue {
         .object([
             ("name", .string(name)), ("access", .string(access.rawValue)), ("setsClientIp", .bool(setsClientIp)),
+            ("scopedByTenant", .bool(scopedByTenant)),
             ("parameters", .array(parameters.sorted().map { .string($0) })),
         ])
     }

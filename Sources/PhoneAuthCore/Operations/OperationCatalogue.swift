@@ -7,9 +7,9 @@ enum OperationCatalogue {
     static let all: [Operation] = [
         Operation(
             "verifyPhoneNumber", access: .client, setsClientIp: true,
+            scopedByTenant: true,
             parameters: [
                 "phoneNumber", "languageCode", "clientIp", "multiFactorHint", "multiFactorSession", "appVerification",
-                "tenantId",
             ]
         ) { engine, p in
             let pool = try pool(engine, p)
@@ -81,64 +81,66 @@ enum OperationCatalogue {
         },
         Operation(
             "signInWithCredential", access: .client, setsClientIp: true,
-            parameters: ["credential", "clientIp", "tenantId"]
+            scopedByTenant: true, parameters: ["credential", "clientIp"]
         ) { engine, p in
             return ResultJSON.signIn(try engine.signIn.signIn(with: try credential(p), in: try pool(engine, p)))
         },
         Operation(
             "linkWithCredential", access: .client, setsClientIp: true,
-            parameters: ["idToken", "credential", "clientIp", "tenantId"]
+            scopedByTenant: true, parameters: ["idToken", "credential", "clientIp"]
         ) { engine, p in
             return ResultJSON.signIn(
                 try engine.accounts.link(
                     idToken: try required(p, "idToken"), credential: try credential(p),
-                    tenant: try namedTenant(engine, p)))
+                    tenant: try namedTenant(p)))
         },
         Operation(
             "updatePhoneNumber", access: .client, setsClientIp: true,
-            parameters: ["idToken", "credential", "clientIp", "tenantId"]
+            scopedByTenant: true, parameters: ["idToken", "credential", "clientIp"]
         ) { engine, p in
             return ResultJSON.signIn(
                 try engine.accounts.updatePhoneNumber(
                     idToken: try required(p, "idToken"), credential: try credential(p),
-                    tenant: try namedTenant(engine, p)))
+                    tenant: try namedTenant(p)))
         },
         Operation(
             "reauthenticateWithCredential", access: .client, setsClientIp: true,
-            parameters: ["idToken", "credential", "clientIp", "tenantId"]
+            scopedByTenant: true, parameters: ["idToken", "credential", "clientIp"]
         ) { engine, p in
             return ResultJSON.signIn(
                 try engine.accounts.reauthenticate(
                     idToken: try required(p, "idToken"), credential: try credential(p),
-                    tenant: try namedTenant(engine, p)))
+                    tenant: try namedTenant(p)))
         },
-        Operation("unlink", access: .client, parameters: ["idToken", "providerId", "tenantId"]) { engine, p in
+        Operation("unlink", access: .client, scopedByTenant: true, parameters: ["idToken", "providerId"]) { engine, p in
             return .object([
                 (
                     "user",
                     ResultJSON.user(
                         try engine.accounts.unlink(
                             idToken: try required(p, "idToken"), providerId: try required(p, "providerId"),
-                            tenant: try namedTenant(engine, p)))
+                            tenant: try namedTenant(p)))
                 )
             ])
         },
         Operation(
             "mfaEnrollStart", access: .client, setsClientIp: true,
-            parameters: ["idToken", "phoneNumber", "languageCode", "clientIp", "appVerification", "tenantId"]
+            scopedByTenant: true, parameters: ["idToken", "phoneNumber", "languageCode", "clientIp", "appVerification"]
         ) { engine, p in
             return ResultJSON.verificationStarted(
                 try engine.multiFactor.startPhoneEnrollment(
                     idToken: try required(p, "idToken"), phoneNumber: try p.string("phoneNumber"),
                     languageCode: try language(p), clientIp: try clientIp(p), appProof: try appProof(p),
-                    tenant: try namedTenant(engine, p)))
+                    tenant: try namedTenant(p)))
         },
-        Operation("mfaTotpStart", access: .client, parameters: ["idToken", "accountName", "issuer", "tenantId"]) {
+        Operation(
+            "mfaTotpStart", access: .client, scopedByTenant: true, parameters: ["idToken", "accountName", "issuer"]
+        ) {
             engine, p in
             let started = try engine.multiFactor.startTotpEnrollment(
                 idToken: try required(p, "idToken"),
                 accountName: try Label(p.string("accountName"), field: "accountName"),
-                issuer: try Label(p.string("issuer"), field: "issuer"), tenant: try namedTenant(engine, p))
+                issuer: try Label(p.string("issuer"), field: "issuer"), tenant: try namedTenant(p))
             return .object([
                 ("sessionInfo", .string(started.sessionInfo)),
                 ("secretKey", .string(started.secretKey)),
@@ -151,14 +153,14 @@ enum OperationCatalogue {
         },
         Operation(
             "mfaEnrollFinalize", access: .client, setsClientIp: true,
+            scopedByTenant: true,
             parameters: [
                 "idToken", "factorId", "credential", "sessionInfo", "verificationCode", "displayName", "clientIp",
-                "tenantId",
             ]
         ) { engine, p in
             let idToken = try required(p, "idToken"),
                 displayName = try Label(p.string("displayName"), field: "displayName")
-            let tenant = try namedTenant(engine, p)
+            let tenant = try namedTenant(p)
             switch try p.string("factorId") ?? "phone" {
             case "phone":
                 try rejectPresent(p, ["sessionInfo", "verificationCode"], factor: "phone")
@@ -177,57 +179,60 @@ enum OperationCatalogue {
                     details: [("field", .string("factorId"))])
             }
         },
-        Operation("mfaUnenroll", access: .client, parameters: ["idToken", "enrollmentId", "tenantId"]) { engine, p in
+        Operation("mfaUnenroll", access: .client, scopedByTenant: true, parameters: ["idToken", "enrollmentId"]) {
+            engine, p in
             return ResultJSON.signIn(
                 try engine.multiFactor.unenroll(
                     idToken: try required(p, "idToken"), enrollmentId: try required(p, "enrollmentId"),
-                    tenant: try namedTenant(engine, p)))
+                    tenant: try namedTenant(p)))
         },
         Operation(
             "mfaResolveSignIn", access: .client, setsClientIp: true,
-            parameters: ["session", "assertion", "clientIp", "tenantId"]
+            scopedByTenant: true, parameters: ["session", "assertion", "clientIp"]
         ) { engine, p in
             return ResultJSON.signIn(
                 try engine.multiFactor.resolveSignIn(
                     session: try p.string("session"), assertion: try assertion(p),
                     clientIp: try clientIp(p), in: try pool(engine, p)))
         },
-        Operation("createCustomToken", parameters: ["uid", "claims", "tenantId"]) { engine, p in
+        Operation("createCustomToken", scopedByTenant: true, parameters: ["uid", "claims"]) { engine, p in
             return .object([
                 (
                     "customToken",
                     .string(
                         try engine.signIn.createCustomToken(
                             uid: try required(p, "uid"), claims: p.value("claims"),
-                            tenant: try TenantID(p.string("tenantId")))
+                            tenant: try tenant(engine, p))
                     )
                 )
             ])
         },
-        Operation("signInWithCustomToken", access: .client, parameters: ["customToken", "tenantId"]) { engine, p in
+        Operation("signInWithCustomToken", access: .client, scopedByTenant: true, parameters: ["customToken"]) {
+            engine, p in
             guard let token = try p.string("customToken"), !token.isEmpty else {
                 throw PhoneAuthError(
                     .invalidCustomToken, "A custom token is required.", details: [("reason", .string("missing"))])
             }
             return ResultJSON.signIn(
-                try engine.signIn.signIn(withCustomToken: token, tenant: try TenantID(p.string("tenantId"))))
+                try engine.signIn.signIn(withCustomToken: token, tenant: try tenant(engine, p)))
         },
-        Operation("refreshIdToken", access: .client, parameters: ["refreshToken", "tenantId"]) { engine, p in
+        Operation("refreshIdToken", access: .client, scopedByTenant: true, parameters: ["refreshToken"]) { engine, p in
             return ResultJSON.refreshed(
-                try engine.sessions.refreshIdToken(try required(p, "refreshToken"), tenant: try namedTenant(engine, p)))
+                try engine.sessions.refreshIdToken(try required(p, "refreshToken"), tenant: try namedTenant(p)))
         },
-        Operation("verifyIdToken", access: .client, parameters: ["idToken", "checkRevoked", "tenantId"]) { engine, p in
+        Operation("verifyIdToken", access: .client, scopedByTenant: true, parameters: ["idToken", "checkRevoked"]) {
+            engine, p in
             let claims = try engine.sessions.verifyIdToken(
                 try required(p, "idToken"), checkRevoked: try p.bool("checkRevoked") ?? false,
-                tenant: try namedTenant(engine, p))
+                tenant: try namedTenant(p))
             return .object([("claims", claims)])
         },
-        Operation("signOut", access: .client, parameters: ["refreshToken", "tenantId"]) { engine, p in
+        Operation("signOut", access: .client, scopedByTenant: true, parameters: ["refreshToken"]) { engine, p in
             try engine.sessions.signOut(
-                refreshToken: try required(p, "refreshToken"), tenant: try namedTenant(engine, p))
+                refreshToken: try required(p, "refreshToken"), tenant: try namedTenant(p))
             return .object([])
         },
-        Operation("getUser", parameters: ["uid", "tenantId"]) { engine, p in
+        Operation("getUser", scopedByTenant: true, parameters: ["uid"]) { engine, p in
             return .object([
                 (
                     "user",
@@ -235,7 +240,7 @@ enum OperationCatalogue {
                 )
             ])
         },
-        Operation("getUserByPhoneNumber", parameters: ["phoneNumber", "tenantId"]) { engine, p in
+        Operation("getUserByPhoneNumber", scopedByTenant: true, parameters: ["phoneNumber"]) { engine, p in
             guard let phone = try p.string("phoneNumber"), !phone.isEmpty else {
                 throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.")
             }
@@ -243,11 +248,11 @@ enum OperationCatalogue {
                 ("user", ResultJSON.user(try engine.accounts.user(phoneNumber: phone, in: try tenant(engine, p))))
             ])
         },
-        Operation("deleteUser", parameters: ["uid", "tenantId"]) { engine, p in
+        Operation("deleteUser", scopedByTenant: true, parameters: ["uid"]) { engine, p in
             try engine.accounts.deleteUser(uid: try required(p, "uid"), in: try tenant(engine, p))
             return .object([])
         },
-        Operation("updateUser", parameters: ["uid", "disabled", "displayName", "phoneNumber", "tenantId"]) {
+        Operation("updateUser", scopedByTenant: true, parameters: ["uid", "disabled", "displayName", "phoneNumber"]) {
             engine, p in
             let uid = try required(p, "uid")
             let displayName = try clearable(p, "displayName").map { name throws(PhoneAuthError) in
@@ -258,7 +263,7 @@ enum OperationCatalogue {
                 phoneNumber: try clearable(p, "phoneNumber"))
             return .object([("user", ResultJSON.user(user))])
         },
-        Operation("createUser", parameters: ["uid", "disabled", "displayName", "phoneNumber", "tenantId"]) {
+        Operation("createUser", scopedByTenant: true, parameters: ["uid", "disabled", "displayName", "phoneNumber"]) {
             engine, p in
             let uid = try p.string("uid")
             let user = try engine.accounts.createUser(
@@ -267,12 +272,12 @@ enum OperationCatalogue {
                 phoneNumber: try p.string("phoneNumber"))
             return .object([("user", ResultJSON.user(user))])
         },
-        Operation("setCustomUserClaims", parameters: ["uid", "claims", "tenantId"]) { engine, p in
+        Operation("setCustomUserClaims", scopedByTenant: true, parameters: ["uid", "claims"]) { engine, p in
             try engine.accounts.setCustomUserClaims(
                 uid: try required(p, "uid"), in: try tenant(engine, p), claims: p.value("claims"))
             return .object([])
         },
-        Operation("listUsers", parameters: ["maxResults", "pageToken", "tenantId"]) { engine, p in
+        Operation("listUsers", scopedByTenant: true, parameters: ["maxResults", "pageToken"]) { engine, p in
             let page = try engine.accounts.listUsers(
                 in: try tenant(engine, p), maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000),
                 pageToken: try p.string("pageToken"))
@@ -281,7 +286,7 @@ enum OperationCatalogue {
             result.set("pageToken", page.nextPageToken.map { .string($0) })
             return result.value
         },
-        Operation("exportUsers", parameters: ["maxResults", "pageToken", "tenantId"]) { engine, p in
+        Operation("exportUsers", scopedByTenant: true, parameters: ["maxResults", "pageToken"]) { engine, p in
             let page = try engine.transfer.exportUsers(
                 in: try tenant(engine, p), maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000),
                 pageToken: try p.string("pageToken"))
@@ -290,7 +295,7 @@ enum OperationCatalogue {
             result.set("pageToken", page.nextPageToken.map { .string($0) })
             return result.value
         },
-        Operation("importUsers", parameters: ["users", "tenantId"]) { engine, p in
+        Operation("importUsers", scopedByTenant: true, parameters: ["users"]) { engine, p in
             guard case let .array(users)? = p.value("users") else {
                 throw PhoneAuthError(
                     .invalidArgument, "The field 'users' (an array of users as auth:export writes them) is required.",
@@ -308,7 +313,7 @@ enum OperationCatalogue {
                 ),
             ])
         },
-        Operation("revokeRefreshTokens", parameters: ["uid", "tenantId"]) { engine, p in
+        Operation("revokeRefreshTokens", scopedByTenant: true, parameters: ["uid"]) { engine, p in
             try engine.sessions.revokeRefreshTokens(uid: try required(p, "uid"), in: try tenant(engine, p))
             return .object([])
         },
@@ -364,7 +369,7 @@ enum OperationCatalogue {
                 ("roundTrips", .int(Int64(s.roundTrips))),
             ])
         },
-        Operation("getVerificationStatus", parameters: ["verificationId", "tenantId"]) { engine, p in
+        Operation("getVerificationStatus", scopedByTenant: true, parameters: ["verificationId"]) { engine, p in
             guard let id = try p.string("verificationId"), !id.isEmpty else {
                 throw PhoneAuthError(.missingVerificationID, "A verification ID is required.")
             }

@@ -8,7 +8,8 @@ extension SQLStore {
         try write { db in
             let verified: (phone: String, subject: String?, earlier: EarlierSignIn?)
             switch try checkCode(
-                id: id, purpose: temporaryProof ? .temporaryProof : .signIn, subject: nil, anySubject: temporaryProof,
+                id: id, tenant: signIn.tenant, purpose: temporaryProof ? .temporaryProof : .signIn, subject: nil,
+                anySubject: temporaryProof,
                 now: now, maxAttempts: maxAttempts, limits: limits, codeMatches: codeMatches, usedSince: retrySince,
                 in: db)
             {
@@ -136,7 +137,7 @@ extension SQLStore {
                 let holder = try numberHolder(phone, tenant: signIn.tenant, in: db)
                 if let owner = holder.user, owner.uid != uid {
                     return try alreadyInUse(
-                        verificationId, proof: proof, phone: phone, owner: owner.uid, now: now, in: db)
+                        verificationId, proof: proof, phone: phone, owner: owner, now: now, in: db)
                 }
                 if holder.isSecondFactor { return .refused(.unsupportedFirstFactor) }
                 changes.phoneNumber = .some(phone)

@@ -57,8 +57,7 @@ package final class SignInService {
 
     /// A token the host hands to its user to sign in as `uid` of `tenant` (created on first sign-in).
     package func createCustomToken(uid: String, claims: JSONValue?, tenant: TenantID = .defaultPool) throws -> String {
-        _ = try tenants.pool(tenant)
-        return try customTokens.create(uid: uid, claims: claims, tenant: tenant, now: clock.now())
+        try customTokens.create(uid: uid, claims: claims, tenant: tenant, now: clock.now())
     }
 
     /// Signs in to the pool the token names, which must be `tenant` (the caller's; the default
@@ -77,7 +76,6 @@ package final class SignInService {
                     details: [("tokenTenantId", .string(grant.tenant.text)), ("tenantId", .string(tenant.text))]),
                 clientIp: nil, now: now)
         }
-        _ = try tenants.pool(tenant)
         let (signIn, first) = sessions.newSignIn(
             uid: grant.uid, tenant: tenant, provider: .custom, now: now, developerClaims: grant.claims)
         return try sessions.finish(try store.signInUser(signIn, now: now), first, now: now)

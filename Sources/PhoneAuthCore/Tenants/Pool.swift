@@ -11,5 +11,6 @@ package struct Pool: Sendable {
 
     func allowsRegion(_ region: String) -> Bool { regionPolicy?.allows(region) ?? true }
 
+    /// Whether users of the pool may enrol a factor of this kind.
     func allows(_ kind: FactorKind) -> Bool { secondFactors?.contains(kind) ?? true }
 }

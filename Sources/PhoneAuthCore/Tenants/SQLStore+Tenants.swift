@@ -54,6 +54,10 @@ extension SQLStore {
             if try db.row("SELECT 1 FROM users WHERE tenant = ? LIMIT 1", [.text(id.text)], { _ in true }) != nil {
                 return .hasUsers
             }
+            // Its codes and proofs end with it (a tenant made again with its ID must not take
+            // them); the rows stay, for the per-number limits, until they are purged.
+            try db.run(
+                "UPDATE verifications SET state = 'replaced' WHERE tenant = ? AND state = 'active'", [.text(id.text)])
             try db.run("DELETE FROM tenants WHERE id = ?", [.text(id.text)])
             return .deleted
         }
@@ -69,11 +73,25 @@ extension SQLStore {
         }
     }
 
-    /// Refuses to place a user in a tenant that does not exist (one deleted while a sign-in
-    /// was on its way): checked in the transaction that writes the user, so a deletion either
-    /// sees the user or the user sees no tenant.
-    func tenantExists(_ tenant: TenantID, in db: Connection) throws -> Bool {
-        if tenant.isDefault { return true }
-        return try db.row("SELECT 1 FROM tenants WHERE id = ?", [.text(tenant.text)], { _ in true }) ?? false
+    /// Writes a row of `tenant` (a user, a verification) only while the tenant exists, in one
+    /// statement: a tenant deleted while a call was on its way (its settings still in an
+    /// engine's cache) gets nothing, and a deletion either sees the row or the row sees no tenant.
+    /// tenantNotFound when it is gone.
+    func insert(
+        into table: String, _ columns: [String], _ values: [SQLValue], of tenant: TenantID, in db: Connection
+    )
+        throws
+    {
+        let names = (columns + ["tenant"]).joined(separator: ", ")
+        let marks = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
+        let all = values + [.text(tenant.text)]
+        if tenant.isDefault {
+            try db.run("INSERT INTO \(table) (\(names)) VALUES (\(marks))", all)
+            return
+        }
+        let written = try db.run(
+            "INSERT INTO \(table) (\(names)) SELECT \(marks) WHERE EXISTS (SELECT 1 FROM tenants WHERE id = ?)",
+            all + [.text(tenant.text)])
+        guard written == 1 else { throw TenantService.notFound(tenant) }
     }
 }

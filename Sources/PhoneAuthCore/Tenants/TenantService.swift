@@ -14,6 +14,8 @@ package final class TenantService: @unchecked Sendable {  // `cached` is under `
     let defaultPool: Pool
     private let lock = Lock()
     private var cached: [TenantID: (pool: Pool, until: Int64)] = [:]
+    /// Bumped by every change this engine makes: a read begun before it is not cached after it.
+    private var generation = 0
 
     init(config: EngineConfig, smsText: SMSText, clock: Clock, store: any TenantStore) {
         self.config = config
@@ -28,10 +30,13 @@ package final class TenantService: @unchecked Sendable {  // `cached` is under `
     package func pool(_ tenant: TenantID) throws -> Pool {
         if tenant.isDefault { return defaultPool }
         let now = clock.now().milliseconds
-        if let hit = lock.withLock({ cached[tenant] }), hit.until > now { return hit.pool }
+        let (hit, readFrom) = lock.withLock { (cached[tenant], generation) }
+        if let hit, hit.until > now { return hit.pool }
         guard let found = try store.tenant(id: tenant) else { throw Self.notFound(tenant) }
         let pool = try makePool(found)
-        lock.withLock { cached[tenant] = (pool, now + Self.cacheMilliseconds) }
+        lock.withLock {
+            if generation == readFrom { cached[tenant] = (pool, now + Self.cacheMilliseconds) }
+        }
         return pool
     }
 
@@ -44,7 +49,13 @@ package final class TenantService: @unchecked Sendable {  // `cached` is under `
             smsText: try SMSText(texts))
     }
 
-    private func forget(_ tenant: TenantID) { lock.withLock { _ = cached.removeValue(forKey: tenant) } }
+    /// Drops a tenant's cached settings: changed or deleted here, or found gone by the store.
+    func forget(_ tenant: TenantID) {
+        lock.withLock {
+            cached[tenant] = nil
+            generation += 1
+        }
+    }
 
     // MARK: Admin methods
 
@@ -79,16 +90,12 @@ package final class TenantService: @unchecked Sendable {  // `cached` is under `
     package func update(_ id: TenantID, _ r: ObjectReader) throws -> Tenant {
         guard !id.isDefault else { throw Self.missingId() }
         let displayName = try Self.displayName(r, required: false)
-        var settings: TenantSettings?
         let updated = try store.updateTenant(id: id, now: clock.now()) { tenant throws(PhoneAuthError) in
             if let displayName { tenant.displayName = displayName }
-            var changed = tenant.settings
-            try changed.apply(r)
-            tenant.settings = changed
-            settings = changed
+            try tenant.settings.apply(r)
         }
         forget(id)
-        guard let updated, settings != nil else { throw Self.notFound(id) }
+        guard let updated else { throw Self.notFound(id) }
         return updated
     }
 

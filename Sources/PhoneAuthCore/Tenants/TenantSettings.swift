@@ -68,9 +68,6 @@ package struct TenantSettings: Sendable, Equatable {
         }
     }
 
-    /// Whether users of the pool may enrol a factor of this kind.
-    package func allows(_ kind: FactorKind) -> Bool { secondFactors?.contains(kind) ?? true }
-
     package var json: JSONValue {
         .object([
             (

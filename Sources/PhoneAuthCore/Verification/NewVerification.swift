@@ -10,5 +10,5 @@ package struct NewVerification: Sendable {
     package var purpose = VerificationPurpose.signIn
     package var subject: String? = nil
     /// The pool whose sign-in or account change alone may use the code.
-    package var tenant = TenantID.defaultPool
+    package var tenant: TenantID
 }

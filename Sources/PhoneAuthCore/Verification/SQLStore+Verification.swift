@@ -38,21 +38,20 @@ extension SQLStore {
                 }
                 createdAt = max(createdAt, latestCreatedAt.adding(milliseconds: 1))
             }
-            try db.run(
-                """
-                INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, \
-                sealed_body, due_at,
-                                           delivery_lease, purpose, subject, tenant)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
+            try insert(
+                into: "verifications",
+                [
+                    "id", "phone", "code_hash", "created_at", "expires_at", "delivery", "language_code", "sealed_body",
+                    "due_at", "delivery_lease", "purpose", "subject",
+                ],
                 [
                     .text(v.id), .text(v.phone), .blob(v.codeHash), .int(createdAt.milliseconds),
                     .int(v.expiresAt.milliseconds),
                     .text(v.outbox == nil ? "none" : "sending"), .text(v.outbox?.languageCode ?? ""),
                     v.outbox.map { .blob($0.sealedBody) } ?? .null, .int(lease.until.milliseconds),
                     v.outbox == nil ? .null : .text(lease.owner), .text(v.purpose),
-                    Self.optional(v.subject), .text(v.tenant.text),
-                ])
+                    Self.optional(v.subject),
+                ], of: v.tenant, in: db)
             if let limits { try countSend(limits, now: v.createdAt, in: db) }
             return .created
         }
@@ -101,13 +100,16 @@ extension SQLStore {
         } ?? (nil, nil, nil)
     }
 
-    /// Checks a code against an active verification of `purpose` (and `subject`) and counts a
-    /// wrong one; the phone number it verified when it matches. Does not consume it.
+    /// Checks a code against an active verification of `purpose` (and `subject`) in `tenant` and
+    /// counts a wrong one; the phone number it verified when it matches. Does not consume it.
+    /// Another pool's verification is as unknown as one never made (the same error, so a caller
+    /// learns nothing of other tenants).
     /// With `usedSince`, a code a sign-in used since that time is checked too (wrong ones counted
     /// as for an active code, while attempts are left) and, when it matches, what that sign-in
     /// did comes back as `earlier`.
     func checkCode(
-        id: String, purpose: VerificationPurpose, subject: String?, anySubject: Bool = false, now: Timestamp,
+        id: String, tenant: TenantID, purpose: VerificationPurpose, subject: String?, anySubject: Bool = false,
+        now: Timestamp,
         maxAttempts: Int, limits: CheckLimits, codeMatches: ([UInt8]) -> Bool, usedSince: Timestamp? = nil,
         in db: Connection
     ) throws -> Result<(phone: String, subject: String?, earlier: EarlierSignIn?), CodeRejection> {
@@ -119,7 +121,7 @@ extension SQLStore {
                     SELECT v.phone, v.code_hash, v.expires_at, v.attempts, v.state, v.purpose, v.subject, \
                     f.locked_until, v.used_at, v.used_by, v.used_session, v.used_new_user
                     FROM verifications v LEFT JOIN number_failures f ON f.phone = v.phone WHERE v.id = ? AND v.tenant = ?
-                    """, [.text(id), .text(limits.tenant.text)],
+                    """, [.text(id), .text(tenant.text)],
                     { row in
                         (
                             row.text(0), row.blob(1), Timestamp(milliseconds: row.int(2)), Int(row.int(3)),

@@ -11,7 +11,7 @@ package final class VerificationService {
     private let hooks: HookService
     private let events: EventLog
     private let failures: FailureReporter
-    /// The pools, for callers that name one by its ID.
+    /// The pools (the Swift tests' default-pool calls take theirs from here).
     let tenants: TenantService
 
     init(
@@ -71,7 +71,8 @@ package final class VerificationService {
         let language = smsText.resolve(languageCode?.text, fallback: config.defaultLanguageCode)
         // Before any limit counts it or the verification is written: a BLOCK leaves no trace.
         try hooks.beforeSendSms(
-            phone: phone.e164, purpose: purpose, user: user, tenant: pool.tenant, locale: languageCode?.text ?? language,
+            phone: phone.e164, purpose: purpose, user: user, tenant: pool.tenant,
+            locale: languageCode?.text ?? language,
             clientIp: clientIp?.text)
         let now = clock.now()
         let id = VerificationCode.newVerificationId(at: now)
@@ -191,7 +192,7 @@ package final class VerificationService {
             maxConsecutiveFailures: policy.maxConsecutiveFailures, failuresBetweenLockouts: config.maxAttempts,
             lockoutMilliseconds: policy.lockoutSeconds * 1000, maxLockoutMilliseconds: policy.maxLockoutSeconds * 1000,
             clientIp: credential.clientIp?.limitKey, wrongCodesPerIpPer5Minutes: policy.wrongCodesPerIpPer5Minutes,
-            exempt: Set(pool.testPhoneNumbers.keys), tenant: pool.tenant)
+            exempt: Set(pool.testPhoneNumbers.keys))
     }
 
     /// Compares a stored code hash with the credential's, in constant time.

@@ -229,6 +229,62 @@ def test_a_second_factor_challenge_of_another_tenant_is_unknown(engine):
     assert claims_of(done["idToken"])["firebase"]["tenant"] == a
 
 
+def test_a_temporary_proof_works_in_its_tenant_only(engine):
+    a = tenant(engine, "Alpha", testPhoneNumbers={NUMBER: OTHER_CODE})
+    b = tenant(engine, "Bravo")
+    owner = fixed_sign_in(engine, NUMBER, OTHER_CODE, a)["user"]
+    host = engine.sign_in_with_custom_token(
+        custom_token=engine.create_custom_token(uid="host-1", tenant_id=a)["customToken"], tenant_id=a)
+    started = engine.verify_phone_number(NUMBER, tenant_id=a)
+    with pytest.raises(phoneauth.CredentialAlreadyInUseError) as info:
+        engine.link_with_credential(host["idToken"], credential_for(engine, started["verificationId"], OTHER_CODE))
+    proof = info.value.details["temporaryProof"]
+    unknown = proof.split(".")[0][:-4] + "AAAA." + proof.split(".")[1]
+    for where in ({"tenant_id": b}, {}):
+        expected = refusal(lambda: engine.sign_in_with_credential(credential={"temporaryProof": unknown}, **where))
+        assert expected[0] == "invalidCredential"
+        assert refusal(lambda: engine.sign_in_with_credential(credential={"temporaryProof": proof}, **where)) == expected
+    signed = engine.sign_in_with_credential(credential={"temporaryProof": proof}, tenant_id=a)
+    assert signed["user"]["uid"] == owner["uid"] and signed["user"]["tenantId"] == a
+
+
+def test_a_disabled_users_challenge_is_unknown_in_another_tenant(engine):
+    a = tenant(engine, "Alpha", testPhoneNumbers={NUMBER: OTHER_CODE, "+16505551231": OTHER_CODE})
+    b = tenant(engine, "Bravo")
+    first = fixed_sign_in(engine, NUMBER, OTHER_CODE, a)
+    started = engine.mfa_enroll_start(first["idToken"], "+16505551231")
+    engine.mfa_enroll_finalize(first["idToken"], credential=credential_for(engine, started["verificationId"], OTHER_CODE))
+    with pytest.raises(phoneauth.SecondFactorRequiredError) as info:
+        fixed_sign_in(engine, NUMBER, OTHER_CODE, a)
+    session = info.value.details["session"]
+    engine.update_user(first["user"]["uid"], disabled=True, tenant_id=a)  # which ends its challenges
+    send = lambda where: engine.call("mfaResolveSignIn", {"session": session, "assertion": {
+        "factorId": "totp", "enrollmentId": "x", "verificationCode": "123456"}, **where})
+    assert refusal(lambda: send({"tenantId": a}))[0] == "userDisabled"
+    assert refusal(lambda: send({"tenantId": b}))[0] == "invalidMultiFactorSession"
+    assert refusal(lambda: send({}))[0] == "invalidMultiFactorSession"
+
+
+def test_a_token_named_with_a_tenant_that_does_not_exist_is_refused_as_another_tenants(engine):
+    a = tenant(engine, "Alpha", testPhoneNumbers={NUMBER: OTHER_CODE})
+    session = fixed_sign_in(engine, NUMBER, OTHER_CODE, a)
+    assert refusal(lambda: engine.verify_id_token(session["idToken"], tenant_id="no-such-tenant"))[0] == \
+        "invalidIdToken"
+    assert refusal(lambda: engine.refresh_id_token(session["refreshToken"], tenant_id="no-such-tenant"))[0] == \
+        "invalidUserToken"
+
+
+def test_a_deleted_tenants_codes_end_with_it(engine):
+    a = engine.create_tenant("Alpha", tenant_id="reused-id", testPhoneNumbers={NUMBER: OTHER_CODE})["tenant"]
+    started = engine.verify_phone_number(NUMBER, tenant_id="reused-id")
+    engine.delete_tenant(a["tenantId"])
+    engine.create_tenant("Again", tenant_id="reused-id", testPhoneNumbers={NUMBER: OTHER_CODE})
+    with pytest.raises(phoneauth.SessionExpiredError):
+        engine.sign_in_with_credential(credential=credential_for(engine, started["verificationId"], OTHER_CODE),
+                                       tenant_id="reused-id")
+    assert engine.list_users(tenant_id="reused-id")["users"] == []
+
+
 def test_custom_tokens_name_their_tenant(engine):
     a = tenant(engine, "Alpha")
     token = engine.create_custom_token(uid="shared-uid", tenant_id=a)["customToken"]
@@ -319,7 +375,7 @@ def test_export_and_import_work_per_tenant(engine):
     assert engine.call("exportUsers", {"tenantId": b})["users"] == []
     assert engine.call("exportUsers", {})["users"] == []
     wrong = engine.call("importUsers", {"users": [exported], "tenantId": b})
-    assert wrong["imported"] == 0 and "tenantId" in wrong["errors"][0]["message"]
+    assert wrong["imported"] == 0 and "mismatching tenant ID" in wrong["errors"][0]["message"]
     moved = dict(exported, localId="moved-user")
     del moved["tenantId"]
     assert engine.call("importUsers", {"users": [moved], "tenantId": b})["imported"] == 1

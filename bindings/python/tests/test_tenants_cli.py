@@ -348,7 +348,7 @@ def test_import_refuses_users_of_another_tenant(tmp_path, config):
 
     other = fresh_config(tmp_path, "other")
     ok(["tenants", "create", "--display-name", "Beta", "--id", "beta"], other)
-    mismatch = "The user's tenantId is not the tenant it is imported into."
+    mismatch = "The user has a mismatching tenant ID: its tenantId is not the tenant it is imported into."
     done = run(["import", str(acme), "--tenant", "beta"], other)
     assert done.returncode == 1, done.stderr
     assert done.stdout.strip().splitlines() == [
