@@ -282,6 +282,12 @@ extension SignInService {
     func signIn(with credential: PhoneCredential) throws -> SignInResult {
         try signIn(with: credential, in: tenants.defaultPool)
     }
+    func createCustomToken(uid: String, claims: JSONValue?) throws -> String {
+        try createCustomToken(uid: uid, claims: claims, tenant: .defaultPool)
+    }
+    func signIn(withCustomToken token: String) throws -> SignInResult {
+        try signIn(withCustomToken: token, tenant: .defaultPool)
+    }
 }
 
 extension MultiFactorService {

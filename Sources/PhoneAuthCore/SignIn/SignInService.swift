@@ -56,13 +56,13 @@ package final class SignInService {
     }
 
     /// A token the host hands to its user to sign in as `uid` of `tenant` (created on first sign-in).
-    package func createCustomToken(uid: String, claims: JSONValue?, tenant: TenantID = .defaultPool) throws -> String {
+    package func createCustomToken(uid: String, claims: JSONValue?, tenant: TenantID) throws -> String {
         try customTokens.create(uid: uid, claims: claims, tenant: tenant, now: clock.now())
     }
 
     /// Signs in to the pool the token names, which must be `tenant` (the caller's; the default
     /// pool when it names none), as Identity Platform asks the request's tenantId to match.
-    package func signIn(withCustomToken token: String, tenant: TenantID = .defaultPool) throws -> SignInResult {
+    package func signIn(withCustomToken token: String, tenant: TenantID) throws -> SignInResult {
         let now = clock.now()
         let grant: CustomTokens.Grant
         do { grant = try customTokens.verify(token, now: now) } catch {

@@ -5,7 +5,6 @@
 /// one made by another engine sharing the store within `cacheMilliseconds`.
 package final class TenantService: @unchecked Sendable {  // `cached` is under `lock`
     static let cacheMilliseconds: Int64 = 5000
-    static let maxPageSize = 1000
 
     private let config: EngineConfig
     private let clock: Clock
@@ -49,8 +48,8 @@ package final class TenantService: @unchecked Sendable {  // `cached` is under `
             smsText: try SMSText(texts))
     }
 
-    /// Drops a tenant's cached settings: changed or deleted here, or found gone by the store.
-    func forget(_ tenant: TenantID) {
+    /// Drops a tenant's cached settings, changed or deleted by this engine.
+    private func forget(_ tenant: TenantID) {
         lock.withLock {
             cached[tenant] = nil
             generation += 1
