@@ -92,17 +92,16 @@ extension SQLStore {
     ) throws -> AccountOutcome {
         try markUsed(id, in: db)
         // The proof signs in to the owner, so it is a verification of the owner's tenant.
-        try insert(
-            into: "verifications",
-            [
-                "id", "phone", "code_hash", "created_at", "expires_at", "delivery", "language_code", "due_at",
-                "purpose", "subject",
-            ],
+        try db.run(
+            """
+            INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, due_at, \
+            purpose, subject, tenant)
+            VALUES (?, ?, ?, ?, ?, 'none', '', ?, 'temporaryProof', ?, ?)
+            """,
             [
                 .text(proof.verificationId), .text(phone), .blob(proof.codeHash), .int(now.milliseconds),
-                .int(proof.expiresAt.milliseconds), .text("none"), .text(""), .int(now.milliseconds),
-                .text(VerificationPurpose.temporaryProof), .text(owner.uid),
-            ], of: owner.tenant, in: db)
+                .int(proof.expiresAt.milliseconds), .int(now.milliseconds), .text(owner.uid), .text(owner.tenant.text),
+            ])
         return .refused(.credentialAlreadyInUse(phone: phone))
     }
 

@@ -27,10 +27,13 @@ extension SQLStore {
                 Self.optional(user.customClaims),
             ]
             if existing == nil {
-                try insert(
-                    into: "users",
-                    ["phone", "display_name", "disabled", "created_at", "last_sign_in_at", "custom_claims", "uid"],
-                    fields + [.text(user.uid)], of: user.tenant, in: db)
+                guard try tenantExists(user.tenant, in: db) else { throw TenantService.notFound(user.tenant) }
+                try db.run(
+                    """
+                    INSERT INTO users (phone, display_name, disabled, created_at, last_sign_in_at, custom_claims, uid, \
+                    tenant)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """, fields + [.text(user.uid), .text(user.tenant.text)])
             } else {
                 try db.run(
                     """

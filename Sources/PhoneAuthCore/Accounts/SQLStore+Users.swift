@@ -61,14 +61,20 @@ extension SQLStore {
     }
 
     /// Writes a new user's row in `tenant`, with its number and, when it is signing in now, its
-    /// sign-in time. A tenant deleted meanwhile gets no user.
+    /// sign-in time; tenantNotFound if the tenant is gone. `tenantProven`: the caller's
+    /// transaction found an active verification of the tenant, and deleting a tenant ends those
+    /// in its own transaction, so the tenant is there without asking.
     func insertUser(
-        uid: String, phone: String?, tenant: TenantID, signingIn: Bool, now: Timestamp, in db: Connection
+        uid: String, phone: String?, tenant: TenantID, signingIn: Bool, now: Timestamp, tenantProven: Bool = false,
+        in db: Connection
     ) throws {
-        try insert(
-            into: "users", ["uid", "phone", "created_at", "last_sign_in_at"],
-            [.text(uid), Self.optional(phone), .int(now.milliseconds), signingIn ? .int(now.milliseconds) : .null],
-            of: tenant, in: db)
+        guard try tenantProven || tenantExists(tenant, in: db) else { throw TenantService.notFound(tenant) }
+        try db.run(
+            "INSERT INTO users (uid, phone, tenant, created_at, last_sign_in_at) VALUES (?, ?, ?, ?, ?)",
+            [
+                .text(uid), Self.optional(phone), .text(tenant.text), .int(now.milliseconds),
+                signingIn ? .int(now.milliseconds) : .null,
+            ])
     }
 
     package func createUser(

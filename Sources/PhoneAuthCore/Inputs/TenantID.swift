@@ -32,7 +32,7 @@ package struct TenantID: Sendable, Hashable, CustomStringConvertible {
     package init(unchecked text: String) { self.text = text }
 
     package static func isWellFormed(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
+        let bytes = text.utf8
         guard let first = bytes.first, bytes.count <= maxLength, ASCII.isLetterOrDigit(first) else { return false }
         return bytes.allSatisfy { ASCII.isLetterOrDigit($0) || $0 == UInt8(ascii: "-") }
     }

@@ -39,8 +39,10 @@ extension SQLStore {
             }
             let isNew = user == nil
             if user == nil {
+                // The verification just found active proves its tenant (see insertUser).
                 try insertUser(
-                    uid: signIn.newUid, phone: phone, tenant: signIn.tenant, signingIn: true, now: now, in: db)
+                    uid: signIn.newUid, phone: phone, tenant: signIn.tenant, signingIn: true, now: now,
+                    tenantProven: true, in: db)
                 user = PendingSignIn.newUser(uid: signIn.newUid, phone: phone, tenant: signIn.tenant, now: now)
                 try record(.userCreated, subject: signIn.newUid, [("user", eventUser(user!))], at: now, in: db)
             }

@@ -73,25 +73,11 @@ extension SQLStore {
         }
     }
 
-    /// Writes a row of `tenant` (a user, a verification) only while the tenant exists, in one
-    /// statement: a tenant deleted while a call was on its way (its settings still in an
-    /// engine's cache) gets nothing, and a deletion either sees the row or the row sees no tenant.
-    /// tenantNotFound when it is gone.
-    func insert(
-        into table: String, _ columns: [String], _ values: [SQLValue], of tenant: TenantID, in db: Connection
-    )
-        throws
-    {
-        let names = (columns + ["tenant"]).joined(separator: ", ")
-        let marks = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
-        let all = values + [.text(tenant.text)]
-        if tenant.isDefault {
-            try db.run("INSERT INTO \(table) (\(names)) VALUES (\(marks))", all)
-            return
-        }
-        let written = try db.run(
-            "INSERT INTO \(table) (\(names)) SELECT \(marks) WHERE EXISTS (SELECT 1 FROM tenants WHERE id = ?)",
-            all + [.text(tenant.text)])
-        guard written == 1 else { throw TenantService.notFound(tenant) }
+    /// Whether `tenant` exists, read in the transaction that writes a row of it (a user, a
+    /// verification), so a tenant deleted while a call was on its way (its settings still in an
+    /// engine's cache) gets no row: a deletion either sees the row or the row sees no tenant.
+    func tenantExists(_ tenant: TenantID, in db: Connection) throws -> Bool {
+        if tenant.isDefault { return true }
+        return try db.row("SELECT 1 FROM tenants WHERE id = ?", [.text(tenant.text)], { _ in true }) ?? false
     }
 }

@@ -12,7 +12,7 @@ package final class TenantService: @unchecked Sendable {  // `cached` is under `
     /// The default pool's settings, fixed by the configuration.
     let defaultPool: Pool
     private let lock = Lock()
-    private var cached: [TenantID: (pool: Pool, until: Int64)] = [:]
+    private var cached: [TenantID: (pool: Pool, settings: TenantSettings, until: Int64)] = [:]
     /// Bumped by every change this engine makes: a read begun before it is not cached after it.
     private var generation = 0
 
@@ -32,9 +32,10 @@ package final class TenantService: @unchecked Sendable {  // `cached` is under `
         let (hit, readFrom) = lock.withLock { (cached[tenant], generation) }
         if let hit, hit.until > now { return hit.pool }
         guard let found = try store.tenant(id: tenant) else { throw Self.notFound(tenant) }
-        let pool = try makePool(found)
+        // Settings as they were keep their pool (its texts are costly to prepare).
+        let pool = try hit.flatMap { $0.settings == found.settings ? $0.pool : nil } ?? makePool(found)
         lock.withLock {
-            if generation == readFrom { cached[tenant] = (pool, now + Self.cacheMilliseconds) }
+            if generation == readFrom { cached[tenant] = (pool, found.settings, now + Self.cacheMilliseconds) }
         }
         return pool
     }

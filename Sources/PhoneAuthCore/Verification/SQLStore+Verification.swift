@@ -9,6 +9,9 @@ extension SQLStore {
         // conflict over it and run again.
         try write(queue: limits == nil ? nil : "sends") { db in
             let known = try sendState(of: v, perNumberPerHour: limits?.perNumberPerHour ?? 0, in: db)
+            // A tenant deleted while the call was on its way (still in an engine's cache) gets no
+            // code: read here, so a deletion either sees the verification or it sees no tenant.
+            guard known.tenantExists else { throw TenantService.notFound(v.tenant) }
             let latest = known.latest
             // A locked number gets nothing, not even the verification it already has.
             if limits != nil, let until = known.lockedUntil, until > v.createdAt { return .numberLocked(until: until) }
@@ -38,34 +41,36 @@ extension SQLStore {
                 }
                 createdAt = max(createdAt, latestCreatedAt.adding(milliseconds: 1))
             }
-            try insert(
-                into: "verifications",
-                [
-                    "id", "phone", "code_hash", "created_at", "expires_at", "delivery", "language_code", "sealed_body",
-                    "due_at", "delivery_lease", "purpose", "subject",
-                ],
+            try db.run(
+                """
+                INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, \
+                sealed_body, due_at,
+                                           delivery_lease, purpose, subject, tenant)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
                 [
                     .text(v.id), .text(v.phone), .blob(v.codeHash), .int(createdAt.milliseconds),
                     .int(v.expiresAt.milliseconds),
                     .text(v.outbox == nil ? "none" : "sending"), .text(v.outbox?.languageCode ?? ""),
                     v.outbox.map { .blob($0.sealedBody) } ?? .null, .int(lease.until.milliseconds),
                     v.outbox == nil ? .null : .text(lease.owner), .text(v.purpose),
-                    Self.optional(v.subject),
-                ], of: v.tenant, in: db)
+                    Self.optional(v.subject), .text(v.tenant.text),
+                ])
             if let limits { try countSend(limits, now: v.createdAt, in: db) }
             return .created
         }
     }
 
     /// What deciding on a new send needs, read in one statement: the latest verification of the
-    /// number for this purpose (and subject), the number's lockout, and, when `perNumberPerHour`
-    /// is set, the created_at of the send that makes the hour's count reach it (none: room left).
+    /// number for this purpose (and subject) in its tenant, the number's lockout, when
+    /// `perNumberPerHour` is set the created_at of the send that makes the hour's count reach it
+    /// (none: room left), and whether the verification's tenant exists.
     private func sendState(
         of v: NewVerification, perNumberPerHour: Int, in db: Connection
     ) throws
         -> (
             latest: (id: String, createdAt: Timestamp, expiresAt: Timestamp, state: VerificationState)?,
-            lockedUntil: Timestamp?, oldestCountedSend: Int64?
+            lockedUntil: Timestamp?, oldestCountedSend: Int64?, tenantExists: Bool
         )
     {
         // Verifications of one number for different purposes (a sign-in, an enrolment, each
@@ -76,7 +81,8 @@ extension SQLStore {
             SELECT v.id, v.created_at, v.expires_at, v.state,
                    (SELECT locked_until FROM number_failures WHERE phone = ?),
                    (SELECT created_at FROM verifications WHERE phone = ? AND created_at > ? AND delivery != 'none'
-                    ORDER BY created_at DESC LIMIT 1 OFFSET ?)
+                    ORDER BY created_at DESC LIMIT 1 OFFSET ?),
+                   CASE WHEN ? = '' THEN 1 ELSE (SELECT 1 FROM tenants WHERE id = ?) END
             FROM (SELECT 1) AS one
             LEFT JOIN verifications v ON v.id = (SELECT id FROM verifications WHERE phone = ? AND purpose = ?
                                                  AND subject \(dialect.isNotDistinctFrom) ? AND tenant = ? \
@@ -85,8 +91,8 @@ extension SQLStore {
             [
                 .text(v.phone), .text(v.phone),
                 .int(perNumberPerHour > 0 ? v.createdAt.milliseconds - 3_600_000 : Int64.max),
-                .int(Int64(max(perNumberPerHour - 1, 0))), .text(v.phone), .text(v.purpose),
-                Self.optional(v.subject), .text(v.tenant.text),
+                .int(Int64(max(perNumberPerHour - 1, 0))), .text(v.tenant.text), .text(v.tenant.text),
+                .text(v.phone), .text(v.purpose), Self.optional(v.subject), .text(v.tenant.text),
             ]
         ) { row in
             let latest = try row.optionalText(0).map { id in
@@ -96,8 +102,11 @@ extension SQLStore {
                     state: try row.text(3, as: VerificationState.self)
                 )
             }
-            return (latest, row.optionalInt(4).map { Timestamp(milliseconds: $0) }, row.optionalInt(5))
-        } ?? (nil, nil, nil)
+            return (
+                latest, row.optionalInt(4).map { Timestamp(milliseconds: $0) }, row.optionalInt(5),
+                row.optionalInt(6) != nil
+            )
+        } ?? (nil, nil, nil, v.tenant.isDefault)
     }
 
     /// Checks a code against an active verification of `purpose` (and `subject`) in `tenant` and

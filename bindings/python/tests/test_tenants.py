@@ -418,6 +418,25 @@ def test_two_engines_create_users_in_one_tenant(make_engine, db_path):
         second.create_user(phone_number=numbers[0], tenant_id=tid)
 
 
+def test_a_tenant_deleted_through_another_engine_gets_nothing_written(make_engine):
+    first = make_engine(testPhoneNumbers=FIXED_NUMBERS)
+    second = make_engine(testPhoneNumbers=FIXED_NUMBERS)
+    tid = tenant(first, "Gone", testPhoneNumbers={NUMBER: OTHER_CODE})
+    token = first.create_custom_token(uid="late-user", tenant_id=tid)["customToken"]
+    first.verify_phone_number(NUMBER, tenant_id=tid)  # the first engine now has the tenant cached
+    second.delete_tenant(tid)
+    # Within the cache's 5 seconds the first engine still knows the tenant; the store does not.
+    with pytest.raises(phoneauth.TenantNotFoundError):
+        first.verify_phone_number("+16505551231", tenant_id=tid)
+    with pytest.raises(phoneauth.TenantNotFoundError):
+        first.sign_in_with_custom_token(custom_token=token, tenant_id=tid)
+    with pytest.raises(phoneauth.TenantNotFoundError):
+        first.create_user(uid="late-admin-user", tenant_id=tid)
+    assert first.list_users(tenant_id="")["users"] == []
+    with pytest.raises(phoneauth.TenantNotFoundError):
+        second.list_users(tenant_id=tid)
+
+
 def test_per_tenant_lookups_use_an_index(engine, db_path):
     queries = {
         "by number": ("SELECT uid FROM users WHERE tenant = {p} AND phone = {p}", ["t", "+1"]),
