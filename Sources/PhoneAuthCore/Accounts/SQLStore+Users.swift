@@ -7,6 +7,11 @@ extension SQLStore {
             + "FROM users"
     }
 
+    /// A tenant's user by number (tenant, phone), and a page of its users (tenant, after, limit):
+    /// each through an index that the tenant leads (TenantStorageTests checks the plans).
+    static var userByNumberQuery: String { userColumns + " WHERE tenant = ? AND phone = ?" }
+    static var userPageQuery: String { userColumns + " WHERE tenant = ? AND uid > ? ORDER BY tenant, uid LIMIT ?" }
+
     static func userRecord(_ row: Connection.Row) -> UserRecord {
         UserRecord(
             uid: row.text(0), phoneNumber: row.optionalText(1), displayName: row.optionalText(2),
@@ -23,7 +28,7 @@ extension SQLStore {
     func user(phoneNumber: String, tenant: TenantID, in db: Connection) throws -> UserRecord? {
         try withFactors(
             try db.row(
-                Self.userColumns + " WHERE tenant = ? AND phone = ?", [.text(tenant.text), .text(phoneNumber)],
+                Self.userByNumberQuery, [.text(tenant.text), .text(phoneNumber)],
                 Self.userRecord), in: db)
     }
 
@@ -159,7 +164,7 @@ extension SQLStore {
             var users: [UserRecord] = []
             // The index users_tenant (tenant, uid) gives the page in order.
             try db.rows(
-                Self.userColumns + " WHERE tenant = ? AND uid > ? ORDER BY tenant, uid LIMIT ?",
+                Self.userPageQuery,
                 [.text(tenant.text), .text(afterUid ?? ""), .int(Int64(limit))]
             ) {
                 users.append(Self.userRecord($0))

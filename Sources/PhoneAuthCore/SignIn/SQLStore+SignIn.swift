@@ -233,18 +233,24 @@ extension SQLStore {
         _ phone: String, tenant: TenantID, in db: Connection
     ) throws -> (user: UserRecord?, isSecondFactor: Bool) {
         let (user, isSecondFactor) =
-            try db.row(
-                """
-                SELECT u.uid, u.phone, u.display_name, u.disabled, u.created_at, u.last_sign_in_at, u.valid_since, \
-                u.custom_claims, u.tenant,
-                       CASE WHEN EXISTS (SELECT 1 FROM factors f JOIN users o ON o.uid = f.uid
-                                         WHERE f.phone = ? AND o.tenant = ?) THEN 1 ELSE 0 END
-                FROM (SELECT 1) AS one LEFT JOIN users u ON u.tenant = ? AND u.phone = ?
-                """, [.text(phone), .text(tenant.text), .text(tenant.text), .text(phone)]
-            ) { row in
+            try db.row(Self.numberHolderQuery, [.text(phone), .text(tenant.text), .text(tenant.text), .text(phone)]) {
+                row in
                 (row.optionalText(0) == nil ? nil : Self.userRecord(row), row.int(9) != 0)
             } ?? (nil, false)
         return (try withFactors(user, in: db), isSecondFactor)
+    }
+
+    /// numberHolder's statement (phone, tenant, tenant, phone). The factor's owner is looked up
+    /// per factor found (a correlated subquery): a join let SQLite's planner walk every user of
+    /// the pool first, so a sign-in's cost grew with the pool (TenantStorageTests checks the plan).
+    static var numberHolderQuery: String {
+        """
+        SELECT u.uid, u.phone, u.display_name, u.disabled, u.created_at, u.last_sign_in_at, u.valid_since, \
+        u.custom_claims, u.tenant,
+               CASE WHEN EXISTS (SELECT 1 FROM factors f WHERE f.phone = ?
+                                 AND (SELECT o.tenant FROM users o WHERE o.uid = f.uid) = ?) THEN 1 ELSE 0 END
+        FROM (SELECT 1) AS one LEFT JOIN users u ON u.tenant = ? AND u.phone = ?
+        """
     }
 
     package func signInUser(_ signIn: NewSignIn, now: Timestamp) throws -> AccountOutcome {

@@ -11,6 +11,9 @@ extension SQLStore {
             updatedAt: Timestamp(milliseconds: row.int(4)))
     }
 
+    /// Whether a tenant has a user: one probe of the index users_tenant (tenant, uid).
+    static var tenantUsersProbe: String { "SELECT 1 FROM users WHERE tenant = ? LIMIT 1" }
+
     package func createTenant(_ tenant: Tenant) throws -> Bool {
         try write { db in
             guard try self.tenant(id: tenant.id, in: db) == nil else { return false }
@@ -50,8 +53,7 @@ extension SQLStore {
     package func deleteTenant(id: TenantID) throws -> TenantDeletion {
         try write { db in
             guard try tenant(id: id, in: db) != nil else { return .notFound }
-            // The index users_tenant (tenant, uid) answers this with one probe.
-            if try db.row("SELECT 1 FROM users WHERE tenant = ? LIMIT 1", [.text(id.text)], { _ in true }) != nil {
+            if try db.row(Self.tenantUsersProbe, [.text(id.text)], { _ in true }) != nil {
                 return .hasUsers
             }
             // Its codes and proofs end with it (a tenant made again with its ID must not take
