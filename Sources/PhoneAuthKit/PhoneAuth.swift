@@ -28,7 +28,7 @@ public final class PhoneAuth: Sendable {
     let scope: TenantID?
 
     /// The tenant this view's calls are for (nil: the default pool).
-    public var tenantID: String? { scope.flatMap { $0.isDefault ? nil : $0.text } }
+    public var tenantID: String? { scope?.named }
 
     /// Opens the engine with a typed configuration (see ``Configuration``).
     public convenience init(configuration: Configuration) throws(PhoneAuthError) {

@@ -40,6 +40,6 @@ public struct User: Sendable, Hashable {
         tokensValidAfter = record.validSince.map(Date.init)
         customClaimsJSON = record.customClaims
         secondFactors = record.factors.map(SecondFactor.init)
-        tenantID = record.tenant.isDefault ? nil : record.tenant.text
+        tenantID = record.tenant.named
     }
 }

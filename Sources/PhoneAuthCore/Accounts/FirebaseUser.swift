@@ -13,7 +13,7 @@ package enum FirebaseUser {
         o.set("createdAt", .string(String(user.createdAt.milliseconds)))
         o.set("lastSignedInAt", user.lastSignInAt.map { .string(String($0.milliseconds)) })
         o.set("customAttributes", user.customClaims.map { .string($0) })
-        o.set("tenantId", user.tenant.isDefault ? nil : .string(user.tenant.text))
+        o.set("tenantId", user.tenant.named.map { .string($0) })
         o.set(
             "providerUserInfo",
             .array(

@@ -37,7 +37,7 @@ extension SQLStore {
             ("customClaims", user.customClaims.flatMap { try? JSONCodec.parse($0) } ?? .null),
             ("creationTime", .string(user.createdAt.rfc3339)),
             ("lastSignInTime", user.lastSignInAt.map { .string($0.rfc3339) } ?? .null),
-            ("tenantId", user.tenant.isDefault ? .null : .string(user.tenant.text)),
+            ("tenantId", user.tenant.named.map { .string($0) } ?? .null),
         ])
     }
 

@@ -42,7 +42,7 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
     ) throws {
         guard let hook = hook(.beforeSendSms) else { return }
         var event = base(.beforeSendSms, clientIp: clientIp, locale: locale)
-        event.set("tenant_id", tenant.isDefault ? nil : .string(tenant.text))
+        event.set("tenant_id", tenant.named.map { .string($0) })
         event.set("phone_number", .string(phone))
         event.set("sms_type", .string(Self.smsType(purpose)))
         if let user {
@@ -80,7 +80,7 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
             let user = verdict.applied(to: pending.user)
             var event = base(name, clientIp: clientIp, locale: nil)
             event.set("sub", .string(user.uid))
-            event.set("tenant_id", user.tenant.isDefault ? nil : .string(user.tenant.text))
+            event.set("tenant_id", user.tenant.named.map { .string($0) })
             event.set("sign_in_second_factor", pending.signIn.secondFactor.map { .string($0.rawValue) })
             event.set("user_record", Self.userRecord(user))
             var answered = HookVerdict()
@@ -267,7 +267,7 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
         record.set("phone_number", user.phoneNumber.map { .string($0) })
         record.set("display_name", user.displayName.map { .string($0) })
         record.set("disabled", .bool(user.disabled))
-        record.set("tenant_id", user.tenant.isDefault ? nil : .string(user.tenant.text))
+        record.set("tenant_id", user.tenant.named.map { .string($0) })
         record.set("custom_claims", user.customClaims.flatMap { try? JSONCodec.parse($0) })
         record.set(
             "provider_data",

@@ -10,6 +10,9 @@ package struct TenantID: Sendable, Hashable, CustomStringConvertible {
     package let text: String
 
     package var isDefault: Bool { text.isEmpty }
+    /// The ID where a tenant is named (users, tokens, events, hooks); nil for the default pool,
+    /// which is named by leaving it out.
+    package var named: String? { isDefault ? nil : text }
     package var description: String { isDefault ? "the default pool" : "tenant \(text)" }
 
     /// `field` names the parameter in the error, as the caller's door calls it.

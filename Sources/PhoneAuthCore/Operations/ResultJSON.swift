@@ -22,7 +22,7 @@ package enum ResultJSON {
             ("customClaims", u.customClaims.flatMap { try? JSONCodec.parse($0) } ?? .null),
             ("providerData", .array(providers)),
             ("multiFactor", .object([("enrolledFactors", .array(u.factors.map { $0.json(maskingPhone: false) }))])),
-            ("tenantId", u.tenant.isDefault ? .null : .string(u.tenant.text)),
+            ("tenantId", u.tenant.named.map { .string($0) } ?? .null),
         ])
     }
 

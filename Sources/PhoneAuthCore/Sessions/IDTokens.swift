@@ -43,7 +43,7 @@ package struct IDTokens: Sendable {
         firebase.set("sign_in_provider", .string(session.provider.rawValue))
         firebase.set("sign_in_second_factor", session.secondFactor.map { .string($0.rawValue) })
         firebase.set("second_factor_identifier", session.secondFactorEnrollment.map { .string($0) })
-        firebase.set("tenant", user.tenant.isDefault ? nil : .string(user.tenant.text))
+        firebase.set("tenant", user.tenant.named.map { .string($0) })
         claims.append(("firebase", firebase.value))
         return try JWT.sign(claims: .object(claims), with: keys.activeSigningKey)
     }
