@@ -72,7 +72,7 @@ final class ProviderTests: XCTestCase {
     }
 
     private let message = SMSMessage(
-        to: "+16505553434", body: "123456", languageCode: "en", verificationId: "v1", purpose: "signIn")
+        to: "+16505553434", body: "123456", code: "123456", languageCode: "en", verificationId: "v1", purpose: "signIn")
 
     func testChainFailsOverOnAFaultOnly() {
         let clock = ManualClock()

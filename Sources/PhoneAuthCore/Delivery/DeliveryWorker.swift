@@ -198,7 +198,7 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
             return DeliveryReport(outcome: .failed(DeliveryProblem("unreadable")))
         }
         let sms = SMSMessage(
-            to: message.phone, body: body, languageCode: message.languageCode,
+            to: message.phone, body: body, code: "", languageCode: message.languageCode,
             verificationId: message.verificationId, purpose: message.purpose.rawValue)
         var report = chain.deliver(sms)
         report.cost = sms.cost

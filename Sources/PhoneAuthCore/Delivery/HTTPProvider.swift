@@ -13,9 +13,15 @@ package struct HTTPEndpoint: Sendable {
 /// something particular to it; `HTTPSender` handles what every HTTP service means the same way.
 protocol HTTPProvider: Sendable {
     var endpoint: HTTPEndpoint { get }
+    /// The channels this provider carries (its entry's `channels`).
+    var channels: Set<Channel> { get }
+    /// The request for `message`, on one of `channels`.
     func request(for message: SMSMessage, now: Timestamp) -> HTTPRequest
     /// The meaning of an answer that is not a 429 or a 5xx.
     func interpret(status: Int, body: [UInt8]) -> SMSSendResult
+    /// The receipts in a callback this provider sent, once its signature is checked; a precise
+    /// error (`invalidArgument`, details `reason`) for an unsigned, forged, stale or unreadable one.
+    func receipts(from request: ReceiptRequest, now: Timestamp) throws(PhoneAuthError) -> [DeliveryReceipt]
 }
 
 extension HTTPEndpoint {
@@ -36,6 +42,14 @@ extension HTTPEndpoint {
 }
 
 extension HTTPProvider {
+    var channels: Set<Channel> { [.sms] }
+
+    func receipts(from request: ReceiptRequest, now: Timestamp) throws(PhoneAuthError) -> [DeliveryReceipt] {
+        throw PhoneAuthError(
+            .invalidArgument, "The provider '\(endpoint.name)' sends no delivery receipts.",
+            details: [("field", .string("provider")), ("reason", .string("noReceipts"))])
+    }
+
     func post(_ url: String, body: [UInt8], headers: [String], basicAuth: String? = nil) -> HTTPRequest {
         endpoint.post(url, body: body, headers: headers, basicAuth: basicAuth)
     }

@@ -1,7 +1,13 @@
-/// A text message handed to a provider.
+/// A code's message handed to a provider: a text, a WhatsApp authentication message or a call.
 package struct SMSMessage: Sendable {
     package let to: String
+    /// The channel it goes by.
+    package let channel: Channel
+    /// The text: the SMS, or what a voice call says (for WhatsApp, the SMS text, for a host's
+    /// sender that needs one; the template carries the code).
     package let body: String
+    /// The code alone: WhatsApp's template takes it as a parameter.
+    package let code: String
     package let languageCode: String
     package let verificationId: String
     /// What the code is for (signIn, enroll, mfaSignIn, temporaryProof).
@@ -9,9 +15,14 @@ package struct SMSMessage: Sendable {
     /// The body's encoding and segments: what the message costs.
     package let cost: SMSCost
 
-    package init(to: String, body: String, languageCode: String, verificationId: String, purpose: String) {
+    package init(
+        to: String, channel: Channel = .sms, body: String, code: String, languageCode: String,
+        verificationId: String, purpose: String
+    ) {
         self.to = to
+        self.channel = channel
         self.body = body
+        self.code = code
         self.languageCode = languageCode
         self.verificationId = verificationId
         self.purpose = purpose
