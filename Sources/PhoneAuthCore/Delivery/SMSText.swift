@@ -126,8 +126,9 @@ package struct SMSText: Sendable {
 
     /// Exactly one {code}, and only known placeholders; a `{` always opens one. Read by Unicode
     /// scalar, so a combining mark after a brace does not hide it.
+    /// `allowed`: the placeholders this kind of text takes (a voice text has no {minutes}).
     static func parse(
-        _ text: String, path: String, bad: (String, String) -> PhoneAuthError
+        _ text: String, path: String, allowed: [String] = placeholders, bad: (String, String) -> PhoneAuthError
     ) throws(PhoneAuthError) -> Template {
         var parts: [Template.Part] = [], literal = String.UnicodeScalarView(), codes = 0
         var rest = Substring(text).unicodeScalars
@@ -135,17 +136,18 @@ package struct SMSText: Sendable {
             literal += rest[..<open]
             guard let close = rest[open...].firstIndex(of: "}") else { throw bad(path, "has a { without a }") }
             let name = String(rest[rest.index(after: open)..<close])
+            guard allowed.contains(name) else {
+                throw bad(
+                    path,
+                    "has an unknown placeholder {\(name)}; the placeholders are "
+                        + "\(allowed.map { "{\($0)}" }.joined(separator: ", "))"
+                )
+            }
             let part: Template.Part
             switch name {
             case "code": part = .code; codes += 1
             case "appName": part = .appName
-            case "minutes": part = .minutes
-            default:
-                throw bad(
-                    path,
-                    "has an unknown placeholder {\(name)}; the placeholders are "
-                        + "\(placeholders.map { "{\($0)}" }.joined(separator: ", "))"
-                )
+            default: part = .minutes
             }
             if !literal.isEmpty { parts.append(.text(String(literal))); literal = String.UnicodeScalarView() }
             parts.append(part)

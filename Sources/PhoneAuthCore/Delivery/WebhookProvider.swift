@@ -7,9 +7,12 @@ import Crypto
 /// The ID is the same for every attempt at one message, so a receiver can drop a repeat.
 /// A 2xx is sent (a `messageId` string in a JSON answer is recorded); a 4xx whose JSON answer
 /// says {"error": "invalidNumber"} gives the message up.
+/// A WhatsApp message or a call adds `channel` ("whatsapp", "voice") and `code` (the code alone,
+/// for the host's template); an SMS is sent as it always was.
 struct WebhookProvider: HTTPProvider {
     let endpoint: HTTPEndpoint
     let key: SymmetricKey
+    var channels: Set<Channel> = [.sms]
 
     /// The signing key of a `whsec_…` secret, or nil when it is not one.
     static func key(fromSecret secret: String) -> SymmetricKey? {
@@ -21,13 +24,16 @@ struct WebhookProvider: HTTPProvider {
     }
 
     func request(for message: SMSMessage, now: Timestamp) -> HTTPRequest {
-        let payload: JSONValue = .object([
+        var fields: [(String, JSONValue)] = [
             ("to", .string(message.to)), ("body", .string(message.body)),
             ("languageCode", .string(message.languageCode)),
             ("verificationId", .string(message.verificationId)), ("purpose", .string(message.purpose)),
             ("encoding", .string(message.cost.encoding.rawValue)), ("segments", .int(Int64(message.cost.segments))),
-        ])
-        return signedPost(payload, id: "msg_\(message.verificationId)", now: now)
+        ]
+        if message.channel != .sms {
+            fields += [("channel", .string(message.channel.rawValue)), ("code", .string(message.code))]
+        }
+        return signedPost(.object(fields), id: "msg_\(message.verificationId)", now: now)
     }
 
     /// A POST of `payload` as JSON with the Standard Webhooks headers.
