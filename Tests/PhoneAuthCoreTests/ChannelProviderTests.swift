@@ -11,9 +11,7 @@ import _CryptoExtras
 final class ChannelProviderTests: XCTestCase {
     let now = Timestamp(seconds: 1_800_000_000)
 
-    private func message(_ channel: Channel, language: String = "en", body: String = "123456 is your code.")
-        -> SMSMessage
-    {
+    private func message(_ channel: Channel, language: String = "en", body: String = "1 is it") -> SMSMessage {
         SMSMessage(
             to: "+16505553434", channel: channel, body: body, code: "123456", languageCode: language,
             verificationId: "v1", purpose: "signIn")
@@ -57,11 +55,16 @@ final class ChannelProviderTests: XCTestCase {
             """#)
         XCTAssertEqual(list.map(\.channels), [[.sms], [.sms, .whatsapp, .voice], [.whatsapp]])
 
+        let sender = #""type": "twilio", "accountSid": "AC1", "authToken": "t", "from": "+15005550006""#
         let refused: [(String, String)] = [
-            (#"{"type": "whatsapp", "phoneNumberId": "1", "accessToken": "EAAJB", "templates": {"en": "a"}, "channels": ["sms"]}"#, "holds sms, which a whatsapp provider cannot carry"),
-            (#"{"type": "twilio", "accountSid": "AC1", "authToken": "t", "from": "+15005550006", "channels": ["fax"]}"#, "must be a list"),
-            (#"{"type": "twilio", "accountSid": "AC1", "authToken": "t", "from": "+15005550006", "channels": []}"#, "must be a list"),
-            (#"{"type": "twilio", "accountSid": "AC1", "authToken": "t", "from": "+15005550006", "channels": ["sms", "sms"]}"#, "twice"),
+            (
+                #"{"type": "whatsapp", "phoneNumberId": "1", "accessToken": "EAAJB", "templates": {"en": "a"}, "#
+                    + #""channels": ["sms"]}"#,
+                "holds sms, which a whatsapp provider cannot carry"
+            ),
+            (#"{\#(sender), "channels": ["fax"]}"#, "must be a list"),
+            (#"{\#(sender), "channels": []}"#, "must be a list"),
+            (#"{\#(sender), "channels": ["sms", "sms"]}"#, "twice"),
         ]
         for (entry, problem) in refused {
             XCTAssertThrowsError(try providers("[\(entry)]"), entry) { error in
@@ -79,7 +82,8 @@ final class ChannelProviderTests: XCTestCase {
             as: WebhookProvider.self)
         let sms = try json(hook.request(for: message(.sms), now: now))
         XCTAssertEqual(
-            sms.objectPairs.map { $0.0 }, ["to", "body", "languageCode", "verificationId", "purpose", "encoding", "segments"])
+            sms.objectPairs.map { $0.0 },
+            ["to", "body", "languageCode", "verificationId", "purpose", "encoding", "segments"])
         let call = try json(hook.request(for: message(.voice, body: "1, 2, 3"), now: now))
         XCTAssertEqual(call["channel"], .string("voice"))
         XCTAssertEqual(call["code"], .string("123456"))
@@ -115,7 +119,7 @@ final class ChannelProviderTests: XCTestCase {
             as: TwilioProvider.self)
         XCTAssertEqual(form(service.request(for: message(.whatsapp), now: now))["MessagingServiceSid"], "MG1")
         XCTAssertNil(form(service.request(for: message(.whatsapp), now: now))["From"])
-        XCTAssertEqual(form(service.request(for: message(.sms), now: now))["Body"], "123456 is your code.")
+        XCTAssertEqual(form(service.request(for: message(.sms), now: now))["Body"], "1 is it")
     }
 
     func testTwilioCallsAndSaysTheTextInTheMessagesLanguage() throws {
@@ -144,7 +148,7 @@ final class ChannelProviderTests: XCTestCase {
         // An SMS still goes as before.
         XCTAssertEqual(
             String(decoding: twilio.request(for: message(.sms), now: now).body, as: UTF8.self),
-            "To=%2B16505553434&From=%2B15005550006&Body=123456%20is%20your%20code."
+            "To=%2B16505553434&From=%2B15005550006&Body=1%20is%20it"
                 + "&StatusCallback=https%3A%2F%2Fauth.example.com%2Fr%2Ftwilio")
     }
 
@@ -204,7 +208,9 @@ final class ChannelProviderTests: XCTestCase {
         XCTAssertEqual(WhatsAppProvider.template(for: "pt-BR", in: templates), .init(name: "codigo", language: "pt_BR"))
         XCTAssertEqual(WhatsAppProvider.template(for: "fr", in: templates).name, "code_verification")
         XCTAssertEqual(WhatsAppProvider.template(for: "de", in: templates).name, "verification_code")
-        let noEnglish = ["ja": WhatsAppProvider.Template(name: "j", language: "ja"), "de": .init(name: "d", language: "de")]
+        let noEnglish = [
+            "ja": WhatsAppProvider.Template(name: "j", language: "ja"), "de": .init(name: "d", language: "de"),
+        ]
         XCTAssertEqual(WhatsAppProvider.template(for: "ko", in: noEnglish).name, "d")
         // The API version and base URL are the entry's.
         let pinned = try provider(
@@ -230,18 +236,22 @@ final class ChannelProviderTests: XCTestCase {
             whatsapp.interpret(
                 status: status,
                 body: Array(
-                    #"{"error": {"message": "(#\#(code)) x", "type": "OAuthException", "code": \#(code), "fbtrace_id": "A"}}"#
+                    #"{"error": {"message": "(#\#(code)) x", "type": "OAuthException", "code": \#(code)}}"#
                         .utf8))
         }
         for code in [131026, 131030] {
-            XCTAssertEqual(error(code), .invalidNumber(DeliveryProblem("invalidNumber", providerCode: "\(code)", httpStatus: 400)))
+            XCTAssertEqual(
+                error(code), .invalidNumber(DeliveryProblem("invalidNumber", providerCode: "\(code)", httpStatus: 400)))
         }
         for code in [130429, 131056, 80007, 4] {
-            XCTAssertEqual(error(code), .retryLater(DeliveryProblem("rateLimited", providerCode: "\(code)", httpStatus: 400)))
+            XCTAssertEqual(
+                error(code), .retryLater(DeliveryProblem("rateLimited", providerCode: "\(code)", httpStatus: 400)))
         }
         XCTAssertEqual(
-            error(190, status: 401), .providerFault(DeliveryProblem("providerFault", providerCode: "190", httpStatus: 401)))
-        XCTAssertEqual(error(100), .providerFault(DeliveryProblem("providerFault", providerCode: "100", httpStatus: 400)))
+            error(190, status: 401),
+            .providerFault(DeliveryProblem("providerFault", providerCode: "190", httpStatus: 401)))
+        XCTAssertEqual(
+            error(100), .providerFault(DeliveryProblem("providerFault", providerCode: "100", httpStatus: 400)))
         guard case .providerFault = whatsapp.interpret(status: 200, body: Array("{}".utf8)) else { return XCTFail() }
     }
 
@@ -270,19 +280,24 @@ final class ChannelProviderTests: XCTestCase {
                     "parameters": [{"type": "text", "text": "123456"}]}]}}}
                 """#))
         XCTAssertEqual(
-            vonage.interpret(status: 202, body: Array(#"{"message_uuid": "aaaaaaaa-bbbb-4ccc-8ddd-0123456789ab"}"#.utf8)),
+            vonage.interpret(
+                status: 202, body: Array(#"{"message_uuid": "aaaaaaaa-bbbb-4ccc-8ddd-0123456789ab"}"#.utf8)),
             .sent(messageId: "aaaaaaaa-bbbb-4ccc-8ddd-0123456789ab"))
         func error(_ status: Int, _ code: String) -> SMSSendResult {
             vonage.interpret(
                 status: status,
                 body: Array(
-                    #"{"type": "https://developer.vonage.com/api-errors/messages#\#(code)", "title": "x", "detail": "y"}"#
+                    #"{"type": "https://developer.vonage.com/api-errors/messages#\#(code)", "title": "x"}"#
                         .utf8))
         }
-        XCTAssertEqual(error(422, "1160"), .invalidNumber(DeliveryProblem("invalidNumber", providerCode: "1160", httpStatus: 422)))
-        XCTAssertEqual(error(422, "1040"), .invalidNumber(DeliveryProblem("invalidNumber", providerCode: "1040", httpStatus: 422)))
-        XCTAssertEqual(error(422, "1000"), .retryLater(DeliveryProblem("rateLimited", providerCode: "1000", httpStatus: 422)))
-        XCTAssertEqual(error(422, "1020"), .providerFault(DeliveryProblem("providerFault", providerCode: "1020", httpStatus: 422)))
+        XCTAssertEqual(
+            error(422, "1160"), .invalidNumber(DeliveryProblem("invalidNumber", providerCode: "1160", httpStatus: 422)))
+        XCTAssertEqual(
+            error(422, "1040"), .invalidNumber(DeliveryProblem("invalidNumber", providerCode: "1040", httpStatus: 422)))
+        XCTAssertEqual(
+            error(422, "1000"), .retryLater(DeliveryProblem("rateLimited", providerCode: "1000", httpStatus: 422)))
+        XCTAssertEqual(
+            error(422, "1020"), .providerFault(DeliveryProblem("providerFault", providerCode: "1020", httpStatus: 422)))
         XCTAssertEqual(
             vonage.interpret(
                 status: 401, body: Array(#"{"type": "https://developer.vonage.com/api-errors#unauthorized"}"#.utf8)),
@@ -317,7 +332,8 @@ final class ChannelProviderTests: XCTestCase {
                 + #""applicationId": "aaaaaaaa-bbbb-cccc-dddd-0123456789ab", "privateKey": \#(jsonString(pem)), "#
                 + #""receiptUrl": "https://auth.example.com/r/vonage", "signatureSecret": "sig"}"#,
             as: VonageProvider.self)
-        let request = vonage.request(for: message(.voice, language: "ja", body: "認証コードは 1, 2, 3 です。"), now: now)
+        let said = "認証コードは 1, 2, 3 です。"
+        let request = vonage.request(for: message(.voice, language: "ja", body: said), now: now)
         XCTAssertEqual(request.url, "http://127.0.0.1:8/v1/calls")
         XCTAssertNil(request.basicAuth)
         XCTAssertEqual(
@@ -380,7 +396,8 @@ final class ChannelProviderTests: XCTestCase {
         // An environment variable holds the PEM on one line, its newlines written \n.
         setenv("PHONEAUTH_TEST_VONAGE_KEY", pem.replacingOccurrences(of: "\n", with: "\\n"), 1)
         defer { unsetenv("PHONEAUTH_TEST_VONAGE_KEY") }
-        let fromEnv = try provider(#"{\#(voice), "privateKeyEnv": "PHONEAUTH_TEST_VONAGE_KEY"}"#, as: VonageProvider.self)
+        let fromEnv = try provider(
+            #"{\#(voice), "privateKeyEnv": "PHONEAUTH_TEST_VONAGE_KEY"}"#, as: VonageProvider.self)
         for vonage in [fromFile, fromEnv] {
             let token = try XCTUnwrap(vonage.jwt?.token(now: now, jti: "fixed"))
             let parts = token.split(separator: ".")
@@ -388,6 +405,40 @@ final class ChannelProviderTests: XCTestCase {
                 key.publicKey.isValidSignature(
                     _RSA.Signing.RSASignature(rawRepresentation: try XCTUnwrap(Base64URL.decode(parts[2]))),
                     for: Array("\(parts[0]).\(parts[1])".utf8), padding: .insecurePKCS1v1_5))
+        }
+    }
+
+    // MARK: Receipts
+
+    func testEachProviderChecksItsCallbacksWithTheSecretItsEntryStores() throws {
+        let twilio = try provider(
+            #"{\#(twilioBase), "from": "+15005550006", "receiptUrl": "https://auth.example.com/r/twilio"}"#,
+            as: TwilioProvider.self)
+        let url = "https://auth.example.com/r/twilio"
+        var mac = HMAC<Insecure.SHA1>(key: SymmetricKey(data: Array("tok".utf8)))
+        mac.update(data: Array((url + "MessageSidSM123MessageStatusdelivered").utf8))
+        let signed = ReceiptRequest(
+            url: url, headers: [("X-Twilio-Signature", Base64.encode(Array(mac.finalize())))],
+            body: Array("MessageSid=SM123&MessageStatus=delivered".utf8))
+        XCTAssertEqual(
+            try twilio.receipts(from: signed, now: now), [DeliveryReceipt(messageId: "SM123", status: .delivered)])
+
+        let body = Array(
+            (#"{"object": "whatsapp_business_account", "entry": [{"id": "1", "changes": [{"field": "messages", "#
+                + #""value": {"messaging_product": "whatsapp", "statuses": [{"id": "wamid.ABC", "status": "read", "#
+                + #""timestamp": "1800000000", "recipient_id": "16505553434"}]}}]}]}"#).utf8)
+        var hub = HMAC<SHA256>(key: SymmetricKey(data: Array("app-secret".utf8)))
+        hub.update(data: body)
+        let hex = Array(hub.finalize()).map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+        let callback = ReceiptRequest(
+            url: "https://auth.example.com/r/meta", headers: [("X-Hub-Signature-256", "sha256=" + hex)], body: body)
+        let whatsapp = try provider(meta, as: WhatsAppProvider.self)
+        XCTAssertEqual(try whatsapp.receipts(from: callback, now: now).map(\.status), [.delivered])
+        // Without the app's secret, nothing can be checked: every callback is refused.
+        var unsigned = whatsapp
+        unsigned.appSecret = nil
+        XCTAssertThrowsError(try unsigned.receipts(from: callback, now: now)) {
+            XCTAssertEqual((($0 as? PhoneAuthError)?.details.first { $0.0 == "reason" })?.1, .string("noReceipts"))
         }
     }
 
@@ -428,7 +479,10 @@ final class ChannelProviderTests: XCTestCase {
             (#"{\#(vonage), "from": "Acme", "applicationId": "app"}"#, "applicationId"),
             (#"{\#(vonage), "from": "Acme", "apiBaseUrl": "https://api.nexmo.com"}"#, "apiBaseUrl"),
             (#"{\#(voice)}"#, "privateKey"),
-            (#"{\#(voice), "privateKey": "-----BEGIN PRIVATE KEY-----\ns3cret-token\n-----END PRIVATE KEY-----"}"#, "privateKey"),
+            (
+                #"{\#(voice), "privateKey": "-----BEGIN PRIVATE KEY-----\ns3cret-token\n-----END PRIVATE KEY-----"}"#,
+                "privateKey"
+            ),
             (#"{\#(voice), "privateKeyFile": "/nonexistent/s3cret.key"}"#, "privateKeyFile"),
             (#"{\#(voice), "privateKey": \#(jsonString(pem)), "privateKeyFile": "/tmp/k"}"#, "privateKeyFile"),
             (#"{\#(voice), "privateKeyEnv": "PHONEAUTH_TEST_UNSET_VARIABLE"}"#, "privateKeyEnv"),
@@ -439,8 +493,14 @@ final class ChannelProviderTests: XCTestCase {
             (#"{\#(whatsapp), "templates": {"en": {"name": "a", "namespace": "x"}}}"#, "templates.en.namespace"),
             (#"{\#(whatsapp), "templates": {"en": "a"}, "apiVersion": "21"}"#, "apiVersion"),
             (#"{"type": "whatsapp", "phoneNumberId": "1", "templates": {"en": "a"}}"#, "accessToken"),
-            (#"{\#(whatsapp), "templates": {"en": "a"}, "appSecretEnv": "PHONEAUTH_TEST_UNSET_VARIABLE"}"#, "appSecretEnv"),
-            (#"{"type": "whatsapp", "phoneNumberId": "+1", "accessToken": "s3cret-token", "templates": {"en": "a"}}"#, "phoneNumberId"),
+            (
+                #"{\#(whatsapp), "templates": {"en": "a"}, "appSecretEnv": "PHONEAUTH_TEST_UNSET_VARIABLE"}"#,
+                "appSecretEnv"
+            ),
+            (
+                #"{"type": "whatsapp", "phoneNumberId": "+1", "accessToken": "s3cret", "templates": {"en": "a"}}"#,
+                "phoneNumberId"
+            ),
             (
                 #"{"type": "webhook", "url": "https://h.example.com/s", "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "#
                     + #""receiptUrl": "https://h.example.com/r"}"#,
@@ -453,7 +513,8 @@ final class ChannelProviderTests: XCTestCase {
                 XCTFail("accepted: \(entry)")
             } catch let error as PhoneAuthError {
                 XCTAssertEqual(error.code, .invalidConfiguration)
-                XCTAssertEqual(error.details.first { $0.0 == "key" }?.1.stringValue, "sms.providers[0].\(expected)", entry)
+                XCTAssertEqual(
+                    error.details.first { $0.0 == "key" }?.1.stringValue, "sms.providers[0].\(expected)", entry)
                 let text = "\(error.message) \(error.details)"
                 XCTAssertFalse(text.contains("s3cret"), text)
                 XCTAssertFalse(text.contains("MII"), text)
@@ -461,7 +522,9 @@ final class ChannelProviderTests: XCTestCase {
         }
         // The push and events webhooks have no channels or receipts.
         let push = try ObjectReader(
-            try JSONCodec.parse(#"{"url": "https://h.example.com/p", "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "channels": ["sms"]}"#),
+            try JSONCodec.parse(
+                #"{"url": "https://h.example.com/p", "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "channels": ["sms"]}"#
+            ),
             code: .invalidConfiguration, path: "appVerification.pushWebhook")
         XCTAssertThrowsError(try ProviderSettings.readWebhook(push, path: "appVerification.pushWebhook")) {
             XCTAssertEqual(
@@ -489,12 +552,19 @@ final class ChannelProviderTests: XCTestCase {
             XCTAssertTrue(VoiceText.voiceLocale(language).contains("-"), language)
         }
         XCTAssertEqual(
-            plain.body(language: "en", code: "123"), "Your verification code is 1, 2, 3. Again: Your verification code is 1, 2, 3.")
+            plain.body(language: "en", code: "123"),
+            "Your verification code is 1, 2, 3. Again: Your verification code is 1, 2, 3.")
         XCTAssertEqual(VoiceText.spoken("0042"), "0, 0, 4, 2")
-        let locales = ["en", "fr", "pt", "zh-CN", "zh-TW", "zh-Hant-HK", "ja", "ko", "id", "ru", "fr-CA", "sv", "sr-Latn-RS", "xx"]
-            .map(VoiceText.voiceLocale)
+        let locales = [
+            "en", "fr", "pt", "zh-CN", "zh-TW", "zh-Hant-HK", "ja", "ko", "id", "ru", "fr-CA", "sv", "sr-Latn-RS", "xx",
+        ]
+        .map(VoiceText.voiceLocale)
         XCTAssertEqual(
-            locales, ["en-US", "fr-FR", "pt-BR", "cmn-CN", "cmn-TW", "cmn-TW", "ja-JP", "ko-KR", "id-ID", "ru-RU", "fr-CA", "sv-SE", "sr-RS", "xx"])
+            locales,
+            [
+                "en-US", "fr-FR", "pt-BR", "cmn-CN", "cmn-TW", "cmn-TW", "ja-JP", "ko-KR", "id-ID", "ru-RU", "fr-CA",
+                "sv-SE", "sr-RS", "xx",
+            ])
     }
 
     func testHostVoiceTextsAreCheckedLikeSMSTexts() throws {
@@ -527,7 +597,9 @@ final class ChannelProviderTests: XCTestCase {
             }
         }
         // {minutes} is named as unknown to a voice text, and the placeholders it may hold are listed.
-        XCTAssertThrowsError(try VoiceText(appName: nil, hostTemplates: ["fr": "{minutes} {code}"], defaultLanguage: "en")) {
+        XCTAssertThrowsError(
+            try VoiceText(appName: nil, hostTemplates: ["fr": "{minutes} {code}"], defaultLanguage: "en")
+        ) {
             let message = ($0 as? PhoneAuthError)?.message ?? ""
             XCTAssertTrue(message.contains("{code}, {appName}") && !message.contains("{minutes},"), message)
         }

@@ -106,9 +106,9 @@ package enum ProviderSettings {
     }
 
     /// `channels`: a list of the channel names the entry carries, each one its type can carry.
-    private static func readChannels(_ r: ObjectReader, path: String, type: String) throws(PhoneAuthError) -> Set<
-        Channel
-    > {
+    private static func readChannels(
+        _ r: ObjectReader, path: String, type: String
+    ) throws(PhoneAuthError) -> Set<Channel> {
         let key = "\(path).channels"
         guard let value = r.value("channels") else { return defaultChannels[type] ?? [.sms] }
         let names = Channel.allCases.map(\.rawValue).joined(separator: ", ")
@@ -161,7 +161,7 @@ package enum ProviderSettings {
         if c.receiptUrl != nil, token == nil {
             throw bad(
                 "\(path).authToken",
-                "(or authTokenEnv) is required with receiptUrl: Twilio signs its callbacks with the account's auth token")
+                "(or authTokenEnv) is required with receiptUrl: Twilio signs its callbacks with the auth token")
         }
         let from = try plain(r, "from", path: path)
         let service = try plain(r, "messagingServiceSid", path: path)
@@ -255,7 +255,8 @@ package enum ProviderSettings {
         }
         if let applicationId {
             guard let key else {
-                throw bad("\(path).privateKey", "(or privateKeyEnv or privateKeyFile) is required when channels holds voice")
+                throw bad(
+                    "\(path).privateKey", "(or privateKeyEnv or privateKeyFile) is required when channels holds voice")
             }
             guard let jwt = VonageJWT(applicationId: applicationId, pem: key.pem) else {
                 throw bad(
@@ -297,7 +298,8 @@ package enum ProviderSettings {
             guard version.hasPrefix("v"), parts.count == 2,
                 parts.allSatisfy({ (1...3).contains($0.utf8.count) && $0.utf8.allSatisfy(ASCII.isDigit) })
             else {
-                throw bad("\(path).apiVersion", "must be a Graph API version such as \(WhatsAppProvider.defaultApiVersion)")
+                throw bad(
+                    "\(path).apiVersion", "must be a Graph API version such as \(WhatsAppProvider.defaultApiVersion)")
             }
             provider.apiVersion = version
         }
@@ -541,6 +543,15 @@ package enum ProviderSettings {
             throw bad("\(path).\(key)Env", "names the environment variable \(variable), which is not set (or empty)")
         }
         return value
+    }
+
+    /// A callback to an entry without the secret that checks it: refused, as for a provider
+    /// that sends none (the entry's `key` is what is missing).
+    static func noSecret(_ provider: String, key: String) -> PhoneAuthError {
+        PhoneAuthError(
+            .invalidArgument,
+            "The provider '\(provider)' cannot check its callbacks: its entry of sms.providers has no \(key).",
+            details: [("field", .string("provider")), ("reason", .string("noReceipts"))])
     }
 
     private static func bad(_ key: String, _ problem: String) -> PhoneAuthError { EngineConfig.bad(key, problem) }

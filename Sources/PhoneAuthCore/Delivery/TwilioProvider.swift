@@ -94,6 +94,12 @@ struct TwilioProvider: HTTPProvider {
         return out
     }
 
+    /// Status callbacks of messages and calls, signed with the auth token (`TwilioReceipts`).
+    func receipts(from request: ReceiptRequest, now: Timestamp) throws(PhoneAuthError) -> [DeliveryReceipt] {
+        guard let authToken else { throw ProviderSettings.noSecret(endpoint.name, key: "authToken") }
+        return try TwilioReceipts.read(request, authToken: authToken, now: now)
+    }
+
     func interpret(status: Int, body: [UInt8]) -> SMSSendResult {
         let answer = ProviderAnswer.object(body)
         if (200..<300).contains(status) { return .sent(messageId: ProviderAnswer.token(answer?["sid"])) }

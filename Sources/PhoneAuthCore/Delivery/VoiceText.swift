@@ -70,8 +70,8 @@ package struct VoiceText: Sendable {
             }
         }
         // A host's language borrows the lead-in of its built-in relative ("fr-CA" → "fr"), else none.
-        let again = VoiceTemplates.again[
-            SMSTemplates.resolve(language, fallback: "", known: { VoiceTemplates.again[$0] != nil })] ?? ""
+        let relative = SMSTemplates.resolve(language, fallback: "", known: { VoiceTemplates.again[$0] != nil })
+        let again = VoiceTemplates.again[relative] ?? ""
         return sentence + " " + again + sentence
     }
 

@@ -96,6 +96,12 @@ struct VonageProvider: HTTPProvider {
         }
     }
 
+    /// Signed webhooks of the Messages and Voice APIs (`VonageReceipts`).
+    func receipts(from request: ReceiptRequest, now: Timestamp) throws(PhoneAuthError) -> [DeliveryReceipt] {
+        guard let signatureSecret else { throw ProviderSettings.noSecret(endpoint.name, key: "signatureSecret") }
+        return try VonageReceipts.read(request, signatureSecret: signatureSecret, now: now)
+    }
+
     func interpret(status: Int, body: [UInt8]) -> SMSSendResult {
         let answer = ProviderAnswer.object(body)
         guard (200..<300).contains(status) else {

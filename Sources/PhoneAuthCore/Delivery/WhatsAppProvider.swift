@@ -49,6 +49,12 @@ struct WhatsAppProvider: HTTPProvider {
             ])
     }
 
+    /// Status webhooks, signed with the app's secret (`MetaReceipts`).
+    func receipts(from request: ReceiptRequest, now: Timestamp) throws(PhoneAuthError) -> [DeliveryReceipt] {
+        guard let appSecret else { throw ProviderSettings.noSecret(endpoint.name, key: "appSecret") }
+        return try MetaReceipts.read(request, appSecret: appSecret, now: now)
+    }
+
     func interpret(status: Int, body: [UInt8]) -> SMSSendResult {
         let answer = ProviderAnswer.object(body)
         if (200..<300).contains(status) {
