@@ -81,6 +81,9 @@ struct Server: HTTPResponder {
             return ("captcha", method == .get ? captcha(query: query) : Self.wrongMethod("GET"))
         default: break
         }
+        if path.hasPrefix(ReceiptRoute.prefix) {
+            return ("phoneauth:receipts", await ReceiptRoute(auth: auth, config: config).handle(&request))
+        }
         if path.hasPrefix("/phoneauth/v1/") {
             let name = String(path.dropFirst("/phoneauth/v1/".count))
             let route = PhoneAuth.hasMethod(name) ? "phoneauth:\(name)" : "phoneauth:unknown"

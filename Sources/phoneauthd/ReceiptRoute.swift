@@ -1,0 +1,103 @@
+import HTTPTypes
+import Hummingbird
+import PhoneAuthCore
+import PhoneAuthKit
+
+/// `POST /phoneauth/v1/receipts/{provider}`: a provider's delivery callback, handed whole to the
+/// engine's `reportDelivery`, which checks its signature against the `sms.providers` entry named
+/// `provider` and applies its statuses. No API key or admin token: the provider's signature is
+/// the authentication. The URL the engine is given is the one the provider called (Twilio signs
+/// it): `server.publicUrl` with the request's path and query, else the Host header's.
+struct ReceiptRoute: Sendable {
+    static let prefix = "/phoneauth/v1/receipts/"
+    /// Callbacks are small; a larger body is not one.
+    static let maxBodyBytes = 64 * 1024
+
+    let auth: PhoneAuth
+    let config: ServerConfig
+
+    func handle(_ request: inout Request) async -> Reply {
+        guard request.method == .post else { return Server.wrongMethod("POST") }
+        let provider = String(request.uri.path.dropFirst(Self.prefix.count))
+        guard Self.isName(provider) else {
+            return refusal(
+                404, "The path must name an sms.providers entry: \(Self.prefix){name}.", reason: "unknownProvider")
+        }
+        guard let url = publicURL(request) else {
+            return refusal(400, "The request has no Host header; set server.publicUrl.", reason: "malformed")
+        }
+        let bytes: [UInt8]
+        do { bytes = Array(try await request.collectBody(upTo: Self.maxBodyBytes).readableBytesView) } catch {
+            return refusal(413, "The body is larger than \(Self.maxBodyBytes) bytes.", reason: "tooLarge")
+        }
+        guard let body = String(validating: bytes, as: UTF8.self) else {
+            return refusal(400, "The body is not UTF-8 text.", reason: "malformed")
+        }
+        let params: JSONValue = .object([
+            ("provider", .string(provider)), ("url", .string(url)), ("headers", .object(headers(request))),
+            ("body", .string(body)),
+        ])
+        let (status, json) = await auth.call("reportDelivery", paramsJSON: JSONCodec.serialize(params))
+        guard status != 0 else { return Reply(text: json, contentType: Reply.jsonType) }
+        let error = (try? JSONCodec.parse(json)) ?? .object([])
+        var reply = OwnMethods.errorReply(error)
+        if let code = Self.status(of: error) { reply.status = code }
+        return reply
+    }
+
+    /// A provider entry's name as a path segment may hold it: letters, digits, '_', '-' and '.'.
+    static func isName(_ text: String) -> Bool {
+        (1...64).contains(text.utf8.count)
+            && text.utf8.allSatisfy {
+                ASCII.isLetterOrDigit($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+                    || $0 == UInt8(ascii: ".")
+            }
+    }
+
+    /// The HTTP status of the engine's refusal: 403 for a signature that does not hold, 400 for a
+    /// callback it cannot read, 404 for a provider it does not know; nil keeps the catalogue's.
+    static func status(of error: JSONValue) -> Int? {
+        let details = error["error"]?["details"]
+        switch details?["reason"]?.stringValue {
+        case "missingSignature", "badSignature", "stale": return 403
+        case "malformed", "unsupported": return 400
+        case "unknownProvider", "noReceipts": return 404
+        default: return details?["field"]?.stringValue == "provider" ? 404 : nil
+        }
+    }
+
+    /// The URL the provider called: the configured public root (behind a proxy, the proxy's),
+    /// else this listener's scheme and the Host header, then the request target as received.
+    func publicURL(_ request: Request) -> String? {
+        let target = request.head.path ?? request.uri.path
+        if var root = config.publicUrl {
+            while root.hasSuffix("/") { root.removeLast() }
+            return root + target
+        }
+        guard let host = request.head.authority, !host.isEmpty else { return nil }
+        return (config.certificateFile == nil ? "http://" : "https://") + host + target
+    }
+
+    /// Every header as received (the Host header too, which HTTP/1 parsing moves out of the
+    /// fields), a repeated one joined with ", " as HTTP allows.
+    private func headers(_ request: Request) -> [(String, JSONValue)] {
+        var pairs: [(String, String)] = []
+        if let host = request.head.authority { pairs.append(("Host", host)) }
+        for field in request.headers {
+            if let i = pairs.firstIndex(where: { $0.0.lowercased() == field.name.canonicalName }) {
+                pairs[i].1 += ", " + field.value
+            } else {
+                pairs.append((field.name.rawName, field.value))
+            }
+        }
+        return pairs.map { ($0.0, .string($0.1)) }
+    }
+
+    /// A refusal of the server's own, in the engine's error shape.
+    private func refusal(_ status: Int, _ message: String, reason: String) -> Reply {
+        var reply = OwnMethods.errorReply(
+            PhoneAuthCore.PhoneAuthError(.invalidArgument, message, details: [("reason", .string(reason))]).jsonValue)
+        reply.status = status
+        return reply
+    }
+}
