@@ -312,7 +312,8 @@ final class ChannelProviderTests: XCTestCase {
         XCTAssertEqual(vonage.signatureSecret, "sig")
         let request = vonage.request(for: message(.sms), now: now)
         XCTAssertEqual(request.url, "http://127.0.0.1:9/sms/json")
-        XCTAssertEqual(form(request)["callback"], "https://auth.example.com/r/vonage")
+        // Vonage's SMS receipts are signed in a way PhoneAuth does not read: none are asked for.
+        XCTAssertNil(form(request)["callback"])
         XCTAssertEqual(form(request)["from"], "Acme")
     }
 

@@ -300,8 +300,8 @@ final class DeliveryStateMachineTests: XCTestCase {
 
     private func message(_ id: String, attempts: Int = 0, expiresIn: Int64 = 300_000) -> OutboxMessage {
         OutboxMessage(
-            verificationId: id, phone: "+16505551234", languageCode: "en", sealedBody: [1],
-            attempts: attempts, purpose: .signIn, expiresAt: t0.adding(milliseconds: expiresIn))
+            verificationId: id, phone: "+16505551234", languageCode: "en", sealedCode: [1], channel: .sms, seq: 1,
+            tenant: .defaultPool, attempts: attempts, purpose: .signIn, expiresAt: t0.adding(milliseconds: expiresIn))
     }
 
     private func value(_ event: DeliveryEvent?, _ field: String) -> JSONValue? {

@@ -103,7 +103,8 @@ final class RetentionTests: XCTestCase {
                 NewVerification(
                     id: VerificationCode.newVerificationId(at: expires.adding(seconds: -300)), phone: "+1650555123\(i)",
                     codeHash: [1],
-                    createdAt: expires.adding(seconds: -300), expiresAt: expires, outbox: nil, tenant: .defaultPool),
+                    createdAt: expires.adding(seconds: -300), expiresAt: expires, outbox: nil, tenant: .defaultPool, channel: .sms,
+                    channelAsked: false),
                 reuseIfCreatedAfter: now, lease: DeliveryLease(owner: "test", until: now), limits: nil)
         }
         try store.purge(verificationsExpiredBefore: now.adding(seconds: -86_400), sessionsEndedBefore: now)

@@ -357,7 +357,7 @@ final class ProviderTests: XCTestCase {
         }
         // Nothing is due for another engine: claiming as its worker would takes nothing.
         let lease = DeliveryLease(owner: "another", until: clock.now().adding(seconds: 30))
-        XCTAssertEqual(try first.store.claimDueMessages(now: clock.now(), limit: 10, lease: lease).count, 0)
+        XCTAssertEqual(try first.store.claimDueMessages(now: clock.now(), limit: 10, lease: lease, fallback: .none).count, 0)
         let second = try Engine(config: makeConfig(dir), clock: clock)
         let other = CapturingSender()
         second.setSMSSender(other)
@@ -410,12 +410,15 @@ final class ProviderTests: XCTestCase {
         let id = try engine.verification.verifyPhoneNumber(phone).verificationId
         XCTAssertNotNil(events.waitFor("codeSent", phone: phone))  // told once it is recorded
         // An engine whose lease had run out reports a failure after the message was sent.
-        try engine.store.recordDeliveries(
+        let message = OutboxMessage(
+            verificationId: id, phone: phone, languageCode: "en", sealedCode: [], channel: .sms, seq: 1,
+            tenant: .defaultPool, attempts: 0, purpose: .signIn, expiresAt: Timestamp(seconds: 1))
+        _ = try engine.store.recordDeliveries(
             [
-                .failed(verificationId: id, provider: "late", reason: "timeout", retryAt: Timestamp(seconds: 1)),
-                .undeliverable(verificationId: id, provider: "late", reason: "invalidNumber"),
+                (.failed(verificationId: id, provider: "late", reason: "timeout", retryAt: Timestamp(seconds: 1)), message),
+                (.undeliverable(verificationId: id, provider: "late", reason: "invalidNumber"), message),
             ],
-            now: SystemClock().now(), maxAttempts: 5, leaseOwner: "an-engine-whose-lease-ran-out")
+            now: SystemClock().now(), maxAttempts: 5, leaseOwner: "an-engine-whose-lease-ran-out", fallback: .none)
         let status = try engine.verification.verificationStatus(id)
         XCTAssertEqual(status.delivery, "sent")
         XCTAssertEqual(status.attempts, 1)
@@ -462,7 +465,7 @@ final class ProviderTests: XCTestCase {
         // (what is claimed depends on the engine's worker, which may hold a row at that moment).
         let before = clock.now().adding(seconds: 45)
         let claimed = try engine.store.claimDueMessages(
-            now: before, limit: 10, lease: DeliveryLease(owner: "test", until: before))
+            now: before, limit: 10, lease: DeliveryLease(owner: "test", until: before), fallback: .none)
         XCTAssertFalse(claimed.contains { $0.verificationId == replaced })
         XCTAssertEqual(try engine.verification.verificationStatus(replaced).delivery, "failed")
         XCTAssertEqual(try engine.verification.verificationStatus(replaced).deliveryError, "verificationEnded")
@@ -470,7 +473,7 @@ final class ProviderTests: XCTestCase {
         XCTAssertEqual(
             try engine.store.claimDueMessages(
                 now: clock.now().adding(seconds: 61), limit: 10,
-                lease: DeliveryLease(owner: "test", until: before)
+                lease: DeliveryLease(owner: "test", until: before), fallback: .none
             ).count, 0)
         for id in [current, other] {
             XCTAssertEqual(try engine.verification.verificationStatus(id).delivery, "failed")

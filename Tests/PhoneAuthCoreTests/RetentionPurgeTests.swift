@@ -21,7 +21,8 @@ final class RetentionPurgeTests: XCTestCase {
             _ = try store.startVerification(
                 NewVerification(
                     id: VerificationCode.newVerificationId(at: created), phone: "+1650555123\(i)",
-                    codeHash: [1], createdAt: created, expiresAt: expires, outbox: nil, tenant: .defaultPool),
+                    codeHash: [1], createdAt: created, expiresAt: expires, outbox: nil, tenant: .defaultPool, channel: .sms,
+                    channelAsked: false),
                 reuseIfCreatedAfter: now, lease: DeliveryLease(owner: "test", until: now), limits: nil)
         }
         let purge = RetentionPurge(store: store, clock: clock)

@@ -41,6 +41,34 @@ package struct ReceiptRequest: Sendable {
         self.body = body
     }
 
+    static let maxBodyBytes = 65_536
+    static let maxHeaders = 100
+    static let maxHeaderBytes = 8192
+
+    /// A callback as reportDelivery's `url`, `headers` and `body` give it.
+    package static func read(_ p: ObjectReader) throws(PhoneAuthError) -> ReceiptRequest {
+        func bad(_ field: String, _ problem: String) -> PhoneAuthError {
+            PhoneAuthError(.invalidArgument, "The field '\(field)' \(problem).", details: [("field", .string(field))])
+        }
+        guard let url = try p.string("url"), url.hasPrefix("https://") || url.hasPrefix("http://"),
+            url.utf8.count <= 2048
+        else { throw bad("url", "must be the URL the provider called (http or https, at most 2048 bytes)") }
+        guard let body = try p.string("body"), body.utf8.count <= maxBodyBytes else {
+            throw bad("body", "must be the callback's body as text, at most \(maxBodyBytes) bytes")
+        }
+        var headers: [(String, String)] = []
+        if let given = try p.object("headers") {
+            guard given.entries.count <= maxHeaders else { throw bad("headers", "may hold at most \(maxHeaders) headers") }
+            for (name, value) in given.entries {
+                guard case let .string(text) = value, text.utf8.count + name.utf8.count <= maxHeaderBytes else {
+                    throw bad("headers", "must map each header's name to its value, a string of at most \(maxHeaderBytes) bytes")
+                }
+                headers.append((name, text))
+            }
+        }
+        return ReceiptRequest(url: url, headers: headers, body: Array(body.utf8))
+    }
+
     /// The first header named `name`, whatever its case.
     package func header(_ name: String) -> String? {
         headers.first { $0.0.lowercased() == name.lowercased() }?.1

@@ -75,6 +75,7 @@ struct DeliveryStateMachine {
     /// An attempt's outcome as the store records it, with the event that tells of it once recorded.
     struct Finished {
         var outcome: DeliveryOutcome
+        var message: OutboxMessage
         var verdict: Verdict
         var event: DeliveryEvent?
     }
@@ -267,6 +268,12 @@ struct DeliveryStateMachine {
         return askIfRoom()
     }
 
+    /// A message given up fell back to another channel at `now`: its next delivery is due in
+    /// the store, so look at once.
+    mutating func fallbackDue(now: Timestamp) {
+        nextStoreCheck = now
+    }
+
     /// The store is busy or unavailable: look again on the next poll.
     mutating func pollFailed() {
         nextStoreCheck = pollDeadline
@@ -327,7 +334,7 @@ struct DeliveryStateMachine {
         var willRetry = false
         if case .retry = verdict { willRetry = true }
         let event = DeliveryEvent(message: message, report: report, attempt: attempt, willRetry: willRetry, at: now)
-        let finished = Finished(outcome: outcome, verdict: verdict, event: event)
+        let finished = Finished(outcome: outcome, message: message, verdict: verdict, event: event)
         unrecorded.append(finished)
         return finished
     }

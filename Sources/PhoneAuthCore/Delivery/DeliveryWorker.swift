@@ -13,6 +13,8 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
     private let keys: KeyRing
     private let clock: Clock
     private let events: EventLog
+    private let texts: MessageTexts
+    private let fallback: FallbackPolicy
     /// Names this worker's leases in the store (random, so no two engines share it).
     let leaseOwner: String
 
@@ -37,13 +39,15 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
     /// `attemptMilliseconds`: the longest one attempt can take (every provider's timeout); a lease
     /// outlasts it twice over.
     init(
-        store: Store, keys: KeyRing, clock: Clock, events: EventLog, maxAttempts: Int, backoffMs: Int64,
-        concurrency: Int, attemptMilliseconds: Int64
+        store: Store, keys: KeyRing, clock: Clock, events: EventLog, texts: MessageTexts, fallback: FallbackPolicy,
+        maxAttempts: Int, backoffMs: Int64, concurrency: Int, attemptMilliseconds: Int64
     ) {
         self.store = store
         self.keys = keys
         self.clock = clock
         self.events = events
+        self.texts = texts
+        self.fallback = fallback
         settings = DeliveryStateMachine.Settings(
             maxAttempts: maxAttempts, backoffMilliseconds: backoffMs,
             leaseMilliseconds: max(Self.minimumLeaseMilliseconds, 2 * attemptMilliseconds),
@@ -100,6 +104,20 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
             while machine.hasCallsInFlight(before: current) { sleep(1000) }
             chainWaiters -= 1
         }
+    }
+
+    /// Something this engine did made a message due in the store (a receipt's fallback): look now.
+    func lookNow() {
+        state.withLock {
+            machine.fallbackDue(now: clock.now())
+            if sleepers > 0 { state.broadcast() }
+        }
+    }
+
+    /// Whether the providers carry `channel` (no provider yet: the host's sender, when installed,
+    /// carries every channel).
+    func carries(_ channel: Channel) -> Bool {
+        state.withLock { chain?.carries(channel) ?? true }
     }
 
     /// Whether a setChain call is waiting for calls to the previous providers to end (a test
@@ -194,14 +212,19 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
     }
 
     private func attempt(_ message: OutboxMessage, via chain: ProviderChain) -> DeliveryReport {
-        guard let body = keys.openBody(message.sealedBody, verificationId: message.verificationId) else {
+        guard let sealed = keys.openBody(message.sealedCode, verificationId: message.verificationId) else {
             return DeliveryReport(outcome: .failed(DeliveryProblem("unreadable")))
         }
+        let isCode = MessageTexts.isBareCode(sealed)
+        guard let body = isCode ? texts.body(of: message, code: sealed) : sealed else {
+            return DeliveryReport(outcome: .undeliverable(DeliveryProblem("verificationEnded")))
+        }
         let sms = SMSMessage(
-            to: message.phone, body: body, code: "", languageCode: message.languageCode,
-            verificationId: message.verificationId, purpose: message.purpose.rawValue)
+            to: message.phone, channel: message.channel, body: body, code: isCode ? sealed : "",
+            languageCode: message.languageCode, verificationId: message.verificationId,
+            purpose: message.purpose.rawValue)
         var report = chain.deliver(sms)
-        report.cost = sms.cost
+        if message.channel == .sms { report.cost = sms.cost }
         return report
     }
 
@@ -224,20 +247,34 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
     /// renewed (the sink must be quick).
     private func write(_ batch: [DeliveryStateMachine.Finished]) -> Bool {
         guard !batch.isEmpty else { return true }
+        let followed: [DeliveryOutcome.Followed]
         do {
-            try store.recordDeliveries(
-                batch.map(\.outcome), now: clock.now(), maxAttempts: settings.maxAttempts,
-                leaseOwner: leaseOwner)
+            followed = try store.recordDeliveries(
+                batch.map { ($0.outcome, $0.message) }, now: clock.now(), maxAttempts: settings.maxAttempts,
+                leaseOwner: leaseOwner, fallback: fallback)
         } catch {
             return false
         }
-        state.withLock { machine.recorded(batch) }
-        tell(batch)
+        var fellBack: [String: Channel] = [:]
+        for case let .fellBack(next) in followed { fellBack[next.verificationId] = next.channel }
+        state.withLock {
+            machine.recorded(batch)
+            if !fellBack.isEmpty {
+                machine.fallbackDue(now: clock.now())
+                state.broadcast()
+            }
+        }
+        tell(batch, fellBack: fellBack)
         return true
     }
 
-    private func tell(_ batch: [DeliveryStateMachine.Finished]) {
-        for case let event? in batch.map(\.event) { events.emit(event.name, at: event.time, event.fields) }
+    /// Tells the sink of each attempt; a failure that fell back says by which channel the code goes next.
+    private func tell(_ batch: [DeliveryStateMachine.Finished], fellBack: [String: Channel] = [:]) {
+        for finished in batch {
+            guard var event = finished.event else { continue }
+            if let next = fellBack[finished.message.verificationId] { event.fields.append(("fallback", .string(next.rawValue))) }
+            events.emit(event.name, at: event.time, event.fields)
+        }
     }
 
     /// Takes what is due in the store into the queue, as much as keeps the sender threads busy.
@@ -254,8 +291,8 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
                     step = state.withLock { machine.nextDue(due, now: now) }
                 case let .claim(limit, now, until):
                     let claimed = try store.claimDueMessages(
-                        now: now, limit: limit,
-                        lease: DeliveryLease(owner: leaseOwner, until: until))
+                        now: now, limit: limit, lease: DeliveryLease(owner: leaseOwner, until: until),
+                        fallback: fallback)
                     step = state.withLock {
                         if !claimed.isEmpty && sleepingSenders > 0 { senderWake.broadcast() }
                         return machine.claimed(claimed, now: now)

@@ -110,12 +110,12 @@ enum ProviderAnswer {
         case let .int(i)?: text = String(i)
         default: text = nil
         }
-        // Letters, digits, '_', '.' and '-' (Vonage's IDs start with a digit): nothing that could
-        // smuggle a number, a body or markup into a log line.
-        guard let text, (1...64).contains(text.utf8.count),
+        // Letters, digits, '_', '.', '-' (Vonage's IDs start with a digit) and base64's '=', '+'
+        // and '/' (WhatsApp's wamid): nothing that could smuggle a body or markup into a log line.
+        guard let text, (1...128).contains(text.utf8.count),
             text.utf8.allSatisfy({ byte in
-                (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) || byte == 95
-                    || byte == 46 || byte == 45
+                (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
+                    || [95, 46, 45, 61, 43, 47].contains(byte)
             })
         else { return nil }
         return text

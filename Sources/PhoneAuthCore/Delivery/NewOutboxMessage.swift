@@ -1,4 +1,5 @@
 package struct NewOutboxMessage: Sendable {
     package var languageCode: String
-    package var sealedBody: [UInt8]
+    /// The code, sealed: the text is made when the message is sent, in its channel's words.
+    package var sealedCode: [UInt8]
 }

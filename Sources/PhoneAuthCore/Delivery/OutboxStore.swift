@@ -2,11 +2,20 @@
 /// Part of `Store`; SQLStore implements it in this folder's SQL (see Storage/Store.swift).
 package protocol OutboxStore: AnyObject, Sendable {
     /// Leases up to `limit` messages due for delivery so no other worker sends them meanwhile.
-    func claimDueMessages(now: Timestamp, limit: Int, lease: DeliveryLease) throws -> [OutboxMessage]
+    /// A sent message awaiting its receipt past its time is claimed as its fallback (see `fallback`).
+    func claimDueMessages(now: Timestamp, limit: Int, lease: DeliveryLease, fallback: FallbackPolicy) throws
+        -> [OutboxMessage]
     /// Records outcomes of messages `leaseOwner` still holds (others are left as they are): a
-    /// sent or undeliverable message's body is erased; a failed one is due again at its retry
-    /// time, or given up (and erased) after `maxAttempts`.
-    func recordDeliveries(_ outcomes: [DeliveryOutcome], now: Timestamp, maxAttempts: Int, leaseOwner: String) throws
+    /// sent message awaits its receipt (or its fallback's time); a failed one is due again at its
+    /// retry time; one given up (after `maxAttempts`, or undeliverable) falls back when it can.
+    /// Returns what became of those given up.
+    func recordDeliveries(
+        _ outcomes: [(outcome: DeliveryOutcome, message: OutboxMessage)], now: Timestamp, maxAttempts: Int,
+        leaseOwner: String, fallback: FallbackPolicy
+    ) throws -> [DeliveryOutcome.Followed]
+    /// Applies receipts of `provider` (see SQLStore+Receipts).
+    func applyReceipts(_ receipts: [DeliveryReceipt], provider: String, now: Timestamp, fallback: FallbackPolicy)
+        throws -> [AppliedReceipt]
     /// When the earliest pending message becomes due, if any.
     func nextDeliveryDue() throws -> Timestamp?
     /// Gives leased messages back, due now, for messages this engine will not deliver after all;

@@ -20,13 +20,17 @@ struct DeliveryReport {
 }
 
 /// The providers of an engine, in order, each behind its circuit breaker. A message goes to the
-/// first one not being skipped; a provider fault sends it on to the next at once; an answer that
-/// says "later" (or an invalid number, or success) ends the attempt.
+/// first one of its channel not being skipped; a provider fault sends it on to the next at once;
+/// an answer that says "later" (or an invalid number, or success) ends the attempt.
 final class ProviderChain: Sendable {
+    /// A provider on one channel: a provider of several channels is a member for each, with a
+    /// breaker of its own, so WhatsApp's outage does not skip its SMS.
     struct Member {
         let name: String
         let sender: SMSSender
         let breaker: CircuitBreaker
+        /// nil: every channel (a host's sender, the console).
+        var channel: Channel? = nil
     }
 
     let members: [Member]
@@ -46,11 +50,15 @@ final class ProviderChain: Sendable {
             clock: clock, events: events)
     }
 
+    func carries(_ channel: Channel) -> Bool {
+        members.contains { $0.channel == nil || $0.channel == channel }
+    }
+
     func deliver(_ message: SMSMessage) -> DeliveryReport {
         var failedOver: [String] = []
         var lastFault: (String, DeliveryProblem)?
         var skippedUntil: Timestamp?
-        for member in members {
+        for member in members where member.channel == nil || member.channel == message.channel {
             let probe: Bool
             switch member.breaker.admit(now: clock.now()) {
             case let .skip(until):
@@ -94,12 +102,15 @@ final class ProviderChain: Sendable {
             events.emit(
                 .providerSkipped, at: clock.now(),
                 [
-                    ("provider", .string(member.name)), ("failures", .int(Int64(failures))),
+                    ("provider", .string(member.name)), ("channel", member.channel.map { .string($0.rawValue) }),
+                    ("failures", .int(Int64(failures))),
                     ("reason", reason.map { .string($0) }),
                     ("seconds", .int(member.breaker.openMilliseconds / 1000)),
                 ])
         case .restored?:
-            events.emit(.providerRestored, at: clock.now(), [("provider", .string(member.name))])
+            events.emit(
+                .providerRestored, at: clock.now(),
+                [("provider", .string(member.name)), ("channel", member.channel.map { .string($0.rawValue) })])
         case nil: break
         }
     }
@@ -114,12 +125,16 @@ extension ProviderChain {
         case .providers:
             let client = HTTPClient()
             return ProviderChain(
-                config.smsProviders.map { provider in
-                    Member(
-                        name: provider.endpoint.name, sender: HTTPSender(provider, client: client, clock: clock),
-                        breaker: CircuitBreaker(
-                            threshold: config.smsBreakerFailures,
-                            openMilliseconds: config.smsBreakerSeconds * 1000))
+                config.smsProviders.flatMap { provider in
+                    let sender = HTTPSender(provider, client: client, clock: clock)
+                    return provider.channels.sorted().map { channel in
+                        Member(
+                            name: provider.endpoint.name, sender: sender,
+                            breaker: CircuitBreaker(
+                                threshold: config.smsBreakerFailures,
+                                openMilliseconds: config.smsBreakerSeconds * 1000),
+                            channel: channel)
+                    }
                 }, clock: clock, events: events)
         case .callback: return nil
         }

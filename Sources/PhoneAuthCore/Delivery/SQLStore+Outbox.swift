@@ -1,103 +1,229 @@
-/// The SMS outbox, kept in the verifications' rows: leases, outcomes, retries.
+/// The outbox, kept in the verifications' rows (each row's current delivery): leases, outcomes,
+/// retries, fallbacks; and `deliveries`, the earlier deliveries a resend or a fallback replaced.
 extension SQLStore {
-    package func claimDueMessages(now: Timestamp, limit: Int, lease: DeliveryLease) throws -> [OutboxMessage] {
+    /// The states of a row whose message is still the outbox's business.
+    static var outboxStates: String { "delivery IN ('pending', 'sending', 'awaiting')" }
+
+    package func claimDueMessages(
+        now: Timestamp, limit: Int, lease: DeliveryLease, fallback: FallbackPolicy
+    ) throws -> [OutboxMessage] {
         // Rows are claimed with their row locks (FOR UPDATE SKIP LOCKED with PostgreSQL), each
         // by one worker; the outbox's bookkeeping never joins serializable conflict tracking.
         try write(rowLocksSuffice: true) { db in
-            var messages: [OutboxMessage] = []
+            var due: [(message: OutboxMessage, awaiting: Bool, fallback: Channel?)] = []
             try db.rows(
                 """
-                SELECT id, phone, language_code, sealed_body, delivery_attempts, purpose, expires_at FROM verifications
-                WHERE delivery IN ('pending', 'sending') AND due_at <= ? AND state = 'active' AND expires_at > ?
+                SELECT id, phone, language_code, sealed_body, delivery_attempts, purpose, expires_at, channel, \
+                delivery_seq, tenant, delivery, fallback FROM verifications
+                WHERE \(Self.outboxStates) AND due_at <= ? AND state = 'active' AND expires_at > ?
                 ORDER BY due_at LIMIT ?\(dialect.skipLocked)
                 """, [.int(now.milliseconds), .int(now.milliseconds), .int(Int64(limit))]
             ) { row in
-                messages.append(
-                    OutboxMessage(
-                        verificationId: row.text(0), phone: row.text(1), languageCode: row.text(2),
-                        sealedBody: row.blob(3), attempts: Int(row.int(4)),
-                        purpose: try row.text(5, as: VerificationPurpose.self),
-                        expiresAt: Timestamp(milliseconds: row.int(6))))
+                due.append(
+                    (
+                        OutboxMessage(
+                            verificationId: row.text(0), phone: row.text(1), languageCode: row.text(2),
+                            sealedCode: row.optionalBlob(3) ?? [], channel: try row.text(7, as: Channel.self),
+                            seq: Int(row.int(8)), tenant: TenantID(unchecked: row.text(9)),
+                            attempts: Int(row.int(4)), purpose: try row.text(5, as: VerificationPurpose.self),
+                            expiresAt: Timestamp(milliseconds: row.int(6))),
+                        row.text(10) == "awaiting", try row.optionalText(11, as: Channel.self)
+                    ))
             }
-            // A code that can no longer be used is not worth an SMS: give those messages up, with
-            // the reason a worker gives one that expired in its queue (a verification used, locked
-            // or replaced before its SMS went ended otherwise).
+            // A code that can no longer be used is not worth a message: give those messages up,
+            // with the reason a worker gives one that expired in its queue (a verification used,
+            // locked or replaced before its message went ended otherwise); a sent one awaiting
+            // its receipt needs no fallback any more.
             try db.run(
                 """
                 UPDATE verifications SET delivery = 'failed', sealed_body = NULL,
                 delivery_error = CASE WHEN expires_at <= ? THEN 'expired' ELSE 'verificationEnded' END
                 WHERE delivery IN ('pending', 'sending') AND due_at <= ? AND (state != 'active' OR expires_at <= ?)
                 """, [.int(now.milliseconds), .int(now.milliseconds), .int(now.milliseconds)])
-            for m in messages {
-                // While leased, due_at is when the lease runs out and another worker may retry it.
-                try db.run(
-                    "UPDATE verifications SET delivery = 'sending', due_at = ?, delivery_lease = ? WHERE id = ?",
-                    [.int(lease.until.milliseconds), .text(lease.owner), .text(m.verificationId)])
+            try db.run(
+                """
+                UPDATE verifications SET delivery = 'sent', fallback = NULL
+                WHERE delivery = 'awaiting' AND due_at <= ? AND (state != 'active' OR expires_at <= ?)
+                """, [.int(now.milliseconds), .int(now.milliseconds)])
+            var messages: [OutboxMessage] = []
+            for (message, awaiting, to) in due {
+                guard awaiting else {
+                    // While leased, due_at is when the lease runs out and another worker may retry it.
+                    try db.run(
+                        "UPDATE verifications SET delivery = 'sending', due_at = ?, delivery_lease = ? WHERE id = ?",
+                        [.int(lease.until.milliseconds), .text(lease.owner), .text(message.verificationId)])
+                    messages.append(message)
+                    continue
+                }
+                // No receipt said it arrived in time: the same code goes by the fallback channel.
+                if let to, let next = try fallBack(message, to: to, now: now, lease: lease, fallback, in: db) {
+                    messages.append(next)
+                }
             }
             return messages
         }
     }
 
+    /// Moves `message`'s verification to its next delivery, by `channel`, unless a limit refuses:
+    /// the message to send (leased with `lease`; without one it is due now for any worker), or
+    /// nil when the limits refused it (the delivery is left as it was, its fallback spent) or
+    /// another engine decided it first.
+    func fallBack(
+        _ message: OutboxMessage, to channel: Channel, now: Timestamp, lease: DeliveryLease?,
+        _ fallback: FallbackPolicy, in db: Connection
+    ) throws -> OutboxMessage? {
+        let limits = fallback.limits(phone: message.phone, channel: channel)
+        if try checkSendLimits(limits, now: now, in: db) != nil {
+            try db.run(
+                """
+                UPDATE verifications SET fallback = NULL, delivery = CASE WHEN delivery = 'awaiting' THEN 'sent' \
+                ELSE delivery END WHERE id = ? AND delivery_seq = ?
+                """, [.text(message.verificationId), .int(Int64(message.seq))])
+            return nil
+        }
+        // Keyed by the delivery it replaces: two engines deciding the same fallback (a receipt
+        // and the timer, or two receipts) move it once.
+        guard try keepAsEarlier(message.verificationId, seq: message.seq, now: now, in: db) else { return nil }
+        try db.run(
+            """
+            UPDATE verifications SET channel = ?, fallback = NULL, delivery = ?, due_at = ?, delivery_lease = ?,
+            delivery_attempts = 0, delivery_seq = delivery_seq + 1, delivery_provider = NULL,
+            delivery_message_id = NULL, delivery_error = NULL, delivery_error_code = NULL
+            WHERE id = ?
+            """,
+            [
+                .text(channel.rawValue), .text(lease == nil ? "pending" : "sending"),
+                .int(lease?.until.milliseconds ?? now.milliseconds), lease.map { .text($0.owner) } ?? .null,
+                .text(message.verificationId),
+            ])
+        try countSend(limits, now: now, in: db)
+        var next = message
+        next.channel = channel
+        next.seq += 1
+        next.attempts = 0
+        return next
+    }
+
     package func recordDeliveries(
-        _ outcomes: [DeliveryOutcome], now: Timestamp, maxAttempts: Int, leaseOwner: String
-    ) throws {
-        let leased = "delivery = 'sending' AND delivery_lease = ?"
+        _ outcomes: [(outcome: DeliveryOutcome, message: OutboxMessage)], now: Timestamp, maxAttempts: Int,
+        leaseOwner: String, fallback: FallbackPolicy
+    ) throws -> [DeliveryOutcome.Followed] {
+        // Only a message this engine still holds, in the delivery it was sent for: one whose lease
+        // ran out is another's now, and one a resend or fallback replaced is over.
+        let leased = "delivery = 'sending' AND delivery_lease = ? AND delivery_seq = ?"
         let owner = SQLValue.text(leaseOwner)
-        guard let first = outcomes.first else { return }
-        func record(_ outcome: DeliveryOutcome, in db: Connection) throws {
-            switch outcome {
-            case let .sent(id, provider, messageId):
-                try db.run(
-                    """
-                    UPDATE verifications SET delivery = 'sent', sealed_body = NULL, \
-                    delivery_attempts = delivery_attempts + 1,
-                    delivery_provider = ?, delivery_message_id = ?, delivery_error = NULL WHERE id = ? AND \(leased)
-                    """, [.optionalText(provider), .optionalText(messageId), .text(id), owner])
-            case let .failed(id, provider, reason, retryAt):
-                // Only a message this engine still holds: one whose lease ran out is another's now.
-                guard
-                    let done = try db.row(
-                        "SELECT delivery_attempts FROM verifications WHERE id = ? AND \(leased)",
-                        [.text(id), owner], { Int($0.int(0)) })
-                else { return }
-                let attempts = done + 1
-                let givenUp = attempts >= maxAttempts
-                try db.run(
-                    """
-                    UPDATE verifications SET delivery = ?, sealed_body = \(givenUp ? "NULL" : "sealed_body"), \
-                    delivery_attempts = ?,
-                    due_at = ?, delivery_provider = ?, delivery_error = ? WHERE id = ? AND \(leased)
-                    """,
-                    [
-                        .text(givenUp ? "failed" : "pending"), .int(Int64(attempts)), .int(retryAt.milliseconds),
-                        .optionalText(provider), .text(reason), .text(id), owner,
-                    ])
-            case let .undeliverable(id, provider, reason):
-                try db.run(
-                    """
-                    UPDATE verifications SET delivery = 'failed', sealed_body = NULL, \
-                    delivery_attempts = delivery_attempts + 1,
-                    delivery_provider = ?, delivery_error = ? WHERE id = ? AND \(leased)
-                    """, [.optionalText(provider), .text(reason), .text(id), owner])
-            case let .deferred(id, until):
-                try db.run(
-                    "UPDATE verifications SET delivery = 'pending', due_at = ? WHERE id = ? AND \(leased)",
-                    [.int(until.milliseconds), .text(id), owner])
-            }
-        }
+        guard let first = outcomes.first else { return [] }
         // The usual report, one message sent, is one statement: atomic without BEGIN and COMMIT.
-        if outcomes.count == 1, case .sent = first {
-            try writeSingle { db in try record(first, in: db) }
-            return
+        if outcomes.count == 1, case let .sent(_, provider, messageId) = first.outcome {
+            try writeSingle { db in
+                try db.run(
+                    Self.recordSent,
+                    [
+                        .int(fallback.afterMilliseconds > 0 ? 1 : 0),
+                        .int(now.adding(milliseconds: fallback.afterMilliseconds).milliseconds),
+                        .optionalText(provider), .optionalText(messageId), .text(first.message.verificationId),
+                        .text(leaseOwner), .int(Int64(first.message.seq)),
+                    ])
+            }
+            return []
         }
-        try write(rowLocksSuffice: true) { db in
-            for outcome in outcomes { try record(outcome, in: db) }
+        return try write(rowLocksSuffice: true) { db in
+            var followed: [DeliveryOutcome.Followed] = []
+            for (outcome, message) in outcomes {
+                let id = SQLValue.text(message.verificationId), seq = SQLValue.int(Int64(message.seq))
+                switch outcome {
+                case let .sent(_, provider, messageId):
+                    try db.run(
+                        Self.recordSent,
+                        [
+                            .int(fallback.afterMilliseconds > 0 ? 1 : 0),
+                            .int(now.adding(milliseconds: fallback.afterMilliseconds).milliseconds),
+                            .optionalText(provider), .optionalText(messageId), id, owner, seq,
+                        ])
+                case let .failed(_, provider, reason, retryAt):
+                    guard
+                        let done = try db.row(
+                            "SELECT delivery_attempts FROM verifications WHERE id = ? AND \(leased)",
+                            [id, owner, seq], { Int($0.int(0)) })
+                    else { continue }
+                    let attempts = done + 1
+                    if attempts >= maxAttempts {
+                        followed.append(
+                            try giveUp(message, provider: provider, reason: reason, now: now, fallback, in: db))
+                        continue
+                    }
+                    try db.run(
+                        """
+                        UPDATE verifications SET delivery = 'pending', delivery_attempts = ?,
+                        due_at = ?, delivery_provider = ?, delivery_error = ? WHERE id = ? AND \(leased)
+                        """,
+                        [.int(Int64(attempts)), .int(retryAt.milliseconds), .optionalText(provider), .text(reason), id, owner, seq])
+                case let .undeliverable(_, provider, reason):
+                    guard try db.row("SELECT 1 FROM verifications WHERE id = ? AND \(leased)", [id, owner, seq], { _ in 1 })
+                        != nil
+                    else { continue }
+                    followed.append(try giveUp(message, provider: provider, reason: reason, now: now, fallback, in: db))
+                case let .deferred(_, until):
+                    try db.run(
+                        "UPDATE verifications SET delivery = 'pending', due_at = ? WHERE id = ? AND \(leased)",
+                        [.int(until.milliseconds), id, owner, seq])
+                }
+            }
+            return followed
         }
+    }
+
+    /// A sent message: with a fallback and a time for it (the first value 1), it awaits its
+    /// receipt until then; the code stays, for a fallback or a resend.
+    static var recordSent: String {
+        """
+        UPDATE verifications SET delivery = CASE WHEN fallback IS NOT NULL AND ? = 1 THEN 'awaiting' ELSE 'sent' END,
+        due_at = ?, delivery_attempts = delivery_attempts + 1, delivery_provider = ?, delivery_message_id = ?,
+        delivery_error = NULL WHERE id = ? AND delivery = 'sending' AND delivery_lease = ? AND delivery_seq = ?
+        """
+    }
+
+    /// A delivery that will never arrive: its verification falls back to its next channel when
+    /// it has one the limits allow (due now, for any worker), else its delivery has failed.
+    private func giveUp(
+        _ message: OutboxMessage, provider: String?, reason: String, now: Timestamp, _ fallback: FallbackPolicy,
+        in db: Connection
+    ) throws -> DeliveryOutcome.Followed {
+        let to = try db.row(
+            """
+            UPDATE verifications SET delivery = 'failed', delivery_attempts = delivery_attempts + 1,
+            delivery_provider = ?, delivery_error = ? WHERE id = ? AND delivery_seq = ? RETURNING fallback
+            """, [.optionalText(provider), .text(reason), .text(message.verificationId), .int(Int64(message.seq))],
+            { row in try row.optionalText(0, as: Channel.self) })
+        if let to = to ?? nil, let next = try fallBack(message, to: to, now: now, lease: nil, fallback, in: db) {
+            return .fellBack(next)
+        }
+        try db.run(
+            "UPDATE verifications SET fallback = NULL WHERE id = ? AND delivery_seq = ?",
+            [.text(message.verificationId), .int(Int64(message.seq))])
+        return .failed(message)
+    }
+
+    /// Keeps the current delivery `seq` of a verification among its earlier ones, as it stands
+    /// (a message never taken by a provider as replaced): false when it is no longer current, or
+    /// another engine kept it first, so only one moves the verification on.
+    func keepAsEarlier(_ id: String, seq: Int, now: Timestamp, in db: Connection) throws -> Bool {
+        try db.run(
+            """
+            INSERT INTO deliveries (verification_id, seq, channel, provider, message_id, status, error, error_code, \
+            replaced_at, updated_at)
+            SELECT id, delivery_seq, channel, delivery_provider, delivery_message_id,
+                   CASE WHEN delivery IN ('pending', 'sending') THEN 'replaced' WHEN delivery = 'awaiting' THEN 'sent' \
+            ELSE delivery END,
+                   delivery_error, delivery_error_code, ?, ?
+            FROM verifications WHERE id = ? AND delivery_seq = ?
+            ON CONFLICT (verification_id, seq) DO NOTHING
+            """, [.int(now.milliseconds), .int(now.milliseconds), .text(id), .int(Int64(seq))]) == 1
     }
 
     package func nextDeliveryDue() throws -> Timestamp? {
         try read { db in
-            try db.row("SELECT min(due_at) FROM verifications WHERE delivery IN ('pending', 'sending')") {
+            try db.row("SELECT min(due_at) FROM verifications WHERE \(Self.outboxStates)") {
                 $0.optionalInt(0).map { Timestamp(milliseconds: $0) }
             } ?? nil
         }

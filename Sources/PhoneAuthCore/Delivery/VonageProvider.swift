@@ -1,8 +1,8 @@
 /// Vonage, over three of its APIs:
 /// - SMS API: POST {baseUrl}/sms/json (https://rest.nexmo.com), form-encoded api_key, api_secret,
 ///   from, to (E.164 digits without the +) and text, with type=unicode when the text is not
-///   GSM-7, and `callback` = the receipt URL. A 200 whose `messages` each have a `status`: "0"
-///   sent, anything else a problem.
+///   GSM-7 (no `callback`: its receipts are signed another way, which PhoneAuth does not read).
+///   A 200 whose `messages` each have a `status`: "0" sent, anything else a problem.
 /// - Messages API (WhatsApp): POST {apiBaseUrl}/v1/messages (https://api.nexmo.com), HTTP Basic
 ///   authentication with the API key and secret, an authentication template sent as a `custom`
 ///   message (it has a button). A 202 carries `message_uuid`. Statuses go to the status URL set
@@ -40,7 +40,7 @@ struct VonageProvider: HTTPProvider {
     var voiceFrom: String? = nil
     /// Signs the Voice API's bearer tokens with the Vonage application's key.
     var jwt: VonageJWT? = nil
-    /// Where Vonage sends SMS delivery receipts (`callback`) and call events (`event_url`).
+    /// Where Vonage sends call events (`event_url`).
     var receiptUrl: String? = nil
     /// The account's signature secret, with which Vonage signs its webhooks.
     var signatureSecret: String? = nil
@@ -88,7 +88,7 @@ struct VonageProvider: HTTPProvider {
         default:
             let body = form([
                 ("api_key", apiKey), ("api_secret", apiSecret), ("from", from), ("to", to), ("text", message.body),
-                ("type", message.cost.encoding == .gsm7 ? nil : "unicode"), ("callback", receiptUrl),
+                ("type", message.cost.encoding == .gsm7 ? nil : "unicode"),
             ])
             return post(
                 "\(endpoint.baseUrl)/sms/json", body: body,

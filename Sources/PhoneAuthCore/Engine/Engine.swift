@@ -25,6 +25,7 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
     package let keyService: KeyService
     package let lockouts: Lockouts
     package let tenants: TenantService
+    package let receipts: ReceiptService
 
     private let closeLock = Lock()
     private var closed = false
@@ -34,6 +35,13 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
         self.clock = clock
         // The texts are checked before anything is opened: a bad template never meets a store.
         let smsText = try SMSText(config)
+        // A default language with an SMS text but no voice text (a host's own) is said in English.
+        let voiceDefault =
+            VoiceTemplates.templates[config.defaultLanguageCode] != nil
+                || config.voiceTemplates.keys.contains { SMSTemplates.canonical($0) == config.defaultLanguageCode }
+            ? config.defaultLanguageCode : "en"
+        let voiceText = try VoiceText(
+            appName: config.smsAppName, hostTemplates: config.voiceTemplates, defaultLanguage: voiceDefault)
         let database = Database(config)
         // A missing or malformed key is told before the store is touched, and a key file is
         // generated only once the store has opened: a mistyped path leaves nothing behind.
@@ -50,15 +58,22 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
             throw error
         }
         self.store = store
+        tenants = TenantService(config: config, smsText: smsText, clock: clock, store: store)
         worker = DeliveryWorker(
-            store: store, keys: keys, clock: clock, events: events, maxAttempts: config.smsMaxAttempts,
+            store: store, keys: keys, clock: clock, events: events,
+            texts: MessageTexts(
+                tenants: tenants, codeTtlSeconds: config.codeTtlSeconds,
+                voice: { language, code in
+                    voiceText.body(language: voiceText.resolve(language, fallback: voiceDefault), code: code)
+                }),
+            fallback: config.fallbackPolicy, maxAttempts: config.smsMaxAttempts,
             backoffMs: config.smsRetryBackoffMs, concurrency: config.effectiveSMSConcurrency,
             attemptMilliseconds: config.smsProviders.reduce(0) { $0 + Int64($1.endpoint.timeoutMs) })
         worker.setChain(ProviderChain.configured(config, clock: clock, events: events))
         retention = RetentionPurge(store: store, clock: clock)
+        receipts = ReceiptService(config: config, clock: clock, store: store, worker: worker, events: events)
 
         let failures = FailureReporter(events: events)
-        tenants = TenantService(config: config, smsText: smsText, clock: clock, store: store)
         let appHooks = AppVerificationHooks()
         if let webhook = config.pushWebhook { appHooks.pushSender = WebhookPushSender(webhook: webhook, clock: clock) }
         if let provider = config.captchaProvider { appHooks.captchaVerifier = ProviderCaptchaVerifier(provider) }

@@ -75,8 +75,20 @@ package struct EngineConfig: Sendable {
     /// How long a temporary proof from credentialAlreadyInUse can sign in.
     package var temporaryProofTtlSeconds: Int64 = 300
     package var abuse = AbusePolicy()
+    /// `channels`: the preferred channel by region, and fallbacks.
+    package var channels = ChannelSettings()
+    /// `voice.templates` ({language tag: template}): the host's texts for calls (VoiceText).
+    package var voiceTemplates: [String: String] = [:]
 
     package init(database: String) { self.database = database }
+
+    /// What the store needs to decide a fallback.
+    var fallbackPolicy: FallbackPolicy {
+        FallbackPolicy(
+            afterMilliseconds: channels.fallbackAfterSeconds * 1000, perProjectPerDay: abuse.smsPerProjectPerDay,
+            voice: SendLimits.Voice(
+                perNumberPerHour: abuse.voicePerNumberPerHour, perProjectPerDay: abuse.voicePerProjectPerDay))
+    }
 
     /// How many messages the engine sends at once.
     package var effectiveSMSConcurrency: Int { smsConcurrency ?? (smsProvider == .providers ? 16 : 1) }
@@ -94,6 +106,7 @@ package struct EngineConfig: Sendable {
             "codeLength", "codeTtlSeconds", "maxAttempts", "resendAfterSeconds", "defaultLanguageCode",
             "testPhoneNumbers", "appVerification", "sms", "sqliteSynchronous", "mfa",
             "quotas", "smsRegionPolicy", "phoneNumberTypes", "captcha", "postgres", "hooks", "events",
+            "channels", "voice",
         ])
         guard let database = try r.string("database") ?? environment(databaseVariable), !database.isEmpty else {
             throw PhoneAuthError(
@@ -259,6 +272,17 @@ package struct EngineConfig: Sendable {
             c.mfaSessionTtlSeconds = try mfa.int("sessionTtlSeconds", in: 30...3600) ?? c.mfaSessionTtlSeconds
         }
         c.abuse = try AbusePolicy.read(r)
+        if let channels = try r.object("channels") { c.channels = try ChannelSettings.read(channels) }
+        if let voice = try r.object("voice") {
+            try voice.rejectUnknown(["templates"])
+            if let templates = try voice.object("templates") {
+                for (tag, value) in templates.entries {
+                    guard case let .string(text) = value else { throw bad("voice.templates.\(tag)", "must be a string") }
+                    c.voiceTemplates[tag] = text
+                }
+            }
+        }
+        try c.checkChannelsHaveProviders()
         if let v = try r.string("sqliteSynchronous") {
             guard let s = Synchronous(rawValue: v) else {
                 throw bad("sqliteSynchronous", "must be \"normal\" or \"full\"")
@@ -266,6 +290,18 @@ package struct EngineConfig: Sendable {
             c.sqliteSynchronous = s
         }
         return c
+    }
+
+    /// With HTTP providers, every channel the settings may send on must have one that carries it
+    /// (a host's sender and the console carry them all).
+    private func checkChannelsHaveProviders() throws(PhoneAuthError) {
+        guard smsProvider == .providers else { return }
+        let carried = Set(smsProviders.flatMap(\.channels))
+        for channel in channels.channelsUsed.sorted() where !carried.contains(channel) {
+            throw Self.bad(
+                "channels",
+                "sends by \(channel.rawValue), but no entry of sms.providers carries it (add it to an entry's channels)")
+        }
     }
 
     /// A `testPhoneNumbers` object (the engine's, or a tenant's under `code` invalidArgument).

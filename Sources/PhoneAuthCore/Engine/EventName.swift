@@ -7,6 +7,7 @@ enum EventName: String, Sendable {
     case numberUnlocked
     case rekeyed
     case codeSent
+    case codeDelivered
     case deliveryFailed
     case providerSkipped
     case providerRestored

@@ -8,6 +8,10 @@ package struct AbusePolicy: Sendable {
     package var smsPerIpPerHour = 20
     /// SMS per project per day (sliding window, estimated).
     package var smsPerProjectPerDay = 10_000
+    /// Voice calls per phone number per hour, and per project per day (sliding windows,
+    /// estimated): counted on top of the SMS counts, which every channel's sends make.
+    package var voicePerNumberPerHour = 3
+    package var voicePerProjectPerDay = 1000
     /// SMS per destination region per day, by CLDR region code (sliding window, estimated).
     package var smsPerRegionPerDay: [String: Int] = [:]
     /// The pumping circuit breaker: SMS to any one region per hour; 0 is off.
@@ -58,6 +62,12 @@ package struct AbusePolicy: Sendable {
 
     package func allowsRegion(_ region: String) -> Bool { regionPolicy.allows(region) }
 
+    /// The voice counts a send by `channel` is checked against (nil unless it is a call).
+    func voiceLimits(_ channel: Channel) -> SendLimits.Voice? {
+        channel == .voice
+            ? SendLimits.Voice(perNumberPerHour: voicePerNumberPerHour, perProjectPerDay: voicePerProjectPerDay) : nil
+    }
+
     static func read(_ r: ObjectReader) throws(PhoneAuthError) -> AbusePolicy {
         var p = AbusePolicy()
         if let q = try r.object("quotas") {
@@ -65,7 +75,7 @@ package struct AbusePolicy: Sendable {
                 "smsPerNumberPerHour", "smsPerIpPerHour", "smsPerProjectPerDay", "smsPerRegionPerDay",
                 "regionBurstPerHour", "maxConsecutiveFailures", "lockoutSeconds", "maxLockoutSeconds",
                 "wrongCodesPerIpPer5Minutes",
-                "appChecksPerIpPerHour",
+                "appChecksPerIpPerHour", "voicePerNumberPerHour", "voicePerProjectPerDay",
             ])
             func limit(_ key: String, _ current: Int) throws(PhoneAuthError) -> Int {
                 Int(try q.int(key, in: 0...100_000_000) ?? Int64(current))
@@ -73,6 +83,8 @@ package struct AbusePolicy: Sendable {
             p.smsPerNumberPerHour = try limit("smsPerNumberPerHour", p.smsPerNumberPerHour)
             p.smsPerIpPerHour = try limit("smsPerIpPerHour", p.smsPerIpPerHour)
             p.smsPerProjectPerDay = try limit("smsPerProjectPerDay", p.smsPerProjectPerDay)
+            p.voicePerNumberPerHour = try limit("voicePerNumberPerHour", p.voicePerNumberPerHour)
+            p.voicePerProjectPerDay = try limit("voicePerProjectPerDay", p.voicePerProjectPerDay)
             p.regionBurstPerHour = try limit("regionBurstPerHour", p.regionBurstPerHour)
             p.maxConsecutiveFailures = try limit("maxConsecutiveFailures", p.maxConsecutiveFailures)
             p.wrongCodesPerIpPer5Minutes = try limit("wrongCodesPerIpPer5Minutes", p.wrongCodesPerIpPer5Minutes)
@@ -169,7 +181,7 @@ package struct AbusePolicy: Sendable {
     }
 
     /// Refuses, naming them all, the codes libphonenumber does not know.
-    private static func checkRegions(
+    static func checkRegions(
         _ codes: [String], key: String, code: PhoneAuthError.Code = .invalidConfiguration
     ) throws(PhoneAuthError) {
         let unknown = codes.filter { !PhoneNumber.isSupportedRegion($0) }

@@ -7,5 +7,7 @@ package enum LimitName: String, Sendable {
     case regionBurstPerHour
     case wrongCodesPerIpPer5Minutes
     case appChecksPerIpPerHour
+    case voicePerNumberPerHour
+    case voicePerProjectPerDay
     case maxConsecutiveFailures
 }

@@ -2,12 +2,12 @@
 enum LimitWindow: String {
     case smsPerIp = "ip", smsPerProject = "project", smsPerRegion = "region", regionBurst = "burst", wrongCodesPerIp =
         "ipfail",
-        appChecksPerIp = "appip"
+        appChecksPerIp = "appip", voicePerNumber = "voice", voicePerProject = "voiceproject"
 
     var milliseconds: Int64 {
         switch self {
-        case .smsPerIp, .regionBurst, .appChecksPerIp: return 3_600_000
-        case .smsPerProject, .smsPerRegion: return Self.dayMilliseconds
+        case .smsPerIp, .regionBurst, .appChecksPerIp, .voicePerNumber: return 3_600_000
+        case .smsPerProject, .smsPerRegion, .voicePerProject: return Self.dayMilliseconds
         case .wrongCodesPerIp: return 300_000
         }
     }
@@ -22,6 +22,8 @@ enum LimitWindow: String {
         case .regionBurst: return .regionBurstPerHour
         case .wrongCodesPerIp: return .wrongCodesPerIpPer5Minutes
         case .appChecksPerIp: return .appChecksPerIpPerHour
+        case .voicePerNumber: return .voicePerNumberPerHour
+        case .voicePerProject: return .voicePerProjectPerDay
         }
     }
 }
@@ -47,6 +49,15 @@ extension SQLStore {
         {
             return trip
         }
+        if let voice = limits.voice {
+            if let trip = try slidingLimit(.voicePerNumber, key: limits.phone, limit: voice.perNumberPerHour, now: now, in: db)
+            {
+                return trip
+            }
+            if let trip = try slidingLimit(.voicePerProject, key: "", limit: voice.perProjectPerDay, now: now, in: db) {
+                return trip
+            }
+        }
         return try slidingLimit(.smsPerProject, key: "", limit: limits.perProjectPerDay, now: now, in: db)
     }
 
@@ -55,6 +66,10 @@ extension SQLStore {
         if limits.regionBurstPerHour > 0 { try bump(.regionBurst, key: limits.region, now: now, in: db) }
         if limits.perRegionPerDay > 0 { try bump(.smsPerRegion, key: limits.region, now: now, in: db) }
         if limits.perProjectPerDay > 0 { try bump(.smsPerProject, key: "", now: now, in: db) }
+        if let voice = limits.voice {
+            if voice.perNumberPerHour > 0 { try bump(.voicePerNumber, key: limits.phone, now: now, in: db) }
+            if voice.perProjectPerDay > 0 { try bump(.voicePerProject, key: "", now: now, in: db) }
+        }
     }
 
     /// Refuses when one more event would take the events of the last window (the current fixed
@@ -85,12 +100,13 @@ extension SQLStore {
             ? w + ceilDiv(w * (current - room), current) : ceilDiv(w * (previous - room + current), previous)
         let scopeName: String
         switch window {
-        case .smsPerProject: scopeName = "project"
+        case .smsPerProject, .voicePerProject: scopeName = "project"
+        case .voicePerNumber: scopeName = PhoneNumber.mask(key)
         default: scopeName = key
         }
         return LimitTrip(
             limit: window.limitName, scope: scopeName, retryAfterSeconds: Self.seconds(position - elapsed),
-            isQuota: window == .smsPerProject || window == .smsPerRegion || window == .regionBurst)
+            isQuota: [.smsPerProject, .smsPerRegion, .regionBurst, .voicePerProject].contains(window))
     }
 
     func bump(_ window: LimitWindow, key: String, now: Timestamp, in db: Connection) throws {

@@ -43,7 +43,7 @@ package final class MultiFactorService {
     /// (`tenant`, here and below, when the caller names one, must be the ID token's.)
     package func startPhoneEnrollment(
         idToken: String, phoneNumber: String?, languageCode: LanguageTag?, clientIp: ClientAddress?,
-        appProof: AppProof? = nil, tenant: TenantID? = nil
+        appProof: AppProof? = nil, channel: Channel? = nil, tenant: TenantID? = nil
     ) throws -> VerificationStarted {
         let user = try sessions.session(of: idToken, recent: true, tenant: tenant).user
         let pool = try pool(of: user, allowing: .phone)
@@ -57,7 +57,7 @@ package final class MultiFactorService {
         try checkRoomForFactor(user)
         return try verification.sendCode(
             to: phone, purpose: .enroll, subject: user.uid, languageCode: languageCode, clientIp: clientIp,
-            appProof: appProof, user: user, in: pool)
+            appProof: appProof, user: user, channel: channel, in: pool)
     }
 
     /// The pool of `user`, if its users may enrol factors of `kind` (the tenant's `secondFactors`).
@@ -148,7 +148,7 @@ package final class MultiFactorService {
     /// Sends a code to the enrolled number `hint` of the challenge `session` of `pool`, without revealing it.
     package func verifySecondFactor(
         hint: String?, session: String?, languageCode: LanguageTag?, clientIp: ClientAddress?,
-        appProof: AppProof? = nil, in pool: Pool
+        appProof: AppProof? = nil, channel: Channel? = nil, in pool: Pool
     ) throws -> VerificationStarted {
         guard let session, !session.isEmpty else { throw MultiFactorErrors.missingSession }
         guard let hint, !hint.isEmpty else { throw MultiFactorErrors.missingInfo }
@@ -158,7 +158,7 @@ package final class MultiFactorService {
         else { throw AccountErrors.error(AccountRefusal.multiFactorInfoNotFound) }
         return try verification.sendCode(
             to: try PhoneNumber.parse(number), purpose: .mfaSignIn, subject: session, languageCode: languageCode,
-            clientIp: clientIp, appProof: appProof, user: user, in: pool)
+            clientIp: clientIp, appProof: appProof, user: user, channel: channel, in: pool)
     }
 
     /// Completes a challenge of `pool`: the session's user signs in with this second factor.

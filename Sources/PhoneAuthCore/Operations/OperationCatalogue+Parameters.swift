@@ -35,6 +35,10 @@ extension OperationCatalogue {
         try LanguageTag(p.string("languageCode"))
     }
 
+    static func channel(_ p: ObjectReader) throws -> Channel? {
+        try Channel.parse(p.string("channel"))
+    }
+
     static func totpSession(_ p: ObjectReader) throws -> String {
         guard let session = try p.string("sessionInfo"), !session.isEmpty else {
             throw PhoneAuthError(

@@ -10,6 +10,7 @@ enum OperationCatalogue {
             scopedByTenant: true,
             parameters: [
                 "phoneNumber", "languageCode", "clientIp", "multiFactorHint", "multiFactorSession", "appVerification",
+                "channel",
             ]
         ) { engine, p in
             let pool = try pool(engine, p)
@@ -24,11 +25,11 @@ enum OperationCatalogue {
                 return ResultJSON.verificationStarted(
                     try engine.multiFactor.verifySecondFactor(
                         hint: hint, session: session, languageCode: try language(p), clientIp: try clientIp(p),
-                        appProof: try appProof(p), in: pool))
+                        appProof: try appProof(p), channel: try channel(p), in: pool))
             }
             let started = try engine.verification.verifyPhoneNumber(
                 try p.string("phoneNumber"), languageCode: try language(p),
-                clientIp: try clientIp(p), appProof: try appProof(p), in: pool)
+                clientIp: try clientIp(p), appProof: try appProof(p), channel: try channel(p), in: pool)
             return ResultJSON.verificationStarted(started)
         },
         Operation(
@@ -125,13 +126,14 @@ enum OperationCatalogue {
         },
         Operation(
             "mfaEnrollStart", access: .client, setsClientIp: true,
-            scopedByTenant: true, parameters: ["idToken", "phoneNumber", "languageCode", "clientIp", "appVerification"]
+            scopedByTenant: true,
+            parameters: ["idToken", "phoneNumber", "languageCode", "clientIp", "appVerification", "channel"]
         ) { engine, p in
             return ResultJSON.verificationStarted(
                 try engine.multiFactor.startPhoneEnrollment(
                     idToken: try required(p, "idToken"), phoneNumber: try p.string("phoneNumber"),
                     languageCode: try language(p), clientIp: try clientIp(p), appProof: try appProof(p),
-                    tenant: try namedTenant(p)))
+                    channel: try channel(p), tenant: try namedTenant(p)))
         },
         Operation(
             "mfaTotpStart", access: .client, scopedByTenant: true, parameters: ["idToken", "accountName", "issuer"]
@@ -375,6 +377,10 @@ enum OperationCatalogue {
             }
             return ResultJSON.verificationStatus(
                 try engine.verification.verificationStatus(id, in: try tenant(engine, p)))
+        },
+        Operation("reportDelivery", parameters: ["provider", "url", "headers", "body"]) { engine, p in
+            let applied = try engine.receipts.reportDelivery(provider: try p.string("provider"), ReceiptRequest.read(p))
+            return .object([("receipts", .array(applied.map(ResultJSON.receipt)))])
         },
         Operation("createTenant", parameters: TenantSettings.keys.union(["tenantId", "displayName"])) { engine, p in
             .object([("tenant", try engine.tenants.create(p).json)])

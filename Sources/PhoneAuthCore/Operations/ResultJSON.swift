@@ -47,12 +47,14 @@ package enum ResultJSON {
     }
 
     static func verificationStarted(_ v: VerificationStarted) -> JSONValue {
-        .object([
+        var fields: [(String, JSONValue)] = [
             ("verificationId", .string(v.verificationId)),
             ("codeLength", .int(Int64(v.codeLength))),
             ("expiresAt", .string(v.expiresAt.rfc3339)),
             ("resendAt", .string(v.resendAt.rfc3339)),
-        ])
+        ]
+        if let channel = v.channel { fields.append(("channel", .string(channel.rawValue))) }
+        return .object(fields)
     }
 
     static func credential(_ c: PhoneCredential) -> JSONValue {
@@ -80,8 +82,27 @@ package enum ResultJSON {
             ]
                 + [
                     ("provider", s.provider), ("providerMessageId", s.providerMessageId),
-                    ("deliveryError", s.deliveryError),
+                    ("deliveryError", s.deliveryError), ("channel", s.channel?.rawValue),
                 ]
+                .compactMap { key, value in value.map { (key, .string($0)) } }
+                + (s.deliveries.isEmpty ? [] : [("deliveries", .array(s.deliveries.map(delivery)))]))
+    }
+
+    static func receipt(_ r: AppliedReceipt) -> JSONValue {
+        var result = JSONObjectBuilder()
+        result.set("messageId", .string(r.receipt.messageId))
+        result.set("status", .string(r.receipt.status.rawValue))
+        result.set("applied", .bool(r.applied))
+        result.set("reason", r.reason.map { .string($0) })
+        result.set("verificationId", r.verificationId.map { .string($0) })
+        if case let .fellBack(next) = r.effect { result.set("fallback", .string(next.channel.rawValue)) }
+        return result.value
+    }
+
+    static func delivery(_ d: VerificationStatus.Delivery) -> JSONValue {
+        .object(
+            [("channel", .string(d.channel.rawValue)), ("status", .string(d.status))]
+                + [("provider", d.provider), ("messageId", d.messageId), ("error", d.error), ("errorCode", d.errorCode)]
                 .compactMap { key, value in value.map { (key, .string($0)) } })
     }
 

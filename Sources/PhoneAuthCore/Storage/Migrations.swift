@@ -227,6 +227,35 @@ enum Migrations {
         CREATE INDEX users_tenant ON users (tenant, uid);
         ALTER TABLE verifications ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
         """,
+        // 13: channels. A verification's row holds its current delivery (its channel, the
+        // channel it may still fall back to, its number among the verification's deliveries),
+        // found by the provider's message ID when a receipt comes; `deliveries` keeps those a
+        // resend or a fallback replaced. 'awaiting' is a sent message whose fallback falls due
+        // at due_at unless a receipt says it arrived. sealed_body now holds the code itself,
+        // kept while the verification is active so a fallback or a resend can say it again.
+        """
+        ALTER TABLE verifications ADD COLUMN channel TEXT NOT NULL DEFAULT 'sms';
+        ALTER TABLE verifications ADD COLUMN fallback TEXT;
+        ALTER TABLE verifications ADD COLUMN delivery_seq INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE verifications ADD COLUMN delivery_error_code TEXT;
+        DROP INDEX verifications_due;
+        CREATE INDEX verifications_due ON verifications(due_at) WHERE delivery IN ('pending', 'sending', 'awaiting');
+        CREATE INDEX verifications_message ON verifications(delivery_message_id) WHERE delivery_message_id IS NOT NULL;
+        CREATE TABLE deliveries (
+            verification_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            channel TEXT NOT NULL,
+            provider TEXT,
+            message_id TEXT,
+            status TEXT NOT NULL,
+            error TEXT,
+            error_code TEXT,
+            replaced_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            PRIMARY KEY (verification_id, seq)
+        ) WITHOUT ROWID;
+        CREATE INDEX deliveries_message ON deliveries(message_id) WHERE message_id IS NOT NULL;
+        """,
     ]
 
     /// Migrations PostgreSQL runs in words of its own rather than translated, by index.

@@ -5,7 +5,7 @@
 package enum StoreCopy {
     /// Every table of the schema, parents before the tables that refer to them.
     static let tables = [
-        "secrets", "tenants", "users", "factors", "sessions", "mfa_sessions", "verifications", "counters",
+        "secrets", "tenants", "users", "factors", "sessions", "mfa_sessions", "verifications", "deliveries", "counters",
         "number_failures", "app_checks", "events",
     ]
 

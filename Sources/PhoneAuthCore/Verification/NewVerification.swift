@@ -11,4 +11,10 @@ package struct NewVerification: Sendable {
     package var subject: String? = nil
     /// The pool whose sign-in or account change alone may use the code.
     package var tenant: TenantID
+    /// The channel its code goes by, and the one it falls back to if that fails.
+    package var channel: Channel
+    package var fallback: Channel?
+    /// The caller named `channel` (not the preference): inside the resend window, an active
+    /// verification whose code went by another channel sends it again by this one.
+    package var channelAsked: Bool
 }

@@ -15,62 +15,78 @@ extension SQLStore {
             let latest = known.latest
             // A locked number gets nothing, not even the verification it already has.
             if limits != nil, let until = known.lockedUntil, until > v.createdAt { return .numberLocked(until: until) }
-            if let (id, createdAt, expiresAt, state) = latest, let reuseIfCreatedAfter, createdAt > reuseIfCreatedAfter
-            {
+            if let latest, let reuseIfCreatedAfter, latest.createdAt > reuseIfCreatedAfter {
+                let (id, createdAt, expiresAt, state) = (latest.id, latest.createdAt, latest.expiresAt, latest.state)
                 if state == .active && expiresAt > v.createdAt {
-                    return .reused(id: id, createdAt: createdAt, expiresAt: expiresAt)
+                    // "Call me instead": the same code, by the channel now asked for.
+                    if v.channelAsked, let resend = latest.resend, resend.channel != v.channel, let limits {
+                        return try sendAgain(latest, v, resend, limits: limits, deliveriesThisHour: known.deliveriesThisHour, lease: lease, in: db)
+                    }
+                    return .reused(id: id, createdAt: createdAt, expiresAt: expiresAt, channel: latest.resend?.channel)
                 }
                 // Five wrong codes must not buy five more at once: a new code waits for the window.
                 if state == .dead { return .blocked(since: createdAt) }
             }
-            if let limits, limits.perNumberPerHour > 0, let oldest = known.oldestCountedSend {
-                // Exact: the number's own verifications of the last hour that sent an SMS.
-                return .limited(
-                    LimitTrip(
-                        limit: .smsPerNumberPerHour, scope: PhoneNumber.mask(v.phone),
-                        retryAfterSeconds: Self.seconds(oldest + 3_600_000 - v.createdAt.milliseconds), isQuota: false))
+            if let limits, let trip = Self.numberLimit(limits, known.deliveriesThisHour, adding: 1, now: v.createdAt) {
+                return .limited(trip)
             }
             if let limits, let trip = try checkSendLimits(limits, now: v.createdAt, in: db) { return .limited(trip) }
             // A number has at most one active verification per purpose, its latest: replacing it is
             // one row, however often the number is verified. created_at is kept strictly increasing
             // (a millisecond later than the latest at least), so "latest" is never a tie.
             var createdAt = v.createdAt
-            if let (id, latestCreatedAt, _, state) = latest {
-                if state == .active {
-                    try db.run("UPDATE verifications SET state = 'replaced' WHERE id = ?", [.text(id)])
-                }
-                createdAt = max(createdAt, latestCreatedAt.adding(milliseconds: 1))
+            if let latest {
+                if latest.state == .active { try replace(latest.id, in: db) }
+                createdAt = max(createdAt, latest.createdAt.adding(milliseconds: 1))
             }
             try db.run(
                 """
                 INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, \
                 sealed_body, due_at,
-                                           delivery_lease, purpose, subject, tenant)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                           delivery_lease, purpose, subject, tenant, channel, fallback)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .text(v.id), .text(v.phone), .blob(v.codeHash), .int(createdAt.milliseconds),
                     .int(v.expiresAt.milliseconds),
                     .text(v.outbox == nil ? "none" : "sending"), .text(v.outbox?.languageCode ?? ""),
-                    v.outbox.map { .blob($0.sealedBody) } ?? .null, .int(lease.until.milliseconds),
+                    v.outbox.map { .blob($0.sealedCode) } ?? .null, .int(lease.until.milliseconds),
                     v.outbox == nil ? .null : .text(lease.owner), .text(v.purpose),
-                    Self.optional(v.subject), .text(v.tenant.text),
+                    Self.optional(v.subject), .text(v.tenant.text), .text(v.channel.rawValue),
+                    Self.optional(v.outbox == nil ? nil : v.fallback),
                 ])
             if let limits { try countSend(limits, now: v.createdAt, in: db) }
             return .created
         }
     }
 
+    /// The latest verification of a number, as deciding on a new send needs it.
+    struct LatestVerification {
+        /// What sending its code again needs (nil: it sent nothing, a test number's).
+        struct Resend {
+            var channel: Channel
+            var sealedCode: [UInt8]
+            var languageCode: String
+            var seq: Int
+        }
+
+        var id: String
+        var createdAt: Timestamp
+        var expiresAt: Timestamp
+        var state: VerificationState
+        var resend: Resend?
+    }
+
     /// What deciding on a new send needs, read in one statement: the latest verification of the
     /// number for this purpose (and subject) in its tenant, the number's lockout, when
-    /// `perNumberPerHour` is set the created_at of the send that makes the hour's count reach it
-    /// (none: room left), and whether the verification's tenant exists.
+    /// `perNumberPerHour` is set the deliveries of the last hour (their count and the oldest's
+    /// time), and whether the verification's tenant exists.
     private func sendState(
         of v: NewVerification, perNumberPerHour: Int, in db: Connection
     ) throws
         -> (
-            latest: (id: String, createdAt: Timestamp, expiresAt: Timestamp, state: VerificationState)?,
-            lockedUntil: Timestamp?, oldestCountedSend: Int64?, tenantExists: Bool
+            latest: LatestVerification?, lockedUntil: Timestamp?,
+            deliveriesThisHour: (count: Int, oldest: Int64)?, tenantExists: Bool
         )
     {
         // Verifications of one number for different purposes (a sign-in, an enrolment, each
@@ -80,9 +96,10 @@ extension SQLStore {
             """
             SELECT v.id, v.created_at, v.expires_at, v.state,
                    (SELECT locked_until FROM number_failures WHERE phone = ?),
-                   (SELECT created_at FROM verifications WHERE phone = ? AND created_at > ? AND delivery != 'none'
-                    ORDER BY created_at DESC LIMIT 1 OFFSET ?),
-                   CASE WHEN ? = '' THEN 1 ELSE (SELECT 1 FROM tenants WHERE id = ?) END
+                   (SELECT CAST(sum(delivery_seq) * 100000000000000 + min(created_at) AS BIGINT) FROM verifications
+                    WHERE phone = ? AND created_at > ? AND delivery != 'none'),
+                   CASE WHEN ? = '' THEN 1 ELSE (SELECT 1 FROM tenants WHERE id = ?) END,
+                   v.channel, v.sealed_body, v.language_code, v.delivery_seq, v.delivery
             FROM (SELECT 1) AS one
             LEFT JOIN verifications v ON v.id = (SELECT id FROM verifications WHERE phone = ? AND purpose = ?
                                                  AND subject \(dialect.isNotDistinctFrom) ? AND tenant = ? \
@@ -91,22 +108,79 @@ extension SQLStore {
             [
                 .text(v.phone), .text(v.phone),
                 .int(perNumberPerHour > 0 ? v.createdAt.milliseconds - 3_600_000 : Int64.max),
-                .int(Int64(max(perNumberPerHour - 1, 0))), .text(v.tenant.text), .text(v.tenant.text),
+                .text(v.tenant.text), .text(v.tenant.text),
                 .text(v.phone), .text(v.purpose), Self.optional(v.subject), .text(v.tenant.text),
             ]
         ) { row in
             let latest = try row.optionalText(0).map { id in
-                (
+                LatestVerification(
                     id: id, createdAt: Timestamp(milliseconds: row.int(1)),
                     expiresAt: Timestamp(milliseconds: row.int(2)),
-                    state: try row.text(3, as: VerificationState.self)
-                )
+                    state: try row.text(3, as: VerificationState.self),
+                    resend: row.text(11) == "none" || row.isNull(8)
+                        ? nil
+                        : LatestVerification.Resend(
+                            channel: try row.text(7, as: Channel.self), sealedCode: row.blob(8),
+                            languageCode: row.text(9), seq: Int(row.int(10))))
             }
+            // The count and the oldest time in one value: a scalar subquery has one column.
+            let packed = row.optionalInt(5)
             return (
-                latest, row.optionalInt(4).map { Timestamp(milliseconds: $0) }, row.optionalInt(5),
+                latest, row.optionalInt(4).map { Timestamp(milliseconds: $0) },
+                packed.map { (Int($0 / 100_000_000_000_000), $0 % 100_000_000_000_000) },
                 row.optionalInt(6) != nil
             )
         } ?? (nil, nil, nil, v.tenant.isDefault)
+    }
+
+    /// The number's limit: refused when `adding` more deliveries would take the hour's over it.
+    /// Exact: the number's own deliveries of the last hour (a verification's resends and
+    /// fallbacks each count).
+    static func numberLimit(
+        _ limits: SendLimits, _ thisHour: (count: Int, oldest: Int64)?, adding: Int, now: Timestamp
+    ) -> LimitTrip? {
+        guard limits.perNumberPerHour > 0, let thisHour, thisHour.count + adding > limits.perNumberPerHour else {
+            return nil
+        }
+        return LimitTrip(
+            limit: .smsPerNumberPerHour, scope: PhoneNumber.mask(limits.phone),
+            retryAfterSeconds: seconds(thisHour.oldest + 3_600_000 - now.milliseconds), isQuota: false)
+    }
+
+    /// Sends an active verification's code again by the channel `v` asks for: its next delivery,
+    /// counted by every limit a new one is.
+    private func sendAgain(
+        _ latest: LatestVerification, _ v: NewVerification, _ resend: LatestVerification.Resend, limits: SendLimits,
+        deliveriesThisHour: (count: Int, oldest: Int64)?, lease: DeliveryLease, in db: Connection
+    ) throws -> VerificationStart {
+        if let trip = Self.numberLimit(limits, deliveriesThisHour, adding: 1, now: v.createdAt) {
+            return .limited(trip)
+        }
+        if let trip = try checkSendLimits(limits, now: v.createdAt, in: db) { return .limited(trip) }
+        _ = try keepAsEarlier(latest.id, seq: resend.seq, now: v.createdAt, in: db)
+        try db.run(
+            """
+            UPDATE verifications SET channel = ?, fallback = ?, delivery = 'sending', due_at = ?, delivery_lease = ?,
+            delivery_attempts = 0, delivery_seq = delivery_seq + 1, delivery_provider = NULL,
+            delivery_message_id = NULL, delivery_error = NULL, delivery_error_code = NULL
+            WHERE id = ?
+            """,
+            [
+                .text(v.channel.rawValue), Self.optional(v.fallback), .int(lease.until.milliseconds),
+                .text(lease.owner), .text(latest.id),
+            ])
+        try countSend(limits, now: v.createdAt, in: db)
+        return .resent(
+            id: latest.id, createdAt: latest.createdAt, expiresAt: latest.expiresAt,
+            message: OutboxMessage(
+                verificationId: latest.id, phone: v.phone, languageCode: resend.languageCode,
+                sealedCode: resend.sealedCode, channel: v.channel, seq: resend.seq + 1, tenant: v.tenant,
+                attempts: 0, purpose: v.purpose, expiresAt: latest.expiresAt))
+    }
+
+    /// Ends an active verification a newer one replaces; its code is no longer kept.
+    func replace(_ id: String, in db: Connection) throws {
+        try db.run("UPDATE verifications SET state = 'replaced', sealed_body = NULL WHERE id = ?", [.text(id)])
     }
 
     /// Checks a code against an active verification of `purpose` (and `subject`) in `tenant` and
@@ -183,8 +257,11 @@ extension SQLStore {
             // A used code stays used (it only runs out of retries); an active one dies at the limit.
             let next = state == .used ? state : used >= maxAttempts ? .dead : .active
             try db.run(
-                "UPDATE verifications SET attempts = ?, state = ? WHERE id = ?",
-                [.int(Int64(used)), .text(next), .text(id)])
+                """
+                UPDATE verifications SET attempts = ?, state = ?, \
+                sealed_body = CASE WHEN ? = 'dead' THEN NULL ELSE sealed_body END WHERE id = ?
+                """,
+                [.int(Int64(used)), .text(next), .text(next), .text(id)])
             if counted {
                 if let ip = limits.clientIp, limits.wrongCodesPerIpPer5Minutes > 0 {
                     try bump(.wrongCodesPerIp, key: ip, now: now, in: db)
@@ -207,15 +284,15 @@ extension SQLStore {
 
     /// Consumes a verification checkCode accepted, in the same transaction.
     func markUsed(_ id: String, in db: Connection) throws {
-        try db.run("UPDATE verifications SET state = 'used' WHERE id = ?", [.text(id)])
+        try db.run("UPDATE verifications SET state = 'used', sealed_body = NULL WHERE id = ?", [.text(id)])
     }
 
     /// Consumes a sign-in's verification, recording what the sign-in did for a retry of it.
     func markUsedBySignIn(_ id: String, _ signIn: EarlierSignIn, at now: Timestamp, in db: Connection) throws {
         try db.run(
             """
-            UPDATE verifications SET state = 'used', used_at = ?, used_by = ?, used_session = ?, used_new_user = ?
-            WHERE id = ?
+            UPDATE verifications SET state = 'used', used_at = ?, used_by = ?, used_session = ?, used_new_user = ?,
+            sealed_body = NULL WHERE id = ?
             """,
             [
                 .int(now.milliseconds), .text(signIn.uid), .text(signIn.opened), .int(signIn.isNewUser ? 1 : 0),
@@ -225,23 +302,61 @@ extension SQLStore {
 
     package func verificationStatus(id: String, tenant: TenantID, now: Timestamp) throws -> VerificationStatus? {
         try read { db in
-            try db.row(
-                """
-                SELECT phone, state, expires_at, delivery, delivery_attempts, delivery_provider, delivery_message_id, \
-                delivery_error
-                FROM verifications WHERE id = ? AND tenant = ?
-                """, [.text(id), .text(tenant.text)]
-            ) { row in
-                let expiresAt = Timestamp(milliseconds: row.int(2))
-                let state = try row.text(1, as: VerificationState.self)
-                // An active one past its expiry is reported as expired (the column keeps 'active').
-                let shown = state == .active && expiresAt <= now ? "expired" : state.rawValue
-                return VerificationStatus(
-                    id: id, phone: row.text(0), state: shown, expiresAt: expiresAt,
-                    delivery: row.text(3) == "sending" ? "pending" : row.text(3),
-                    attempts: Int(row.optionalInt(4) ?? 0), provider: row.optionalText(5),
-                    providerMessageId: row.optionalText(6), deliveryError: row.optionalText(7))
+            guard
+                let (found, seq, errorCode) = try db.row(
+                    """
+                    SELECT phone, state, expires_at, delivery, delivery_attempts, delivery_provider, \
+                    delivery_message_id, delivery_error, channel, delivery_seq, delivery_error_code
+                    FROM verifications WHERE id = ? AND tenant = ?
+                    """, [.text(id), .text(tenant.text)],
+                    { row in
+                        let expiresAt = Timestamp(milliseconds: row.int(2))
+                        let state = try row.text(1, as: VerificationState.self)
+                        // An active one past its expiry is reported as expired (the column keeps 'active').
+                        let shown = state == .active && expiresAt <= now ? "expired" : state.rawValue
+                        let delivery = Self.shownDelivery(row.text(3))
+                        return (
+                            VerificationStatus(
+                                id: id, phone: row.text(0), state: shown, expiresAt: expiresAt, delivery: delivery,
+                                attempts: Int(row.optionalInt(4) ?? 0), provider: row.optionalText(5),
+                                providerMessageId: row.optionalText(6), deliveryError: row.optionalText(7),
+                                channel: delivery == "none" ? nil : try row.text(8, as: Channel.self), deliveries: []),
+                            row.int(9), row.optionalText(10)
+                        )
+                    })
+            else { return nil }
+            var status = found
+            guard let channel = status.channel else { return status }
+            // Earlier deliveries exist only once a resend or a fallback replaced one.
+            if seq > 1 {
+                try db.rows(
+                    """
+                    SELECT channel, status, provider, message_id, error, error_code FROM deliveries
+                    WHERE verification_id = ? ORDER BY seq
+                    """, [.text(id)]
+                ) { row in
+                    status.deliveries.append(
+                        VerificationStatus.Delivery(
+                            channel: try row.text(0, as: Channel.self), status: row.text(1),
+                            provider: row.optionalText(2), messageId: row.optionalText(3), error: row.optionalText(4),
+                            errorCode: row.optionalText(5)))
+                }
             }
+            status.deliveries.append(
+                VerificationStatus.Delivery(
+                    channel: channel, status: status.delivery, provider: status.provider,
+                    messageId: status.providerMessageId, error: status.deliveryError, errorCode: errorCode))
+            return status
+        }
+    }
+
+    /// A delivery's state as callers see it: leased is pending, and a sent message awaiting its
+    /// receipt (or its fallback) is sent.
+    static func shownDelivery(_ stored: String) -> String {
+        switch stored {
+        case "sending": return "pending"
+        case "awaiting": return "sent"
+        default: return stored
         }
     }
 }

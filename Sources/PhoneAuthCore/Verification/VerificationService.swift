@@ -33,20 +33,27 @@ package final class VerificationService {
 
     package func verifyPhoneNumber(
         _ phoneNumber: String?, languageCode: LanguageTag? = nil, clientIp: ClientAddress? = nil,
-        appProof: AppProof? = nil, in pool: Pool
+        appProof: AppProof? = nil, channel: Channel? = nil, in pool: Pool
     ) throws -> VerificationStarted {
         try sendCode(
             to: try PhoneNumber.parse(phoneNumber), purpose: .signIn, subject: nil, languageCode: languageCode,
-            clientIp: clientIp, appProof: appProof, in: pool)
+            clientIp: clientIp, appProof: appProof, channel: channel, in: pool)
     }
 
     /// Starts a verification of `phone` in `pool` whose code serves `purpose` only, and queues
     /// its SMS. `user` is the user whose second factor it is, for the beforeSendSms hook.
     func sendCode(
         to phone: PhoneNumber, purpose: VerificationPurpose, subject: String?, languageCode: LanguageTag?,
-        clientIp: ClientAddress?, appProof: AppProof?, user: UserRecord? = nil, in pool: Pool
+        clientIp: ClientAddress?, appProof: AppProof?, user: UserRecord? = nil, channel asked: Channel? = nil,
+        in pool: Pool
     ) throws -> VerificationStarted {
         let policy = config.abuse
+        let channel = config.channels.channel(asked, region: phone.region)
+        guard worker.carries(channel) else {
+            throw PhoneAuthError(
+                .invalidArgument, "No provider sends codes by \(channel.rawValue) (sms.providers' channels).",
+                details: [("field", .string("channel")), ("reason", .string("channelUnavailable"))])
+        }
         // Where an SMS may go at all: checked for test numbers too, so tests meet the production rules.
         if !policy.deniedTypes.isEmpty, case let type = phone.type, policy.deniedTypes.contains(type) {
             throw PhoneAuthError(
@@ -67,8 +74,7 @@ package final class VerificationService {
                 details: [("setting", .string("appVerification.disabledForTesting"))])
         }
         try appVerification.checkAppProof(appProof, clientIp: clientIp)
-        let smsText = pool.smsText
-        let language = smsText.resolve(languageCode?.text, fallback: config.defaultLanguageCode)
+        let language = pool.smsText.resolve(languageCode?.text, fallback: config.defaultLanguageCode)
         // Before any limit counts it or the verification is written: a BLOCK leaves no trace.
         try hooks.beforeSendSms(
             phone: phone.e164, purpose: purpose, user: user, tenant: pool.tenant,
@@ -79,24 +85,25 @@ package final class VerificationService {
         let code = testCode ?? VerificationCode.generate(length: config.codeLength)
         var outbox: NewOutboxMessage?
         if testCode == nil {
-            let body = smsText.body(language: language, code: code, minutes: SMSText.minutes(config.codeTtlSeconds))
-            outbox = NewOutboxMessage(languageCode: language, sealedBody: try keys.sealBody(body, verificationId: id))
+            // The code, not a text: a fallback or a resend says it again in another channel's words.
+            outbox = NewOutboxMessage(languageCode: language, sealedCode: try keys.sealBody(code, verificationId: id))
         }
         let verification = NewVerification(
             id: id, phone: phone.e164, codeHash: keys.codeHash(verificationId: id, code: code),
             createdAt: now, expiresAt: now.adding(seconds: config.codeTtlSeconds), outbox: outbox,
-            purpose: purpose, subject: subject, tenant: pool.tenant)
+            purpose: purpose, subject: subject, tenant: pool.tenant, channel: channel,
+            fallback: config.channels.fallback[channel], channelAsked: asked != nil)
         let reuseWindowStart = config.resendAfterSeconds > 0 ? now.adding(seconds: -config.resendAfterSeconds) : nil
         // Test numbers are exempt from the send limits (they send nothing).
         let limits =
             testCode != nil
             ? nil
             : SendLimits(
-                region: phone.region, clientIp: clientIp?.limitKey, perNumberPerHour: policy.smsPerNumberPerHour,
+                phone: phone.e164, region: phone.region, clientIp: clientIp?.limitKey, perNumberPerHour: policy.smsPerNumberPerHour,
                 perIpPerHour: policy.smsPerIpPerHour,
                 perProjectPerDay: policy.smsPerProjectPerDay,
                 perRegionPerDay: policy.smsPerRegionPerDay[phone.region] ?? 0,
-                regionBurstPerHour: policy.regionBurstPerHour)
+                regionBurstPerHour: policy.regionBurstPerHour, voice: policy.voiceLimits(channel))
         let lease = worker.newLease()
         let start: VerificationStart
         do {
@@ -114,12 +121,18 @@ package final class VerificationService {
                 worker.enqueue(
                     OutboxMessage(
                         verificationId: id, phone: phone.e164, languageCode: outbox.languageCode,
-                        sealedBody: outbox.sealedBody, attempts: 0, purpose: purpose,
-                        expiresAt: verification.expiresAt))
+                        sealedCode: outbox.sealedCode, channel: channel, seq: 1, tenant: pool.tenant, attempts: 0,
+                        purpose: purpose, expiresAt: verification.expiresAt))
             }
             return VerificationStarted(
                 verificationId: id, codeLength: testCode?.count ?? config.codeLength,
-                expiresAt: verification.expiresAt, resendAt: now.adding(seconds: config.resendAfterSeconds))
+                expiresAt: verification.expiresAt, resendAt: now.adding(seconds: config.resendAfterSeconds),
+                channel: testCode == nil ? channel : nil)
+        case let .resent(existingId, createdAt, expiresAt, message):
+            worker.enqueue(message)
+            return VerificationStarted(
+                verificationId: existingId, codeLength: config.codeLength, expiresAt: expiresAt,
+                resendAt: createdAt.adding(seconds: config.resendAfterSeconds), channel: message.channel)
         case let .blocked(since):
             let retryAt = since.adding(seconds: config.resendAfterSeconds)
             throw PhoneAuthError(
@@ -141,10 +154,11 @@ package final class VerificationService {
                     ("retryAfterSeconds", .int(retryAfter)),
                 ])
             throw VerificationErrors.numberLocked(until: until, now: now)
-        case let .reused(existingId, createdAt, expiresAt):
+        case let .reused(existingId, createdAt, expiresAt, existingChannel):
             return VerificationStarted(
                 verificationId: existingId, codeLength: testCode?.count ?? config.codeLength,
-                expiresAt: expiresAt, resendAt: createdAt.adding(seconds: config.resendAfterSeconds))
+                expiresAt: expiresAt, resendAt: createdAt.adding(seconds: config.resendAfterSeconds),
+                channel: existingChannel)
         }
     }
 

@@ -1,4 +1,16 @@
 package struct VerificationStatus: Sendable {
+    /// One delivery of the code: the first, a resend by another channel, or a fallback.
+    package struct Delivery: Sendable {
+        package var channel: Channel
+        /// pending, sent, delivered, failed
+        package var status: String
+        package var provider: String?
+        package var messageId: String?
+        package var error: String?
+        /// The provider's own error code, from its answer or its receipt.
+        package var errorCode: String?
+    }
+
     package var id: String
     package var phone: String
     package var state: String
@@ -10,4 +22,8 @@ package struct VerificationStatus: Sendable {
     package var provider: String?
     package var providerMessageId: String?
     package var deliveryError: String?
+    /// The channel of the current delivery (nil for test numbers).
+    package var channel: Channel?
+    /// Every delivery, in order; the last is the current one.
+    package var deliveries: [Delivery]
 }

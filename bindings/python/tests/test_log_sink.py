@@ -53,7 +53,7 @@ def test_code_sent(engine, sms, events):
     engine.set_log_sink(events)
     start(engine, sms, REAL_NUMBER, language_code="fr")
     event = events.wait_for("codeSent")
-    assert without_time(event) == {"event": "codeSent", "phoneNumber": MASKED, "languageCode": "fr", "attempt": 1,
+    assert without_time(event) == {"event": "codeSent", "phoneNumber": MASKED, "channel": "sms", "languageCode": "fr", "attempt": 1,
                                    "provider": "callback", "encoding": "GSM-7", "segments": 1}
 
 
@@ -64,7 +64,7 @@ def test_delivery_failed_then_code_sent(make_engine, events):
     engine.verify_phone_number(REAL_NUMBER)
     sent = events.wait_for("codeSent")
     [failed] = events.named("deliveryFailed")
-    assert without_time(failed) == {"event": "deliveryFailed", "phoneNumber": MASKED, "languageCode": "en",
+    assert without_time(failed) == {"event": "deliveryFailed", "phoneNumber": MASKED, "channel": "sms", "languageCode": "en",
                                     "attempt": 1, "willRetry": True, "provider": "callback", "reason": "rejected",
                                     "encoding": "GSM-7", "segments": 1}
     assert sent["attempt"] == 2

@@ -29,7 +29,7 @@ def test_sms_second_factor_seed_flow(engine, sms):
     assert first["user"]["multiFactor"] == {"enrolledFactors": []}
 
     started = engine.mfa_enroll_start(first["idToken"], SECOND_NUMBER)
-    assert set(started) == {"verificationId", "codeLength", "expiresAt", "resendAt"}
+    assert set(started) == {"verificationId", "codeLength", "expiresAt", "resendAt", "channel"}
     message = sms.wait_for(verification_id=started["verificationId"])
     assert message["to"] == SECOND_NUMBER
     cred = credential_for(engine, started["verificationId"], code_in(message["body"], started["codeLength"]))

@@ -1,0 +1,67 @@
+/// Delivery receipts: a provider's callback, checked by the provider's own signature scheme and
+/// applied to the deliveries it names (reportDelivery; phoneauthd's receipt route).
+package final class ReceiptService: Sendable {
+    private let providers: [any HTTPProvider]
+    private let fallback: FallbackPolicy
+    private let clock: Clock
+    private let store: any OutboxStore
+    private let worker: DeliveryWorker
+    private let events: EventLog
+
+    init(config: EngineConfig, clock: Clock, store: any OutboxStore, worker: DeliveryWorker, events: EventLog) {
+        providers = config.smsProviders
+        fallback = config.fallbackPolicy
+        self.clock = clock
+        self.store = store
+        self.worker = worker
+        self.events = events
+    }
+
+    /// Checks the callback `request` of the provider entry named `name` and applies its receipts.
+    package func reportDelivery(provider name: String?, _ request: ReceiptRequest) throws -> [AppliedReceipt] {
+        guard let name, !name.isEmpty else {
+            throw PhoneAuthError(
+                .invalidArgument, "The field 'provider' (the name of an sms.providers entry) is required.",
+                details: [("field", .string("provider"))])
+        }
+        guard let provider = providers.first(where: { $0.endpoint.name == name }) else {
+            throw PhoneAuthError(
+                .invalidArgument,
+                "No entry of sms.providers is named \(Echo.isQuotable(name) ? "'\(name)'" : "so").",
+                details: [("field", .string("provider")), ("reason", .string("unknownProvider"))])
+        }
+        let now = clock.now()
+        let receipts = try provider.receipts(from: request, now: now)
+        let applied = try store.applyReceipts(receipts, provider: name, now: now, fallback: fallback)
+        for receipt in applied { tell(receipt, provider: name, at: now) }
+        // A fallback is due now in the store: this engine's worker takes it at once.
+        if applied.contains(where: { if case .fellBack = $0.effect { true } else { false } }) { worker.lookNow() }
+        return applied
+    }
+
+    private func tell(_ applied: AppliedReceipt, provider: String, at now: Timestamp) {
+        guard let phone = applied.phone else { return }
+        var fields: [(String, JSONValue?)] = [
+            ("phoneNumber", .string(PhoneNumber.mask(phone))), ("channel", applied.channel.map { .string($0.rawValue) }),
+            ("provider", .string(provider)), ("messageId", .string(applied.receipt.messageId)),
+        ]
+        switch applied.effect {
+        case .delivered:
+            events.emit(.codeDelivered, at: now, fields)
+        case let .fellBack(next):
+            fields += [
+                ("reason", .string("notDelivered")), ("providerCode", applied.receipt.errorCode.map { .string($0) }),
+                ("willRetry", .bool(false)), ("fallback", .string(next.channel.rawValue)),
+            ]
+            events.emit(.deliveryFailed, at: now, fields)
+        case .failed:
+            fields += [
+                ("reason", .string("notDelivered")), ("providerCode", applied.receipt.errorCode.map { .string($0) }),
+                ("willRetry", .bool(false)),
+            ]
+            events.emit(.deliveryFailed, at: now, fields)
+        case .unknownMessage, .duplicate, .noChange:
+            break
+        }
+    }
+}
