@@ -107,7 +107,8 @@ final class RetentionTests: XCTestCase {
                     channelAsked: false),
                 reuseIfCreatedAfter: now, lease: DeliveryLease(owner: "test", until: now), limits: nil)
         }
-        try store.purge(verificationsExpiredBefore: now.adding(seconds: -86_400), sessionsEndedBefore: now)
+        try store.purge(
+            verificationsExpiredBefore: now.adding(seconds: -86_400), sessionsEndedBefore: now, codesExpiredBefore: now)
         store.close()
         XCTAssertEqual(try rowCount(dir, "verifications"), 1)
     }
@@ -122,7 +123,9 @@ final class RetentionTests: XCTestCase {
         try engine.sessions.signOut(refreshToken: ended.refreshToken)
         engine.close()
         let store = try Database(makeConfig(dir)).open()
-        try store.purge(verificationsExpiredBefore: clock.now(), sessionsEndedBefore: clock.now().adding(seconds: 1))
+        try store.purge(
+            verificationsExpiredBefore: clock.now(), sessionsEndedBefore: clock.now().adding(seconds: 1),
+            codesExpiredBefore: clock.now())
         store.close()
         let reopened = try Engine(config: makeConfig(dir), clock: clock)
         assertError(.invalidUserToken, reason: "unknown") {

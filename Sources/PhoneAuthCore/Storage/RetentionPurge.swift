@@ -63,6 +63,7 @@ final class RetentionPurge {
     func purge(at now: Timestamp) {
         try? store.purge(
             verificationsExpiredBefore: now.adding(milliseconds: -Self.retentionMilliseconds),
-            sessionsEndedBefore: now.adding(milliseconds: -Self.sessionRetentionMilliseconds))
+            sessionsEndedBefore: now.adding(milliseconds: -Self.sessionRetentionMilliseconds),
+            codesExpiredBefore: now)
     }
 }

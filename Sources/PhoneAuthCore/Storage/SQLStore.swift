@@ -79,7 +79,13 @@ final class SQLStore<Connection: SQLConnection>: Store, Sendable {
     static func optional(_ text: String?) -> SQLValue { text.map { .text($0) } ?? .null }
     static func optional(_ value: (some RawRepresentable<String>)?) -> SQLValue { value.map { .text($0) } ?? .null }
 
-    package func purge(verificationsExpiredBefore before: Timestamp, sessionsEndedBefore ended: Timestamp) throws {
+    /// How far back the purge looks for expired codes: the longest code lifetime and two purge intervals.
+    static var codeScanMilliseconds: Int64 { 3_600_000 + 2 * RetentionPurge.intervalMilliseconds }
+
+    package func purge(
+        verificationsExpiredBefore before: Timestamp, sessionsEndedBefore ended: Timestamp,
+        codesExpiredBefore now: Timestamp
+    ) throws {
         // Deleting what no one uses any more decides nothing: it need not join serializable
         // conflict tracking.
         try write(rowLocksSuffice: true) { db in
@@ -89,6 +95,19 @@ final class SQLStore<Connection: SQLConnection>: Store, Sendable {
             try db.run(
                 "DELETE FROM verifications WHERE id < ? AND expires_at < ? AND delivery NOT IN ('pending', 'sending')",
                 [.text(SortableID.prefix(before)), .int(before.milliseconds)])
+            try db.run("DELETE FROM deliveries WHERE verification_id < ?", [.text(SortableID.prefix(before))])
+            // A code is kept sealed while a fallback or resend may need it. The expired ones go
+            // here: codes live at most an hour, so those made since a purge interval before the
+            // hour bound the scan (a purge missed for longer leaves them to the row's deletion).
+            try db.run(
+                """
+                UPDATE verifications SET sealed_body = NULL WHERE id >= ? AND id < ? AND expires_at < ? \
+                AND sealed_body IS NOT NULL AND delivery NOT IN ('pending', 'sending')
+                """,
+                [
+                    .text(SortableID.prefix(now.adding(milliseconds: -Self.codeScanMilliseconds))),
+                    .text(SortableID.prefix(now)), .int(now.milliseconds),
+                ])
             try db.run("DELETE FROM sessions WHERE revoked_at < ?", [.int(ended.milliseconds)])
             try db.run(
                 "DELETE FROM mfa_sessions WHERE id < ? AND expires_at < ?",
@@ -100,7 +119,8 @@ final class SQLStore<Connection: SQLConnection>: Store, Sendable {
             try db.run(
                 "DELETE FROM counters WHERE bucket < ?", [.int(before.milliseconds - LimitWindow.dayMilliseconds)])
             try db.run(
-                "DELETE FROM counters WHERE bucket < ? AND scope NOT LIKE 'project:%' AND scope NOT LIKE 'region:%'",
+                "DELETE FROM counters WHERE bucket < ? AND scope NOT LIKE 'project:%' AND scope NOT LIKE 'region:%' "
+                    + "AND scope NOT LIKE 'voiceproject:%'",
                 [.int(before.milliseconds)])
         }
     }
