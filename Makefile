@@ -105,7 +105,8 @@ example: build
 
 # The Python tests that go through the store, against PostgreSQL, and any test_postgres*.py.
 PG_PY_TESTS = $(addprefix bindings/python/tests/,test_sign_in.py test_limits.py test_mfa.py \
-                test_app_verification.py test_lockout.py test_delivery.py test_tenants.py) \
+                test_app_verification.py test_lockout.py test_delivery.py test_tenants.py \
+                test_channels.py) \
               $(wildcard bindings/python/tests/test_postgres*.py)
 test-python-postgres: build venv
 	PHONEAUTH_TEST_DATABASE=postgres $(PY) -m pytest -q -n 2 $(PG_PY_TESTS)

@@ -365,11 +365,14 @@ class Engine:
     # -- methods with a typed C wrapper ------------------------------------------------------------
 
     def verify_phone_number(self, phone_number: Any = _UNSET, **params: Any) -> Dict[str, Any]:
-        """Starts a verification and sends the SMS. Keywords: language_code, client_ip,
-        app_verification ({"receipt", "secret"} or {"captchaToken"}, see AppVerificationFlow); for
-        a second factor, multi_factor_hint and multi_factor_session instead of phone_number (or use
-        MultiFactorResolver.verify_phone_number). Returns {"verificationId", "codeLength",
-        "expiresAt", "resendAt"}."""
+        """Starts a verification and sends the code. Keywords: language_code, client_ip,
+        app_verification ({"receipt", "secret"} or {"captchaToken"}, see AppVerificationFlow),
+        channel ("sms", "whatsapp" or "voice"; by default the one channels.preferred gives the
+        number's region); for a second factor, multi_factor_hint and multi_factor_session instead
+        of phone_number (or use MultiFactorResolver.verify_phone_number). Within the resend window
+        (resendAfterSeconds) another channel sends the same code again by that channel, under the
+        same verificationId ("call me instead"); the same channel sends nothing. Returns
+        {"verificationId", "codeLength", "expiresAt", "resendAt", "channel"}."""
         return self._invoke(self._lib.phoneauth_verify_phone_number,
                             _encode(_params(params, {"phoneNumber": phone_number})))
 
@@ -493,7 +496,32 @@ class Engine:
         return self.call("getStorageStatistics", _params(params))
 
     def get_verification_status(self, verification_id: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """Where a verification and its code stand: {"verificationId", "phoneNumber" (masked),
+        "state", "expiresAt", "delivery" (pending, sent, delivered, failed or none), "attempts",
+        "channel", "provider", "providerMessageId", "deliveryError", "deliveries"}; "deliveries"
+        lists each delivery of the code ({channel, status, provider, messageId, error,
+        errorCode}), earlier ones (replaced by a resend or a fallback) first."""
         return self.call("getVerificationStatus", _params(params, {"verificationId": verification_id}))
+
+    def report_delivery(self, provider: Any = _UNSET, url: Any = _UNSET, headers: Any = _UNSET,
+                        body: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """Hands the engine a provider's delivery callback as the host received it: `provider`,
+        the name of the sms.providers entry that sent the message; `url`, the whole URL the
+        provider called (Twilio signs it); `headers`, a dict (or pairs) of the request's headers;
+        `body`, the raw body (str, or bytes in UTF-8). The engine checks the provider's signature
+        with the entry's secret (Twilio's authToken, Meta's appSecret, Vonage's signatureSecret)
+        and applies each status: a message delivered, or failed (its verification then falls back
+        to channels.fallback's channel, once). Returns {"receipts": [{"messageId", "status",
+        "applied", "reason"?, "verificationId"?, "fallback"?}]}; a receipt already applied comes
+        back with applied false and reason "duplicate". A missing or bad signature raises
+        InvalidArgumentError (details reason missingSignature or badSignature), as does an
+        unknown provider or one without the secret (details field "provider")."""
+        if isinstance(body, (bytes, bytearray)):
+            body = bytes(body).decode("utf-8")
+        if headers is not _UNSET and headers is not None and not isinstance(headers, Mapping):
+            headers = dict(headers)
+        return self.call("reportDelivery",
+                         _params(params, {"provider": provider, "url": url, "headers": headers, "body": body}))
 
     # -- tenants (docs/API.md, "Tenants"); every other method takes tenant_id= ----------------------
 
@@ -541,8 +569,9 @@ class Engine:
 
     def mfa_enroll_start(self, id_token: Any = _UNSET, phone_number: Any = _UNSET,
                          **params: Any) -> Dict[str, Any]:
-        """Sends an SMS to a number to enrol as a second factor. Keywords: language_code, client_ip,
-        app_verification. Returns {"verificationId", ...}; finish with mfa_enroll_finalize."""
+        """Sends a code to a number to enrol as a second factor. Keywords: language_code, client_ip,
+        app_verification, channel ("sms", "whatsapp" or "voice"). Returns {"verificationId",
+        "channel", ...}; finish with mfa_enroll_finalize."""
         return self.call("mfaEnrollStart", _params(params, {"idToken": id_token, "phoneNumber": phone_number}))
 
     def mfa_enroll_finalize(self, id_token: Any = _UNSET, credential: Any = _UNSET,
