@@ -18,14 +18,16 @@ final class CallbackSender: SMSSender, @unchecked Sendable {
     func send(_ message: SMSMessage) -> SMSSendResult {
         let json: JSONValue = .object([
             ("to", .string(message.to)),
+            ("channel", .string(message.channel.rawValue)),
             ("body", .string(message.body)),
+            ("code", .string(message.code)),
             ("languageCode", .string(message.languageCode)),
             ("verificationId", .string(message.verificationId)),
             ("purpose", .string(message.purpose)),
             ("encoding", .string(message.cost.encoding.rawValue)),
             ("segments", .int(Int64(message.cost.segments))),
         ])
-        // The text holds the code.
+        // The text and `code` hold the code.
         let accepted = ABI.withJSONText(json, secret: true) { function(context, $0) == 0 } ?? false
         return accepted ? .sent(messageId: nil) : .retryLater(DeliveryProblem("rejected"))
     }

@@ -4,11 +4,12 @@ extension PhoneAuth {
     /// `async`: `verifyPhoneNumber` run on a Dispatch queue, the caller suspended meanwhile.
     public func verifyPhoneNumber(
         _ phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
-        appVerification: AppVerification? = nil
+        appVerification: AppVerification? = nil, channel: DeliveryChannel? = nil
     ) async throws(PhoneAuthError) -> Verification {
         try await offload { () throws(PhoneAuthError) in
             try self.verifyPhoneNumber(
-                phoneNumber, languageCode: languageCode, clientIP: clientIP, appVerification: appVerification)
+                phoneNumber, languageCode: languageCode, clientIP: clientIP, appVerification: appVerification,
+                channel: channel)
         }
     }
 
@@ -22,12 +23,12 @@ extension PhoneAuth {
     /// `async`: `startPhoneEnrollment` run on a Dispatch queue, the caller suspended meanwhile.
     public func startPhoneEnrollment(
         idToken: String, phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
-        appVerification: AppVerification? = nil
+        appVerification: AppVerification? = nil, channel: DeliveryChannel? = nil
     ) async throws(PhoneAuthError) -> Verification {
         try await offload { () throws(PhoneAuthError) in
             try self.startPhoneEnrollment(
                 idToken: idToken, phoneNumber: phoneNumber, languageCode: languageCode, clientIP: clientIP,
-                appVerification: appVerification)
+                appVerification: appVerification, channel: channel)
         }
     }
 
@@ -51,12 +52,12 @@ extension PhoneAuth {
     /// `async`: `sendSecondFactorCode` run on a Dispatch queue, the caller suspended meanwhile.
     public func sendSecondFactorCode(
         session: String, enrollmentID: String, languageCode: String? = nil, clientIP: String? = nil,
-        appVerification: AppVerification? = nil
+        appVerification: AppVerification? = nil, channel: DeliveryChannel? = nil
     ) async throws(PhoneAuthError) -> Verification {
         try await offload { () throws(PhoneAuthError) in
             try self.sendSecondFactorCode(
                 session: session, enrollmentID: enrollmentID, languageCode: languageCode, clientIP: clientIP,
-                appVerification: appVerification)
+                appVerification: appVerification, channel: channel)
         }
     }
 

@@ -93,15 +93,16 @@ public final class PhoneAuth: Sendable {
     ///   - languageCode: the SMS's language, e.g. `fr-CA` (falls back to `fr`, then the default).
     ///   - clientIP: the end user's IP address, for the per-IP limits.
     ///   - appVerification: the app's proof, when app verification is on.
+    ///   - channel: SMS, WhatsApp or a voice call; nil lets `channels.preferred` choose.
     public func verifyPhoneNumber(
         _ phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
-        appVerification: AppVerification? = nil
+        appVerification: AppVerification? = nil, channel: DeliveryChannel? = nil
     ) throws(PhoneAuthError) -> Verification {
         Verification(
             try run("verifyPhoneNumber") {
                 try $0.verification.verifyPhoneNumber(
                     phoneNumber, languageCode: try LanguageTag(languageCode), clientIp: try ClientAddress(clientIP),
-                    appProof: try appVerification?.core(), in: try pool($0))
+                    appProof: try appVerification?.core(), channel: channel?.core, in: try pool($0))
             })
     }
 
@@ -137,14 +138,14 @@ public final class PhoneAuth: Sendable {
     /// second factor; finish with `finishPhoneEnrollment(idToken:credential:displayName:clientIP:)`.
     public func startPhoneEnrollment(
         idToken: String, phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
-        appVerification: AppVerification? = nil
+        appVerification: AppVerification? = nil, channel: DeliveryChannel? = nil
     ) throws(PhoneAuthError) -> Verification {
         Verification(
             try run("mfaEnrollStart") {
                 try $0.multiFactor.startPhoneEnrollment(
                     idToken: idToken, phoneNumber: phoneNumber, languageCode: try LanguageTag(languageCode),
                     clientIp: try ClientAddress(clientIP),
-                    appProof: try appVerification?.core(), tenant: scope)
+                    appProof: try appVerification?.core(), channel: channel?.core, tenant: scope)
             })
     }
 
@@ -174,14 +175,14 @@ public final class PhoneAuth: Sendable {
     /// revealing the number.
     public func sendSecondFactorCode(
         session: String, enrollmentID: String, languageCode: String? = nil, clientIP: String? = nil,
-        appVerification: AppVerification? = nil
+        appVerification: AppVerification? = nil, channel: DeliveryChannel? = nil
     ) throws(PhoneAuthError) -> Verification {
         Verification(
             try run("verifyPhoneNumber") {
                 try $0.multiFactor.verifySecondFactor(
                     hint: enrollmentID, session: session, languageCode: try LanguageTag(languageCode),
                     clientIp: try ClientAddress(clientIP),
-                    appProof: try appVerification?.core(), in: try pool($0))
+                    appProof: try appVerification?.core(), channel: channel?.core, in: try pool($0))
             })
     }
 

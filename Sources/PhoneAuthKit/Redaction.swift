@@ -24,9 +24,9 @@ extension SignInResult: CustomStringConvertible, CustomReflectable {
 }
 
 extension SMSMessage: CustomStringConvertible, CustomReflectable {
-    /// Everything but the body, which holds the code.
+    /// Everything but the body and the code.
     public var description: String {
-        "SMSMessage(to: …\(to.suffix(4)), languageCode: \(languageCode), purpose: \(purpose), "
+        "SMSMessage(to: …\(to.suffix(4)), channel: \(channel.rawValue), languageCode: \(languageCode), purpose: \(purpose), "
             + "encoding: \(encoding), segments: \(segments))"
     }
     /// The same as ``description``, for `dump` and debuggers.
@@ -34,7 +34,8 @@ extension SMSMessage: CustomStringConvertible, CustomReflectable {
         Mirror(
             self,
             children: [
-                "to": "…" + to.suffix(4), "body": "<redacted>", "languageCode": languageCode,
+                "to": "…" + to.suffix(4), "channel": channel.rawValue, "body": "<redacted>", "code": "<redacted>",
+                "languageCode": languageCode,
                 "verificationID": verificationID, "purpose": purpose, "encoding": encoding, "segments": segments,
             ])
     }

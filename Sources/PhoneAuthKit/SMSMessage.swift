@@ -5,8 +5,13 @@ import PhoneAuthCore
 public struct SMSMessage: Sendable {
     /// The number, in E.164.
     public let to: String
-    /// The text to send, code included.
+    /// How to send it: an SMS, a WhatsApp authentication template (whose parameter is ``code``),
+    /// or a call that says ``body``.
+    public let channel: DeliveryChannel
+    /// The text to send (for a call, the words to say), code included.
     public let body: String
+    /// The code alone, for a template that takes it as a parameter.
+    public let code: String
     /// The language of the text (after the fallback chain).
     public let languageCode: String
     /// The verification whose code the text holds.
@@ -20,7 +25,9 @@ public struct SMSMessage: Sendable {
 
     init(_ message: PhoneAuthCore.SMSMessage) {
         to = message.to
+        channel = DeliveryChannel(message.channel)
         body = message.body
+        code = message.code
         languageCode = message.languageCode
         verificationID = message.verificationId
         purpose = message.purpose

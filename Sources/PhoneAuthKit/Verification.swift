@@ -18,12 +18,16 @@ public struct Verification: Sendable, Hashable {
     /// Before this time, asking again for the same number returns this verification and sends no
     /// new SMS.
     public let resendAt: Date
+    /// The channel the code goes by (nil for a test number, which sends nothing). Asking again
+    /// before ``resendAt`` with another channel sends the same code by it ("call me instead").
+    public let channel: DeliveryChannel?
 
     init(_ started: VerificationStarted) {
         verificationID = started.verificationId
         codeLength = started.codeLength
         expiresAt = Date(started.expiresAt)
         resendAt = Date(started.resendAt)
+        channel = started.channel.map(DeliveryChannel.init)
     }
 }
 

@@ -89,6 +89,29 @@ final class PhoneAuthKitTests: KitTestCase {
         XCTAssertEqual(session.user.phoneNumber, "+16505553434")
     }
 
+    func testTheSwiftSenderIsToldTheChannelAndTheCodeAndACallCanReplaceTheText() async throws {
+        let auth = try open()
+        let inbox = Inbox()
+        auth.setSMSSender { message in
+            inbox.put(message); return true
+        }
+        let verification = try await auth.verifyPhoneNumber("+16505553434", channel: .whatsapp)
+        XCTAssertEqual(verification.channel, .whatsapp)
+        let whatsapp = try XCTUnwrap(inbox.wait())
+        XCTAssertEqual(whatsapp.channel, .whatsapp)
+        XCTAssertEqual(whatsapp.code.count, 6)
+        XCTAssertFalse("\(whatsapp)".contains(whatsapp.code), "a message's description shows no code")
+        // "Call me instead": the same verification and code, now said by a call.
+        let again = try await auth.verifyPhoneNumber("+16505553434", channel: .voice)
+        XCTAssertEqual(again.verificationID, verification.verificationID)
+        let call = try XCTUnwrap(inbox.wait())
+        XCTAssertEqual(call.channel, .voice)
+        XCTAssertEqual(call.code, whatsapp.code)
+        XCTAssertTrue(call.body.contains(whatsapp.code.map(String.init).joined(separator: ", ")), call.body)
+        let test = try await auth.verifyPhoneNumber(testNumber)
+        XCTAssertNil(test.channel, "a test number sends nothing")
+    }
+
     func testWrongCodesAreCountedByTheClientsAddress() async throws {
         let auth = try PhoneAuth(
             json: #"{"database": "\#(try scratchDirectory())/auth.db", "quotas": {"wrongCodesPerIpPer5Minutes": 2}}"#)

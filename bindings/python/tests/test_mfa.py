@@ -55,7 +55,7 @@ def test_sms_second_factor_seed_flow(engine, sms):
                                "phoneNumber": "+*******3435", "enrollmentTime": factor["enrollmentTime"]}]
 
     challenge = resolver.verify_phone_number(resolver.hints[0])
-    assert set(challenge) == {"verificationId", "codeLength", "expiresAt", "resendAt"}
+    assert set(challenge) == {"verificationId", "codeLength", "expiresAt", "resendAt", "channel"}
     assert SECOND_NUMBER not in json.dumps(challenge)
     assert engine.get_verification_status(challenge["verificationId"])["phoneNumber"] == "+*******3435"
     message = sms.wait_for(verification_id=challenge["verificationId"])

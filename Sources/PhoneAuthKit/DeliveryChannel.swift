@@ -1,0 +1,11 @@
+import PhoneAuthCore
+
+/// How a code travels: an SMS, a WhatsApp authentication message, or a voice call that says it.
+/// Without one, the configuration's `channels.preferred` chooses by the number's region.
+public enum DeliveryChannel: String, Sendable, Hashable, CaseIterable {
+    case sms, whatsapp, voice
+
+    var core: Channel { Channel(rawValue: rawValue)! }
+
+    init(_ channel: Channel) { self.init(rawValue: channel.rawValue)! }
+}
