@@ -4,16 +4,24 @@ Per run: a fresh engine over a fresh SQLite file with `sms.providers` = one Twil
 baseUrl is a server in this process that answers every message after $BENCH_DELIVERY_LATENCY_MS
 (default 100) with 201 {"sid"}. verify_phone_number starts N verifications on distinct numbers
 (N = $BENCH_DELIVERY_MESSAGES, default 2000); the engine's delivery threads send the SMS in the
-background, and a log sink counts "codeSent" and "deliveryFailed". Runs: sms.concurrency 1 and the
-default (the key omitted), or those named in $BENCH_DELIVERY_CONCURRENCY (e.g. "default" or "1,8").
+background, and a log sink counts "codeSent" and "deliveryFailed". Each SMS sent gets its delivery
+receipt: a thread of this process signs Twilio's status callback (MessageStatus=delivered, with
+X-Twilio-Signature) for each codeSent and hands it to reportDelivery, as a host's web server
+would; "codeDelivered" events are counted. Runs: sms.concurrency 1 and the default (the key
+omitted), or those named in $BENCH_DELIVERY_CONCURRENCY (e.g. "default" or "1,8").
 
 Prints {"delivery": {"latencyMs", "messages", "runs": [...]}}: per run, SMS/s (delivered / time
 from the first verify call to the last codeSent), that time, how long the verify calls took,
-failures, the server's most simultaneous requests, and duplicates (a number sent more than one
-SMS). Progress goes to stderr.
+failures, the server's most simultaneous requests, duplicates (a number sent more than one
+SMS), and the receipts applied and how long after the last codeSent the last codeDelivered came.
+Progress goes to stderr.
 """
+import base64
+import hashlib
+import hmac
 import json
 import os
+import queue
 import re
 import shutil
 import sys
@@ -30,6 +38,8 @@ from benchutil import phone_number
 DEFAULT_CONCURRENCY = 16  # what the engine uses for HTTP providers when sms.concurrency is omitted
 STALL_SECONDS = 60  # no delivery event for this long: give up waiting (retries back off ~1-8 s)
 CODE = re.compile(r"\d{6,10}")
+AUTH_TOKEN = "bench-token"
+RECEIPT_URL = "https://auth.example.com/phoneauth/v1/receipts/twilio"
 
 
 def env_int(name, default):
@@ -104,6 +114,9 @@ class Events:
         self.retried_sent = 0  # codeSent with attempt > 1
         self.last_sent = None
         self.last_event = time.perf_counter()
+        self.delivered = 0
+        self.last_delivered = None
+        self.sent_ids = queue.Queue()  # message IDs of codeSent, for the receipts thread
 
     def sink(self, event):
         name = event.get("event")
@@ -114,6 +127,10 @@ class Events:
                 self.sent += 1
                 self.last_sent = now
                 self.retried_sent += (event.get("attempt") or 1) > 1
+                self.sent_ids.put(event.get("messageId"))
+            elif name == "codeDelivered":
+                self.delivered += 1
+                self.last_delivered = now
             elif name == "deliveryFailed":
                 self.failed += 1
                 self.given_up += not event.get("willRetry")
@@ -123,13 +140,25 @@ class Events:
             self.cond.notify_all()
 
 
+def send_receipts(engine, ids):
+    """Reports each sent message delivered, as Twilio's signed status callback, until None."""
+    while (sid := ids.get()) is not None:
+        params = {"MessageSid": sid, "MessageStatus": "delivered", "AccountSid": "ACbench"}
+        signed = RECEIPT_URL + "".join(k + params[k] for k in sorted(params))
+        signature = base64.b64encode(hmac.new(AUTH_TOKEN.encode(), signed.encode(), hashlib.sha1).digest()).decode()
+        body = "&".join(f"{k}={v}" for k, v in params.items())
+        engine.call("reportDelivery", {"provider": "twilio", "url": RECEIPT_URL, "body": body,
+                                       "headers": {"X-Twilio-Signature": signature,
+                                                   "Content-Type": "application/x-www-form-urlencoded"}})
+
+
 def run(concurrency, messages, latency_ms):
     label = concurrency or f"default ({DEFAULT_CONCURRENCY})"
     server = FakeTwilio(latency_ms / 1000)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     sms = {"providers": [{"type": "twilio", "baseUrl": f"http://127.0.0.1:{server.server_address[1]}",
-                          "accountSid": "ACbench", "authToken": "bench-token", "from": "+15005550006",
-                          "timeoutMs": 5000}]}
+                          "accountSid": "ACbench", "authToken": AUTH_TOKEN, "from": "+15005550006",
+                          "receiptUrl": RECEIPT_URL, "timeoutMs": 5000}]}
     if concurrency:
         sms["concurrency"] = concurrency
     tmp = tempfile.mkdtemp(prefix="phoneauth-deliverybench-")
@@ -144,6 +173,8 @@ def run(concurrency, messages, latency_ms):
                                    "quotas": {"smsPerProjectPerDay": 100_000_000}})
         with engine:
             engine.set_log_sink(ev.sink)
+            receipts = threading.Thread(target=send_receipts, args=(engine, ev.sent_ids))
+            receipts.start()
             print(f"delivery_bench.py: concurrency {label}, {messages} messages, {latency_ms} ms each...",
                   file=sys.stderr)
             t0 = time.perf_counter()
@@ -168,8 +199,14 @@ def run(concurrency, messages, latency_ms):
                               f"{now - t0:.0f} s", file=sys.stderr)
                         next_note = now + 5
                     ev.cond.wait(1)
+                # Then every receipt, or a stall.
+                while ev.delivered < ev.sent and time.perf_counter() - ev.last_event < STALL_SECONDS:
+                    ev.cond.wait(1)
                 sent, failed, given_up, last_sent = ev.sent, ev.failed, ev.given_up, ev.last_sent
                 counts, retried_sent = dict(ev.counts), ev.retried_sent
+                delivered, last_delivered = ev.delivered, ev.last_delivered
+            ev.sent_ids.put(None)
+            receipts.join()
             engine.set_log_sink(None)
     finally:
         server.shutdown()
@@ -196,6 +233,8 @@ def run(concurrency, messages, latency_ms):
             "duplicatesWithAnotherCode": sum(len(set(c)) - 1 for c in codes.values()),
             "numbersWithoutSms": started - len(codes),
             "sentOnRetry": retried_sent,
+            "receiptsApplied": delivered,
+            "lastReceiptAfterLastSendSeconds": round(last_delivered - last_sent, 3) if last_delivered else None,
             "events": counts,
         }
     if verify_errors:
