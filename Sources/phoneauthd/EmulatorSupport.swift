@@ -31,10 +31,11 @@ final class EmulatorSupport: @unchecked Sendable {  // the kept codes are only t
 
     init(codeLength: Int) { self.codeLength = codeLength }
 
-    /// Keeps the message's code instead of sending it (the engine's SMS sender): the run of
-    /// `codeLength` digits in its body. A message without one is left for a retry.
+    /// Keeps the message's code instead of sending it (the engine's sender, on every channel).
+    /// A message without one is left for a retry.
     func keep(_ message: SMSMessage) -> Bool {
-        guard let code = Self.digitRuns(message.body).first(where: { $0.count == codeLength }) else { return false }
+        let code = message.code
+        guard code.count == codeLength, code.allSatisfy(\.isNumber) else { return false }
         let now = SystemClock().now()
         lock.withLock {
             dropOld(now: now)
@@ -129,10 +130,6 @@ final class EmulatorSupport: @unchecked Sendable {  // the kept codes are only t
                     })
             )
         ])
-    }
-
-    private static func digitRuns(_ text: String) -> [String] {
-        text.split(whereSeparator: { !("0"..."9").contains($0) }).map(String.init)
     }
 
     /// firebase-admin's emulator-mode custom token (`alg: none`, no signature) as a token the engine
