@@ -49,23 +49,9 @@ package struct SMSText: Sendable {
             let source = appName != nil ? SMSTemplates.withAppName[language] ?? text : text
             templates[language] = try Self.parse(source, path: "templates.\(language)", bad: bad)
         }
-        var tagOf: [String: String] = [:]
-        for (tag, text) in hostTemplates.sorted(by: { $0.key < $1.key }) {
-            let language = SMSTemplates.canonical(tag)
-            guard Self.isLanguageTag(language) else {
-                throw bad("templates.\(tag)", "is not a language tag such as fr, fr-CA or zh-Hant-TW")
-            }
-            if let other = tagOf.updateValue(tag, forKey: language) {
-                throw bad("templates.\(tag)", "is the same language as sms.templates.\(other) (\(language))")
-            }
-            let template = try Self.parse(text, path: "templates.\(tag)", bad: bad)
-            if appName == nil,
-                template.parts.contains(where: { if case .appName = $0 { return true } else { return false } })
-            {
-                throw bad("templates.\(tag)", "uses {appName} but sms.appName is not set")
-            }
-            templates[language] = template
-        }
+        templates.merge(
+            try Self.parseHost(hostTemplates, key: key, appName: appName, allowed: Self.placeholders, bad: bad)
+        ) { $1 }
         self.appName = appName
         self.templates = templates
         self.originBoundDomain = originBoundDomain
@@ -123,6 +109,33 @@ package struct SMSText: Sendable {
     }
 
     static func minutes(_ seconds: Int64) -> Int { Int((seconds + 59) / 60) }
+
+    /// The host's templates (`key`.templates), by canonical language: each a language tag given
+    /// once, its text as `parse` takes it, {appName} only when there is a name.
+    static func parseHost(
+        _ hostTemplates: [String: String], key: String, appName: String?, allowed: [String],
+        bad: (String, String) -> PhoneAuthError
+    ) throws(PhoneAuthError) -> [String: Template] {
+        var templates: [String: Template] = [:]
+        var tagOf: [String: String] = [:]
+        for (tag, text) in hostTemplates.sorted(by: { $0.key < $1.key }) {
+            let language = SMSTemplates.canonical(tag)
+            guard isLanguageTag(language) else {
+                throw bad("templates.\(tag)", "is not a language tag such as fr, fr-CA or zh-Hant-TW")
+            }
+            if let other = tagOf.updateValue(tag, forKey: language) {
+                throw bad("templates.\(tag)", "is the same language as \(key).templates.\(other) (\(language))")
+            }
+            let template = try parse(text, path: "templates.\(tag)", allowed: allowed, bad: bad)
+            if appName == nil,
+                template.parts.contains(where: { if case .appName = $0 { return true } else { return false } })
+            {
+                throw bad("templates.\(tag)", "uses {appName} but sms.appName is not set")
+            }
+            templates[language] = template
+        }
+        return templates
+    }
 
     /// Exactly one {code}, and only known placeholders; a `{` always opens one. Read by Unicode
     /// scalar, so a combining mark after a brace does not hide it.

@@ -26,23 +26,9 @@ package struct VoiceText: Sendable {
             templates[language] = try SMSText.parse(
                 source, path: "templates.\(language)", allowed: Self.placeholders, bad: bad)
         }
-        var tagOf: [String: String] = [:]
-        for (tag, text) in hostTemplates.sorted(by: { $0.key < $1.key }) {
-            let language = SMSTemplates.canonical(tag)
-            guard SMSText.isLanguageTag(language) else {
-                throw bad("templates.\(tag)", "is not a language tag such as fr, fr-CA or zh-Hant-TW")
-            }
-            if let other = tagOf.updateValue(tag, forKey: language) {
-                throw bad("templates.\(tag)", "is the same language as \(key).templates.\(other) (\(language))")
-            }
-            let template = try SMSText.parse(text, path: "templates.\(tag)", allowed: Self.placeholders, bad: bad)
-            if appName == nil,
-                template.parts.contains(where: { if case .appName = $0 { return true } else { return false } })
-            {
-                throw bad("templates.\(tag)", "uses {appName} but sms.appName is not set")
-            }
-            templates[language] = template
-        }
+        templates.merge(
+            try SMSText.parseHost(hostTemplates, key: key, appName: appName, allowed: Self.placeholders, bad: bad)
+        ) { $1 }
         guard templates[defaultLanguage] != nil else {
             throw EngineConfig.bad(
                 "defaultLanguageCode", "has no voice text: it must be a built-in language or one of \(key).templates")
