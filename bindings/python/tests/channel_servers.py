@@ -153,7 +153,7 @@ def check_twilio_call(request: Request, *, account_sid: str, auth: str, to: str,
     assert root.tag == "Response"
     says = root.findall("Say")
     assert len(says) == 1, form["Twiml"]
-    assert says[0].get("language") == locale
+    assert says[0].get("language") == locale, form["Twiml"]
     assert all(child.tag in ("Say", "Pause") for child in root)
     text = says[0].text or ""
     return spoken_code(text), text
@@ -239,3 +239,45 @@ def vonage_signed_headers(body: str, signature_secret: str, *, iat: Optional[int
               "api_key": "abcd1234", "application_id": "aaaaaaaa-bbbb-cccc-dddd-0123456789ab"}
     token = jwt.encode(claims, signature_secret, algorithm="HS256")
     return {"Content-Type": "application/json", "Authorization": f"Bearer {token}"}
+
+
+def twilio_call_callback(call_sid: str, status: str, *, account_sid: str, to: str, sender: str) -> List[Tuple[str, str]]:
+    """The fields of a call status callback (StatusCallback of a call)."""
+    return [("AccountSid", account_sid), ("ApiVersion", "2010-04-01"), ("CallSid", call_sid),
+            ("CallStatus", status), ("CallbackSource", "call-progress-events"), ("Called", to), ("Caller", sender),
+            ("Direction", "outbound-api"), ("From", sender), ("SequenceNumber", "0"),
+            ("Timestamp", time.strftime("%a, %d %b %Y %H:%M:%S +0000", time.gmtime())), ("To", to)]
+
+
+def check_twilio_whatsapp(request: Request, *, account_sid: str, auth: str, to: str, sender: str, content_sid: str,
+                          status_callback: Optional[str] = None) -> str:
+    """A WhatsApp template by Twilio's Messages resource and Content API: To and From as
+    whatsapp:+E164, ContentSid of the approved template and ContentVariables {"1": code}, no Body.
+    Returns the code."""
+    assert (request.method, request.path) == ("POST", f"/2010-04-01/Accounts/{account_sid}/Messages.json")
+    assert request.header("Authorization") == auth
+    form = request.form()
+    expected = {"To", "From", "ContentSid", "ContentVariables"} | ({"StatusCallback"} if status_callback else set())
+    assert set(form) == expected, form
+    assert (form["To"], form["From"], form["ContentSid"]) == (f"whatsapp:{to}", f"whatsapp:{sender}", content_sid)
+    if status_callback:
+        assert form["StatusCallback"] == status_callback
+    variables = json.loads(form["ContentVariables"])
+    assert set(variables) == {"1"} and re.fullmatch(r"[0-9]{6}", variables["1"]), variables
+    return variables["1"]
+
+
+def meta_statuses_callback(statuses: List[Tuple[str, str, str, Optional[int]]], *, phone_number_id: str) -> str:
+    """One Cloud API webhook carrying several statuses at once: (wamid, status, recipient, error code)."""
+    entries = []
+    for wamid, status, recipient, error_code in statuses:
+        entry: Dict[str, Any] = {"id": wamid, "status": status, "timestamp": str(int(time.time())),
+                                 "recipient_id": recipient.lstrip("+")}
+        if error_code is not None:
+            entry["errors"] = [{"code": error_code, "title": "Message undeliverable"}]
+        entries.append(entry)
+    return json.dumps({"object": "whatsapp_business_account", "entry": [{"id": "1029384756", "changes": [
+        {"field": "messages", "value": {"messaging_product": "whatsapp",
+                                        "metadata": {"display_phone_number": "15550001234",
+                                                     "phone_number_id": phone_number_id},
+                                        "statuses": entries}}]}]})

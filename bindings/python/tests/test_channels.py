@@ -24,9 +24,10 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 import phoneauth
-from channel_servers import (basic, check_meta_template, check_twilio_call, check_vonage_call,
-                             check_vonage_whatsapp, meta_headers, meta_sent, meta_status_callback, twilio_callback,
-                             twilio_message_callback, vonage_message_status, vonage_signed_headers)
+from channel_servers import (basic, check_meta_template, check_twilio_call, check_twilio_whatsapp, check_vonage_call,
+                             check_vonage_whatsapp, meta_headers, meta_sent, meta_status_callback,
+                             meta_statuses_callback, twilio_call_callback, twilio_callback, twilio_message_callback,
+                             vonage_message_status, vonage_signed_headers)
 from sms_servers import Answer, FakeServer
 from support import POSTGRES, REAL_NUMBER, WAIT, code_in, engine_config, sign_in_with_code, wait_until
 
@@ -45,6 +46,8 @@ VONAGE_SECRET = "vsecret" + secrets.token_hex(12)
 SIGNATURE_SECRET = "sigsecret" + secrets.token_hex(24)
 APPLICATION_ID = str(uuid.uuid4())
 VONAGE_WHATSAPP_FROM = "447700900000"
+TWILIO_WHATSAPP_FROM = "+14155238886"
+CONTENT_SID = "HX" + secrets.token_hex(16)
 
 # An RSA key of the Vonage application: the engine gets the private key, the test checks with the public one.
 _RSA_KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -316,6 +319,56 @@ def test_channel_asked_for_beats_the_preference(open_engine, servers):
     assert [r.json()["to"] for r in meta.requests] == [US_NUMBER.lstrip("+")]
 
 
+PT_TEMPLATES = {"en": {"name": TEMPLATE, "language": "en_US"}, "pt-BR": "codigo_br", "pt": "codigo_pt"}
+BR_TEMPLATES = {"en": {"name": TEMPLATE, "language": "en_US"}, "pt-BR": "codigo_br"}
+
+
+@pytest.mark.parametrize("templates, language, template, meta_language", [
+    (PT_TEMPLATES, "pt-BR", "codigo_br", "pt_BR"),  # the exact tag
+    (BR_TEMPLATES, "pt-BR", "codigo_br", "pt_BR"),
+    (PT_TEMPLATES, "pt-PT", "codigo_pt", "pt"),  # its primary language
+    (BR_TEMPLATES, "pt-PT", TEMPLATE, "en_US"),  # then English (pt-BR is not pt-PT's)
+    (PT_TEMPLATES, "fr", TEMPLATE, "en_US"),
+], ids=["pt-BR exact", "pt-BR only", "pt-PT primary", "pt-PT english", "fr english"])
+def test_whatsapp_template_by_language(open_engine, servers, templates, language, template, meta_language):
+    # WhatsAppProvider.template: the exact tag, then its primary language, then English; Meta's
+    # language code derived from the tag when the entry gives only a name ("pt-BR" → "pt_BR").
+    meta = servers(meta_answer)
+    engine, events = open_engine([meta_entry(meta, templates=templates)],
+                                 channels={"preferred": {"default": "whatsapp"}})
+    engine.verify_phone_number(IN_NUMBER, language_code=language)
+    events.wait_for("codeSent")
+    template_sent = meta.requests[0].json()["template"]
+    assert (template_sent["name"], template_sent["language"]["code"]) == (template, meta_language)
+    check_meta_template(meta.requests[0], version=META_VERSION, phone_number_id=PHONE_NUMBER_ID,
+                        access_token=ACCESS_TOKEN, to=IN_NUMBER, template=template, language=meta_language)
+
+
+def test_twilio_whatsapp_fails_by_receipt_and_falls_back_to_sms(open_engine, servers):
+    # Twilio carries both: WhatsApp by its Content API, then the same code by SMS.
+    twilio = servers(twilio_answer)
+    engine, events = open_engine([twilio_entry(twilio, channels=("sms", "whatsapp"), whatsappFrom=TWILIO_WHATSAPP_FROM,
+                                               whatsappContentSid=CONTENT_SID, receiptUrl=receipt_url("twilio"))],
+                                 channels=whatsapp_then_sms())
+    started = engine.verify_phone_number(IN_NUMBER)
+    wa_sent = events.wait_for("codeSent", channel="whatsapp")
+    code = check_twilio_whatsapp(twilio.requests[0], account_sid=ACCOUNT_SID, auth=TWILIO_AUTH, to=IN_NUMBER,
+                                 sender=TWILIO_WHATSAPP_FROM, content_sid=CONTENT_SID,
+                                 status_callback=receipt_url("twilio"))
+    # 63024: the recipient cannot receive this WhatsApp message.
+    result = sole_receipt(report_twilio(engine, wa_sent["messageId"], "undelivered", f"whatsapp:{IN_NUMBER}",
+                                        error_code="63024"))
+    assert (result["applied"], result["fallback"]) == (True, "sms")
+    events.wait_for("codeSent", channel="sms")
+    sms = twilio.requests[1].form()
+    assert (sms["To"], sms["From"], code_in(sms["Body"])) == (IN_NUMBER, TWILIO_FROM, code)
+    assert sms["StatusCallback"] == receipt_url("twilio")
+    status = settled(engine, started["verificationId"], "sent", count=2)
+    assert deliveries(status) == [("whatsapp", "failed", "twilio", "notDelivered", "63024"),
+                                  ("sms", "sent", "twilio", None, None)]
+    assert_events_clean(events, [code])
+
+
 # -- 2. A Twilio call in French ---------------------------------------------------------------------
 
 def test_twilio_voice_call_in_french(open_engine, servers):
@@ -338,6 +391,60 @@ def test_twilio_voice_call_in_french(open_engine, servers):
     assert (status["channel"], status["providerMessageId"]) == ("voice", sent["messageId"])
     assert "idToken" in sign_in_with_code(engine, started["verificationId"], code)
     assert_events_clean(events, [code])
+
+
+def test_twilio_call_receipts(open_engine, servers):
+    # A call answered is delivered; one nobody answered fails, and its code goes by SMS.
+    twilio = servers(twilio_answer)
+    engine, events = open_engine([twilio_entry(twilio, channels=("sms", "voice"), receiptUrl=receipt_url("twilio"))],
+                                 channels={"fallback": {"voice": "sms"}})
+    answered = engine.verify_phone_number(US_NUMBER, channel="voice")
+    unanswered = engine.verify_phone_number(US_NUMBER_2, channel="voice")
+    events.wait_for("codeSent", count=2)
+    calls = {e["phoneNumber"]: e["messageId"] for e in events.named("codeSent")}
+    by_number = {r.form()["To"]: r for r in twilio.requests}
+    unanswered_code, _ = check_twilio_call(by_number[US_NUMBER_2], account_sid=ACCOUNT_SID, auth=TWILIO_AUTH,
+                                           to=US_NUMBER_2, voice_from=VOICE_FROM, locale="en-US",
+                                           status_callback=receipt_url("twilio"))
+
+    def report_call(call_sid, status, to):
+        fields = twilio_call_callback(call_sid, status, account_sid=ACCOUNT_SID, to=to, sender=VOICE_FROM)
+        headers, body = twilio_callback(receipt_url("twilio"), fields, AUTH_TOKEN)
+        return sole_receipt(engine.report_delivery("twilio", receipt_url("twilio"), headers, body))
+
+    assert report_call(calls["+*******3434"], "ringing", US_NUMBER)["reason"] == "noChange"
+    assert report_call(calls["+*******3434"], "completed", US_NUMBER)["applied"]
+    assert events.named("codeDelivered")[0]["channel"] == "voice"
+    assert status_of(engine, answered["verificationId"])["delivery"] == "delivered"
+    missed = report_call(calls["+*******3435"], "no-answer", US_NUMBER_2)
+    assert (missed["applied"], missed["fallback"]) == (True, "sms")
+    failed = events.wait_for("deliveryFailed")
+    assert (failed["channel"], failed["providerCode"], failed["fallback"]) == ("voice", "no-answer", "sms")
+    events.wait_for("codeSent", channel="sms")
+    [sms] = [r for r in twilio.requests if r.path.endswith("/Messages.json")]
+    assert (sms.form()["To"], code_in(sms.form()["Body"])) == (US_NUMBER_2, unanswered_code)
+    status = settled(engine, unanswered["verificationId"], "sent", count=2)
+    assert deliveries(status) == [("voice", "failed", "twilio", "notDelivered", "no-answer"),
+                                  ("sms", "sent", "twilio", None, None)]
+    assert_events_clean(events, [unanswered_code])
+
+
+@pytest.mark.parametrize("language, locale, words", [
+    ("fr-CA", "fr-CA", "Votre code québécois est"),  # voice.templates' regional tag
+    ("sw", "sw", "Nambari yako ya uthibitisho ni"),  # a language of voice.templates alone
+    ("fr", "fr-FR", "Votre code de vérification est"),  # the built-in text
+])
+def test_voice_templates_of_the_host(open_engine, servers, language, locale, words):
+    # voice.templates adds and overrides what calls say; a call in that language says it.
+    twilio = servers(twilio_answer)
+    engine, events = open_engine([twilio_entry(twilio, channels=("sms", "voice"))],
+                                 voice={"templates": {"fr-CA": "Votre code québécois est {code}.",
+                                                      "sw": "Nambari yako ya uthibitisho ni {code}."}})
+    engine.verify_phone_number(US_NUMBER, channel="voice", language_code=language)
+    events.wait_for("codeSent")
+    code, text = check_twilio_call(twilio.requests[0], account_sid=ACCOUNT_SID, auth=TWILIO_AUTH, to=US_NUMBER,
+                                   voice_from=VOICE_FROM, locale=locale)
+    assert text.startswith(f"{words} {', '.join(code)}."), text
 
 
 # -- 3. A Vonage call: the application's JWT, checked with the public key ---------------------------
@@ -427,6 +534,108 @@ def test_whatsapp_refused_at_send_falls_back_to_sms(open_engine, servers):
     assert_events_clean(events, [whatsapp_code])
 
 
+def test_a_fallback_happens_once(open_engine, servers):
+    # WhatsApp → SMS, and SMS → voice configured too: the SMS that replaced the WhatsApp message
+    # failing as well sends nothing more (a verification falls back once).
+    meta, twilio = servers(meta_answer), servers(twilio_answer)
+    engine, events = open_engine([meta_entry(meta), twilio_entry(twilio, channels=("sms", "voice"))],
+                                 channels={**WHATSAPP_IN, "fallback": {"whatsapp": "sms", "sms": "voice"}})
+    started = engine.verify_phone_number(IN_NUMBER)
+    wa_sent = events.wait_for("codeSent", channel="whatsapp")
+    assert sole_receipt(report_meta(engine, wa_sent["messageId"], "failed", IN_NUMBER, 131026))["fallback"] == "sms"
+    sms_sent = events.wait_for("codeSent", channel="sms")
+    settled(engine, started["verificationId"], "sent", count=2)
+    result = sole_receipt(report_twilio(engine, sms_sent["messageId"], "undelivered", IN_NUMBER, error_code="30005"))
+    assert (result["applied"], result.get("fallback")) == (True, None)
+    status = status_of(engine, started["verificationId"])
+    assert deliveries(status) == [("whatsapp", "failed", "whatsapp", "notDelivered", "131026"),
+                                  ("sms", "failed", "twilio", "notDelivered", "30005")]
+    nothing_queued(engine)
+    assert twilio.count() == 1 and meta.count() == 1
+    assert [e.get("fallback") for e in events.named("deliveryFailed")] == ["sms", None]
+
+
+def test_a_used_code_does_not_fall_back(open_engine, servers):
+    # The code came by WhatsApp and was used: a failed receipt afterwards sends nothing.
+    meta, twilio = servers(meta_answer), servers(twilio_answer)
+    engine, events = open_engine([meta_entry(meta), twilio_entry(twilio)], channels=whatsapp_then_sms())
+    started = engine.verify_phone_number(IN_NUMBER)
+    wa_sent = events.wait_for("codeSent", channel="whatsapp")
+    code = meta.requests[0].json()["template"]["components"][0]["parameters"][0]["text"]
+    assert "idToken" in sign_in_with_code(engine, started["verificationId"], code)
+    result = sole_receipt(report_meta(engine, wa_sent["messageId"], "failed", IN_NUMBER, 131026))
+    assert (result["applied"], result.get("fallback")) == (True, None)
+    assert events.wait_for("deliveryFailed").get("fallback") is None
+    status = status_of(engine, started["verificationId"])
+    assert (status["state"], status["delivery"], status["channel"]) == ("used", "failed", "whatsapp")
+    nothing_queued(engine)
+    assert twilio.count() == 0
+
+
+def test_a_replaced_verification_does_not_fall_back(open_engine, servers):
+    # A newer verification of the number replaced the first: the first's failure sends nothing.
+    meta, twilio = servers(meta_answer), servers(twilio_answer)
+    engine, events = open_engine([meta_entry(meta), twilio_entry(twilio)], channels=whatsapp_then_sms())
+    first = engine.verify_phone_number(IN_NUMBER)
+    events.wait_for("codeSent", channel="whatsapp")
+    second = engine.verify_phone_number(IN_NUMBER)
+    events.wait_for("codeSent", channel="whatsapp", count=2)
+    first_id = status_of(engine, first["verificationId"])["providerMessageId"]
+    result = sole_receipt(report_meta(engine, first_id, "failed", IN_NUMBER, 131026))
+    assert (result["applied"], result.get("fallback"), result["verificationId"]) == (True, None, first["verificationId"])
+    assert status_of(engine, first["verificationId"])["state"] == "replaced"
+    assert status_of(engine, second["verificationId"])["delivery"] == "sent"
+    nothing_queued(engine)
+    assert twilio.count() == 0
+
+
+def test_meta_statuses_in_one_callback(open_engine, servers):
+    # Meta batches statuses: one delivered, one failed (→ SMS), one of a message it never sent here.
+    meta, twilio = servers(meta_answer), servers(twilio_answer)
+    engine, events = open_engine([meta_entry(meta), twilio_entry(twilio)], channels=whatsapp_then_sms())
+    ok = engine.verify_phone_number(IN_NUMBER)
+    bad = engine.verify_phone_number(IN_NUMBER_2)
+    events.wait_for("codeSent", channel="whatsapp", count=2)
+    ids = {v["verificationId"]: status_of(engine, v["verificationId"])["providerMessageId"] for v in (ok, bad)}
+    body = meta_statuses_callback([(ids[ok["verificationId"]], "read", IN_NUMBER, None),
+                                   (ids[bad["verificationId"]], "failed", IN_NUMBER_2, 131026),
+                                   ("wamid.unknown", "delivered", IN_NUMBER, None)], phone_number_id=PHONE_NUMBER_ID)
+    result = engine.report_delivery("whatsapp", receipt_url("whatsapp"), meta_headers(body, APP_SECRET), body)
+    assert [(r["messageId"], r["status"], r["applied"], r.get("fallback"), r.get("reason"))
+            for r in result["receipts"]] == [
+        (ids[ok["verificationId"]], "delivered", True, None, None),
+        (ids[bad["verificationId"]], "failed", True, "sms", None),
+        ("wamid.unknown", "delivered", False, None, "unknownMessage")]
+    events.wait_for("codeSent", channel="sms")
+    assert [r.form()["To"] for r in twilio.requests] == [IN_NUMBER_2]
+    assert status_of(engine, ok["verificationId"])["delivery"] == "delivered"
+    assert settled(engine, bad["verificationId"], "sent", count=2)["channel"] == "sms"
+
+
+def test_call_me_instead_while_whatsapp_awaits_its_receipt(open_engine, servers):
+    # WhatsApp sent and awaiting its receipt (fallback after 30 s); the user asks for an SMS: the
+    # same code by SMS at once, and the WhatsApp message's later failure sends nothing more.
+    meta, twilio = servers(meta_answer), servers(twilio_answer)
+    engine, events = open_engine([meta_entry(meta), twilio_entry(twilio)], channels=whatsapp_then_sms(30),
+                                 resendAfterSeconds=60)
+    started = engine.verify_phone_number(IN_NUMBER)
+    wa_sent = events.wait_for("codeSent", channel="whatsapp")
+    code = meta.requests[0].json()["template"]["components"][0]["parameters"][0]["text"]
+    again = engine.verify_phone_number(IN_NUMBER, channel="sms")
+    assert (again["verificationId"], again["channel"]) == (started["verificationId"], "sms")
+    events.wait_for("codeSent", channel="sms")
+    assert code_in(twilio.requests[0].form()["Body"]) == code
+    status = settled(engine, started["verificationId"], "sent", count=2)
+    assert [d[:2] for d in deliveries(status)] == [("whatsapp", "sent"), ("sms", "sent")]
+    result = sole_receipt(report_meta(engine, wa_sent["messageId"], "failed", IN_NUMBER, 131026))
+    assert (result["applied"], result.get("fallback")) == (True, None)
+    status = status_of(engine, started["verificationId"])
+    assert deliveries(status) == [("whatsapp", "failed", "whatsapp", None, "131026"),
+                                  ("sms", "sent", "twilio", None, None)]
+    nothing_queued(engine)
+    assert twilio.count() == 1
+
+
 # -- 5. No receipt in time: fallback; a receipt in time: none ------------------------------------------
 
 def test_no_receipt_within_after_seconds_falls_back(open_engine, servers):
@@ -481,6 +690,26 @@ def test_delivered_receipt_in_time_cancels_the_fallback(open_engine, servers):
     events.wait_for("codeSent", channel="sms")
     assert [r.form()["To"] for r in twilio.requests] == [IN_NUMBER_2]
     assert status_of(engine, started["verificationId"])["delivery"] == "delivered"
+    assert settled(engine, marker["verificationId"], "sent", count=2)["channel"] == "sms"
+    nothing_queued(engine)
+
+
+def test_a_code_used_before_its_time_does_not_fall_back(open_engine, servers):
+    # afterSeconds 1, and the WhatsApp code is used at once: when its time comes, nothing goes.
+    meta, twilio = servers(meta_answer), servers(twilio_answer)
+    engine, events = open_engine([meta_entry(meta), twilio_entry(twilio)], channels=whatsapp_then_sms(1),
+                                 sms={"concurrency": 1})
+    started = engine.verify_phone_number(IN_NUMBER)
+    events.wait_for("codeSent", channel="whatsapp")
+    code = meta.requests[0].json()["template"]["components"][0]["parameters"][0]["text"]
+    assert "idToken" in sign_in_with_code(engine, started["verificationId"], code)
+    # A marker sent later, with no receipt either, falls back after the first one's time.
+    marker = engine.verify_phone_number(IN_NUMBER_2)
+    events.wait_for("codeSent", channel="sms")
+    assert [r.form()["To"] for r in twilio.requests] == [IN_NUMBER_2]
+    status = status_of(engine, started["verificationId"])
+    assert (status["state"], status["delivery"], status["channel"]) == ("used", "sent", "whatsapp")
+    assert len(status["deliveries"]) == 1
     assert settled(engine, marker["verificationId"], "sent", count=2)["channel"] == "sms"
     nothing_queued(engine)
 
@@ -624,6 +853,26 @@ def test_call_me_instead_within_the_resend_window(open_engine, servers):
     assert twilio.count() == 3
     assert "idToken" in sign_in_with_code(engine, started["verificationId"], sms_code)
     assert_events_clean(events, [sms_code])
+
+
+def test_sms_instead_after_whatsapp_was_refused(open_engine, servers):
+    # No fallback configured: WhatsApp refused the message, the delivery failed; the user asks for
+    # an SMS within the resend window and gets the same code by SMS.
+    meta = servers(Answer(400, {"error": {"message": "(#131026) Message undeliverable", "code": 131026}}))
+    twilio = servers(twilio_answer)
+    engine, events = open_engine([meta_entry(meta), twilio_entry(twilio)], channels=WHATSAPP_IN, resendAfterSeconds=60)
+    started = engine.verify_phone_number(IN_NUMBER)
+    events.wait_for("deliveryFailed")
+    assert settled(engine, started["verificationId"], "failed")["deliveryError"] == "invalidNumber"
+    code = meta.requests[0].json()["template"]["components"][0]["parameters"][0]["text"]
+    again = engine.verify_phone_number(IN_NUMBER, channel="sms")
+    assert (again["verificationId"], again["channel"]) == (started["verificationId"], "sms")
+    events.wait_for("codeSent", channel="sms")
+    assert code_in(twilio.requests[0].form()["Body"]) == code
+    status = settled(engine, started["verificationId"], "sent", count=2)
+    assert [d[:4] for d in deliveries(status)] == [("whatsapp", "failed", "whatsapp", "invalidNumber"),
+                                                   ("sms", "sent", "twilio", None)]
+    assert "idToken" in sign_in_with_code(engine, started["verificationId"], code)
 
 
 def test_resend_by_another_channel_counts_for_the_number(open_engine, servers):
@@ -865,6 +1114,30 @@ def test_fallback_decided_once_by_two_engines(db_path, servers):
         assert twilio.count() == 1 and meta.count() == 1
         code = meta.requests[0].json()["template"]["components"][0]["parameters"][0]["text"]
         assert code_in(twilio.requests[0].form()["Body"]) == code
+    finally:
+        for engine in engines:
+            engine.close()
+
+
+@pytest.mark.skipif(not POSTGRES, reason="PostgreSQL only (PHONEAUTH_TEST_DATABASE=postgres)")
+def test_timed_fallback_decided_once_by_two_engines(db_path, servers):
+    # No receipt within a second: both engines' workers see the message due; one SMS goes.
+    meta, twilio = servers(meta_answer), servers(twilio_answer)
+    config = channel_config(db_path, [meta_entry(meta), twilio_entry(twilio)], channels=whatsapp_then_sms(1))
+    events = Events()
+    engines = [phoneauth.Engine(config), phoneauth.Engine(config)]
+    try:
+        for engine in engines:
+            engine.set_log_sink(events)
+        started = engines[1].verify_phone_number(IN_NUMBER)
+        events.wait_for("codeSent", channel="whatsapp")
+        events.wait_for("codeSent", channel="sms")
+        for engine in engines:
+            status = settled(engine, started["verificationId"], "sent", count=2)
+            assert [d[:2] for d in deliveries(status)] == [("whatsapp", "sent"), ("sms", "sent")]
+            nothing_queued(engine)
+        assert twilio.count() == 1 and meta.count() == 1
+        assert len(events.named("codeSent")) == 2
     finally:
         for engine in engines:
             engine.close()
