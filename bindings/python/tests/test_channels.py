@@ -14,6 +14,7 @@ PHONEAUTH_TEST_DATABASE=postgres (make test's PostgreSQL pass)."""
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import threading
 import time
@@ -29,7 +30,7 @@ from channel_servers import (basic, check_meta_template, check_twilio_call, chec
                              meta_statuses_callback, twilio_call_callback, twilio_callback, twilio_message_callback,
                              vonage_message_status, vonage_signed_headers)
 from sms_servers import Answer, FakeServer
-from support import POSTGRES, REAL_NUMBER, WAIT, code_in, engine_config, sign_in_with_code, wait_until
+from support import POSTGRES, REAL_NUMBER, WAIT, code_in, engine_config, sign_in_with_code, stored_values, wait_until
 
 # Credentials of the fake services: random, so that finding one anywhere can only be a leak.
 ACCOUNT_SID = "AC" + secrets.token_hex(16)
@@ -433,7 +434,7 @@ def test_twilio_call_receipts(open_engine, servers):
     ("fr-CA", "fr-CA", "Votre code québécois est"),  # voice.templates' regional tag
     ("sw", "sw", "Nambari yako ya uthibitisho ni"),  # a language of voice.templates alone
     ("fr", "fr-FR", "Votre code de vérification est"),  # the built-in text
-])
+], ids=["fr-CA", "sw", "fr"])
 def test_voice_templates_of_the_host(open_engine, servers, language, locale, words):
     # voice.templates adds and overrides what calls say; a call in that language says it.
     twilio = servers(twilio_answer)
@@ -712,6 +713,41 @@ def test_a_code_used_before_its_time_does_not_fall_back(open_engine, servers):
     assert len(status["deliveries"]) == 1
     assert settled(engine, marker["verificationId"], "sent", count=2)["channel"] == "sms"
     nothing_queued(engine)
+
+
+def test_codes_are_never_stored_in_clear(open_engine, servers, db_path):
+    # The code is kept sealed while it may be sent again (a fallback, a resend by another channel):
+    # no table holds it in clear, before or after it is used. Eight digits: no chance match.
+    meta, twilio = servers(meta_answer), servers(twilio_answer)
+    engine, events = open_engine([meta_entry(meta), twilio_entry(twilio, channels=("sms", "voice"))],
+                                 channels=whatsapp_then_sms(), codeLength=8, resendAfterSeconds=60)
+    started = engine.verify_phone_number(IN_NUMBER)
+    wa_sent = events.wait_for("codeSent", channel="whatsapp")
+    report_meta(engine, wa_sent["messageId"], "failed", IN_NUMBER, 131026)
+    events.wait_for("codeSent", channel="sms")
+    engine.verify_phone_number(IN_NUMBER, channel="voice")
+    events.wait_for("codeSent", channel="voice")
+    code = meta.requests[0].json()["template"]["components"][0]["parameters"][0]["text"]
+    assert len(code) == 8
+    assert code_in(twilio.requests[0].form()["Body"], 8) == code
+    assert check_twilio_call(twilio.requests[1], account_sid=ACCOUNT_SID, auth=TWILIO_AUTH, to=IN_NUMBER,
+                             voice_from=VOICE_FROM, locale="en-US")[0] == code
+
+    def tables_holding_the_code():
+        values = list(stored_values(db_path))
+        assert values, "nothing stored at all: the scan would prove nothing"
+        return sorted({table for table, value in values
+                       if (code if isinstance(value, str) else code.encode()) in value})
+
+    assert tables_holding_the_code() == [], "the active code is stored in clear"
+    assert "idToken" in sign_in_with_code(engine, started["verificationId"], code)
+    assert tables_holding_the_code() == [], "the used code is stored in clear"
+    assert_events_clean(events, [code])
+    if not POSTGRES:  # the files too (the server's files on PostgreSQL are not ours to read)
+        for suffix in ("", "-wal"):
+            if os.path.exists(db_path + suffix):
+                with open(db_path + suffix, "rb") as f:
+                    assert code.encode() not in f.read(), f"the code is in {db_path + suffix}"
 
 
 # -- 6. Forged and replayed receipts ---------------------------------------------------------------------
@@ -1190,6 +1226,10 @@ def test_a_channel_no_provider_carries_is_refused(open_engine, servers):
         with pytest.raises(phoneauth.InvalidArgumentError) as info:
             engine.verify_phone_number(US_NUMBER, channel=channel)
         assert info.value.details == {"field": "channel", "reason": "channelUnavailable"}
+    for channel in ("fax", "SMS", 1):
+        with pytest.raises(phoneauth.InvalidArgumentError) as info:
+            engine.verify_phone_number(US_NUMBER, channel=channel)
+        assert info.value.details.get("field") == "channel", repr(info.value)
     nothing_queued(engine)
     assert twilio.count() == 0
 
