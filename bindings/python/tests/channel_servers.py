@@ -242,7 +242,8 @@ def vonage_signed_headers(body: str, signature_secret: str, *, iat: Optional[int
     return {"Content-Type": "application/json", "Authorization": f"Bearer {token}"}
 
 
-def twilio_call_callback(call_sid: str, status: str, *, account_sid: str, to: str, sender: str) -> List[Tuple[str, str]]:
+def twilio_call_callback(call_sid: str, status: str, *, account_sid: str, to: str,
+                         sender: str) -> List[Tuple[str, str]]:
     """The fields of a call status callback (StatusCallback of a call)."""
     return [("AccountSid", account_sid), ("ApiVersion", "2010-04-01"), ("CallSid", call_sid),
             ("CallStatus", status), ("CallbackSource", "call-progress-events"), ("Called", to), ("Caller", sender),

@@ -583,7 +583,8 @@ def test_a_replaced_verification_does_not_fall_back(open_engine, servers):
     events.wait_for("codeSent", channel="whatsapp", count=2)
     first_id = status_of(engine, first["verificationId"])["providerMessageId"]
     result = sole_receipt(report_meta(engine, first_id, "failed", IN_NUMBER, 131026))
-    assert (result["applied"], result.get("fallback"), result["verificationId"]) == (True, None, first["verificationId"])
+    assert (result["applied"], result.get("fallback"), result["verificationId"]) == (
+        True, None, first["verificationId"])
     assert status_of(engine, first["verificationId"])["state"] == "replaced"
     assert status_of(engine, second["verificationId"])["delivery"] == "sent"
     nothing_queued(engine)
@@ -1096,8 +1097,8 @@ def test_vonage_call_event_answered(open_engine, servers):
         body = json.dumps({"uuid": call_uuid, "conversation_uuid": "CON-" + str(uuid.uuid4()), "status": status_name,
                            "direction": "outbound", "from": VOICE_FROM.lstrip("+"), "to": US_NUMBER.lstrip("+"),
                            "timestamp": "2026-11-27T20:00:00.000Z", "duration": "12"})
-        got = sole_receipt(engine.report_delivery("vv", receipt_url("vv"), vonage_signed_headers(body, SIGNATURE_SECRET),
-                                                  body))
+        headers = vonage_signed_headers(body, SIGNATURE_SECRET)
+        got = sole_receipt(engine.report_delivery("vv", receipt_url("vv"), headers, body))
         assert got["applied"] == applied, (status_name, got)
     assert len(events.named("codeDelivered")) == 1
     assert status_of(engine, started["verificationId"])["delivery"] == "delivered"
