@@ -76,6 +76,24 @@ final class ChannelDeliveryTests: XCTestCase {
         XCTAssertEqual(code(in: whatsapp.body), whatsapp.code)
     }
 
+    func testACallAndATemplateTakeTheLanguageAskedForAmongTheirOwn() throws {
+        // No SMS text for fr-CA (French serves it), but a call's text for it.
+        let (engine, sender) = try engine { $0.voiceTemplates = ["fr-CA": "Votre code : {code}."] }
+        defer { engine.close() }
+        let pool = engine.tenants.defaultPool
+        _ = try engine.verification.verifyPhoneNumber(
+            phone, languageCode: LanguageTag("fr-CA"), channel: .voice, in: pool)
+        _ = try engine.verification.verifyPhoneNumber(
+            "+16505553435", languageCode: LanguageTag("pt_br"), channel: .whatsapp, in: pool)
+        _ = try engine.verification.verifyPhoneNumber("+16505553436", languageCode: LanguageTag("fr-CA"), in: pool)
+        let sent = Dictionary(uniqueKeysWithValues: sender.wait(for: 3).map { ($0.to, $0) })
+        let call = try XCTUnwrap(sent[phone])
+        XCTAssertEqual(call.languageCode, "fr-CA")
+        XCTAssertTrue(call.body.hasPrefix("Votre code : \(VoiceText.spoken(call.code))."), call.body)
+        XCTAssertEqual(sent["+16505553435"]?.languageCode, "pt-BR")
+        XCTAssertEqual(sent["+16505553436"]?.languageCode, "fr")
+    }
+
     func testAMessageRefusedAtOnceFallsBackWithTheSameCode() throws {
         let (engine, sender) = try engine()
         defer { engine.close() }

@@ -10,7 +10,7 @@ struct DeliveryEvent {
     init?(message: OutboxMessage, report: DeliveryReport, attempt: Int, willRetry: Bool, at time: Timestamp) {
         var fields: [(String, JSONValue?)] = [
             ("phoneNumber", .string(PhoneNumber.mask(message.phone))), ("channel", .string(message.channel.rawValue)),
-            ("languageCode", .string(message.languageCode)),
+            ("languageCode", .string(report.language ?? message.languageCode)),
             ("attempt", .int(Int64(attempt))), ("provider", report.provider.map { .string($0) }),
             ("encoding", report.cost.map { .string($0.encoding.rawValue) }),
             ("segments", report.cost.map { .int(Int64($0.segments)) }),

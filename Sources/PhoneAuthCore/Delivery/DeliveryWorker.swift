@@ -216,14 +216,16 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
             return DeliveryReport(outcome: .failed(DeliveryProblem("unreadable")))
         }
         let isCode = MessageTexts.isBareCode(sealed)
-        guard let body = isCode ? texts.body(of: message, code: sealed) : sealed else {
+        guard let (body, language) = isCode ? texts.body(of: message, code: sealed) : (sealed, message.languageCode)
+        else {
             return DeliveryReport(outcome: .undeliverable(DeliveryProblem("verificationEnded")))
         }
         let sms = SMSMessage(
             to: message.phone, channel: message.channel, body: body, code: isCode ? sealed : "",
-            languageCode: message.languageCode, verificationId: message.verificationId,
+            languageCode: language, verificationId: message.verificationId, delivery: message.seq,
             purpose: message.purpose.rawValue)
         var report = chain.deliver(sms)
+        report.language = language
         if message.channel == .sms { report.cost = sms.cost }
         return report
     }

@@ -4,18 +4,29 @@
 struct MessageTexts: Sendable {
     let tenants: TenantService
     let codeTtlSeconds: Int64
-    /// A call's text in the language asked for (resolved among the voice texts): language, code.
-    let voice: @Sendable (String, String) -> String
+    let defaultLanguage: String
 
-    /// The text of `message` with `code`; nil when its pool is gone (a tenant deleted meanwhile).
-    func body(of message: OutboxMessage, code: String) -> String? {
+    init(tenants: TenantService, config: EngineConfig) {
+        self.tenants = tenants
+        codeTtlSeconds = config.codeTtlSeconds
+        defaultLanguage = config.defaultLanguageCode
+    }
+
+    /// The text of `message` with `code`, and its language: the closest to the one asked for
+    /// among the channel's texts (WhatsApp: the tag asked for, which the provider matches to its
+    /// templates). nil when its pool is gone (a tenant deleted meanwhile).
+    func body(of message: OutboxMessage, code: String) -> (text: String, language: String)? {
+        guard let pool = try? tenants.pool(message.tenant) else { return nil }
+        let asked = message.askedLanguage ?? message.languageCode
         switch message.channel {
         case .voice:
-            return voice(message.languageCode, code)
+            let voice = pool.voiceText
+            let language = voice.resolve(asked, fallback: voice.fallbackLanguage)
+            return (voice.body(language: language, code: code), language)
         case .sms, .whatsapp:
-            guard let pool = try? tenants.pool(message.tenant) else { return nil }
-            return pool.smsText.body(
+            let text = pool.smsText.body(
                 language: message.languageCode, code: code, minutes: SMSText.minutes(codeTtlSeconds))
+            return (text, message.channel == .whatsapp ? SMSTemplates.canonical(asked) : message.languageCode)
         }
     }
 

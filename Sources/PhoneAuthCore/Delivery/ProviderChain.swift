@@ -17,6 +17,8 @@ struct DeliveryReport {
     var provider: String?
     /// Providers that faulted before it, for this message.
     var failedOver: [String] = []
+    /// The language the message went in (nil when no message was made).
+    var language: String? = nil
 }
 
 /// The providers of an engine, in order, each behind its circuit breaker. A message goes to the

@@ -10,6 +10,8 @@ package struct SMSMessage: Sendable {
     package let code: String
     package let languageCode: String
     package let verificationId: String
+    /// Which of the verification's deliveries it is: 1, then one more for each resend or fallback.
+    package let delivery: Int
     /// What the code is for (signIn, enroll, mfaSignIn, temporaryProof).
     package let purpose: String
     /// The body's encoding and segments: what the message costs.
@@ -17,7 +19,7 @@ package struct SMSMessage: Sendable {
 
     package init(
         to: String, channel: Channel = .sms, body: String, code: String, languageCode: String,
-        verificationId: String, purpose: String
+        verificationId: String, delivery: Int = 1, purpose: String
     ) {
         self.to = to
         self.channel = channel
@@ -25,6 +27,7 @@ package struct SMSMessage: Sendable {
         self.code = code
         self.languageCode = languageCode
         self.verificationId = verificationId
+        self.delivery = delivery
         self.purpose = purpose
         cost = SMSCost(of: body)
     }

@@ -14,7 +14,7 @@ extension SQLStore {
             try db.rows(
                 """
                 SELECT id, phone, language_code, sealed_body, delivery_attempts, purpose, expires_at, channel, \
-                delivery_seq, tenant, delivery, fallback FROM verifications
+                delivery_seq, tenant, delivery, fallback, asked_language FROM verifications
                 WHERE \(Self.outboxStates) AND due_at <= ? AND state = 'active' AND expires_at > ?
                 ORDER BY due_at LIMIT ?\(dialect.skipLocked)
                 """, [.int(now.milliseconds), .int(now.milliseconds), .int(Int64(limit))]
@@ -23,6 +23,7 @@ extension SQLStore {
                     (
                         OutboxMessage(
                             verificationId: row.text(0), phone: row.text(1), languageCode: row.text(2),
+                            askedLanguage: row.optionalText(12),
                             sealedCode: row.optionalBlob(3) ?? [], channel: try row.text(7, as: Channel.self),
                             seq: Int(row.int(8)), tenant: TenantID(unchecked: row.text(9)),
                             attempts: Int(row.int(4)), purpose: try row.text(5, as: VerificationPurpose.self),
@@ -189,11 +190,17 @@ extension SQLStore {
         _ message: OutboxMessage, provider: String?, reason: String, now: Timestamp, _ fallback: FallbackPolicy,
         in db: Connection
     ) throws -> DeliveryOutcome.Followed {
+        // Only a code that can still be used is worth another channel.
         let to = try db.row(
             """
             UPDATE verifications SET delivery = 'failed', delivery_attempts = delivery_attempts + 1,
-            delivery_provider = ?, delivery_error = ? WHERE id = ? AND delivery_seq = ? RETURNING fallback
-            """, [.optionalText(provider), .text(reason), .text(message.verificationId), .int(Int64(message.seq))],
+            delivery_provider = ?, delivery_error = ? WHERE id = ? AND delivery_seq = ?
+            RETURNING CASE WHEN state = 'active' AND expires_at > ? THEN fallback END
+            """,
+            [
+                .optionalText(provider), .text(reason), .text(message.verificationId), .int(Int64(message.seq)),
+                .int(now.milliseconds),
+            ],
             { row in try row.optionalText(0, as: Channel.self) })
         if let to = to ?? nil, let next = try fallBack(message, to: to, now: now, lease: nil, fallback, in: db) {
             return .fellBack(next)

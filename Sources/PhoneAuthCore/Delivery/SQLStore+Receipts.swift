@@ -25,14 +25,14 @@ extension SQLStore {
             let (message, delivery, next, active) = try db.row(
                 """
                 SELECT id, phone, language_code, sealed_body, channel, delivery_seq, tenant, purpose, expires_at,
-                       delivery, fallback, state
+                       delivery, fallback, state, asked_language
                 FROM verifications WHERE delivery_message_id = ? AND delivery_provider = ?
                 """, [.text(receipt.messageId), .text(provider)],
                 { row in
                     (
                         OutboxMessage(
                             verificationId: row.text(0), phone: row.text(1), languageCode: row.text(2),
-                            sealedCode: row.optionalBlob(3) ?? [], channel: try row.text(4, as: Channel.self),
+                            askedLanguage: row.optionalText(12), sealedCode: row.optionalBlob(3) ?? [], channel: try row.text(4, as: Channel.self),
                             seq: Int(row.int(5)), tenant: TenantID(unchecked: row.text(6)), attempts: 0,
                             purpose: try row.text(7, as: VerificationPurpose.self),
                             expiresAt: Timestamp(milliseconds: row.int(8))),

@@ -10,6 +10,8 @@ package struct VoiceText: Sendable {
 
     let appName: String?
     let templates: [String: SMSText.Template]
+    /// The language of a call whose language has no voice text.
+    var fallbackLanguage = "en"
 
     /// Checks and prepares the texts. `key` names the configuration section in errors
     /// (`voice.templates.fr`).
@@ -92,4 +94,19 @@ package struct VoiceText: Sendable {
         "cs": "cs-CZ", "ro": "ro-RO", "hu": "hu-HU", "el": "el-GR", "uk": "uk-UA", "hi": "hi-IN", "vi": "vi-VN",
         "th": "th-TH", "ca": "ca-ES",
     ]
+}
+
+extension VoiceText {
+    /// The engine's voice texts (`voice.templates`, `sms.appName`). A default language with an
+    /// SMS text but no voice text (a host's own) is said in English.
+    init(_ config: EngineConfig) throws(PhoneAuthError) {
+        let language = config.defaultLanguageCode
+        let voiced =
+            VoiceTemplates.templates[language] != nil
+            || config.voiceTemplates.keys.contains { SMSTemplates.canonical($0) == language }
+        try self.init(
+            appName: config.smsAppName, hostTemplates: config.voiceTemplates,
+            defaultLanguage: voiced ? language : "en")
+        fallbackLanguage = voiced ? language : "en"
+    }
 }

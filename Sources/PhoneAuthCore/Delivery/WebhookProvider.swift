@@ -33,10 +33,16 @@ struct WebhookProvider: HTTPProvider {
         if message.channel != .sms {
             fields += [("channel", .string(message.channel.rawValue)), ("code", .string(message.code))]
         }
-        return signedPost(.object(fields), id: "msg_\(message.verificationId)", now: now)
+        return signedPost(.object(fields), id: Self.messageId(message), now: now)
     }
 
     /// A POST of `payload` as JSON with the Standard Webhooks headers.
+    /// The webhook-id a receiver drops repeats by: one per delivery (a retry of it repeats it;
+    /// a resend or a fallback is a delivery of its own).
+    static func messageId(_ message: SMSMessage) -> String {
+        message.delivery == 1 ? "msg_\(message.verificationId)" : "msg_\(message.verificationId)_\(message.delivery)"
+    }
+
     func signedPost(_ payload: JSONValue, id: String, now: Timestamp) -> HTTPRequest {
         signedPost(body: Array(JSONCodec.serialize(payload).utf8), id: id, now: now)
     }

@@ -35,13 +35,7 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
         self.clock = clock
         // The texts are checked before anything is opened: a bad template never meets a store.
         let smsText = try SMSText(config)
-        // A default language with an SMS text but no voice text (a host's own) is said in English.
-        let voiceDefault =
-            VoiceTemplates.templates[config.defaultLanguageCode] != nil
-                || config.voiceTemplates.keys.contains { SMSTemplates.canonical($0) == config.defaultLanguageCode }
-            ? config.defaultLanguageCode : "en"
-        let voiceText = try VoiceText(
-            appName: config.smsAppName, hostTemplates: config.voiceTemplates, defaultLanguage: voiceDefault)
+        let voiceText = try VoiceText(config)
         let database = Database(config)
         // A missing or malformed key is told before the store is touched, and a key file is
         // generated only once the store has opened: a mistyped path leaves nothing behind.
@@ -58,14 +52,10 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
             throw error
         }
         self.store = store
-        tenants = TenantService(config: config, smsText: smsText, clock: clock, store: store)
+        tenants = TenantService(config: config, smsText: smsText, voiceText: voiceText, clock: clock, store: store)
         worker = DeliveryWorker(
             store: store, keys: keys, clock: clock, events: events,
-            texts: MessageTexts(
-                tenants: tenants, codeTtlSeconds: config.codeTtlSeconds,
-                voice: { language, code in
-                    voiceText.body(language: voiceText.resolve(language, fallback: voiceDefault), code: code)
-                }),
+            texts: MessageTexts(tenants: tenants, config: config),
             fallback: config.fallbackPolicy, maxAttempts: config.smsMaxAttempts,
             backoffMs: config.smsRetryBackoffMs, concurrency: config.effectiveSMSConcurrency,
             attemptMilliseconds: config.smsProviders.reduce(0) { $0 + Int64($1.endpoint.timeoutMs) })

@@ -238,6 +238,7 @@ enum Migrations {
         ALTER TABLE verifications ADD COLUMN fallback TEXT;
         ALTER TABLE verifications ADD COLUMN delivery_seq INTEGER NOT NULL DEFAULT 1;
         ALTER TABLE verifications ADD COLUMN delivery_error_code TEXT;
+        ALTER TABLE verifications ADD COLUMN asked_language TEXT;
         DROP INDEX verifications_due;
         CREATE INDEX verifications_due ON verifications(due_at) WHERE delivery IN ('pending', 'sending', 'awaiting');
         CREATE INDEX verifications_message ON verifications(delivery_message_id) WHERE delivery_message_id IS NOT NULL;

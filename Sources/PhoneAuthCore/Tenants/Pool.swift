@@ -8,6 +8,7 @@ package struct Pool: Sendable {
     let secondFactors: Set<FactorKind>?
     /// The texts with the pool's app name.
     let smsText: SMSText
+    let voiceText: VoiceText
 
     func allowsRegion(_ region: String) -> Bool { regionPolicy?.allows(region) ?? true }
 

@@ -16,13 +16,13 @@ package final class TenantService: @unchecked Sendable {  // `cached` is under `
     /// Bumped by every change this engine makes: a read begun before it is not cached after it.
     private var generation = 0
 
-    init(config: EngineConfig, smsText: SMSText, clock: Clock, store: any TenantStore) {
+    init(config: EngineConfig, smsText: SMSText, voiceText: VoiceText, clock: Clock, store: any TenantStore) {
         self.config = config
         self.clock = clock
         self.store = store
         defaultPool = Pool(
             tenant: .defaultPool, testPhoneNumbers: config.testPhoneNumbers, regionPolicy: nil, secondFactors: nil,
-            smsText: smsText)
+            smsText: smsText, voiceText: voiceText)
     }
 
     /// The pool of `tenant`; tenantNotFound for a tenant that does not exist.
@@ -46,7 +46,7 @@ package final class TenantService: @unchecked Sendable {  // `cached` is under `
         return Pool(
             tenant: tenant.id, testPhoneNumbers: tenant.settings.testPhoneNumbers,
             regionPolicy: tenant.settings.regionPolicy, secondFactors: tenant.settings.secondFactors,
-            smsText: try SMSText(texts))
+            smsText: try SMSText(texts), voiceText: try VoiceText(texts))
     }
 
     /// Drops a tenant's cached settings, changed or deleted by this engine.

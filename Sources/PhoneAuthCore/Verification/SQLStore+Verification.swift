@@ -43,8 +43,8 @@ extension SQLStore {
                 """
                 INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, \
                 sealed_body, due_at,
-                                           delivery_lease, purpose, subject, tenant, channel, fallback)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                           delivery_lease, purpose, subject, tenant, channel, fallback, asked_language)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .text(v.id), .text(v.phone), .blob(v.codeHash), .int(createdAt.milliseconds),
@@ -53,7 +53,7 @@ extension SQLStore {
                     v.outbox.map { .blob($0.sealedCode) } ?? .null, .int(lease.until.milliseconds),
                     v.outbox == nil ? .null : .text(lease.owner), .text(v.purpose),
                     Self.optional(v.subject), .text(v.tenant.text), .text(v.channel.rawValue),
-                    Self.optional(v.outbox == nil ? nil : v.fallback),
+                    Self.optional(v.outbox == nil ? nil : v.fallback), Self.optional(v.outbox?.askedLanguage),
                 ])
             if let limits { try countSend(limits, now: v.createdAt, in: db) }
             return .created
@@ -67,6 +67,7 @@ extension SQLStore {
             var channel: Channel
             var sealedCode: [UInt8]
             var languageCode: String
+            var askedLanguage: String?
             var seq: Int
         }
 
@@ -99,7 +100,7 @@ extension SQLStore {
                    (SELECT CAST(sum(delivery_seq) * 100000000000000 + min(created_at) AS BIGINT) FROM verifications
                     WHERE phone = ? AND created_at > ? AND delivery != 'none'),
                    CASE WHEN ? = '' THEN 1 ELSE (SELECT 1 FROM tenants WHERE id = ?) END,
-                   v.channel, v.sealed_body, v.language_code, v.delivery_seq, v.delivery
+                   v.channel, v.sealed_body, v.language_code, v.delivery_seq, v.delivery, v.asked_language
             FROM (SELECT 1) AS one
             LEFT JOIN verifications v ON v.id = (SELECT id FROM verifications WHERE phone = ? AND purpose = ?
                                                  AND subject \(dialect.isNotDistinctFrom) ? AND tenant = ? \
@@ -121,7 +122,7 @@ extension SQLStore {
                         ? nil
                         : LatestVerification.Resend(
                             channel: try row.text(7, as: Channel.self), sealedCode: row.blob(8),
-                            languageCode: row.text(9), seq: Int(row.int(10))))
+                            languageCode: row.text(9), askedLanguage: row.optionalText(12), seq: Int(row.int(10))))
             }
             // The count and the oldest time in one value: a scalar subquery has one column.
             let packed = row.optionalInt(5)
@@ -174,7 +175,7 @@ extension SQLStore {
             id: latest.id, createdAt: latest.createdAt, expiresAt: latest.expiresAt,
             message: OutboxMessage(
                 verificationId: latest.id, phone: v.phone, languageCode: resend.languageCode,
-                sealedCode: resend.sealedCode, channel: v.channel, seq: resend.seq + 1, tenant: v.tenant,
+                askedLanguage: resend.askedLanguage, sealedCode: resend.sealedCode, channel: v.channel, seq: resend.seq + 1, tenant: v.tenant,
                 attempts: 0, purpose: v.purpose, expiresAt: latest.expiresAt))
     }
 

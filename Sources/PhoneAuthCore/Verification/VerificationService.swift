@@ -86,7 +86,9 @@ package final class VerificationService {
         var outbox: NewOutboxMessage?
         if testCode == nil {
             // The code, not a text: a fallback or a resend says it again in another channel's words.
-            outbox = NewOutboxMessage(languageCode: language, sealedCode: try keys.sealBody(code, verificationId: id))
+            outbox = NewOutboxMessage(
+                languageCode: language, askedLanguage: languageCode?.text,
+                sealedCode: try keys.sealBody(code, verificationId: id))
         }
         let verification = NewVerification(
             id: id, phone: phone.e164, codeHash: keys.codeHash(verificationId: id, code: code),
@@ -121,7 +123,7 @@ package final class VerificationService {
                 worker.enqueue(
                     OutboxMessage(
                         verificationId: id, phone: phone.e164, languageCode: outbox.languageCode,
-                        sealedCode: outbox.sealedCode, channel: channel, seq: 1, tenant: pool.tenant, attempts: 0,
+                        askedLanguage: outbox.askedLanguage, sealedCode: outbox.sealedCode, channel: channel, seq: 1, tenant: pool.tenant, attempts: 0,
                         purpose: purpose, expiresAt: verification.expiresAt))
             }
             return VerificationStarted(
