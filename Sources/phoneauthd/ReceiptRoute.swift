@@ -7,7 +7,8 @@ import PhoneAuthKit
 /// engine's `reportDelivery`, which checks its signature against the `sms.providers` entry named
 /// `provider` and applies its statuses. No API key or admin token: the provider's signature is
 /// the authentication. The URL the engine is given is the one the provider called (Twilio signs
-/// it): `server.publicUrl` with the request's path and query, else the Host header's.
+/// it): `server.publicUrl` with the request's path and query, else the Host header's. A GET is
+/// Meta's check of the callback URL, answered with its challenge through `confirmReceiptSubscription`.
 struct ReceiptRoute: Sendable {
     static let prefix = "/phoneauth/v1/receipts/"
     /// Callbacks are small; a larger body is not one.
@@ -17,7 +18,7 @@ struct ReceiptRoute: Sendable {
     let config: ServerConfig
 
     func handle(_ request: inout Request) async -> Reply {
-        guard request.method == .post else { return Server.wrongMethod("POST") }
+        guard request.method == .post || request.method == .get else { return Server.wrongMethod("GET, POST") }
         let provider = String(request.uri.path.dropFirst(Self.prefix.count))
         guard Self.isName(provider) else {
             return refusal(
@@ -25,6 +26,12 @@ struct ReceiptRoute: Sendable {
         }
         guard let url = publicURL(request) else {
             return refusal(400, "The request has no Host header; set server.publicUrl.", reason: "malformed")
+        }
+        if request.method == .get {
+            let params: JSONValue = .object([("provider", .string(provider)), ("url", .string(url))])
+            return answer(await auth.call("confirmReceiptSubscription", paramsJSON: JSONCodec.serialize(params))) {
+                Reply(text: $0["challenge"]?.stringValue ?? "", contentType: "text/plain; charset=utf-8")
+            }
         }
         let bytes: [UInt8]
         do { bytes = Array(try await request.collectBody(upTo: Self.maxBodyBytes).readableBytesView) } catch {
@@ -37,11 +44,18 @@ struct ReceiptRoute: Sendable {
             ("provider", .string(provider)), ("url", .string(url)), ("headers", .object(headers(request))),
             ("body", .string(body)),
         ])
-        let (status, json) = await auth.call("reportDelivery", paramsJSON: JSONCodec.serialize(params))
-        guard status != 0 else { return Reply(text: json, contentType: Reply.jsonType) }
-        let error = (try? JSONCodec.parse(json)) ?? .object([])
-        var reply = OwnMethods.errorReply(error)
-        if let code = Self.status(of: error) { reply.status = code }
+        return answer(await auth.call("reportDelivery", paramsJSON: JSONCodec.serialize(params))) { _ in nil }
+    }
+
+    /// The method's result as `success` makes it (nil: its JSON as it is), or its refusal with the
+    /// status that suits a provider.
+    private func answer(_ outcome: (status: Int32, json: String), success: (JSONValue) -> Reply?) -> Reply {
+        let parsed = (try? JSONCodec.parse(outcome.json)) ?? .object([])
+        guard outcome.status != 0 else {
+            return success(parsed) ?? Reply(text: outcome.json, contentType: Reply.jsonType)
+        }
+        var reply = OwnMethods.errorReply(parsed)
+        if let code = Self.status(of: parsed) { reply.status = code }
         return reply
     }
 

@@ -125,8 +125,10 @@ def test_the_route_refuses_what_is_not_a_callback(server):
     fields = status_fields("delivered")
     assert_refused(post_callback(server, fields, path="/phoneauth/v1/receipts/nosuchprovider"), 404, "unknownProvider")
     assert_refused(post_callback(server, fields, path="/phoneauth/v1/receipts/bad%20name"), 404, "unknownProvider")
-    got, body, headers = server.get(ROUTE)
-    assert got == 405 and headers.get("Allow") == "POST", body
+    got, body, headers = server.request("PUT", ROUTE, raw=b"")
+    assert got == 405 and headers.get("Allow") == "GET, POST", body
+    # A GET is a subscription check, which Twilio does not make.
+    assert_refused(server.request("GET", ROUTE + "?hub.mode=subscribe"), 400, "unsupported")
     # Capped at 64 KiB whatever server.maxBodyBytes allows other routes (1 MiB here).
     assert_refused(post_callback(server, fields, body=b"x" * (64 * 1024 + 1)), 413, "tooLarge")
     assert server.get("/healthz")[0] == 200
@@ -145,5 +147,29 @@ def test_behind_a_proxy_the_public_url_is_the_one_signed(tmp_path, fake_twilio):
                                    "applied": False}], body
         # Signed for the address phoneauthd listens on, which is not the one Twilio was given.
         assert_refused(post_callback(server, fields, path=path), 403, "badSignature")
+    finally:
+        server.stop()
+
+
+def test_metas_subscription_check_is_answered_with_its_challenge_for_the_right_token(tmp_path):
+    """Meta checks a callback URL with a GET (hub.mode=subscribe, hub.verify_token, hub.challenge)
+    before it sends statuses there; the answer is the challenge, as plain text."""
+    token = "verify-" + base64.b16encode(hashlib.sha256(b"x").digest()[:8]).decode()
+    entry = {"type": "whatsapp", "name": "meta", "baseUrl": "http://127.0.0.1:9", "phoneNumberId": "1234567890",
+             "accessToken": "EAAtoken", "templates": {"en": "verification_code"}, "appSecret": "app-secret",
+             "verifyToken": token}
+    server = start_server(tmp_path, engine={"sms": {"providers": [entry, {
+        "type": "twilio", "baseUrl": "http://127.0.0.1:9", "accountSid": ACCOUNT_SID, "authToken": AUTH_TOKEN,
+        "from": "+15017122661"}]}})
+    try:
+        path = "/phoneauth/v1/receipts/meta?"
+        query = {"hub.mode": "subscribe", "hub.verify_token": token, "hub.challenge": "1158201444"}
+        got, body, headers = server.request("GET", path + urllib.parse.urlencode(query))
+        assert got == 200 and body == 1158201444 and headers["Content-Type"].startswith("text/plain"), (got, body)
+        assert_refused(server.request("GET", path + urllib.parse.urlencode({**query, "hub.verify_token": "wrong"})),
+                       403, "badSignature")
+        assert_refused(server.request("GET", path + urllib.parse.urlencode({**query, "hub.challenge": "<b>"})),
+                       400, "malformed")
+        assert_refused(server.request("GET", path + "hub.mode=subscribe"), 400, "malformed")
     finally:
         server.stop()

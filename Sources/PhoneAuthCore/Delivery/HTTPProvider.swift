@@ -22,6 +22,9 @@ protocol HTTPProvider: Sendable {
     /// The receipts in a callback this provider sent, once its signature is checked; a precise
     /// error (`invalidArgument`, details `reason`) for an unsigned, forged, stale or unreadable one.
     func receipts(from request: ReceiptRequest, now: Timestamp) throws(PhoneAuthError) -> [DeliveryReceipt]
+    /// The answer to the provider's check that `url` (with its query) is its callback URL, when
+    /// the provider makes one (Meta's); a precise error otherwise.
+    func subscriptionChallenge(url: String) throws(PhoneAuthError) -> String
 }
 
 extension HTTPEndpoint {
@@ -48,6 +51,12 @@ extension HTTPProvider {
         throw PhoneAuthError(
             .invalidArgument, "The provider '\(endpoint.name)' sends no delivery receipts.",
             details: [("field", .string("provider")), ("reason", .string("noReceipts"))])
+    }
+
+    func subscriptionChallenge(url: String) throws(PhoneAuthError) -> String {
+        throw PhoneAuthError(
+            .invalidArgument, "The provider '\(endpoint.name)' makes no subscription check.",
+            details: [("field", .string("provider")), ("reason", .string("unsupported"))])
     }
 
     func post(_ url: String, body: [UInt8], headers: [String], basicAuth: String? = nil) -> HTTPRequest {

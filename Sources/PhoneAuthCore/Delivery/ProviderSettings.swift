@@ -275,7 +275,7 @@ package enum ProviderSettings {
         try r.rejectUnknown(
             commonKeys.union([
                 "apiVersion", "phoneNumberId", "accessToken", "accessTokenEnv", "templates", "appSecret",
-                "appSecretEnv",
+                "appSecretEnv", "verifyToken", "verifyTokenEnv",
             ]))
         let phoneNumberId = try required(r, "phoneNumberId", path: path)
         guard phoneNumberId.utf8.allSatisfy(ASCII.isDigit) else {
@@ -304,6 +304,7 @@ package enum ProviderSettings {
             provider.apiVersion = version
         }
         provider.appSecret = try secret(r, "appSecret", path: path)
+        provider.verifyToken = try secret(r, "verifyToken", path: path)
         provider.receiptUrl = c.receiptUrl
         provider.channels = c.channels
         return provider

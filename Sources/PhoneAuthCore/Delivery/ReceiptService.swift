@@ -19,6 +19,27 @@ package final class ReceiptService: Sendable {
 
     /// Checks the callback `request` of the provider entry named `name` and applies its receipts.
     package func reportDelivery(provider name: String?, _ request: ReceiptRequest) throws -> [AppliedReceipt] {
+        let (name, provider) = try entry(named: name)
+        let now = clock.now()
+        let receipts = try provider.receipts(from: request, now: now)
+        let applied = try store.applyReceipts(receipts, provider: name, now: now, fallback: fallback)
+        for receipt in applied { tell(receipt, provider: name, at: now) }
+        // A fallback is due now in the store: this engine's worker takes it at once.
+        if applied.contains(where: { if case .fellBack = $0.effect { true } else { false } }) { worker.lookNow() }
+        return applied
+    }
+
+    /// The answer to the subscription check (Meta's) of the entry named `name` at `url`.
+    package func confirmSubscription(provider name: String?, url: String?) throws -> String {
+        guard let url, url.utf8.count <= 2048 else {
+            throw PhoneAuthError(
+                .invalidArgument, "The field 'url' (the URL the provider called, with its query) is required.",
+                details: [("field", .string("url"))])
+        }
+        return try entry(named: name).provider.subscriptionChallenge(url: url)
+    }
+
+    private func entry(named name: String?) throws -> (name: String, provider: any HTTPProvider) {
         guard let name, !name.isEmpty else {
             throw PhoneAuthError(
                 .invalidArgument, "The field 'provider' (the name of an sms.providers entry) is required.",
@@ -30,13 +51,7 @@ package final class ReceiptService: Sendable {
                 "No entry of sms.providers is named \(Echo.isQuotable(name) ? "'\(name)'" : "so").",
                 details: [("field", .string("provider")), ("reason", .string("unknownProvider"))])
         }
-        let now = clock.now()
-        let receipts = try provider.receipts(from: request, now: now)
-        let applied = try store.applyReceipts(receipts, provider: name, now: now, fallback: fallback)
-        for receipt in applied { tell(receipt, provider: name, at: now) }
-        // A fallback is due now in the store: this engine's worker takes it at once.
-        if applied.contains(where: { if case .fellBack = $0.effect { true } else { false } }) { worker.lookNow() }
-        return applied
+        return (name, provider)
     }
 
     private func tell(_ applied: AppliedReceipt, provider: String, at now: Timestamp) {

@@ -29,6 +29,8 @@ struct WhatsAppProvider: HTTPProvider {
     let templates: [String: Template]
     /// The app's secret, with which Meta signs its callbacks; nil when none was configured.
     var appSecret: String? = nil
+    /// The token Meta's subscription check of the callback URL must present (`verifyToken`).
+    var verifyToken: String? = nil
     /// Where the host receives Meta's callbacks: kept for the record (Meta takes it in its dashboard).
     var receiptUrl: String? = nil
     var channels: Set<Channel> = [.whatsapp]
@@ -53,6 +55,11 @@ struct WhatsAppProvider: HTTPProvider {
     func receipts(from request: ReceiptRequest, now: Timestamp) throws(PhoneAuthError) -> [DeliveryReceipt] {
         guard let appSecret else { throw ProviderSettings.noSecret(endpoint.name, key: "appSecret") }
         return try MetaReceipts.read(request, appSecret: appSecret, now: now)
+    }
+
+    func subscriptionChallenge(url: String) throws(PhoneAuthError) -> String {
+        guard let verifyToken else { throw ProviderSettings.noSecret(endpoint.name, key: "verifyToken") }
+        return try MetaReceipts.challenge(url: url, verifyToken: verifyToken)
     }
 
     func interpret(status: Int, body: [UInt8]) -> SMSSendResult {

@@ -382,6 +382,14 @@ enum OperationCatalogue {
             let applied = try engine.receipts.reportDelivery(provider: try p.string("provider"), ReceiptRequest.read(p))
             return .object([("receipts", .array(applied.map(ResultJSON.receipt)))])
         },
+        Operation("confirmReceiptSubscription", parameters: ["provider", "url"]) { engine, p in
+            .object([
+                (
+                    "challenge",
+                    .string(try engine.receipts.confirmSubscription(provider: p.string("provider"), url: p.string("url")))
+                )
+            ])
+        },
         Operation("createTenant", parameters: TenantSettings.keys.union(["tenantId", "displayName"])) { engine, p in
             .object([("tenant", try engine.tenants.create(p).json)])
         },

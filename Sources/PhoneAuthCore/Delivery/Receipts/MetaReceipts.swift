@@ -69,3 +69,29 @@ package enum MetaReceipts {
         PhoneAuthError(.invalidArgument, message, details: [("field", .string(field)), ("reason", .string(reason))])
     }
 }
+
+extension MetaReceipts {
+    /// Meta's check of a callback URL being subscribed (a GET with `hub.mode=subscribe`,
+    /// `hub.verify_token` and `hub.challenge` in its query): the challenge to answer with, when
+    /// the token is the one configured.
+    static func challenge(url: String, verifyToken: String) throws(PhoneAuthError) -> String {
+        let query = url.firstIndex(of: "?").map { String(url[url.index(after: $0)...]) } ?? ""
+        guard let items = PercentEncoding.queryItems(query) else {
+            throw refused("malformed", "The subscription check's query cannot be read.", field: "url")
+        }
+        func item(_ name: String) -> String? { items.first { $0.0 == name }?.1 }
+        guard item("hub.mode") == "subscribe", let token = item("hub.verify_token") else {
+            throw refused("malformed", "The subscription check has no hub.mode=subscribe and hub.verify_token.", field: "url")
+        }
+        guard SecureBytes.equal(Array(token.utf8), Array(verifyToken.utf8)) else {
+            throw refused("badSignature", "The subscription check's hub.verify_token is not the configured one.", field: "url")
+        }
+        // It is echoed as the answer's body: only a short plain token.
+        guard let challenge = item("hub.challenge"), (1...128).contains(challenge.utf8.count),
+            challenge.utf8.allSatisfy(ASCII.isLetterOrDigit)
+        else {
+            throw refused("malformed", "The subscription check's hub.challenge must be 1 to 128 letters or digits.", field: "url")
+        }
+        return challenge
+    }
+}
