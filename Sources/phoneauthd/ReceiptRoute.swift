@@ -44,7 +44,37 @@ struct ReceiptRoute: Sendable {
             ("provider", .string(provider)), ("url", .string(url)), ("headers", .object(headers(request))),
             ("body", .string(body)),
         ])
-        return answer(await auth.call("reportDelivery", paramsJSON: JSONCodec.serialize(params))) { _ in nil }
+        return answer(await auth.call("reportDelivery", paramsJSON: JSONCodec.serialize(params))) { result in
+            Self.reply(to: result)
+        }
+    }
+
+    /// What the provider is told: each receipt's message, status and whether it applied (not
+    /// the verification it belongs to: the caller holds no token). When every receipt names a
+    /// message the engine has not recorded yet (a callback faster than the send's record), a 503
+    /// asks the provider to send it again later.
+    static func reply(to result: JSONValue) -> Reply {
+        guard case let .array(applied)? = result["receipts"] else {
+            return Reply(text: "{}", contentType: Reply.jsonType)
+        }
+        let shown: JSONValue = .object([
+            (
+                "receipts",
+                .array(
+                    applied.map { receipt in
+                        .object(
+                            ["messageId", "status", "applied", "reason"].compactMap { key in
+                                receipt[key].map { (key, $0) }
+                            })
+                    })
+            )
+        ])
+        var reply = Reply(text: JSONCodec.serialize(shown), contentType: Reply.jsonType)
+        if !applied.isEmpty, applied.allSatisfy({ $0["reason"]?.stringValue == "unknownMessage" }) {
+            reply.status = 503
+            reply.headers.append(("Retry-After", "5"))
+        }
+        return reply
     }
 
     /// The method's result as `success` makes it (nil: its JSON as it is), or its refusal with the

@@ -68,7 +68,9 @@ final class ChannelDeliveryTests: XCTestCase {
             "+919876543211", channel: .voice, in: engine.tenants.defaultPool)
         XCTAssertEqual([india.channel, us.channel, asked.channel], [.whatsapp, .sms, .voice])
         let sent = sender.wait(for: 3)
-        XCTAssertEqual(Set(sent.map { "\($0.to) \($0.channel)" }), ["+919876543210 whatsapp", "\(phone) sms", "+919876543211 voice"])
+        XCTAssertEqual(
+            Set(sent.map { "\($0.to) \($0.channel)" }),
+            ["+919876543210 whatsapp", "\(phone) sms", "+919876543211 voice"])
         // Each in its channel's words, the code given apart for WhatsApp's template.
         let call = try XCTUnwrap(sent.first { $0.channel == .voice })
         XCTAssertTrue(call.body.contains(VoiceText.spoken(call.code)), call.body)
@@ -123,13 +125,21 @@ final class ChannelDeliveryTests: XCTestCase {
             "+16505553435", channel: .whatsapp, in: engine.tenants.defaultPool
         ).verificationId
         let first = sender.wait(for: 2)
-        XCTAssertTrue(try eventually { try [unconfirmed, confirmed].allSatisfy { try status(engine, $0).delivery == "sent" } })
+        XCTAssertTrue(
+            try eventually { try [unconfirmed, confirmed].allSatisfy { try status(engine, $0).delivery == "sent" } })
         let confirmedId = try XCTUnwrap(status(engine, confirmed).providerMessageId)
         let applied = try engine.store.applyReceipts(
             [DeliveryReceipt(messageId: confirmedId, status: .delivered)], provider: "callback", now: clock.now(),
             fallback: engine.config.fallbackPolicy)
         guard case .delivered(current: true) = applied[0].effect else { return XCTFail("\(applied[0].effect)") }
+        // A second before its time, nothing is due (a claim now would take the fallback).
         clock.advance(seconds: 19)
+        XCTAssertEqual(
+            try engine.store.claimDueMessages(
+                now: clock.now(), limit: 10,
+                lease: DeliveryLease(owner: "test", until: clock.now().adding(seconds: 30)),
+                fallback: engine.config.fallbackPolicy
+            ).count, 0)
         XCTAssertEqual(sender.count, 2)
         clock.advance(seconds: 2)
         let sent = sender.wait(for: 3)
@@ -158,7 +168,8 @@ final class ChannelDeliveryTests: XCTestCase {
         let second = try Engine(config: engine.config)
         defer { second.close() }
         let results = try [engine, second].map {
-            try $0.store.applyReceipts([failed], provider: "callback", now: SystemClock().now(), fallback: $0.config.fallbackPolicy)[0]
+            try $0.store.applyReceipts(
+                [failed], provider: "callback", now: SystemClock().now(), fallback: $0.config.fallbackPolicy)[0]
         }
         guard case .fellBack(let next) = results[0].effect else { return XCTFail("\(results[0].effect)") }
         XCTAssertEqual(next.channel, .sms)
@@ -174,7 +185,10 @@ final class ChannelDeliveryTests: XCTestCase {
         XCTAssertEqual(deliveries[0].messageId, messageId)
         // A late receipt of the first delivery is a duplicate too; an unknown ID is unknown.
         let late = try engine.store.applyReceipts(
-            [DeliveryReceipt(messageId: messageId, status: .delivered), DeliveryReceipt(messageId: "nope", status: .failed)],
+            [
+                DeliveryReceipt(messageId: messageId, status: .delivered),
+                DeliveryReceipt(messageId: "nope", status: .failed),
+            ],
             provider: "callback", now: SystemClock().now(), fallback: engine.config.fallbackPolicy)
         XCTAssertEqual(late.map(\.reason), ["duplicate", "unknownMessage"])
         XCTAssertEqual(sender.count, 2)

@@ -27,6 +27,31 @@ final class DeliveryStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.held, ["a"], "held until its outcome is recorded")
     }
 
+    func testALaterDeliveryQueuedWhileTheEarlierIsSentStaysHeldWhenTheEarlierIsRecorded() {
+        var machine = ready()
+        _ = machine.enqueued(message("a"))
+        guard case let .send(first, generation) = machine.nextSend(now: t0) else { return XCTFail("not sent") }
+        // "Call me instead" while the SMS is in flight: the call is the verification's next delivery.
+        var call = message("a")
+        call.seq = 2
+        call.channel = .voice
+        _ = machine.enqueued(call)
+        let done = machine.sendFinished(
+            first, DeliveryReport(outcome: .sent(messageId: "SM1")), generation: generation, now: t0, random: 0)
+        machine.recorded([done])
+        XCTAssertEqual(machine.held, ["a"], "the call's lease is still renewed")
+        guard case let .send(second, used) = machine.nextSend(now: t0), second.seq == 2 else {
+            return XCTFail("the call not sent")
+        }
+        // Recorded while the call is in flight: still held; once the call is recorded, released.
+        machine.recorded([done])
+        XCTAssertEqual(machine.held, ["a"])
+        let called = machine.sendFinished(
+            second, DeliveryReport(outcome: .sent(messageId: "CA1")), generation: used, now: t0, random: 0)
+        machine.recorded([called])
+        XCTAssertEqual(machine.held, [])
+    }
+
     func testWithoutAProviderQueuedMessagesGoBackToTheStore() {
         var machine = Machine(settings: settings, now: t0)
         XCTAssertEqual(machine.enqueued(message("a")), .bookkeeper)

@@ -108,7 +108,8 @@ final class RetentionTests: XCTestCase {
                 reuseIfCreatedAfter: now, lease: DeliveryLease(owner: "test", until: now), limits: nil)
         }
         try store.purge(
-            verificationsExpiredBefore: now.adding(seconds: -86_400), sessionsEndedBefore: now, codesExpiredBefore: now)
+            verificationsExpiredBefore: now.adding(seconds: -86_400), sessionsEndedBefore: now,
+            codesMadeSince: now.adding(seconds: -86_400), codesExpiredBefore: now)
         store.close()
         XCTAssertEqual(try rowCount(dir, "verifications"), 1)
     }
@@ -125,7 +126,7 @@ final class RetentionTests: XCTestCase {
         let store = try Database(makeConfig(dir)).open()
         try store.purge(
             verificationsExpiredBefore: clock.now(), sessionsEndedBefore: clock.now().adding(seconds: 1),
-            codesExpiredBefore: clock.now())
+            codesMadeSince: Timestamp(milliseconds: 0), codesExpiredBefore: clock.now())
         store.close()
         let reopened = try Engine(config: makeConfig(dir), clock: clock)
         assertError(.invalidUserToken, reason: "unknown") {

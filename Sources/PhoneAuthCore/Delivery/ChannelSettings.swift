@@ -36,7 +36,9 @@ package struct ChannelSettings: Sendable {
             for (key, value) in fallback.entries where key != "afterSeconds" {
                 let from = Channel(rawValue: key)!
                 let to = try Self.channel(value, key: "channels.fallback.\(key)")
-                guard to != from else { throw EngineConfig.bad("channels.fallback.\(key)", "must name another channel") }
+                guard to != from else {
+                    throw EngineConfig.bad("channels.fallback.\(key)", "must name another channel")
+                }
                 settings.fallback[from] = to
             }
             settings.fallbackAfterSeconds = try fallback.int("afterSeconds", in: 0...3600) ?? 0

@@ -58,10 +58,14 @@ package struct ReceiptRequest: Sendable {
         }
         var headers: [(String, String)] = []
         if let given = try p.object("headers") {
-            guard given.entries.count <= maxHeaders else { throw bad("headers", "may hold at most \(maxHeaders) headers") }
+            guard given.entries.count <= maxHeaders else {
+                throw bad("headers", "may hold at most \(maxHeaders) headers")
+            }
             for (name, value) in given.entries {
                 guard case let .string(text) = value, text.utf8.count + name.utf8.count <= maxHeaderBytes else {
-                    throw bad("headers", "must map each header's name to its value, a string of at most \(maxHeaderBytes) bytes")
+                    throw bad(
+                        "headers",
+                        "must map each header's name to its value, a string of at most \(maxHeaderBytes) bytes")
                 }
                 headers.append((name, text))
             }

@@ -93,6 +93,9 @@ struct DeliveryStateMachine {
     private(set) var queue: [OutboxMessage] = []
     /// Messages queued, being sent or sent-but-unrecorded here, whose leases this engine renews.
     private(set) var held: Set<String> = []
+    /// Messages being sent, by verification: a resend ("call me instead") may queue the next
+    /// delivery of a verification whose previous one is still in flight here.
+    private var inFlight: [String: Int] = [:]
     /// Messages whose row a failed call may have written (its commit unknown), leased to this
     /// engine that never got them: released as soon as the store answers, so a retry of the call
     /// does not leave its SMS waiting for the lease. Each until its lease runs out at the latest.
@@ -186,9 +189,13 @@ struct DeliveryStateMachine {
         return unrecorded
     }
 
-    /// The outcomes are in the store: their messages are no longer this engine's to renew.
+    /// The outcomes are in the store: their messages are no longer this engine's to renew,
+    /// unless a later delivery of the same verification is queued or being sent here.
     mutating func recorded(_ batch: [Finished]) {
-        held.subtract(batch.map(\.outcome.verificationId))
+        for id in batch.map(\.outcome.verificationId)
+        where inFlight[id] == nil && !queue.contains(where: { $0.verificationId == id }) {
+            held.remove(id)
+        }
     }
 
     /// The store refused a `record` chore (busy or unreachable): the outcomes are kept, their
@@ -294,6 +301,7 @@ struct DeliveryStateMachine {
         if stopping { return .stop }
         guard hasProvider, !queue.isEmpty else { return .wait }
         let message = queue.removeFirst()
+        inFlight[message.verificationId, default: 0] += 1
         if now >= message.expiresAt { return .giveUp(message, reason: "expired") }
         callsInFlight[generation, default: 0] += 1
         return .send(message, generation: generation)
@@ -313,6 +321,8 @@ struct DeliveryStateMachine {
             if callsInFlight[used] == 0 { callsInFlight[used] = nil }
         }
         let id = message.verificationId
+        inFlight[id, default: 1] -= 1
+        if inFlight[id] == 0 { inFlight[id] = nil }
         let attempt = message.attempts + 1
         let outcome: DeliveryOutcome
         let verdict: Verdict

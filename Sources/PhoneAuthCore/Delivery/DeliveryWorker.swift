@@ -274,7 +274,9 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
     private func tell(_ batch: [DeliveryStateMachine.Finished], fellBack: [String: Channel] = [:]) {
         for finished in batch {
             guard var event = finished.event else { continue }
-            if let next = fellBack[finished.message.verificationId] { event.fields.append(("fallback", .string(next.rawValue))) }
+            if let next = fellBack[finished.message.verificationId] {
+                event.fields.append(("fallback", .string(next.rawValue)))
+            }
             events.emit(event.name, at: event.time, event.fields)
         }
     }

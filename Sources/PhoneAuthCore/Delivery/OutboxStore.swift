@@ -3,7 +3,9 @@
 package protocol OutboxStore: AnyObject, Sendable {
     /// Leases up to `limit` messages due for delivery so no other worker sends them meanwhile.
     /// A sent message awaiting its receipt past its time is claimed as its fallback (see `fallback`).
-    func claimDueMessages(now: Timestamp, limit: Int, lease: DeliveryLease, fallback: FallbackPolicy) throws
+    func claimDueMessages(
+        now: Timestamp, limit: Int, lease: DeliveryLease, fallback: FallbackPolicy
+    ) throws
         -> [OutboxMessage]
     /// Records outcomes of messages `leaseOwner` still holds (others are left as they are): a
     /// sent message awaits its receipt (or its fallback's time); a failed one is due again at its
@@ -14,7 +16,9 @@ package protocol OutboxStore: AnyObject, Sendable {
         leaseOwner: String, fallback: FallbackPolicy
     ) throws -> [DeliveryOutcome.Followed]
     /// Applies receipts of `provider` (see SQLStore+Receipts).
-    func applyReceipts(_ receipts: [DeliveryReceipt], provider: String, now: Timestamp, fallback: FallbackPolicy)
+    func applyReceipts(
+        _ receipts: [DeliveryReceipt], provider: String, now: Timestamp, fallback: FallbackPolicy
+    )
         throws -> [AppliedReceipt]
     /// When the earliest pending message becomes due, if any.
     func nextDeliveryDue() throws -> Timestamp?

@@ -57,7 +57,8 @@ package final class ReceiptService: Sendable {
     private func tell(_ applied: AppliedReceipt, provider: String, at now: Timestamp) {
         guard let phone = applied.phone else { return }
         var fields: [(String, JSONValue?)] = [
-            ("phoneNumber", .string(PhoneNumber.mask(phone))), ("channel", applied.channel.map { .string($0.rawValue) }),
+            ("phoneNumber", .string(PhoneNumber.mask(phone))),
+            ("channel", applied.channel.map { .string($0.rawValue) }),
             ("provider", .string(provider)), ("messageId", .string(applied.receipt.messageId)),
         ]
         switch applied.effect {

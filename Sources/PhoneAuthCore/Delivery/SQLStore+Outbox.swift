@@ -149,8 +149,12 @@ extension SQLStore {
                     else { continue }
                     let attempts = done + 1
                     if attempts >= maxAttempts {
-                        followed.append(
-                            try giveUp(message, provider: provider, reason: reason, now: now, fallback, in: db))
+                        if let given = try giveUp(
+                            message, provider: provider, reason: reason, now: now, leaseOwner: leaseOwner, fallback,
+                            in: db)
+                        {
+                            followed.append(given)
+                        }
                         continue
                     }
                     try db.run(
@@ -158,13 +162,23 @@ extension SQLStore {
                         UPDATE verifications SET delivery = 'pending', delivery_attempts = ?,
                         due_at = ?, delivery_provider = ?, delivery_error = ? WHERE id = ? AND \(leased)
                         """,
-                        [.int(Int64(attempts)), .int(retryAt.milliseconds), .optionalText(provider), .text(reason), id, owner, seq])
+                        [
+                            .int(Int64(attempts)), .int(retryAt.milliseconds), .optionalText(provider), .text(reason),
+                            id, owner, seq,
+                        ])
                 case let .undeliverable(_, provider, reason):
-                    guard try db.row("SELECT 1 FROM verifications WHERE id = ? AND \(leased)", [id, owner, seq], { _ in 1 })
-                        != nil
-                    else { continue }
-                    followed.append(try giveUp(message, provider: provider, reason: reason, now: now, fallback, in: db))
+                    if let given = try giveUp(
+                        message, provider: provider, reason: reason, now: now, leaseOwner: leaseOwner, fallback, in: db)
+                    {
+                        followed.append(given)
+                    }
                 case let .deferred(_, until):
+                    // Every provider of the channel is skipped (an outage): a message with another
+                    // channel goes by it now rather than wait until its code expires.
+                    if let next = try fallBackUnsent(message, leaseOwner: leaseOwner, now: now, fallback, in: db) {
+                        followed.append(.fellBack(next))
+                        continue
+                    }
                     try db.run(
                         "UPDATE verifications SET delivery = 'pending', due_at = ? WHERE id = ? AND \(leased)",
                         [.int(until.milliseconds), id, owner, seq])
@@ -187,28 +201,53 @@ extension SQLStore {
     /// A delivery that will never arrive: its verification falls back to its next channel when
     /// it has one the limits allow (due now, for any worker), else its delivery has failed.
     private func giveUp(
-        _ message: OutboxMessage, provider: String?, reason: String, now: Timestamp, _ fallback: FallbackPolicy,
-        in db: Connection
-    ) throws -> DeliveryOutcome.Followed {
-        // Only a code that can still be used is worth another channel.
-        let to = try db.row(
-            """
-            UPDATE verifications SET delivery = 'failed', delivery_attempts = delivery_attempts + 1,
-            delivery_provider = ?, delivery_error = ? WHERE id = ? AND delivery_seq = ?
-            RETURNING CASE WHEN state = 'active' AND expires_at > ? THEN fallback END
-            """,
-            [
-                .optionalText(provider), .text(reason), .text(message.verificationId), .int(Int64(message.seq)),
-                .int(now.milliseconds),
-            ],
-            { row in try row.optionalText(0, as: Channel.self) })
-        if let to = to ?? nil, let next = try fallBack(message, to: to, now: now, lease: nil, fallback, in: db) {
+        _ message: OutboxMessage, provider: String?, reason: String, now: Timestamp, leaseOwner: String,
+        _ fallback: FallbackPolicy, in db: Connection
+    ) throws -> DeliveryOutcome.Followed? {
+        // Only a message this engine still holds; only a code that can still be used is worth
+        // another channel.
+        guard
+            let to = try db.row(
+                """
+                UPDATE verifications SET delivery = 'failed', delivery_attempts = delivery_attempts + 1,
+                delivery_provider = ?, delivery_error = ?
+                WHERE id = ? AND delivery_seq = ? AND delivery = 'sending' AND delivery_lease = ?
+                RETURNING CASE WHEN state = 'active' AND expires_at > ? THEN fallback END
+                """,
+                [
+                    .optionalText(provider), .text(reason), .text(message.verificationId), .int(Int64(message.seq)),
+                    .text(leaseOwner), .int(now.milliseconds),
+                ],
+                { row in try row.optionalText(0, as: Channel.self) })
+        else { return nil }
+        if let to, let next = try fallBack(message, to: to, now: now, lease: nil, fallback, in: db) {
             return .fellBack(next)
         }
         try db.run(
             "UPDATE verifications SET fallback = NULL WHERE id = ? AND delivery_seq = ?",
             [.text(message.verificationId), .int(Int64(message.seq))])
         return .failed(message)
+    }
+
+    /// A message no provider could take, which this engine holds, moved to its fallback channel
+    /// (due now, for any worker) when it has one the limits allow.
+    private func fallBackUnsent(
+        _ message: OutboxMessage, leaseOwner: String, now: Timestamp, _ fallback: FallbackPolicy, in db: Connection
+    ) throws -> OutboxMessage? {
+        guard
+            let to = try db.row(
+                """
+                SELECT fallback FROM verifications WHERE id = ? AND delivery_seq = ? AND delivery = 'sending' \
+                AND delivery_lease = ? AND state = 'active' AND expires_at > ?
+                """,
+                [
+                    .text(message.verificationId), .int(Int64(message.seq)), .text(leaseOwner), .int(now.milliseconds),
+                ], { row in try row.optionalText(0, as: Channel.self) }) ?? nil
+        else { return nil }
+        try db.run(
+            "UPDATE verifications SET delivery_error = 'providersSkipped' WHERE id = ?", [.text(message.verificationId)]
+        )
+        return try fallBack(message, to: to, now: now, lease: nil, fallback, in: db)
     }
 
     /// Keeps the current delivery `seq` of a verification among its earlier ones, as it stands

@@ -32,7 +32,8 @@ extension SQLStore {
                     (
                         OutboxMessage(
                             verificationId: row.text(0), phone: row.text(1), languageCode: row.text(2),
-                            askedLanguage: row.optionalText(12), sealedCode: row.optionalBlob(3) ?? [], channel: try row.text(4, as: Channel.self),
+                            askedLanguage: row.optionalText(12), sealedCode: row.optionalBlob(3) ?? [],
+                            channel: try row.text(4, as: Channel.self),
                             seq: Int(row.int(5)), tenant: TenantID(unchecked: row.text(6)), attempts: 0,
                             purpose: try row.text(7, as: VerificationPurpose.self),
                             expiresAt: Timestamp(milliseconds: row.int(8))),
@@ -48,6 +49,7 @@ extension SQLStore {
         }
         let open = delivery == "sent" || delivery == "awaiting"
         guard receipt.status != .sent else { return result(open ? .noChange : .duplicate) }
+        guard open else { return result(.duplicate) }
         let moved = try db.run(
             """
             UPDATE verifications SET delivery = ?, delivery_error_code = ?,
@@ -59,7 +61,13 @@ extension SQLStore {
                 .text(receipt.status.rawValue), .optionalText(receipt.errorCode), .text(receipt.status.rawValue),
                 .text(receipt.status.rawValue), .text(message.verificationId), .int(Int64(message.seq)),
             ])
-        guard moved == 1 else { return result(.duplicate) }
+        // Not open any more: replaced meanwhile (a fallback decided as this waited), when it is
+        // an earlier delivery now, else final already.
+        guard moved == 1 else {
+            let earlier = try applyToEarlier(receipt, provider: provider, now: now, in: db)
+            if case .unknownMessage = earlier.effect { return result(.duplicate) }
+            return earlier
+        }
         if receipt.status == .delivered { return result(.delivered(current: true)) }
         if let next, active, message.expiresAt > now,
             let following = try fallBack(message, to: next, now: now, lease: nil, fallback, in: db)
@@ -99,7 +107,9 @@ extension SQLStore {
                 .text(receipt.status.rawValue), .optionalText(receipt.errorCode), .int(now.milliseconds), .text(id),
                 .int(seq),
             ])
-        if moved == 1 { applied.effect = receipt.status == .delivered ? .delivered(current: false) : .failed(current: false) }
+        if moved == 1 {
+            applied.effect = receipt.status == .delivered ? .delivered(current: false) : .failed(current: false)
+        }
         return applied
     }
 }

@@ -46,6 +46,10 @@ struct TwilioProvider: HTTPProvider {
             pairs = [
                 ("To", message.to), ("From", voiceFrom), ("Twiml", Self.twiml(message)),
                 ("StatusCallback", statusCallbackUrl),
+                // Without them Twilio tells only of the call's end: an answered call would count
+                // as delivered only once it hangs up, after the fallback's time may have passed.
+                ("StatusCallbackEvent", statusCallbackUrl.map { _ in "answered" }),
+                ("StatusCallbackEvent", statusCallbackUrl.map { _ in "completed" }),
             ]
         case .whatsapp where whatsappContentSid != nil:
             resource = "Messages.json"

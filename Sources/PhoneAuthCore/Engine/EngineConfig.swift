@@ -84,10 +84,13 @@ package struct EngineConfig: Sendable {
 
     /// What the store needs to decide a fallback.
     var fallbackPolicy: FallbackPolicy {
-        FallbackPolicy(
+        var policy = FallbackPolicy(
             afterMilliseconds: channels.fallbackAfterSeconds * 1000, perProjectPerDay: abuse.smsPerProjectPerDay,
             voice: SendLimits.Voice(
                 perNumberPerHour: abuse.voicePerNumberPerHour, perProjectPerDay: abuse.voicePerProjectPerDay))
+        policy.perRegionPerDay = abuse.smsPerRegionPerDay
+        policy.regionBurstPerHour = abuse.regionBurstPerHour
+        return policy
     }
 
     /// How many messages the engine sends at once.

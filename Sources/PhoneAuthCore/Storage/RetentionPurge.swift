@@ -18,6 +18,9 @@ final class RetentionPurge {
     private let clock: Clock
     private let lock = Lock()
     private var stopping = false
+    /// When this engine's last purge ran (its thread alone reads and writes it): codes made since
+    /// an hour (their longest life) before it are the ones it has not erased yet.
+    private var lastPurge: Timestamp?
     private var thread: pthread_t?
 
     init(store: Store, clock: Clock) {
@@ -61,9 +64,17 @@ final class RetentionPurge {
     /// Purges what `now` no longer keeps. A store that refuses (busy, unreachable) is asked again
     /// at the next interval: nothing depends on the rows being gone.
     func purge(at now: Timestamp) {
-        try? store.purge(
-            verificationsExpiredBefore: now.adding(milliseconds: -Self.retentionMilliseconds),
-            sessionsEndedBefore: now.adding(milliseconds: -Self.sessionRetentionMilliseconds),
-            codesExpiredBefore: now)
+        let before = now.adding(milliseconds: -Self.retentionMilliseconds)
+        do {
+            try store.purge(
+                verificationsExpiredBefore: before,
+                sessionsEndedBefore: now.adding(milliseconds: -Self.sessionRetentionMilliseconds),
+                codesMadeSince: lastPurge.map { $0.adding(milliseconds: -Self.longestCodeMilliseconds) } ?? before,
+                codesExpiredBefore: now)
+            lastPurge = now
+        } catch {}
     }
+
+    /// `codeTtlSeconds` at most.
+    static let longestCodeMilliseconds: Int64 = 3_600_000
 }

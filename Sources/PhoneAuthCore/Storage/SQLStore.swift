@@ -79,12 +79,9 @@ final class SQLStore<Connection: SQLConnection>: Store, Sendable {
     static func optional(_ text: String?) -> SQLValue { text.map { .text($0) } ?? .null }
     static func optional(_ value: (some RawRepresentable<String>)?) -> SQLValue { value.map { .text($0) } ?? .null }
 
-    /// How far back the purge looks for expired codes: the longest code lifetime and two purge intervals.
-    static var codeScanMilliseconds: Int64 { 3_600_000 + 2 * RetentionPurge.intervalMilliseconds }
-
     package func purge(
         verificationsExpiredBefore before: Timestamp, sessionsEndedBefore ended: Timestamp,
-        codesExpiredBefore now: Timestamp
+        codesMadeSince: Timestamp, codesExpiredBefore now: Timestamp
     ) throws {
         // Deleting what no one uses any more decides nothing: it need not join serializable
         // conflict tracking.
@@ -97,15 +94,14 @@ final class SQLStore<Connection: SQLConnection>: Store, Sendable {
                 [.text(SortableID.prefix(before)), .int(before.milliseconds)])
             try db.run("DELETE FROM deliveries WHERE verification_id < ?", [.text(SortableID.prefix(before))])
             // A code is kept sealed while a fallback or resend may need it. The expired ones go
-            // here: codes live at most an hour, so those made since a purge interval before the
-            // hour bound the scan (a purge missed for longer leaves them to the row's deletion).
+            // here; the time-ordered key bounds the scan to those made since the last purge's.
             try db.run(
                 """
                 UPDATE verifications SET sealed_body = NULL WHERE id >= ? AND id < ? AND expires_at < ? \
                 AND sealed_body IS NOT NULL AND delivery NOT IN ('pending', 'sending')
                 """,
                 [
-                    .text(SortableID.prefix(now.adding(milliseconds: -Self.codeScanMilliseconds))),
+                    .text(SortableID.prefix(codesMadeSince)),
                     .text(SortableID.prefix(now)), .int(now.milliseconds),
                 ])
             try db.run("DELETE FROM sessions WHERE revoked_at < ?", [.int(ended.milliseconds)])

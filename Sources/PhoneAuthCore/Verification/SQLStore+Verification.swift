@@ -20,7 +20,9 @@ extension SQLStore {
                 if state == .active && expiresAt > v.createdAt {
                     // "Call me instead": the same code, by the channel now asked for.
                     if v.channelAsked, let resend = latest.resend, resend.channel != v.channel, let limits {
-                        return try sendAgain(latest, v, resend, limits: limits, deliveriesThisHour: known.deliveriesThisHour, lease: lease, in: db)
+                        return try sendAgain(
+                            latest, v, resend, limits: limits, deliveriesThisHour: known.deliveriesThisHour,
+                            lease: lease, in: db)
                     }
                     return .reused(id: id, createdAt: createdAt, expiresAt: expiresAt, channel: latest.resend?.channel)
                 }
@@ -175,7 +177,8 @@ extension SQLStore {
             id: latest.id, createdAt: latest.createdAt, expiresAt: latest.expiresAt,
             message: OutboxMessage(
                 verificationId: latest.id, phone: v.phone, languageCode: resend.languageCode,
-                askedLanguage: resend.askedLanguage, sealedCode: resend.sealedCode, channel: v.channel, seq: resend.seq + 1, tenant: v.tenant,
+                askedLanguage: resend.askedLanguage, sealedCode: resend.sealedCode, channel: v.channel,
+                seq: resend.seq + 1, tenant: v.tenant,
                 attempts: 0, purpose: v.purpose, expiresAt: latest.expiresAt))
     }
 

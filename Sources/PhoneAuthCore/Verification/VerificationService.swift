@@ -101,7 +101,8 @@ package final class VerificationService {
             testCode != nil
             ? nil
             : SendLimits(
-                phone: phone.e164, region: phone.region, clientIp: clientIp?.limitKey, perNumberPerHour: policy.smsPerNumberPerHour,
+                phone: phone.e164, region: phone.region, clientIp: clientIp?.limitKey,
+                perNumberPerHour: policy.smsPerNumberPerHour,
                 perIpPerHour: policy.smsPerIpPerHour,
                 perProjectPerDay: policy.smsPerProjectPerDay,
                 perRegionPerDay: policy.smsPerRegionPerDay[phone.region] ?? 0,
@@ -123,7 +124,8 @@ package final class VerificationService {
                 worker.enqueue(
                     OutboxMessage(
                         verificationId: id, phone: phone.e164, languageCode: outbox.languageCode,
-                        askedLanguage: outbox.askedLanguage, sealedCode: outbox.sealedCode, channel: channel, seq: 1, tenant: pool.tenant, attempts: 0,
+                        askedLanguage: outbox.askedLanguage, sealedCode: outbox.sealedCode, channel: channel, seq: 1,
+                        tenant: pool.tenant, attempts: 0,
                         purpose: purpose, expiresAt: verification.expiresAt))
             }
             return VerificationStarted(

@@ -14,6 +14,7 @@ import base64
 import hashlib
 import hmac
 import json
+from urllib.parse import parse_qsl
 import re
 import secrets
 import time
@@ -143,12 +144,19 @@ def check_twilio_call(request: Request, *, account_sid: str, auth: str, to: str,
     assert (request.method, request.path) == ("POST", f"/2010-04-01/Accounts/{account_sid}/Calls.json")
     assert request.header("Authorization") == auth
     assert media_type(request) == "application/x-www-form-urlencoded"
-    form = request.form()  # ASCII only: an accented TwiML text must come percent-encoded
-    expected = {"To", "From", "Twiml"} | ({"StatusCallback"} if status_callback else set())
-    assert set(form) == expected, form
+    # ASCII only: an accented TwiML text must come percent-encoded. StatusCallbackEvent is the
+    # one field Twilio takes more than once: the events to be told of, answered among them.
+    pairs = parse_qsl(request.body.decode("ascii"), keep_blank_values=True, strict_parsing=True)
+    events = [v for k, v in pairs if k == "StatusCallbackEvent"]
+    form = {k: v for k, v in pairs if k != "StatusCallbackEvent"}
+    assert len(form) + len(events) == len(pairs), f"a form field repeats: {pairs}"
+    assert set(form) == {"To", "From", "Twiml"} | ({"StatusCallback"} if status_callback else set()), form
     assert (form["To"], form["From"]) == (to, voice_from)
     if status_callback:
         assert form["StatusCallback"] == status_callback
+        assert events == ["answered", "completed"], events
+    else:
+        assert events == [], events
     root = ET.fromstring(form["Twiml"])
     assert root.tag == "Response"
     says = root.findall("Say")

@@ -18,6 +18,7 @@ import os
 import secrets
 import threading
 import time
+import urllib.parse
 import uuid
 
 import pytest
@@ -403,7 +404,7 @@ def test_twilio_call_receipts(open_engine, servers):
     unanswered = engine.verify_phone_number(US_NUMBER_2, channel="voice")
     events.wait_for("codeSent", count=2)
     calls = {e["phoneNumber"]: e["messageId"] for e in events.named("codeSent")}
-    by_number = {r.form()["To"]: r for r in twilio.requests}
+    by_number = {dict(urllib.parse.parse_qsl(r.body.decode("ascii")))["To"]: r for r in twilio.requests}
     unanswered_code, _ = check_twilio_call(by_number[US_NUMBER_2], account_sid=ACCOUNT_SID, auth=TWILIO_AUTH,
                                            to=US_NUMBER_2, voice_from=VOICE_FROM, locale="en-US",
                                            status_callback=receipt_url("twilio"))

@@ -81,16 +81,19 @@ extension MetaReceipts {
         }
         func item(_ name: String) -> String? { items.first { $0.0 == name }?.1 }
         guard item("hub.mode") == "subscribe", let token = item("hub.verify_token") else {
-            throw refused("malformed", "The subscription check has no hub.mode=subscribe and hub.verify_token.", field: "url")
+            throw refused(
+                "malformed", "The subscription check has no hub.mode=subscribe and hub.verify_token.", field: "url")
         }
         guard SecureBytes.equal(Array(token.utf8), Array(verifyToken.utf8)) else {
-            throw refused("badSignature", "The subscription check's hub.verify_token is not the configured one.", field: "url")
+            throw refused(
+                "badSignature", "The subscription check's hub.verify_token is not the configured one.", field: "url")
         }
         // It is echoed as the answer's body: only a short plain token.
         guard let challenge = item("hub.challenge"), (1...128).contains(challenge.utf8.count),
             challenge.utf8.allSatisfy(ASCII.isLetterOrDigit)
         else {
-            throw refused("malformed", "The subscription check's hub.challenge must be 1 to 128 letters or digits.", field: "url")
+            throw refused(
+                "malformed", "The subscription check's hub.challenge must be 1 to 128 letters or digits.", field: "url")
         }
         return challenge
     }
