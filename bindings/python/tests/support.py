@@ -358,3 +358,33 @@ def resolve_fixed(engine: phoneauth.Engine, resolver: "phoneauth.MultiFactorReso
     challenge = resolver.verify_phone_number(hint)
     cred = credential_for(engine, challenge["verificationId"], TEST_CODE)
     return resolver.resolve_sign_in(phoneauth.PhoneMultiFactorGenerator.assertion(cred))
+
+
+class Events:
+    """A log sink keeping every event; tests wait for the ones they expect (with `fields`, only
+    those with these values)."""
+
+    def __init__(self):
+        self.events = []
+        self._lock = threading.Lock()
+
+    def __call__(self, event):
+        with self._lock:
+            self.events.append(event)
+
+    def all(self):
+        with self._lock:
+            return list(self.events)
+
+    def named(self, name, **fields):
+        return [e for e in self.all() if e["event"] == name and all(e.get(k) == v for k, v in fields.items())]
+
+    def wait_for(self, name, count=1, timeout=WAIT, **fields):
+        """Waits for `count` events of that name (with those fields); returns the count-th."""
+        return self.wait_for_all(name, count, timeout, **fields)[count - 1]
+
+    def wait_for_all(self, name, count, timeout=WAIT, **fields):
+        """Waits for `count` events of that name (with those fields); returns all of them so far."""
+        wait_until(lambda: self.named(name, **fields)[count - 1:], timeout=timeout,
+                   what=f"{count} {name} event(s) with {fields}; got {self.all()}")
+        return self.named(name, **fields)

@@ -31,7 +31,7 @@ from channel_servers import (basic, check_meta_template, check_twilio_call, chec
                              meta_statuses_callback, twilio_call_callback, twilio_callback, twilio_message_callback,
                              vonage_message_status, vonage_signed_headers)
 from sms_servers import Answer, FakeServer
-from support import POSTGRES, REAL_NUMBER, WAIT, code_in, engine_config, sign_in_with_code, stored_values, wait_until
+from support import Events, POSTGRES, REAL_NUMBER, WAIT, code_in, engine_config, sign_in_with_code, stored_values, wait_until
 
 # Credentials of the fake services: random, so that finding one anywhere can only be a leak.
 ACCOUNT_SID = "AC" + secrets.token_hex(16)
@@ -136,31 +136,6 @@ def channel_config(database, providers, channels=None, quotas=None, sms=None, **
     if channels is not None:
         config["channels"] = channels
     return config
-
-
-class Events:
-    """A log sink keeping every event; tests wait for the ones they expect."""
-
-    def __init__(self):
-        self.events = []
-        self._lock = threading.Lock()
-
-    def __call__(self, event):
-        with self._lock:
-            self.events.append(event)
-
-    def all(self):
-        with self._lock:
-            return list(self.events)
-
-    def named(self, name, **fields):
-        return [e for e in self.all() if e["event"] == name and all(e.get(k) == v for k, v in fields.items())]
-
-    def wait_for(self, name, count=1, timeout=WAIT, **fields):
-        """Waits for `count` events of that name (with those fields); returns the count-th."""
-        wait_until(lambda: self.named(name, **fields)[count - 1:], timeout=timeout,
-                   what=f"{count} {name} event(s) with {fields}; got {self.all()}")
-        return self.named(name, **fields)[count - 1]
 
 
 @pytest.fixture(autouse=True)

@@ -21,7 +21,7 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 import phoneauth
 from sms_servers import Answer, FakeServer, closed_port, make_tls_files, server_tls_context
-from support import (REAL_NUMBER, WAIT, code_in, delivery_due_ms, engine_config, parse_time, sign_in_with_code,
+from support import (Events, REAL_NUMBER, WAIT, code_in, delivery_due_ms, engine_config, parse_time, sign_in_with_code,
                      wait_until)
 
 MASKED = "+*******3434"
@@ -96,34 +96,6 @@ def provider_config(db_path, providers, **sms):
     config = engine_config(db_path, sms={"providers": providers, **sms}, quotas={"smsPerNumberPerHour": 100})
     del config["sms"]["provider"]
     return config
-
-
-class Events:
-    """A log sink keeping every event; tests wait for the ones they expect."""
-
-    def __init__(self):
-        self.events = []
-        self._lock = threading.Lock()
-
-    def __call__(self, event):
-        with self._lock:
-            self.events.append(event)
-
-    def all(self):
-        with self._lock:
-            return list(self.events)
-
-    def named(self, name):
-        return [e for e in self.all() if e["event"] == name]
-
-    def wait_for(self, name, count=1, timeout=10.0):
-        return self.wait_for_all(name, count, timeout)[count - 1]
-
-    def wait_for_all(self, name, count, timeout=10.0):
-        """Waits for `count` events of that name; returns all of them so far."""
-        wait_until(lambda: self.named(name)[count - 1:], timeout=timeout,
-                   what=f"{count} {name} event(s); got {self.all()}")
-        return self.named(name)
 
 
 class PlannedRetries(Events):
