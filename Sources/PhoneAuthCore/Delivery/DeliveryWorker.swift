@@ -271,12 +271,16 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
     }
 
     /// Tells the sink of each attempt; a failure that fell back says by which channel the code goes next.
+    /// An attempt no provider could take (all skipped: providerSkipped told of it) is told only
+    /// when it made the code go by another channel.
     private func tell(_ batch: [DeliveryStateMachine.Finished], fellBack: [String: Channel] = [:]) {
         for finished in batch {
-            guard var event = finished.event else { continue }
-            if let next = fellBack[finished.message.verificationId] {
-                event.fields.append(("fallback", .string(next.rawValue)))
-            }
+            let next = fellBack[finished.message.verificationId]
+            guard
+                var event = finished.event
+                    ?? next.map({ _ in DeliveryEvent(providersSkipped: finished.message, at: clock.now()) })
+            else { continue }
+            if let next { event.fields.append(("fallback", .string(next.rawValue))) }
             events.emit(event.name, at: event.time, event.fields)
         }
     }

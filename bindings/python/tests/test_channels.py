@@ -511,6 +511,27 @@ def test_whatsapp_refused_at_send_falls_back_to_sms(open_engine, servers):
     assert_events_clean(events, [whatsapp_code])
 
 
+def test_an_outage_of_every_whatsapp_provider_falls_back_to_sms_at_once(open_engine, servers):
+    # Meta fails once (503: later) and its breaker opens for an hour: its retry finds every
+    # WhatsApp provider skipped, and the code goes by SMS rather than wait until it expires.
+    meta = servers(Answer(503, {"error": {"message": "Service unavailable", "code": 2}}))
+    twilio = servers(twilio_answer)
+    engine, events = open_engine([meta_entry(meta), twilio_entry(twilio)], channels=whatsapp_then_sms(),
+                                 sms={"breaker": {"failures": 1, "seconds": 3600}, "retryBackoffMs": 10})
+    started = engine.verify_phone_number(IN_NUMBER)
+    skipped = events.wait_for("providerSkipped")
+    assert (skipped["provider"], skipped["channel"]) == ("whatsapp", "whatsapp")
+    outage = events.wait_for("deliveryFailed", reason="providersSkipped")
+    assert (outage["channel"], outage["willRetry"], outage["fallback"]) == ("whatsapp", False, "sms")
+    events.wait_for("codeSent", channel="sms")
+    [sms] = twilio.requests
+    assert sign_in_with_code(engine, started["verificationId"], code_in(sms.form()["Body"]))["user"]
+    assert meta.count() == 1, "the skipped provider is not called again"
+    status = settled(engine, started["verificationId"], "sent", count=2)
+    assert [d[:2] + d[3:4] for d in deliveries(status)] == [("whatsapp", "replaced", "providersSkipped"),
+                                                            ("sms", "sent", None)]
+
+
 def test_a_fallback_happens_once(open_engine, servers):
     # WhatsApp → SMS, and SMS → voice configured too: the SMS that replaced the WhatsApp message
     # failing as well sends nothing more (a verification falls back once).
