@@ -145,13 +145,16 @@ int phoneauth_abi_version(void);
 /* Static English text for a status number, e.g. "invalidVerificationCode: ..."; never NULL. */
 const char *phoneauth_strerror(int status);
 
-/* SMS sender callback. Receives a JSON object
- *   {"to": "+16505553434", "body": "...", "languageCode": "en", "verificationId": "...",
+/* SMS sender callback (it carries every channel). Receives a JSON object
+ *   {"to": "+16505553434", "channel": "sms" | "whatsapp" | "voice", "body": "...", "code": "123456",
+ *    "languageCode": "en", "verificationId": "...",
  *    "purpose": "signIn" | "enroll" | "mfaSignIn" | "temporaryProof",
  *    "encoding": "GSM-7" | "UCS-2", "segments": 1}  (what the text costs: docs/API.md, "SMS text")
- * valid only during the call. Returns 0 when the message was handed to the carrier, non-zero when
- * delivery failed and should be retried later. Runs on a delivery thread (see Callbacks above for
- * sms.concurrency). The text holds the code: do not log it. */
+ * valid only during the call: "body" is the SMS text, or for a call the words to say; "code" the
+ * code alone, for a WhatsApp template's parameter (docs/API.md, "Channels"). Returns 0 when the
+ * message was handed to the carrier, non-zero when delivery failed and should be retried later.
+ * Runs on a delivery thread (see Callbacks above for sms.concurrency). The body and code hold the
+ * code: do not log them. */
 typedef int (*phoneauth_sms_sender)(void *ctx, const char *message_json);
 
 /* Installs (or, with sender NULL, removes) the SMS sender used by the "callback" provider.
