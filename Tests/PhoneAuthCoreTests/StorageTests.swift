@@ -188,6 +188,28 @@ final class StorageTests: XCTestCase {
         XCTAssertGreaterThan(statistics.roundTrips, statistics.transactions)
     }
 
+    /// The outbox's index serves its queries, and keeping it costs a new verification no
+    /// temporary table (a partial index's `IN` of three values would make SQLite build one for
+    /// each insert).
+    func testANewVerificationBuildsNoTemporaryTableAndTheOutboxUsesItsIndex() throws {
+        try XCTSkipIf(testingPostgres, "SQLite's plans")
+        let dir = temporaryDirectory()
+        try Engine(config: makeConfig(dir)).close()
+        let connection = try readingConnection(dir)
+        defer { connection.close() }
+        typealias Store = SQLStore<SQLiteConnection>
+        var opcodes: [String] = []
+        try connection.rows("EXPLAIN " + Store.insertVerification, Array(repeating: .null, count: 16)) {
+            opcodes.append($0.text(1))
+        }
+        XCTAssertFalse(opcodes.contains("OpenEphemeral"), "\(opcodes)")
+        var plan: [String] = []
+        try connection.rows(
+            "EXPLAIN QUERY PLAN SELECT min(due_at) FROM verifications WHERE \(Store.outboxStates)", []
+        ) { plan.append($0.text(3)) }
+        XCTAssertTrue(plan.contains { $0.contains("verifications_due") }, "\(plan)")
+    }
+
     /// What a new number's sign-in costs the store on SQLite, statement by statement: 6 to start
     /// the verification (BEGIN, the number's state, the project's quota, the row, the quota's
     /// count, COMMIT), 1 to record the SMS sent, 7 to sign in (BEGIN, the code, the number's

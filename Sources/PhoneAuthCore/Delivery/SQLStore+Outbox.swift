@@ -2,7 +2,8 @@
 /// retries, fallbacks; and `deliveries`, the earlier deliveries a resend or a fallback replaced.
 extension SQLStore {
     /// The states of a row whose message is still the outbox's business.
-    static var outboxStates: String { "delivery IN ('pending', 'sending', 'awaiting')" }
+    /// Word for word the condition of the index verifications_due, so the planner uses it.
+    static var outboxStates: String { "(delivery IN ('pending', 'sending') OR delivery = 'awaiting')" }
 
     package func claimDueMessages(
         now: Timestamp, limit: Int, lease: DeliveryLease, fallback: FallbackPolicy

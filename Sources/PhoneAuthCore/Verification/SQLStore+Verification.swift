@@ -42,12 +42,7 @@ extension SQLStore {
                 createdAt = max(createdAt, latest.createdAt.adding(milliseconds: 1))
             }
             try db.run(
-                """
-                INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, \
-                sealed_body, due_at,
-                                           delivery_lease, purpose, subject, tenant, channel, fallback, asked_language)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
+                Self.insertVerification,
                 [
                     .text(v.id), .text(v.phone), .blob(v.codeHash), .int(createdAt.milliseconds),
                     .int(v.expiresAt.milliseconds),
@@ -60,6 +55,15 @@ extension SQLStore {
             if let limits { try countSend(limits, now: v.createdAt, in: db) }
             return .created
         }
+    }
+
+    /// A new verification's row (StorageTests checks that SQLite builds no temporary table for it).
+    static var insertVerification: String {
+        """
+        INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, sealed_body, \
+        due_at, delivery_lease, purpose, subject, tenant, channel, fallback, asked_language)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
     }
 
     /// The latest verification of a number, as deciding on a new send needs it.
