@@ -30,17 +30,6 @@ struct DeliveryEvent {
         self.fields = fields
     }
 
-    /// A message every provider of its channel skipped, which went on by another channel.
-    init(providersSkipped message: OutboxMessage, at time: Timestamp) {
-        name = .deliveryFailed
-        self.time = time
-        fields = [
-            ("phoneNumber", .string(PhoneNumber.mask(message.phone))), ("channel", .string(message.channel.rawValue)),
-            ("languageCode", .string(message.languageCode)), ("attempt", .int(Int64(message.attempts + 1))),
-            ("reason", .string("providersSkipped")), ("willRetry", .bool(false)),
-        ]
-    }
-
     private static func fields(of problem: DeliveryProblem) -> [(String, JSONValue?)] {
         [
             ("reason", .string(problem.reason)), ("providerCode", problem.providerCode.map { .string($0) }),

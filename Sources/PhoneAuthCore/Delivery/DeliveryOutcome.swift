@@ -15,13 +15,3 @@ package enum DeliveryOutcome: Sendable {
         }
     }
 }
-
-extension DeliveryOutcome {
-    /// What came of a delivery given up, once recorded.
-    package enum Followed: Sendable {
-        /// Its verification's next delivery, by the fallback channel, due now.
-        case fellBack(OutboxMessage)
-        /// No fallback (none configured, already spent, or refused by a limit): the code was not delivered.
-        case failed(OutboxMessage)
-    }
-}

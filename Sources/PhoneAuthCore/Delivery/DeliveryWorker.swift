@@ -249,16 +249,15 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
     /// renewed (the sink must be quick).
     private func write(_ batch: [DeliveryStateMachine.Finished]) -> Bool {
         guard !batch.isEmpty else { return true }
-        let followed: [DeliveryOutcome.Followed]
+        let fallbacks: [OutboxMessage]
         do {
-            followed = try store.recordDeliveries(
+            fallbacks = try store.recordDeliveries(
                 batch.map { ($0.outcome, $0.message) }, now: clock.now(), maxAttempts: settings.maxAttempts,
                 leaseOwner: leaseOwner, fallback: fallback)
         } catch {
             return false
         }
-        var fellBack: [String: Channel] = [:]
-        for case let .fellBack(next) in followed { fellBack[next.verificationId] = next.channel }
+        let fellBack = Dictionary(fallbacks.map { ($0.verificationId, $0.channel) }) { $1 }
         state.withLock {
             machine.recorded(batch)
             if !fellBack.isEmpty {
@@ -276,9 +275,14 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
     private func tell(_ batch: [DeliveryStateMachine.Finished], fellBack: [String: Channel] = [:]) {
         for finished in batch {
             let next = fellBack[finished.message.verificationId]
+            let skipped = DeliveryReport(outcome: .undeliverable(DeliveryProblem("providersSkipped")))
             guard
                 var event = finished.event
-                    ?? next.map({ _ in DeliveryEvent(providersSkipped: finished.message, at: clock.now()) })
+                    ?? next.flatMap({ _ in
+                        DeliveryEvent(
+                            message: finished.message, report: skipped, attempt: finished.message.attempts + 1,
+                            willRetry: false, at: clock.now())
+                    })
             else { continue }
             if let next { event.fields.append(("fallback", .string(next.rawValue))) }
             events.emit(event.name, at: event.time, event.fields)

@@ -10,11 +10,11 @@ package protocol OutboxStore: AnyObject, Sendable {
     /// Records outcomes of messages `leaseOwner` still holds (others are left as they are): a
     /// sent message awaits its receipt (or its fallback's time); a failed one is due again at its
     /// retry time; one given up (after `maxAttempts`, or undeliverable) falls back when it can.
-    /// Returns what became of those given up.
+    /// Returns the fallback messages those given up made due.
     func recordDeliveries(
         _ outcomes: [(outcome: DeliveryOutcome, message: OutboxMessage)], now: Timestamp, maxAttempts: Int,
         leaseOwner: String, fallback: FallbackPolicy
-    ) throws -> [DeliveryOutcome.Followed]
+    ) throws -> [OutboxMessage]
     /// Applies receipts of `provider` (see SQLStore+Receipts).
     func applyReceipts(
         _ receipts: [DeliveryReceipt], provider: String, now: Timestamp, fallback: FallbackPolicy

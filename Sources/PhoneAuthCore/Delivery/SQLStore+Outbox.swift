@@ -109,39 +109,41 @@ extension SQLStore {
     package func recordDeliveries(
         _ outcomes: [(outcome: DeliveryOutcome, message: OutboxMessage)], now: Timestamp, maxAttempts: Int,
         leaseOwner: String, fallback: FallbackPolicy
-    ) throws -> [DeliveryOutcome.Followed] {
+    ) throws -> [OutboxMessage] {
         // Only a message this engine still holds, in the delivery it was sent for: one whose lease
         // ran out is another's now, and one a resend or fallback replaced is over.
         let leased = "delivery = 'sending' AND delivery_lease = ? AND delivery_seq = ?"
         let owner = SQLValue.text(leaseOwner)
         guard let first = outcomes.first else { return [] }
+        /// A sent message: with a fallback and a time for it, it awaits its receipt until then;
+        /// the code stays, for a fallback or a resend.
+        func recordSent(_ message: OutboxMessage, provider: String?, messageId: String?, in db: Connection) throws {
+            try db.run(
+                """
+                UPDATE verifications SET \
+                delivery = CASE WHEN fallback IS NOT NULL AND ? = 1 THEN 'awaiting' ELSE 'sent' END,
+                due_at = ?, delivery_attempts = delivery_attempts + 1, delivery_provider = ?, delivery_message_id = ?,
+                delivery_error = NULL WHERE id = ? AND \(leased)
+                """,
+                [
+                    .int(fallback.afterMilliseconds > 0 ? 1 : 0),
+                    .int(now.adding(milliseconds: fallback.afterMilliseconds).milliseconds),
+                    .optionalText(provider), .optionalText(messageId), .text(message.verificationId), owner,
+                    .int(Int64(message.seq)),
+                ])
+        }
         // The usual report, one message sent, is one statement: atomic without BEGIN and COMMIT.
         if outcomes.count == 1, case let .sent(_, provider, messageId) = first.outcome {
-            try writeSingle { db in
-                try db.run(
-                    Self.recordSent,
-                    [
-                        .int(fallback.afterMilliseconds > 0 ? 1 : 0),
-                        .int(now.adding(milliseconds: fallback.afterMilliseconds).milliseconds),
-                        .optionalText(provider), .optionalText(messageId), .text(first.message.verificationId),
-                        .text(leaseOwner), .int(Int64(first.message.seq)),
-                    ])
-            }
+            try writeSingle { db in try recordSent(first.message, provider: provider, messageId: messageId, in: db) }
             return []
         }
         return try write(rowLocksSuffice: true) { db in
-            var followed: [DeliveryOutcome.Followed] = []
+            var fellBack: [OutboxMessage] = []
             for (outcome, message) in outcomes {
                 let id = SQLValue.text(message.verificationId), seq = SQLValue.int(Int64(message.seq))
                 switch outcome {
                 case let .sent(_, provider, messageId):
-                    try db.run(
-                        Self.recordSent,
-                        [
-                            .int(fallback.afterMilliseconds > 0 ? 1 : 0),
-                            .int(now.adding(milliseconds: fallback.afterMilliseconds).milliseconds),
-                            .optionalText(provider), .optionalText(messageId), id, owner, seq,
-                        ])
+                    try recordSent(message, provider: provider, messageId: messageId, in: db)
                 case let .failed(_, provider, reason, retryAt):
                     guard
                         let done = try db.row(
@@ -150,11 +152,11 @@ extension SQLStore {
                     else { continue }
                     let attempts = done + 1
                     if attempts >= maxAttempts {
-                        if let given = try giveUp(
+                        if let next = try giveUp(
                             message, provider: provider, reason: reason, now: now, leaseOwner: leaseOwner, fallback,
                             in: db)
                         {
-                            followed.append(given)
+                            fellBack.append(next)
                         }
                         continue
                     }
@@ -168,16 +170,16 @@ extension SQLStore {
                             id, owner, seq,
                         ])
                 case let .undeliverable(_, provider, reason):
-                    if let given = try giveUp(
+                    if let next = try giveUp(
                         message, provider: provider, reason: reason, now: now, leaseOwner: leaseOwner, fallback, in: db)
                     {
-                        followed.append(given)
+                        fellBack.append(next)
                     }
                 case let .deferred(_, until):
                     // Every provider of the channel is skipped (an outage): a message with another
                     // channel goes by it now rather than wait until its code expires.
                     if let next = try fallBackUnsent(message, leaseOwner: leaseOwner, now: now, fallback, in: db) {
-                        followed.append(.fellBack(next))
+                        fellBack.append(next)
                         continue
                     }
                     try db.run(
@@ -185,26 +187,17 @@ extension SQLStore {
                         [.int(until.milliseconds), id, owner, seq])
                 }
             }
-            return followed
+            return fellBack
         }
     }
 
-    /// A sent message: with a fallback and a time for it (the first value 1), it awaits its
-    /// receipt until then; the code stays, for a fallback or a resend.
-    static var recordSent: String {
-        """
-        UPDATE verifications SET delivery = CASE WHEN fallback IS NOT NULL AND ? = 1 THEN 'awaiting' ELSE 'sent' END,
-        due_at = ?, delivery_attempts = delivery_attempts + 1, delivery_provider = ?, delivery_message_id = ?,
-        delivery_error = NULL WHERE id = ? AND delivery = 'sending' AND delivery_lease = ? AND delivery_seq = ?
-        """
-    }
-
     /// A delivery that will never arrive: its verification falls back to its next channel when
-    /// it has one the limits allow (due now, for any worker), else its delivery has failed.
+    /// it has one the limits allow (the message returned, due now for any worker), else its
+    /// delivery has failed (nil, as when this engine no longer holds it).
     private func giveUp(
         _ message: OutboxMessage, provider: String?, reason: String, now: Timestamp, leaseOwner: String,
         _ fallback: FallbackPolicy, in db: Connection
-    ) throws -> DeliveryOutcome.Followed? {
+    ) throws -> OutboxMessage? {
         // Only a message this engine still holds; only a code that can still be used is worth
         // another channel.
         guard
@@ -221,13 +214,11 @@ extension SQLStore {
                 ],
                 { row in try row.optionalText(0, as: Channel.self) })
         else { return nil }
-        if let to, let next = try fallBack(message, to: to, now: now, lease: nil, fallback, in: db) {
-            return .fellBack(next)
-        }
+        if let to, let next = try fallBack(message, to: to, now: now, lease: nil, fallback, in: db) { return next }
         try db.run(
             "UPDATE verifications SET fallback = NULL WHERE id = ? AND delivery_seq = ?",
             [.text(message.verificationId), .int(Int64(message.seq))])
-        return .failed(message)
+        return nil
     }
 
     /// A message no provider could take, which this engine holds, moved to its fallback channel

@@ -10,7 +10,8 @@ test_sms_providers.py. Each records every request it gets and answers from a scr
     server.requests[0].form()                   # the decoded form fields of the first request
 
 Also: closed_port() (a port nothing listens on) and make_tls_files() (a private CA and a server
-certificate for 127.0.0.1, as PEM files).
+certificate for 127.0.0.1, as PEM files); the fixtures `servers` (servers(default, tls=None) makes
+a server closed after the test) and `no_proxy`, for the test modules that import them.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 from urllib.parse import parse_qsl
+
+import pytest
 
 
 # The longest a held answer waits for what it waits for (then it goes anyway, and the test fails
@@ -306,3 +309,25 @@ def server_tls_context(files: Dict[str, str]) -> ssl.SSLContext:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(files["cert"], files["key"])
     return context
+
+
+@pytest.fixture
+def no_proxy(monkeypatch):
+    """libcurl honours proxy variables; the fake services are on this machine."""
+    for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def servers(no_proxy):
+    """servers(default, tls=None): a fake service, closed when the test ends."""
+    made = []
+
+    def factory(default=Answer(200, {}), tls=None):
+        server = FakeServer(tls=tls, default=default)
+        made.append(server)
+        return server
+
+    yield factory
+    for server in made:
+        server.close()

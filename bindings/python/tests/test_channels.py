@@ -30,8 +30,11 @@ from channel_servers import (basic, check_meta_template, check_twilio_call, chec
                              check_vonage_whatsapp, meta_headers, meta_sent, meta_status_callback,
                              meta_statuses_callback, twilio_call_callback, twilio_callback, twilio_message_callback,
                              vonage_message_status, vonage_signed_headers)
-from sms_servers import Answer, FakeServer
+from sms_servers import Answer, no_proxy, servers  # noqa: F401 (fixtures)
 from support import Events, POSTGRES, REAL_NUMBER, WAIT, code_in, engine_config, sign_in_with_code, stored_values, wait_until
+
+# libcurl honours proxy variables; the fake services are on this machine.
+pytestmark = pytest.mark.usefixtures("no_proxy")
 
 # Credentials of the fake services: random, so that finding one anywhere can only be a leak.
 ACCOUNT_SID = "AC" + secrets.token_hex(16)
@@ -136,27 +139,6 @@ def channel_config(database, providers, channels=None, quotas=None, sms=None, **
     if channels is not None:
         config["channels"] = channels
     return config
-
-
-@pytest.fixture(autouse=True)
-def _no_proxy(monkeypatch):
-    # libcurl honours proxy variables; the fake services are on this machine.
-    for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def servers():
-    made = []
-
-    def factory(default):
-        server = FakeServer(default=default)
-        made.append(server)
-        return server
-
-    yield factory
-    for server in made:
-        server.close()
 
 
 @pytest.fixture

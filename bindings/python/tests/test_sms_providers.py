@@ -20,9 +20,13 @@ import pytest
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 import phoneauth
-from sms_servers import Answer, FakeServer, closed_port, make_tls_files, server_tls_context
+from sms_servers import (Answer, FakeServer, closed_port, make_tls_files, no_proxy,  # noqa: F401 (fixtures)
+                         server_tls_context, servers)
 from support import (Events, REAL_NUMBER, WAIT, code_in, delivery_due_ms, engine_config, parse_time, sign_in_with_code,
                      wait_until)
+
+# libcurl honours proxy variables; the fake services are on this machine.
+pytestmark = pytest.mark.usefixtures("no_proxy")
 
 MASKED = "+*******3434"
 
@@ -149,27 +153,6 @@ def media_type(request):
 
 
 # -- fixtures -----------------------------------------------------------------------------------
-
-@pytest.fixture(autouse=True)
-def _no_proxy(monkeypatch):
-    # libcurl honours proxy variables; the fake services are on this machine.
-    for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def servers():
-    made = []
-
-    def factory(default=Answer(200, {}), tls=None):
-        server = FakeServer(tls=tls, default=default)
-        made.append(server)
-        return server
-
-    yield factory
-    for server in made:
-        server.close()
-
 
 @pytest.fixture
 def open_engine(db_path, servers):
