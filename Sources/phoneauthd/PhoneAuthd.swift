@@ -19,7 +19,8 @@ struct PhoneAuthd: ParsableCommand {
             The configuration file is the engine's JSON (docs/API.md) plus a "server" section \
             (docs/SERVER.md). PHONEAUTHD_CONFIG names the file when --config is not given; \
             PHONEAUTHD_HOST, PHONEAUTHD_PORT, PHONEAUTHD_API_KEYS and PHONEAUTHD_ADMIN_TOKENS \
-            override the file. SIGTERM or SIGINT finishes the requests in flight, then closes the engine.
+            override the file. SIGTERM or SIGINT finishes the requests in flight (closing the connections \
+            still open after server.shutdownTimeoutSeconds), then closes the engine.
             Exit status: 0 after a clean shutdown, 1 for a bad configuration or a store that cannot be opened.
             """
     )
@@ -41,22 +42,30 @@ struct PhoneAuthd: ParsableCommand {
         }
         var logger = Logger(label: "phoneauthd")
         logger.logLevel = .warning
+        let timeouts = RequestTimeoutHandler.Timeouts(
+            idle: .seconds(Int64(serverConfig.idleTimeoutSeconds)),
+            header: .seconds(Int64(serverConfig.headerTimeoutSeconds)),
+            body: .seconds(Int64(serverConfig.bodyTimeoutSeconds)),
+            shutdown: .seconds(Int64(serverConfig.shutdownTimeoutSeconds)))
         let builder: HTTPServerBuilder
         if let certificate = serverConfig.certificateFile, let key = serverConfig.privateKeyFile {
             do {
-                builder = try Self.tls(certificateFile: certificate, privateKeyFile: key)
+                builder = try Self.tls(certificateFile: certificate, privateKeyFile: key, timeouts: timeouts)
             } catch {
                 StandardStream.error.write("phoneauthd: invalidConfiguration: server.tls: \(error)\n")
                 auth.close()
                 throw ExitCode(1)
             }
         } else {
-            builder = .http1()
+            builder = HTTPServerBuilder { TimedHTTP1Channel(responder: $0, timeouts: timeouts) }
         }
         let scheme = serverConfig.certificateFile == nil ? "http" : "https"
         let app = Application(
             responder: server, server: builder,
-            configuration: .init(address: .hostname(serverConfig.host, port: serverConfig.port), serverName: nil),
+            configuration: .init(
+                address: .hostname(serverConfig.host, port: serverConfig.port), serverName: nil,
+                // Hummingbird's cap: at the limit it stops accepting, and newcomers wait in the backlog.
+                availableConnectionsDelegate: MaximumAvailableConnections(serverConfig.maxConnections, logger: logger)),
             onServerRunning: { channel in
                 // Tests and scripts read the port from this line when they asked for port 0.
                 let port = channel.localAddress?.port ?? serverConfig.port
@@ -84,13 +93,17 @@ struct PhoneAuthd: ParsableCommand {
 
     /// HTTP/1.1 over TLS with the certificate chain and key of these PEM files. A build without the
     /// TLS trait (`make demo`'s) refuses: TLS is then a proxy's to terminate.
-    static func tls(certificateFile: String, privateKeyFile: String) throws -> HTTPServerBuilder {
+    static func tls(
+        certificateFile: String, privateKeyFile: String, timeouts: RequestTimeoutHandler.Timeouts
+    ) throws -> HTTPServerBuilder {
         #if TLS
         do {
             let tls = TLSConfiguration.makeServerConfiguration(
                 certificateChain: try NIOSSLCertificate.fromPEMFile(certificateFile).map { .certificate($0) },
                 privateKey: .privateKey(try NIOSSLPrivateKey(file: privateKeyFile, format: .pem)))
-            return try .tls(.http1(), tlsConfiguration: tls)
+            return HTTPServerBuilder { responder in
+                try TLSChannel(TimedHTTP1Channel(responder: responder, timeouts: timeouts), tlsConfiguration: tls)
+            }
         } catch {
             throw TLSUnavailable("the certificate or key cannot be read (\(type(of: error))).")
         }

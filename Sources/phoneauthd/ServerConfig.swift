@@ -24,10 +24,21 @@ struct ServerConfig {
     /// Threads that run the engine's blocking calls.
     var threads = 16
     var accessLog = true
+    /// Deadlines on clients (RequestTimeoutHandler): a keep-alive connection waiting for its next
+    /// request, a request's head (from the accept, or its first byte), its body (from the head).
+    var idleTimeoutSeconds = 60
+    var headerTimeoutSeconds = 15
+    var bodyTimeoutSeconds = 30
+    /// Open connections at most; beyond them the listening socket is not read, so newcomers wait
+    /// in the kernel's backlog (and hold no descriptor) until one closes.
+    var maxConnections = 512
+    /// How long SIGTERM waits for the requests in flight before it closes their connections.
+    var shutdownTimeoutSeconds = 10
 
     static let keys: Set<String> = [
         "host", "port", "apiKeys", "adminTokens", "trustedProxies", "tls", "maxBodyBytes", "emulatorCompat",
-        "authorizedDomains", "threads", "accessLog", "publicUrl",
+        "authorizedDomains", "threads", "accessLog", "publicUrl", "idleTimeoutSeconds", "headerTimeoutSeconds",
+        "bodyTimeoutSeconds", "maxConnections", "shutdownTimeoutSeconds",
     ]
 
     /// Splits a configuration into the server's part and the engine's.
@@ -70,6 +81,13 @@ struct ServerConfig {
             }
             c.threads = Int(try r.int("threads", in: 1...256) ?? Int64(c.threads))
             c.accessLog = try r.bool("accessLog") ?? true
+            c.idleTimeoutSeconds = Int(try r.int("idleTimeoutSeconds", in: 1...3600) ?? Int64(c.idleTimeoutSeconds))
+            c.headerTimeoutSeconds = Int(
+                try r.int("headerTimeoutSeconds", in: 1...600) ?? Int64(c.headerTimeoutSeconds))
+            c.bodyTimeoutSeconds = Int(try r.int("bodyTimeoutSeconds", in: 1...3600) ?? Int64(c.bodyTimeoutSeconds))
+            c.maxConnections = Int(try r.int("maxConnections", in: 1...1_000_000) ?? Int64(c.maxConnections))
+            c.shutdownTimeoutSeconds = Int(
+                try r.int("shutdownTimeoutSeconds", in: 0...3600) ?? Int64(c.shutdownTimeoutSeconds))
         }
         if let host = environment("PHONEAUTHD_HOST") { c.host = host }
         if let port = environment("PHONEAUTHD_PORT") {
