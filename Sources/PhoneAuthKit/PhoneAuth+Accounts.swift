@@ -7,9 +7,9 @@ extension PhoneAuth {
     /// sign-in). A number another account has throws ``PhoneAuthError/Code/credentialAlreadyInUse``
     /// with a ``PhoneAuthError/temporaryProof`` that signs in to that account.
     public func link(
-        idToken: String, credential: PhoneCredential, clientIP: String? = nil
+        idToken: String, credential: PhoneCredential, clientIP: String? = nil, userAgent: String? = nil
     ) throws(PhoneAuthError) -> SignInResult {
-        let core = try credential.with(clientIP: clientIP)
+        let core = try credential.with(clientIP: clientIP, userAgent: userAgent)
         return SignInResult(
             try run("linkWithCredential") { try $0.accounts.link(idToken: idToken, credential: core, tenant: scope) })
     }
@@ -17,9 +17,9 @@ extension PhoneAuth {
     /// Replaces the signed-in user's number with the one the credential proves. A number another
     /// account has is refused as `link` refuses it, with a ``PhoneAuthError/temporaryProof``.
     public func updatePhoneNumber(
-        idToken: String, credential: PhoneCredential, clientIP: String? = nil
+        idToken: String, credential: PhoneCredential, clientIP: String? = nil, userAgent: String? = nil
     ) throws(PhoneAuthError) -> SignInResult {
-        let core = try credential.with(clientIP: clientIP)
+        let core = try credential.with(clientIP: clientIP, userAgent: userAgent)
         return SignInResult(
             try run("updatePhoneNumber") {
                 try $0.accounts.updatePhoneNumber(idToken: idToken, credential: core, tenant: scope)
@@ -29,9 +29,9 @@ extension PhoneAuth {
     /// Proves again that the signed-in user has their number, for operations that need a recent
     /// sign-in; the credential must be for the user's own number.
     public func reauthenticate(
-        idToken: String, credential: PhoneCredential, clientIP: String? = nil
+        idToken: String, credential: PhoneCredential, clientIP: String? = nil, userAgent: String? = nil
     ) throws(PhoneAuthError) -> SignInResult {
-        let core = try credential.with(clientIP: clientIP)
+        let core = try credential.with(clientIP: clientIP, userAgent: userAgent)
         return SignInResult(
             try run("reauthenticateWithCredential") {
                 try $0.accounts.reauthenticate(idToken: idToken, credential: core, tenant: scope)
@@ -86,40 +86,41 @@ extension PhoneAuth {
     /// `enrollmentID` (a hint of the challenge whose `factorId` is `totp`).
     public func resolveSignIn(
         session: String, totpEnrollmentID enrollmentID: String, code: String,
-        clientIP: String? = nil
+        clientIP: String? = nil, userAgent: String? = nil
     ) throws(PhoneAuthError) -> SignInResult {
         SignInResult(
             try run("mfaResolveSignIn") {
                 try $0.multiFactor.resolveSignIn(
                     session: session, assertion: .totp(enrollmentId: enrollmentID, code: code),
-                    clientIp: try ClientAddress(clientIP), in: try pool($0))
+                    clientIp: try ClientAddress(clientIP, userAgent: userAgent), in: try pool($0))
             })
     }
 
     /// `async`: `link` run on a Dispatch queue, the caller suspended meanwhile.
     public func link(
-        idToken: String, credential: PhoneCredential, clientIP: String? = nil
+        idToken: String, credential: PhoneCredential, clientIP: String? = nil, userAgent: String? = nil
     ) async throws(PhoneAuthError) -> SignInResult {
         try await offload { () throws(PhoneAuthError) in
-            try self.link(idToken: idToken, credential: credential, clientIP: clientIP)
+            try self.link(idToken: idToken, credential: credential, clientIP: clientIP, userAgent: userAgent)
         }
     }
 
     /// `async`: `updatePhoneNumber` run on a Dispatch queue, the caller suspended meanwhile.
     public func updatePhoneNumber(
-        idToken: String, credential: PhoneCredential, clientIP: String? = nil
+        idToken: String, credential: PhoneCredential, clientIP: String? = nil, userAgent: String? = nil
     ) async throws(PhoneAuthError) -> SignInResult {
         try await offload { () throws(PhoneAuthError) in
-            try self.updatePhoneNumber(idToken: idToken, credential: credential, clientIP: clientIP)
+            try self.updatePhoneNumber(
+                idToken: idToken, credential: credential, clientIP: clientIP, userAgent: userAgent)
         }
     }
 
     /// `async`: `reauthenticate` run on a Dispatch queue, the caller suspended meanwhile.
     public func reauthenticate(
-        idToken: String, credential: PhoneCredential, clientIP: String? = nil
+        idToken: String, credential: PhoneCredential, clientIP: String? = nil, userAgent: String? = nil
     ) async throws(PhoneAuthError) -> SignInResult {
         try await offload { () throws(PhoneAuthError) in
-            try self.reauthenticate(idToken: idToken, credential: credential, clientIP: clientIP)
+            try self.reauthenticate(idToken: idToken, credential: credential, clientIP: clientIP, userAgent: userAgent)
         }
     }
 
@@ -156,10 +157,11 @@ extension PhoneAuth {
     /// `async`: `resolveSignIn(session:totpEnrollmentID:code:clientIP:)` run on a Dispatch queue.
     public func resolveSignIn(
         session: String, totpEnrollmentID enrollmentID: String, code: String,
-        clientIP: String? = nil
+        clientIP: String? = nil, userAgent: String? = nil
     ) async throws(PhoneAuthError) -> SignInResult {
         try await offload { () throws(PhoneAuthError) in
-            try self.resolveSignIn(session: session, totpEnrollmentID: enrollmentID, code: code, clientIP: clientIP)
+            try self.resolveSignIn(
+                session: session, totpEnrollmentID: enrollmentID, code: code, clientIP: clientIP, userAgent: userAgent)
         }
     }
 }

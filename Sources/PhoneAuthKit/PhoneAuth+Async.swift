@@ -3,31 +3,36 @@
 extension PhoneAuth {
     /// `async`: `verifyPhoneNumber` run on a Dispatch queue, the caller suspended meanwhile.
     public func verifyPhoneNumber(
-        _ phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
+        _ phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil, userAgent: String? = nil,
         appVerification: AppVerification? = nil, channel: DeliveryChannel? = nil
     ) async throws(PhoneAuthError) -> Verification {
         try await offload { () throws(PhoneAuthError) in
             try self.verifyPhoneNumber(
-                phoneNumber, languageCode: languageCode, clientIP: clientIP, appVerification: appVerification,
+                phoneNumber, languageCode: languageCode, clientIP: clientIP, userAgent: userAgent,
+                appVerification: appVerification,
                 channel: channel)
         }
     }
 
     /// `async`: `signIn` run on a Dispatch queue, the caller suspended meanwhile.
     public func signIn(
-        with credential: PhoneCredential, clientIP: String? = nil
+        with credential: PhoneCredential, clientIP: String? = nil, userAgent: String? = nil
     ) async throws(PhoneAuthError) -> SignInResult {
-        try await offload { () throws(PhoneAuthError) in try self.signIn(with: credential, clientIP: clientIP) }
+        try await offload { () throws(PhoneAuthError) in
+            try self.signIn(with: credential, clientIP: clientIP, userAgent: userAgent)
+        }
     }
 
     /// `async`: `startPhoneEnrollment` run on a Dispatch queue, the caller suspended meanwhile.
     public func startPhoneEnrollment(
         idToken: String, phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
+        userAgent: String? = nil,
         appVerification: AppVerification? = nil, channel: DeliveryChannel? = nil
     ) async throws(PhoneAuthError) -> Verification {
         try await offload { () throws(PhoneAuthError) in
             try self.startPhoneEnrollment(
                 idToken: idToken, phoneNumber: phoneNumber, languageCode: languageCode, clientIP: clientIP,
+                userAgent: userAgent,
                 appVerification: appVerification, channel: channel)
         }
     }
@@ -35,11 +40,12 @@ extension PhoneAuth {
     /// `async`: `finishPhoneEnrollment` run on a Dispatch queue, the caller suspended meanwhile.
     public func finishPhoneEnrollment(
         idToken: String, credential: PhoneCredential, displayName: String? = nil,
-        clientIP: String? = nil
+        clientIP: String? = nil, userAgent: String? = nil
     ) async throws(PhoneAuthError) -> SignInResult {
         try await offload { () throws(PhoneAuthError) in
             try self.finishPhoneEnrollment(
-                idToken: idToken, credential: credential, displayName: displayName, clientIP: clientIP)
+                idToken: idToken, credential: credential, displayName: displayName, clientIP: clientIP,
+                userAgent: userAgent)
         }
     }
 
@@ -52,21 +58,23 @@ extension PhoneAuth {
     /// `async`: `sendSecondFactorCode` run on a Dispatch queue, the caller suspended meanwhile.
     public func sendSecondFactorCode(
         session: String, enrollmentID: String, languageCode: String? = nil, clientIP: String? = nil,
+        userAgent: String? = nil,
         appVerification: AppVerification? = nil, channel: DeliveryChannel? = nil
     ) async throws(PhoneAuthError) -> Verification {
         try await offload { () throws(PhoneAuthError) in
             try self.sendSecondFactorCode(
                 session: session, enrollmentID: enrollmentID, languageCode: languageCode, clientIP: clientIP,
+                userAgent: userAgent,
                 appVerification: appVerification, channel: channel)
         }
     }
 
     /// `async`: `resolveSignIn` run on a Dispatch queue, the caller suspended meanwhile.
     public func resolveSignIn(
-        session: String, credential: PhoneCredential, clientIP: String? = nil
+        session: String, credential: PhoneCredential, clientIP: String? = nil, userAgent: String? = nil
     ) async throws(PhoneAuthError) -> SignInResult {
         try await offload { () throws(PhoneAuthError) in
-            try self.resolveSignIn(session: session, credential: credential, clientIP: clientIP)
+            try self.resolveSignIn(session: session, credential: credential, clientIP: clientIP, userAgent: userAgent)
         }
     }
 

@@ -92,16 +92,19 @@ public final class PhoneAuth: Sendable {
     ///   - phoneNumber: the number to send the code to.
     ///   - languageCode: the SMS's language, e.g. `fr-CA` (falls back to `fr`, then the default).
     ///   - clientIP: the end user's IP address, for the per-IP limits.
+    ///   - userAgent: the `User-Agent` of the end user's request (with `clientIP`), which blocking
+    ///     hooks are told.
     ///   - appVerification: the app's proof, when app verification is on.
     ///   - channel: SMS, WhatsApp or a voice call; nil lets `channels.preferred` choose.
     public func verifyPhoneNumber(
-        _ phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
+        _ phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil, userAgent: String? = nil,
         appVerification: AppVerification? = nil, channel: DeliveryChannel? = nil
     ) throws(PhoneAuthError) -> Verification {
         Verification(
             try run("verifyPhoneNumber") {
                 try $0.verification.verifyPhoneNumber(
-                    phoneNumber, languageCode: try LanguageTag(languageCode), clientIp: try ClientAddress(clientIP),
+                    phoneNumber, languageCode: try LanguageTag(languageCode),
+                    clientIp: try ClientAddress(clientIP, userAgent: userAgent),
                     appProof: try appVerification?.core(), channel: channel?.core, in: try pool($0))
             })
     }
@@ -126,9 +129,12 @@ public final class PhoneAuth: Sendable {
     /// - Parameters:
     ///   - credential: the verification and the code the user typed.
     ///   - clientIP: the end user's IP address: wrong codes from one address are limited.
-    public func signIn(with credential: PhoneCredential, clientIP: String? = nil) throws(PhoneAuthError) -> SignInResult
-    {
-        let core = try credential.with(clientIP: clientIP)
+    ///   - userAgent: the `User-Agent` of the end user's request (with `clientIP`), which blocking
+    ///     hooks are told.
+    public func signIn(
+        with credential: PhoneCredential, clientIP: String? = nil, userAgent: String? = nil
+    ) throws(PhoneAuthError) -> SignInResult {
+        let core = try credential.with(clientIP: clientIP, userAgent: userAgent)
         return SignInResult(try run("signIn") { try $0.signIn.signIn(with: core, in: try pool($0)) })
     }
 
@@ -138,13 +144,14 @@ public final class PhoneAuth: Sendable {
     /// second factor; finish with `finishPhoneEnrollment(idToken:credential:displayName:clientIP:)`.
     public func startPhoneEnrollment(
         idToken: String, phoneNumber: String, languageCode: String? = nil, clientIP: String? = nil,
+        userAgent: String? = nil,
         appVerification: AppVerification? = nil, channel: DeliveryChannel? = nil
     ) throws(PhoneAuthError) -> Verification {
         Verification(
             try run("mfaEnrollStart") {
                 try $0.multiFactor.startPhoneEnrollment(
                     idToken: idToken, phoneNumber: phoneNumber, languageCode: try LanguageTag(languageCode),
-                    clientIp: try ClientAddress(clientIP),
+                    clientIp: try ClientAddress(clientIP, userAgent: userAgent),
                     appProof: try appVerification?.core(), channel: channel?.core, tenant: scope)
             })
     }
@@ -152,9 +159,9 @@ public final class PhoneAuth: Sendable {
     /// Enrols the number the credential's code proves; the result's tokens replace the old ones.
     public func finishPhoneEnrollment(
         idToken: String, credential: PhoneCredential, displayName: String? = nil,
-        clientIP: String? = nil
+        clientIP: String? = nil, userAgent: String? = nil
     ) throws(PhoneAuthError) -> SignInResult {
-        let core = try credential.with(clientIP: clientIP)
+        let core = try credential.with(clientIP: clientIP, userAgent: userAgent)
         return SignInResult(
             try run("mfaEnrollFinalize") {
                 try $0.multiFactor.finishPhoneEnrollment(
@@ -175,26 +182,28 @@ public final class PhoneAuth: Sendable {
     /// revealing the number.
     public func sendSecondFactorCode(
         session: String, enrollmentID: String, languageCode: String? = nil, clientIP: String? = nil,
+        userAgent: String? = nil,
         appVerification: AppVerification? = nil, channel: DeliveryChannel? = nil
     ) throws(PhoneAuthError) -> Verification {
         Verification(
             try run("verifyPhoneNumber") {
                 try $0.multiFactor.verifySecondFactor(
                     hint: enrollmentID, session: session, languageCode: try LanguageTag(languageCode),
-                    clientIp: try ClientAddress(clientIP),
+                    clientIp: try ClientAddress(clientIP, userAgent: userAgent),
                     appProof: try appVerification?.core(), channel: channel?.core, in: try pool($0))
             })
     }
 
     /// Finishes a challenge's sign-in with the second factor's code.
     public func resolveSignIn(
-        session: String, credential: PhoneCredential, clientIP: String? = nil
+        session: String, credential: PhoneCredential, clientIP: String? = nil, userAgent: String? = nil
     ) throws(PhoneAuthError) -> SignInResult {
-        let core = try credential.with(clientIP: clientIP)
+        let core = try credential.with(clientIP: clientIP, userAgent: userAgent)
         return SignInResult(
             try run("mfaResolveSignIn") {
                 try $0.multiFactor.resolveSignIn(
-                    session: session, assertion: .phone(core), clientIp: try ClientAddress(clientIP), in: try pool($0))
+                    session: session, assertion: .phone(core),
+                    clientIp: try ClientAddress(clientIP, userAgent: userAgent), in: try pool($0))
             })
     }
 

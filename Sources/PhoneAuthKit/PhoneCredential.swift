@@ -22,9 +22,9 @@ public struct PhoneCredential: Sendable, CustomStringConvertible {
 
     /// The core's credential, with the address of the client that typed the code (wrong codes
     /// are limited per address).
-    func with(clientIP: String?) throws(PhoneAuthError) -> PhoneAuthCore.PhoneCredential {
+    func with(clientIP: String?, userAgent: String?) throws(PhoneAuthError) -> PhoneAuthCore.PhoneCredential {
         var core = core
-        do { core.clientIp = try ClientAddress(clientIP) } catch { throw PhoneAuthError(error) }
+        do { core.clientIp = try ClientAddress(clientIP, userAgent: userAgent) } catch { throw PhoneAuthError(error) }
         return core
     }
 

@@ -1,10 +1,11 @@
 import PhoneAuthCore
 import PhoneAuthKit
 
-/// One Identity Toolkit request: its JSON body, the end user's address and language.
+/// One Identity Toolkit request: its JSON body, the end user's address, User-Agent and language.
 struct ToolkitCall: Sendable {
     let body: JSONValue
     let clientIp: String
+    let userAgent: String
     let languageCode: String?
 
     func reader(_ known: Set<String>) throws -> ObjectReader {
@@ -107,7 +108,7 @@ struct IdentityToolkit: Sendable {
         ])
         let phone = try r.string("phoneNumber") ?? "", proof = try Self.appVerification(r)
         let started = try await auth.verifyPhoneNumber(
-            phone, languageCode: call.languageCode, clientIP: call.clientIp,
+            phone, languageCode: call.languageCode, clientIP: call.clientIp, userAgent: call.userAgent,
             appVerification: proof)
         await emulator?.awaitCode(of: started.verificationID, auth: auth)
         return .object([("sessionInfo", .string(started.verificationID))])
@@ -162,16 +163,20 @@ struct IdentityToolkit: Sendable {
             given = try PhoneAuth.credential(
                 verificationID: try r.string("sessionInfo") ?? "", verificationCode: try r.string("code") ?? "")
         }
-        let ip = call.clientIp
+        let (ip, agent) = (call.clientIp, call.userAgent)
         do {
             let result: SignInResult
             switch (operation, idToken) {
-            case ("SIGN_UP_OR_IN", _), ("REAUTH", nil): result = try await auth.signIn(with: given, clientIP: ip)
-            case let ("LINK", token?): result = try await auth.link(idToken: token, credential: given, clientIP: ip)
+            case ("SIGN_UP_OR_IN", _), ("REAUTH", nil):
+                result = try await auth.signIn(with: given, clientIP: ip, userAgent: agent)
+            case let ("LINK", token?):
+                result = try await auth.link(idToken: token, credential: given, clientIP: ip, userAgent: agent)
             case let ("UPDATE", token?):
-                result = try await auth.updatePhoneNumber(idToken: token, credential: given, clientIP: ip)
+                result = try await auth.updatePhoneNumber(
+                    idToken: token, credential: given, clientIP: ip, userAgent: agent)
             case let ("REAUTH", token?):
-                result = try await auth.reauthenticate(idToken: token, credential: given, clientIP: ip)
+                result = try await auth.reauthenticate(
+                    idToken: token, credential: given, clientIP: ip, userAgent: agent)
             case ("LINK", nil), ("UPDATE", nil):
                 throw ToolkitError(400, "MISSING_ID_TOKEN", "Linking or updating a number needs the user's idToken.")
             default:
@@ -286,7 +291,7 @@ struct IdentityToolkit: Sendable {
             proof = try Self.appVerification(info)
         let started = try await auth.startPhoneEnrollment(
             idToken: idToken, phoneNumber: phone, languageCode: call.languageCode,
-            clientIP: call.clientIp, appVerification: proof)
+            clientIP: call.clientIp, userAgent: call.userAgent, appVerification: proof)
         await emulator?.awaitCode(of: started.verificationID, auth: auth, idToken: idToken)
         return .object([("phoneSessionInfo", .object([("sessionInfo", .string(started.verificationID))]))])
     }
@@ -294,10 +299,10 @@ struct IdentityToolkit: Sendable {
     private func enrollFinalize(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["idToken", "displayName", "phoneVerificationInfo"])
         let idToken = try r.string("idToken") ?? "", displayName = try r.string("displayName")
-        let credential = try Self.credential(r), ip = call.clientIp
+        let credential = try Self.credential(r), (ip, agent) = (call.clientIp, call.userAgent)
         let result = try await auth.finishPhoneEnrollment(
             idToken: idToken, credential: credential, displayName: displayName,
-            clientIP: ip)
+            clientIP: ip, userAgent: agent)
         return FirebaseShapes.tokens(result)
     }
 
@@ -320,7 +325,7 @@ struct IdentityToolkit: Sendable {
         let proof = try info.flatMap { try Self.appVerification($0) }
         let started = try await auth.sendSecondFactorCode(
             session: session, enrollmentID: hint, languageCode: call.languageCode,
-            clientIP: call.clientIp, appVerification: proof)
+            clientIP: call.clientIp, userAgent: call.userAgent, appVerification: proof)
         await emulator?.awaitCode(of: started.verificationID, auth: auth)
         return .object([("phoneResponseInfo", .object([("sessionInfo", .string(started.verificationID))]))])
     }
@@ -328,8 +333,9 @@ struct IdentityToolkit: Sendable {
     private func mfaSignInFinalize(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["mfaPendingCredential", "phoneVerificationInfo", "mfaEnrollmentId"])
         let session = try r.string("mfaPendingCredential") ?? "", credential = try Self.credential(r),
-            ip = call.clientIp
-        let result = try await auth.resolveSignIn(session: session, credential: credential, clientIP: ip)
+            (ip, agent) = (call.clientIp, call.userAgent)
+        let result = try await auth.resolveSignIn(
+            session: session, credential: credential, clientIP: ip, userAgent: agent)
         return FirebaseShapes.tokens(result)
     }
 

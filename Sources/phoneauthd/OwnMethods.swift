@@ -6,11 +6,14 @@ struct OwnMethods: Sendable {
     let auth: PhoneAuth
     let emulator: EmulatorSupport?
 
-    func handle(_ method: PhoneAuthKit.Method, params: JSONValue, clientIp: String) async -> Reply {
+    func handle(_ method: PhoneAuthKit.Method, params: JSONValue, clientIp: String, userAgent: String) async -> Reply {
         var params = params
-        // The address is the server's to say: a client's own `clientIp` would let it dodge the limits.
+        // The address is the server's to say: a client's own `clientIp` would let it dodge the
+        // limits. The User-Agent likewise is the request's, as the hooks are told.
         if method.setsClientIP, case let .object(pairs) = params {
-            params = .object(pairs.filter { $0.0 != "clientIp" } + [("clientIp", .string(clientIp))])
+            params = .object(
+                pairs.filter { $0.0 != "clientIp" && $0.0 != "userAgent" }
+                    + [("clientIp", .string(clientIp)), ("userAgent", .string(userAgent))])
         }
         let (status, json) = await auth.call(method.name, paramsJSON: JSONCodec.serialize(params))
         guard status != 0 else {

@@ -57,6 +57,14 @@ struct Server: HTTPResponder {
         return socket
     }
 
+    /// The request's User-Agent for the blocking hooks (empty when it has none), cut to the
+    /// length the engine takes: a long header is no reason to refuse a sign-in.
+    static func userAgent(_ request: Request) -> String {
+        var agent = Substring(request.headers[.userAgent] ?? "")
+        while agent.utf8.count > ClientAddress.maxUserAgentBytes { agent.removeLast() }
+        return String(agent)
+    }
+
     private func isTrusted(_ address: IPAddress) -> Bool { config.trustedProxies.contains { $0.contains(address) } }
 
     // MARK: Routing
@@ -137,7 +145,8 @@ struct Server: HTTPResponder {
             let body =
                 target.method == .get
                 ? JSONValue.object([]) : try await readBody(&request, allowForm: target.operation == "token")
-            let call = ToolkitCall(body: body, clientIp: clientIp, languageCode: languageCode(request))
+            let call = ToolkitCall(
+                body: body, clientIp: clientIp, userAgent: Self.userAgent(request), languageCode: languageCode(request))
             let result: JSONValue
             if target.project == nil {
                 result = try await toolkit.handle(target.operation, call)
@@ -171,7 +180,8 @@ struct Server: HTTPResponder {
         }
         if let refusal = refusal(of: method.access, request, query: query) { return refusal }
         do {
-            return await own.handle(method, params: try await readBody(&request), clientIp: clientIp)
+            return await own.handle(
+                method, params: try await readBody(&request), clientIp: clientIp, userAgent: Self.userAgent(request))
         } catch let error as ToolkitError {
             var reply = OwnMethods.error(.invalidArgument, error.detail ?? error.code)
             reply.status = error.status

@@ -38,10 +38,10 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
     /// user whose second factor the code is for, when it is one.
     func beforeSendSms(
         phone: String, purpose: VerificationPurpose, user: UserRecord?, tenant: TenantID, locale: String,
-        clientIp: String?
+        client: ClientAddress?
     ) throws {
         guard let hook = hook(.beforeSendSms) else { return }
-        var event = base(.beforeSendSms, clientIp: clientIp, locale: locale)
+        var event = base(.beforeSendSms, client: client, locale: locale)
         event.set("tenant_id", tenant.named.map { .string($0) })
         event.set("phone_number", .string(phone))
         event.set("sms_type", .string(Self.smsType(purpose)))
@@ -73,12 +73,12 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
 
     /// beforeCreate (for a new user), then beforeSignIn, for a sign-in whose credential was
     /// checked: throws a refusal; returns what they change.
-    func judge(_ pending: PendingSignIn, clientIp: String?) throws -> HookVerdict {
+    func judge(_ pending: PendingSignIn, client: ClientAddress?) throws -> HookVerdict {
         var verdict = HookVerdict()
         for name in [HookName.beforeCreate, .beforeSignIn] where name == .beforeSignIn || pending.isNew {
             guard let hook = hook(name) else { continue }
             let user = verdict.applied(to: pending.user)
-            var event = base(name, clientIp: clientIp, locale: nil)
+            var event = base(name, client: client, locale: nil)
             event.set("sub", .string(user.uid))
             event.set("tenant_id", user.tenant.named.map { .string($0) })
             event.set("sign_in_second_factor", pending.signIn.secondFactor.map { .string($0.rawValue) })
@@ -238,16 +238,19 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
             details: [("hook", .string(name.rawValue)), ("reason", .string("hookFailed"))])
     }
 
-    /// What every event carries (HOOKS.md's payload): its id and type, the end user's address and
-    /// language, the time.
-    private func base(_ name: HookName, clientIp: String?, locale: String?) -> JSONObjectBuilder {
+    /// What every event carries (HOOKS.md's payload): its id and type, the end user's address,
+    /// User-Agent and language, the time. Firebase's SDKs read `ip_address` and `user_agent` as
+    /// required keys (a token without one fails the function before its code runs), so an unknown
+    /// one is the empty string.
+    private func base(_ name: HookName, client: ClientAddress?, locale: String?) -> JSONObjectBuilder {
         let now = clock.now()
         var event = JSONObjectBuilder()
         event.set("event_id", .string(SortableID.make(at: now, randomBytes: 12)))
         event.set("event_type", .string(name.rawValue))
         event.set("sign_in_method", .string("phone"))
         event.set("iat", .int(now.seconds))
-        event.set("ip_address", clientIp.map { .string($0) })
+        event.set("ip_address", .string(client?.text ?? ""))
+        event.set("user_agent", .string(client?.userAgent ?? ""))
         event.set("locale", locale.map { .string($0) })
         return event
     }

@@ -2,28 +2,47 @@ import Glibc
 
 /// The end user's IP address, which the per-IP limits count. Only an IPv4 or IPv6 address is
 /// one: anything else is refused, so a caller cannot dodge the limits with a made-up key.
+/// With it, the User-Agent of the end user's request, which blocking hooks are told.
 package struct ClientAddress: Sendable, Equatable {
     /// As given (events and logs show it).
     package let text: String
+    /// The `User-Agent` the end user's request carried (hooks' `user_agent`); nil: none given.
+    package let userAgent: String?
+    /// A User-Agent longer than this is refused (a server cuts its request's header to it).
+    package static let maxUserAgentBytes = 512
     /// What the per-IP limits count it as: an IPv4 address in dotted form (also when written
     /// IPv4-mapped, ::ffff:a.b.c.d), an IPv6 address by its /64 network, which one client usually
     /// holds whole.
     package let limitKey: String
 
-    package init(_ text: String, field: String = "clientIp") throws(PhoneAuthError) {
+    package init(_ text: String, userAgent: String? = nil, field: String = "clientIp") throws(PhoneAuthError) {
         guard let key = Self.limitKey(text) else {
             throw PhoneAuthError(
                 .invalidArgument, "The field '\(field)' must be an IPv4 or IPv6 address.",
                 details: [("field", .string(field))])
         }
+        if let userAgent, userAgent.utf8.count > Self.maxUserAgentBytes {
+            throw PhoneAuthError(
+                .invalidArgument, "The field 'userAgent' is over \(Self.maxUserAgentBytes) bytes.",
+                details: [("field", .string("userAgent"))])
+        }
         self.text = text
+        self.userAgent = userAgent
         limitKey = key
     }
 
-    /// nil stays nil: an optional parameter.
-    package init?(_ text: String?, field: String = "clientIp") throws(PhoneAuthError) {
-        guard let text else { return nil }
-        try self.init(text, field: field)
+    /// nil stays nil: an optional parameter. A User-Agent comes with the address it was seen
+    /// from, as a server sees both: alone it is refused.
+    package init?(_ text: String?, userAgent: String? = nil, field: String = "clientIp") throws(PhoneAuthError) {
+        guard let text else {
+            guard userAgent == nil else {
+                throw PhoneAuthError(
+                    .invalidArgument, "The field 'userAgent' is given only with '\(field)'.",
+                    details: [("field", .string("userAgent"))])
+            }
+            return nil
+        }
+        try self.init(text, userAgent: userAgent, field: field)
     }
 
     private static func limitKey(_ text: String) -> String? {

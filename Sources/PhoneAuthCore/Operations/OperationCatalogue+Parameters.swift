@@ -130,10 +130,10 @@ extension OperationCatalogue {
         return result
     }
 
-    /// The call's `clientIp` (the address the end user's request came from), read from the
-    /// top-level parameters.
+    /// The call's `clientIp` (the address the end user's request came from) and `userAgent`
+    /// (its User-Agent), read from the top-level parameters.
     static func clientIp(_ p: ObjectReader) throws -> ClientAddress? {
-        try ClientAddress(p.string("clientIp"))
+        try ClientAddress(p.string("clientIp"), userAgent: p.string("userAgent"))
     }
 
     /// The pool `tenantId` names (absent or "": the default pool); tenantNotFound if there is none.

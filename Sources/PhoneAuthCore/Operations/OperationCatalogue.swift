@@ -9,7 +9,8 @@ enum OperationCatalogue {
             "verifyPhoneNumber", access: .client, setsClientIp: true,
             scopedByTenant: true,
             parameters: [
-                "phoneNumber", "languageCode", "clientIp", "multiFactorHint", "multiFactorSession", "appVerification",
+                "phoneNumber", "languageCode", "clientIp", "userAgent", "multiFactorHint", "multiFactorSession",
+                "appVerification",
                 "channel",
             ]
         ) { engine, p in
@@ -33,7 +34,8 @@ enum OperationCatalogue {
             return ResultJSON.verificationStarted(started)
         },
         Operation(
-            "verifyClient", access: .client, setsClientIp: true, parameters: ["appToken", "tokenType", "clientIp"]
+            "verifyClient", access: .client, setsClientIp: true,
+            parameters: ["appToken", "tokenType", "clientIp", "userAgent"]
         ) { engine, p in
             let (receipt, timeout) = try engine.appVerification.verifyClient(
                 appToken: try p.string("appToken"), tokenType: try p.string("tokenType"),
@@ -55,7 +57,7 @@ enum OperationCatalogue {
         },
         Operation(
             "getCaptchaChallenge", access: .client, setsClientIp: true,
-            parameters: ["callbackScheme", "languageCode", "clientIp"]
+            parameters: ["callbackScheme", "languageCode", "clientIp", "userAgent"]
         ) { engine, p in
             let (url, eventId) = try engine.appVerification.captchaChallenge(
                 callbackScheme: try required(p, "callbackScheme"), languageCode: try language(p),
@@ -82,13 +84,13 @@ enum OperationCatalogue {
         },
         Operation(
             "signInWithCredential", access: .client, setsClientIp: true,
-            scopedByTenant: true, parameters: ["credential", "clientIp"]
+            scopedByTenant: true, parameters: ["credential", "clientIp", "userAgent"]
         ) { engine, p in
             return ResultJSON.signIn(try engine.signIn.signIn(with: try credential(p), in: try pool(engine, p)))
         },
         Operation(
             "linkWithCredential", access: .client, setsClientIp: true,
-            scopedByTenant: true, parameters: ["idToken", "credential", "clientIp"]
+            scopedByTenant: true, parameters: ["idToken", "credential", "clientIp", "userAgent"]
         ) { engine, p in
             return ResultJSON.signIn(
                 try engine.accounts.link(
@@ -97,7 +99,7 @@ enum OperationCatalogue {
         },
         Operation(
             "updatePhoneNumber", access: .client, setsClientIp: true,
-            scopedByTenant: true, parameters: ["idToken", "credential", "clientIp"]
+            scopedByTenant: true, parameters: ["idToken", "credential", "clientIp", "userAgent"]
         ) { engine, p in
             return ResultJSON.signIn(
                 try engine.accounts.updatePhoneNumber(
@@ -106,7 +108,7 @@ enum OperationCatalogue {
         },
         Operation(
             "reauthenticateWithCredential", access: .client, setsClientIp: true,
-            scopedByTenant: true, parameters: ["idToken", "credential", "clientIp"]
+            scopedByTenant: true, parameters: ["idToken", "credential", "clientIp", "userAgent"]
         ) { engine, p in
             return ResultJSON.signIn(
                 try engine.accounts.reauthenticate(
@@ -127,7 +129,7 @@ enum OperationCatalogue {
         Operation(
             "mfaEnrollStart", access: .client, setsClientIp: true,
             scopedByTenant: true,
-            parameters: ["idToken", "phoneNumber", "languageCode", "clientIp", "appVerification", "channel"]
+            parameters: ["idToken", "phoneNumber", "languageCode", "clientIp", "userAgent", "appVerification", "channel"]
         ) { engine, p in
             return ResultJSON.verificationStarted(
                 try engine.multiFactor.startPhoneEnrollment(
@@ -158,6 +160,7 @@ enum OperationCatalogue {
             scopedByTenant: true,
             parameters: [
                 "idToken", "factorId", "credential", "sessionInfo", "verificationCode", "displayName", "clientIp",
+                "userAgent",
             ]
         ) { engine, p in
             let idToken = try required(p, "idToken"),
@@ -190,7 +193,7 @@ enum OperationCatalogue {
         },
         Operation(
             "mfaResolveSignIn", access: .client, setsClientIp: true,
-            scopedByTenant: true, parameters: ["session", "assertion", "clientIp"]
+            scopedByTenant: true, parameters: ["session", "assertion", "clientIp", "userAgent"]
         ) { engine, p in
             return ResultJSON.signIn(
                 try engine.multiFactor.resolveSignIn(

@@ -137,7 +137,7 @@ package final class SessionService {
         var pending = pending
         for _ in 1...Self.maxJudgements {
             let verdict: HookVerdict
-            do { verdict = try hooks.judge(pending, clientIp: clientIp?.text) } catch let error as PhoneAuthError {
+            do { verdict = try hooks.judge(pending, client: clientIp) } catch let error as PhoneAuthError {
                 throw failures.reported(error, clientIp: clientIp, now: clock.now())
             }
             let outcome = try store.completeSignIn(pending, verdict: verdict, now: clock.now())

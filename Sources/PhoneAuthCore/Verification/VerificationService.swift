@@ -79,7 +79,7 @@ package final class VerificationService {
         try hooks.beforeSendSms(
             phone: phone.e164, purpose: purpose, user: user, tenant: pool.tenant,
             locale: languageCode?.text ?? language,
-            clientIp: clientIp?.text)
+            client: clientIp)
         let now = clock.now()
         let id = VerificationCode.newVerificationId(at: now)
         let code = testCode ?? VerificationCode.generate(length: config.codeLength)

@@ -365,7 +365,7 @@ class Engine:
     # -- methods with a typed C wrapper ------------------------------------------------------------
 
     def verify_phone_number(self, phone_number: Any = _UNSET, **params: Any) -> Dict[str, Any]:
-        """Starts a verification and sends the code. Keywords: language_code, client_ip,
+        """Starts a verification and sends the code. Keywords: language_code, client_ip, user_agent,
         app_verification ({"receipt", "secret"} or {"captchaToken"}, see AppVerificationFlow),
         channel ("sms", "whatsapp" or "voice"; by default the one channels.preferred gives the
         number's region); for a second factor, multi_factor_hint and multi_factor_session instead
@@ -383,7 +383,8 @@ class Engine:
             params, {"verificationId": verification_id, "verificationCode": verification_code})))
 
     def sign_in_with_credential(self, credential: Any = _UNSET, **params: Any) -> Dict[str, Any]:
-        """Signs in with a credential object. Keywords: client_ip. Returns {"user", "idToken",
+        """Signs in with a credential object. Keywords: client_ip, user_agent (the end user's
+        User-Agent, told to blocking hooks). Returns {"user", "idToken",
         "refreshToken", "expiresIn", "additionalUserInfo"}."""
         return self._invoke(self._lib.phoneauth_sign_in_with_credential,
                             _encode(_params(params, {"credential": credential})))
@@ -569,7 +570,7 @@ class Engine:
 
     def mfa_enroll_start(self, id_token: Any = _UNSET, phone_number: Any = _UNSET,
                          **params: Any) -> Dict[str, Any]:
-        """Sends a code to a number to enrol as a second factor. Keywords: language_code, client_ip,
+        """Sends a code to a number to enrol as a second factor. Keywords: language_code, client_ip, user_agent,
         app_verification, channel ("sms", "whatsapp" or "voice"). Returns {"verificationId",
         "channel", ...}; finish with mfa_enroll_finalize."""
         return self.call("mfaEnrollStart", _params(params, {"idToken": id_token, "phoneNumber": phone_number}))

@@ -45,7 +45,8 @@ class MultiFactorResolver:
 
     def resolve_sign_in(self, assertion: Mapping[str, Any], **params: Any) -> Dict[str, Any]:
         """Completes the sign-in with an assertion of PhoneMultiFactorGenerator or
-        TotpMultiFactorGenerator. Keywords: client_ip. Returns a sign-in result."""
+        TotpMultiFactorGenerator. Keywords: client_ip, user_agent (the end user's User-Agent, told
+        to blocking hooks). Returns a sign-in result."""
         return self.engine.mfa_resolve_sign_in(session=self.session, assertion=assertion, **params)
 
 

@@ -59,6 +59,35 @@ def test_before_send_sms_sees_each_sign_in_sms_and_lets_it_go(engine, sms):
     assert hook.events[0]["event_id"] != hook.events[1]["event_id"]
 
 
+def test_every_event_carries_the_address_and_user_agent_firebase_sdks_require(engine):
+    """Firebase's SDKs read ip_address and user_agent as required keys: they are in every event,
+    the empty string when the call named none, for the SMS and the sign-in hooks alike."""
+    sms_hook, sign_in_hook = Recorder(), Recorder()
+    engine.set_hook("beforeSendSms", sms_hook)
+    engine.set_hook("beforeSignIn", sign_in_hook)
+    started = engine.verify_phone_number(TEST_NUMBER)
+    engine.sign_in_with_credential(credential=credential_for(engine, started["verificationId"], TEST_CODE))
+    for event in (sms_hook.events[-1], sign_in_hook.events[-1]):
+        assert event["ip_address"] == "" and event["user_agent"] == "", event
+    agent = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X)"
+    started = engine.verify_phone_number(TEST_NUMBER, client_ip="198.51.100.7", user_agent=agent)
+    engine.sign_in_with_credential(credential=credential_for(engine, started["verificationId"], TEST_CODE),
+                                   client_ip="198.51.100.7", user_agent=agent)
+    for event in (sms_hook.events[-1], sign_in_hook.events[-1]):
+        assert event["ip_address"] == "198.51.100.7" and event["user_agent"] == agent, event
+
+
+@pytest.mark.parametrize("params, problem", [
+    ({"user_agent": "curl/8.0"}, "is given only with 'clientIp'"),
+    ({"client_ip": "198.51.100.7", "user_agent": "x" * 513}, "is over 512 bytes"),
+    ({"client_ip": "198.51.100.7", "user_agent": 7}, "userAgent"),
+])
+def test_a_user_agent_alone_too_long_or_not_text_is_refused(engine, params, problem):
+    with pytest.raises(phoneauth.InvalidArgumentError) as info:
+        engine.verify_phone_number(TEST_NUMBER, **params)
+    assert info.value.details["field"] == "userAgent" and problem in info.value.message, info.value
+
+
 def test_a_block_sends_nothing_and_counts_nothing(make_engine, sms):
     engine = opened(make_engine, sms, quotas={"smsPerNumberPerHour": 1})
     hook = Recorder({"recaptchaActionOverride": "BLOCK"})
