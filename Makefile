@@ -12,7 +12,7 @@ export PHONEAUTH_LIBRARY := $(LIB)
 export PHONEAUTH_CLI := $(OUT)/bin/phoneauth
 
 .PHONY: all deps venv build test test-all test-swift check-swift-api test-swift-package test-swift-postgres test-c test-c-postgres example \
-        test-python test-python-postgres check-memory check-portable demo bench install dist clean \
+        test-python test-python-postgres check-memory check-portable demo bench bench-smoke install dist clean \
         wheel deb deb-lib test-packages \
         server server-debug test-server \
         fuzz fuzz-lib fuzz-regressions \
@@ -146,6 +146,14 @@ test-server: server-debug venv
 bench: build server venv
 	@with_cluster=$$([ -n "$$PHONEAUTH_TEST_POSTGRES_URL" ] || echo bash Tests/pg/with-cluster.sh); \
 	$$with_cluster $(MAKE) --no-print-directory -C bench run LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include PY=$(CURDIR)/$(PY)
+
+# Every bench driver for a few flows, merged and the document's shape checked (bench/Makefile's
+# smoke; results in bench/out/smoke, not the full run's latest.json): under a minute, in make test.
+# phoneauthd is the debug build the server's tests use (a release build takes minutes).
+bench-smoke: build server-debug venv
+	@with_cluster=$$([ -n "$$PHONEAUTH_TEST_POSTGRES_URL" ] || echo bash Tests/pg/with-cluster.sh); \
+	$$with_cluster $(MAKE) --no-print-directory -C bench smoke LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include PY=$(CURDIR)/$(PY) \
+	  PHONEAUTHD=$(CURDIR)/.build/debug/phoneauthd
 
 # Fuzzing (Tests/fuzz): libFuzzer targets for phoneauth_call and phoneauth_open, linked to the
 # library built with -sanitize=fuzzer,address (Swift code instrumented for coverage) in its own

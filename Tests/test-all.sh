@@ -62,7 +62,9 @@ run test-swift check-swift-api
 background swift-package-build bash Tests/swift-package/run.sh build
 run test-server test-swift-postgres build
 background tsan-lib "$make" --no-print-directory tsan-lib
-run test-c test-c-postgres check-memory check-portable example test-packages test-python-postgres
+# bench-smoke: every bench driver for a few flows, against the release library (build), the debug
+# phoneauthd (test-server built it) and this run's PostgreSQL cluster, then the merged JSON's shape.
+run test-c test-c-postgres check-memory check-portable example test-packages test-python-postgres bench-smoke
 await tsan-lib
 run check-tsan-threads
 await swift-package-build

@@ -4,7 +4,8 @@
 The server is $PHONEAUTHD (default ../out/bin/phoneauthd, `make server`), in development mode so
 the bench reads codes from it instead of an SMS provider; quotas are raised as the in-process
 bench raises them, and the per-IP ones too since every request comes from 127.0.0.1. Flows per
-run: $BENCH_FLOWS_HTTP, else $BENCH_FLOWS, else 5000.
+run: $BENCH_FLOWS_HTTP, else $BENCH_FLOWS, else 5000, after $BENCH_HTTP_WARMUP untimed flows
+(default 200).
 
 Prints {"http": {"threads1": {...}, "threads2": {...}}}; progress goes to stderr.
 """
@@ -24,6 +25,10 @@ BIG = 100_000_000
 
 def flows():
     return int(os.environ.get("BENCH_FLOWS_HTTP") or os.environ.get("BENCH_FLOWS") or 5000)
+
+
+def warmup():
+    return int(os.environ.get("BENCH_HTTP_WARMUP") or 200)
 
 
 def start(directory):
@@ -60,7 +65,8 @@ def main():
         process, url = start(directory)
         try:
             print(f"http_bench: {flows()} flows, {threads} client thread(s) against {url}", file=sys.stderr)
-            subprocess.run([DRIVER, url, "200", str(threads), str(900_000)], check=True, stdout=subprocess.DEVNULL)  # warm-up
+            subprocess.run([DRIVER, url, str(warmup()), str(threads), str(900_000)], check=True,
+                           stdout=subprocess.DEVNULL)  # warm-up
             done = subprocess.run([DRIVER, url, str(flows()), str(threads), str(first)], stdout=subprocess.PIPE, text=True)
             result[f"threads{threads}"] = json.loads(done.stdout)
             first += flows()

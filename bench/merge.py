@@ -1,6 +1,19 @@
 """Merges the drivers' JSON outputs into one document and adds the comparisons between them.
 
-Usage: merge.py c.json python.json handrolled.json [postgres.json [delivery.json [http.json [instructions.json [overhead.json [hooks.json]]]]]] > latest.json
+Usage: merge.py NAME=FILE ... > latest.json
+
+Each input is named by what it holds, so the arguments' order and number can change with the
+Makefile without the inputs being mixed up:
+  c=c.json                 signin_bench.c: "c" and "floor" (required)
+  python=python.json       signin_bench.py: "python" (required)
+  handrolled=handrolled.json  handrolled.py: "handrolled" (required)
+  postgres=, delivery=, http=, instructions=, overhead=, hooks=
+                           pg_bench.c, delivery_bench.py, http_bench.py, callgrind_bench.py,
+                           binding_overhead.py ("bindingOverhead"), hooks_bench.py ("hooks",
+                           "signInHooks"): optional; a section not given, or whose file cannot be
+                           read, says {"skipped": "..."} and the rest is merged.
+A name merge.py does not know is not an error either: its file's sections are copied as they are
+(with a warning on stderr), so a driver added to the Makefile never costs a run its results.
 """
 import json
 import os
@@ -8,52 +21,96 @@ import platform
 import sys
 import time
 
+# Input name -> the sections its file holds (the driver's top-level keys), in the document's order.
+REQUIRED = {"c": ("c", "floor"), "python": ("python",), "handrolled": ("handrolled",)}
+OPTIONAL = {"postgres": ("postgres",), "delivery": ("delivery",), "http": ("http",),
+            "instructions": ("instructions",), "overhead": ("bindingOverhead",),
+            "hooks": ("hooks", "signInHooks")}
+
 
 def load(path):
     with open(path) as f:
         return json.load(f)
 
 
-def main(c_path, py_path, hand_path, pg_path=None, delivery_path=None, http_path=None, instructions_path=None,
-         overhead_path=None, hooks_path=None):
-    c = load(c_path)
-    py = load(py_path)
-    hand = load(hand_path)
-    pg = load(pg_path)["postgres"] if pg_path else {"skipped": "not run"}
-    delivery = load(delivery_path)["delivery"] if delivery_path else {"skipped": "not run"}
-    http = load(http_path)["http"] if http_path else {"skipped": "not run"}
-    instructions = load(instructions_path)["instructions"] if instructions_path else {"skipped": "not run"}
-    overhead = load(overhead_path)["bindingOverhead"] if overhead_path else {"skipped": "not run"}
-    hooks = load(hooks_path)["hooks"] if hooks_path else {"skipped": "not run"}
+def parse_args(args):
+    inputs = {}
+    for arg in args:
+        name, sep, path = arg.partition("=")
+        if not sep or not name or not path:
+            sys.exit(f"merge.py: expected NAME=FILE, got {arg!r}\n\n{__doc__}")
+        if name in inputs:
+            sys.exit(f"merge.py: {name} given twice")
+        inputs[name] = path
+    missing = [name for name in REQUIRED if name not in inputs]
+    if missing:
+        sys.exit(f"merge.py: missing {', '.join(n + '=FILE' for n in missing)}\n\n{__doc__}")
+    return inputs
+
+
+def sections(inputs):
+    """The document's sections, from every input: the required ones must load, an optional one
+    that is missing or unreadable becomes {"skipped": why}, an unknown one is copied."""
+    found = {}
+    for name, keys in REQUIRED.items():
+        doc = load(inputs[name])
+        for key in keys:
+            found[key] = doc[key]
+    for name, keys in OPTIONAL.items():
+        path = inputs.get(name)
+        doc, why = None, "not run"
+        if path:
+            try:
+                doc = load(path)
+            except (OSError, ValueError) as e:
+                why = f"unreadable {os.path.basename(path)}: {e}"
+                print(f"merge.py: {why}", file=sys.stderr)
+        for key in keys:
+            if doc is not None and isinstance(doc.get(key), dict):
+                found[key] = doc[key]
+            else:
+                found[key] = {"skipped": why if doc is None else f"no {key!r} in {os.path.basename(path)}"}
+    for name, path in inputs.items():
+        if name in REQUIRED or name in OPTIONAL:
+            continue
+        print(f"merge.py: {name}={path} is not an input merge.py knows: its sections are copied as they are",
+              file=sys.stderr)
+        try:
+            doc = load(path)
+        except (OSError, ValueError) as e:
+            print(f"merge.py: unreadable {path}: {e}", file=sys.stderr)
+            continue
+        for key, value in (doc.items() if isinstance(doc, dict) else ()):
+            if key not in found or "skipped" in found[key]:
+                found[key] = value
+    return found
+
+
+def main(args):
+    found = sections(parse_args(args))
+    c, floor, py, hand = found["c"], found["floor"], found["python"], found["handrolled"]
+    pg, delivery, http = found["postgres"], found["delivery"], found["http"]
+    instructions, overhead = found["instructions"], found["bindingOverhead"]
     doc = {
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
                     "python": platform.python_version()},
-        "c": c["c"],
-        "floor": c["floor"],
-        "python": py["python"],
-        "handrolled": hand["handrolled"],
-        "postgres": pg,
-        "delivery": delivery,
-        "http": http,
-        "instructions": instructions,
-        "bindingOverhead": overhead,
-        "hooks": hooks,
     }
-    floor_us = c["floor"]["floorPerFlowUs"]
-    for section in (doc["python"].get("threads1"), doc["python"].get("threads2"), doc["handrolled"]):
+    doc.update(found)
+    floor_us = floor["floorPerFlowUs"]
+    for section in (py.get("threads1"), py.get("threads2"), hand):
         if section and floor_us:
             section["ratioToFloor"] = round(section["costPerFlowUs"] / floor_us, 2)
             if "cpuUsPerFlow" in section:
                 section["cpuRatioToFloor"] = round(section["cpuUsPerFlow"] / floor_us, 2)
-    hand_fps = hand["handrolled"]["flowsPerSecond"]
+    hand_fps = hand["flowsPerSecond"]
     summary = {
-        "cFlowsPerSecond1Thread": c["c"]["threads1"]["flowsPerSecond"],
-        "cFlowsPerSecond2Threads": c["c"]["threads2"]["flowsPerSecond"],
-        "pythonFlowsPerSecond1Thread": py["python"]["threads1"]["flowsPerSecond"],
-        "pythonFlowsPerSecond2Threads": py["python"]["threads2"]["flowsPerSecond"],
+        "cFlowsPerSecond1Thread": c["threads1"]["flowsPerSecond"],
+        "cFlowsPerSecond2Threads": c["threads2"]["flowsPerSecond"],
+        "pythonFlowsPerSecond1Thread": py["threads1"]["flowsPerSecond"],
+        "pythonFlowsPerSecond2Threads": py["threads2"]["flowsPerSecond"],
         "handrolledFlowsPerSecond": hand_fps,
-        "floorPerFlowUs": c["floor"]["floorPerFlowUs"],
+        "floorPerFlowUs": floor_us,
     }
     best_py = max(summary["pythonFlowsPerSecond1Thread"], summary["pythonFlowsPerSecond2Threads"])
     summary["pythonBestOverHandrolled"] = round(best_py / hand_fps, 2) if hand_fps else None
@@ -68,13 +125,14 @@ def main(c_path, py_path, hand_path, pg_path=None, delivery_path=None, http_path
             for name, section in pg_configs.items()}
     else:
         summary["postgres"] = {"skipped": pg.get("skipped", "no results")}
+    c1 = summary["cFlowsPerSecond1Thread"]
     summary["targets"] = {
         "c2ThreadsAtLeast8000": summary["cFlowsPerSecond2Threads"] >= 8000,
         "pythonAboveHandrolled": best_py > hand_fps,
         "pythonAtLeast1.5xHandrolled": best_py >= 1.5 * hand_fps,
-        "c2ThreadsAtLeast1.8x1Thread": summary["cFlowsPerSecond2Threads"] >= 1.8 * summary["cFlowsPerSecond1Thread"],
+        "c2ThreadsAtLeast1.8x1Thread": summary["cFlowsPerSecond2Threads"] >= 1.8 * c1,
     }
-    summary["c2ThreadsOver1Thread"] = round(summary["cFlowsPerSecond2Threads"] / summary["cFlowsPerSecond1Thread"], 2)
+    summary["c2ThreadsOver1Thread"] = round(summary["cFlowsPerSecond2Threads"] / c1, 2) if c1 else None
     if pg_configs:
         summary["targets"]["postgresAtLeastHalfOfFloor"] = all(
             section["ratioToFloor"] >= 0.5 for section in pg_configs.values())
@@ -96,7 +154,7 @@ def main(c_path, py_path, hand_path, pg_path=None, delivery_path=None, http_path
     if "threads1" in http:
         summary["http"] = {}
         for threads in ("threads1", "threads2"):
-            fps, in_process = http[threads]["flowsPerSecond"], c["c"][threads]["flowsPerSecond"]
+            fps, in_process = http[threads]["flowsPerSecond"], c[threads]["flowsPerSecond"]
             summary["http"][threads] = {"flowsPerSecond": fps, "inProcessFlowsPerSecond": in_process,
                                         "ratioToInProcess": round(fps / in_process, 2) if in_process else None}
         summary["targets"]["httpAtLeast60PercentOfInProcess"] = all(
@@ -110,12 +168,17 @@ def main(c_path, py_path, hand_path, pg_path=None, delivery_path=None, http_path
     if "overheadUs" in overhead:
         summary["bindingOverheadUs"] = overhead["overheadUs"]
         summary["targets"]["bindingOverheadAtMost4Us"] = overhead["overheadUs"] <= 4.0
+    # Blocking hooks: what each adds to the call's median, in process and over HTTP.
+    hooks = {name: {key: found[section][key] for key in ("inProcessAddedUs", "httpAddedUs")}
+             for name, section in (("beforeSendSms", "hooks"), ("beforeSignIn", "signInHooks"))
+             if "httpAddedUs" in found[section]}
+    summary["hooksAddedUs"] = hooks or {"skipped": found["hooks"].get("skipped", "no results")}
     doc["summary"] = summary
     json.dump(doc, sys.stdout, indent=2)
     sys.stdout.write("\n")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in range(4, 10):
+    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
         sys.exit(__doc__)
-    main(*sys.argv[1:])
+    main(sys.argv[1:])

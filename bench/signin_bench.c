@@ -27,10 +27,11 @@
  *         delivered: UPDATE outbox SET state=sent, body=NULL (one autocommit transaction)
  *         sign-in:  BEGIN IMMEDIATE; SELECT verification; UPDATE it consumed; SELECT user by phone;
  *                   INSERT user; INSERT phone identity; INSERT refresh-token hash; COMMIT
- *   floorPerFlowUs is their sum; each thread configuration reports costPerFlowUs (= 1e6 / flows/s)
- *   and cpuUsPerFlow, and their ratios to that floor. Parsing, JSON, phone-number validation and
- *   random numbers are left out of the floor on purpose: the ratio shows what they, and
- *   everything else the engine does, cost on top of the floor.
+ *   ($BENCH_FLOOR_REPS of the SQLite transactions, default 5000; 4/5 as many signatures, 4 times
+ *   as many HMACs). floorPerFlowUs is their sum; each thread configuration reports costPerFlowUs
+ *   (= 1e6 / flows/s) and cpuUsPerFlow, and their ratios to that floor. Parsing, JSON,
+ *   phone-number validation and random numbers are left out of the floor on purpose: the ratio
+ *   shows what they, and everything else the engine does, cost on top of the floor.
  *
  * Output: one JSON object on stdout, {"c": {"threads1": {...}, "threads2": {...}}, "floor": {...}};
  * progress and diagnostics go to stderr.
@@ -437,11 +438,16 @@ static json_t *floor_sqlite(int reps, double *sum_us) {
 }
 
 static json_t *measure_floor(double *floor_us) {
+    /* Repetitions: $BENCH_FLOOR_REPS of the SQLite transactions (default 5000), 4/5 as many
+     * signatures and 4 times as many HMACs (a short run, as `make bench-smoke`'s, asks for few). */
+    long reps = env_long("BENCH_FLOOR_REPS", 5000);
+    if (reps < 10) reps = 10;
+    if (reps > 400000) reps = 400000; /* distinct numbers: floor_sqlite uses reps + i */
     fprintf(stderr, "signin_bench: measuring the floor...\n");
-    double es = floor_es256(4000);
-    double hm = floor_hmac(20000);
+    double es = floor_es256((int)(reps * 4 / 5));
+    double hm = floor_hmac((int)(reps * 4));
     double sql;
-    json_t *tx = floor_sqlite(5000, &sql);
+    json_t *tx = floor_sqlite((int)reps, &sql);
     *floor_us = es + hm + sql;
     json_t *f = json_pack("{s:f,s:f,s:o,s:f,s:f,s:s,s:s}", "es256SignUs", es, "hmacSha256Us", hm,
                           "sqliteTx", tx, "sqliteTxTotalUs", round2(sql), "floorPerFlowUs",
