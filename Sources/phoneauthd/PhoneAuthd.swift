@@ -47,24 +47,26 @@ struct PhoneAuthd: ParsableCommand {
             header: .seconds(Int64(serverConfig.headerTimeoutSeconds)),
             body: .seconds(Int64(serverConfig.bodyTimeoutSeconds)),
             shutdown: .seconds(Int64(serverConfig.shutdownTimeoutSeconds)))
+        let cap = ConnectionCap(limit: serverConfig.maxConnections)
         let builder: HTTPServerBuilder
         if let certificate = serverConfig.certificateFile, let key = serverConfig.privateKeyFile {
             do {
-                builder = try Self.tls(certificateFile: certificate, privateKeyFile: key, timeouts: timeouts)
+                builder = try Self.tls(certificateFile: certificate, privateKeyFile: key, timeouts: timeouts, cap: cap)
             } catch {
                 StandardStream.error.write("phoneauthd: invalidConfiguration: server.tls: \(error)\n")
                 auth.close()
                 throw ExitCode(1)
             }
         } else {
-            builder = HTTPServerBuilder { TimedHTTP1Channel(responder: $0, timeouts: timeouts) }
+            builder = HTTPServerBuilder { TimedHTTP1Channel(responder: $0, timeouts: timeouts, cap: cap) }
         }
         let scheme = serverConfig.certificateFile == nil ? "http" : "https"
         let app = Application(
             responder: server, server: builder,
             configuration: .init(
                 address: .hostname(serverConfig.host, port: serverConfig.port), serverName: nil,
-                // Hummingbird's cap: at the limit it stops accepting, and newcomers wait in the backlog.
+                // Hummingbird's cap: at the limit it stops accepting, and newcomers wait in the backlog
+                // (ConnectionCap closes the few a burst brings in past it).
                 availableConnectionsDelegate: MaximumAvailableConnections(serverConfig.maxConnections, logger: logger)),
             onServerRunning: { channel in
                 // Tests and scripts read the port from this line when they asked for port 0.
@@ -94,7 +96,7 @@ struct PhoneAuthd: ParsableCommand {
     /// HTTP/1.1 over TLS with the certificate chain and key of these PEM files. A build without the
     /// TLS trait (`make demo`'s) refuses: TLS is then a proxy's to terminate.
     static func tls(
-        certificateFile: String, privateKeyFile: String, timeouts: RequestTimeoutHandler.Timeouts
+        certificateFile: String, privateKeyFile: String, timeouts: RequestTimeoutHandler.Timeouts, cap: ConnectionCap
     ) throws -> HTTPServerBuilder {
         #if TLS
         do {
@@ -102,7 +104,8 @@ struct PhoneAuthd: ParsableCommand {
                 certificateChain: try NIOSSLCertificate.fromPEMFile(certificateFile).map { .certificate($0) },
                 privateKey: .privateKey(try NIOSSLPrivateKey(file: privateKeyFile, format: .pem)))
             return HTTPServerBuilder { responder in
-                try TLSChannel(TimedHTTP1Channel(responder: responder, timeouts: timeouts), tlsConfiguration: tls)
+                try TLSChannel(
+                    TimedHTTP1Channel(responder: responder, timeouts: timeouts, cap: cap), tlsConfiguration: tls)
             }
         } catch {
             throw TLSUnavailable("the certificate or key cannot be read (\(type(of: error))).")

@@ -6,13 +6,20 @@ import NIOCore
 /// Hummingbird's HTTP1Channel with phoneauthd's deadlines on slow and idle clients: a
 /// RequestBytesHandler ahead of the HTTP decoder (after TLS, when HummingbirdTLS wraps this
 /// channel), a RequestTimeoutHandler after it. HTTP1Channel's own idleTimeout is left off: it is
-/// an inactivity timer, which a client trickling a byte now and then never trips.
+/// an inactivity timer, which a client trickling a byte now and then never trips. A connection past
+/// the cap is closed at once (its pipeline is still set up: a failed setup would end the server's
+/// stream of connections).
 struct TimedHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
 
     let base: HTTP1Channel
+    let cap: ConnectionCap
 
-    init(responder: @escaping HTTPChannelHandler.Responder, timeouts: RequestTimeoutHandler.Timeouts) {
+    init(
+        responder: @escaping HTTPChannelHandler.Responder, timeouts: RequestTimeoutHandler.Timeouts,
+        cap: ConnectionCap
+    ) {
+        self.cap = cap
         base = HTTP1Channel(
             responder: responder,
             configuration: .init(additionalChannelHandlers: [RequestTimeoutHandler(timeouts: timeouts)]))
@@ -23,6 +30,9 @@ struct TimedHTTP1Channel: ServerChildChannel {
             try channel.pipeline.syncOperations.addHandler(RequestBytesHandler())
         }.flatMap {
             base.setup(channel: channel, logger: logger)
+        }.map { value in
+            if !cap.admit(channel) { channel.close(promise: nil) }
+            return value
         }
     }
 

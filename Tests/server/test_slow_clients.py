@@ -220,6 +220,32 @@ def test_connections_beyond_the_cap_wait_and_the_others_keep_working(tmp_path):
         server.stop()
 
 
+def test_a_burst_of_connections_gets_no_more_than_the_cap(tmp_path):
+    server = serve(tmp_path, maxConnections=2)
+    try:
+        socks = [connect(server) for _ in range(20)]
+        for sock in socks:
+            sock.sendall(get())
+        time.sleep(1)
+        answered = 0
+        for sock in socks:
+            sock.setblocking(False)
+            try:
+                answered += sock.recv(65536).startswith(b"HTTP/1.1 200")
+            except (BlockingIOError, ConnectionResetError):
+                pass  # waiting in the backlog, or closed at once past the cap
+        assert answered <= 2
+        for sock in socks:
+            sock.close()
+        # The places are free again.
+        sock = connect(server)
+        sock.sendall(get())
+        assert read_response(sock) == 200
+        sock.close()
+    finally:
+        server.stop()
+
+
 def test_sigterm_closes_a_slow_client_after_the_shutdown_timeout(tmp_path):
     server = serve(tmp_path, shutdownTimeoutSeconds=1)
     try:
