@@ -34,9 +34,12 @@ final class RequestTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler
     private var readingBody = false
     /// Requests read whose response has not ended (more than one when a client pipelines).
     private var responsesOwed = 0
+    /// When the current wait ends; nil while the server answers.
+    private var deadline: NIODeadline?
+    /// One timer, moved only when a deadline comes before it: most requests move none (a later
+    /// deadline is looked at again when the timer fires), so a request costs no scheduling.
     private var timer: Scheduled<Void>?
-    /// Ignores a timer that fired after it was replaced (cancel cannot stop one already running).
-    private var timerGeneration = 0
+    private var timerAt: NIODeadline?
     private var shutdownTimer: Scheduled<Void>?
 
     init(timeouts: Timeouts) {
@@ -111,28 +114,44 @@ final class RequestTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     private func enter(_ next: Wait, _ context: ChannelHandlerContext) {
         wait = next
-        timer?.cancel()
-        timer = nil
-        timerGeneration &+= 1
         let limit: TimeAmount
         switch next {
         case .header: limit = timeouts.header
         case .idle: limit = timeouts.idle
         case .body: limit = timeouts.body
-        case .server: return
+        case .server:
+            deadline = nil
+            return
         }
-        let generation = timerGeneration
-        timer = context.eventLoop.assumeIsolated().scheduleTask(in: limit) {
-            guard generation == self.timerGeneration else { return }
+        let due = NIODeadline.now() + limit
+        deadline = due
+        if let timerAt, timerAt <= due { return }
+        schedule(at: due, context)
+    }
+
+    private func schedule(at due: NIODeadline, _ context: ChannelHandlerContext) {
+        timer?.cancel()
+        timerAt = due
+        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) { self.timerFired(context) }
+    }
+
+    private func timerFired(_ context: ChannelHandlerContext) {
+        timer = nil
+        timerAt = nil
+        guard let deadline else { return }
+        if deadline <= .now() {
             // A plain close: a 408 could collide with an answer the responder is writing.
             context.close(promise: nil)
+        } else {
+            schedule(at: deadline, context)
         }
     }
 
     private func cancelTimers() {
-        timerGeneration &+= 1
+        deadline = nil
         timer?.cancel()
         timer = nil
+        timerAt = nil
         shutdownTimer?.cancel()
         shutdownTimer = nil
     }
