@@ -107,7 +107,9 @@ struct TenantOption: ParsableArguments {
     var tenant: String?
 
     /// A method's parameters, with `tenantId` when --tenant names a tenant.
-    func params(_ pairs: (String, JSONValue)...) -> JSONValue {
+    func params(_ pairs: (String, JSONValue)...) -> JSONValue { params(pairs) }
+
+    func params(_ pairs: [(String, JSONValue)]) -> JSONValue {
         .object(pairs + (tenant.map { [("tenantId", .string($0))] } ?? []))
     }
 

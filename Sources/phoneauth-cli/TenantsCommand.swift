@@ -58,11 +58,10 @@ struct TenantsCommand: ParsableCommand {
 
         func run() throws {
             try options.withEngine { engine in
-                let page = try options.call(
-                    engine, "listTenants",
-                    .object([
-                        ("maxResults", .int(Int64(limit))), ("pageToken", pageToken.map { .string($0) } ?? .null),
-                    ]))
+                // What is not given is left out (the engine refuses null where it means nothing).
+                var params: [(String, JSONValue)] = [("maxResults", .int(Int64(limit)))]
+                if let pageToken { params.append(("pageToken", .string(pageToken))) }
+                let page = try options.call(engine, "listTenants", .object(params))
                 guard !options.json else { return options.printJSON(page) }
                 var table = Table(
                     "ID", "DISPLAY NAME", "TEST NUMBERS", "SMS REGIONS", "SECOND FACTORS", "SMS APP NAME", "CREATED")

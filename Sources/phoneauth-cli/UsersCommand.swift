@@ -87,10 +87,9 @@ struct UsersCommand: ParsableCommand {
 
         func run() throws {
             try options.withEngine { engine in
-                let page = try options.call(
-                    engine, "listUsers",
-                    scope.params(
-                        ("maxResults", .int(Int64(limit))), ("pageToken", pageToken.map { .string($0) } ?? .null)))
+                var params: [(String, JSONValue)] = [("maxResults", .int(Int64(limit)))]
+                if let pageToken { params.append(("pageToken", .string(pageToken))) }
+                let page = try options.call(engine, "listUsers", scope.params(params))
                 guard !options.json else { return options.printJSON(page) }
                 var table = Table("UID", "PHONE NUMBER", "NAME", "DISABLED", "CREATED", "LAST SIGN-IN", "FACTORS")
                 if case let .array(users)? = options.shown(page)["users"] {
@@ -122,15 +121,14 @@ struct UsersCommand: ParsableCommand {
 
         func run() throws {
             try options.withEngine { engine in
-                let absent = JSONValue.null
+                // What is not given is left out (the engine refuses null where it means nothing).
+                let given: [(String, String?)] = [
+                    ("uid", uid), ("phoneNumber", phoneNumber), ("displayName", displayName),
+                ]
+                let params = given.compactMap { name, value in value.map { (name, JSONValue.string($0)) } }
                 let user =
-                    try options.call(
-                        engine, "createUser",
-                        scope.params(
-                            ("uid", uid.map { .string($0) } ?? absent),
-                            ("phoneNumber", phoneNumber.map { .string($0) } ?? absent),
-                            ("displayName", displayName.map { .string($0) } ?? absent),
-                            ("disabled", .bool(disabled))))["user"] ?? .null
+                    try options.call(engine, "createUser", scope.params(params + [("disabled", .bool(disabled))]))[
+                        "user"] ?? .null
                 show(user, options)
             }
         }

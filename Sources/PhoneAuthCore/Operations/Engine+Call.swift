@@ -17,6 +17,7 @@ extension Engine {
         do {
             let reader = try ObjectReader(params)
             try reader.rejectUnknown(operation.parameters)
+            try reader.rejectNull(except: operation.nullable)
             return (0, try operation.run(self, reader))
         } catch {
             let failure = PhoneAuthError.from(error, during: method)

@@ -18,6 +18,10 @@ package struct Operation: Sendable {
     package let setsClientIp: Bool
     /// The JSON parameters it takes; any other is refused before it runs.
     package let parameters: Set<String>
+    /// The parameters that may be given as null, where null means something of its own (clear a
+    /// name, remove claims): any other parameter given as null is refused before it runs, as a
+    /// wrong type is (leaving it out is how a caller says "none").
+    package let nullable: Set<String>
     /// Whether it works in a user pool its `tenantId` names (docs/API.md, "Tenants"); the tenant
     /// methods take a `tenantId` too, but there it names the tenant they manage.
     package let scopedByTenant: Bool
@@ -25,13 +29,15 @@ package struct Operation: Sendable {
 
     init(
         _ name: String, access: Access = .admin, setsClientIp: Bool = false, scopedByTenant: Bool = false,
-        parameters: Set<String>, run: @escaping @Sendable (Engine, ObjectReader) throws -> JSONValue
+        parameters: Set<String>, nullable: Set<String> = [],
+        run: @escaping @Sendable (Engine, ObjectReader) throws -> JSONValue
     ) {
         self.name = name
         self.access = access
         self.setsClientIp = setsClientIp
         self.scopedByTenant = scopedByTenant
         self.parameters = scopedByTenant ? parameters.union(["tenantId"]) : parameters
+        self.nullable = nullable
         self.run = run
     }
 

@@ -24,6 +24,7 @@ extension OperationCatalogue {
         do {
             guard let a = try p.object("appVerification") else { return nil }
             try a.rejectUnknown(["receipt", "secret", "captchaToken"])
+            try a.rejectNull()
             (receipt, secret, token) = (try a.string("receipt"), try a.string("secret"), try a.string("captchaToken"))
         } catch {
             throw PhoneAuthError(.invalidAppCredential, error.message, details: error.details)
@@ -72,9 +73,11 @@ extension OperationCatalogue {
         switch try a.string("factorId") {
         case "phone":
             try a.rejectUnknown(["factorId", "credential"])
+            try a.rejectNull()
             return .phone(try credential(a, field: "assertion.credential"))
         case "totp":
             try a.rejectUnknown(["factorId", "enrollmentId", "verificationCode"])
+            try a.rejectNull()
             guard let enrollmentId = try a.string("enrollmentId"), !enrollmentId.isEmpty else {
                 throw PhoneAuthError(
                     .missingMultiFactorInfo, "A TOTP assertion needs the factor's 'enrollmentId'.",
@@ -103,6 +106,7 @@ extension OperationCatalogue {
         }
         let c = try ObjectReader(raw, path: field)
         try c.rejectUnknown(["providerId", "verificationId", "verificationCode", "temporaryProof", "phoneNumber"])
+        try c.rejectNull()
         if let provider = try c.string("providerId"), provider != "phone" {
             throw PhoneAuthError(
                 .invalidCredential, "The credential's providerId must be \"phone\".",

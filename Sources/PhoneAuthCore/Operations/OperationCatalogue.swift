@@ -257,8 +257,10 @@ enum OperationCatalogue {
             try engine.accounts.deleteUser(uid: try required(p, "uid"), in: try tenant(engine, p))
             return .object([])
         },
-        Operation("updateUser", scopedByTenant: true, parameters: ["uid", "disabled", "displayName", "phoneNumber"]) {
-            engine, p in
+        Operation(
+            "updateUser", scopedByTenant: true, parameters: ["uid", "disabled", "displayName", "phoneNumber"],
+            nullable: ["displayName", "phoneNumber"]
+        ) { engine, p in
             let uid = try required(p, "uid")
             let displayName = try clearable(p, "displayName").map { name throws(PhoneAuthError) in
                 try Label(name, field: "displayName")
@@ -277,7 +279,8 @@ enum OperationCatalogue {
                 phoneNumber: try p.string("phoneNumber"))
             return .object([("user", ResultJSON.user(user))])
         },
-        Operation("setCustomUserClaims", scopedByTenant: true, parameters: ["uid", "claims"]) { engine, p in
+        Operation("setCustomUserClaims", scopedByTenant: true, parameters: ["uid", "claims"], nullable: ["claims"]) {
+            engine, p in
             try engine.accounts.setCustomUserClaims(
                 uid: try required(p, "uid"), in: try tenant(engine, p), claims: p.value("claims"))
             return .object([])
@@ -393,13 +396,19 @@ enum OperationCatalogue {
                 )
             ])
         },
-        Operation("createTenant", parameters: TenantSettings.keys.union(["tenantId", "displayName"])) { engine, p in
+        Operation(
+            "createTenant", parameters: TenantSettings.keys.union(["tenantId", "displayName"]),
+            nullable: TenantSettings.keys
+        ) { engine, p in
             .object([("tenant", try engine.tenants.create(p).json)])
         },
         Operation("getTenant", parameters: ["tenantId"]) { engine, p in
             .object([("tenant", try engine.tenants.tenant(try TenantID(p.string("tenantId"))).json)])
         },
-        Operation("updateTenant", parameters: TenantSettings.keys.union(["tenantId", "displayName"])) { engine, p in
+        Operation(
+            "updateTenant", parameters: TenantSettings.keys.union(["tenantId", "displayName"]),
+            nullable: TenantSettings.keys
+        ) { engine, p in
             .object([("tenant", try engine.tenants.update(try TenantID(p.string("tenantId")), p).json)])
         },
         Operation("deleteTenant", parameters: ["tenantId"]) { engine, p in

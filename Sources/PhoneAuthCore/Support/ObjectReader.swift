@@ -44,6 +44,14 @@ package struct ObjectReader {
             details: details)
     }
 
+    /// Rejects a field given as null unless it is one of `nullable` (where null means something of
+    /// its own): `value` and the typed reads take null as absent, which a caller must say by
+    /// leaving the field out.
+    package func rejectNull(except nullable: Set<String> = []) throws(PhoneAuthError) {
+        guard let (key, _) = pairs.first(where: { $0.1 == .null && !nullable.contains($0.0) }) else { return }
+        throw fail(key, "The field '\(name(key))' must not be null; leave it out instead.")
+    }
+
     private static func ordinal(_ n: Int) -> String {
         let suffix = (11...13).contains(n % 100) ? "th" : [1: "st", 2: "nd", 3: "rd"][n % 10] ?? "th"
         return "\(n)\(suffix)"
