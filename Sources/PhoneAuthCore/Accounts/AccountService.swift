@@ -149,7 +149,8 @@ package final class AccountService {
         let session = try sessions.session(of: idToken, recent: true, tenant: tenant)
         let pool = try tenants.pool(session.user.tenant)
         let now = clock.now()
-        let (signIn, first) = sessions.continuation(of: session, provider: .phone, now: now)
+        let (continued, first) = sessions.continuation(of: session, provider: .phone, now: now)
+        let signIn = try sessions.retryable(continued, first, now: now)
         let secret = Base64URL.encode(SecureBytes.random(count: 32))
         let proofId = VerificationCode.newVerificationId(at: now)
         let proof = TemporaryProof(
@@ -183,8 +184,9 @@ package final class AccountService {
         let session = try sessions.session(of: idToken, recent: false, tenant: tenant)
         let pool = try tenants.pool(session.user.tenant)
         let now = clock.now()
-        let (signIn, first) = sessions.newSignIn(
+        let (made, first) = sessions.newSignIn(
             uid: session.user.uid, tenant: pool.tenant, provider: .phone, now: now)
+        let signIn = try sessions.retryable(made, first, now: now)
         return try sessions.finish(
             try store.redeemForAccount(
                 id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId,

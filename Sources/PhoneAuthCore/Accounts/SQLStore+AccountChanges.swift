@@ -13,10 +13,24 @@ extension SQLStore {
             let phone: String
             switch try checkCode(
                 id: id, tenant: signIn.tenant, purpose: purpose, subject: purpose == .enroll ? uid : nil, now: now,
-                maxAttempts: maxAttempts, limits: limits, codeMatches: codeMatches, in: db)
+                maxAttempts: maxAttempts, limits: limits, codeMatches: codeMatches, usedSince: signIn.retrySince,
+                in: db)
             {
             case let .failure(rejection): return .rejected(rejection)
-            case let .success(v): phone = v.phone
+            case let .success(v):
+                // The same code again, soon after it made this change: what the change opened,
+                // for the same user only, while the change still holds.
+                if let earlier = v.earlier {
+                    guard earlier.uid == uid else { return .rejected(.unusable(reason: .alreadyUsed)) }
+                    return try resumeEarlier(earlier, now: now, in: db) { user in
+                        if case .enrollPhone = change {
+                            user.factors.contains { $0.phoneNumber == v.phone }
+                        } else {
+                            user.phoneNumber == v.phone
+                        }
+                    }
+                }
+                phone = v.phone
             }
             guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
             let holder = try numberHolder(phone, tenant: user.tenant, in: db)
@@ -56,9 +70,19 @@ extension SQLStore {
                 if user.factors.count >= factor.maxFactors { return .refused(.maximumSecondFactorCountExceeded) }
                 user.factors.append(try insertFactor(factor, uid: uid, phone: phone, lastStep: 0, now: now, in: db))
             }
-            try markUsed(id, in: db)
-            return try open(signIn, for: user, isNew: false, now: now, in: db)
+            return try openSpending(id, signIn, for: user, now: now, in: db)
         }
+    }
+
+    /// Opens `signIn`'s session (or challenge) for `user` and spends the code `id`, recording
+    /// what it opened for a retry of the same call.
+    private func openSpending(
+        _ id: String, _ signIn: NewSignIn, for user: UserRecord, now: Timestamp, in db: Connection
+    ) throws -> AccountOutcome {
+        let outcome = try open(signIn, for: user, isNew: false, now: now, in: db)
+        try markUsedBySignIn(
+            id, EarlierSignIn(uid: user.uid, opened: outcome.opened(by: signIn), isNewUser: false), at: now, in: db)
+        return outcome
     }
 
     /// Gives `user` the number `phone` (its first, with `link`) and opens the continued session;
@@ -69,8 +93,8 @@ extension SQLStore {
     ) throws -> AccountOutcome {
         var user = user
         user.phoneNumber = phone
-        try markUsed(id, in: db)
         if signIn.hooks.judge(isNew: false) {
+            try markUsed(id, in: db)
             return .approvalNeeded(
                 PendingSignIn(
                     flow: .numberChange(
@@ -81,7 +105,7 @@ extension SQLStore {
             case let .updated(changed) = try apply(
                 UserChanges(phoneNumber: .some(phone)), uid: user.uid, now: now, in: db)
         else { return .refused(.userNotFound) }
-        return try open(signIn, for: changed, isNew: false, now: now, in: db)
+        return try openSpending(id, signIn, for: changed, now: now, in: db)
     }
 
     /// Another user (`owner`) has the number: the code is consumed and becomes `proof`, a

@@ -79,7 +79,8 @@ package final class MultiFactorService {
         let pool = try pool(of: session.user, allowing: .phone)
         let now = clock.now()
         let factor = newFactor(.phone, displayName: displayName, now: now)
-        let (signIn, first) = continuation(of: session, proving: factor, now: now)
+        let (continued, first) = continuation(of: session, proving: factor, now: now)
+        let signIn = try sessions.retryable(continued, first, now: now)
         return try sessions.finish(
             try store.redeemForAccount(
                 id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId,
@@ -182,7 +183,8 @@ package final class MultiFactorService {
             proof = .totp(enrollmentId: enrollmentId, check: totpCheck(code, now: now))
         }
         // The store gives the session the challenge's own provider.
-        let (signIn, first) = sessions.newSignIn(uid: "", tenant: pool.tenant, provider: .phone, now: now)
+        let (made, first) = sessions.newSignIn(uid: "", tenant: pool.tenant, provider: .phone, now: now)
+        let signIn = try sessions.retryable(made, first, now: now)
         return try sessions.finish(
             try store.resolveSecondFactor(
                 sessionId: session, proof: proof, now: now, maxAttempts: config.maxAttempts,

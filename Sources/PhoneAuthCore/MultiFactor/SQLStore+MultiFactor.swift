@@ -93,6 +93,13 @@ extension SQLStore {
     ) throws -> AccountOutcome {
         try write { db in
             guard let session = try mfaSession(id: sessionId, kind: .signIn, now: now, in: db) else {
+                if let since = signIn.retrySince,
+                    let resumed = try resumeResolved(
+                        sessionId, proof: proof, since: since, now: now, maxAttempts: maxAttempts, limits: limits,
+                        tenant: signIn.tenant, in: db)
+                {
+                    return resumed
+                }
                 return .refused(try deadSessionRefusal(sessionId, tenant: signIn.tenant, in: db))
             }
             guard let user = try self.user(uid: session.uid, in: db), user.tenant == signIn.tenant else {
@@ -100,6 +107,7 @@ extension SQLStore {
             }
             if user.disabled { return .refused(.userDisabled) }
             let factor: EnrolledFactor
+            var acceptedStep: Int64?
             switch proof {
             case let .phone(verificationId, codeMatches):
                 switch try checkCode(
@@ -114,7 +122,6 @@ extension SQLStore {
                         return .refused(.multiFactorInfoNotFound)
                     }
                     factor = f
-                    try markUsed(verificationId, in: db)
                 }
             case let .totp(enrollmentId, check):
                 let key: [SQLValue] = [.text(user.uid), .text(enrollmentId)]
@@ -141,8 +148,8 @@ extension SQLStore {
                     "UPDATE factors SET last_step = ?, failures = 0 WHERE uid = ? AND enrollment_id = ?",
                     [.int(step)] + key)
                 factor = f
+                acceptedStep = step
             }
-            try db.run("UPDATE mfa_sessions SET state = 'used' WHERE id = ?", [.text(sessionId)])
             var resolved = signIn
             resolved.provider = session.provider
             resolved.developerClaims = session.developerClaims
@@ -151,12 +158,68 @@ extension SQLStore {
             resolved.challenge = nil
             // Custom-token sign-ins are not judged by hooks, their second factor neither.
             if signIn.hooks.judge(isNew: false), session.provider != .custom {
+                try db.run("UPDATE mfa_sessions SET state = 'used' WHERE id = ?", [.text(sessionId)])
+                if case let .phone(verificationId, _) = proof { try markUsed(verificationId, in: db) }
                 return .approvalNeeded(
                     PendingSignIn(
                         flow: .existingUser(proved: .secondFactor(factor.enrollmentId)), user: user, isNew: false,
                         signIn: resolved))
             }
+            // What the proof opened is kept for a retry of this call (resumeResolved): on the
+            // challenge, with the step a TOTP code was accepted at, and on an SMS code.
+            try db.run(
+                """
+                UPDATE mfa_sessions SET state = 'used', resolved_at = ?, resolved_session = ?, resolved_step = ?, \
+                resolved_enrollment = ? WHERE id = ?
+                """,
+                [
+                    .int(now.milliseconds), .text(resolved.sessionId), acceptedStep.map { .int($0) } ?? .null,
+                    .text(factor.enrollmentId), .text(sessionId),
+                ])
+            if case let .phone(verificationId, _) = proof {
+                try markUsedBySignIn(
+                    verificationId, EarlierSignIn(uid: user.uid, opened: resolved.sessionId, isNewUser: false), at: now,
+                    in: db)
+            }
             return try open(resolved, for: user, isNew: false, now: now, in: db)
+        }
+    }
+
+    /// A challenge met since `since`, met again with the same proof (a retry after an error whose
+    /// commit is unknown): the session it opened, handed out again (resumeEarlier), while the
+    /// factor is still the user's. The same SMS code (checked as a used code is, wrong ones
+    /// counted), or the same TOTP code at the very step that was accepted. Nil: not such a retry.
+    private func resumeResolved(
+        _ sessionId: String, proof: SecondFactorProof, since: Timestamp, now: Timestamp, maxAttempts: Int,
+        limits: CheckLimits, tenant: TenantID, in db: Connection
+    ) throws -> AccountOutcome? {
+        guard
+            let (uid, opened, step, enrollmentId) = try db.row(
+                """
+                SELECT uid, resolved_session, resolved_step, resolved_enrollment FROM mfa_sessions
+                WHERE id = ? AND kind = ? AND state = 'used' AND resolved_at >= ?
+                """, [.text(sessionId), .text(MFASessionKind.signIn), .int(since.milliseconds)],
+                { ($0.text(0), $0.text(1), $0.optionalInt(2), $0.text(3)) }),
+            let owner = try user(uid: uid, in: db), owner.tenant == tenant
+        else { return nil }
+        switch proof {
+        case let .phone(verificationId, codeMatches):
+            guard
+                case let .success(verified) = try checkCode(
+                    id: verificationId, tenant: tenant, purpose: .mfaSignIn, subject: sessionId, now: now,
+                    maxAttempts: maxAttempts, limits: limits, codeMatches: codeMatches, usedSince: since, in: db),
+                verified.earlier?.opened == opened
+            else { return nil }
+        case let .totp(presented, check):
+            guard let step, presented == enrollmentId,
+                let secret = try db.row(
+                    "SELECT sealed_secret FROM factors WHERE uid = ? AND enrollment_id = ?",
+                    [.text(uid), .text(enrollmentId)], { $0.blob(0) }),
+                check(secret, uid, step - 1) == step
+            else { return nil }
+        }
+        return try resumeEarlier(EarlierSignIn(uid: uid, opened: opened, isNewUser: false), now: now, in: db) {
+            user in user.factors.contains { $0.enrollmentId == enrollmentId }
         }
     }
 

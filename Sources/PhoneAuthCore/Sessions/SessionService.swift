@@ -78,6 +78,17 @@ package final class SessionService {
     /// `token`'s secret sealed, for the session to keep (see NewSignIn.sealedSecret).
     func sealed(_ token: RefreshToken) throws -> [UInt8] { try keys.sealRefreshSecret(token) }
 
+    /// `signIn`, made resumable: the same proof presented again within signInRetrySeconds (a
+    /// retry after an error whose commit is unknown) gets the session it opened, with `first`
+    /// again, never a second one. Unchanged when signInRetrySeconds is 0.
+    func retryable(_ signIn: NewSignIn, _ first: RefreshToken, now: Timestamp) throws -> NewSignIn {
+        guard config.signInRetrySeconds > 0 else { return signIn }
+        var signIn = signIn
+        signIn.sealedSecret = try sealed(first)
+        signIn.retrySince = now.adding(seconds: -config.signInRetrySeconds)
+        return signIn
+    }
+
     /// A new session that carries on `session` (same first and second factor, same auth_time),
     /// for the fresh tokens an account change returns. The presented session stays valid.
     /// `provider` is the credential just proved, when there is one (a link or a number change

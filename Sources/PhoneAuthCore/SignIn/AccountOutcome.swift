@@ -17,3 +17,11 @@ package enum AccountOutcome: Sendable {
     /// Too many wrong codes for this factor: it is locked until then.
     case locked(until: Timestamp)
 }
+
+extension AccountOutcome {
+    /// What `signIn` opened, for a retry of its call to find (EarlierSignIn.opened): the
+    /// challenge, when the user met one, else the session.
+    func opened(by signIn: NewSignIn) -> String {
+        if case let .secondFactorRequired(_, challenge) = self { challenge.id } else { signIn.sessionId }
+    }
+}

@@ -10,6 +10,9 @@ package struct NewSignIn: Sendable {
     /// That secret sealed, kept as the session's current one (as refreshes keep theirs) so that
     /// a retried sign-in can hand the session's token out again (nil: not kept).
     package var sealedSecret: [UInt8]? = nil
+    /// A used proof (code) presented again since this time is taken for a retry of the call that
+    /// used it, and gets what that call opened (nil: never; see SessionService.retryable).
+    package var retrySince: Timestamp? = nil
     /// How the session began and the custom token's claims as JSON text: every ID token of the
     /// session carries them.
     package var provider = SignInProvider.phone

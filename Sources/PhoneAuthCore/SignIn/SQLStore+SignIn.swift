@@ -17,7 +17,7 @@ extension SQLStore {
             case let .success(v): verified = v
             }
             if let earlier = verified.earlier {
-                return try resumeEarlierSignIn(earlier, phone: verified.phone, now: now, in: db)
+                return try resumeEarlier(earlier, now: now, in: db) { $0.phoneNumber == verified.phone }
             }
             let phone = verified.phone
             let holder = try numberHolder(phone, tenant: signIn.tenant, in: db)
@@ -48,9 +48,8 @@ extension SQLStore {
             }
             guard let user else { return .refused(.userNotFound) }
             let outcome = try open(signIn, for: user, isNew: isNew, now: now, in: db)
-            let opened =
-                if case let .secondFactorRequired(_, challenge) = outcome { challenge.id } else { signIn.sessionId }
-            try markUsedBySignIn(id, EarlierSignIn(uid: user.uid, opened: opened, isNewUser: isNew), at: now, in: db)
+            try markUsedBySignIn(
+                id, EarlierSignIn(uid: user.uid, opened: outcome.opened(by: signIn), isNewUser: isNew), at: now, in: db)
             return outcome
         }
     }
@@ -152,15 +151,16 @@ extension SQLStore {
         }
     }
 
-    /// A used code presented again within the retry interval: what its sign-in opened, if that
-    /// is still as it was, handed out again. A session only while it is at its first generation
-    /// (a refresh shows its tokens arrived), a challenge only while it is open; nothing once the
-    /// user has lost the number or been disabled.
-    private func resumeEarlierSignIn(
-        _ earlier: EarlierSignIn, phone: String, now: Timestamp, in db: Connection
+    /// A used proof presented again within the retry interval: what the call that used it opened,
+    /// if that is still as it was, handed out again. A session only while it is at its first
+    /// generation (a refresh shows its tokens arrived), a challenge only while it is open; nothing
+    /// once the user no longer `holds` what the proof proved (the number, the factor) or has been
+    /// disabled.
+    func resumeEarlier(
+        _ earlier: EarlierSignIn, now: Timestamp, in db: Connection, holds: (UserRecord) -> Bool
     ) throws -> AccountOutcome {
         let used = AccountOutcome.rejected(.unusable(reason: .alreadyUsed))
-        guard let user = try self.user(uid: earlier.uid, in: db), user.phoneNumber == phone else { return used }
+        guard let user = try self.user(uid: earlier.uid, in: db), holds(user) else { return used }
         if user.disabled { return .refused(.userDisabled) }
         if let sealed = try db.row(
             "SELECT sealed_secret FROM sessions WHERE uid = ? AND id = ? AND revoked_at IS NULL AND generation = 0",

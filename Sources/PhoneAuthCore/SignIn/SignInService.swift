@@ -31,15 +31,14 @@ package final class SignInService {
             throw failures.reported(error, clientIp: credential.clientIp, now: now)
         }
         // 28 characters like Firebase's uids: creation time and 96 random bits (used if the user is new).
-        let retry = config.signInRetrySeconds
-        var (signIn, first) = sessions.newSignIn(
+        let (made, first) = sessions.newSignIn(
             uid: SortableID.make(at: now, randomBytes: 12), tenant: pool.tenant, provider: .phone, now: now)
-        if retry > 0 { signIn.sealedSecret = try sessions.sealed(first) }
+        let signIn = try sessions.retryable(made, first, now: now)
         let outcome = try store.redeemVerification(
             id: credential.verificationId, temporaryProof: credential.isTemporaryProof, now: now,
             maxAttempts: config.maxAttempts, limits: verification.checkLimits(credential, in: pool),
             codeMatches: verification.codeMatcher(credential), signIn: signIn,
-            retrySince: retry > 0 ? now.adding(seconds: -retry) : nil)
+            retrySince: signIn.retrySince)
         return try sessions.finish(outcome, first, now: now, clientIp: credential.clientIp) { outcome in
             guard credential.isTemporaryProof, case let .rejected(rejection) = outcome else { return nil }
             switch rejection {

@@ -258,6 +258,15 @@ enum Migrations {
         ) WITHOUT ROWID;
         CREATE INDEX deliveries_message ON deliveries(message_id) WHERE message_id IS NOT NULL;
         """,
+        // 14: a second factor's sign-in retried after an unknown outcome (its commit's answer
+        // lost): when the challenge was met, the session it opened, and the factor and the TOTP
+        // step that met it, so the same proof soon after gets that session again.
+        """
+        ALTER TABLE mfa_sessions ADD COLUMN resolved_at INTEGER;
+        ALTER TABLE mfa_sessions ADD COLUMN resolved_session TEXT;
+        ALTER TABLE mfa_sessions ADD COLUMN resolved_step INTEGER;
+        ALTER TABLE mfa_sessions ADD COLUMN resolved_enrollment TEXT;
+        """,
     ]
 
     /// Migrations PostgreSQL runs in words of its own rather than translated, by index.

@@ -55,6 +55,10 @@ final class PostgresConnection: SQLConnection {
     /// queue lock), while they wait to go with its first statement.
     private var inTransaction = false
     private var pendingStart: [[String]] = []
+    /// Whether the server sent a WARNING since this was last cleared: at COMMIT, PostgreSQL's way
+    /// of saying it stopped waiting for the synchronous standby (a cancel of the waiting backend),
+    /// though the change may be on the primary alone.
+    private var warned = false
 
     init(_ settings: PostgresSettings) throws {
         self.settings = settings
@@ -90,8 +94,17 @@ final class PostgresConnection: SQLConnection {
                 "Cannot connect to PostgreSQL (\(settings.location)): \(settings.redact(Self.firstLine(message)))")
         }
         connection = made
-        // Notices (such as "relation already exists, skipping") are not for the host's stderr.
-        PQsetNoticeProcessor(made, { _, _ in }, nil)
+        // Notices (such as "relation already exists, skipping") are not for the host's stderr;
+        // a WARNING is noted (see `warned`). The connection never outlives this object.
+        PQsetNoticeReceiver(
+            made,
+            { context, notice in
+                guard let context, let notice,
+                    let severity = PQresultErrorField(notice, Int32(UInt8(ascii: "V"))),
+                    String(cString: severity) == "WARNING"
+                else { return }
+                Unmanaged<PostgresConnection>.fromOpaque(context).takeUnretainedValue().warned = true
+            }, Unmanaged.passUnretained(self).toOpaque())
     }
 
     func close() { PQfinish(connection) }
@@ -155,10 +168,22 @@ final class PostgresConnection: SQLConnection {
             throw error
         }
         guard pendingStart.isEmpty else { return result }
+        warned = false
         do {
             PQclear(try exchange(pipeline: [["COMMIT"]] + end))
         } catch var failure as StorageFailure where failure.kind == .unavailable {
             failure.message += " Whether the change was committed is unknown."
+            failure.commitUnknown = true
+            throw failure
+        }
+        // A COMMIT answered with a WARNING ("canceling wait for synchronous replication") is
+        // committed on the primary but perhaps on no standby: a fail-over now would lose it, so
+        // the caller is not told it succeeded, and its retry is answered by the retry rules.
+        if warned {
+            var failure = StorageFailure(
+                .unavailable,
+                "PostgreSQL committed without waiting for the synchronous standby; whether the change was "
+                    + "committed is unknown.")
             failure.commitUnknown = true
             throw failure
         }

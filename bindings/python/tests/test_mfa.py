@@ -123,9 +123,15 @@ def test_resolver_session_is_single_use(engine):
     resolver = resolver_of(engine, lambda: engine.sign_in_with_credential(credential=fixed_credential(engine, A)))
     challenge = resolver.verify_phone_number(resolver.hints[0]["uid"])  # a hint's uid works too
     cred = credential_for(engine, challenge["verificationId"], TEST_CODE)
-    assert resolver.resolve_sign_in(PhoneMultiFactorGenerator.assertion(cred))["user"]["uid"] == first["user"]["uid"]
+    signed = resolver.resolve_sign_in(PhoneMultiFactorGenerator.assertion(cred))
+    assert signed["user"]["uid"] == first["user"]["uid"]
+    # The same proof again soon after is a retry (signInRetrySeconds): the same session, not a second.
+    again = resolver.resolve_sign_in(PhoneMultiFactorGenerator.assertion(cred))
+    assert again["refreshToken"] == signed["refreshToken"]
+    # Anything else finds the challenge used: a wrong code for it, a new code sent for it.
     with pytest.raises(phoneauth.InvalidMultiFactorSessionError):
-        resolver.resolve_sign_in(PhoneMultiFactorGenerator.assertion(cred))
+        resolver.resolve_sign_in(PhoneMultiFactorGenerator.assertion(
+            credential_for(engine, challenge["verificationId"], "000000")))
     with pytest.raises(phoneauth.InvalidMultiFactorSessionError):
         resolver.verify_phone_number(resolver.hints[0])
 
