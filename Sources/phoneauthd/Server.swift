@@ -240,8 +240,13 @@ struct Server: HTTPResponder {
     /// The body as a JSON object: JSON, or where `allowForm` a form (securetoken accepts both); empty is {}.
     private func readBody(_ request: inout Request, allowForm: Bool = false) async throws -> JSONValue {
         let buffer: ByteBuffer
-        do { buffer = try await request.collectBody(upTo: config.maxBodyBytes) } catch {
+        do { buffer = try await request.collectBody(upTo: config.maxBodyBytes) } catch is NIOTooManyBytesError {
             throw ToolkitError(413, "PAYLOAD_TOO_LARGE", "The body is larger than \(config.maxBodyBytes) bytes.")
+        } catch {
+            // Logged and counted as such (nobody reads the answer: the connection is gone).
+            throw ToolkitError(
+                408, "REQUEST_TIMEOUT",
+                "The body did not arrive whole: the client took longer than server.bodyTimeoutSeconds, or went away.")
         }
         if buffer.readableBytes == 0 { return .object([]) }
         let bytes = Array(buffer.readableBytesView)
