@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import PhoneAuthCore
 import PhoneAuthKit
 
@@ -34,8 +35,13 @@ struct ReceiptRoute: Sendable {
             }
         }
         let bytes: [UInt8]
-        do { bytes = Array(try await request.collectBody(upTo: Self.maxBodyBytes).readableBytesView) } catch {
+        do {
+            bytes = Array(try await request.collectBody(upTo: Self.maxBodyBytes).readableBytesView)
+        } catch is NIOTooManyBytesError {
             return refusal(413, "The body is larger than \(Self.maxBodyBytes) bytes.", reason: "tooLarge")
+        } catch {
+            // Cut off (server.bodyTimeoutSeconds, or the sender gone): logged as such, read by nobody.
+            return refusal(408, "The body did not arrive whole.", reason: "incomplete")
         }
         guard let body = String(validating: bytes, as: UTF8.self) else {
             return refusal(400, "The body is not UTF-8 text.", reason: "malformed")
