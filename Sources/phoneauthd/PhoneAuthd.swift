@@ -100,12 +100,17 @@ struct PhoneAuthd: ParsableCommand {
     ) throws -> HTTPServerBuilder {
         #if TLS
         do {
-            let tls = TLSConfiguration.makeServerConfiguration(
+            var tls = TLSConfiguration.makeServerConfiguration(
                 certificateChain: try NIOSSLCertificate.fromPEMFile(certificateFile).map { .certificate($0) },
                 privateKey: .privateKey(try NIOSSLPrivateKey(file: privateKeyFile, format: .pem)))
+            // How long a close waits for the client's close_notify before closing the socket: NIOSSL's
+            // 5 s would be added to every deadline (and to the SIGTERM one) by a client that never answers.
+            tls.shutdownTimeout = .seconds(1)
+            let configuration = tls
             return HTTPServerBuilder { responder in
                 try TLSChannel(
-                    TimedHTTP1Channel(responder: responder, timeouts: timeouts, cap: cap), tlsConfiguration: tls)
+                    TimedHTTP1Channel(responder: responder, timeouts: timeouts, cap: cap),
+                    tlsConfiguration: configuration)
             }
         } catch {
             throw TLSUnavailable("the certificate or key cannot be read (\(type(of: error))).")
