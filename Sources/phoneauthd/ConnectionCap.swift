@@ -3,7 +3,7 @@ import Synchronization
 
 /// The exact count behind server.maxConnections. Hummingbird's MaximumAvailableConnections stops
 /// reading the listener at the cap, so newcomers wait in the kernel's backlog; but one read accepts
-/// up to 4 connections before it looks again, and TimedHTTP1Channel closes those past the cap here.
+/// up to 4 connections before it looks again, and those past the cap are closed at once here.
 final class ConnectionCap: Sendable {
     let limit: Int
     private let open = Atomic<Int>(0)
@@ -12,17 +12,64 @@ final class ConnectionCap: Sendable {
         self.limit = limit
     }
 
-    /// Counts the channel until it closes; false, counting nothing, when the cap is reached.
-    func admit(_ channel: any Channel) -> Bool {
+    /// Counts one more connection; false, counting nothing, when the cap is reached.
+    func admit() -> Bool {
         var current = open.load(ordering: .relaxed)
         while current < limit {
             let (done, seen) = open.compareExchange(expected: current, desired: current + 1, ordering: .relaxed)
-            if done {
-                channel.closeFuture.whenComplete { _ in self.open.subtract(1, ordering: .relaxed) }
-                return true
-            }
+            if done { return true }
             current = seen
         }
         return false
     }
+
+    func release() {
+        open.subtract(1, ordering: .relaxed)
+    }
+
+    /// Counts its channel while it is active. Released in channelInactive, which NIO calls before
+    /// any closeFuture callback: Hummingbird releases its own count in one, so when it accepts the
+    /// next connection this count has always been released first.
+    final class Handler: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = NIOAny
+
+        private let cap: ConnectionCap
+        private var counted = false
+        private var seenActive = false
+
+        init(cap: ConnectionCap) {
+            self.cap = cap
+        }
+
+        func handlerAdded(context: ChannelHandlerContext) {
+            if context.channel.isActive { becameActive(context) }
+        }
+
+        func channelActive(context: ChannelHandlerContext) {
+            becameActive(context)
+            context.fireChannelActive()
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            if counted {
+                counted = false
+                cap.release()
+            }
+            context.fireChannelInactive()
+        }
+
+        private func becameActive(_ context: ChannelHandlerContext) {
+            guard !seenActive else { return }
+            seenActive = true
+            if cap.admit() {
+                counted = true
+            } else {
+                // Not from inside the pipeline's setup: closing there would fail it.
+                context.eventLoop.assumeIsolated().execute { context.close(promise: nil) }
+            }
+        }
+    }
 }
+
+@available(*, unavailable)
+extension ConnectionCap.Handler: Sendable {}

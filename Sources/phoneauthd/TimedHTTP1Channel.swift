@@ -6,9 +6,8 @@ import NIOCore
 /// Hummingbird's HTTP1Channel with phoneauthd's deadlines on slow and idle clients: a
 /// RequestBytesHandler ahead of the HTTP decoder (after TLS, when HummingbirdTLS wraps this
 /// channel), a RequestTimeoutHandler after it. HTTP1Channel's own idleTimeout is left off: it is
-/// an inactivity timer, which a client trickling a byte now and then never trips. A connection past
-/// the cap is closed at once (its pipeline is still set up: a failed setup would end the server's
-/// stream of connections).
+/// an inactivity timer, which a client trickling a byte now and then never trips. A
+/// ConnectionCap.Handler counts the connection, or closes it when past the cap.
 struct TimedHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
 
@@ -27,12 +26,9 @@ struct TimedHTTP1Channel: ServerChildChannel {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(RequestBytesHandler())
+            try channel.pipeline.syncOperations.addHandlers(ConnectionCap.Handler(cap: cap), RequestBytesHandler())
         }.flatMap {
             base.setup(channel: channel, logger: logger)
-        }.map { value in
-            if !cap.admit(channel) { channel.close(promise: nil) }
-            return value
         }
     }
 
