@@ -47,6 +47,7 @@ package struct Operation: Sendable {
             ("name", .string(name)), ("access", .string(access.rawValue)), ("setsClientIp", .bool(setsClientIp)),
             ("scopedByTenant", .bool(scopedByTenant)),
             ("parameters", .array(parameters.sorted().map { .string($0) })),
+            ("nullable", .array(nullable.sorted().map { .string($0) })),
         ])
     }
 }
