@@ -6,10 +6,12 @@ import Synchronization
 /// up to 4 connections before it looks again, and those past the cap are closed at once here.
 final class ConnectionCap: Sendable {
     let limit: Int
+    let observability: Observability
     private let open = Atomic<Int>(0)
 
-    init(limit: Int) {
+    init(limit: Int, observability: Observability) {
         self.limit = limit
+        self.observability = observability
     }
 
     /// Counts one more connection; false, counting nothing, when the cap is reached.
@@ -17,14 +19,19 @@ final class ConnectionCap: Sendable {
         var current = open.load(ordering: .relaxed)
         while current < limit {
             let (done, seen) = open.compareExchange(expected: current, desired: current + 1, ordering: .relaxed)
-            if done { return true }
+            if done {
+                observability.connectionOpened()
+                return true
+            }
             current = seen
         }
+        observability.connectionCut("cap")
         return false
     }
 
     func release() {
         open.subtract(1, ordering: .relaxed)
+        observability.connectionClosed()
     }
 
     /// Counts its channel while it is active. Released in channelInactive, which NIO calls before

@@ -12,6 +12,7 @@ final class Observability: @unchecked Sendable {
     private let smsFailed: Counter
     private let eventsPending: Gauge
     private let oldestEventAge: Gauge
+    private let connectionsOpen: Gauge
     private let accessLog: Bool
     /// The registry validates names and labels on every lookup: each route's collectors are made once.
     private let lock = Lock()
@@ -38,6 +39,25 @@ final class Observability: @unchecked Sendable {
             descriptor: .init(
                 metricName: "phoneauth_events_oldest_pending_age", unitName: "seconds",
                 helpText: "How long the oldest undelivered event has waited"))
+        connectionsOpen = registry.makeGauge(
+            descriptor: .init(
+                metricName: "phoneauth_http_open", unitName: "connections",
+                helpText: "Client connections open (server.maxConnections)"))
+    }
+
+    /// A connection counted in or out of server.maxConnections (ConnectionCap).
+    func connectionOpened() { connectionsOpen.increment() }
+    func connectionClosed() { connectionsOpen.decrement() }
+
+    /// A connection phoneauthd closed on its client: a deadline passed (idle, header, body, shutdown), or
+    /// it came past the cap. Slow clients in numbers show here first.
+    func connectionCut(_ reason: String) {
+        registry.makeCounter(
+            descriptor: .init(
+                metricName: "phoneauth_http_connections_cut", unitName: "total",
+                helpText: "Connections closed on slow or idle clients, or past server.maxConnections"),
+            labels: [("reason", reason)]
+        ).increment()
     }
 
     /// The events outbox as it is now (read when /metrics is scraped).

@@ -47,7 +47,7 @@ struct PhoneAuthd: ParsableCommand {
             header: .seconds(Int64(serverConfig.headerTimeoutSeconds)),
             body: .seconds(Int64(serverConfig.bodyTimeoutSeconds)),
             shutdown: .seconds(Int64(serverConfig.shutdownTimeoutSeconds)))
-        let cap = ConnectionCap(limit: serverConfig.maxConnections)
+        let cap = ConnectionCap(limit: serverConfig.maxConnections, observability: server.observability)
         let builder: HTTPServerBuilder
         if let certificate = serverConfig.certificateFile, let key = serverConfig.privateKeyFile {
             do {

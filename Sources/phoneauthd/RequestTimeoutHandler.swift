@@ -28,6 +28,7 @@ final class RequestTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler
     private enum Wait { case header, idle, body, server }
 
     private let timeouts: Timeouts
+    private let observability: Observability
     private var started = false
     private var wait = Wait.header
     /// A request's head is read and its end is not.
@@ -42,8 +43,9 @@ final class RequestTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler
     private var timerAt: NIODeadline?
     private var shutdownTimer: Scheduled<Void>?
 
-    init(timeouts: Timeouts) {
+    init(timeouts: Timeouts, observability: Observability) {
         self.timeouts = timeouts
+        self.observability = observability
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -96,6 +98,7 @@ final class RequestTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler
         case is ChannelShouldQuiesceEvent:
             if shutdownTimer == nil {
                 shutdownTimer = context.eventLoop.assumeIsolated().scheduleTask(in: timeouts.shutdown) {
+                    self.observability.connectionCut("shutdown")
                     context.close(promise: nil)
                 }
             }
@@ -140,6 +143,7 @@ final class RequestTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler
         timerAt = nil
         guard let deadline else { return }
         if deadline <= .now() {
+            observability.connectionCut("\(wait)")
             // A plain close: a 408 could collide with an answer the responder is writing.
             context.close(promise: nil)
         } else {

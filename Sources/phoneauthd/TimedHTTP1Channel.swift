@@ -21,7 +21,9 @@ struct TimedHTTP1Channel: ServerChildChannel {
         self.cap = cap
         base = HTTP1Channel(
             responder: responder,
-            configuration: .init(additionalChannelHandlers: [RequestTimeoutHandler(timeouts: timeouts)]))
+            configuration: .init(additionalChannelHandlers: [
+                RequestTimeoutHandler(timeouts: timeouts, observability: cap.observability)
+            ]))
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {

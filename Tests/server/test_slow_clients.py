@@ -84,6 +84,14 @@ def assert_closed_in_time(sock: socket.socket, started: float, timeout: float) -
     assert timeout <= elapsed <= timeout * BOUND, elapsed
 
 
+def cut(server, reason: str) -> int:
+    """phoneauth_http_connections_cut_total for this reason, from /metrics."""
+    status, text, _ = server.get("/metrics")
+    assert status == 200
+    found = re.search(r'phoneauth_http_connections_cut_total\{reason="%s"\} (\d+)' % reason, text)
+    return int(found.group(1)) if found else 0
+
+
 def test_new_timeout_keys_are_range_checked(tmp_path):
     for key, value in [("idleTimeoutSeconds", 0), ("headerTimeoutSeconds", 0), ("bodyTimeoutSeconds", 0),
                        ("maxConnections", 0), ("shutdownTimeoutSeconds", -1), ("headerTimeoutSeconds", "15")]:
@@ -100,6 +108,7 @@ def test_idle_keep_alive_connection_is_closed(tmp_path):
         sock.sendall(get())
         assert read_response(sock) == 200
         assert_closed_in_time(sock, started, 1)
+        assert cut(server, "idle") == 1 and cut(server, "header") == 0
     finally:
         server.stop()
 
@@ -130,6 +139,7 @@ def test_partial_head_is_closed_even_when_trickled(tmp_path):
                 closed = True
         elapsed = time.monotonic() - started
         assert closed and 1 <= elapsed <= BOUND, elapsed
+        assert cut(server, "header") == 2
     finally:
         server.stop()
 
@@ -159,6 +169,7 @@ def test_partial_body_is_closed(tmp_path):
         while '"status":' not in server.stdout() and time.monotonic() < deadline:
             time.sleep(0.05)
         assert '"status":408' in server.stdout(), server.stdout()
+        assert cut(server, "body") == 1
     finally:
         server.stop()
 
@@ -176,7 +187,10 @@ def test_normal_client_keeps_its_connection_across_requests(tmp_path):
         assert read_response(sock) == 200
         sock.sendall(get("/.well-known/jwks.json"))
         assert read_response(sock) == 200
+        text = server.get("/metrics")[1]
+        assert "phoneauth_http_open_connections 2" in text, text  # this one and the scrape's
         sock.close()
+        assert sum(cut(server, reason) for reason in ("idle", "header", "body")) == 0
     finally:
         server.stop()
 
