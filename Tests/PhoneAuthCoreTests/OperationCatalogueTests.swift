@@ -17,6 +17,24 @@ final class OperationCatalogueTests: XCTestCase {
         }
     }
 
+    /// null is taken only where it clears something, and only by a parameter the operation takes.
+    func testNullIsRefusedUnlessTheOperationTakesIt() throws {
+        for operation in Engine.operations {
+            XCTAssertTrue(operation.nullable.isSubset(of: operation.parameters), operation.name)
+        }
+        let engine = try Engine(config: makeConfig(temporaryDirectory()))
+        defer { engine.close() }
+        let (status, result) = engine.call("listUsers", params: .object([("pageToken", .null)]))
+        XCTAssertEqual(status, PhoneAuthError.Code.invalidArgument.status)
+        XCTAssertEqual(result["error"]?["details"]?["field"], .string("pageToken"))
+        let created = engine.call(
+            "createUser", params: .object([("uid", .string("u1")), ("displayName", .string("A"))]))
+        XCTAssertEqual(created.status, 0)
+        let cleared = engine.call("updateUser", params: .object([("uid", .string("u1")), ("displayName", .null)]))
+        XCTAssertEqual(cleared.status, 0)
+        XCTAssertEqual(cleared.result["user"]?["displayName"], .null)
+    }
+
     func testAnOperationThatDoesNotSayIsAdmin() {
         let undeclared = Operation("undeclared", parameters: []) { _, _ in .null }
         XCTAssertEqual(undeclared.access, .admin)
