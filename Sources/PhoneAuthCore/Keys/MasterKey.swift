@@ -57,21 +57,33 @@ package enum MasterKey {
         return path + ".key"
     }
 
-    /// Writes `key` to `path` whole, mode 0600, synced (replacing nothing: the path must not exist).
+    /// Writes `key` to `path` whole, mode 0600, synced: to a private temporary file first, renamed
+    /// into place, so a process killed meanwhile leaves no key file rather than an empty one
+    /// (which would keep the store from opening).
     package static func writeKeyFile(_ path: String, key: [UInt8]) throws(PhoneAuthError) {
-        unlink(path)
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let temporary = path + ".tmp-\(getpid())"
+        unlink(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw keyFileError(path, "cannot be created (\(String(cString: strerror(errno))))") }
+        defer { unlink(temporary) }
         let text = Array((Base64.encode(key) + "\n").utf8)
         let written = write(fd, text, text.count)
         let synced = fsync(fd)
         close(fd)
-        guard written == text.count, synced == 0 else { unlink(path); throw keyFileError(path, "cannot be written") }
+        guard written == text.count, synced == 0, rename(temporary, path) == 0 else {
+            throw keyFileError(path, "cannot be written")
+        }
     }
 
-    /// Reads a key file (the pending one of an interrupted rekey too).
+    /// Reads the pending key file of an interrupted rekey; nil when there is none, or only an
+    /// empty one (an earlier version, killed while writing it, left it before the rekey began).
     static func readKeyFile(_ path: String) throws(PhoneAuthError) -> [UInt8]? {
-        guard access(path, F_OK) == 0 else { return nil }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        guard info.st_size > 0 else {
+            unlink(path)
+            return nil
+        }
         return try fromKeyFile(path)
     }
 

@@ -102,6 +102,19 @@ def test_a_rekey_that_never_committed_leaves_the_old_key(make_engine, db_path):
     assert not os.path.exists(db_path + ".key.new"), "the unused new key is removed"
 
 
+def test_an_empty_pending_key_file_is_a_rekey_that_never_began(make_engine, db_path):
+    """A process killed between creating <key file>.new and writing it (as earlier versions could
+    be, since they wrote it in place) left it empty: the store opens with its key, and it goes."""
+    engine = make_engine()
+    refresh = custom_sign_in(engine, "u")["refreshToken"]
+    engine.close()
+    open(db_path + ".key.new", "w").close()
+    os.chmod(db_path + ".key.new", 0o600)
+    engine = make_engine()
+    engine.refresh_id_token(refresh_token=refresh)
+    assert not os.path.exists(db_path + ".key.new")
+
+
 def test_a_rekey_that_committed_but_did_not_rename_opens_with_the_new_key(make_engine, db_path):
     engine = make_engine()
     refresh = custom_sign_in(engine, "u")["refreshToken"]
