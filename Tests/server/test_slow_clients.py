@@ -121,7 +121,7 @@ def test_partial_head_is_closed_even_when_trickled(tmp_path):
         sock.sendall(b"POST /phoneauth/v1/verifyPhoneNumber HTTP/1.1\r\nHost: localhost\r\n")
         assert_closed_in_time(sock, started, 1)
 
-        # A byte every 0.2 s: a deadline, not an inactivity timer, so it is still cut.
+        # A header line every 0.2 s: a deadline, not an inactivity timer, so it is still cut.
         started = time.monotonic()
         sock = connect(server)
         sock.sendall(b"GET /healthz HTTP/1.1\r\n")
