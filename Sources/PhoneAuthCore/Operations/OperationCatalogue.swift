@@ -129,7 +129,9 @@ enum OperationCatalogue {
         Operation(
             "mfaEnrollStart", access: .client, setsClientIp: true,
             scopedByTenant: true,
-            parameters: ["idToken", "phoneNumber", "languageCode", "clientIp", "userAgent", "appVerification", "channel"]
+            parameters: [
+                "idToken", "phoneNumber", "languageCode", "clientIp", "userAgent", "appVerification", "channel",
+            ]
         ) { engine, p in
             return ResultJSON.verificationStarted(
                 try engine.multiFactor.startPhoneEnrollment(
@@ -392,7 +394,8 @@ enum OperationCatalogue {
             .object([
                 (
                     "challenge",
-                    .string(try engine.receipts.confirmSubscription(provider: p.string("provider"), url: p.string("url")))
+                    .string(
+                        try engine.receipts.confirmSubscription(provider: p.string("provider"), url: p.string("url")))
                 )
             ])
         },
