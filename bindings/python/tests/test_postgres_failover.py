@@ -4,7 +4,12 @@ for itself (Tests/pg/cluster.sh primary / standby, in /tmp), apart from the shar
 A. A COMMIT whose answer is lost: with the standby stopped, a COMMIT waits on the primary for it;
    the call fails (after about statementTimeoutMs) with a retryable storageError, unacknowledged.
    Once the standby is back the change is committed, and the same call made again completes as
-   if it had succeeded the first time: signInWithCredential, verifyPhoneNumber, refreshIdToken.
+   if it had succeeded the first time: signInWithCredential, verifyPhoneNumber, refreshIdToken;
+   and the calls that prove a code and open a session (linkWithCredential, updatePhoneNumber,
+   reauthenticateWithCredential, mfaEnrollFinalize, mfaResolveSignIn with an SMS code or a TOTP
+   code) give the session the committed call opened, never a second one, and still refuse any
+   other proof. A COMMIT whose wait for the standby is cancelled (answered with a WARNING, not an
+   error) fails the same way, and is made again the same way.
 B. Fail-over under load: two engine processes signing in through a multi-host URI, the primary
    killed (SIGKILL) or frozen (SIGSTOP) and the standby promoted: no acknowledged sign-in is lost,
    no engine is reopened, every error is a retryable storageError and every call retried
@@ -34,12 +39,13 @@ import uuid
 from pathlib import Path
 from typing import Any, Dict, List
 
+import pyotp
 import pytest
 
 if os.environ.get("PHONEAUTH_TEST_DATABASE") != "postgres":
     pytest.skip("PostgreSQL tests: set PHONEAUTH_TEST_DATABASE=postgres", allow_module_level=True)
 
-from pg_support import Workers, code_in, credential, merged, open_all, sign_in_call, succeeded
+from pg_support import Workers, code_in, credential, merged, open_all, sign_in_call, succeeded, wrong
 
 CLUSTER_SH = Path(__file__).resolve().parents[3] / "Tests" / "pg" / "cluster.sh"
 TEST_NUMBER, TEST_CODE = "+16505551234", "123456"
@@ -95,11 +101,20 @@ class Server:
             cur = conn.execute(query, params or None)
             return cur.fetchall() if cur.description else []
 
-    def log(self) -> str:
+    def log(self, since: int = 0) -> str:
+        """The server's log from byte `since` (a log_size() taken earlier) on."""
         try:
-            return (self.dir / "server.log").read_text(errors="replace")
+            with open(self.dir / "server.log", "rb") as log:
+                log.seek(since)
+                return log.read().decode(errors="replace")
         except OSError:
             return ""
+
+    def log_size(self) -> int:
+        try:
+            return (self.dir / "server.log").stat().st_size
+        except OSError:
+            return 0
 
 
 class Pair:
@@ -122,8 +137,13 @@ class Pair:
         self.wait_in_sync()
 
     def stop_standby(self) -> None:
+        """Stops the standby and waits until the primary no longer streams to it."""
         cluster("stop", self.standby.dir)
         self.standby_running = False
+        deadline = time.monotonic() + 10
+        while self.replication():  # the primary's walsender may take a moment to go
+            assert time.monotonic() < deadline, f"the primary still streams to a standby: {self.replication()}"
+            time.sleep(0.02)
 
     def start_standby(self) -> None:
         cluster("up", self.standby.dir)
@@ -153,6 +173,15 @@ class Pair:
         return self.primary.sql(
             "SELECT pid, application_name, query FROM pg_stat_activity "
             "WHERE datname = 'phoneauth' AND wait_event = 'SyncRep'")
+
+    def commits_waiting_within(self, timeout: float) -> List[tuple]:
+        """commits_waiting() once it lists a COMMIT, or [] after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            waiting = self.commits_waiting()
+            if waiting or time.monotonic() >= deadline:
+                return waiting
+            time.sleep(0.02)
 
     def url(self, *servers: Server, **parameters: Any) -> str:
         """The tests' URL with the given servers as its hosts (libpq's multi-host form)."""
@@ -246,27 +275,20 @@ def new_schema() -> str:
 def call_while_standby_is_down(pair: Pair, worker, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
     """Stops the standby, makes the call and returns its error: the COMMIT must reach the primary
     (seen waiting there for the standby), and the call must fail, unacknowledged, with a retryable
-    storageError. Starts the standby again and waits until the primary is in sync with it."""
+    storageError. Starts the standby again and waits until the primary is in sync with it.
+    (The primary's log is read from the call on: another test may have cancelled a wait before.)"""
+    log_from = pair.primary.log_size()
     pair.stop_standby()
-    deadline = time.monotonic() + 10
-    while pair.replication():  # the primary's walsender may take a moment to go
-        assert time.monotonic() < deadline, f"the primary still streams to a standby: {pair.replication()}"
-        time.sleep(0.02)
     worker.send({"op": "call", "method": method, "params": params})
     # The COMMIT waits on the primary for the standby. (Only until the engine's answer, if the
     # server stopped waiting by itself.)
-    deadline = time.monotonic() + STATEMENT_MS / 1000 + 10
-    waiting: List[tuple] = []
-    while not waiting and time.monotonic() < deadline:
-        waiting = pair.commits_waiting()
-        if not waiting:
-            time.sleep(0.02)
+    waiting = pair.commits_waiting_within(STATEMENT_MS / 1000 + 10)
     outcome = worker.receive()
     assert waiting, f"{method}: no COMMIT waited on the primary for the stopped standby; the call gave {outcome}"
     assert "ok" not in outcome, (
         f"{method} was acknowledged while the synchronous standby was down (so its change is not on the "
         f"standby, and a fail-over now would lose it), after {outcome['elapsed']:.2f} s; the primary's log "
-        f"{'says' if SYNC_CANCELLED in pair.primary.log() else 'does not say'} '{SYNC_CANCELLED}'")
+        f"{'says' if SYNC_CANCELLED in pair.primary.log(log_from) else 'does not say'} '{SYNC_CANCELLED}'")
     error = outcome["error"]
     assert retryable(error), f"{method} failed with {error['repr']} (a retryable storageError expected)"
     assert "committed is unknown" in error["message"], error["message"]
@@ -275,11 +297,11 @@ def call_while_standby_is_down(pair: Pair, worker, method: str, params: Dict[str
         f"{method} failed after {outcome['elapsed']:.2f} s (statementTimeoutMs {STATEMENT_MS})"
     # Still waiting: nobody stopped the COMMIT (no acknowledged-but-unreplicated change).
     assert pair.commits_waiting(), f"{method}: the COMMIT stopped waiting for the standby by itself"
-    assert SYNC_CANCELLED not in pair.primary.log()
+    assert SYNC_CANCELLED not in pair.primary.log(log_from)
 
     pair.start_standby()
     pair.wait_in_sync()
-    assert SYNC_CANCELLED not in pair.primary.log()
+    assert SYNC_CANCELLED not in pair.primary.log(log_from)
     return error
 
 
@@ -377,6 +399,243 @@ def test_a_call_whose_commit_answer_is_lost_completes_when_made_again(standby_up
         assert "ok" in following, f"the token the retry gave does not refresh: {following['error']['repr']}"
         assert db.sql(f"SELECT revoked_at FROM {schema}.sessions WHERE uid = %s AND id = %s",
                       uid, session_id) == [(None,)], "the session was ended"
+
+
+# The calls that prove a code and open a session, made again after a lost COMMIT: within
+# signInRetrySeconds the same proof gets what the committed call gave (its session, never a second
+# session nor a second factor), as signInWithCredential's does; any other proof is still refused.
+
+SECOND_NUMBER = "+16505551235"  # the number updatePhoneNumber moves to
+FACTOR_NUMBER = "+16505551236"  # the number enrolled as an SMS second factor
+
+
+class LostCall:
+    """A call set up in one engine, to be made while the standby is down.
+
+    uid           the user it acts on
+    state         (SQL, args): what the call changes, read on the primary...
+    before/after  ...before the call, and once it has committed (unchanged by the retry)
+    second_factor what the session it opens says in sessions.second_factor
+    others        (what, make the call): other proofs, each refused after the retry
+    """
+
+    def __init__(self, method: str, params: Dict[str, Any], uid: str, state: tuple, before: Any, after: Any,
+                 second_factor: Any = None, others: Any = ()):
+        self.method, self.params, self.uid = method, params, uid
+        self.state, self.before, self.after = state, before, after
+        self.second_factor, self.others = second_factor, list(others)
+
+
+def phone_proof(worker, number: str) -> Dict[str, Any]:
+    """A credential of a new verification of `number` (a test number: no SMS)."""
+    return credential(worker.ok("verifyPhoneNumber", {"phoneNumber": number})["verificationId"], TEST_CODE)
+
+
+def challenge_of(worker, number: str) -> Dict[str, Any]:
+    """Signs in with `number`, which must answer secondFactorRequired; returns its details."""
+    outcome = worker.call("signInWithCredential", {"credential": phone_proof(worker, number)})
+    assert "error" in outcome and outcome["error"]["code"] == "secondFactorRequired", \
+        f"the sign-in of a user with a second factor gave {outcome.get('error', {}).get('repr') or 'a session'}"
+    return outcome["error"]["details"]
+
+
+def enrol_phone_factor(worker, id_token: str) -> Dict[str, Any]:
+    started = worker.ok("mfaEnrollStart", {"idToken": id_token, "phoneNumber": FACTOR_NUMBER})
+    return worker.ok("mfaEnrollFinalize", {"idToken": id_token, "factorId": "phone",
+                                           "credential": credential(started["verificationId"], TEST_CODE)})
+
+
+def lost_call(call: str, worker, schema: str) -> LostCall:
+    """Sets up `call` (a user signed in with TEST_NUMBER, unless the call needs another start)."""
+    if call == "linkWithCredential":  # a user with no number yet, made by a custom token
+        token = worker.ok("createCustomToken", {"uid": "host-" + uuid.uuid4().hex[:8]})["customToken"]
+        user = worker.ok("signInWithCustomToken", {"customToken": token})
+    else:
+        user = worker.ok("signInWithCredential", {"credential": phone_proof(worker, TEST_NUMBER)})
+    uid, id_token = user["user"]["uid"], user["idToken"]
+    phone_of_user = (f"SELECT phone FROM {schema}.users WHERE uid = %s", uid)
+
+    if call in ("linkWithCredential", "updatePhoneNumber", "reauthenticateWithCredential"):
+        number = SECOND_NUMBER if call == "updatePhoneNumber" else TEST_NUMBER
+        proof = phone_proof(worker, number)
+        wrong_code = dict(proof, verificationCode=wrong(TEST_CODE))
+        others = [("the same verification with a wrong code",
+                   lambda: worker.call(call, {"idToken": id_token, "credential": wrong_code}))]
+        if call == "linkWithCredential":
+            others.append(("a second proof of the number",
+                           lambda: worker.call(call, {"idToken": id_token,
+                                                      "credential": phone_proof(worker, TEST_NUMBER)})))
+        before = [(None,)] if call == "linkWithCredential" else [(TEST_NUMBER,)]
+        return LostCall(call, {"idToken": id_token, "credential": proof}, uid, phone_of_user, before, [(number,)],
+                        others=others)
+
+    factors = (f"SELECT factor_id, phone FROM {schema}.factors WHERE uid = %s", uid)
+    if call == "mfaEnrollFinalize":
+        started = worker.ok("mfaEnrollStart", {"idToken": id_token, "phoneNumber": FACTOR_NUMBER})
+        proof = credential(started["verificationId"], TEST_CODE)
+        params = {"idToken": id_token, "factorId": "phone", "credential": proof}
+        others = [
+            ("the same verification with a wrong code",
+             lambda: worker.call(call, dict(params, credential=dict(proof, verificationCode=wrong(TEST_CODE))))),
+            ("a second enrolment of the number",
+             lambda: worker.call("mfaEnrollStart", {"idToken": id_token, "phoneNumber": FACTOR_NUMBER})),
+        ]
+        return LostCall("mfaEnrollFinalize", params, uid, factors, [], [("phone", FACTOR_NUMBER)],
+                        second_factor="phone", others=others)
+
+    # mfaResolveSignIn: a factor enrolled, then a sign-in with the first factor that asks for it.
+    if call == "mfaResolveSignIn with phone":
+        enrol_phone_factor(worker, id_token)
+    else:
+        started = worker.ok("mfaTotpStart", {"idToken": id_token})
+        totp = pyotp.TOTP(started["secretKey"])
+        # The code of the previous step (in the ±1 step window): the sign-in's code, of this
+        # step or a later one, is not a replay of it.
+        worker.ok("mfaEnrollFinalize", {"idToken": id_token, "factorId": "totp", "sessionInfo": started["sessionInfo"],
+                                        "verificationCode": totp.at(time.time() - 30)})
+    challenge = challenge_of(worker, TEST_NUMBER)
+    session, [hint] = challenge["session"], challenge["hints"]
+
+    def resolve(assertion: Dict[str, Any]):
+        return lambda: worker.call("mfaResolveSignIn", {"session": session, "assertion": assertion})
+
+    if call == "mfaResolveSignIn with phone":
+        sent = worker.ok("verifyPhoneNumber", {"multiFactorHint": hint["uid"], "multiFactorSession": session})
+        proof = credential(sent["verificationId"], TEST_CODE)
+        assertion = {"factorId": "phone", "credential": proof}
+        others = [
+            ("the same verification with a wrong code",
+             resolve(dict(assertion, credential=dict(proof, verificationCode=wrong(TEST_CODE))))),
+            ("another code sent for the same multi-factor session",
+             lambda: worker.call("verifyPhoneNumber", {"multiFactorHint": hint["uid"], "multiFactorSession": session})),
+        ]
+    else:
+        now = time.time()
+        assertion = {"factorId": "totp", "enrollmentId": hint["uid"], "verificationCode": totp.at(now)}
+        window = {totp.at(now + d) for d in (-60, -30, 0, 30, 60)}
+        wrong_totp = next(c for c in ("000000", "111111", "222222", "333333") if c not in window)
+        others = [("a wrong code", resolve(dict(assertion, verificationCode=wrong_totp))),
+                  ("the next step's code", resolve(dict(assertion, verificationCode=totp.at(now + 30))))]
+    # Committed: the challenge is spent; the user keeps its one factor.
+    state = (f"SELECT (SELECT state FROM {schema}.mfa_sessions WHERE id = %s) <> 'active', "
+             f"(SELECT count(*) FROM {schema}.factors WHERE uid = %s)", session, uid)
+    return LostCall("mfaResolveSignIn", {"session": session, "assertion": assertion}, uid, state, [(False, 1)],
+                    [(True, 1)], second_factor=call.split()[-1], others=others)
+
+
+def sessions_of(db: Server, schema: str, uid: str) -> Dict[str, Any]:
+    """The user's sessions: {id: second_factor}."""
+    return dict(db.sql(f"SELECT id, second_factor FROM {schema}.sessions WHERE uid = %s", uid))
+
+
+@pytest.mark.parametrize("retried_in", ["same engine", "another engine"])
+@pytest.mark.parametrize("call", ["linkWithCredential", "updatePhoneNumber", "reauthenticateWithCredential",
+                                  "mfaEnrollFinalize", "mfaResolveSignIn with phone",
+                                  "mfaResolveSignIn with totp"])
+def test_a_proof_whose_commit_answer_is_lost_gets_the_same_session_when_made_again(standby_up, spawn, call,
+                                                                                    retried_in):
+    pair = standby_up
+    schema = new_schema()
+    numbers = {n: TEST_CODE for n in (TEST_NUMBER, SECOND_NUMBER, FACTOR_NUMBER)}
+    config = engine_config(pair.primary.url, schema, testPhoneNumbers=numbers, resendAfterSeconds=0)
+    first, other = spawn(2)
+    open_all([first, other], config)
+    retrier = first if retried_in == "same engine" else other
+    db = pair.primary
+
+    lost = lost_call(call, first, schema)
+    method, uid = lost.method, lost.uid
+    assert db.sql(*lost.state) == lost.before
+    earlier = sessions_of(db, schema, uid)
+    call_while_standby_is_down(pair, first, method, lost.params)
+
+    # Committed: what the call changes, and the one session it opened.
+    assert db.sql(*lost.state) == lost.after, f"{call}: its change is not there (its COMMIT did not commit?)"
+    opened = {i: f for i, f in sessions_of(db, schema, uid).items() if i not in earlier}
+    assert len(opened) == 1, f"{call} opened {len(opened)} sessions (its COMMIT did not commit?)"
+    [(session_id, second_factor)] = opened.items()
+    assert second_factor == lost.second_factor
+
+    retry = retrier.call(method, lost.params)
+    assert "ok" in retry, f"{call}: the same proof, presented again, failed with {retry['error']['repr']}"
+    signed = retry["ok"]
+    assert signed["user"]["uid"] == uid
+    assert session_of(signed["refreshToken"]) == (uid, session_id), \
+        f"{call}: the retry's refresh token names session {session_of(signed['refreshToken'])[1]}, " \
+        f"not {session_id}, the one the committed call opened"
+    assert sessions_of(db, schema, uid).keys() - earlier.keys() == {session_id}, f"{call}: a second session"
+    assert db.sql(*lost.state) == lost.after, f"{call}: the retry changed the user again"
+    claims = other.ok("verifyIdToken", {"idToken": signed["idToken"], "checkRevoked": True})["claims"]
+    assert claims["sub"] == uid
+    assert claims["firebase"].get("sign_in_second_factor") == lost.second_factor
+
+    # Only that proof: any other is refused, and opens nothing.
+    for what, attempt in lost.others:
+        outcome = attempt()
+        assert "error" in outcome, f"{call}: {what} was accepted after the retry"
+        assert outcome["error"]["code"] != "storageError", f"{call}: {what}: {outcome['error']['repr']}"
+    assert sessions_of(db, schema, uid).keys() - earlier.keys() == {session_id}, \
+        f"{call}: another proof opened a session"
+    assert db.sql(*lost.state) == lost.after
+
+    # The session works: its token refreshes (from the other engine), and it is not ended.
+    refreshed = other.call("refreshIdToken", {"refreshToken": signed["refreshToken"]})
+    assert "ok" in refreshed, f"{call}: the retry's refresh token does not refresh: {refreshed['error']['repr']}"
+    assert db.sql(f"SELECT generation, revoked_at FROM {schema}.sessions WHERE uid = %s AND id = %s",
+                  uid, session_id) == [(1, None)]
+
+
+@pytest.mark.parametrize("retried_in", ["same engine", "another engine"])
+def test_a_commit_whose_wait_for_the_standby_is_cancelled_is_not_taken_as_success(standby_up, spawn, retried_in):
+    # Someone (an operator, a tool) cancels the backend whose COMMIT waits for the stopped
+    # synchronous standby: the server commits locally and answers the COMMIT with a WARNING,
+    # "canceling wait for synchronous replication", not an error. The change is on the primary
+    # alone: a fail-over now would lose it, so the call must not be acknowledged; it fails as a
+    # COMMIT whose answer is lost does, and the same call made again gets what it committed.
+    pair = standby_up
+    schema = new_schema()
+    # The engine waits for the COMMIT's answer far longer than the test takes to cancel it, on a
+    # busy machine too: the answer it gets is the server's, not its own timeout.
+    patience_ms = 20000
+    config = engine_config(pair.primary.url, schema, testPhoneNumbers={TEST_NUMBER: TEST_CODE},
+                           postgres={"statementTimeoutMs": patience_ms})
+    first, other = spawn(2)
+    open_all([first, other], config)
+    retrier = first if retried_in == "same engine" else other
+    db = pair.primary
+    params = {"credential": phone_proof(first, TEST_NUMBER)}
+
+    log_from = db.log_size()
+    pair.stop_standby()
+    first.send({"op": "call", "method": "signInWithCredential", "params": params})
+    waiting = pair.commits_waiting_within(10)
+    assert len(waiting) == 1, f"{len(waiting)} COMMITs wait for the stopped standby: {waiting}"
+    assert db.sql("SELECT pg_cancel_backend(%s)", waiting[0][0]) == [(True,)]
+    outcome = first.receive()
+    assert SYNC_CANCELLED in db.log(log_from), "the server did not cancel the wait"
+    assert outcome["elapsed"] < patience_ms / 1000 * 0.8, "the call ended by the engine's timeout, not the cancel"
+    # Committed on the primary alone.
+    users = db.sql(f"SELECT uid FROM {schema}.users WHERE phone = %s", TEST_NUMBER)
+    assert len(users) == 1, f"{len(users)} users after the cancelled wait"
+    uid = users[0][0]
+    [session_id] = sessions_of(db, schema, uid)
+    assert "ok" not in outcome, (
+        f"the sign-in was acknowledged after {outcome['elapsed']:.2f} s, when the server answered its COMMIT "
+        f"with '{SYNC_CANCELLED}': its session is on the primary alone")
+    error = outcome["error"]
+    assert retryable(error), f"the sign-in failed with {error['repr']} (a retryable storageError expected)"
+    assert error["details"].get("commitUnknown") is True, error["details"]
+
+    pair.start_standby()
+    pair.wait_in_sync()
+    retry = retrier.call("signInWithCredential", params)
+    assert "ok" in retry, f"the same credential, presented again, failed with {retry['error']['repr']}"
+    signed = retry["ok"]
+    assert session_of(signed["refreshToken"]) == (uid, session_id)
+    assert signed["additionalUserInfo"]["isNewUser"] is True, "the committed sign-in made the user"
+    assert list(sessions_of(db, schema, uid)) == [session_id]
+    assert db.sql(f"SELECT count(*) FROM {schema}.users") == [(1,)]
+    assert "ok" in other.call("refreshIdToken", {"refreshToken": signed["refreshToken"]})
 
 
 # -- B. fail-over under load -----------------------------------------------------------------------
