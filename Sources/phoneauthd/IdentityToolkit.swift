@@ -299,10 +299,9 @@ struct IdentityToolkit: Sendable {
     private func enrollFinalize(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["idToken", "displayName", "phoneVerificationInfo"])
         let idToken = try r.string("idToken") ?? "", displayName = try r.string("displayName")
-        let credential = try Self.credential(r), (ip, agent) = (call.clientIp, call.userAgent)
         let result = try await auth.finishPhoneEnrollment(
-            idToken: idToken, credential: credential, displayName: displayName,
-            clientIP: ip, userAgent: agent)
+            idToken: idToken, credential: try Self.credential(r), displayName: displayName,
+            clientIP: call.clientIp, userAgent: call.userAgent)
         return FirebaseShapes.tokens(result)
     }
 

@@ -30,10 +30,16 @@ final class AccountChangeRetryTests: XCTestCase {
     }
 
     private func sessionCount(_ engine: Engine, _ uid: String) throws -> Int64 {
-        let store = try XCTUnwrap(engine.store as? SQLStore<SQLiteConnection>)
-        return try store.read { db in
-            try db.row("SELECT count(*) FROM sessions WHERE uid = ?", [.text(uid)]) { $0.int(0) } ?? 0
+        try count(engine, "SELECT count(*) FROM sessions WHERE uid = ?", [.text(uid)])
+    }
+
+    /// A count read straight from the store, whichever driver the suite runs on.
+    private func count(_ engine: Engine, _ sql: String, _ args: [SQLValue]) throws -> Int64 {
+        if let store = engine.store as? SQLStore<SQLiteConnection> {
+            return try store.read { db in try db.row(sql, args) { $0.int(0) } ?? 0 }
         }
+        let store = try XCTUnwrap(engine.store as? SQLStore<PostgresConnection>)
+        return try store.read { db in try db.row(sql, args) { $0.int(0) } ?? 0 }
     }
 
     /// `call` made, then made again with the same proof 30 s later: the same session; one second
@@ -176,6 +182,86 @@ final class AccountChangeRetryTests: XCTestCase {
             _ = try engine.multiFactor.resolveSignIn(
                 session: session, assertion: .totp(enrollmentId: factor, code: code))
         }
+    }
+
+    /// A code one call spent is only used for any other: a number change's code signs no one in
+    /// (its session may carry a second factor the sign-in never met), a sign-in's changes nothing.
+    func testACodeSpentByOneCallIsOnlyUsedForAnother() throws {
+        let clock = ManualClock()
+        let engine = try makeEngine(clock)
+        let user = try signIn(engine, first)
+        let update = try credential(engine, second)
+        _ = try engine.accounts.updatePhoneNumber(idToken: user.idToken, credential: update)
+        assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: update) }
+        assertError(.sessionExpired, reason: "alreadyUsed") {
+            _ = try engine.accounts.reauthenticate(idToken: user.idToken, credential: update)
+        }
+        let signInCode = try credential(engine, second)
+        _ = try engine.signIn.signIn(with: signInCode)
+        assertError(.sessionExpired, reason: "alreadyUsed") {
+            _ = try engine.accounts.reauthenticate(idToken: user.idToken, credential: signInCode)
+        }
+    }
+
+    private func enrolTotp(
+        _ engine: Engine, _ clock: ManualClock, _ user: SignInResult
+    ) throws -> (
+        secret: [UInt8], enrolled: SignInResult, sessionInfo: String, code: String
+    ) {
+        let started = try engine.multiFactor.startTotpEnrollment(idToken: user.idToken, accountName: nil, issuer: nil)
+        let secret = try XCTUnwrap(base32Decode(started.secretKey))
+        let code = Totp.code(secret: secret, step: Totp.step(at: clock.now()))
+        let enrolled = try engine.multiFactor.finishTotpEnrollment(
+            idToken: user.idToken, sessionInfo: started.sessionInfo, code: code, displayName: "app")
+        return (secret, enrolled, started.sessionInfo, code)
+    }
+
+    func testATotpEnrolmentRetriedWithTheSameCodeEnrolsOneFactor() throws {
+        let clock = ManualClock()
+        let engine = try makeEngine(clock)
+        let user = try signIn(engine, first)
+        let (secret, enrolled, sessionInfo, code) = try enrolTotp(engine, clock, user)
+        clock.advance(seconds: 20)
+        func finish(_ code: String) throws -> SignInResult {
+            try engine.multiFactor.finishTotpEnrollment(
+                idToken: user.idToken, sessionInfo: sessionInfo, code: code, displayName: "app")
+        }
+        XCTAssertEqual(try finish(code).refreshToken, enrolled.refreshToken, "the same session")
+        XCTAssertEqual(try engine.accounts.user(uid: user.user.uid).factors.count, 1, "one factor")
+        let next = Totp.code(secret: secret, step: Totp.step(at: clock.now()) + 1)
+        assertError(.invalidMultiFactorSession) { _ = try finish(next) }
+        clock.advance(seconds: 11)
+        assertError(.invalidMultiFactorSession) { _ = try finish(code) }
+    }
+
+    /// Guessing TOTP codes against a met challenge within the window counts as against an open
+    /// one: toward the factor's lockout, and the challenge's tries, after which even the code
+    /// that met it is no retry.
+    func testWrongTotpCodesAgainstAMetChallengeAreCounted() throws {
+        let clock = ManualClock()
+        let engine = try makeEngine(clock) { $0.maxAttempts = 3 }
+        let user = try signIn(engine, first)
+        let (secret, enrolled, _, _) = try enrolTotp(engine, clock, user)
+        let factor = try XCTUnwrap(enrolled.user.factors.first?.enrollmentId)
+        clock.advance(seconds: 61)
+        let session = try challenge(engine, first)
+        let code = Totp.code(secret: secret, step: Totp.step(at: clock.now()))
+        _ = try engine.multiFactor.resolveSignIn(session: session, assertion: .totp(enrollmentId: factor, code: code))
+        let wrong = code == "000000" ? "000001" : "000000"
+        for _ in 0..<3 {
+            assertError(.invalidMultiFactorSession) {
+                _ = try engine.multiFactor.resolveSignIn(
+                    session: session, assertion: .totp(enrollmentId: factor, code: wrong))
+            }
+        }
+        assertError(.invalidMultiFactorSession) {
+            _ = try engine.multiFactor.resolveSignIn(
+                session: session, assertion: .totp(enrollmentId: factor, code: code))
+        }
+        XCTAssertEqual(
+            try sessionCount(engine, user.user.uid), 3, "the first sign-in, the enrolment's, the challenge's")
+        // The factor counted them: its lockout comes as it would for guesses on open challenges.
+        XCTAssertEqual(try count(engine, "SELECT failures FROM factors WHERE enrollment_id = ?", [.text(factor)]), 3)
     }
 
     func testWithRetriesOffEveryUsedProofIsRefusedAtOnce() throws {

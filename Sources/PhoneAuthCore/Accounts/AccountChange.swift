@@ -9,3 +9,15 @@ package enum AccountChange: Sendable {
     case reauthenticate
     case enrollPhone(NewFactor)
 }
+
+extension AccountChange {
+    /// The call it is, for a retry to be recognised as the same call (EarlierUse).
+    var call: EarlierUse.Call {
+        switch self {
+        case .link: .link
+        case .updatePhoneNumber: .updatePhoneNumber
+        case .reauthenticate: .reauthenticate
+        case .enrollPhone: .enrollPhone
+        }
+    }
+}

@@ -13,7 +13,8 @@ extension SQLStore {
             let phone: String
             switch try checkCode(
                 id: id, tenant: signIn.tenant, purpose: purpose, subject: purpose == .enroll ? uid : nil, now: now,
-                maxAttempts: maxAttempts, limits: limits, codeMatches: codeMatches, usedSince: signIn.retrySince,
+                maxAttempts: maxAttempts, limits: limits, codeMatches: codeMatches,
+                retry: signIn.retrySince.map { (change.call, $0) },
                 in: db)
             {
             case let .failure(rejection): return .rejected(rejection)
@@ -70,18 +71,18 @@ extension SQLStore {
                 if user.factors.count >= factor.maxFactors { return .refused(.maximumSecondFactorCountExceeded) }
                 user.factors.append(try insertFactor(factor, uid: uid, phone: phone, lastStep: 0, now: now, in: db))
             }
-            return try openSpending(id, signIn, for: user, now: now, in: db)
+            return try openSpending(id, change.call, signIn, for: user, now: now, in: db)
         }
     }
 
     /// Opens `signIn`'s session (or challenge) for `user` and spends the code `id`, recording
-    /// what it opened for a retry of the same call.
+    /// what it opened for a retry of the same `call`.
     private func openSpending(
-        _ id: String, _ signIn: NewSignIn, for user: UserRecord, now: Timestamp, in db: Connection
+        _ id: String, _ call: EarlierUse.Call, _ signIn: NewSignIn, for user: UserRecord, now: Timestamp,
+        in db: Connection
     ) throws -> AccountOutcome {
         let outcome = try open(signIn, for: user, isNew: false, now: now, in: db)
-        try markUsedBySignIn(
-            id, EarlierSignIn(uid: user.uid, opened: outcome.opened(by: signIn), isNewUser: false), at: now, in: db)
+        try markUsed(id, EarlierUse(call: call, uid: user.uid, opened: outcome.opened(by: signIn)), at: now, in: db)
         return outcome
     }
 
@@ -105,7 +106,7 @@ extension SQLStore {
             case let .updated(changed) = try apply(
                 UserChanges(phoneNumber: .some(phone)), uid: user.uid, now: now, in: db)
         else { return .refused(.userNotFound) }
-        return try openSpending(id, signIn, for: changed, now: now, in: db)
+        return try openSpending(id, link ? .link : .updatePhoneNumber, signIn, for: changed, now: now, in: db)
     }
 
     /// Another user (`owner`) has the number: the code is consumed and becomes `proof`, a

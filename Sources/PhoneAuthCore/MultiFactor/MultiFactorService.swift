@@ -122,7 +122,8 @@ package final class MultiFactorService {
         _ = try pool(of: session.user, allowing: .totp)
         let now = clock.now()
         let factor = newFactor(.totp, displayName: displayName, now: now)
-        let (signIn, first) = continuation(of: session, proving: factor, now: now)
+        let (continued, first) = continuation(of: session, proving: factor, now: now)
+        let signIn = try sessions.retryable(continued, first, now: now)
         let outcome = try store.enrollTotp(
             sessionId: sessionInfo, uid: session.user.uid, presentedSession: session.sessionId,
             check: totpCheck(code, now: now),

@@ -134,12 +134,7 @@ extension SQLStore {
                 else { return .refused(.multiFactorInfoNotFound) }
                 if lockedUntil > now { return .locked(until: lockedUntil) }
                 guard let step = check(secret, user.uid, lastStep) else {
-                    let lock =
-                        FactorLockout.lockMilliseconds(afterFailures: failures + 1).map { now.milliseconds + $0 } ?? 0
-                    try db.run(
-                        "UPDATE factors SET failures = failures + 1, locked_until = ? "
-                            + "WHERE uid = ? AND enrollment_id = ?",
-                        [.int(lock)] + key)
+                    try countWrongTotp(factor: key, failures: failures, now: now, in: db)
                     return .rejected(
                         try countWrongTotp(
                             sessionId: sessionId, attempts: session.attempts, maxAttempts: maxAttempts, in: db))
@@ -167,18 +162,12 @@ extension SQLStore {
             }
             // What the proof opened is kept for a retry of this call (resumeResolved): on the
             // challenge, with the step a TOTP code was accepted at, and on an SMS code.
-            try db.run(
-                """
-                UPDATE mfa_sessions SET state = 'used', resolved_at = ?, resolved_session = ?, resolved_step = ?, \
-                resolved_enrollment = ? WHERE id = ?
-                """,
-                [
-                    .int(now.milliseconds), .text(resolved.sessionId), acceptedStep.map { .int($0) } ?? .null,
-                    .text(factor.enrollmentId), .text(sessionId),
-                ])
+            try recordMet(
+                sessionId, opened: resolved.sessionId, enrollmentId: factor.enrollmentId, step: acceptedStep, now: now,
+                in: db)
             if case let .phone(verificationId, _) = proof {
-                try markUsedBySignIn(
-                    verificationId, EarlierSignIn(uid: user.uid, opened: resolved.sessionId, isNewUser: false), at: now,
+                try markUsed(
+                    verificationId, EarlierUse(call: .secondFactor, uid: user.uid, opened: resolved.sessionId), at: now,
                     in: db)
             }
             return try open(resolved, for: user, isNew: false, now: now, in: db)
@@ -188,39 +177,99 @@ extension SQLStore {
     /// A challenge met since `since`, met again with the same proof (a retry after an error whose
     /// commit is unknown): the session it opened, handed out again (resumeEarlier), while the
     /// factor is still the user's. The same SMS code (checked as a used code is, wrong ones
-    /// counted), or the same TOTP code at the very step that was accepted. Nil: not such a retry.
+    /// counted), or the same TOTP code at the very step that was accepted (checkTotpRetry). Nil:
+    /// not such a retry.
     private func resumeResolved(
         _ sessionId: String, proof: SecondFactorProof, since: Timestamp, now: Timestamp, maxAttempts: Int,
         limits: CheckLimits, tenant: TenantID, in db: Connection
     ) throws -> AccountOutcome? {
-        guard
-            let (uid, opened, step, enrollmentId) = try db.row(
-                """
-                SELECT uid, resolved_session, resolved_step, resolved_enrollment FROM mfa_sessions
-                WHERE id = ? AND kind = ? AND state = 'used' AND resolved_at >= ?
-                """, [.text(sessionId), .text(MFASessionKind.signIn), .int(since.milliseconds)],
-                { ($0.text(0), $0.text(1), $0.optionalInt(2), $0.text(3)) }),
-            let owner = try user(uid: uid, in: db), owner.tenant == tenant
+        guard let met = try metSession(sessionId, kind: .signIn, since: since, in: db),
+            let owner = try user(uid: met.uid, in: db), owner.tenant == tenant
         else { return nil }
         switch proof {
         case let .phone(verificationId, codeMatches):
-            guard
-                case let .success(verified) = try checkCode(
-                    id: verificationId, tenant: tenant, purpose: .mfaSignIn, subject: sessionId, now: now,
-                    maxAttempts: maxAttempts, limits: limits, codeMatches: codeMatches, usedSince: since, in: db),
-                verified.earlier?.opened == opened
-            else { return nil }
+            switch try checkCode(
+                id: verificationId, tenant: tenant, purpose: .mfaSignIn, subject: sessionId, now: now,
+                maxAttempts: maxAttempts, limits: limits, codeMatches: codeMatches, retry: (.secondFactor, since),
+                in: db)
+            {
+            case let .failure(rejection):
+                // A locked number or address says so, as for an open challenge; anything else is no retry.
+                switch rejection {
+                case .limited, .numberLocked: return .rejected(rejection)
+                default: return nil
+                }
+            case let .success(verified): guard verified.earlier?.opened == met.opened else { return nil }
+            }
         case let .totp(presented, check):
-            guard let step, presented == enrollmentId,
-                let secret = try db.row(
-                    "SELECT sealed_secret FROM factors WHERE uid = ? AND enrollment_id = ?",
-                    [.text(uid), .text(enrollmentId)], { $0.blob(0) }),
-                check(secret, uid, step - 1) == step
-            else { return nil }
+            guard presented == met.enrollmentId else { return nil }
+            if let refusal = try checkTotpRetry(met, sessionId, check, maxAttempts: maxAttempts, now: now, in: db) {
+                return refusal
+            }
         }
-        return try resumeEarlier(EarlierSignIn(uid: uid, opened: opened, isNewUser: false), now: now, in: db) {
-            user in user.factors.contains { $0.enrollmentId == enrollmentId }
+        return try resumeEarlier(met.earlier(.secondFactor), now: now, in: db) { user in
+            user.factors.contains { $0.enrollmentId == met.enrollmentId }
         }
+    }
+
+    /// A challenge or TOTP enrolment met: used, with what it opened and the factor (and TOTP
+    /// step) that met it, for a retry of the call (metSession).
+    private func recordMet(
+        _ sessionId: String, opened: String, enrollmentId: String, step: Int64?, now: Timestamp, in db: Connection
+    ) throws {
+        try db.run(
+            """
+            UPDATE mfa_sessions SET state = 'used', sealed_secret = NULL, resolved_at = ?, resolved_session = ?, \
+            resolved_step = ?, resolved_enrollment = ? WHERE id = ?
+            """,
+            [
+                .int(now.milliseconds), .text(opened), step.map { .int($0) } ?? .null, .text(enrollmentId),
+                .text(sessionId),
+            ])
+    }
+
+    /// A challenge or TOTP enrolment of `kind` met since `since` (recordMet), and its wrong tries since.
+    private func metSession(
+        _ id: String, kind: MFASessionKind, since: Timestamp, in db: Connection
+    ) throws -> MetSession? {
+        try db.row(
+            """
+            SELECT uid, resolved_session, resolved_step, resolved_enrollment, attempts FROM mfa_sessions
+            WHERE id = ? AND kind = ? AND state = 'used' AND resolved_at >= ?
+            """, [.text(id), .text(kind), .int(since.milliseconds)]
+        ) { row in
+            MetSession(
+                uid: row.text(0), opened: row.text(1), step: row.optionalInt(2), enrollmentId: row.text(3),
+                attempts: Int(row.int(4)))
+        }
+    }
+
+    /// A TOTP code presented again for a met session: nil when it is the code that met it (the
+    /// same step); else the answer. A wrong one counts as on an open session, toward the factor's
+    /// lockout and the session's tries, after which no code is taken for a retry.
+    private func checkTotpRetry(
+        _ met: MetSession, _ sessionId: String, _ check: TotpCheck, maxAttempts: Int, now: Timestamp,
+        in db: Connection
+    ) throws -> AccountOutcome? {
+        let key: [SQLValue] = [.text(met.uid), .text(met.enrollmentId)]
+        guard let step = met.step, met.attempts < maxAttempts,
+            let (secret, failures, lockedUntil) = try db.row(
+                "SELECT sealed_secret, failures, locked_until FROM factors WHERE uid = ? AND enrollment_id = ?", key,
+                { ($0.blob(0), Int($0.int(1)), Timestamp(milliseconds: $0.int(2))) })
+        else { return .refused(.invalidMultiFactorSession) }
+        if lockedUntil > now { return .locked(until: lockedUntil) }
+        if check(secret, met.uid, step - 1) == step { return nil }
+        try countWrongTotp(factor: key, failures: failures, now: now, in: db)
+        try db.run("UPDATE mfa_sessions SET attempts = attempts + 1 WHERE id = ?", [.text(sessionId)])
+        return .refused(.invalidMultiFactorSession)
+    }
+
+    /// A wrong TOTP code for a factor (`key`: uid, enrollment ID): counted toward its lockout.
+    private func countWrongTotp(factor key: [SQLValue], failures: Int, now: Timestamp, in db: Connection) throws {
+        let lock = FactorLockout.lockMilliseconds(afterFailures: failures + 1).map { now.milliseconds + $0 } ?? 0
+        try db.run(
+            "UPDATE factors SET failures = failures + 1, locked_until = ? WHERE uid = ? AND enrollment_id = ?",
+            [.int(lock)] + key)
     }
 
     package func enrollTotp(
@@ -233,7 +282,18 @@ extension SQLStore {
             }
             guard let session = try mfaSession(id: sessionId, kind: .totpEnrollment, now: now, in: db),
                 session.uid == uid, let secret = session.sealedSecret
-            else { return .refused(.invalidMultiFactorSession) }
+            else {
+                // The same code again soon after it enrolled the factor: that enrolment's session.
+                guard let since = signIn.retrySince,
+                    let met = try metSession(sessionId, kind: .totpEnrollment, since: since, in: db), met.uid == uid
+                else { return .refused(.invalidMultiFactorSession) }
+                if let refusal = try checkTotpRetry(met, sessionId, check, maxAttempts: maxAttempts, now: now, in: db) {
+                    return refusal
+                }
+                return try resumeEarlier(met.earlier(.enrollTotp), now: now, in: db) { user in
+                    user.factors.contains { $0.enrollmentId == met.enrollmentId }
+                }
+            }
             guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
             if user.factors.count >= factor.maxFactors { return .refused(.maximumSecondFactorCountExceeded) }
             guard let step = check(secret, uid, 0) else {
@@ -241,10 +301,11 @@ extension SQLStore {
                     try countWrongTotp(
                         sessionId: sessionId, attempts: session.attempts, maxAttempts: maxAttempts, in: db))
             }
-            try db.run("UPDATE mfa_sessions SET state = 'used', sealed_secret = NULL WHERE id = ?", [.text(sessionId)])
             var enrolled = factor
             enrolled.sealedSecret = secret
             user.factors.append(try insertFactor(enrolled, uid: uid, phone: nil, lastStep: step, now: now, in: db))
+            try recordMet(
+                sessionId, opened: signIn.sessionId, enrollmentId: factor.enrollmentId, step: step, now: now, in: db)
             return try open(signIn, for: user, isNew: false, now: now, in: db)
         }
     }

@@ -19,7 +19,7 @@ package enum AccountOutcome: Sendable {
 }
 
 extension AccountOutcome {
-    /// What `signIn` opened, for a retry of its call to find (EarlierSignIn.opened): the
+    /// What `signIn` opened, for a retry of its call to find (EarlierUse.opened): the
     /// challenge, when the user met one, else the session.
     func opened(by signIn: NewSignIn) -> String {
         if case let .secondFactorRequired(_, challenge) = self { challenge.id } else { signIn.sessionId }

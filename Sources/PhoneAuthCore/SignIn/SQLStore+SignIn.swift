@@ -6,11 +6,12 @@ extension SQLStore {
         codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn, retrySince: Timestamp?
     ) throws -> AccountOutcome {
         try write { db in
-            let verified: (phone: String, subject: String?, earlier: EarlierSignIn?)
+            let verified: (phone: String, subject: String?, earlier: EarlierUse?)
             switch try checkCode(
                 id: id, tenant: signIn.tenant, purpose: temporaryProof ? .temporaryProof : .signIn, subject: nil,
                 anySubject: temporaryProof,
-                now: now, maxAttempts: maxAttempts, limits: limits, codeMatches: codeMatches, usedSince: retrySince,
+                now: now, maxAttempts: maxAttempts, limits: limits, codeMatches: codeMatches,
+                retry: retrySince.map { (.signIn, $0) },
                 in: db)
             {
             case let .failure(rejection): return .rejected(rejection)
@@ -48,8 +49,9 @@ extension SQLStore {
             }
             guard let user else { return .refused(.userNotFound) }
             let outcome = try open(signIn, for: user, isNew: isNew, now: now, in: db)
-            try markUsedBySignIn(
-                id, EarlierSignIn(uid: user.uid, opened: outcome.opened(by: signIn), isNewUser: isNew), at: now, in: db)
+            try markUsed(
+                id, EarlierUse(call: .signIn, uid: user.uid, opened: outcome.opened(by: signIn), isNewUser: isNew),
+                at: now, in: db)
             return outcome
         }
     }
@@ -92,8 +94,9 @@ extension SQLStore {
                         return .approvalNeeded(next)
                     }
                     try insertUser(uid: uid, phone: phone, tenant: signIn.tenant, signingIn: true, now: now, in: db)
-                    try markUsedBySignIn(
-                        verificationId, EarlierSignIn(uid: uid, opened: signIn.sessionId, isNewUser: true), at: now,
+                    try markUsed(
+                        verificationId, EarlierUse(call: .signIn, uid: uid, opened: signIn.sessionId, isNewUser: true),
+                        at: now,
                         in: db)
                     break
                 }
@@ -102,8 +105,9 @@ extension SQLStore {
                 if !user.factors.isEmpty {
                     let outcome = try open(pending.signIn, for: user, isNew: false, now: now, in: db)
                     if case let .secondFactorRequired(_, challenge) = outcome {
-                        try markUsedBySignIn(
-                            verificationId, EarlierSignIn(uid: user.uid, opened: challenge.id, isNewUser: false),
+                        try markUsed(
+                            verificationId,
+                            EarlierUse(call: .signIn, uid: user.uid, opened: challenge.id, isNewUser: false),
                             at: now, in: db)
                     }
                     return outcome
@@ -114,8 +118,9 @@ extension SQLStore {
                     return .approvalNeeded(next)
                 }
                 if let refused = try disabledByHook() { return refused }
-                try markUsedBySignIn(
-                    verificationId, EarlierSignIn(uid: uid, opened: signIn.sessionId, isNewUser: false), at: now,
+                try markUsed(
+                    verificationId, EarlierUse(call: .signIn, uid: uid, opened: signIn.sessionId, isNewUser: false),
+                    at: now,
                     in: db)
             case let .existingUser(proved):
                 guard let user = try user(uid: uid, in: db) else { return .refused(.userNotFound) }
@@ -157,7 +162,7 @@ extension SQLStore {
     /// once the user no longer `holds` what the proof proved (the number, the factor) or has been
     /// disabled.
     func resumeEarlier(
-        _ earlier: EarlierSignIn, now: Timestamp, in db: Connection, holds: (UserRecord) -> Bool
+        _ earlier: EarlierUse, now: Timestamp, in db: Connection, holds: (UserRecord) -> Bool
     ) throws -> AccountOutcome {
         let used = AccountOutcome.rejected(.unusable(reason: .alreadyUsed))
         guard let user = try self.user(uid: earlier.uid, in: db), holds(user) else { return used }

@@ -258,10 +258,12 @@ enum Migrations {
         ) WITHOUT ROWID;
         CREATE INDEX deliveries_message ON deliveries(message_id) WHERE message_id IS NOT NULL;
         """,
-        // 14: a second factor's sign-in retried after an unknown outcome (its commit's answer
-        // lost): when the challenge was met, the session it opened, and the factor and the TOTP
-        // step that met it, so the same proof soon after gets that session again.
+        // 14: the calls besides sign-in that spend a code, retried after an unknown outcome
+        // (their commit's answer lost): which call used a code (a retry is the same call again),
+        // and when a challenge or TOTP enrolment was met, the session it opened, and the factor
+        // and the TOTP step that met it, so the same proof soon after gets that session again.
         """
+        ALTER TABLE verifications ADD COLUMN used_call TEXT;
         ALTER TABLE mfa_sessions ADD COLUMN resolved_at INTEGER;
         ALTER TABLE mfa_sessions ADD COLUMN resolved_session TEXT;
         ALTER TABLE mfa_sessions ADD COLUMN resolved_step INTEGER;

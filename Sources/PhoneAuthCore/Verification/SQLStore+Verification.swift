@@ -195,22 +195,23 @@ extension SQLStore {
     /// counts a wrong one; the phone number it verified when it matches. Does not consume it.
     /// Another pool's verification is as unknown as one never made (the same error, so a caller
     /// learns nothing of other tenants).
-    /// With `usedSince`, a code a sign-in used since that time is checked too (wrong ones counted
-    /// as for an active code, while attempts are left) and, when it matches, what that sign-in
-    /// did comes back as `earlier`.
+    /// With `retry`, a code that call used since that time is checked too (wrong ones counted as
+    /// for an active code, while attempts are left) and, when it matches, what that call did comes
+    /// back as `earlier`; a code another call used is only used.
     func checkCode(
         id: String, tenant: TenantID, purpose: VerificationPurpose, subject: String?, anySubject: Bool = false,
         now: Timestamp,
-        maxAttempts: Int, limits: CheckLimits, codeMatches: ([UInt8]) -> Bool, usedSince: Timestamp? = nil,
+        maxAttempts: Int, limits: CheckLimits, codeMatches: ([UInt8]) -> Bool,
+        retry: (call: EarlierUse.Call, since: Timestamp)? = nil,
         in db: Connection
-    ) throws -> Result<(phone: String, subject: String?, earlier: EarlierSignIn?), CodeRejection> {
+    ) throws -> Result<(phone: String, subject: String?, earlier: EarlierUse?), CodeRejection> {
         // The number's run of wrong codes comes in the same statement (one round trip less).
         guard
             let (phone, codeHash, expiresAt, attempts, state, storedPurpose, storedSubject, lockedUntil, used) =
                 try db.row(
                     """
                     SELECT v.phone, v.code_hash, v.expires_at, v.attempts, v.state, v.purpose, v.subject, \
-                    f.locked_until, v.used_at, v.used_by, v.used_session, v.used_new_user
+                    f.locked_until, v.used_at, v.used_by, v.used_session, v.used_new_user, v.used_call
                     FROM verifications v LEFT JOIN number_failures f ON f.phone = v.phone WHERE v.id = ? AND v.tenant = ?
                     """, [.text(id), .text(tenant.text)],
                     { row in
@@ -222,7 +223,9 @@ extension SQLStore {
                             row.optionalText(9).map { uid in
                                 (
                                     at: row.int(8),
-                                    signIn: EarlierSignIn(
+                                    use: EarlierUse(
+                                        // Before calls were told apart, only sign-ins kept what they did.
+                                        call: row.optionalText(12).flatMap(EarlierUse.Call.init(rawValue:)) ?? .signIn,
                                         uid: uid, opened: row.optionalText(10) ?? "", isNewUser: row.int(11) != 0)
                                 )
                             }
@@ -233,15 +236,17 @@ extension SQLStore {
         guard storedPurpose == purpose, anySubject || storedSubject == subject else {
             return .failure(.unusable(reason: .wrongPurpose))
         }
-        var earlier: EarlierSignIn?
+        var earlier: EarlierUse?
         switch state {
         case .used:
             // used_at is the clock of the engine that used it: engines' clocks must agree to well
             // within the retry interval (as they must for every expiry).
-            guard let usedSince, let used, used.at >= usedSince.milliseconds, attempts < maxAttempts else {
+            guard let retry, let used, used.at >= retry.since.milliseconds, used.use.call == retry.call,
+                attempts < maxAttempts
+            else {
                 return .failure(.unusable(reason: .alreadyUsed))
             }
-            earlier = used.signIn
+            earlier = used.use
         case .dead: return .failure(.unusable(reason: .tooManyAttempts))
         case .replaced: return .failure(.unusable(reason: .replaced))
         case .active:
@@ -295,16 +300,16 @@ extension SQLStore {
         try db.run("UPDATE verifications SET state = 'used', sealed_body = NULL WHERE id = ?", [.text(id)])
     }
 
-    /// Consumes a sign-in's verification, recording what the sign-in did for a retry of it.
-    func markUsedBySignIn(_ id: String, _ signIn: EarlierSignIn, at now: Timestamp, in db: Connection) throws {
+    /// Consumes a verification, recording what the call that used it did, for a retry of it.
+    func markUsed(_ id: String, _ use: EarlierUse, at now: Timestamp, in db: Connection) throws {
         try db.run(
             """
             UPDATE verifications SET state = 'used', used_at = ?, used_by = ?, used_session = ?, used_new_user = ?,
-            sealed_body = NULL WHERE id = ?
+            used_call = ?, sealed_body = NULL WHERE id = ?
             """,
             [
-                .int(now.milliseconds), .text(signIn.uid), .text(signIn.opened), .int(signIn.isNewUser ? 1 : 0),
-                .text(id),
+                .int(now.milliseconds), .text(use.uid), .text(use.opened), .int(use.isNewUser ? 1 : 0),
+                .text(use.call.rawValue), .text(id),
             ])
     }
 
