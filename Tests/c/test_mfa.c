@@ -166,7 +166,7 @@ static json_t *unenroll(const char *id_token, const char *enrollment_id, int *st
 /* verifyPhoneNumber for the second factor of a sign-in. */
 static json_t *verify_hint(const char *hint, const char *session, int *st) {
     return tu_callj(g_e, "verifyPhoneNumber",
-                    json_pack("{s:s?, s:s?}", "multiFactorHint", hint, "multiFactorSession", session),
+                    json_pack("{s:s*, s:s*}", "multiFactorHint", hint, "multiFactorSession", session),
                     st);
 }
 

@@ -24,11 +24,11 @@ static int make_tenant(phoneauth_engine *e, const char *name, const char *code, 
 
 /* verifyPhoneNumber + signInWithCredential in `tenant` (NULL: the default pool). */
 static json_t *sign_in(phoneauth_engine *e, const char *tenant, const char *code, int *st) {
-    json_t *v = tu_callj(e, "verifyPhoneNumber", json_pack("{s:s, s:s?}", "phoneNumber", NUMBER, "tenantId", tenant),
+    json_t *v = tu_callj(e, "verifyPhoneNumber", json_pack("{s:s, s:s*}", "phoneNumber", NUMBER, "tenantId", tenant),
                          st);
     if (!EXPECT_OK(v, *st)) return v;
     json_t *r = tu_callj(e, "signInWithCredential",
-                         json_pack("{s:{s:s?, s:s}, s:s?}", "credential", "verificationId",
+                         json_pack("{s:{s:s?, s:s}, s:s*}", "credential", "verificationId",
                                    tu_str(v, "verificationId"), "verificationCode", code, "tenantId", tenant),
                          st);
     json_decref(v);

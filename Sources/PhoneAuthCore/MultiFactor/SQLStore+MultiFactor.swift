@@ -207,9 +207,12 @@ extension SQLStore {
                 return refusal
             }
         }
-        return try resumeEarlier(met.earlier(.secondFactor), now: now, in: db) { user in
+        let resumed = try resumeEarlier(met.earlier(.secondFactor), now: now, in: db) { user in
             user.factors.contains { $0.enrollmentId == met.enrollmentId }
         }
+        // A session that moved on (refreshed, ended) is no retry: the challenge is simply used.
+        if case .rejected = resumed { return nil }
+        return resumed
     }
 
     /// A challenge or TOTP enrolment met: used, with what it opened and the factor (and TOTP
@@ -290,9 +293,11 @@ extension SQLStore {
                 if let refusal = try checkTotpRetry(met, sessionId, check, maxAttempts: maxAttempts, now: now, in: db) {
                     return refusal
                 }
-                return try resumeEarlier(met.earlier(.enrollTotp), now: now, in: db) { user in
+                let resumed = try resumeEarlier(met.earlier(.enrollTotp), now: now, in: db) { user in
                     user.factors.contains { $0.enrollmentId == met.enrollmentId }
                 }
+                if case .rejected = resumed { return .refused(.invalidMultiFactorSession) }
+                return resumed
             }
             guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
             if user.factors.count >= factor.maxFactors { return .refused(.maximumSecondFactorCountExceeded) }
