@@ -48,6 +48,20 @@ final class StorageTests: XCTestCase {
         }
     }
 
+    /// A rekey's pending key file is written whole or not at all: a temporary file, synced,
+    /// renamed into place, and the folder synced so the new name survives a power loss; nothing
+    /// is left beside it, and a folder that cannot take it is an error.
+    func testAPendingKeyFileIsWrittenWholeAndItsFolderSynced() throws {
+        let dir = temporaryDirectory()
+        let key = [UInt8](repeating: 9, count: 32)
+        try MasterKey.writeKeyFile(dir + "/auth.db.key.new", key: key)
+        XCTAssertEqual(try MasterKey.readKeyFile(dir + "/auth.db.key.new"), key)
+        XCTAssertNotEqual(access(dir + "/auth.db.key.new.tmp-\(getpid())", F_OK), 0, "no temporary file left")
+        XCTAssertTrue(MasterKey.syncFolder(of: dir + "/auth.db.key.new"))
+        XCTAssertFalse(MasterKey.syncFolder(of: dir + "/no-such-folder/auth.db.key"))
+        assertError(.storageError) { try MasterKey.writeKeyFile(dir + "/no-such-folder/auth.db.key.new", key: key) }
+    }
+
     func testPostgresNeedsAGivenMasterKey() throws {
         let saved = environment(MasterKey.environmentVariable)
         unsetenv(MasterKey.environmentVariable)

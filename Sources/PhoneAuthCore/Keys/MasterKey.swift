@@ -70,9 +70,19 @@ package enum MasterKey {
         let written = write(fd, text, text.count)
         let synced = fsync(fd)
         close(fd)
-        guard written == text.count, synced == 0, rename(temporary, path) == 0 else {
+        guard written == text.count, synced == 0, rename(temporary, path) == 0, syncFolder(of: path) else {
             throw keyFileError(path, "cannot be written")
         }
+    }
+
+    /// Makes a new name in `path`'s folder (a rename, a link) survive a power loss: the store may
+    /// be sealed with the key it names the moment after. False if the folder cannot be synced.
+    package static func syncFolder(of path: String) -> Bool {
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return fsync(fd) == 0
     }
 
     /// Reads the pending key file of an interrupted rekey; nil when there is none, or only an
@@ -118,6 +128,7 @@ package enum MasterKey {
             if errno == EEXIST { return try fromKeyFile(path) }  // another process won the race
             throw keyFileError(path, "cannot be created (\(String(cString: strerror(errno))))")
         }
+        guard syncFolder(of: path) else { throw keyFileError(path, "cannot be written") }
         return key
     }
 
