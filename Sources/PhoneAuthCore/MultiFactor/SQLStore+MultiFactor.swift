@@ -207,10 +207,18 @@ extension SQLStore {
                 return refusal
             }
         }
-        let resumed = try resumeEarlier(met.earlier(.secondFactor), now: now, in: db) { user in
+        return try resumeMet(met, .secondFactor, now: now, in: db)
+    }
+
+    /// The session a met challenge or TOTP enrolment opened, handed out again while its factor is
+    /// still the user's (resumeEarlier). Nil when that session moved on (refreshed, ended): then
+    /// it is no retry, and the challenge or enrolment is simply used.
+    private func resumeMet(
+        _ met: MetSession, _ call: EarlierUse.Call, now: Timestamp, in db: Connection
+    ) throws -> AccountOutcome? {
+        let resumed = try resumeEarlier(met.earlier(call), now: now, in: db) { user in
             user.factors.contains { $0.enrollmentId == met.enrollmentId }
         }
-        // A session that moved on (refreshed, ended) is no retry: the challenge is simply used.
         if case .rejected = resumed { return nil }
         return resumed
     }
@@ -293,11 +301,7 @@ extension SQLStore {
                 if let refusal = try checkTotpRetry(met, sessionId, check, maxAttempts: maxAttempts, now: now, in: db) {
                     return refusal
                 }
-                let resumed = try resumeEarlier(met.earlier(.enrollTotp), now: now, in: db) { user in
-                    user.factors.contains { $0.enrollmentId == met.enrollmentId }
-                }
-                if case .rejected = resumed { return .refused(.invalidMultiFactorSession) }
-                return resumed
+                return try resumeMet(met, .enrollTotp, now: now, in: db) ?? .refused(.invalidMultiFactorSession)
             }
             guard var user = try self.user(uid: uid, in: db) else { return .refused(.userNotFound) }
             if user.factors.count >= factor.maxFactors { return .refused(.maximumSecondFactorCountExceeded) }
