@@ -100,7 +100,8 @@ package struct EngineConfig: Sendable {
 
     static let maxTestPhoneNumbers = 10
 
-    /// Reads and validates a configuration object; every error names the offending key.
+    /// Reads and validates a configuration object; every error names the offending key. The
+    /// sections are read in this order so that the first bad key reported stays the same.
     package static func read(_ json: JSONValue) throws(PhoneAuthError) -> EngineConfig {
         let r = try ObjectReader(json, code: .invalidConfiguration, what: "configuration")
         try r.rejectUnknown([
@@ -111,187 +112,28 @@ package struct EngineConfig: Sendable {
             "quotas", "smsRegionPolicy", "phoneNumberTypes", "captcha", "postgres", "hooks", "events",
             "channels", "voice",
         ])
-        guard let database = try r.string("database") ?? environment(databaseVariable), !database.isEmpty else {
-            throw PhoneAuthError(
-                .invalidConfiguration,
-                "The configuration key 'database' (a SQLite file's path or a postgresql:// URI) is required, "
-                    + "unless \(databaseVariable) gives it.",
-                details: [("key", .string("database"))])
-        }
-        var c = EngineConfig(database: database)
-        var configuredConnectTimeout: Int?
-        if let postgres = try r.object("postgres") {
-            try postgres.rejectUnknown(["poolSize", "schema", "connectTimeoutSeconds", "statementTimeoutMs"])
-            c.postgres.poolSize = Int(try postgres.int("poolSize", in: 1...100) ?? Int64(c.postgres.poolSize))
-            if let schema = try postgres.string("schema") {
-                guard PostgresSettings.isValidSchema(schema) else {
-                    throw bad(
-                        "postgres.schema", "must be 1 to 63 lower-case letters, digits and _, not starting with a digit"
-                    )
-                }
-                c.postgres.schema = schema
-            }
-            configuredConnectTimeout = try postgres.int("connectTimeoutSeconds", in: 1...300).map { Int($0) }
-            c.postgres.connectTimeoutSeconds = configuredConnectTimeout ?? c.postgres.connectTimeoutSeconds
-            c.postgres.statementTimeoutMs = Int(
-                try postgres.int("statementTimeoutMs", in: 100...600_000) ?? Int64(c.postgres.statementTimeoutMs))
-        }
-        if PostgresSettings.isURI(database) {
-            c.postgres.uri = database
-            try c.postgres.adoptURIParameters(configuredConnectTimeout: configuredConnectTimeout)
-        }
-        if let v = try r.string("projectId") {
-            guard !v.isEmpty, v.utf8.count <= 128 else { throw bad("projectId", "must be 1 to 128 characters") }
-            c.projectId = v
-        }
-        if let v = try r.string("issuer") {
-            guard !v.isEmpty, v.utf8.count <= 512 else { throw bad("issuer", "must be 1 to 512 characters") }
-            c.issuer = v
-        }
-        if let v = try r.string("masterKey") {
-            c.masterKey = try MasterKey.decode(v, source: "configuration key 'masterKey'")
-        }
-        if let v = try r.string("signingAlgorithm") {
-            guard let a = SigningAlgorithm(rawValue: v) else {
-                throw bad("signingAlgorithm", "must be ES256, RS256 or EdDSA")
-            }
-            c.signingAlgorithm = a
-        }
-        c.idTokenTtlSeconds = try r.int("idTokenTtlSeconds", in: 60...86_400) ?? c.idTokenTtlSeconds
-        c.signingKeyRotationDays = try r.int("signingKeyRotationDays", in: 0...3650) ?? 0
-        c.refreshReuseIntervalSeconds =
-            try r.int("refreshReuseIntervalSeconds", in: 0...300) ?? c.refreshReuseIntervalSeconds
-        c.signInRetrySeconds = try r.int("signInRetrySeconds", in: 0...300) ?? c.signInRetrySeconds
-        c.codeLength = Int(try r.int("codeLength", in: 6...10) ?? Int64(c.codeLength))
-        c.codeTtlSeconds = try r.int("codeTtlSeconds", in: 1...3600) ?? c.codeTtlSeconds
-        c.maxAttempts = Int(try r.int("maxAttempts", in: 1...20) ?? Int64(c.maxAttempts))
-        c.resendAfterSeconds = try r.int("resendAfterSeconds", in: 0...3600) ?? c.resendAfterSeconds
+        var c = EngineConfig(database: try readDatabase(r))
+        try c.readPostgres(r)
+        try c.readIdentity(r)
+        try c.readTokens(r)
+        try c.readCodes(r)
         // Checked once sms.templates is read: a host template's language may be the default.
         let defaultLanguage = try r.string("defaultLanguageCode")
         if let numbers = try r.object("testPhoneNumbers") {
             c.testPhoneNumbers = try readTestPhoneNumbers(numbers)
         }
-        if let app = try r.object("appVerification") {
-            try app.rejectUnknown([
-                "disabledForTesting", "enforce", "pushTimeoutSeconds", "receiptTtlSeconds", "pushWebhook",
-            ])
-            if let webhook = try app.object("pushWebhook") {
-                c.pushWebhook = try ProviderSettings.readWebhook(webhook, path: "appVerification.pushWebhook")
-            }
-            c.appVerificationDisabledForTesting = try app.bool("disabledForTesting") ?? false
-            c.appVerificationEnforce = try app.bool("enforce")
-            c.pushTimeoutSeconds = try app.int("pushTimeoutSeconds", in: 1...120) ?? c.pushTimeoutSeconds
-            c.receiptTtlSeconds = try app.int("receiptTtlSeconds", in: 30...3600) ?? c.receiptTtlSeconds
-        }
+        if let app = try r.object("appVerification") { try c.readAppVerification(app) }
         if let events = try r.object("events") { c.events = try EventSettings.read(events) }
-        if let hooks = try r.object("hooks") {
-            try hooks.rejectUnknown(Set(HookName.allCases.map(\.rawValue)))
-            for name in HookName.allCases {
-                if let hook = try hooks.object(name.rawValue) {
-                    c.hooks[name] = try HookSettings.read(hook, name: name)
-                }
-            }
-        }
-        if let captcha = try r.object("captcha") {
-            try captcha.rejectUnknown(["pageUrl", "minScore", "provider"])
-            if let provider = try captcha.object("provider") {
-                c.captchaProvider = try CaptchaProviderSettings.read(provider)
-            }
-            if let url = try captcha.string("pageUrl") {
-                guard url.hasPrefix("https://") || url.hasPrefix("http://"), url.utf8.count <= 2048, !url.contains("#")
-                else {
-                    throw bad("captcha.pageUrl", "must be an http(s) URL without a fragment")
-                }
-                c.captchaPageUrl = url
-            }
-            if let score = captcha.value("minScore") {
-                let value: Double
-                switch score {
-                case let .int(i): value = Double(i)
-                case let .double(d): value = d
-                default: throw bad("captcha.minScore", "must be a number between 0 and 1")
-                }
-                guard (0...1).contains(value) else { throw bad("captcha.minScore", "must be a number between 0 and 1") }
-                c.captchaMinScore = value
-            }
-        }
-        if let sms = try r.object("sms") {
-            try sms.rejectUnknown([
-                "provider", "providers", "maxAttempts", "retryBackoffMs", "concurrency", "breaker",
-                "appName", "templates", "originBoundDomain", "androidAppHash", "maxSegments",
-            ])
-            c.smsAppName = try sms.string("appName")
-            c.smsOriginBoundDomain = try sms.string("originBoundDomain")
-            c.smsAndroidAppHash = try sms.string("androidAppHash")
-            c.smsMaxSegments = Int(try sms.int("maxSegments", in: 1...10) ?? Int64(c.smsMaxSegments))
-            if let templates = try sms.object("templates") {
-                for (tag, value) in templates.entries {
-                    guard case let .string(text) = value else { throw bad("sms.templates.\(tag)", "must be a string") }
-                    c.smsTemplates[tag] = text
-                }
-            }
-            if let v = try sms.string("provider") {
-                guard let p = SMSProviderKind(rawValue: v), p != .providers else {
-                    throw bad("sms.provider", "must be \"callback\" or \"console\"")
-                }
-                c.smsProvider = p
-            }
-            if let list = sms.value("providers") {
-                guard sms.value("provider") == nil else {
-                    throw bad(
-                        "sms.providers",
-                        "cannot be given with sms.provider: give the callback or console provider, "
-                            + "or a list of HTTP providers"
-                    )
-                }
-                c.smsProviders = try ProviderSettings.read(list)
-                c.smsProvider = .providers
-            }
-            c.smsConcurrency = try sms.int("concurrency", in: 1...256).map { Int($0) }
-            if let breaker = try sms.object("breaker") {
-                try breaker.rejectUnknown(["failures", "seconds"])
-                c.smsBreakerFailures = Int(try breaker.int("failures", in: 1...100) ?? Int64(c.smsBreakerFailures))
-                c.smsBreakerSeconds = try breaker.int("seconds", in: 1...3600) ?? c.smsBreakerSeconds
-            }
-            c.smsMaxAttempts = Int(try sms.int("maxAttempts", in: 1...20) ?? Int64(c.smsMaxAttempts))
-            c.smsRetryBackoffMs = try sms.int("retryBackoffMs", in: 10...3_600_000) ?? c.smsRetryBackoffMs
-        }
-        if let v = defaultLanguage {
-            let hostLanguages = Set(c.smsTemplates.keys.map(SMSTemplates.canonical))
-            let language = SMSTemplates.resolve(
-                v, fallback: "", known: { SMSTemplates.templates[$0] != nil || hostLanguages.contains($0) })
-            guard !language.isEmpty else {
-                let known = hostLanguages.union(SMSTemplates.languages).sorted().joined(separator: ", ")
-                throw bad(
-                    "defaultLanguageCode", "must be one of \(known) (the built-in languages and those of sms.templates)"
-                )
-            }
-            c.defaultLanguageCode = language
-        }
-        if let mfa = try r.object("mfa") {
-            try mfa.rejectUnknown(["recentSignInSeconds", "maxFactors", "sessionTtlSeconds"])
-            c.mfaRecentSignInSeconds = try mfa.int("recentSignInSeconds", in: 10...86_400) ?? c.mfaRecentSignInSeconds
-            c.mfaMaxFactors = Int(try mfa.int("maxFactors", in: 1...20) ?? Int64(c.mfaMaxFactors))
-            c.mfaSessionTtlSeconds = try mfa.int("sessionTtlSeconds", in: 30...3600) ?? c.mfaSessionTtlSeconds
-        }
+        if let hooks = try r.object("hooks") { c.hooks = try readHooks(hooks) }
+        if let captcha = try r.object("captcha") { try c.readCaptcha(captcha) }
+        if let sms = try r.object("sms") { try c.readSMS(sms) }
+        if let v = defaultLanguage { c.defaultLanguageCode = try c.resolveDefaultLanguage(v) }
+        if let mfa = try r.object("mfa") { try c.readMFA(mfa) }
         c.abuse = try AbusePolicy.read(r)
         if let channels = try r.object("channels") { c.channels = try ChannelSettings.read(channels) }
-        if let voice = try r.object("voice") {
-            try voice.rejectUnknown(["templates"])
-            if let templates = try voice.object("templates") {
-                for (tag, value) in templates.entries {
-                    guard case let .string(text) = value else { throw bad("voice.templates.\(tag)", "must be a string") }
-                    c.voiceTemplates[tag] = text
-                }
-            }
-        }
+        if let voice = try r.object("voice") { c.voiceTemplates = try readVoice(voice) }
         try c.checkChannelsHaveProviders()
-        if let v = try r.string("sqliteSynchronous") {
-            guard let s = Synchronous(rawValue: v) else {
-                throw bad("sqliteSynchronous", "must be \"normal\" or \"full\"")
-            }
-            c.sqliteSynchronous = s
-        }
+        if let v = try r.string("sqliteSynchronous") { c.sqliteSynchronous = try readSynchronous(v) }
         return c
     }
 
@@ -303,7 +145,8 @@ package struct EngineConfig: Sendable {
         for channel in channels.channelsUsed.sorted() where !carried.contains(channel) {
             throw Self.bad(
                 "channels",
-                "sends by \(channel.rawValue), but no entry of sms.providers carries it (add it to an entry's channels)")
+                "sends by \(channel.rawValue), but no entry of sms.providers carries it "
+                    + "(add it to an entry's channels)")
         }
     }
 
