@@ -76,7 +76,7 @@ enum ABI {
         }
         response[size - 1] = 0
         guard status == 0 else { return nil }
-        return try? JSONCodec.parse(String(cString: response))
+        return try? JSONCodec.parse(response.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
     }
 
     static func write(_ value: JSONValue, to out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) {

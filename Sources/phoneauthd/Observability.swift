@@ -33,7 +33,8 @@ final class Observability: @unchecked Sendable {
             descriptor: .init(
                 metricName: "phoneauth_sms_failed", unitName: "total", helpText: "SMS delivery attempts that failed"))
         eventsPending = registry.makeGauge(
-            descriptor: .init(metricName: "phoneauth_events_pending", helpText: "Events recorded and not yet delivered")
+            descriptor: .init(
+                metricName: "phoneauth_events_pending", unitName: "", helpText: "Events recorded and not yet delivered")
         )
         oldestEventAge = registry.makeGauge(
             descriptor: .init(

@@ -20,7 +20,7 @@ final class KeyRotationTests: XCTestCase {
         let oldKid = try XCTUnwrap(kid(of: before.idToken))
         XCTAssertEqual(kids(engine), [oldKid])
         clock.advance(seconds: 100)
-        _ = try engine.call("rotateSigningKey", params: .object([])).result
+        _ = engine.call("rotateSigningKey", params: .object([])).result
         let after = try session(engine, "u")
         let newKid = try XCTUnwrap(kid(of: after.idToken))
         XCTAssertNotEqual(newKid, oldKid, "later tokens are signed by the new key")

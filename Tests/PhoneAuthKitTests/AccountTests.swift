@@ -215,7 +215,7 @@ final class AccountTests: KitTestCase {
         for _ in 0..<1000 where events.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
         XCTAssertEqual(events.all.map { $0.contains(#""type":"userCreated""#) }, [true, false])
         XCTAssertTrue(try XCTUnwrap(events.all.last).contains(#""type":"userSignedIn""#))
-        let status = try await auth.status()
+        let status = try auth.status()
         XCTAssertEqual(status.eventsPending, 0)
     }
 

@@ -22,14 +22,14 @@ extension SQLStore {
     }
 
     func user(uid: String, in db: Connection) throws -> UserRecord? {
-        try withFactors(try db.row(Self.userColumns + " WHERE uid = ?", [.text(uid)], Self.userRecord), in: db)
+        try withFactors(try db.row(Self.userColumns + " WHERE uid = ?", [.text(uid)]) { Self.userRecord($0) }, in: db)
     }
 
     func user(phoneNumber: String, tenant: TenantID, in db: Connection) throws -> UserRecord? {
         try withFactors(
             try db.row(
-                Self.userByNumberQuery, [.text(tenant.text), .text(phoneNumber)],
-                Self.userRecord), in: db)
+                Self.userByNumberQuery, [.text(tenant.text), .text(phoneNumber)]
+            ) { Self.userRecord($0) }, in: db)
     }
 
     func withFactors(_ user: UserRecord?, in db: Connection) throws -> UserRecord? {

@@ -84,7 +84,7 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
         // but these were sent, and the sink is told so.
         if !write(last) { tell(last) }
         let left = state.withLock { machine.drain().map(\.verificationId) + machine.unsure.keys }
-        try? store.releaseLeases(verificationIds: left, now: clock.now(), leaseOwner: leaseOwner)
+        _ = try? store.releaseLeases(verificationIds: left, now: clock.now(), leaseOwner: leaseOwner)
     }
 
     /// A lease for a message this engine takes now.
@@ -160,7 +160,7 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
             switch chore {
             case .stop, .sleep: return
             case let .handBack(messages):
-                try? store.releaseLeases(
+                _ = try? store.releaseLeases(
                     verificationIds: messages.map(\.verificationId), now: clock.now(),
                     leaseOwner: leaseOwner)
             case let .release(ids):

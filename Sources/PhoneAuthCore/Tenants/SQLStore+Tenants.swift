@@ -28,7 +28,7 @@ extension SQLStore {
     }
 
     func tenant(id: TenantID, in db: Connection) throws -> Tenant? {
-        try db.row(Self.tenantColumns + " WHERE id = ?", [.text(id.text)], Self.tenant)
+        try db.row(Self.tenantColumns + " WHERE id = ?", [.text(id.text)]) { try Self.tenant($0) }
     }
 
     package func tenant(id: TenantID) throws -> Tenant? { try read { try tenant(id: id, in: $0) } }
@@ -59,7 +59,8 @@ extension SQLStore {
             // Its codes and proofs end with it (a tenant made again with its ID must not take
             // them); the rows stay, for the per-number limits, until they are purged.
             try db.run(
-                "UPDATE verifications SET state = 'replaced', sealed_body = NULL WHERE tenant = ? AND state = 'active'", [.text(id.text)])
+                "UPDATE verifications SET state = 'replaced', sealed_body = NULL WHERE tenant = ? AND state = 'active'",
+                [.text(id.text)])
             try db.run("DELETE FROM tenants WHERE id = ?", [.text(id.text)])
             return .deleted
         }
