@@ -48,31 +48,8 @@ package final class VerificationService {
         in pool: Pool
     ) throws -> VerificationStarted {
         let policy = config.abuse
-        let channel = config.channels.channel(asked, region: phone.region)
-        guard worker.carries(channel) else {
-            throw PhoneAuthError(
-                .invalidArgument, "No provider sends codes by \(channel.rawValue) (sms.providers' channels).",
-                details: [("field", .string("channel")), ("reason", .string("channelUnavailable"))])
-        }
-        // Where an SMS may go at all: checked for test numbers too, so tests meet the production rules.
-        if !policy.deniedTypes.isEmpty, case let type = phone.type, policy.deniedTypes.contains(type) {
-            throw PhoneAuthError(
-                .invalidPhoneNumber, "SMS codes are not sent to \(type.name) numbers (phoneNumberTypes.deny).",
-                details: [("reason", .string("typeNotAllowed")), ("type", .string(type.name))])
-        }
-        guard policy.allowsRegion(phone.region), pool.allowsRegion(phone.region) else {
-            throw PhoneAuthError(
-                .operationNotAllowed, "SMS codes are not sent to numbers of region \(phone.region) (smsRegionPolicy).",
-                details: [("reason", .string("regionNotAllowed")), ("region", .string(phone.region))])
-        }
-        let testCode = pool.testPhoneNumbers[phone.e164]
-        if config.appVerificationDisabledForTesting && testCode == nil {
-            throw PhoneAuthError(
-                .appNotVerified,
-                "App verification is disabled for testing (appVerification.disabledForTesting), "
-                    + "so only the configured test phone numbers are accepted.",
-                details: [("setting", .string("appVerification.disabledForTesting"))])
-        }
+        let channel = try checkDestination(phone, asked: asked, policy: policy, in: pool)
+        let testCode = try fixedTestCode(for: phone, in: pool)
         try appVerification.checkAppProof(appProof, clientIp: clientIp)
         let language = pool.smsText.resolve(languageCode?.text, fallback: config.defaultLanguageCode)
         // Before any limit counts it or the verification is written: a BLOCK leaves no trace.
@@ -98,40 +75,102 @@ package final class VerificationService {
         let reuseWindowStart = config.resendAfterSeconds > 0 ? now.adding(seconds: -config.resendAfterSeconds) : nil
         // Test numbers are exempt from the send limits (they send nothing).
         let limits =
-            testCode != nil
-            ? nil
-            : SendLimits(
-                phone: phone.e164, region: phone.region, clientIp: clientIp?.limitKey,
-                perNumberPerHour: policy.smsPerNumberPerHour,
-                perIpPerHour: policy.smsPerIpPerHour,
-                perProjectPerDay: policy.smsPerProjectPerDay,
-                perRegionPerDay: policy.smsPerRegionPerDay[phone.region] ?? 0,
-                regionBurstPerHour: policy.regionBurstPerHour, voice: policy.voiceLimits(channel))
+            testCode != nil ? nil : sendLimits(phone, channel: channel, clientIp: clientIp, policy: policy)
+        let start = try startVerification(verification, reuseIfCreatedAfter: reuseWindowStart, limits: limits)
+        return try started(start, verification, testCode: testCode, phone: phone, now: now)
+    }
+
+    /// The channel the code goes by, once it is known that a provider carries it and that codes
+    /// may go to this number at all. Checked for test numbers too, so tests meet the production
+    /// rules.
+    private func checkDestination(
+        _ phone: PhoneNumber, asked: Channel?, policy: AbusePolicy, in pool: Pool
+    ) throws -> Channel {
+        let channel = config.channels.channel(asked, region: phone.region)
+        guard worker.carries(channel) else {
+            throw PhoneAuthError(
+                .invalidArgument, "No provider sends codes by \(channel.rawValue) (sms.providers' channels).",
+                details: [("field", .string("channel")), ("reason", .string("channelUnavailable"))])
+        }
+        if !policy.deniedTypes.isEmpty, case let type = phone.type, policy.deniedTypes.contains(type) {
+            throw PhoneAuthError(
+                .invalidPhoneNumber, "SMS codes are not sent to \(type.name) numbers (phoneNumberTypes.deny).",
+                details: [("reason", .string("typeNotAllowed")), ("type", .string(type.name))])
+        }
+        guard policy.allowsRegion(phone.region), pool.allowsRegion(phone.region) else {
+            throw PhoneAuthError(
+                .operationNotAllowed, "SMS codes are not sent to numbers of region \(phone.region) (smsRegionPolicy).",
+                details: [("reason", .string("regionNotAllowed")), ("region", .string(phone.region))])
+        }
+        return channel
+    }
+
+    /// The pool's fixed code for a test number (nil for any other number, which app
+    /// verification disabled for testing refuses).
+    private func fixedTestCode(for phone: PhoneNumber, in pool: Pool) throws -> String? {
+        let testCode = pool.testPhoneNumbers[phone.e164]
+        if config.appVerificationDisabledForTesting && testCode == nil {
+            throw PhoneAuthError(
+                .appNotVerified,
+                "App verification is disabled for testing (appVerification.disabledForTesting), "
+                    + "so only the configured test phone numbers are accepted.",
+                details: [("setting", .string("appVerification.disabledForTesting"))])
+        }
+        return testCode
+    }
+
+    /// The send limits the store counts a new code against.
+    private func sendLimits(
+        _ phone: PhoneNumber, channel: Channel, clientIp: ClientAddress?, policy: AbusePolicy
+    ) -> SendLimits {
+        SendLimits(
+            phone: phone.e164, region: phone.region, clientIp: clientIp?.limitKey,
+            perNumberPerHour: policy.smsPerNumberPerHour,
+            perIpPerHour: policy.smsPerIpPerHour,
+            perProjectPerDay: policy.smsPerProjectPerDay,
+            perRegionPerDay: policy.smsPerRegionPerDay[phone.region] ?? 0,
+            regionBurstPerHour: policy.regionBurstPerHour, voice: policy.voiceLimits(channel))
+    }
+
+    /// Writes the verification under a new delivery lease (or finds the one to reuse, or what
+    /// refuses it).
+    private func startVerification(
+        _ verification: NewVerification, reuseIfCreatedAfter reuseWindowStart: Timestamp?, limits: SendLimits?
+    ) throws -> VerificationStart {
         let lease = worker.newLease()
-        let start: VerificationStart
         do {
-            start = try store.startVerification(
+            return try store.startVerification(
                 verification, reuseIfCreatedAfter: reuseWindowStart, lease: lease, limits: limits)
-        } catch let error as PhoneAuthError where outbox != nil && error.detail("commitUnknown") == .bool(true) {
+        } catch let error as PhoneAuthError
+            where verification.outbox != nil && error.detail("commitUnknown") == .bool(true)
+        {
             // The write may have committed with its answer lost: then its message is owed, and a
             // retry (answered with this verification) must not wait for the lease to run out.
-            worker.commitUnknown(verificationId: id, lease: lease)
+            worker.commitUnknown(verificationId: verification.id, lease: lease)
             throw error
         }
+    }
+
+    /// The caller's answer to what the store did: a created verification's message is queued, a
+    /// resent one's too; a refusal is thrown.
+    private func started(
+        _ start: VerificationStart, _ verification: NewVerification, testCode: String?, phone: PhoneNumber,
+        now: Timestamp
+    ) throws -> VerificationStarted {
         switch start {
         case .created:
-            if let outbox {
+            if let outbox = verification.outbox {
                 worker.enqueue(
                     OutboxMessage(
-                        verificationId: id, phone: phone.e164, languageCode: outbox.languageCode,
-                        askedLanguage: outbox.askedLanguage, sealedCode: outbox.sealedCode, channel: channel, seq: 1,
-                        tenant: pool.tenant, attempts: 0,
-                        purpose: purpose, expiresAt: verification.expiresAt))
+                        verificationId: verification.id, phone: phone.e164, languageCode: outbox.languageCode,
+                        askedLanguage: outbox.askedLanguage, sealedCode: outbox.sealedCode,
+                        channel: verification.channel, seq: 1, tenant: verification.tenant, attempts: 0,
+                        purpose: verification.purpose, expiresAt: verification.expiresAt))
             }
             return VerificationStarted(
-                verificationId: id, codeLength: testCode?.count ?? config.codeLength,
+                verificationId: verification.id, codeLength: testCode?.count ?? config.codeLength,
                 expiresAt: verification.expiresAt, resendAt: now.adding(seconds: config.resendAfterSeconds),
-                channel: testCode == nil ? channel : nil)
+                channel: testCode == nil ? verification.channel : nil)
         case let .resent(existingId, createdAt, expiresAt, message):
             worker.enqueue(message)
             return VerificationStarted(
