@@ -145,33 +145,45 @@ extension SQLStore {
                 factor = f
                 acceptedStep = step
             }
-            var resolved = signIn
-            resolved.provider = session.provider
-            resolved.developerClaims = session.developerClaims
-            resolved.secondFactor = factor.factorId
-            resolved.secondFactorEnrollment = factor.enrollmentId
-            resolved.challenge = nil
-            // Custom-token sign-ins are not judged by hooks, their second factor neither.
-            if signIn.hooks.judge(isNew: false), session.provider != .custom {
-                try db.run("UPDATE mfa_sessions SET state = 'used' WHERE id = ?", [.text(sessionId)])
-                if case let .phone(verificationId, _) = proof { try markUsed(verificationId, in: db) }
-                return .approvalNeeded(
-                    PendingSignIn(
-                        flow: .existingUser(proved: .secondFactor(factor.enrollmentId)), user: user, isNew: false,
-                        signIn: resolved))
-            }
-            // What the proof opened is kept for a retry of this call (resumeResolved): on the
-            // challenge, with the step a TOTP code was accepted at, and on an SMS code.
-            try recordMet(
-                sessionId, opened: resolved.sessionId, enrollmentId: factor.enrollmentId, step: acceptedStep, now: now,
-                in: db)
-            if case let .phone(verificationId, _) = proof {
-                try markUsed(
-                    verificationId, EarlierUse(call: .secondFactor, uid: user.uid, opened: resolved.sessionId), at: now,
-                    in: db)
-            }
-            return try open(resolved, for: user, isNew: false, now: now, in: db)
+            return try completeChallenge(
+                sessionId, signIn, provider: session.provider, developerClaims: session.developerClaims,
+                factor: factor, step: acceptedStep, proof: proof, user: user, now: now, in: db)
         }
+    }
+
+    /// The sign-in a met challenge completes, with its first factor and the factor that met it:
+    /// sent for the hooks' approval, or opened, with what it opened kept for a retry of the call.
+    private func completeChallenge(
+        _ sessionId: String, _ signIn: NewSignIn, provider: SignInProvider, developerClaims: String?,
+        factor: EnrolledFactor, step acceptedStep: Int64?, proof: SecondFactorProof, user: UserRecord,
+        now: Timestamp, in db: Connection
+    ) throws -> AccountOutcome {
+        var resolved = signIn
+        resolved.provider = provider
+        resolved.developerClaims = developerClaims
+        resolved.secondFactor = factor.factorId
+        resolved.secondFactorEnrollment = factor.enrollmentId
+        resolved.challenge = nil
+        // Custom-token sign-ins are not judged by hooks, their second factor neither.
+        if signIn.hooks.judge(isNew: false), provider != .custom {
+            try db.run("UPDATE mfa_sessions SET state = 'used' WHERE id = ?", [.text(sessionId)])
+            if case let .phone(verificationId, _) = proof { try markUsed(verificationId, in: db) }
+            return .approvalNeeded(
+                PendingSignIn(
+                    flow: .existingUser(proved: .secondFactor(factor.enrollmentId)), user: user, isNew: false,
+                    signIn: resolved))
+        }
+        // What the proof opened is kept for a retry of this call (resumeResolved): on the
+        // challenge, with the step a TOTP code was accepted at, and on an SMS code.
+        try recordMet(
+            sessionId, opened: resolved.sessionId, enrollmentId: factor.enrollmentId, step: acceptedStep, now: now,
+            in: db)
+        if case let .phone(verificationId, _) = proof {
+            try markUsed(
+                verificationId, EarlierUse(call: .secondFactor, uid: user.uid, opened: resolved.sessionId), at: now,
+                in: db)
+        }
+        return try open(resolved, for: user, isNew: false, now: now, in: db)
     }
 
     /// A challenge met since `since`, met again with the same proof (a retry after an error whose
