@@ -75,6 +75,30 @@ package struct CaptchaPage: Sendable {
     private func html(
         widget: CaptchaWidget, text: Text, language: String, hl: String, challenge: [(String, JSONValue)], nonce: String
     ) -> String {
+        let json = scriptConfig(widget: widget, hl: hl, challenge: challenge)
+        // A score key shows nothing to complete.
+        let lead = settings.widget == .score ? "" : "<p>\(text.lead)</p>\n"
+        return """
+            <!doctype html>
+            <html lang="\(language)">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(text.title)</title>
+            \(Self.style)
+            </head>
+            <body>
+            \(Self.main(text, lead: lead))
+            \(Self.script(config: json, nonce: nonce))
+            </body>
+            </html>
+
+            """
+    }
+
+    /// What the page's script needs, as JSON it can hold: the checked query, the widget's API,
+    /// script and options, and the site key.
+    private func scriptConfig(widget: CaptchaWidget, hl: String, challenge: [(String, JSONValue)]) -> String {
         var query = "onload=phoneauthCaptchaLoaded"
         query += settings.widget == .score ? "&render=\(siteKey)" : "&render=explicit"
         if widget.languageInScript { query += "&hl=\(hl)" }
@@ -87,75 +111,8 @@ package struct CaptchaPage: Sendable {
             ]
         if let action = settings.action { config.append(("action", .string(action))) }
         // JSON inside a script element: no "<" may end it early.
-        let json = JSONCodec.serialize(.object(config)).split(separator: "<", omittingEmptySubsequences: false)
+        return JSONCodec.serialize(.object(config)).split(separator: "<", omittingEmptySubsequences: false)
             .joined(separator: "\\u003c")
-        // A score key shows nothing to complete.
-        let lead = settings.widget == .score ? "" : "<p>\(text.lead)</p>\n"
-        return """
-            <!doctype html>
-            <html lang="\(language)">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(text.title)</title>
-            <style>
-            body { font-family: system-ui, sans-serif; margin: 0; padding: 2rem 1rem; text-align: center; color: #202124; }
-            main { max-width: 26rem; margin: 0 auto; display: flex; flex-direction: column; align-items: center; gap: 1.25rem; }
-            h1 { font-size: 1.4rem; margin: 0; }
-            button { font: inherit; min-height: 44px; padding: 0.5rem 1.5rem; border-radius: 0.5rem; border: 1px solid #5f6368; background: #fff; }
-            button:focus-visible { outline: 3px solid #1a73e8; outline-offset: 2px; }
-            </style>
-            </head>
-            <body>
-            <main>
-            <h1>\(text.title)</h1>
-            \(lead)<div id="captcha"></div>
-            <noscript><p>\(text.noScript)</p></noscript>
-            <button type="button" id="cancel">\(text.cancel)</button>
-            </main>
-            <script nonce="\(nonce)">
-            (function () {
-              "use strict";
-              var config = \(json);
-              var done = false;
-              function finish(key, value) {
-                if (done) { return; }
-                done = true;
-                var back = location.origin + location.pathname + "?eventId=" +
-                  encodeURIComponent(config.eventId) + "&" + key + "=" + encodeURIComponent(value);
-                location.replace(config.callbackScheme + "://phoneauth/link?deep_link_id=" +
-                  encodeURIComponent(back));
-              }
-              function fail(reason) { return function () { finish("error", reason); }; }
-              window.phoneauthCaptchaLoaded = function () {
-                var api = config.api.split(".").reduce(function (o, k) { return o && o[k]; }, window);
-                if (!api) { return fail("unavailable")(); }
-                if (config.widget === "score") {
-                  api.ready(function () {
-                    api.execute(config.siteKey, { action: config.action }).then(function (token) {
-                      finish("captchaToken", token);
-                    }, fail("failed"));
-                  });
-                  return;
-                }
-                var options = config.options;
-                options.sitekey = config.siteKey;
-                options.callback = function (token) { finish("captchaToken", token); };
-                Object.keys(config.failures).forEach(function (name) { options[name] = fail(config.failures[name]); });
-                api.render("captcha", options);
-              };
-              document.getElementById("cancel").addEventListener("click", fail("cancelled"));
-              var script = document.createElement("script");
-              script.src = config.script;
-              script.async = true;
-              script.onerror = fail("unavailable");
-              document.head.appendChild(script);
-            })();
-            </script>
-            </body>
-            </html>
-
-            """
     }
 
     struct Text {
