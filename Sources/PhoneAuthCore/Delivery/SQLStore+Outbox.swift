@@ -106,69 +106,39 @@ extension SQLStore {
         return next
     }
 
+    /// Only a message this engine still holds, in the delivery it was sent for: one whose lease
+    /// ran out is another's now, and one a resend or fallback replaced is over. (Computed, so
+    /// that it is a constant, not a lazily initialised global.)
+    private static var leased: String { "delivery = 'sending' AND delivery_lease = ? AND delivery_seq = ?" }
+
     package func recordDeliveries(
         _ outcomes: [(outcome: DeliveryOutcome, message: OutboxMessage)], now: Timestamp, maxAttempts: Int,
         leaseOwner: String, fallback: FallbackPolicy
     ) throws -> [OutboxMessage] {
-        // Only a message this engine still holds, in the delivery it was sent for: one whose lease
-        // ran out is another's now, and one a resend or fallback replaced is over.
-        let leased = "delivery = 'sending' AND delivery_lease = ? AND delivery_seq = ?"
         let owner = SQLValue.text(leaseOwner)
         guard let first = outcomes.first else { return [] }
-        /// A sent message: with a fallback and a time for it, it awaits its receipt until then;
-        /// the code stays, for a fallback or a resend.
-        func recordSent(_ message: OutboxMessage, provider: String?, messageId: String?, in db: Connection) throws {
-            try db.run(
-                """
-                UPDATE verifications SET \
-                delivery = CASE WHEN fallback IS NOT NULL AND ? = 1 THEN 'awaiting' ELSE 'sent' END,
-                due_at = ?, delivery_attempts = delivery_attempts + 1, delivery_provider = ?, delivery_message_id = ?,
-                delivery_error = NULL WHERE id = ? AND \(leased)
-                """,
-                [
-                    .int(fallback.afterMilliseconds > 0 ? 1 : 0),
-                    .int(now.adding(milliseconds: fallback.afterMilliseconds).milliseconds),
-                    .optionalText(provider), .optionalText(messageId), .text(message.verificationId), owner,
-                    .int(Int64(message.seq)),
-                ])
-        }
         // The usual report, one message sent, is one statement: atomic without BEGIN and COMMIT.
         if outcomes.count == 1, case let .sent(_, provider, messageId) = first.outcome {
-            try writeSingle { db in try recordSent(first.message, provider: provider, messageId: messageId, in: db) }
+            try writeSingle { db in
+                try recordSent(
+                    first.message, provider: provider, messageId: messageId, now: now, owner: owner, fallback, in: db)
+            }
             return []
         }
         return try write(rowLocksSuffice: true) { db in
             var fellBack: [OutboxMessage] = []
             for (outcome, message) in outcomes {
-                let id = SQLValue.text(message.verificationId), seq = SQLValue.int(Int64(message.seq))
                 switch outcome {
                 case let .sent(_, provider, messageId):
-                    try recordSent(message, provider: provider, messageId: messageId, in: db)
+                    try recordSent(
+                        message, provider: provider, messageId: messageId, now: now, owner: owner, fallback, in: db)
                 case let .failed(_, provider, reason, retryAt):
-                    guard
-                        let done = try db.row(
-                            "SELECT delivery_attempts FROM verifications WHERE id = ? AND \(leased)",
-                            [id, owner, seq], { Int($0.int(0)) })
-                    else { continue }
-                    let attempts = done + 1
-                    if attempts >= maxAttempts {
-                        if let next = try giveUp(
-                            message, provider: provider, reason: reason, now: now, leaseOwner: leaseOwner, fallback,
-                            in: db)
-                        {
-                            fellBack.append(next)
-                        }
-                        continue
+                    if let next = try recordFailure(
+                        message, provider: provider, reason: reason, retryAt: retryAt, now: now,
+                        maxAttempts: maxAttempts, leaseOwner: leaseOwner, fallback, in: db)
+                    {
+                        fellBack.append(next)
                     }
-                    try db.run(
-                        """
-                        UPDATE verifications SET delivery = 'pending', delivery_attempts = ?,
-                        due_at = ?, delivery_provider = ?, delivery_error = ? WHERE id = ? AND \(leased)
-                        """,
-                        [
-                            .int(Int64(attempts)), .int(retryAt.milliseconds), .optionalText(provider), .text(reason),
-                            id, owner, seq,
-                        ])
                 case let .undeliverable(_, provider, reason):
                     if let next = try giveUp(
                         message, provider: provider, reason: reason, now: now, leaseOwner: leaseOwner, fallback, in: db)
@@ -183,12 +153,64 @@ extension SQLStore {
                         continue
                     }
                     try db.run(
-                        "UPDATE verifications SET delivery = 'pending', due_at = ? WHERE id = ? AND \(leased)",
-                        [.int(until.milliseconds), id, owner, seq])
+                        "UPDATE verifications SET delivery = 'pending', due_at = ? WHERE id = ? AND \(Self.leased)",
+                        [.int(until.milliseconds), .text(message.verificationId), owner, .int(Int64(message.seq))])
                 }
             }
             return fellBack
         }
+    }
+
+    /// A sent message: with a fallback and a time for it, it awaits its receipt until then;
+    /// the code stays, for a fallback or a resend.
+    private func recordSent(
+        _ message: OutboxMessage, provider: String?, messageId: String?, now: Timestamp, owner: SQLValue,
+        _ fallback: FallbackPolicy, in db: Connection
+    ) throws {
+        try db.run(
+            """
+            UPDATE verifications SET \
+            delivery = CASE WHEN fallback IS NOT NULL AND ? = 1 THEN 'awaiting' ELSE 'sent' END,
+            due_at = ?, delivery_attempts = delivery_attempts + 1, delivery_provider = ?, delivery_message_id = ?,
+            delivery_error = NULL WHERE id = ? AND \(Self.leased)
+            """,
+            [
+                .int(fallback.afterMilliseconds > 0 ? 1 : 0),
+                .int(now.adding(milliseconds: fallback.afterMilliseconds).milliseconds),
+                .optionalText(provider), .optionalText(messageId), .text(message.verificationId), owner,
+                .int(Int64(message.seq)),
+            ])
+    }
+
+    /// A failed try: retried at `retryAt`, or given up (giveUp) once it was the last of
+    /// `maxAttempts`; the message that falls back, if any. Nothing when this engine no longer
+    /// holds the message.
+    private func recordFailure(
+        _ message: OutboxMessage, provider: String?, reason: String, retryAt: Timestamp, now: Timestamp,
+        maxAttempts: Int, leaseOwner: String, _ fallback: FallbackPolicy, in db: Connection
+    ) throws -> OutboxMessage? {
+        let id = SQLValue.text(message.verificationId), owner = SQLValue.text(leaseOwner)
+        let seq = SQLValue.int(Int64(message.seq))
+        guard
+            let done = try db.row(
+                "SELECT delivery_attempts FROM verifications WHERE id = ? AND \(Self.leased)",
+                [id, owner, seq], { Int($0.int(0)) })
+        else { return nil }
+        let attempts = done + 1
+        if attempts >= maxAttempts {
+            return try giveUp(
+                message, provider: provider, reason: reason, now: now, leaseOwner: leaseOwner, fallback, in: db)
+        }
+        try db.run(
+            """
+            UPDATE verifications SET delivery = 'pending', delivery_attempts = ?,
+            due_at = ?, delivery_provider = ?, delivery_error = ? WHERE id = ? AND \(Self.leased)
+            """,
+            [
+                .int(Int64(attempts)), .int(retryAt.milliseconds), .optionalText(provider), .text(reason),
+                id, owner, seq,
+            ])
+        return nil
     }
 
     /// A delivery that will never arrive: its verification falls back to its next channel when
