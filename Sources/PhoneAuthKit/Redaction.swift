@@ -26,8 +26,8 @@ extension SignInResult: CustomStringConvertible, CustomReflectable {
 extension SMSMessage: CustomStringConvertible, CustomReflectable {
     /// Everything but the body and the code.
     public var description: String {
-        "SMSMessage(to: …\(to.suffix(4)), channel: \(channel.rawValue), languageCode: \(languageCode), purpose: \(purpose), "
-            + "encoding: \(encoding), segments: \(segments))"
+        "SMSMessage(to: …\(to.suffix(4)), channel: \(channel.rawValue), languageCode: \(languageCode), "
+            + "purpose: \(purpose), encoding: \(encoding), segments: \(segments))"
     }
     /// The same as ``description``, for `dump` and debuggers.
     public var customMirror: Mirror {

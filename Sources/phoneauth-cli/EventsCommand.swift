@@ -28,7 +28,8 @@ struct EventsCommand: ParsableCommand {
 
         func run() throws {
             try options.withEngine { engine in
-                let page = try EventsCommand.call(engine, "listPendingEvents", .object([("maxResults", .int(Int64(limit)))]))
+                let page = try EventsCommand.call(
+                    engine, "listPendingEvents", .object([("maxResults", .int(Int64(limit)))]))
                 if options.json { return options.printJSON(page) }
                 var table = Table("ID", "TYPE", "SUBJECT", "ATTEMPTS", "NEXT TRY", "LAST ERROR")
                 for e in page["events"]?.arrayValue ?? [] {

@@ -121,7 +121,8 @@ package final class AppVerificationService {
         guard let page = config.captchaPageUrl ?? hooks.captchaPage else {
             throw PhoneAuthError(
                 .operationNotAllowed,
-                "No captcha page is configured (captcha.pageUrl, or phoneauthd's own page: captcha.provider with a siteKey).",
+                "No captcha page is configured (captcha.pageUrl, or phoneauthd's own page: "
+                    + "captcha.provider with a siteKey).",
                 details: [("reason", .string("noCaptchaPage"))])
         }
         guard Self.isAppScheme(callbackScheme) else {

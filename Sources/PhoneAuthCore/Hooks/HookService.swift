@@ -117,7 +117,8 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
                     let why =
                         field == "photoURL"
                         ? "updateMask names photoURL, which PhoneAuth does not keep"
-                        : "updateMask names \(Echo.isQuotable(field) ? field : "a field"), which \(name.rawValue) cannot change"
+                        : "updateMask names \(Echo.isQuotable(field) ? field : "a field"), "
+                            + "which \(name.rawValue) cannot change"
                     return .failure(PhoneAuthError(.invalidArgument, why))
                 }
                 let value = record[field] ?? .null

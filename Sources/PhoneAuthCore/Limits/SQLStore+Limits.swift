@@ -50,7 +50,8 @@ extension SQLStore {
             return trip
         }
         if let voice = limits.voice {
-            if let trip = try slidingLimit(.voicePerNumber, key: limits.phone, limit: voice.perNumberPerHour, now: now, in: db)
+            if let trip = try slidingLimit(
+                .voicePerNumber, key: limits.phone, limit: voice.perNumberPerHour, now: now, in: db)
             {
                 return trip
             }

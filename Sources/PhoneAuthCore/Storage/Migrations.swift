@@ -227,13 +227,12 @@ enum Migrations {
         CREATE INDEX users_tenant ON users (tenant, uid);
         ALTER TABLE verifications ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
         """,
-        // 13: channels. A verification's row holds its current delivery (its channel, the
-        // channel it may still fall back to, its number among the verification's deliveries),
-        // found by the provider's message ID when a receipt comes; `deliveries` keeps those a
-        // resend or a fallback replaced. 'awaiting' is a sent message whose fallback falls due
-        // at due_at unless a receipt says it arrived. (Not IN of three values: SQLite would build
-        // a table of them for the index's condition on every insert.) sealed_body now holds the code itself,
-        // kept while the verification is active so a fallback or a resend can say it again.
+        // 13: channels. A verification's row holds its current delivery (its channel, the channel it may still fall
+        // back to, its number among the verification's deliveries), found by the provider's message ID when a receipt
+        // comes; `deliveries` keeps those a resend or a fallback replaced. 'awaiting' is a sent message whose fallback
+        // falls due at due_at unless a receipt says it arrived. (Not IN of three values: SQLite would build a table of
+        // them for the index's condition on every insert.) sealed_body now holds the code itself, kept while the
+        // verification is active so a fallback or a resend can say it again.
         """
         ALTER TABLE verifications ADD COLUMN channel TEXT NOT NULL DEFAULT 'sms';
         ALTER TABLE verifications ADD COLUMN fallback TEXT;
@@ -241,7 +240,8 @@ enum Migrations {
         ALTER TABLE verifications ADD COLUMN delivery_error_code TEXT;
         ALTER TABLE verifications ADD COLUMN asked_language TEXT;
         DROP INDEX verifications_due;
-        CREATE INDEX verifications_due ON verifications(due_at) WHERE (delivery IN ('pending', 'sending') OR delivery = 'awaiting');
+        CREATE INDEX verifications_due ON verifications(due_at) \
+        WHERE (delivery IN ('pending', 'sending') OR delivery = 'awaiting');
         CREATE INDEX verifications_message ON verifications(delivery_message_id) WHERE delivery_message_id IS NOT NULL;
         CREATE TABLE deliveries (
             verification_id TEXT NOT NULL,

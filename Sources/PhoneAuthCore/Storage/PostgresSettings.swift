@@ -74,7 +74,8 @@ package struct PostgresSettings: Sendable {
     /// other than UTF8.
     package mutating func adoptURIParameters(configuredConnectTimeout configured: Int?) throws(PhoneAuthError) {
         func bad(_ message: String) -> PhoneAuthError {
-            PhoneAuthError(.invalidConfiguration, "The database URI's \(message)", details: [("key", .string("database"))])
+            PhoneAuthError(
+                .invalidConfiguration, "The database URI's \(message)", details: [("key", .string("database"))])
         }
         for (name, value) in uriParameters {
             switch name {
@@ -91,8 +92,9 @@ package struct PostgresSettings: Sendable {
                 }
                 connectTimeoutSeconds = seconds
             case "options":
-                throw bad("options cannot be set: the engine sets the session's options itself (postgres.schema, "
-                    + "postgres.statementTimeoutMs).")
+                throw bad(
+                    "options cannot be set: the engine sets the session's options itself (postgres.schema, "
+                        + "postgres.statementTimeoutMs).")
             case "client_encoding" where value.uppercased() != "UTF8":
                 throw bad("client_encoding must be UTF8, the engine's.")
             default: break

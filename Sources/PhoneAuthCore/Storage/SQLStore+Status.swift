@@ -12,7 +12,8 @@ extension SQLStore {
                 liveSessions: try count("SELECT count(*) FROM sessions WHERE revoked_at IS NULL"),
                 smsQueued: try count("SELECT count(*) FROM verifications WHERE delivery IN ('pending', 'sending')"),
                 smsSentLastHour: try count(
-                    "SELECT count(*) FROM verifications WHERE delivery IN ('sent', 'awaiting', 'delivered') AND created_at >= ?",
+                    "SELECT count(*) FROM verifications WHERE delivery IN ('sent', 'awaiting', 'delivered') "
+                        + "AND created_at >= ?",
                     [hourAgo]),
                 smsFailedLastHour: try count(
                     "SELECT count(*) FROM verifications WHERE delivery = 'failed' AND created_at >= ?", [hourAgo]),
