@@ -2,7 +2,9 @@ import Crypto
 import Glibc
 
 /// Reads `sms.providers`: a list of HTTP providers, tried in order. Every error names the key
-/// (`sms.providers[0].authToken`), never a value: values here are secrets or hold them.
+/// (`sms.providers[0].authToken`), never a value: values here are secrets or hold them. Each
+/// type's own keys are read in a file of its own (ProviderSettings+Twilio.swift, +Vonage,
+/// +WhatsApp, +Webhook).
 package enum ProviderSettings {
     static let maxProviders = 8
     static let types = ["twilio", "vonage", "webhook", "whatsapp"]
