@@ -11,8 +11,8 @@ LIB := $(OUT)/lib/libphoneauth.so.1
 export PHONEAUTH_LIBRARY := $(LIB)
 export PHONEAUTH_CLI := $(OUT)/bin/phoneauth
 
-.PHONY: all deps venv build test test-all test-swift check-swift-api test-swift-package test-swift-postgres test-c test-c-postgres example \
-        test-python test-python-postgres check-memory check-portable demo bench bench-smoke install dist clean \
+.PHONY: all deps venv resolve build build-lib build-cli build-debug test test-all test-swift check-swift-api test-swift-package test-swift-postgres test-c test-c-postgres example \
+        test-python test-python-postgres check-memory check-portable demo bench bench-smoke check-instructions check-sizes install dist clean \
         wheel deb deb-lib test-packages \
         server server-debug test-server \
         fuzz fuzz-lib fuzz-regressions \
@@ -40,19 +40,31 @@ $(VENV)/.ready: bindings/python/pyproject.toml Makefile
 	$(PY) -m pip install -q -e bindings/python
 	touch $@
 
-# swift build for one product; skipped when BUILT is set: `make demo` builds every product in one
-# invocation first (each no-op invocation still costs seconds), then the targets only copy.
-swift_build = $(if $(BUILT),@true,swift build -c $(CONFIG) --product $(1))
+# Every swift build goes through Tests/build/swift-build.sh: the compiler's output is kept in
+# out/build-logs/NAME.log and only errors, or a line with the time, are shown; a warning from the
+# project's own files fails the build (VERBOSE=1 shows the whole output).
+SWIFT_BUILD := bash $(CURDIR)/Tests/build/swift-build.sh
+# swift build for one product; skipped when BUILT is set: `make demo` and `make test` build first
+# (each no-op invocation still costs seconds), then the targets only copy and run.
+# A release build has a scratch path of its own (.build-release), so that it can run while the
+# debug build (.build) does: SwiftPM locks a scratch path for a whole build.
+SCRATCH := .build$(if $(filter-out debug,$(CONFIG)),-$(CONFIG))
+swift_build = $(if $(BUILT),@true,@$(SWIFT_BUILD) $(CONFIG)-$(1) swift build -c $(CONFIG) --scratch-path $(SCRATCH) --product $(1))
 
-build: deps
+build: build-lib build-cli
+
+# The library alone (what the C, Python, valgrind and package suites need), then the command.
+build-lib: deps
 	$(call swift_build,phoneauth)
-	mkdir -p $(OUT)/lib $(OUT)/include
-	cp -f .build/$(CONFIG)/libphoneauth.so $(LIB).tmp && mv -f $(LIB).tmp $(LIB)
-	ln -sf libphoneauth.so.1 $(OUT)/lib/libphoneauth.so
-	cp -f include/phoneauth.h $(OUT)/include/
+	@mkdir -p $(OUT)/lib $(OUT)/include
+	@cp -f $(SCRATCH)/$(CONFIG)/libphoneauth.so $(LIB).tmp && mv -f $(LIB).tmp $(LIB)
+	@ln -sf libphoneauth.so.1 $(OUT)/lib/libphoneauth.so
+	@cp -f include/phoneauth.h $(OUT)/include/
+
+build-cli: deps
 	$(call swift_build,phoneauth-cli)
-	mkdir -p $(OUT)/bin
-	cp -f .build/$(CONFIG)/phoneauth-cli $(OUT)/bin/phoneauth.tmp && mv -f $(OUT)/bin/phoneauth.tmp $(OUT)/bin/phoneauth
+	@mkdir -p $(OUT)/bin
+	@cp -f $(SCRATCH)/$(CONFIG)/phoneauth-cli $(OUT)/bin/phoneauth.tmp && mv -f $(OUT)/bin/phoneauth.tmp $(OUT)/bin/phoneauth
 
 # The whole suite inside one private PostgreSQL cluster (Tests/pg/with-cluster.sh: started in a
 # temporary folder, stopped and removed however the run ends), which the *-postgres targets use
@@ -65,13 +77,21 @@ test: deps
 test-all: deps
 	MAKE="$(MAKE)" bash Tests/test-all.sh
 
-test-swift: deps
-	swift test --disable-swift-testing
+# The dependencies, resolved once (make test resolves them before its builds run side by side).
+resolve: deps
+	@swift package resolve >/dev/null
+
+# Every product and the tests, in debug: what the Swift suites, the API check and the server's
+# tests run.
+build-debug: deps
+	$(if $(BUILT),@true,@$(SWIFT_BUILD) debug swift build --build-tests)
+
+test-swift: build-debug
+	swift test --skip-build --disable-swift-testing
 
 # PhoneAuthKit's public surface: documented, as Tests/swift-api/PhoneAuthKit.api lists it, nothing
-# of PhoneAuthCore public, the DocC catalogue building (reads the debug build test-swift made).
-check-swift-api: deps
-	swift build --target PhoneAuthKit
+# of PhoneAuthCore public, the DocC catalogue building (reads the debug build).
+check-swift-api: build-debug
 	python3 Tests/swift-api/check_api.py
 
 # A package outside the repository that depends on PhoneAuthKit by path: the Hummingbird example,
@@ -80,23 +100,23 @@ test-swift-package: deps
 	bash Tests/swift-package/run.sh
 
 # The same Swift suite against PostgreSQL (needs the PHONEAUTH_TEST_* variables of a cluster).
-test-swift-postgres: deps
-	PHONEAUTH_TEST_DATABASE=postgres swift test --disable-swift-testing
+test-swift-postgres: build-debug
+	PHONEAUTH_TEST_DATABASE=postgres swift test --skip-build --disable-swift-testing
 
-test-c: build
+test-c: build-lib
 	$(MAKE) -C Tests/c run LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include
 
 # The C tests that go through the store, against PostgreSQL.
 PG_C_TESTS := test_signin test_sms test_threads test_mfa test_limits test_app_verification test_tenants
-test-c-postgres: build
+test-c-postgres: build-lib
 	PHONEAUTH_TEST_DATABASE=postgres $(MAKE) -C Tests/c run TESTS="$(PG_C_TESTS)" \
 	  LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include
 
-check-memory: build
+check-memory: build-lib
 	$(MAKE) -C Tests/c memcheck LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include
 
 # The .so must load where no Swift toolchain exists: hide /opt/swift in a mount namespace.
-check-portable: build
+check-portable: build-lib
 	bash Tests/c/check-portable.sh $(OUT)/lib
 
 # The C example, built as a user would: make install, then pkg-config (checks phoneauth.pc too).
@@ -122,7 +142,7 @@ test-python: build venv
 # the Python demo with the binding from the checkout (the standard library only: no virtualenv
 # to fill), and the server's demo.
 demo: deps
-	swift build --disable-default-traits
+	@$(SWIFT_BUILD) demo swift build --disable-default-traits
 	$(MAKE) --no-print-directory CONFIG=debug BUILT=1 example server
 	python3 bindings/python/examples/demo.py
 	bash examples/server/demo.sh $(OUT)/bin/phoneauthd
@@ -131,15 +151,14 @@ demo: deps
 server: deps
 	$(call swift_build,phoneauthd)
 	mkdir -p $(OUT)/bin
-	cp -f .build/$(CONFIG)/phoneauthd $(OUT)/bin/phoneauthd.tmp && mv -f $(OUT)/bin/phoneauthd.tmp $(OUT)/bin/phoneauthd
+	cp -f $(SCRATCH)/$(CONFIG)/phoneauthd $(OUT)/bin/phoneauthd.tmp && mv -f $(OUT)/bin/phoneauthd.tmp $(OUT)/bin/phoneauthd
 
-# The server's tests run the debug build, which `swift test` has already made: a release build of
-# SwiftNIO and Hummingbird would add minutes to every run for nothing the tests need.
-server-debug: deps
-	swift build --product phoneauthd
+# The server's tests run the debug build: a release build of SwiftNIO and Hummingbird would add
+# minutes to every run for nothing the tests need.
+server-debug: build-debug
 
 test-server: server-debug venv
-	PHONEAUTHD=$(CURDIR)/.build/debug/phoneauthd $(PY) -m pytest -q Tests/server
+	PHONEAUTHD=$(CURDIR)/.build/debug/phoneauthd $(PY) -m pytest -q -n 2 Tests/server
 
 # The PostgreSQL part runs against PHONEAUTH_TEST_POSTGRES_URL if set, else in a private
 # cluster (Tests/pg/with-cluster.sh: started for the run, then stopped and removed).
@@ -150,10 +169,19 @@ bench: build server venv
 # Every bench driver for a few flows, merged and the document's shape checked (bench/Makefile's
 # smoke; results in bench/out/smoke, not the full run's latest.json): under a minute, in make test.
 # phoneauthd is the debug build the server's tests use (a release build takes minutes).
-bench-smoke: build server-debug venv
+bench-smoke: build-lib server-debug venv
 	@with_cluster=$$([ -n "$$PHONEAUTH_TEST_POSTGRES_URL" ] || echo bash Tests/pg/with-cluster.sh); \
 	$$with_cluster $(MAKE) --no-print-directory -C bench smoke LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include PY=$(CURDIR)/$(PY) \
 	  PHONEAUTHD=$(CURDIR)/.build/debug/phoneauthd
+
+# The instruction budget: the calling thread's instructions per sign-in flow, counted by callgrind
+# in a short run, within 3 % of bench/instructions-baseline.json (bench/instruction_budget.py).
+check-instructions: build-lib
+	@$(MAKE) --no-print-directory -C bench instructions LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include PY=python3
+
+# The size budget of Sources/: files, functions and lines (Tests/sizes/check_sizes.py).
+check-sizes:
+	@python3 Tests/sizes/check_sizes.py
 
 # Fuzzing (Tests/fuzz): libFuzzer targets for phoneauth_call and phoneauth_open, linked to the
 # library built with -sanitize=fuzzer,address (Swift code instrumented for coverage) in its own
@@ -164,7 +192,8 @@ FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= 1
 FUZZ_SCRATCH := .build-fuzz
 fuzz-lib: deps
-	swift build -c release --product phoneauth --scratch-path $(FUZZ_SCRATCH) -Xswiftc -sanitize=fuzzer,address
+	@$(SWIFT_BUILD) fuzz-lib swift build -c release --product phoneauth --scratch-path $(FUZZ_SCRATCH) \
+	  -Xswiftc -sanitize=fuzzer,address
 
 fuzz: fuzz-lib
 	$(MAKE) -C Tests/fuzz run LIBDIR=$(CURDIR)/$(FUZZ_SCRATCH)/release INCDIR=$(CURDIR)/include \
@@ -183,7 +212,7 @@ fuzz-regressions: fuzz-lib
 ASAN_SCRATCH := .build-asan
 TSAN_SCRATCH := .build-tsan
 asan-lib: deps
-	swift build -c release --product phoneauth --scratch-path $(ASAN_SCRATCH) \
+	@$(SWIFT_BUILD) asan-lib swift build -c release --product phoneauth --scratch-path $(ASAN_SCRATCH) \
 	  --sanitize=address -Xcc -fsanitize=undefined -Xcxx -fsanitize=undefined
 	mkdir -p $(ASAN_SCRATCH)/lib
 	cp -f $(ASAN_SCRATCH)/release/libphoneauth.so $(ASAN_SCRATCH)/lib/libphoneauth.so.1.tmp
@@ -191,7 +220,7 @@ asan-lib: deps
 	ln -sf libphoneauth.so.1 $(ASAN_SCRATCH)/lib/libphoneauth.so
 
 tsan-lib: deps
-	swift build -c release --product phoneauth --scratch-path $(TSAN_SCRATCH) --sanitize=thread
+	$(if $(BUILT),@true,@$(SWIFT_BUILD) tsan-lib swift build -c release --product phoneauth --scratch-path $(TSAN_SCRATCH) --sanitize=thread)
 	mkdir -p $(TSAN_SCRATCH)/lib
 	cp -f $(TSAN_SCRATCH)/release/libphoneauth.so $(TSAN_SCRATCH)/lib/libphoneauth.so.1.tmp
 	mv -f $(TSAN_SCRATCH)/lib/libphoneauth.so.1.tmp $(TSAN_SCRATCH)/lib/libphoneauth.so.1
@@ -227,14 +256,14 @@ install: build
 # library and its dependencies inside, and Debian packages (libphoneauth1, libphoneauth-dev, and
 # phoneauth: the command and phoneauthd with a systemd unit), all in out/dist.
 DIST := $(OUT)/dist
-wheel: build venv
+wheel: build-lib venv
 	bash packaging/build-wheel.sh $(LIB) $(DIST) $(CURDIR)/$(PY)
 
 deb: build server
 	bash packaging/build-debs.sh $(DIST) $(LIB) include/phoneauth.h $(OUT)/bin/phoneauth $(OUT)/bin/phoneauthd
 
 # The two library packages alone (no release build of phoneauthd, which takes minutes).
-deb-lib: build
+deb-lib: build-lib
 	bash packaging/build-debs.sh $(DIST) $(LIB) include/phoneauth.h
 
 # As a new user: the wheel into a fresh virtualenv, the packages with dpkg -i, in a mount
@@ -243,7 +272,7 @@ test-packages: wheel deb-lib
 	bash packaging/test-wheel.sh $(DIST)/phoneauth-*.whl
 	bash packaging/test-debs.sh $(DIST)
 
-dist: build
+dist: build-lib
 	tar -C $(OUT) -czf $(OUT)/phoneauth-$$(sed -n 's/#define PHONEAUTH_VERSION "\(.*\)"/\1/p' include/phoneauth.h).tar.gz lib include
 
 clean:

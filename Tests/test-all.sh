@@ -1,73 +1,115 @@
 #!/usr/bin/env bash
-# make test-all: every suite, ordered to keep both cores busy. Two builds that nothing needs until
-# later (the outside Swift package, the ThreadSanitizer library) run in the background at the
-# lowest priority while the tests that use one core run (C, valgrind, the packages, pytest), so
-# those tests still get the CPU first. A background job's output goes to out/test-logs and is
-# shown if it fails.
+# make test-all: every suite, in four lanes that run side by side so that both cores stay busy
+# (make test must take at most 12 minutes on a fresh clone of this 2-core machine):
+#   debug    the debug build (.build), then the Swift suites, the server's, the bench smoke and the
+#            outside package (which builds in .build too, so it comes last there)
+#   release  the release library (.build-release, one core: whole-module optimisation), then the
+#            C, package and Python suites that run on it
+#   memory   the virtualenv, then valgrind over the C tests once the library is there
+#   tsan     the ThreadSanitizer library at the lowest priority (it takes the cycles the other
+#            builds leave), then the threaded C tests under it
+# A step that needs another lane's step waits for it. Each step's output goes to
+# out/test-logs/STEP.log and is shown if the step fails; a failure stops every lane. The run ends
+# with each step's start and time, and the total.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make=${MAKE:-make}
 logs=out/test-logs
+rm -rf "$logs"
 mkdir -p "$logs"
-declare -A jobs
-step=
+began=$SECONDS
 
-# Every step and background job runs in a session of its own, and whatever is still running when
-# this script ends, however it ends, is stopped: the whole session is signalled, because swift
-# build puts each compiler job in a process group of its own. (bash runs a trap only between
-# commands, so a step is waited for in the background: a TERM or Ctrl-C stops it at once.)
+# Every step runs in a session of its own, and whatever is still running when this script ends,
+# however it ends, is stopped: the whole session is signalled, because swift build puts each
+# compiler job in a process group of its own.
 stop_all() {
-  local sid
-  for sid in $step "${jobs[@]}"; do pkill -TERM -s "$sid" 2>/dev/null || true; done
+  local file
+  for file in "$logs"/*.sid; do [ -e "$file" ] && pkill -TERM -s "$(cat "$file")" 2>/dev/null; done
+  jobs -p | xargs -r kill 2>/dev/null || true
 }
 trap stop_all EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-run() {
-  local started=$SECONDS
-  setsid "$make" --no-print-directory "$@" </dev/null &
-  step=$!
-  local status=0
-  wait "$step" || status=$?
-  step=
-  # Each step's time, so the slow ones are known (make test is meant to stay well under 20 min).
-  echo "== $* : $((SECONDS - started)) s (exit $status)"
-  return "$status"
-}
-
-# Starts NAME at the lowest priority; its output goes to a log.
-background() {
-  local name=$1
+# step [-n NICE] NAME TARGET...: make TARGET... with the builds already done (BUILT=1: the build
+# steps below made them), timed, its output in NAME.log; NAME.ok or NAME.failed marks the end.
+step() {
+  local nice=0
+  if [ "$1" = -n ]; then nice=$2; shift 2; fi
+  local name=$1 start=$SECONDS status=0
   shift
-  setsid nice -n 19 "$@" >"$logs/$name.log" 2>&1 </dev/null &
-  jobs[$name]=$!
-  echo "== $name: started in the background (log: $logs/$name.log)"
-}
-
-# Waits for NAME; fails the run with its log if it failed.
-await() {
-  local name=$1 started=$SECONDS
-  if ! wait "${jobs[$name]}"; then
-    unset "jobs[$name]"
-    cat "$logs/$name.log" >&2
-    echo "== $name failed (its log is above)" >&2
-    exit 1
+  setsid nice -n "$nice" "$make" --no-print-directory "$@" >"$logs/$name.log" 2>&1 </dev/null &
+  echo $! >"$logs/$name.sid"
+  wait $! || status=$?
+  rm -f "$logs/$name.sid"
+  echo "$name $((start - began)) $((SECONDS - start)) $status" >>"$logs/steps"
+  if [ "$status" != 0 ]; then
+    touch "$logs/$name.failed"
+    return 1
   fi
-  unset "jobs[$name]"
-  echo "== $name: done (waited $((SECONDS - started)) s for it)"
+  touch "$logs/$name.ok"
+  echo "== $name: $((SECONDS - start)) s"
 }
 
-run test-swift check-swift-api
-background swift-package-build bash Tests/swift-package/run.sh build
-run test-server test-swift-postgres build
-background tsan-lib "$make" --no-print-directory tsan-lib
-# bench-smoke: every bench driver for a few flows, against the release library (build), the debug
-# phoneauthd (test-server built it) and this run's PostgreSQL cluster, then the merged JSON's shape.
-run test-c test-c-postgres check-memory check-portable example test-packages test-python-postgres bench-smoke
-await tsan-lib
-run check-tsan-threads
-await swift-package-build
-run test-swift-package
-# pytest last, so the run closes on its summary line.
-run test-python
+# after NAME: waits for another lane's step NAME; fails if it failed (or if any step did).
+after() {
+  until [ -e "$logs/$1.ok" ]; do
+    compgen -G "$logs/*.failed" >/dev/null && return 1
+    sleep 1
+  done
+}
+
+lane_debug() {
+  step build-debug build-debug &&
+    step swift-suites BUILT=1 test-swift check-swift-api test-swift-postgres &&
+    after venv && step server BUILT=1 test-server &&
+    after build-lib && step bench BUILT=1 check-instructions bench-smoke &&
+    step swift-package test-swift-package
+}
+
+lane_release() {
+  step build-lib build-lib &&
+    step c-suites BUILT=1 test-c test-c-postgres check-portable &&
+    step build-cli build-cli &&
+    after venv && step packages BUILT=1 example test-packages &&
+    step python BUILT=1 test-python-postgres test-python
+}
+
+lane_memory() {
+  # The C tests' binaries are built by c-suites: valgrind runs them once they are there.
+  step venv venv check-sizes && after c-suites && step valgrind BUILT=1 check-memory
+}
+
+lane_tsan() {
+  step -n 19 build-tsan tsan-lib && step tsan-suites BUILT=1 check-tsan-threads
+}
+
+# The dependencies are resolved once, before two builds would resolve them at the same time.
+step resolve resolve
+lane_debug &
+lane_release &
+lane_memory &
+lane_tsan &
+# The first lane that fails stops the others.
+status=0
+for _ in 1 2 3 4; do
+  wait -n || { status=1; break; }
+done
+if [ "$status" != 0 ]; then
+  stop_all
+  wait || true
+fi
+
+for failed in "$logs"/*.failed; do
+  [ -e "$failed" ] || continue
+  name=$(basename "$failed" .failed)
+  cat "$logs/$name.log" >&2
+  echo "== $name failed (its log is above: $logs/$name.log)" >&2
+done
+echo
+echo "step            start    time"
+sort -k2 -n "$logs/steps" | while read -r name start time code; do
+  printf '%-14s %5d s %5d s%s\n' "$name" "$start" "$time" "$([ "$code" = 0 ] || echo "  (exit $code)")"
+done
+echo "total: $((SECONDS - began)) s"
+exit "$status"

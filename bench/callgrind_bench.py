@@ -14,10 +14,11 @@ Prints {"instructions": {"perFlow", "floorPerFlow", "ratioToFloor", "signatureIn
 "runs", "callerPerFlow", "callerPerFlowInTenant", "tenantToDefaultPool"}}: the signatures are the
 ES256 signing inside each (the engine's BoringSSL, the floor's OpenSSL), and the last ratio is to
 the floor with the engine's signature in place of OpenSSL's. The last three compare the flow in
-the default pool and in a tenant (BENCH_TENANT=1) on the calling thread alone: the engine's own
-threads (the SMS delivery, the timed pollers) do work that depends on how long a run takes, so on
-the machine's load, which would blur a difference of a few per cent. Counts:
-BENCH_CALLGRIND_FLOWS (default "100,300").
+the default pool and in a tenant (BENCH_TENANT=1) on the calling thread alone (signin_flow's
+inclusive cost): the engine's own threads (the SMS delivery, the timed pollers) do work that
+depends on how long a run takes, so on the machine's load, which would blur a difference of a few
+per cent. callerPerFlow is the figure `make check-instructions` holds to its baseline
+(instruction_budget.py). Counts: BENCH_CALLGRIND_FLOWS (default "100,300").
 """
 import json
 import os
@@ -58,13 +59,20 @@ def component(obj, fn):
 SIGNATURE_FUNCTIONS = ("10SigningKeyV4sign", "floor_es256")
 
 
+# The driver's function that runs one flow: its inclusive cost is what the calling thread spends
+# in flows (callgrind counts a call's cost on the thread that makes it), whatever the engine's own
+# threads do meanwhile, which depends on the time a run takes, so on the machine's load.
+FLOW_FUNCTION = "signin_flow"
+
+
 def counts(out_file):
     """Self instructions per component, from callgrind's output file (the Ir column), plus the
-    inclusive instructions of SIGNATURE_FUNCTIONS under the key "signature"."""
+    inclusive instructions of SIGNATURE_FUNCTIONS under the key "signature" and of FLOW_FUNCTION
+    under "flow"."""
     result = {}
     objects, functions = {}, {}
     obj = fn = ""
-    signing = False
+    signing = flowing = False
     with open(out_file, errors="replace") as f:
         for line in f:
             if line.startswith("ob="):
@@ -72,6 +80,7 @@ def counts(out_file):
             elif line.startswith("fn="):
                 fn = name_of(line[3:].strip(), functions)
                 signing = any(name in fn for name in SIGNATURE_FUNCTIONS) and "'" not in fn
+                flowing = fn == FLOW_FUNCTION
             elif line.startswith(("cob=", "cfi=", "cfn=", "fl=", "fi=", "fe=")):
                 if line.startswith("cfn="):
                     name_of(line[4:].strip(), functions)
@@ -80,8 +89,11 @@ def counts(out_file):
                 continue
             elif line.startswith("calls="):
                 cost = next(f, "").split()  # the call's inclusive cost line: not self cost
-                if signing and len(cost) >= 2 and cost[1].isdigit():
-                    result["signature"] = result.get("signature", 0) + int(cost[1])
+                if len(cost) >= 2 and cost[1].isdigit():
+                    if signing:
+                        result["signature"] = result.get("signature", 0) + int(cost[1])
+                    if flowing:
+                        result["flow"] = result.get("flow", 0) + int(cost[1])
             elif line[:1].isdigit() or line[:1] in "+-*":
                 parts = line.split()
                 if len(parts) >= 2 and parts[1].isdigit():
@@ -89,6 +101,8 @@ def counts(out_file):
                     result[key] = result.get(key, 0) + int(parts[1])
                     if signing:
                         result["signature"] = result.get("signature", 0) + int(parts[1])
+                    if flowing:
+                        result["flow"] = result.get("flow", 0) + int(parts[1])
     return result
 
 
@@ -112,50 +126,49 @@ def stripped_library(directory):
     return libdir
 
 
-def run(mode, n, directory, tenant=False, caller_only=False):
-    """Counts of one run; `caller_only`: of the thread that makes the calls alone (the engine's
-    own threads, the SMS delivery's and the timed pollers', left out: what they do depends on the
-    time the run takes, so on the machine's load)."""
+def run(mode, n, directory, tenant=False):
+    """Counts of one run of the driver under callgrind."""
     out = os.path.join(directory, f"callgrind.{mode}.{n}{'.tenant' if tenant else ''}")
     env = dict(os.environ, BENCH_ONLY=mode, BENCH_FLOWS_C=str(n), LD_LIBRARY_PATH=stripped_library(directory),
                BENCH_TENANT="1" if tenant else "0")
-    threads = ["--separate-threads=yes"] if caller_only else []
-    subprocess.run(["valgrind", "--tool=callgrind", "--quiet", *threads, f"--callgrind-out-file={out}", DRIVER],
-                   env=env, check=True, stdout=subprocess.DEVNULL)
-    if not caller_only:
-        return counts(out)
-    # One file per thread (out-01, out-02, ...): the caller's runs signin_flow, and most of all.
-    found = [
-        counts(os.path.join(directory, name)) for name in os.listdir(directory)
-        if name.startswith(os.path.basename(out) + "-")
-        and "signin_flow" in open(os.path.join(directory, name), errors="replace").read()
-    ]
-    if not found:
-        raise RuntimeError("no thread ran signin_flow")
-    return max(found, key=lambda parts: sum(v for k, v in parts.items() if k != "signature"))
+    # The driver's progress lines are shown only if it fails.
+    done = subprocess.run(["valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={out}", DRIVER],
+                          env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        sys.stderr.write(done.stderr)
+        raise RuntimeError(f"signin_bench under callgrind ({mode}, {n}) exited with {done.returncode}")
+    return counts(out)
 
 
-def per_unit(mode, low, high, directory, units, tenant=False, caller_only=False):
-    a, b = run(mode, low, directory, tenant, caller_only), run(mode, high, directory, tenant, caller_only)
+def per_unit(mode, low, high, directory, units, tenant=False):
+    """(instructions per unit, the same by component, the signature's per unit, the calling
+    thread's in FLOW_FUNCTION per unit), from the difference between a run of `low` and of `high`."""
+    a, b = run(mode, low, directory, tenant), run(mode, high, directory, tenant)
     diff = {k: b.get(k, 0) - a.get(k, 0) for k in set(a) | set(b)}
     signature = diff.pop("signature", 0) / units
+    caller = diff.pop("flow", 0) / units
     per = {k: round(v / units) for k, v in diff.items() if abs(v) >= units}
-    return sum(diff.values()) / units, dict(sorted(per.items(), key=lambda kv: -kv[1])), signature
+    return sum(diff.values()) / units, dict(sorted(per.items(), key=lambda kv: -kv[1])), signature, caller
+
+
+def flow_units(low, high):
+    """The flows between a run of `low` and of `high`, counting signin_bench's untimed warm-up."""
+    warm = lambda n: min(n // 20, 200)
+    return (high + warm(high)) - (low + warm(low))
 
 
 def main():
     low, high = (int(x) for x in os.environ.get("BENCH_CALLGRIND_FLOWS", "100,300").split(","))
-    warm = lambda n: min(n // 20, 200)  # signin_bench's untimed warm-up flows
+    units = flow_units(low, high)
     with tempfile.TemporaryDirectory(prefix="phoneauth-callgrind-") as directory:
         print(f"callgrind_bench: {low} and {high} flows, then the floor (a few minutes)", file=sys.stderr)
-        flow, flow_parts, flow_signature = per_unit("flows", low, high, directory, (high + warm(high)) - (low + warm(low)))
+        flow, flow_parts, flow_signature, caller_flow = per_unit("flows", low, high, directory, units)
         # The same flows in a tenant (its ID in each call, its settings from the engine's cache),
-        # compared on the calling thread, whose work does not depend on the time a run takes.
-        units = (high + warm(high)) - (low + warm(low))
-        caller_flow, _, _ = per_unit("flows", low, high, directory, units, caller_only=True)
-        tenant_flow, _, _ = per_unit("flows", low, high, directory, units, tenant=True, caller_only=True)
+        # compared on the calling thread.
+        _, _, _, tenant_flow = per_unit("flows", low, high, directory, units, tenant=True)
         # Each floor loop also runs reps / 10 untimed warm-up repetitions.
-        floor, floor_parts, floor_signature = per_unit("floor", low, high, directory, (high + high // 10) - (low + low // 10))
+        floor, floor_parts, floor_signature, _ = per_unit(
+            "floor", low, high, directory, (high + high // 10) - (low + low // 10))
     # The floor signs with OpenSSL, the engine with BoringSSL: the same floor with the engine's
     # own signature in place of OpenSSL's says what the rest of the floor ratio is made of.
     floor_engine_signature = floor - floor_signature + flow_signature
