@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # make test-all: every suite, in four lanes that run side by side so that both cores stay busy
 # (make test must take at most 12 minutes on a fresh clone of this 2-core machine):
-#   debug    the debug build (.build), then the Swift suites, the server's, the bench smoke and the
-#            outside package (which builds in .build too, so it comes last there)
-#   release  the release library (.build-release, one core: whole-module optimisation), then the
-#            C, package and Python suites that run on it
-#   memory   the virtualenv, then valgrind over the C tests once the library is there
+#   debug    the debug build (.build) first of all, since most of the suite waits for it, then the
+#            Swift suites, the server's, the instruction budget, the bench smoke and the outside
+#            package (which builds in .build too, so it comes last there)
+#   release  the release library (.build-release, one core: whole-module optimisation) at a lower
+#            priority, so that it takes what the debug build leaves, then the C, package and
+#            Python suites that run on it
+#   memory   the virtualenv, then valgrind over the C tests once they are built
 #   tsan     the ThreadSanitizer library at the lowest priority (it takes the cycles the other
 #            builds leave), then the threaded C tests under it
 # A step that needs another lane's step waits for it. Each step's output goes to
 # out/test-logs/STEP.log and is shown if the step fails; a failure stops every lane. The run ends
-# with each step's start and time, and the total.
+# with each step's start and time, and the total, which is a budget: over SUITE_BUDGET_SECONDS
+# (720 unless set) the run fails, like a failed test, so that a change that makes the suite
+# slower says so (by raising the budget in the same commit) or pays for it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make=${MAKE:-make}
@@ -38,7 +42,10 @@ step() {
   if [ "$1" = -n ]; then nice=$2; shift 2; fi
   local name=$1 start=$SECONDS status=0
   shift
-  setsid nice -n "$nice" "$make" --no-print-directory "$@" >"$logs/$name.log" 2>&1 </dev/null &
+  # The kernel shares the CPU between sessions first (autogroups) and only then by nice within
+  # one: the session's own nice value is what gives a build its priority.
+  setsid bash -c 'echo "$0" >/proc/self/autogroup 2>/dev/null; exec nice -n "$0" "$@"' "$nice" \
+    "$make" --no-print-directory "$@" >"$logs/$name.log" 2>&1 </dev/null &
   echo $! >"$logs/$name.sid"
   wait $! || status=$?
   rm -f "$logs/$name.sid"
@@ -59,8 +66,14 @@ after() {
   done
 }
 
+# The Python suites run the debug build's command (the same code as the release one, which then
+# need not be built).
+cli=$PWD/.build/debug/phoneauth-cli
+
 lane_debug() {
-  step build-debug build-debug &&
+  # The dependencies are resolved once, before the release and sanitizer builds start.
+  step resolve resolve &&
+    step build-debug build-debug &&
     step swift-suites BUILT=1 test-swift check-swift-api test-swift-postgres &&
     after venv && step server BUILT=1 test-server &&
     after build-lib && step bench BUILT=1 check-instructions bench-smoke &&
@@ -68,11 +81,10 @@ lane_debug() {
 }
 
 lane_release() {
-  step build-lib build-lib &&
+  after resolve && step -n 5 build-lib build-lib &&
     step c-suites BUILT=1 test-c test-c-postgres check-portable &&
-    step build-cli build-cli &&
     after venv && step packages BUILT=1 example test-packages &&
-    step python BUILT=1 test-python-postgres test-python
+    after build-debug && step python BUILT=1 PHONEAUTH_CLI="$cli" test-python-postgres test-python
 }
 
 lane_memory() {
@@ -81,11 +93,9 @@ lane_memory() {
 }
 
 lane_tsan() {
-  step -n 19 build-tsan tsan-lib && step tsan-suites BUILT=1 check-tsan-threads
+  after resolve && step -n 19 build-tsan tsan-lib && step tsan-suites BUILT=1 check-tsan-threads
 }
 
-# The dependencies are resolved once, before two builds would resolve them at the same time.
-step resolve resolve
 lane_debug &
 lane_release &
 lane_memory &
@@ -111,5 +121,11 @@ echo "step            start    time"
 sort -k2 -n "$logs/steps" | while read -r name start time code; do
   printf '%-14s %5d s %5d s%s\n' "$name" "$start" "$time" "$([ "$code" = 0 ] || echo "  (exit $code)")"
 done
-echo "total: $((SECONDS - began)) s"
+total=$((SECONDS - began))
+budget=${SUITE_BUDGET_SECONDS:-720}
+echo "total: $total s (budget $budget s)"
+if [ "$status" = 0 ] && [ "$total" -gt "$budget" ]; then
+  echo "== the suite took $total s, over its budget of $budget s (Tests/test-all.sh): find the step that grew" >&2
+  status=1
+fi
 exit "$status"
