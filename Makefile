@@ -59,18 +59,22 @@ swift_build = $(if $(BUILT),@true,@$(SWIFT_BUILD) $(CONFIG)-$(1) swift build -c 
 
 build: build-lib build-cli
 
+# Puts a built file in place (then a link to it) unless it is there already, by renaming a copy
+# with a name of its own: make test's lanes may do it at the same moment.
+place = @cmp -s $(1) $(2) || { cp -f $(1) $(2).$$$$ && mv -f $(2).$$$$ $(2); }
+place_lib = $(call place,$(1),$(2)/libphoneauth.so.1); [ -L $(2)/libphoneauth.so ] || ln -sf libphoneauth.so.1 $(2)/libphoneauth.so
+
 # The library alone (what the C, Python, valgrind and package suites need), then the command.
 build-lib: deps
 	$(call swift_build,phoneauth)
 	@mkdir -p $(OUT)/lib $(OUT)/include
-	@cp -f $(SCRATCH)/$(CONFIG)/libphoneauth.so $(LIB).tmp && mv -f $(LIB).tmp $(LIB)
-	@ln -sf libphoneauth.so.1 $(OUT)/lib/libphoneauth.so
-	@cp -f include/phoneauth.h $(OUT)/include/
+	$(call place_lib,$(SCRATCH)/$(CONFIG)/libphoneauth.so,$(OUT)/lib)
+	$(call place,include/phoneauth.h,$(OUT)/include/phoneauth.h)
 
 build-cli: deps
 	$(call swift_build,phoneauth-cli)
 	@mkdir -p $(OUT)/bin
-	@cp -f $(SCRATCH)/$(CONFIG)/phoneauth-cli $(OUT)/bin/phoneauth.tmp && mv -f $(OUT)/bin/phoneauth.tmp $(OUT)/bin/phoneauth
+	$(call place,$(SCRATCH)/$(CONFIG)/phoneauth-cli,$(OUT)/bin/phoneauth)
 
 # The whole suite inside one private PostgreSQL cluster (Tests/pg/with-cluster.sh: started in a
 # temporary folder, stopped and removed however the run ends), which the *-postgres targets use
@@ -157,7 +161,7 @@ demo: deps
 server: deps
 	$(call swift_build,phoneauthd)
 	mkdir -p $(OUT)/bin
-	cp -f $(SCRATCH)/$(CONFIG)/phoneauthd $(OUT)/bin/phoneauthd.tmp && mv -f $(OUT)/bin/phoneauthd.tmp $(OUT)/bin/phoneauthd
+	$(call place,$(SCRATCH)/$(CONFIG)/phoneauthd,$(OUT)/bin/phoneauthd)
 
 # The server's tests run the debug build: a release build of SwiftNIO and Hummingbird would add
 # minutes to every run for nothing the tests need.
@@ -221,9 +225,7 @@ asan-lib: deps
 	@$(SWIFT_BUILD) asan-lib swift build -c release --product phoneauth --scratch-path $(ASAN_SCRATCH) \
 	  --sanitize=address -Xcc -fsanitize=undefined -Xcxx -fsanitize=undefined
 	mkdir -p $(ASAN_SCRATCH)/lib
-	cp -f $(ASAN_SCRATCH)/release/libphoneauth.so $(ASAN_SCRATCH)/lib/libphoneauth.so.1.tmp
-	mv -f $(ASAN_SCRATCH)/lib/libphoneauth.so.1.tmp $(ASAN_SCRATCH)/lib/libphoneauth.so.1
-	ln -sf libphoneauth.so.1 $(ASAN_SCRATCH)/lib/libphoneauth.so
+	$(call place_lib,$(ASAN_SCRATCH)/release/libphoneauth.so,$(ASAN_SCRATCH)/lib)
 
 # The ThreadSanitizer library is a debug build: TSan finds a race by the order of the accesses,
 # whatever the optimiser did, and a debug build costs three quarters of a release one's CPU (and
@@ -231,9 +233,7 @@ asan-lib: deps
 tsan-lib: deps
 	$(if $(BUILT),@true,@$(SWIFT_BUILD) tsan-lib swift build -c debug --product phoneauth --scratch-path $(TSAN_SCRATCH) --sanitize=thread)
 	mkdir -p $(TSAN_SCRATCH)/lib
-	cp -f $(TSAN_SCRATCH)/debug/libphoneauth.so $(TSAN_SCRATCH)/lib/libphoneauth.so.1.tmp
-	mv -f $(TSAN_SCRATCH)/lib/libphoneauth.so.1.tmp $(TSAN_SCRATCH)/lib/libphoneauth.so.1
-	ln -sf libphoneauth.so.1 $(TSAN_SCRATCH)/lib/libphoneauth.so
+	$(call place_lib,$(TSAN_SCRATCH)/debug/libphoneauth.so,$(TSAN_SCRATCH)/lib)
 
 check-asan: asan-lib
 	$(MAKE) -C Tests/c asan LIBDIR=$(CURDIR)/$(ASAN_SCRATCH)/lib INCDIR=$(CURDIR)/include

@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# make test-all: every suite, in four lanes that run side by side so that both cores stay busy
+# make test-all: every suite, in five lanes that run side by side so that both cores stay busy
 # (make test must take at most 12 minutes on a fresh clone of this 2-core machine):
-#   debug    the debug build (.build) first of all, since most of the suite waits for it, then the
-#            Swift suites, the server's, the instruction budget, the bench smoke and the outside
-#            package (which builds in .build too, so it comes last there)
-#   release  the release library (.build-release, one core: whole-module optimisation) at a lower
-#            priority, so that it takes what the debug build leaves, then the C, package and
-#            Python suites that run on it
+#   debug    the debug build (.build), then the Swift suites and the outside package (which
+#            builds in .build too, so it comes last there)
+#   server   the server's suite on the debug build, then the instruction budget and the bench smoke
+#   release  the release library (.build-release, one core: whole-module optimisation), then the
+#            C, package and Python suites that run on it
 #   memory   the virtualenv, then valgrind over the C tests once they are built
 #   tsan     the ThreadSanitizer library at the lowest priority (it takes the cycles the other
 #            builds leave), then the threaded C tests under it
@@ -75,13 +74,17 @@ lane_debug() {
   step resolve resolve &&
     step build-debug build-debug &&
     step swift-suites BUILT=1 test-swift check-swift-api test-swift-postgres &&
-    after venv && step server BUILT=1 test-server &&
-    after build-lib && step bench BUILT=1 check-instructions bench-smoke &&
     step swift-package test-swift-package
 }
 
+# phoneauthd's debug build, run (not built) beside the Swift suites, which hold .build's lock.
+lane_server() {
+  after build-debug && after venv && step server BUILT=1 test-server &&
+    after build-lib && step bench BUILT=1 check-instructions bench-smoke
+}
+
 lane_release() {
-  after resolve && step -n 5 build-lib build-lib &&
+  after resolve && step build-lib build-lib &&
     step c-suites BUILT=1 test-c test-c-postgres check-portable &&
     after venv && step packages BUILT=1 example test-packages &&
     after build-debug && step python BUILT=1 PHONEAUTH_CLI="$cli" test-python-postgres test-python
@@ -97,12 +100,13 @@ lane_tsan() {
 }
 
 lane_debug &
+lane_server &
 lane_release &
 lane_memory &
 lane_tsan &
 # The first lane that fails stops the others.
 status=0
-for _ in 1 2 3 4; do
+for _ in 1 2 3 4 5; do
   wait -n || { status=1; break; }
 done
 if [ "$status" != 0 ]; then
