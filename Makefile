@@ -139,11 +139,17 @@ PG_PY_TESTS = $(addprefix bindings/python/tests/,test_sign_in.py test_limits.py 
                 test_channels.py) \
               $(wildcard bindings/python/tests/test_postgres*.py)
 test-python-postgres: build-lib $(CLI_BUILD) venv
-	PHONEAUTH_TEST_DATABASE=postgres $(PY) -m pytest -q -n 2 $(PG_PY_TESTS)
+	PHONEAUTH_TEST_DATABASE=postgres $(PY) -m pytest -q -n 2 $(PYTEST_ARGS) $(PG_PY_TESTS)
+
+# PY_TESTS and PG_PY_TESTS may name a part of the suite, PYTEST_ARGS adds to pytest's options
+# (make test runs the tests of the command apart: they wait for the debug build's).
+PY_TESTS = bindings/python/tests
+# The Python tests that run the phoneauth command (PHONEAUTH_CLI).
+PY_CLI_TESTS = $(addprefix bindings/python/tests/,test_cli.py test_tenants_cli.py test_events_cli.py test_postgres_copy.py)
 
 # Two pytest workers each (every test has its own files, schemas and engines).
 test-python: build-lib $(CLI_BUILD) venv
-	$(PY) -m pytest -q -n 2 bindings/python/tests
+	$(PY) -m pytest -q -n 2 $(PYTEST_ARGS) $(PY_TESTS)
 
 # The demo builds every product in one debug build: the configuration that builds fastest (a
 # release build of SwiftNIO and Hummingbird alone takes minutes more), each dependency compiled
@@ -188,6 +194,10 @@ bench-smoke: build-lib server-debug venv
 # in a short run, within 3 % of bench/instructions-baseline.json (bench/instruction_budget.py).
 check-instructions: build-lib
 	@$(MAKE) --no-print-directory -C bench instructions LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include PY=python3
+
+# The value of a variable of this Makefile (Tests/test-all.sh reads PY_CLI_TESTS).
+print-%:
+	@echo $($*)
 
 # The size budget of Sources/: files, functions and lines (Tests/sizes/check_sizes.py).
 check-sizes:

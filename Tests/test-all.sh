@@ -7,8 +7,8 @@
 #   release  the release library (.build-release, one core: whole-module optimisation), then the
 #            C, package and Python suites that run on it
 #   memory   the virtualenv, then valgrind over the C tests once they are built
-#   tsan     the ThreadSanitizer library at the lowest priority (it takes the cycles the other
-#            builds leave), then the threaded C tests under it
+#   tsan     the ThreadSanitizer library at a lower priority (it takes most of the cycles the
+#            other builds leave), then the threaded C tests under it
 # A step that needs another lane's step waits for it. Each step's output goes to
 # out/test-logs/STEP.log and is shown if the step fails; a failure stops every lane. The run ends
 # with each step's start and time, and the total, which is a budget: over SUITE_BUDGET_SECONDS
@@ -66,8 +66,10 @@ after() {
 }
 
 # The Python suites run the debug build's command (the same code as the release one, which then
-# need not be built).
+# need not be built): its tests (the Makefile's PY_CLI_TESTS) wait for the debug build, the others
+# do not.
 cli=$PWD/.build/debug/phoneauth-cli
+cli_tests=$("$make" --no-print-directory -s -f Makefile print-PY_CLI_TESTS)
 
 lane_debug() {
   # The dependencies are resolved once, before the release and sanitizer builds start.
@@ -87,7 +89,9 @@ lane_release() {
   after resolve && step build-lib build-lib &&
     step c-suites BUILT=1 test-c test-c-postgres check-portable &&
     after venv && step packages BUILT=1 example test-packages &&
-    after build-debug && step python BUILT=1 PHONEAUTH_CLI="$cli" test-python-postgres test-python
+    step python BUILT=1 PYTEST_ARGS="$(printf -- '--ignore=%s ' $cli_tests)" test-python-postgres test-python &&
+    after build-debug && step python-cli BUILT=1 PHONEAUTH_CLI="$cli" PY_TESTS="$cli_tests" \
+      PG_PY_TESTS="$(printf '%s\n' $cli_tests | grep /test_postgres)" test-python test-python-postgres
 }
 
 lane_memory() {
@@ -96,7 +100,7 @@ lane_memory() {
 }
 
 lane_tsan() {
-  after resolve && step -n 19 build-tsan tsan-lib && step tsan-suites BUILT=1 check-tsan-threads
+  after resolve && step -n 10 build-tsan tsan-lib && step tsan-suites BUILT=1 check-tsan-threads
 }
 
 lane_debug &

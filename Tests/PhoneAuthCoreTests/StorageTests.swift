@@ -265,7 +265,14 @@ final class StorageTests: XCTestCase {
     func testBrokenConnectionsAreReplaced() throws {
         try XCTSkipUnless(testingPostgres, "PostgreSQL only")
         let dir = temporaryDirectory()
-        let engine = try Engine(config: makeConfig(dir) { $0.testPhoneNumbers = [self.phone: "123456"] })
+        // An application name of its own, so that only this engine's connections are killed: make
+        // test runs other suites on the same server meanwhile.
+        let application = schemaName(dir)
+        let engine = try Engine(
+            config: makeConfig(dir) {
+                $0.testPhoneNumbers = [self.phone: "123456"]
+                $0.database += ($0.database.contains("?") ? "&" : "?") + "application_name=" + application
+            })
         // Put several connections in the pool.
         DispatchQueueLike.concurrentPerform(iterations: 4) { _ in
             _ = try? engine.verification.verifyPhoneNumber(self.phone)
@@ -276,7 +283,7 @@ final class StorageTests: XCTestCase {
         try killer.rows(
             """
             SELECT pid FROM pg_stat_activity
-            WHERE application_name = 'phoneauth' AND pid <> pg_backend_pid() AND usename = current_user
+            WHERE application_name = '\(application)' AND pid <> pg_backend_pid() AND usename = current_user
             """
         ) { pids.append($0.int(0)) }
         XCTAssertFalse(pids.isEmpty)

@@ -4,8 +4,9 @@ refresh-token rotation, durable delivery after a crash, concurrent first start, 
 under load) and a storage error that never shows the password.
 
 Runs only with PHONEAUTH_TEST_DATABASE=postgres and PHONEAUTH_TEST_POSTGRES_URL (see
-Tests/pg/cluster.sh); PHONEAUTH_TEST_PG_RESTART restarts that server. Every engine lives in a
-pg_worker.py child process; each test has a schema of its own, dropped at the end.
+Tests/pg/cluster.sh); the restart test starts and restarts a server of its own (Tests/pg/cluster.sh),
+since the suite's server serves other tests meanwhile. Every engine lives in a pg_worker.py child
+process; each test has a schema of its own, dropped at the end.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import secrets
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 import urllib.parse
 import uuid
@@ -32,6 +34,7 @@ from pg_support import (REPLY_TIMEOUT, Workers, code_in, error_of, kind, merged,
 TEST_NUMBER, TEST_CODE = "+16505551234", "123456"
 REAL_NUMBER = "+16505553434"
 LEASE_SECONDS = 30  # DeliveryWorker.leaseMilliseconds; not configurable
+CLUSTER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "Tests", "pg", "cluster.sh")
 
 
 # -- the database ------------------------------------------------------------------------------------
@@ -330,61 +333,84 @@ def test_four_processes_opening_an_empty_schema_at_once(spawn, cfg, sql, schema,
 
 # -- 6. a server restart under load ------------------------------------------------------------------
 
-def test_server_restart_under_load(spawn, cfg, tmp_path):
-    restart = os.environ.get("PHONEAUTH_TEST_PG_RESTART")
-    if not restart:
-        pytest.fail("PHONEAUTH_TEST_PG_RESTART is not set (source the env of Tests/pg/cluster.sh)", pytrace=False)
-    connect_s, statement_ms = 2, 2000
-    bound = connect_s + statement_ms / 1000 + 3.0  # the longest a call may take, with a margin
-    numbers = {"+1650555%04d" % n: TEST_CODE for n in range(1230, 1234)}
-    config = cfg(testPhoneNumbers=numbers,
-                 postgres={"connectTimeoutSeconds": connect_s, "statementTimeoutMs": statement_ms})
-    workers = spawn(2)
-    open_all(workers, config)
-    # The loops run until 5 s after the restart, however long it takes (a loaded machine can take
-    # seconds to restart a server), with a hard limit.
-    stop = tmp_path / "stop"
-    for worker, pair in zip(workers, (list(numbers)[:2], list(numbers)[2:])):
-        worker.send({"op": "signin_loop", "numbers": pair, "code": TEST_CODE, "until": time.time() + 120, "stop": str(stop)})
-    time.sleep(2)
-    restart_began = time.time()
-    done = subprocess.run(restart, shell=True, capture_output=True, text=True, timeout=90)
-    restart_ended = time.time()
-    time.sleep(5)
-    stop.touch()
-    assert done.returncode == 0, f"the restart failed: {done.stderr[-2000:]}"
-    runs = [worker.receive(timeout=bound + 30) for worker in workers]
+class TestRestartOfAServerOfItsOwn:
+    """A restart would break whatever else uses the suite's server meanwhile (pytest's other worker,
+    and make test runs suites side by side): this test restarts a server of its own, which the
+    fixtures below put in place of the suite's for it."""
 
-    sessions = []
-    for worker, run in zip(workers, runs):
-        calls = run["calls"]
-        for call in calls:
-            if "error" in call:
-                error = call["error"]
-                assert error["code"] == "storageError" and error["details"].get("retryable") is True, \
-                    f"{call['method']} in {worker.name} failed with {error['repr']}"
-            assert call["elapsed"] <= bound, \
-                f"{call['method']} in {worker.name} took {call['elapsed']:.1f} s (at most {bound} s expected)"
-        failures = [c for c in calls if "error" in c]
-        after = [s for s in run["sessions"] if s["t0"] > restart_ended]
-        assert after, (f"no sign-in succeeded in {worker.name} after the restart "
-                       f"({len(run['sessions'])} in all, {len(failures)} storage errors)")
-        print(f"{worker.name}: {len(calls)} calls (the longest {max(c['elapsed'] for c in calls):.2f} s), "
-              f"{len(failures)} storage errors, {len(run['sessions'])} sign-ins ({len(after)} after the "
-              f"restart, which took {restart_ended - restart_began:.1f} s); errors: "
-              f"{sorted({c['error']['message'] for c in failures})}")
-        sessions.extend(run["sessions"])
+    @pytest.fixture
+    def own_server(self):
+        folder = tempfile.mkdtemp(prefix="phoneauth-pg-")  # in /tmp: the server's user must reach it
+        try:
+            subprocess.run(["bash", CLUSTER, "start", folder], check=True, capture_output=True, timeout=120)
+            with open(os.path.join(folder, "env")) as f:
+                env = dict(line.removeprefix("export ").rstrip("\n").split("=", 1) for line in f
+                           if line.startswith("export "))
+            yield env["PHONEAUTH_TEST_POSTGRES_URL"], env["PHONEAUTH_TEST_PG_RESTART"].strip('"')
+        finally:
+            subprocess.run(["bash", CLUSTER, "stop", folder], capture_output=True, timeout=120)
+            subprocess.run(["rm", "-rf", folder])
 
-    # Nothing committed was lost: in a fresh engine every user is there and every session refreshes.
-    fresh, = spawn(1)
-    open_all([fresh], config)
-    uids = sorted({s["uid"] for s in sessions})
-    tokens = [s["refreshToken"] for s in sessions]
-    get_users = [["getUser", {"uid": uid}] for uid in uids]
-    refreshes = [[["refreshIdToken", {"refreshToken": t}] for t in tokens[i::4]] for i in range(4)]
-    outcomes = race([fresh], [[get_users] + refreshes])  # five threads in the fresh engine
-    failed = [o for o in outcomes if "error" in o]
-    assert not failed, f"{len(failed)} of {len(outcomes)} committed users or sessions lost, e.g. {failed[0]['error']['repr']}"
+    @pytest.fixture
+    def pg_url(self, own_server) -> str:
+        return own_server[0]
+
+    @pytest.fixture
+    def pg_restart(self, own_server) -> str:
+        return own_server[1]
+
+    def test_server_restart_under_load(self, spawn, cfg, tmp_path, pg_restart):
+        connect_s, statement_ms = 2, 2000
+        bound = connect_s + statement_ms / 1000 + 3.0  # the longest a call may take, with a margin
+        numbers = {"+1650555%04d" % n: TEST_CODE for n in range(1230, 1234)}
+        config = cfg(testPhoneNumbers=numbers,
+                     postgres={"connectTimeoutSeconds": connect_s, "statementTimeoutMs": statement_ms})
+        workers = spawn(2)
+        open_all(workers, config)
+        # The loops run until 5 s after the restart, however long it takes (a loaded machine can take
+        # seconds to restart a server), with a hard limit.
+        stop = tmp_path / "stop"
+        for worker, pair in zip(workers, (list(numbers)[:2], list(numbers)[2:])):
+            worker.send({"op": "signin_loop", "numbers": pair, "code": TEST_CODE, "until": time.time() + 120, "stop": str(stop)})
+        time.sleep(2)
+        restart_began = time.time()
+        done = subprocess.run(pg_restart, shell=True, capture_output=True, text=True, timeout=90)
+        restart_ended = time.time()
+        time.sleep(5)
+        stop.touch()
+        assert done.returncode == 0, f"the restart failed: {done.stderr[-2000:]}"
+        runs = [worker.receive(timeout=bound + 30) for worker in workers]
+
+        sessions = []
+        for worker, run in zip(workers, runs):
+            calls = run["calls"]
+            for call in calls:
+                if "error" in call:
+                    error = call["error"]
+                    assert error["code"] == "storageError" and error["details"].get("retryable") is True, \
+                        f"{call['method']} in {worker.name} failed with {error['repr']}"
+                assert call["elapsed"] <= bound, \
+                    f"{call['method']} in {worker.name} took {call['elapsed']:.1f} s (at most {bound} s expected)"
+            failures = [c for c in calls if "error" in c]
+            after = [s for s in run["sessions"] if s["t0"] > restart_ended]
+            assert after, (f"no sign-in succeeded in {worker.name} after the restart "
+                           f"({len(run['sessions'])} in all, {len(failures)} storage errors)")
+            print(f"{worker.name}: {len(calls)} calls (the longest {max(c['elapsed'] for c in calls):.2f} s), "
+                  f"{len(failures)} storage errors, {len(run['sessions'])} sign-ins ({len(after)} after the "
+                  f"restart, which took {restart_ended - restart_began:.1f} s); errors: "
+                  f"{sorted({c['error']['message'] for c in failures})}")
+            sessions.extend(run["sessions"])
+
+        # Nothing committed was lost: in a fresh engine every user is there and every session refreshes.
+        fresh, = spawn(1)
+        open_all([fresh], config)
+        uids = sorted({s["uid"] for s in sessions})
+        tokens = [s["refreshToken"] for s in sessions]
+        get_users = [["getUser", {"uid": uid}] for uid in uids]
+        refreshes = [[["refreshIdToken", {"refreshToken": t}] for t in tokens[i::4]] for i in range(4)]
+        outcomes = race([fresh], [[get_users] + refreshes])  # five threads in the fresh engine
+        failed = [o for o in outcomes if "error" in o]
+        assert not failed, f"{len(failed)} of {len(outcomes)} committed users or sessions lost, e.g. {failed[0]['error']['repr']}"
 
 
 # -- 7. the password stays secret --------------------------------------------------------------------
