@@ -89,7 +89,8 @@ lane_release() {
   after resolve && step build-lib build-lib &&
     step c-suites BUILT=1 test-c test-c-postgres check-portable &&
     after venv && step packages BUILT=1 example test-packages &&
-    step python BUILT=1 PYTEST_ARGS="$(printf -- '--ignore=%s ' $cli_tests)" test-python-postgres test-python &&
+    step python BUILT=1 PHONEAUTH_CLI="$cli" PYTEST_ARGS="$(printf -- '--ignore=%s ' $cli_tests)" \
+      test-python-postgres test-python &&
     after build-debug && step python-cli BUILT=1 PHONEAUTH_CLI="$cli" PY_TESTS="$cli_tests" \
       PG_PY_TESTS="$(printf '%s\n' $cli_tests | grep /test_postgres)" test-python test-python-postgres
 }
