@@ -34,10 +34,13 @@ trap stop_all EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# step [-n NICE] NAME TARGET...: make TARGET... with the builds already done (BUILT=1: the build
-# steps below made them), timed, its output in NAME.log; NAME.ok or NAME.failed marks the end.
+# step [-n NICE] NAME TARGET...: make TARGET..., timed, its output in NAME.log; NAME.ok or
+# NAME.failed marks the end. A test step (BUILT=1: the build steps made what it runs) yields to
+# the builds (nice 5 unless set): most of it waits, and what waits for the builds is the rest of
+# the suite.
 step() {
   local nice=0
+  [[ " $* " == *" BUILT=1 "* ]] && nice=5
   if [ "$1" = -n ]; then nice=$2; shift 2; fi
   local name=$1 start=$SECONDS status=0
   shift
@@ -89,7 +92,7 @@ lane_release() {
   after resolve && step build-lib build-lib &&
     step c-suites BUILT=1 test-c test-c-postgres check-portable &&
     after venv && step packages BUILT=1 example test-packages &&
-    step python BUILT=1 PHONEAUTH_CLI="$cli" PYTEST_ARGS="$(printf -- '--ignore=%s ' $cli_tests)" \
+    step python BUILT=1 PHONEAUTH_CLI="$cli" PYTEST_ARGS="$(printf -- '--deselect=%s ' $cli_tests)" \
       test-python-postgres test-python &&
     after build-debug && step python-cli BUILT=1 PHONEAUTH_CLI="$cli" PY_TESTS="$cli_tests" \
       PG_PY_TESTS="$(printf '%s\n' $cli_tests | grep /test_postgres)" test-python test-python-postgres
