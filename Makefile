@@ -139,17 +139,20 @@ PG_PY_TESTS = $(addprefix bindings/python/tests/,test_sign_in.py test_limits.py 
                 test_channels.py) \
               $(wildcard bindings/python/tests/test_postgres*.py)
 test-python-postgres: build-lib $(CLI_BUILD) venv
-	PHONEAUTH_TEST_DATABASE=postgres $(PY) -m pytest -q -n 2 $(PYTEST_ARGS) $(PG_PY_TESTS)
+	PHONEAUTH_TEST_DATABASE=postgres $(PY) -m pytest -q -n 2 $(call py_part,$(PG_PY_TESTS),$(filter $(PY_CLI_TESTS),$(PG_PY_TESTS)))
 
-# PY_TESTS and PG_PY_TESTS may name a part of the suite, PYTEST_ARGS adds to pytest's options
-# (make test runs the tests of the command apart: they wait for the debug build's).
-PY_TESTS = bindings/python/tests
 # The Python tests that run the phoneauth command (PHONEAUTH_CLI).
 PY_CLI_TESTS = $(addprefix bindings/python/tests/,test_cli.py test_tenants_cli.py test_events_cli.py test_postgres_copy.py)
+# PY_PART=cli runs those alone, PY_PART=rest all the others (make test runs the first part once
+# the debug build's command is there, the second without waiting for it); unset, all. pytest
+# collects a file named on its command line whatever --ignore says: lists are filtered instead.
+# py_part(PATHS, THEIR COMMAND TESTS): what pytest runs of a suite.
+py_part = $(if $(filter cli,$(PY_PART)),$(2),$(if $(filter rest,$(PY_PART)),$(filter-out $(2),$(1)) \
+  $(addprefix --ignore=,$(2)),$(1)))
 
 # Two pytest workers each (every test has its own files, schemas and engines).
 test-python: build-lib $(CLI_BUILD) venv
-	$(PY) -m pytest -q -n 2 $(PYTEST_ARGS) $(PY_TESTS)
+	$(PY) -m pytest -q -n 2 $(call py_part,bindings/python/tests,$(PY_CLI_TESTS))
 
 # The demo builds every product in one debug build: the configuration that builds fastest (a
 # release build of SwiftNIO and Hummingbird alone takes minutes more), each dependency compiled
@@ -194,10 +197,6 @@ bench-smoke: build-lib server-debug venv
 # in a short run, within 3 % of bench/instructions-baseline.json (bench/instruction_budget.py).
 check-instructions: build-lib
 	@$(MAKE) --no-print-directory -C bench instructions LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include PY=python3
-
-# The value of a variable of this Makefile (Tests/test-all.sh reads PY_CLI_TESTS).
-print-%:
-	@echo $($*)
 
 # The size budget of Sources/: files, functions and lines (Tests/sizes/check_sizes.py).
 check-sizes:

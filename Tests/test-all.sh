@@ -71,13 +71,9 @@ after() {
 }
 
 # The Python suites run the debug build's command (the same code as the release one, which then
-# need not be built): its tests (the Makefile's PY_CLI_TESTS) wait for the debug build, the others
+# need not be built): its tests (the Makefile's PY_PART=cli) wait for the debug build, the others
 # do not.
 cli=$PWD/.build/debug/phoneauth-cli
-cli_tests=$("$make" --no-print-directory -s -f Makefile print-PY_CLI_TESTS)
-# The PostgreSQL list names its files (pytest collects a named file whatever --ignore says).
-pg_tests_without_cli=$(printf '%s\n' $("$make" --no-print-directory -s -f Makefile print-PG_PY_TESTS) |
-  grep -vxF -f <(printf '%s\n' $cli_tests) | tr '\n' ' ')
 
 lane_debug() {
   # The dependencies are resolved once, before the release and sanitizer builds start.
@@ -101,10 +97,9 @@ lane_release() {
 
 # The Python suites, the longest after the library's build (most of it waits on PostgreSQL).
 lane_python() {
-  after build-lib && after venv && step python BUILT=1 PHONEAUTH_CLI="$cli" PYTEST_ARGS="$(printf -- '--ignore=%s ' $cli_tests)" \
-      PG_PY_TESTS="$pg_tests_without_cli" test-python-postgres test-python &&
-    after build-debug && step python-cli BUILT=1 PHONEAUTH_CLI="$cli" PY_TESTS="$cli_tests" \
-      PG_PY_TESTS="$(printf '%s\n' $cli_tests | grep /test_postgres)" test-python test-python-postgres
+  after build-lib && after venv &&
+    step python BUILT=1 PHONEAUTH_CLI="$cli" PY_PART=rest test-python-postgres test-python &&
+    after build-debug && step python-cli BUILT=1 PHONEAUTH_CLI="$cli" PY_PART=cli test-python test-python-postgres
 }
 
 lane_memory() {
