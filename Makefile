@@ -198,8 +198,10 @@ bench-smoke: build-lib server-debug venv
 check-instructions: build-lib
 	@$(MAKE) --no-print-directory -C bench instructions LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include PY=python3
 
-# The size budget of Sources/: files, functions and lines (Tests/sizes/check_sizes.py).
+# The size budget of Sources/: files, functions and lines (Tests/sizes/check_sizes.py, after its
+# own tests).
 check-sizes:
+	@out=$$(python3 -m unittest -q Tests/sizes/test_check_sizes.py 2>&1) || { echo "$$out"; exit 1; }
 	@python3 Tests/sizes/check_sizes.py
 
 # Fuzzing (Tests/fuzz): libFuzzer targets for phoneauth_call and phoneauth_open, linked to the
