@@ -48,7 +48,9 @@ step() {
   shift
   # The kernel shares the CPU between sessions first (autogroups) and only then by nice within
   # one: the session's own nice value is what gives a build its priority.
-  setsid bash -c 'echo "$0" >/proc/self/autogroup 2>/dev/null; exec nice -n "$0" "$@"' "$nice" \
+  # bash's `times` after the step keeps its processes' CPU time (user, system) in NAME.times.
+  setsid bash -c 'times=$1; shift; echo "$0" >/proc/self/autogroup 2>/dev/null
+    nice -n "$0" "$@"; status=$?; times >"$times"; exit $status' "$nice" "$logs/$name.times" \
     "$make" --no-print-directory "$@" >"$logs/$name.log" 2>&1 </dev/null &
   echo $! >"$logs/$name.sid"
   wait $! || status=$?
@@ -130,11 +132,20 @@ for failed in "$logs"/*.failed; do
   echo "== $name failed (its log is above: $logs/$name.log)" >&2
 done
 echo
-echo "step            start    time"
-sort -k2 -n "$logs/steps" | while read -r name start time code; do
-  printf '%-14s %5d s %5d s%s\n' "$name" "$start" "$time" "$([ "$code" = 0 ] || echo "  (exit $code)")"
-done
+# cpu_seconds NAME: the CPU seconds of step NAME (its processes', user and system), from NAME.times.
+cpu_seconds() {
+  awk 'NR == 2 { total = 0; for (i = 1; i <= 2; i++) { split($i, part, /[ms]/); total += part[1] * 60 + part[2] }
+                 printf "%.0f", total }' "$logs/$1.times" 2>/dev/null || echo "?"
+}
+echo "step            start    time     cpu"
+cpu_total=0
+while read -r name start time code; do
+  cpu=$(cpu_seconds "$name")
+  [[ $cpu =~ ^[0-9]+$ ]] && cpu_total=$((cpu_total + cpu))
+  printf '%-14s %5d s %5d s %5s s%s\n' "$name" "$start" "$time" "$cpu" "$([ "$code" = 0 ] || echo "  (exit $code)")"
+done < <(sort -k2 -n "$logs/steps")
 total=$((SECONDS - began))
+echo "cpu: $cpu_total s in all"
 budget=${SUITE_BUDGET_SECONDS:-960}
 echo "total: $total s (budget $budget s)"
 if [ "$status" = 0 ] && [ "$total" -gt "$budget" ]; then
