@@ -91,13 +91,20 @@ test-all: deps
 resolve: deps
 	@swift package resolve >/dev/null
 
-# Every product and the tests, in debug: what the Swift suites, the API check and the server's
-# tests run.
+# Every product and the tests, in debug and instrumented by ThreadSanitizer: what the Swift suites,
+# the API check, the server's tests and the C race tests (check-tsan) run. One build serves all of
+# them: a second, separate ThreadSanitizer build of the library would compile swift-crypto's
+# BoringSSL and the core once more, for three minutes of CPU (issue 42). Every swift command on
+# .build passes DEBUG_FLAGS: with other flags SwiftPM would compile everything again.
+DEBUG_FLAGS := --sanitize=thread
+# with_tsan_reports(NAME): runs what follows with the race reports of the debug build's programs
+# in out/tsan-reports/NAME, failing if there is one (Tests/build/with-tsan-reports.sh).
+with_tsan_reports = bash $(CURDIR)/Tests/build/with-tsan-reports.sh $(1)
 build-debug: deps
-	$(if $(BUILT),@true,@$(SWIFT_BUILD) debug swift build --build-tests)
+	$(if $(BUILT),@true,@$(SWIFT_BUILD) debug swift build --build-tests $(DEBUG_FLAGS))
 
 test-swift: build-debug
-	swift test --skip-build --disable-swift-testing
+	$(call with_tsan_reports,swift) swift test --skip-build $(DEBUG_FLAGS) --disable-swift-testing
 
 # PhoneAuthKit's public surface: documented, as Tests/swift-api/PhoneAuthKit.api lists it, nothing
 # of PhoneAuthCore public, the DocC catalogue building (reads the debug build).
@@ -107,11 +114,11 @@ check-swift-api: build-debug
 # A package outside the repository that depends on PhoneAuthKit by path: the Hummingbird example,
 # built and tested (Tests/swift-package/run.sh).
 test-swift-package: deps
-	bash Tests/swift-package/run.sh
+	SWIFT_FLAGS="$(DEBUG_FLAGS)" $(call with_tsan_reports,swift-package) bash Tests/swift-package/run.sh
 
 # The same Swift suite against PostgreSQL (needs the PHONEAUTH_TEST_* variables of a cluster).
 test-swift-postgres: build-debug
-	PHONEAUTH_TEST_DATABASE=postgres swift test --skip-build --disable-swift-testing
+	PHONEAUTH_TEST_DATABASE=postgres $(call with_tsan_reports,swift-postgres) swift test --skip-build $(DEBUG_FLAGS) --disable-swift-testing
 
 test-c: build-lib
 	$(MAKE) -C Tests/c run LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include
@@ -139,7 +146,7 @@ PG_PY_TESTS = $(addprefix bindings/python/tests/,test_sign_in.py test_limits.py 
                 test_channels.py) \
               $(wildcard bindings/python/tests/test_postgres*.py)
 test-python-postgres: build-lib $(CLI_BUILD) venv
-	PHONEAUTH_TEST_DATABASE=postgres $(PY) -m pytest -q -n 2 $(call py_part,$(PG_PY_TESTS),$(filter $(PY_CLI_TESTS),$(PG_PY_TESTS)))
+	PHONEAUTH_TEST_DATABASE=postgres $(call with_tsan_reports,python-postgres-$(or $(PY_PART),all)) $(PY) -m pytest -q -n 2 $(call py_part,$(PG_PY_TESTS),$(filter $(PY_CLI_TESTS),$(PG_PY_TESTS)))
 
 # The Python tests that run the phoneauth command (PHONEAUTH_CLI).
 PY_CLI_TESTS = $(addprefix bindings/python/tests/,test_cli.py test_tenants_cli.py test_events_cli.py test_postgres_copy.py)
@@ -152,7 +159,7 @@ py_part = $(if $(filter cli,$(PY_PART)),$(2),$(if $(filter rest,$(PY_PART)),$(fi
 
 # Two pytest workers each (every test has its own files, schemas and engines).
 test-python: build-lib $(CLI_BUILD) venv
-	$(PY) -m pytest -q -n 2 $(call py_part,bindings/python/tests,$(PY_CLI_TESTS))
+	$(call with_tsan_reports,python-$(or $(PY_PART),all)) $(PY) -m pytest -q -n 2 $(call py_part,bindings/python/tests,$(PY_CLI_TESTS))
 
 # The demo builds every product in one debug build: the configuration that builds fastest (a
 # release build of SwiftNIO and Hummingbird alone takes minutes more), each dependency compiled
@@ -177,7 +184,7 @@ server: deps
 server-debug: build-debug
 
 test-server: server-debug venv
-	PHONEAUTHD=$(CURDIR)/.build/debug/phoneauthd $(PY) -m pytest -q -n 2 Tests/server
+	PHONEAUTHD=$(CURDIR)/.build/debug/phoneauthd $(call with_tsan_reports,server) $(PY) -m pytest -q -n 2 Tests/server
 
 # The PostgreSQL part runs against PHONEAUTH_TEST_POSTGRES_URL if set, else in a private
 # cluster (Tests/pg/with-cluster.sh: started for the run, then stopped and removed).
@@ -225,32 +232,29 @@ fuzz-regressions: fuzz-lib
 
 # Sanitizers: the library built with AddressSanitizer (LeakSanitizer included; UBSan on its C
 # and C++ code: BoringSSL, the libphonenumber shim, since swiftc has no -sanitize=undefined on
-# Linux) and, separately, with ThreadSanitizer, each in its own scratch path (.build stays as it
-# is, and so does the normal library: no flag of the normal build changes). The C tests, built by
-# the toolchain's clang with the matching sanitizer, run against each (Tests/c/Makefile: asan, tsan);
-# any report fails the run unless Tests/c/{asan,lsan,ubsan,tsan}.supp explains it. About 3 minutes
-# per build on 2 cores and 1 minute per run.
+# Linux) in a scratch path of its own, and with ThreadSanitizer: the debug build's (.build). The
+# C tests, built by the toolchain's clang with the matching sanitizer, run against each
+# (Tests/c/Makefile: asan, tsan); any report fails the run unless Tests/c/{asan,lsan,ubsan,tsan}.supp
+# explains it. About 3 minutes for the ASan build on 2 cores and 1 minute per run.
 ASAN_SCRATCH := .build-asan
-TSAN_SCRATCH := .build-tsan
+TSAN_LIB := $(OUT)/tsan-lib
 asan-lib: deps
 	@$(SWIFT_BUILD) asan-lib swift build -c release --product phoneauth --scratch-path $(ASAN_SCRATCH) \
 	  --sanitize=address -Xcc -fsanitize=undefined -Xcxx -fsanitize=undefined
 	mkdir -p $(ASAN_SCRATCH)/lib
 	$(call place_lib,$(ASAN_SCRATCH)/release/libphoneauth.so,$(ASAN_SCRATCH)/lib)
 
-# The ThreadSanitizer library is a debug build: TSan finds a race by the order of the accesses,
-# whatever the optimiser did, and a debug build costs three quarters of a release one's CPU (and
-# uses both cores) in make test, where it runs beside three other builds.
-tsan-lib: deps
-	$(if $(BUILT),@true,@$(SWIFT_BUILD) tsan-lib swift build -c debug --product phoneauth --scratch-path $(TSAN_SCRATCH) --sanitize=thread)
-	mkdir -p $(TSAN_SCRATCH)/lib
-	$(call place_lib,$(TSAN_SCRATCH)/debug/libphoneauth.so,$(TSAN_SCRATCH)/lib)
+# The ThreadSanitizer library is the debug build's (TSan finds a race by the order of the
+# accesses, whatever the optimiser did), in a folder of its own under the name the tests link.
+tsan-lib: build-debug
+	@mkdir -p $(TSAN_LIB)
+	$(call place_lib,.build/debug/libphoneauth.so,$(TSAN_LIB))
 
 check-asan: asan-lib
 	$(MAKE) -C Tests/c asan LIBDIR=$(CURDIR)/$(ASAN_SCRATCH)/lib INCDIR=$(CURDIR)/include
 
 check-tsan: tsan-lib
-	$(MAKE) -C Tests/c tsan LIBDIR=$(CURDIR)/$(TSAN_SCRATCH)/lib INCDIR=$(CURDIR)/include
+	$(MAKE) -C Tests/c tsan LIBDIR=$(TSAN_LIB) INCDIR=$(CURDIR)/include
 
 check-sanitizers: check-asan check-tsan
 
@@ -260,7 +264,7 @@ TSAN_THREADED_TESTS := test_threads test_close_in_flight test_providers test_sig
                        test_hooks test_events
 check-tsan-threads: tsan-lib
 	$(MAKE) -C Tests/c tsan TSAN_TESTS="$(TSAN_THREADED_TESTS)" \
-	  LIBDIR=$(CURDIR)/$(TSAN_SCRATCH)/lib INCDIR=$(CURDIR)/include
+	  LIBDIR=$(TSAN_LIB) INCDIR=$(CURDIR)/include
 
 install: install-lib build-cli
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
 # make test-all: every suite, in six lanes that run side by side so that both cores stay busy
-# (the aim is 12 minutes on a fresh clone of this 2-core machine; it takes about 14 today):
-#   debug    the debug build (.build), then the Swift suites and the outside package (which
-#            builds in .build too, so it comes last there)
+# (the aim is 12 minutes on a fresh clone of this 2-core machine):
+#   debug    the debug build (.build, instrumented by ThreadSanitizer), then the Swift suites and
+#            the outside package (which builds in .build too, so it comes last there)
 #   server   the server's suite on the debug build, then the instruction budget and the bench smoke
 #   release  the release library (.build-release, one core: whole-module optimisation), then the
 #            C and package suites that run on it
 #   python   the Python suites on the release library (those of the command wait for the debug
 #            build's command)
 #   memory   the virtualenv, then valgrind over the C tests once they are built
-#   tsan     the ThreadSanitizer library at a lower priority (it takes most of the cycles the
-#            other builds leave), then the threaded C tests under it
+#   tsan     the threaded C tests on the debug build's library
 # A step that needs another lane's step waits for it. Each step's output goes to
 # out/test-logs/STEP.log and is shown if the step fails; a failure stops every lane. The run ends
 # with each step's start and time, and the total, which is a budget: over SUITE_BUDGET_SECONDS
@@ -110,7 +109,7 @@ lane_memory() {
 }
 
 lane_tsan() {
-  after resolve && step -n 10 build-tsan tsan-lib && step tsan-suites BUILT=1 check-tsan-threads
+  after build-debug && step tsan-suites BUILT=1 check-tsan-threads
 }
 
 lanes=(lane_debug lane_server lane_release lane_python lane_memory lane_tsan)

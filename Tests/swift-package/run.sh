@@ -9,6 +9,8 @@
 # reused and only the example's own targets compile (a minute, against a full build of every
 # dependency in a scratch path of its own). The repository's next `swift build` plans again (a few
 # seconds) and compiles nothing.
+# SWIFT_FLAGS are the flags of the repository's debug build (the Makefile's DEBUG_FLAGS): with
+# others the shared .build would be compiled again.
 #   run.sh          build and test
 #   run.sh build    build only, tests included
 set -euo pipefail
@@ -23,5 +25,5 @@ grep -q "path: \"$repo\"" "$work/Package.swift" || { echo "the example's Package
 cd "$work"
 # The example's warnings count as the project's (swift-build.sh fails on them).
 PROJECT_ROOTS=$work bash "$repo/Tests/build/swift-build.sh" swift-package \
-  swift build --build-tests --scratch-path "$repo/.build"
-[ "$mode" = build ] || swift test --skip-build --scratch-path "$repo/.build"
+  swift build --build-tests --scratch-path "$repo/.build" ${SWIFT_FLAGS-}
+[ "$mode" = build ] || swift test --skip-build --scratch-path "$repo/.build" ${SWIFT_FLAGS-}
