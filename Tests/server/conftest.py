@@ -33,6 +33,16 @@ SECOND_NUMBER, SECOND_CODE = "+16505554321", "654321"
 sys.path.insert(0, str(ROOT / "bindings" / "python" / "tests"))
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "long_running: a test of a minute or more, started first")
+
+
+def pytest_collection_modifyitems(items):
+    """The long tests first: xdist hands them to a worker at once, and the other worker runs the
+    rest meanwhile, instead of one long test starting last and running alone at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("long_running") is None)
+
+
 class Server:
     def __init__(self, process: subprocess.Popen, url: str, log_dir: Path):
         self.process, self.url, self.log_dir = process, url, log_dir

@@ -19,6 +19,7 @@ import time
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
+import pytest
 import yaml
 
 from conftest import ADMIN_TOKEN, ROOT, start_server
@@ -59,6 +60,7 @@ def prepare(server) -> None:
     assert status == 200, body
 
 
+@pytest.mark.long_running
 def test_the_server_does_what_docs_openapi_yaml_says(tmp_path: Path):
     assert SCHEMATHESIS.exists(), f"{SCHEMATHESIS} is missing: make venv installs schemathesis"
     config = tmp_path / "schemathesis.toml"
