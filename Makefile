@@ -18,7 +18,7 @@ export PHONEAUTH_CLI
 CLI_BUILD := $(if $(filter $(OUT)/bin/phoneauth,$(PHONEAUTH_CLI)),build-cli)
 
 .PHONY: all deps venv resolve build build-lib build-cli build-debug test test-all test-swift check-swift-api test-swift-package test-swift-postgres test-c test-c-postgres example \
-        test-python test-python-postgres check-memory check-portable demo bench bench-smoke check-instructions check-sizes install install-lib dist clean \
+        test-python test-python-postgres check-memory check-portable demo bench bench-smoke check-instructions check-sizes check-build-warnings install install-lib dist clean \
         wheel deb deb-lib test-packages \
         server server-debug test-server \
         fuzz fuzz-lib fuzz-regressions \
@@ -210,6 +210,11 @@ check-instructions: build-lib
 check-sizes:
 	@out=$$(python3 -m unittest -q Tests/sizes/test_check_sizes.py 2>&1) || { echo "$$out"; exit 1; }
 	@python3 Tests/sizes/check_sizes.py
+
+# The warning rule of every swift build (Tests/build/swift-build.sh), tested on commands that print
+# what swiftc would.
+check-build-warnings:
+	@bash Tests/build/test_swift_build.sh
 
 # Fuzzing (Tests/fuzz): libFuzzer targets for phoneauth_call and phoneauth_open, linked to the
 # library built with -sanitize=fuzzer,address (Swift code instrumented for coverage) in its own

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make test-all: every suite, in seven lanes that run side by side so that both cores stay busy
+# make test-all: every suite, in eight lanes that run side by side so that both cores stay busy
 # (the aim is 12 minutes on a fresh clone of this 2-core machine):
 #   debug    the debug build (.build, instrumented by ThreadSanitizer), then the Swift suites and
 #            the outside package (which builds in .build too, so it comes last there)
@@ -8,8 +8,8 @@
 #            debug build's phoneauthd too)
 #   release  the release library (.build-release, one core: whole-module optimisation), then the
 #            C and package suites that run on it
-#   python   the Python suites on the release library (those of the command wait for the debug
-#            build's command)
+#   python   the Python suites on the release library, but those of the command
+#   python-cli the command's Python suites, which run the debug build's command
 #   memory   the virtualenv, then valgrind over the C tests once they are built
 #   tsan     the threaded C tests on the debug build's library
 # A step that needs another lane's step waits for it. Each step's output goes to
@@ -87,8 +87,10 @@ lane_debug() {
 }
 
 # phoneauthd's debug build, run (not built) beside the Swift suites, which hold .build's lock.
+# The longest step after the debug build (its suites run instrumented): at the builds' priority
+# rather than the other tests', since what waits for it is the end of the run.
 lane_server() {
-  after build-debug && after venv && step server BUILT=1 test-server
+  after build-debug && after venv && step -n 0 server BUILT=1 test-server
 }
 
 lane_bench() {
@@ -105,20 +107,25 @@ lane_release() {
 # The Python suites, the longest after the library's build (most of it waits on PostgreSQL).
 lane_python() {
   after build-lib && after venv &&
-    step python BUILT=1 PHONEAUTH_CLI="$cli" PY_PART=rest test-python-postgres test-python &&
-    after build-debug && step python-cli BUILT=1 PHONEAUTH_CLI="$cli" PY_PART=cli test-python test-python-postgres
+    step python BUILT=1 PHONEAUTH_CLI="$cli" PY_PART=rest test-python-postgres test-python
+}
+
+# The command's Python tests, beside the others once the debug build's command is there.
+lane_python_cli() {
+  after build-lib && after venv && after build-debug &&
+    step python-cli BUILT=1 PHONEAUTH_CLI="$cli" PY_PART=cli test-python test-python-postgres
 }
 
 lane_memory() {
   # The C tests' binaries are built by c-suites: valgrind runs them once they are there.
-  step venv venv check-sizes && after c-suites && step valgrind BUILT=1 check-memory
+  step venv venv check-sizes check-build-warnings && after c-suites && step valgrind BUILT=1 check-memory
 }
 
 lane_tsan() {
   after build-debug && step tsan-suites BUILT=1 check-tsan-threads
 }
 
-lanes=(lane_debug lane_server lane_bench lane_release lane_python lane_memory lane_tsan)
+lanes=(lane_debug lane_server lane_bench lane_release lane_python lane_python_cli lane_memory lane_tsan)
 for lane in "${lanes[@]}"; do "$lane" & done
 # The first lane that fails stops the others.
 status=0

@@ -16,7 +16,7 @@ status=$?
 reports=("$dir"/report*)
 if [ -e "${reports[0]}" ]; then
   cat "${reports[@]}" >&2
-  echo "== ThreadSanitizer reported ${#reports[@]} time(s) (above; kept in $dir)" >&2
+  echo "== ThreadSanitizer reports from ${#reports[@]} process(es) (above; kept in $dir)" >&2
   [ "$status" = 0 ] && status=1
 fi
 exit "$status"
