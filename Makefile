@@ -183,8 +183,10 @@ server: deps
 # minutes to every run for nothing the tests need.
 server-debug: build-debug
 
+# Four workers: most of a test's time is waiting (for a slow client's timeout, a browser, the
+# server under ThreadSanitizer), which they overlap; the property-based test runs first, on one.
 test-server: server-debug venv
-	PHONEAUTHD=$(CURDIR)/.build/debug/phoneauthd $(call with_tsan_reports,server) $(PY) -m pytest -q -n 2 Tests/server
+	PHONEAUTHD=$(CURDIR)/.build/debug/phoneauthd $(call with_tsan_reports,server) $(PY) -m pytest -q -n 4 Tests/server
 
 # The PostgreSQL part runs against PHONEAUTH_TEST_POSTGRES_URL if set, else in a private
 # cluster (Tests/pg/with-cluster.sh: started for the run, then stopped and removed).
