@@ -14,9 +14,12 @@
 #   tsan     the threaded C tests on the debug build's library
 # A step that needs another lane's step waits for it. Each step's output goes to
 # out/test-logs/STEP.log and is shown if the step fails; a failure stops every lane. The run ends
-# with each step's start and time, and the total, which is a budget: over SUITE_BUDGET_SECONDS
-# (960 unless set) the run fails, like a failed test, so that a change that makes the suite
-# slower says so (by raising the budget in the same commit) or pays for it.
+# with each step's start, time and CPU seconds, and the total, which is a budget: over
+# SUITE_BUDGET_SECONDS the run fails, like a failed test, so that a change that makes the suite
+# slower says so (by raising the budget in the same commit) or pays for it. The aim is 12 minutes
+# on this 2-core machine (a fresh clone measured 702 s); the default, 840 s, leaves room for the
+# machine's noise (CI ran 5-9 % slower than the same commit alone), to be lowered toward 780 s
+# once several fresh runs agree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make=${MAKE:-make}
@@ -158,7 +161,7 @@ while read -r name start time code; do
 done < <(sort -k2 -n "$logs/steps")
 total=$((SECONDS - began))
 echo "cpu: $cpu_total s in all"
-budget=${SUITE_BUDGET_SECONDS:-960}
+budget=${SUITE_BUDGET_SECONDS:-840}
 echo "total: $total s (budget $budget s)"
 if [ "$status" = 0 ] && [ "$total" -gt "$budget" ]; then
   echo "== the suite took $total s, over its budget of $budget s (Tests/test-all.sh): find the step that grew" >&2
