@@ -89,9 +89,9 @@ lane_debug() {
     step swift-package test-swift-package
 }
 
-# phoneauthd's debug build, run (not built) beside the Swift suites, which hold .build's lock.
-# The longest step after the debug build (its suites run instrumented): at the builds' priority
-# rather than the other tests', since what waits for it is the end of the run.
+# phoneauthd's debug build, run (not built) beside the Swift suites, which hold .build's lock: the
+# longest step after the debug build (it runs instrumented), at the builds' priority rather than
+# the other tests', since what waits for it is the end of the run.
 lane_server() {
   after build-debug && after venv && step -n 0 server BUILT=1 test-server
 }
