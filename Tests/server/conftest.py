@@ -38,7 +38,7 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(items):
-    """The long tests first: xdist hands them to a worker at once, and the other worker runs the
+    """The long tests first: xdist hands them to a worker at once, and the other workers run the
     rest meanwhile, instead of one long test starting last and running alone at the end."""
     items.sort(key=lambda item: item.get_closest_marker("long_running") is None)
 
