@@ -77,7 +77,7 @@ struct ServerConfig {
             c.authorizedDomains = try strings(r, "authorizedDomains")
             if let url = try r.string("publicUrl") {
                 guard !url.contains("?") else { throw bad("server.publicUrl", "must not have a query (?...).") }
-                c.publicUrl = try ProviderSettings.checkURL(url, key: "server.publicUrl")
+                c.publicUrl = try HTTPEndpoint.checkURL(url, key: "server.publicUrl")
             }
             c.threads = Int(try r.int("threads", in: 1...256) ?? Int64(c.threads))
             c.accessLog = try r.bool("accessLog") ?? true

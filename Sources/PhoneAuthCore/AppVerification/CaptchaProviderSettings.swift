@@ -42,12 +42,12 @@ package struct CaptchaProviderSettings: Sendable {
             throw EngineConfig.bad(
                 "\(path).type", "must be one of \(Kind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        guard let secret = try ProviderSettings.secret(r, "secret", path: path) else {
+        guard let secret = try ConfiguredSecret.read(r, "secret", path: path) else {
             throw EngineConfig.bad("\(path).secret", "(or secretEnv) is required")
         }
         var settings = CaptchaProviderSettings(
             kind: kind,
-            endpoint: try ProviderSettings.readEndpoint(r, path: path, type: type, defaultUrl: defaultBaseUrl(kind)),
+            endpoint: try HTTPEndpoint.read(r, path: path, type: type, defaultUrl: defaultBaseUrl(kind)),
             secret: secret, siteKey: try r.string("siteKey"), projectId: try r.string("projectId"),
             hostname: try r.string("hostname"), action: try r.string("action"))
         if let siteKey = settings.siteKey {
@@ -71,7 +71,7 @@ package struct CaptchaProviderSettings: Sendable {
         if let script = try r.string("scriptUrl") {
             let key = "\(path).scriptUrl"
             guard !script.contains("?") else { throw EngineConfig.bad(key, "must not have a query (?...)") }
-            settings.scriptUrl = try ProviderSettings.checkURL(script, key: key)
+            settings.scriptUrl = try HTTPEndpoint.checkURL(script, key: key)
         }
         if kind == .recaptchaEnterprise {
             guard settings.siteKey != nil else { throw EngineConfig.bad("\(path).siteKey", "is required") }

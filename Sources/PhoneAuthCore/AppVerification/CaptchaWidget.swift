@@ -67,7 +67,7 @@ package struct CaptchaWidget: Sendable {
         (scriptSources, frameSources, connectSources, styleSources) = (scripts, frames, connects, styles)
     }
 
-    /// `scheme://host[:port]` of a URL checked by ProviderSettings.checkURL.
+    /// `scheme://host[:port]` of a URL checked by HTTPEndpoint.checkURL.
     static func origin(of url: String) -> String {
         let scheme = url.prefix { $0 != ":" }
         let rest = url.dropFirst(scheme.count + 3)

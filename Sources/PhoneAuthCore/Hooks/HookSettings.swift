@@ -22,7 +22,7 @@ package struct HookSettings: Sendable {
             settings.onError = value
         }
         if let url = try r.string("url") {
-            settings.endpoint = try ProviderSettings.readEndpoint(
+            settings.endpoint = try HTTPEndpoint.read(
                 r, path: path, type: name.rawValue, url: (url, "url"), defaultTimeoutMs: defaultTimeoutMs,
                 maxTimeoutMs: 60_000)
         } else if r.value("timeoutMs") != nil || r.value("connectTimeoutMs") != nil || r.value("caFile") != nil {

@@ -14,7 +14,7 @@ extension ProviderSettings {
         // The SMS and Messages APIs sign in with the key and secret; the Voice API with a JWT.
         let needsKey = !c.channels.isDisjoint(with: [.sms, .whatsapp])
         let apiKey = try plain(r, "apiKey", path: path, colonFree: true)
-        let apiSecret = try secret(r, "apiSecret", path: path)
+        let apiSecret = try ConfiguredSecret.read(r, "apiSecret", path: path)
         if needsKey {
             guard apiKey != nil else { throw bad("\(path).apiKey", "is required") }
             guard apiSecret != nil else { throw bad("\(path).apiSecret", "(or apiSecretEnv) is required") }
@@ -24,7 +24,7 @@ extension ProviderSettings {
             endpoint: c.endpoint, apiKey: apiKey ?? "", apiSecret: apiSecret ?? "", from: from)
         provider.channels = c.channels
         provider.receiptUrl = c.receiptUrl
-        provider.signatureSecret = try secret(r, "signatureSecret", path: path)
+        provider.signatureSecret = try ConfiguredSecret.read(r, "signatureSecret", path: path)
         if c.receiptUrl != nil, provider.signatureSecret == nil {
             throw bad(
                 "\(path).signatureSecret",
@@ -37,7 +37,7 @@ extension ProviderSettings {
             guard !url.contains("?") else {
                 throw bad("\(path).apiBaseUrl", "must not have a query (?...): the API's path is appended to it")
             }
-            provider.apiBaseUrl = try checkURL(url, key: "\(path).apiBaseUrl")
+            provider.apiBaseUrl = try HTTPEndpoint.checkURL(url, key: "\(path).apiBaseUrl")
         }
         if let number = try forChannel(r, "whatsappFrom", .whatsapp, c) {
             provider.whatsappFrom = try digits(number, key: "\(path).whatsappFrom")
@@ -100,7 +100,7 @@ extension ProviderSettings {
             }
             return (text, "privateKeyFile")
         }
-        guard let text = try secret(r, "privateKey", path: path) else { return nil }
+        guard let text = try ConfiguredSecret.read(r, "privateKey", path: path) else { return nil }
         // A PEM squeezed into one line of JSON or an environment variable.
         let pem = text.contains("\n") ? text : text.replacing("\\n", with: "\n")
         return (pem, try r.string("privateKeyEnv") != nil ? "privateKeyEnv" : "privateKey")

@@ -13,7 +13,7 @@ extension ProviderSettings {
         guard phoneNumberId.utf8.allSatisfy(ASCII.isDigit) else {
             throw bad("\(path).phoneNumberId", "must be the business phone number's ID: digits only")
         }
-        guard let accessToken = try secret(r, "accessToken", path: path) else {
+        guard let accessToken = try ConfiguredSecret.read(r, "accessToken", path: path) else {
             throw bad("\(path).accessToken", "(or accessTokenEnv) is required")
         }
         // It goes into a header line: nothing there may end the line.
@@ -35,8 +35,8 @@ extension ProviderSettings {
             }
             provider.apiVersion = version
         }
-        provider.appSecret = try secret(r, "appSecret", path: path)
-        provider.verifyToken = try secret(r, "verifyToken", path: path)
+        provider.appSecret = try ConfiguredSecret.read(r, "appSecret", path: path)
+        provider.verifyToken = try ConfiguredSecret.read(r, "verifyToken", path: path)
         provider.receiptUrl = c.receiptUrl
         provider.channels = c.channels
         return provider

@@ -10,8 +10,8 @@ extension ProviderSettings {
         guard let url = try r.string("url") else {
             throw bad("\(path).url", "is required: the URL the webhook is sent to")
         }
-        let endpoint = try readEndpoint(r, path: path, type: type, url: (url, "url"))
-        guard let secret = try secret(r, "secret", path: path) else {
+        let endpoint = try HTTPEndpoint.read(r, path: path, type: type, url: (url, "url"))
+        guard let secret = try ConfiguredSecret.read(r, "secret", path: path) else {
             throw bad("\(path).secret", "(or secretEnv) is required")
         }
         guard let key = WebhookProvider.key(fromSecret: secret) else {

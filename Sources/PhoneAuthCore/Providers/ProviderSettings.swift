@@ -61,11 +61,12 @@ package enum ProviderSettings {
             guard type != "webhook" else {
                 throw bad("\(path).receiptUrl", "is not used by a webhook: the host's endpoint is its own")
             }
-            receiptUrl = try checkURL(url, key: "\(path).receiptUrl")
+            receiptUrl = try HTTPEndpoint.checkURL(url, key: "\(path).receiptUrl")
         }
         func common(_ defaultUrl: String) throws(PhoneAuthError) -> Common {
             Common(
-                type: type, path: path, endpoint: try readEndpoint(r, path: path, type: type, defaultUrl: defaultUrl),
+                type: type, path: path,
+                endpoint: try HTTPEndpoint.read(r, path: path, type: type, defaultUrl: defaultUrl),
                 channels: channels, receiptUrl: receiptUrl)
         }
         switch type {
@@ -117,79 +118,6 @@ package enum ProviderSettings {
         return value
     }
 
-    static func readEndpoint(
-        _ r: ObjectReader, path: String, type: String, defaultUrl: String
-    ) throws(PhoneAuthError) -> HTTPEndpoint {
-        // The API's path is appended to a base URL: it cannot have a query of its own.
-        let url = try r.string("baseUrl") ?? defaultUrl
-        if url.contains("?") {
-            throw bad("\(path).baseUrl", "must not have a query (?...): the API's path is appended to it")
-        }
-        return try readEndpoint(r, path: path, type: type, url: (url, "baseUrl"))
-    }
-
-    /// An endpoint at `url` (its value, its key), with `name`, `timeoutMs`, `connectTimeoutMs`
-    /// and `caFile` read from `r`.
-    static func readEndpoint(
-        _ r: ObjectReader, path: String, type: String, url: (String, String), defaultTimeoutMs: Int64 = 10_000,
-        maxTimeoutMs: Int64 = 120_000
-    ) throws(PhoneAuthError) -> HTTPEndpoint {
-        let name = try r.string("name") ?? type
-        guard Echo.isQuotable(name) else {
-            throw bad("\(path).name", "must be a plain name: a letter, then up to 63 letters, digits, '_', '.' or '-'")
-        }
-        var endpoint = HTTPEndpoint(name: name, baseUrl: try checkURL(url.0, key: "\(path).\(url.1)"))
-        endpoint.timeoutMs = Int(try r.int("timeoutMs", in: 100...maxTimeoutMs) ?? defaultTimeoutMs)
-        endpoint.connectTimeoutMs = Int(
-            try r.int("connectTimeoutMs", in: 100...60_000) ?? Int64(min(endpoint.connectTimeoutMs, endpoint.timeoutMs))
-        )
-        if let caFile = try r.string("caFile") {
-            guard !caFile.isEmpty, access(caFile, R_OK) == 0 else {
-                throw bad("\(path).caFile", "must name a PEM file this process can read")
-            }
-            endpoint.caFile = caFile
-        }
-        return endpoint
-    }
-
-    /// An https URL (http only to this machine, where nothing travels over a network), without
-    /// user information or a fragment; the trailing slash goes.
-    package static func checkURL(_ url: String, key: String) throws(PhoneAuthError) -> String {
-        let problem =
-            "must be an https:// URL (http:// only for localhost, 127.0.0.1 or [::1]) "
-            + "without user information, spaces or a fragment, its host a name or address"
-        guard url.utf8.count <= 2048, !url.contains("#"),
-            url.unicodeScalars.allSatisfy({ $0.value > 32 && $0.value < 127 })
-        else {
-            throw bad(key, problem)
-        }
-        let rest: Substring
-        if url.hasPrefix("https://") {
-            rest = url.dropFirst(8)
-        } else if url.hasPrefix("http://") {
-            rest = url.dropFirst(7)
-        } else {
-            throw bad(key, problem)
-        }
-        let authority = rest.prefix(while: { $0 != "/" && $0 != "?" })
-        // A host name, an address (IPv6 in brackets) and a port: nothing a header or a policy could misread.
-        guard !authority.isEmpty,
-            authority.utf8.allSatisfy({ ASCII.isLetterOrDigit($0) || [45, 46, 58, 91, 93].contains($0) })
-        else { throw bad(key, problem) }
-        if url.hasPrefix("http://") {
-            let host =
-                authority.hasPrefix("[")
-                ? authority.prefix(while: { $0 != "]" }) + "]" : authority.prefix(while: { $0 != ":" })
-            let port = authority.dropFirst(host.count)
-            guard ["localhost", "127.0.0.1", "[::1]"].contains(String(host)), port.isEmpty || port.hasPrefix(":") else {
-                throw bad(key, problem)
-            }
-        }
-        var trimmed = url
-        while trimmed.hasSuffix("/") { trimmed.removeLast() }
-        return trimmed
-    }
-
     /// A required identifier-like value (account SID, API key, sender).
     static func required(
         _ r: ObjectReader, _ key: String, path: String, colonFree: Bool = false
@@ -210,25 +138,6 @@ package enum ProviderSettings {
         else {
             throw bad(
                 "\(path).\(key)", "must be 1 to 128 characters without control characters\(colonFree ? " or ':'" : "")")
-        }
-        return value
-    }
-
-    /// A secret given inline (`key`) or by the name of an environment variable (`keyEnv`), read now.
-    static func secret(_ r: ObjectReader, _ key: String, path: String) throws(PhoneAuthError) -> String? {
-        let inline = try r.string(key)
-        let variable = try r.string(key + "Env")
-        if inline != nil, variable != nil { throw bad("\(path).\(key)", "and \(key)Env cannot both be given") }
-        if let inline {
-            guard !inline.isEmpty else { throw bad("\(path).\(key)", "must not be empty") }
-            return inline
-        }
-        guard let variable else { return nil }
-        guard Echo.isQuotable(variable) else {
-            throw bad("\(path).\(key)Env", "must be the name of an environment variable")
-        }
-        guard let value = EngineConfig.environment(variable) else {
-            throw bad("\(path).\(key)Env", "names the environment variable \(variable), which is not set (or empty)")
         }
         return value
     }

@@ -9,10 +9,10 @@ extension ProviderSettings {
                 "messagingServiceSid", "whatsappFrom", "whatsappContentSid", "voiceFrom",
             ]))
         let accountSid = try required(r, "accountSid", path: path, colonFree: true)
-        let token = try secret(r, "authToken", path: path)
+        let token = try ConfiguredSecret.read(r, "authToken", path: path)
         let credentials: String
         if let keySid = try plain(r, "apiKeySid", path: path, colonFree: true) {
-            guard let secret = try secret(r, "apiKeySecret", path: path) else {
+            guard let secret = try ConfiguredSecret.read(r, "apiKeySecret", path: path) else {
                 throw bad("\(path).apiKeySecret", "(or apiKeySecretEnv) is required with apiKeySid")
             }
             // The auth token may come too: it signs no request then, but checks Twilio's callbacks.

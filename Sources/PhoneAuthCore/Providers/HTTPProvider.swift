@@ -1,14 +1,3 @@
-/// Where and how a provider is reached: what every HTTP provider's configuration has in common.
-package struct HTTPEndpoint: Sendable {
-    /// The provider's name in events (its `name`, else its type).
-    package var name: String
-    /// The service's root (or, for a webhook, the URL itself), without a trailing slash.
-    package var baseUrl: String
-    package var timeoutMs = 10_000
-    package var connectTimeoutMs = 5_000
-    package var caFile: String?
-}
-
 /// An SMS service spoken to over HTTP. It builds its request and reads the answers that mean
 /// something particular to it; `HTTPSender` handles what every HTTP service means the same way.
 protocol HTTPProvider: Sendable {
@@ -25,23 +14,6 @@ protocol HTTPProvider: Sendable {
     /// The answer to the provider's check that `url` (with its query) is its callback URL, when
     /// the provider makes one (Meta's); a precise error otherwise.
     func subscriptionChallenge(url: String) throws(PhoneAuthError) -> String
-}
-
-extension HTTPEndpoint {
-    /// A POST to `url` with this endpoint's timeouts and trusted roots.
-    func post(_ url: String, body: [UInt8], headers: [String], basicAuth: String? = nil) -> HTTPRequest {
-        HTTPRequest(
-            url: url, body: body, headers: headers, basicAuth: basicAuth, caFile: caFile,
-            connectTimeoutMs: connectTimeoutMs, timeoutMs: timeoutMs)
-    }
-
-    /// `pairs` as application/x-www-form-urlencoded; a nil value leaves its key out.
-    static func form(_ pairs: [(String, String?)]) -> [UInt8] {
-        Array(
-            pairs.compactMap { key, value in value.map { "\(key)=\(PercentEncoding.encode($0))" } }.joined(
-                separator: "&"
-            ).utf8)
-    }
 }
 
 extension HTTPProvider {
