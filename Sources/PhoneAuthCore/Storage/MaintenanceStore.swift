@@ -1,5 +1,5 @@
 /// The store as a whole: its counts, the retention purge, statistics and closing.
-/// Part of `Store`; SQLStore implements it (SQLStore+Status, SQLStore) (see Storage/Store.swift).
+/// Part of `Store`; SQLStore implements it (SQLStore+Status, SQLStore+Retention, SQLStore) (see Storage/Store.swift).
 package protocol MaintenanceStore: AnyObject, Sendable {
     /// Counts for operators (SQLStore+Status).
     func status(now: Timestamp) throws -> StoreStatus
