@@ -5,6 +5,11 @@ package struct CaptchaProviderSettings: Sendable {
         case recaptcha, recaptchaEnterprise, hcaptcha, turnstile
     }
 
+    /// How the page phoneauthd serves asks for a token (`widget`).
+    package enum WidgetStyle: String, Sendable {
+        case checkbox, score
+    }
+
     package var kind: Kind
     package var endpoint: HTTPEndpoint
     /// The secret key (reCAPTCHA, hCaptcha, Turnstile) or the API key (reCAPTCHA Enterprise).
@@ -17,10 +22,16 @@ package struct CaptchaProviderSettings: Sendable {
     package var action: String?
     /// How the page phoneauthd serves asks for a token: a visible challenge, or (reCAPTCHA v3 and
     /// Enterprise score keys) `execute` with `action`, which shows none.
-    package var widget = CaptchaWidget.Style.checkbox
+    package var widget = WidgetStyle.checkbox
     /// Where the page loads the provider's script from, instead of its own address (a mirror, or
     /// a stand-in in tests): its origin is added to the page's Content-Security-Policy.
     package var scriptUrl: String?
+
+    /// The bytes of site keys, and of the language tags phoneauthd's captcha page takes: it writes
+    /// both into a URL and its script.
+    package static func isTokenByte(_ byte: UInt8) -> Bool {
+        ASCII.isLetterOrDigit(byte) || byte == 45 || byte == 95
+    }
 
     /// The service's address when `baseUrl` is not given.
     static func defaultBaseUrl(_ kind: Kind) -> String {
@@ -51,13 +62,13 @@ package struct CaptchaProviderSettings: Sendable {
             secret: secret, siteKey: try r.string("siteKey"), projectId: try r.string("projectId"),
             hostname: try r.string("hostname"), action: try r.string("action"))
         if let siteKey = settings.siteKey {
-            guard (1...128).contains(siteKey.utf8.count), siteKey.utf8.allSatisfy(CaptchaWidget.isTokenByte) else {
+            guard (1...128).contains(siteKey.utf8.count), siteKey.utf8.allSatisfy(isTokenByte) else {
                 throw EngineConfig.bad(
                     "\(path).siteKey", "must be the provider's site key: letters, digits, '-' or '_'")
             }
         }
         if let widget = try r.string("widget") {
-            guard let style = CaptchaWidget.Style(rawValue: widget),
+            guard let style = WidgetStyle(rawValue: widget),
                 style == .checkbox || kind == .recaptcha || kind == .recaptchaEnterprise
             else {
                 throw EngineConfig.bad(

@@ -38,7 +38,7 @@ package enum SMSTemplates {
     /// The language used for `requested` among those `known` has a text for: the tag, then the tag
     /// with its last subtags taken off one by one ("zh-Hant-HK" → "zh-Hant" → "zh"), Chinese by
     /// script and region when no "zh" text is known, then `fallback`.
-    static func resolve(_ requested: String?, fallback: String, known: (String) -> Bool) -> String {
+    package static func resolve(_ requested: String?, fallback: String, known: (String) -> Bool) -> String {
         guard let requested, !requested.isEmpty else { return fallback }
         var tag = canonical(requested)
         let subtags = tag.split(separator: "-").map(String.init)

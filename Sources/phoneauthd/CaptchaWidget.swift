@@ -1,12 +1,10 @@
+import PhoneAuthCore
+
 /// What the captcha page needs to know of each provider's widget: the script that draws it, the
 /// JavaScript object that renders it, the options and callbacks its `render` takes, and the
 /// origins its script, frames and requests come from (the page's Content-Security-Policy allows
 /// those and nothing else).
-package struct CaptchaWidget: Sendable {
-    package enum Style: String, Sendable {
-        case checkbox, score
-    }
-
+struct CaptchaWidget: Sendable {
     /// The provider's script, without its query.
     let scriptUrl: String
     /// The global the script defines, as a path: `grecaptcha.enterprise`.
@@ -72,10 +70,5 @@ package struct CaptchaWidget: Sendable {
         let scheme = url.prefix { $0 != ":" }
         let rest = url.dropFirst(scheme.count + 3)
         return scheme + "://" + rest.prefix { $0 != "/" }
-    }
-
-    /// The bytes of site keys and language tags the page writes into a URL and its script.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        ASCII.isLetterOrDigit(byte) || byte == 45 || byte == 95
     }
 }

@@ -1,5 +1,5 @@
 /// The captcha page's parts: its style, its visible content and its script. They stay in Swift
-/// strings because PhoneAuthCore does not import Foundation (no Bundle to read a resource with).
+/// strings, built into phoneauthd: there is no file beside it to find and read at run time.
 extension CaptchaPage {
     /// The page's style element. A rule too long for a source line is continued with a backslash.
     static let style = """

@@ -1,15 +1,17 @@
+import PhoneAuthCore
+
 /// The captcha page phoneauthd serves when `captcha.pageUrl` is not set. It opens at the URL
 /// getCaptchaChallenge returns (`?eventId=…&callbackScheme=…&hl=…`), shows the provider's widget
 /// with the site key, and reports back as canHandleURL expects:
 /// `<callbackScheme>://phoneauth/link?deep_link_id=<this page?eventId=…&captchaToken=…>`, or
 /// `error=cancelled|expired|failed|unavailable`. Its only script besides its own (allowed by a
 /// nonce) is the provider's; the Content-Security-Policy allows nothing else.
-package struct CaptchaPage: Sendable {
-    package struct Response: Sendable {
-        package var status: Int
-        package var html: String
+struct CaptchaPage: Sendable {
+    struct Response: Sendable {
+        var status: Int
+        var html: String
         /// Besides `Content-Type: text/html; charset=utf-8`.
-        package var headers: [(String, String)]
+        var headers: [(String, String)]
     }
 
     private let settings: CaptchaProviderSettings
@@ -17,7 +19,7 @@ package struct CaptchaPage: Sendable {
     private let defaultLanguage: String
 
     /// nil when there is no page to serve: no captcha.provider with a siteKey, or the host's page.
-    package init?(config: EngineConfig) {
+    init?(config: EngineConfig) {
         guard config.captchaPageUrl == nil, let settings = config.captchaProvider, let siteKey = settings.siteKey else {
             return nil
         }
@@ -26,13 +28,13 @@ package struct CaptchaPage: Sendable {
 
     /// The page for a challenge's query, or a 400 page when the query is not one getCaptchaChallenge
     /// makes. `nonce` is fresh for each response.
-    package func render(query: [(String, String)], nonce: String) -> Response {
+    func render(query: [(String, String)], nonce: String) -> Response {
         let single = { AppVerificationService.single($0, in: query) }
         let hl = single("hl") ?? defaultLanguage
         guard let eventId = single("eventId"), VerificationCode.isWellFormedId(eventId),
             let scheme = single("callbackScheme"), AppVerificationService.isAppScheme(scheme),
             query.filter({ $0.0 == "hl" }).count <= 1,
-            (1...35).contains(hl.utf8.count), hl.utf8.allSatisfy(CaptchaWidget.isTokenByte)
+            (1...35).contains(hl.utf8.count), hl.utf8.allSatisfy(CaptchaProviderSettings.isTokenByte)
         else {
             return Response(
                 status: 400,
