@@ -29,6 +29,6 @@ final class CallbackSender: SMSSender, @unchecked Sendable {
         ])
         // The text and `code` hold the code.
         let accepted = ABI.withJSONText(json, secret: true) { function(context, $0) == 0 } ?? false
-        return accepted ? .sent(messageId: nil) : .retryLater(DeliveryProblem("rejected"))
+        return accepted ? .sent(messageId: nil) : .retryLater(DeliveryProblem(.rejected))
     }
 }

@@ -9,7 +9,7 @@ final class ClosureSender: SMSSender {
     init(_ send: @escaping @Sendable (SMSMessage) -> Bool) { self.send = send }
 
     func send(_ message: PhoneAuthCore.SMSMessage) -> SMSSendResult {
-        send(SMSMessage(message)) ? .sent(messageId: nil) : .retryLater(DeliveryProblem("rejected"))
+        send(SMSMessage(message)) ? .sent(messageId: nil) : .retryLater(DeliveryProblem(.rejected))
     }
 }
 

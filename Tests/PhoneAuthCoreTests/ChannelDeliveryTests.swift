@@ -19,7 +19,7 @@ final class ChannelDeliveryTests: XCTestCase {
                 defer { lock.broadcast() }
                 messages.append(message)
                 if refusing.contains(message.channel) {
-                    return .invalidNumber(DeliveryProblem("invalidNumber", providerCode: "131026"))
+                    return .invalidNumber(DeliveryProblem(.invalidNumber, providerCode: "131026"))
                 }
                 return .sent(messageId: "m\(messages.count)")
             }

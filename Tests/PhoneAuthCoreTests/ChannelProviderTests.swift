@@ -162,11 +162,11 @@ final class ChannelProviderTests: XCTestCase {
         for code in ["21217", "63003", "63024"] {
             XCTAssertEqual(
                 twilio.interpret(status: 400, body: Array(#"{"code": \#(code), "message": "no"}"#.utf8)),
-                .invalidNumber(DeliveryProblem("invalidNumber", providerCode: code, httpStatus: 400)))
+                .invalidNumber(DeliveryProblem(.invalidNumber, providerCode: code, httpStatus: 400)))
         }
         XCTAssertEqual(
             twilio.interpret(status: 400, body: Array(#"{"code": 63007}"#.utf8)),
-            .providerFault(DeliveryProblem("providerFault", providerCode: "63007", httpStatus: 400)))
+            .providerFault(DeliveryProblem(.providerFault, providerCode: "63007", httpStatus: 400)))
     }
 
     func testTwilioKeepsTheAuthTokenBesideAnAPIKeyForItsCallbacks() throws {
@@ -241,17 +241,17 @@ final class ChannelProviderTests: XCTestCase {
         }
         for code in [131026, 131030] {
             XCTAssertEqual(
-                error(code), .invalidNumber(DeliveryProblem("invalidNumber", providerCode: "\(code)", httpStatus: 400)))
+                error(code), .invalidNumber(DeliveryProblem(.invalidNumber, providerCode: "\(code)", httpStatus: 400)))
         }
         for code in [130429, 131056, 80007, 4] {
             XCTAssertEqual(
-                error(code), .retryLater(DeliveryProblem("rateLimited", providerCode: "\(code)", httpStatus: 400)))
+                error(code), .retryLater(DeliveryProblem(.rateLimited, providerCode: "\(code)", httpStatus: 400)))
         }
         XCTAssertEqual(
             error(190, status: 401),
-            .providerFault(DeliveryProblem("providerFault", providerCode: "190", httpStatus: 401)))
+            .providerFault(DeliveryProblem(.providerFault, providerCode: "190", httpStatus: 401)))
         XCTAssertEqual(
-            error(100), .providerFault(DeliveryProblem("providerFault", providerCode: "100", httpStatus: 400)))
+            error(100), .providerFault(DeliveryProblem(.providerFault, providerCode: "100", httpStatus: 400)))
         guard case .providerFault = whatsapp.interpret(status: 200, body: Array("{}".utf8)) else { return XCTFail() }
     }
 
@@ -291,17 +291,17 @@ final class ChannelProviderTests: XCTestCase {
                         .utf8))
         }
         XCTAssertEqual(
-            error(422, "1160"), .invalidNumber(DeliveryProblem("invalidNumber", providerCode: "1160", httpStatus: 422)))
+            error(422, "1160"), .invalidNumber(DeliveryProblem(.invalidNumber, providerCode: "1160", httpStatus: 422)))
         XCTAssertEqual(
-            error(422, "1040"), .invalidNumber(DeliveryProblem("invalidNumber", providerCode: "1040", httpStatus: 422)))
+            error(422, "1040"), .invalidNumber(DeliveryProblem(.invalidNumber, providerCode: "1040", httpStatus: 422)))
         XCTAssertEqual(
-            error(422, "1000"), .retryLater(DeliveryProblem("rateLimited", providerCode: "1000", httpStatus: 422)))
+            error(422, "1000"), .retryLater(DeliveryProblem(.rateLimited, providerCode: "1000", httpStatus: 422)))
         XCTAssertEqual(
-            error(422, "1020"), .providerFault(DeliveryProblem("providerFault", providerCode: "1020", httpStatus: 422)))
+            error(422, "1020"), .providerFault(DeliveryProblem(.providerFault, providerCode: "1020", httpStatus: 422)))
         XCTAssertEqual(
             vonage.interpret(
                 status: 401, body: Array(#"{"type": "https://developer.vonage.com/api-errors#unauthorized"}"#.utf8)),
-            .providerFault(DeliveryProblem("providerFault", providerCode: "unauthorized", httpStatus: 401)))
+            .providerFault(DeliveryProblem(.providerFault, providerCode: "unauthorized", httpStatus: 401)))
     }
 
     func testVonageSMSNamesTheReceiptURL() throws {

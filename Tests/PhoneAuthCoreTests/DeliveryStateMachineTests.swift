@@ -67,7 +67,7 @@ final class DeliveryStateMachineTests: XCTestCase {
             Machine.Settings(
                 maxAttempts: 40, backoffMilliseconds: 1_000, leaseMilliseconds: 30_000,
                 concurrency: 2))
-        let timeout = DeliveryReport(outcome: .failed(DeliveryProblem("timeout")), provider: "vonage")
+        let timeout = DeliveryReport(outcome: .failed(DeliveryProblem(.timeout)), provider: "vonage")
         // Attempts 1, 2 and 4 wait 1, 2 and 8 seconds with no jitter.
         for (attempts, wait) in [(0, 1_000), (1, 2_000), (3, 8_000)] as [(Int, Int64)] {
             let finished = machine.sendFinished(
@@ -77,51 +77,51 @@ final class DeliveryStateMachineTests: XCTestCase {
             guard case let .failed(_, provider, reason, retryAt) = finished.outcome else {
                 return XCTFail("not failed")
             }
-            XCTAssertEqual([provider, reason], ["vonage", "timeout"])
+            XCTAssertEqual([provider, reason.rawValue], ["vonage", "timeout"])
             XCTAssertEqual(retryAt, t0.adding(milliseconds: wait))
             XCTAssertEqual(value(finished.event, "willRetry"), .bool(true))
         }
         // Jitter adds up to half the backoff: 500 is the most, 501 comes round to none.
         XCTAssertEqual(
-            machine.retryTime(attempt: 1, DeliveryProblem("timeout"), now: t0, random: 500),
+            machine.retryTime(attempt: 1, DeliveryProblem(.timeout), now: t0, random: 500),
             t0.adding(milliseconds: 1_500))
         XCTAssertEqual(
-            machine.retryTime(attempt: 1, DeliveryProblem("timeout"), now: t0, random: 501),
+            machine.retryTime(attempt: 1, DeliveryProblem(.timeout), now: t0, random: 501),
             t0.adding(milliseconds: 1_000))
         for random: UInt64 in [1, 250, 499, 123_456_789, .max, .max - 1] {
-            let at = machine.retryTime(attempt: 2, DeliveryProblem("timeout"), now: t0, random: random)
+            let at = machine.retryTime(attempt: 2, DeliveryProblem(.timeout), now: t0, random: random)
             XCTAssertGreaterThanOrEqual(at, t0.adding(milliseconds: 2_000), "\(random)")
             XCTAssertLessThanOrEqual(at, t0.adding(milliseconds: 3_000), "\(random)")
         }
         // The backoff stops doubling at an hour.
         XCTAssertEqual(
-            machine.retryTime(attempt: 30, DeliveryProblem("timeout"), now: t0, random: 0),
+            machine.retryTime(attempt: 30, DeliveryProblem(.timeout), now: t0, random: 0),
             t0.adding(milliseconds: 3_600_000))
         // The provider's Retry-After is honoured when it is longer than the backoff, not when shorter.
-        let limited = DeliveryReport(outcome: .failed(DeliveryProblem("rateLimited", retryAfterMs: 60_000)))
+        let limited = DeliveryReport(outcome: .failed(DeliveryProblem(.rateLimited, retryAfterMs: 60_000)))
         XCTAssertEqual(
             machine.sendFinished(message("b"), limited, generation: nil, now: t0, random: 0).verdict,
             .retry(at: t0.adding(milliseconds: 60_000)))
-        let shortWait = DeliveryProblem("rateLimited", retryAfterMs: 10)
+        let shortWait = DeliveryProblem(.rateLimited, retryAfterMs: 10)
         XCTAssertEqual(machine.retryTime(attempt: 1, shortWait, now: t0, random: 0), t0.adding(milliseconds: 1_000))
     }
 
     func testTheLastAllowedAttemptsFailureGivesUp() {
         var machine = ready()
-        let timeout = DeliveryReport(outcome: .failed(DeliveryProblem("timeout")))
+        let timeout = DeliveryReport(outcome: .failed(DeliveryProblem(.timeout)))
         let second = machine.sendFinished(message("a", attempts: 1), timeout, generation: nil, now: t0, random: 0)
         XCTAssertEqual(second.verdict, .retry(at: t0.adding(milliseconds: 2_000)))
         let third = machine.sendFinished(message("a", attempts: 2), timeout, generation: nil, now: t0, random: 0)
-        XCTAssertEqual(third.verdict, .giveUp(reason: "timeout"))
+        XCTAssertEqual(third.verdict, .giveUp(reason: .timeout))
         XCTAssertEqual(value(third.event, "willRetry"), .bool(false))
         XCTAssertEqual(value(third.event, "attempt"), .int(3))
         // The store is told of a failure (it counts the attempt and gives the message up too).
-        guard case .failed(_, _, "timeout", _) = third.outcome else { return XCTFail("\(third.outcome)") }
+        guard case .failed(_, _, .timeout, _) = third.outcome else { return XCTFail("\(third.outcome)") }
         // A number that cannot receive SMS is given up at its first attempt.
-        let invalid = DeliveryReport(outcome: .undeliverable(DeliveryProblem("invalidNumber")))
+        let invalid = DeliveryReport(outcome: .undeliverable(DeliveryProblem(.invalidNumber)))
         let first = machine.sendFinished(message("b"), invalid, generation: nil, now: t0, random: 0)
-        XCTAssertEqual(first.verdict, .giveUp(reason: "invalidNumber"))
-        guard case .undeliverable(_, _, "invalidNumber") = first.outcome else { return XCTFail("\(first.outcome)") }
+        XCTAssertEqual(first.verdict, .giveUp(reason: .invalidNumber))
+        guard case .undeliverable(_, _, .invalidNumber) = first.outcome else { return XCTFail("\(first.outcome)") }
         // Every provider skipped: not an attempt, no event; due again when the first one may be tried.
         let skipped = DeliveryReport(outcome: .noProvider(until: t0.adding(seconds: 60)))
         let later = machine.sendFinished(message("c"), skipped, generation: nil, now: t0, random: 0)
@@ -221,13 +221,13 @@ final class DeliveryStateMachineTests: XCTestCase {
         _ = machine.enqueued(message("b", expiresIn: 120_000))
         let expired = t0.adding(milliseconds: 60_000)
         guard case let .giveUp(a, reason) = machine.nextSend(now: expired) else { return XCTFail("sent") }
-        XCTAssertEqual([a.verificationId, reason], ["a", "expired"])
+        XCTAssertEqual([a.verificationId, reason.rawValue], ["a", "expired"])
         XCTAssertFalse(machine.hasCallsInFlight(before: 2), "no provider is called for it")
         let finished = machine.sendFinished(
             a, DeliveryReport(outcome: .undeliverable(DeliveryProblem(reason))),
             generation: nil, now: expired, random: 0)
-        XCTAssertEqual(finished.verdict, .giveUp(reason: "expired"))
-        guard case .undeliverable("a", nil, "expired") = finished.outcome else { return XCTFail("\(finished.outcome)") }
+        XCTAssertEqual(finished.verdict, .giveUp(reason: .expired))
+        guard case .undeliverable("a", nil, .expired) = finished.outcome else { return XCTFail("\(finished.outcome)") }
         XCTAssertEqual(finished.event?.name, .deliveryFailed)
         XCTAssertEqual(value(finished.event, "willRetry"), .bool(false))
         guard case let .send(b, _) = machine.nextSend(now: expired) else { return XCTFail("the next not sent") }

@@ -76,7 +76,7 @@ final class ProviderTests: XCTestCase {
 
     func testChainFailsOverOnAFaultOnly() {
         let clock = ManualClock()
-        let first = ScriptedSender(.providerFault(DeliveryProblem("providerFault", httpStatus: 401)))
+        let first = ScriptedSender(.providerFault(DeliveryProblem(.providerFault, httpStatus: 401)))
         let second = ScriptedSender(.sent(messageId: "m2"))
         let providers = chain([("a", first), ("b", second)], clock: clock)
         var report = providers.deliver(message)
@@ -85,19 +85,19 @@ final class ProviderTests: XCTestCase {
         XCTAssertEqual(report.failedOver, ["a"])
 
         // "Later" and "invalid number" end the attempt at the first provider.
-        first.answer = .retryLater(DeliveryProblem("serverError", httpStatus: 503))
+        first.answer = .retryLater(DeliveryProblem(.serverError, httpStatus: 503))
         report = providers.deliver(message)
         guard case let .failed(problem) = report.outcome else { return XCTFail("\(report.outcome)") }
-        XCTAssertEqual(problem.reason, "serverError")
+        XCTAssertEqual(problem.reason, .serverError)
         XCTAssertEqual(report.provider, "a")
-        first.answer = .invalidNumber(DeliveryProblem("invalidNumber", providerCode: "21211"))
+        first.answer = .invalidNumber(DeliveryProblem(.invalidNumber, providerCode: "21211"))
         report = providers.deliver(message)
         guard case .undeliverable = report.outcome else { return XCTFail("\(report.outcome)") }
         XCTAssertEqual(second.calls, 1)
 
         // Every provider at fault: a failed attempt, named after the last one.
-        second.answer = .providerFault(DeliveryProblem("providerFault", httpStatus: 403))
-        first.answer = .providerFault(DeliveryProblem("providerFault", httpStatus: 401))
+        second.answer = .providerFault(DeliveryProblem(.providerFault, httpStatus: 403))
+        first.answer = .providerFault(DeliveryProblem(.providerFault, httpStatus: 401))
         report = providers.deliver(message)
         guard case let .failed(last) = report.outcome else { return XCTFail("\(report.outcome)") }
         XCTAssertEqual(last.httpStatus, 403)
@@ -110,8 +110,8 @@ final class ProviderTests: XCTestCase {
         let events = EventCollector()
         let log = EventLog()
         log.setSink(events)
-        let first = ScriptedSender(.retryLater(DeliveryProblem("timeout")))
-        let second = ScriptedSender(.retryLater(DeliveryProblem("connectionFailed")))
+        let first = ScriptedSender(.retryLater(DeliveryProblem(.timeout)))
+        let second = ScriptedSender(.retryLater(DeliveryProblem(.connectionFailed)))
         let providers = chain([("a", first), ("b", second)], threshold: 2, clock: clock, events: log)
         _ = providers.deliver(message)
         _ = providers.deliver(message)  // a is skipped from now on
@@ -146,13 +146,13 @@ final class ProviderTests: XCTestCase {
         XCTAssertEqual(vonage.interpret(status: 200, body: vonageAnswer(["0", "0"])), .sent(messageId: "0C000000"))
         XCTAssertEqual(
             vonage.interpret(status: 200, body: vonageAnswer(["0", "1"])),
-            .retryLater(DeliveryProblem("rateLimited", providerCode: "1", httpStatus: 200)))
+            .retryLater(DeliveryProblem(.rateLimited, providerCode: "1", httpStatus: 200)))
         XCTAssertEqual(
             vonage.interpret(status: 200, body: vonageAnswer(["33"])),
-            .invalidNumber(DeliveryProblem("invalidNumber", providerCode: "33", httpStatus: 200)))
+            .invalidNumber(DeliveryProblem(.invalidNumber, providerCode: "33", httpStatus: 200)))
         XCTAssertEqual(
             vonage.interpret(status: 200, body: vonageAnswer(["4"])),
-            .providerFault(DeliveryProblem("providerFault", providerCode: "4", httpStatus: 200)))
+            .providerFault(DeliveryProblem(.providerFault, providerCode: "4", httpStatus: 200)))
         guard case .providerFault = vonage.interpret(status: 200, body: Array("<html>".utf8)) else { return XCTFail() }
 
         let twilio = TwilioProvider(
@@ -166,10 +166,10 @@ final class ProviderTests: XCTestCase {
             twilio.interpret(
                 status: 400,
                 body: Array(#"{"code": 21610, "message": "Attempt to send to unsubscribed recipient"}"#.utf8)),
-            .invalidNumber(DeliveryProblem("invalidNumber", providerCode: "21610", httpStatus: 400)))
+            .invalidNumber(DeliveryProblem(.invalidNumber, providerCode: "21610", httpStatus: 400)))
         XCTAssertEqual(
             twilio.interpret(status: 401, body: Array(#"{"code": 20003}"#.utf8)),
-            .providerFault(DeliveryProblem("providerFault", providerCode: "20003", httpStatus: 401)))
+            .providerFault(DeliveryProblem(.providerFault, providerCode: "20003", httpStatus: 401)))
         let request = twilio.request(for: message, now: Timestamp(seconds: 1))
         XCTAssertEqual(request.url, "http://127.0.0.1:9/2010-04-01/Accounts/AC1/Messages.json")
         XCTAssertEqual(
@@ -357,7 +357,8 @@ final class ProviderTests: XCTestCase {
         }
         // Nothing is due for another engine: claiming as its worker would takes nothing.
         let lease = DeliveryLease(owner: "another", until: clock.now().adding(seconds: 30))
-        XCTAssertEqual(try first.store.claimDueMessages(now: clock.now(), limit: 10, lease: lease, fallback: .none).count, 0)
+        XCTAssertEqual(
+            try first.store.claimDueMessages(now: clock.now(), limit: 10, lease: lease, fallback: .none).count, 0)
         let second = try Engine(config: makeConfig(dir), clock: clock)
         let other = CapturingSender()
         second.setSMSSender(other)
@@ -415,8 +416,11 @@ final class ProviderTests: XCTestCase {
             tenant: .defaultPool, attempts: 0, purpose: .signIn, expiresAt: Timestamp(seconds: 1))
         _ = try engine.store.recordDeliveries(
             [
-                (.failed(verificationId: id, provider: "late", reason: "timeout", retryAt: Timestamp(seconds: 1)), message),
-                (.undeliverable(verificationId: id, provider: "late", reason: "invalidNumber"), message),
+                (
+                    .failed(verificationId: id, provider: "late", reason: .timeout, retryAt: Timestamp(seconds: 1)),
+                    message
+                ),
+                (.undeliverable(verificationId: id, provider: "late", reason: .invalidNumber), message),
             ],
             now: SystemClock().now(), maxAttempts: 5, leaseOwner: "an-engine-whose-lease-ran-out", fallback: .none)
         let status = try engine.verification.verificationStatus(id)

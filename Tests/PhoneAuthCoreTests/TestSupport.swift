@@ -45,7 +45,7 @@ final class CapturingSender: SMSSender, @unchecked Sendable {
     func send(_ message: SMSMessage) -> SMSSendResult {
         lock.withLock {
             calls += 1
-            if failuresBeforeSuccess > 0 { failuresBeforeSuccess -= 1; return .retryLater(DeliveryProblem("rejected")) }
+            if failuresBeforeSuccess > 0 { failuresBeforeSuccess -= 1; return .retryLater(DeliveryProblem(.rejected)) }
             messages.append(message)
             lock.broadcast()
             return .sent(messageId: nil)

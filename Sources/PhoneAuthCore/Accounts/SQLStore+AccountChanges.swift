@@ -121,11 +121,12 @@ extension SQLStore {
             """
             INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, due_at, \
             purpose, subject, tenant)
-            VALUES (?, ?, ?, ?, ?, 'none', '', ?, 'temporaryProof', ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?)
             """,
             [
                 .text(proof.verificationId), .text(phone), .blob(proof.codeHash), .int(now.milliseconds),
-                .int(proof.expiresAt.milliseconds), .int(now.milliseconds), .text(owner.uid), .text(owner.tenant.text),
+                .int(proof.expiresAt.milliseconds), .text(DeliveryState.none), .int(now.milliseconds),
+                .text(VerificationPurpose.temporaryProof), .text(owner.uid), .text(owner.tenant.text),
             ])
         return .refused(.credentialAlreadyInUse(phone: phone))
     }

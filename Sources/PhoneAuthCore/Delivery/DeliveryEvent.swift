@@ -32,7 +32,7 @@ struct DeliveryEvent {
 
     private static func fields(of problem: DeliveryProblem) -> [(String, JSONValue?)] {
         [
-            ("reason", .string(problem.reason)), ("providerCode", problem.providerCode.map { .string($0) }),
+            ("reason", .string(problem.reason.rawValue)), ("providerCode", problem.providerCode.map { .string($0) }),
             ("httpStatus", problem.httpStatus.map { .int(Int64($0)) }), ("detail", problem.detail.map { .string($0) }),
             ("retryAfterSeconds", problem.retryAfterMs.map { .int(($0 + 999) / 1000) }),
         ]

@@ -2,9 +2,9 @@
 package enum DeliveryOutcome: Sendable {
     case sent(verificationId: String, provider: String?, messageId: String?)
     /// Counts as an attempt; tried again at `retryAt` unless the attempts are used up.
-    case failed(verificationId: String, provider: String?, reason: String, retryAt: Timestamp)
+    case failed(verificationId: String, provider: String?, reason: DeliveryFailureReason, retryAt: Timestamp)
     /// The number cannot receive SMS: never tried again.
-    case undeliverable(verificationId: String, provider: String?, reason: String)
+    case undeliverable(verificationId: String, provider: String?, reason: DeliveryFailureReason)
     /// No provider could be tried: not an attempt; due again at `until`.
     case deferred(verificationId: String, until: Timestamp)
 

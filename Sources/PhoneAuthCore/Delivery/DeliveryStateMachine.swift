@@ -42,7 +42,7 @@ struct DeliveryStateMachine {
         /// Call the providers of `generation` (the chain current when the message was taken).
         case send(OutboxMessage, generation: Int)
         /// Record the message as undeliverable for `reason` without calling anyone.
-        case giveUp(OutboxMessage, reason: String)
+        case giveUp(OutboxMessage, reason: DeliveryFailureReason)
     }
 
     /// The next step of a look at the store for due messages.
@@ -67,7 +67,7 @@ struct DeliveryStateMachine {
         /// Failed, with attempts left: due again at that time.
         case retry(at: Timestamp)
         /// Never tried again: the last attempt failed, the number cannot receive SMS, the code expired.
-        case giveUp(reason: String)
+        case giveUp(reason: DeliveryFailureReason)
         /// Nothing tried (every provider skipped): due again then, without losing an attempt.
         case wait(until: Timestamp)
     }
@@ -302,7 +302,7 @@ struct DeliveryStateMachine {
         guard hasProvider, !queue.isEmpty else { return .wait }
         let message = queue.removeFirst()
         inFlight[message.verificationId, default: 0] += 1
-        if now >= message.expiresAt { return .giveUp(message, reason: "expired") }
+        if now >= message.expiresAt { return .giveUp(message, reason: .expired) }
         callsInFlight[generation, default: 0] += 1
         return .send(message, generation: generation)
     }

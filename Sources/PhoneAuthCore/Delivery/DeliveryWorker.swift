@@ -213,12 +213,12 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
 
     private func attempt(_ message: OutboxMessage, via chain: ProviderChain) -> DeliveryReport {
         guard let sealed = keys.openBody(message.sealedCode, verificationId: message.verificationId) else {
-            return DeliveryReport(outcome: .failed(DeliveryProblem("unreadable")))
+            return DeliveryReport(outcome: .failed(DeliveryProblem(.unreadable)))
         }
         let isCode = MessageTexts.isBareCode(sealed)
         guard let (body, language) = isCode ? texts.body(of: message, code: sealed) : (sealed, message.languageCode)
         else {
-            return DeliveryReport(outcome: .undeliverable(DeliveryProblem("verificationEnded")))
+            return DeliveryReport(outcome: .undeliverable(DeliveryProblem(.verificationEnded)))
         }
         let sms = SMSMessage(
             to: message.phone, channel: message.channel, body: body, code: isCode ? sealed : "",
@@ -275,7 +275,7 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
     private func tell(_ batch: [DeliveryStateMachine.Finished], fellBack: [String: Channel] = [:]) {
         for finished in batch {
             let next = fellBack[finished.message.verificationId]
-            let skipped = DeliveryReport(outcome: .undeliverable(DeliveryProblem("providersSkipped")))
+            let skipped = DeliveryReport(outcome: .undeliverable(DeliveryProblem(.providersSkipped)))
             guard
                 var event = finished.event
                     ?? next.flatMap({ _ in

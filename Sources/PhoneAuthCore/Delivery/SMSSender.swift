@@ -36,9 +36,7 @@ package struct SMSMessage: Sendable {
 /// Why a message was not sent, as events and the store tell it. Never holds a secret, a code or
 /// a whole phone number.
 package struct DeliveryProblem: Sendable, Equatable {
-    /// rateLimited, serverError, timeout, connectionFailed, tlsError, invalidNumber,
-    /// providerFault, rejected (a callback said no), unreadable (the stored body).
-    package var reason: String
+    package var reason: DeliveryFailureReason
     /// The provider's own error code (Twilio's `code`, Vonage's `status`), when it gave one.
     package var providerCode: String?
     package var httpStatus: Int?
@@ -48,7 +46,8 @@ package struct DeliveryProblem: Sendable, Equatable {
     package var detail: String?
 
     package init(
-        _ reason: String, providerCode: String? = nil, httpStatus: Int? = nil, retryAfterMs: Int64? = nil,
+        _ reason: DeliveryFailureReason, providerCode: String? = nil, httpStatus: Int? = nil,
+        retryAfterMs: Int64? = nil,
         detail: String? = nil
     ) {
         self.reason = reason

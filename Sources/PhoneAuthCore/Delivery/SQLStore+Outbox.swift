@@ -3,7 +3,12 @@
 extension SQLStore {
     /// The states of a row whose message is still the outbox's business.
     /// Word for word the condition of the index verifications_due, so the planner uses it.
-    static var outboxStates: String { "(delivery IN ('pending', 'sending') OR delivery = 'awaiting')" }
+    static var outboxStates: String { "(\(queuedStates) OR delivery = \(DeliveryState.awaiting.sqlLiteral))" }
+
+    /// A message not sent yet: due, or leased to a worker (a condition verifications_due serves).
+    static var queuedStates: String {
+        "delivery IN (\(DeliveryState.pending.sqlLiteral), \(DeliveryState.sending.sqlLiteral))"
+    }
 
     package func claimDueMessages(
         now: Timestamp, limit: Int, lease: DeliveryLease, fallback: FallbackPolicy
@@ -16,9 +21,10 @@ extension SQLStore {
                 """
                 SELECT id, phone, language_code, sealed_body, delivery_attempts, purpose, expires_at, channel, \
                 delivery_seq, tenant, delivery, fallback, asked_language FROM verifications
-                WHERE \(Self.outboxStates) AND due_at <= ? AND state = 'active' AND expires_at > ?
+                WHERE \(Self.outboxStates) AND due_at <= ? AND state = ? AND expires_at > ?
                 ORDER BY due_at LIMIT ?\(dialect.skipLocked)
-                """, [.int(now.milliseconds), .int(now.milliseconds), .int(Int64(limit))]
+                """,
+                [.int(now.milliseconds), .text(VerificationState.active), .int(now.milliseconds), .int(Int64(limit))]
             ) { row in
                 due.append(
                     (
@@ -29,7 +35,8 @@ extension SQLStore {
                             seq: Int(row.int(8)), tenant: TenantID(unchecked: row.text(9)),
                             attempts: Int(row.int(4)), purpose: try row.text(5, as: VerificationPurpose.self),
                             expiresAt: Timestamp(milliseconds: row.int(6))),
-                        row.text(10) == "awaiting", try row.optionalText(11, as: Channel.self)
+                        try row.text(10, as: DeliveryState.self) == .awaiting,
+                        try row.optionalText(11, as: Channel.self)
                     ))
             }
             // A code that can no longer be used is not worth a message: give those messages up,
@@ -38,22 +45,34 @@ extension SQLStore {
             // its receipt needs no fallback any more.
             try db.run(
                 """
-                UPDATE verifications SET delivery = 'failed', sealed_body = NULL,
-                delivery_error = CASE WHEN expires_at <= ? THEN 'expired' ELSE 'verificationEnded' END
-                WHERE delivery IN ('pending', 'sending') AND due_at <= ? AND (state != 'active' OR expires_at <= ?)
-                """, [.int(now.milliseconds), .int(now.milliseconds), .int(now.milliseconds)])
+                UPDATE verifications SET delivery = ?, sealed_body = NULL,
+                delivery_error = CASE WHEN expires_at <= ? THEN ? ELSE ? END
+                WHERE \(Self.queuedStates) AND due_at <= ? AND (state != ? OR expires_at <= ?)
+                """,
+                [
+                    .text(DeliveryState.failed), .int(now.milliseconds), .text(DeliveryFailureReason.expired),
+                    .text(DeliveryFailureReason.verificationEnded), .int(now.milliseconds),
+                    .text(VerificationState.active), .int(now.milliseconds),
+                ])
             try db.run(
                 """
-                UPDATE verifications SET delivery = 'sent', fallback = NULL
-                WHERE delivery = 'awaiting' AND due_at <= ? AND (state != 'active' OR expires_at <= ?)
-                """, [.int(now.milliseconds), .int(now.milliseconds)])
+                UPDATE verifications SET delivery = ?, fallback = NULL
+                WHERE delivery = \(DeliveryState.awaiting.sqlLiteral) AND due_at <= ? AND (state != ? OR expires_at <= ?)
+                """,
+                [
+                    .text(DeliveryState.sent), .int(now.milliseconds), .text(VerificationState.active),
+                    .int(now.milliseconds),
+                ])
             var messages: [OutboxMessage] = []
             for (message, awaiting, to) in due {
                 guard awaiting else {
                     // While leased, due_at is when the lease runs out and another worker may retry it.
                     try db.run(
-                        "UPDATE verifications SET delivery = 'sending', due_at = ?, delivery_lease = ? WHERE id = ?",
-                        [.int(lease.until.milliseconds), .text(lease.owner), .text(message.verificationId)])
+                        "UPDATE verifications SET delivery = ?, due_at = ?, delivery_lease = ? WHERE id = ?",
+                        [
+                            .text(DeliveryState.sending), .int(lease.until.milliseconds), .text(lease.owner),
+                            .text(message.verificationId),
+                        ])
                     messages.append(message)
                     continue
                 }
@@ -78,9 +97,13 @@ extension SQLStore {
         if try checkSendLimits(limits, now: now, in: db) != nil {
             try db.run(
                 """
-                UPDATE verifications SET fallback = NULL, delivery = CASE WHEN delivery = 'awaiting' THEN 'sent' \
-                ELSE delivery END WHERE id = ? AND delivery_seq = ?
-                """, [.text(message.verificationId), .int(Int64(message.seq))])
+                UPDATE verifications SET fallback = NULL, delivery = CASE WHEN delivery = ? THEN ? ELSE delivery END \
+                WHERE id = ? AND delivery_seq = ?
+                """,
+                [
+                    .text(DeliveryState.awaiting), .text(DeliveryState.sent), .text(message.verificationId),
+                    .int(Int64(message.seq)),
+                ])
             return nil
         }
         // Keyed by the delivery it replaces: two engines deciding the same fallback (a receipt
@@ -94,7 +117,7 @@ extension SQLStore {
             WHERE id = ?
             """,
             [
-                .text(channel.rawValue), .text(lease == nil ? "pending" : "sending"),
+                .text(channel.rawValue), .text(lease == nil ? DeliveryState.pending : DeliveryState.sending),
                 .int(lease?.until.milliseconds ?? now.milliseconds), lease.map { .text($0.owner) } ?? .null,
                 .text(message.verificationId),
             ])
@@ -107,9 +130,14 @@ extension SQLStore {
     }
 
     /// Only a message this engine still holds, in the delivery it was sent for: one whose lease
-    /// ran out is another's now, and one a resend or fallback replaced is over. (Computed, so
-    /// that it is a constant, not a lazily initialised global.)
-    private static var leased: String { "delivery = 'sending' AND delivery_lease = ? AND delivery_seq = ?" }
+    /// ran out is another's now, and one a resend or fallback replaced is over. Its parameters
+    /// are `held(owner, seq)`'s. (Computed, so that it is a constant, not a lazily initialised global.)
+    private static var leased: String { "delivery = ? AND delivery_lease = ? AND delivery_seq = ?" }
+
+    /// The values `leased` binds: the message `owner` holds, in its delivery `seq`.
+    private static func held(_ owner: SQLValue, _ seq: Int) -> [SQLValue] {
+        [.text(DeliveryState.sending), owner, .int(Int64(seq))]
+    }
 
     package func recordDeliveries(
         _ outcomes: [(outcome: DeliveryOutcome, message: OutboxMessage)], now: Timestamp, maxAttempts: Int,
@@ -153,8 +181,9 @@ extension SQLStore {
                         continue
                     }
                     try db.run(
-                        "UPDATE verifications SET delivery = 'pending', due_at = ? WHERE id = ? AND \(Self.leased)",
-                        [.int(until.milliseconds), .text(message.verificationId), owner, .int(Int64(message.seq))])
+                        "UPDATE verifications SET delivery = ?, due_at = ? WHERE id = ? AND \(Self.leased)",
+                        [.text(DeliveryState.pending), .int(until.milliseconds), .text(message.verificationId)]
+                            + Self.held(owner, message.seq))
                 }
             }
             return fellBack
@@ -170,31 +199,30 @@ extension SQLStore {
         try db.run(
             """
             UPDATE verifications SET \
-            delivery = CASE WHEN fallback IS NOT NULL AND ? = 1 THEN 'awaiting' ELSE 'sent' END,
+            delivery = CASE WHEN fallback IS NOT NULL AND ? = 1 THEN ? ELSE ? END,
             due_at = ?, delivery_attempts = delivery_attempts + 1, delivery_provider = ?, delivery_message_id = ?,
             delivery_error = NULL WHERE id = ? AND \(Self.leased)
             """,
             [
-                .int(fallback.afterMilliseconds > 0 ? 1 : 0),
+                .int(fallback.afterMilliseconds > 0 ? 1 : 0), .text(DeliveryState.awaiting), .text(DeliveryState.sent),
                 .int(now.adding(milliseconds: fallback.afterMilliseconds).milliseconds),
-                .optionalText(provider), .optionalText(messageId), .text(message.verificationId), owner,
-                .int(Int64(message.seq)),
-            ])
+                .optionalText(provider), .optionalText(messageId), .text(message.verificationId),
+            ] + Self.held(owner, message.seq))
     }
 
     /// A failed try: retried at `retryAt`, or given up (giveUp) once it was the last of
     /// `maxAttempts`; the message that falls back, if any. Nothing when this engine no longer
     /// holds the message.
     private func recordFailure(
-        _ message: OutboxMessage, provider: String?, reason: String, retryAt: Timestamp, now: Timestamp,
+        _ message: OutboxMessage, provider: String?, reason: DeliveryFailureReason, retryAt: Timestamp, now: Timestamp,
         maxAttempts: Int, leaseOwner: String, _ fallback: FallbackPolicy, in db: Connection
     ) throws -> OutboxMessage? {
-        let id = SQLValue.text(message.verificationId), owner = SQLValue.text(leaseOwner)
-        let seq = SQLValue.int(Int64(message.seq))
+        let id = SQLValue.text(message.verificationId)
+        let held = Self.held(.text(leaseOwner), message.seq)
         guard
             let done = try db.row(
-                "SELECT delivery_attempts FROM verifications WHERE id = ? AND \(Self.leased)",
-                [id, owner, seq], { Int($0.int(0)) })
+                "SELECT delivery_attempts FROM verifications WHERE id = ? AND \(Self.leased)", [id] + held,
+                { Int($0.int(0)) })
         else { return nil }
         let attempts = done + 1
         if attempts >= maxAttempts {
@@ -203,13 +231,13 @@ extension SQLStore {
         }
         try db.run(
             """
-            UPDATE verifications SET delivery = 'pending', delivery_attempts = ?,
+            UPDATE verifications SET delivery = ?, delivery_attempts = ?,
             due_at = ?, delivery_provider = ?, delivery_error = ? WHERE id = ? AND \(Self.leased)
             """,
             [
-                .int(Int64(attempts)), .int(retryAt.milliseconds), .optionalText(provider), .text(reason),
-                id, owner, seq,
-            ])
+                .text(DeliveryState.pending), .int(Int64(attempts)), .int(retryAt.milliseconds),
+                .optionalText(provider), .text(reason), id,
+            ] + held)
         return nil
     }
 
@@ -217,7 +245,7 @@ extension SQLStore {
     /// it has one the limits allow (the message returned, due now for any worker), else its
     /// delivery has failed (nil, as when this engine no longer holds it).
     private func giveUp(
-        _ message: OutboxMessage, provider: String?, reason: String, now: Timestamp, leaseOwner: String,
+        _ message: OutboxMessage, provider: String?, reason: DeliveryFailureReason, now: Timestamp, leaseOwner: String,
         _ fallback: FallbackPolicy, in db: Connection
     ) throws -> OutboxMessage? {
         // Only a message this engine still holds; only a code that can still be used is worth
@@ -225,15 +253,14 @@ extension SQLStore {
         guard
             let to = try db.row(
                 """
-                UPDATE verifications SET delivery = 'failed', delivery_attempts = delivery_attempts + 1,
+                UPDATE verifications SET delivery = ?, delivery_attempts = delivery_attempts + 1,
                 delivery_provider = ?, delivery_error = ?
-                WHERE id = ? AND delivery_seq = ? AND delivery = 'sending' AND delivery_lease = ?
-                RETURNING CASE WHEN state = 'active' AND expires_at > ? THEN fallback END
+                WHERE id = ? AND \(Self.leased)
+                RETURNING CASE WHEN state = ? AND expires_at > ? THEN fallback END
                 """,
-                [
-                    .optionalText(provider), .text(reason), .text(message.verificationId), .int(Int64(message.seq)),
-                    .text(leaseOwner), .int(now.milliseconds),
-                ],
+                [.text(DeliveryState.failed), .optionalText(provider), .text(reason), .text(message.verificationId)]
+                    + Self.held(.text(leaseOwner), message.seq)
+                    + [.text(VerificationState.active), .int(now.milliseconds)],
                 { row in try row.optionalText(0, as: Channel.self) })
         else { return nil }
         if let to, let next = try fallBack(message, to: to, now: now, lease: nil, fallback, in: db) { return next }
@@ -251,16 +278,15 @@ extension SQLStore {
         guard
             let to = try db.row(
                 """
-                SELECT fallback FROM verifications WHERE id = ? AND delivery_seq = ? AND delivery = 'sending' \
-                AND delivery_lease = ? AND state = 'active' AND expires_at > ?
+                SELECT fallback FROM verifications WHERE id = ? AND \(Self.leased) AND state = ? AND expires_at > ?
                 """,
-                [
-                    .text(message.verificationId), .int(Int64(message.seq)), .text(leaseOwner), .int(now.milliseconds),
-                ], { row in try row.optionalText(0, as: Channel.self) }) ?? nil
+                [.text(message.verificationId)] + Self.held(.text(leaseOwner), message.seq)
+                    + [.text(VerificationState.active), .int(now.milliseconds)],
+                { row in try row.optionalText(0, as: Channel.self) }) ?? nil
         else { return nil }
         try db.run(
-            "UPDATE verifications SET delivery_error = 'providersSkipped' WHERE id = ?", [.text(message.verificationId)]
-        )
+            "UPDATE verifications SET delivery_error = ? WHERE id = ?",
+            [.text(DeliveryFailureReason.providersSkipped), .text(message.verificationId)])
         return try fallBack(message, to: to, now: now, lease: nil, fallback, in: db)
     }
 
@@ -273,12 +299,16 @@ extension SQLStore {
             INSERT INTO deliveries (verification_id, seq, channel, provider, message_id, status, error, error_code, \
             replaced_at, updated_at)
             SELECT id, delivery_seq, channel, delivery_provider, delivery_message_id,
-                   CASE WHEN delivery IN ('pending', 'sending') THEN 'replaced' WHEN delivery = 'awaiting' THEN 'sent' \
-            ELSE delivery END,
+                   CASE WHEN delivery IN (?, ?) THEN ? WHEN delivery = ? THEN ? ELSE delivery END,
                    delivery_error, delivery_error_code, ?, ?
             FROM verifications WHERE id = ? AND delivery_seq = ?
             ON CONFLICT (verification_id, seq) DO NOTHING
-            """, [.int(now.milliseconds), .int(now.milliseconds), .text(id), .int(Int64(seq))]) == 1
+            """,
+            [
+                .text(DeliveryState.pending), .text(DeliveryState.sending), .text(DeliveryState.replaced),
+                .text(DeliveryState.awaiting), .text(DeliveryState.sent), .int(now.milliseconds),
+                .int(now.milliseconds), .text(id), .int(Int64(seq)),
+            ]) == 1
     }
 
     package func nextDeliveryDue() throws -> Timestamp? {
@@ -295,9 +325,11 @@ extension SQLStore {
         return try write(rowLocksSuffice: true) { db in
             try verificationIds.filter { id in
                 try db.run(
-                    "UPDATE verifications SET delivery = 'pending', due_at = ? "
-                        + "WHERE id = ? AND delivery = 'sending' AND delivery_lease = ?",
-                    [.int(now.milliseconds), .text(id), .text(leaseOwner)]) == 1
+                    "UPDATE verifications SET delivery = ?, due_at = ? WHERE id = ? AND delivery = ? AND delivery_lease = ?",
+                    [
+                        .text(DeliveryState.pending), .int(now.milliseconds), .text(id), .text(DeliveryState.sending),
+                        .text(leaseOwner),
+                    ]) == 1
             }
         }
     }
@@ -307,8 +339,8 @@ extension SQLStore {
         try write(rowLocksSuffice: true) { db in
             for id in verificationIds {
                 try db.run(
-                    "UPDATE verifications SET due_at = ? WHERE id = ? AND delivery = 'sending' AND delivery_lease = ?",
-                    [.int(lease.until.milliseconds), .text(id), .text(lease.owner)])
+                    "UPDATE verifications SET due_at = ? WHERE id = ? AND delivery = ? AND delivery_lease = ?",
+                    [.int(lease.until.milliseconds), .text(id), .text(DeliveryState.sending), .text(lease.owner)])
             }
         }
     }

@@ -56,18 +56,18 @@ final class HTTPSender: SMSSender, Sendable {
         switch client.post(provider.request(for: message, now: clock.now())) {
         case let .failed(failure, description):
             switch failure {
-            case .tls: return .providerFault(DeliveryProblem("tlsError", detail: description))
-            case .unusable: return .providerFault(DeliveryProblem("providerFault", detail: description))
-            case .timeout: return .retryLater(DeliveryProblem("timeout", detail: description))
-            case .connection: return .retryLater(DeliveryProblem("connectionFailed", detail: description))
+            case .tls: return .providerFault(DeliveryProblem(.tlsError, detail: description))
+            case .unusable: return .providerFault(DeliveryProblem(.providerFault, detail: description))
+            case .timeout: return .retryLater(DeliveryProblem(.timeout, detail: description))
+            case .connection: return .retryLater(DeliveryProblem(.connectionFailed, detail: description))
             }
         case let .answered(status, body, retryAfter):
             let wait = retryAfter.map { Int64(min($0, 3600)) * 1000 }
             if status == 429 {
-                return .retryLater(DeliveryProblem("rateLimited", httpStatus: status, retryAfterMs: wait))
+                return .retryLater(DeliveryProblem(.rateLimited, httpStatus: status, retryAfterMs: wait))
             }
             if status >= 500 {
-                return .retryLater(DeliveryProblem("serverError", httpStatus: status, retryAfterMs: wait))
+                return .retryLater(DeliveryProblem(.serverError, httpStatus: status, retryAfterMs: wait))
             }
             return provider.interpret(status: status, body: body)
         }

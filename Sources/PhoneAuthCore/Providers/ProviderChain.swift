@@ -98,7 +98,7 @@ final class ProviderChain: Sendable {
     private func report(_ member: Member, _ change: CircuitBreaker.Change?, _ result: SMSSendResult) {
         switch change {
         case let .opened(failures)?:
-            var reason: String?
+            var reason: DeliveryFailureReason?
             if case let .retryLater(p) = result { reason = p.reason }
             if case let .providerFault(p) = result { reason = p.reason }
             events.emit(
@@ -106,7 +106,7 @@ final class ProviderChain: Sendable {
                 [
                     ("provider", .string(member.name)), ("channel", member.channel.map { .string($0.rawValue) }),
                     ("failures", .int(Int64(failures))),
-                    ("reason", reason.map { .string($0) }),
+                    ("reason", reason.map { .string($0.rawValue) }),
                     ("seconds", .int(member.breaker.openMilliseconds / 1000)),
                 ])
         case .restored?:

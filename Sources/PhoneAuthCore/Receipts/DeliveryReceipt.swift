@@ -8,6 +8,15 @@ package struct DeliveryReceipt: Sendable, Equatable {
         case delivered
         /// Never arrived: the provider's `errorCode` says why when it gave one.
         case failed
+
+        /// The state a delivery this receipt moves is left in.
+        var deliveryState: DeliveryState {
+            switch self {
+            case .sent: .sent
+            case .delivered: .delivered
+            case .failed: .failed
+            }
+        }
     }
 
     /// The provider's ID of the message (Twilio's MessageSid or CallSid, the wamid, Vonage's

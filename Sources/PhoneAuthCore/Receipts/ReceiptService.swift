@@ -65,19 +65,21 @@ package final class ReceiptService: Sendable {
         case .delivered:
             events.emit(.codeDelivered, at: now, fields)
         case let .fellBack(next):
-            fields += [
-                ("reason", .string("notDelivered")), ("providerCode", applied.receipt.errorCode.map { .string($0) }),
-                ("willRetry", .bool(false)), ("fallback", .string(next.channel.rawValue)),
-            ]
+            fields += Self.failure(applied) + [("fallback", .string(next.channel.rawValue))]
             events.emit(.deliveryFailed, at: now, fields)
         case .failed:
-            fields += [
-                ("reason", .string("notDelivered")), ("providerCode", applied.receipt.errorCode.map { .string($0) }),
-                ("willRetry", .bool(false)),
-            ]
+            fields += Self.failure(applied)
             events.emit(.deliveryFailed, at: now, fields)
         case .unknownMessage, .duplicate, .noChange:
             break
         }
+    }
+
+    /// What deliveryFailed says of a delivery a receipt said never arrived.
+    private static func failure(_ applied: AppliedReceipt) -> [(String, JSONValue?)] {
+        [
+            ("reason", .string(DeliveryFailureReason.notDelivered.rawValue)),
+            ("providerCode", applied.receipt.errorCode.map { .string($0) }), ("willRetry", .bool(false)),
+        ]
     }
 }

@@ -37,7 +37,7 @@ extension SQLStore {
                             seq: Int(row.int(5)), tenant: TenantID(unchecked: row.text(6)), attempts: 0,
                             purpose: try row.text(7, as: VerificationPurpose.self),
                             expiresAt: Timestamp(milliseconds: row.int(8))),
-                        row.text(9), try row.optionalText(10, as: Channel.self),
+                        try row.text(9, as: DeliveryState.self), try row.optionalText(10, as: Channel.self),
                         try row.text(11, as: VerificationState.self) == .active
                     )
                 })
@@ -47,19 +47,22 @@ extension SQLStore {
                 receipt: receipt, effect: effect, verificationId: message.verificationId, phone: message.phone,
                 channel: message.channel)
         }
-        let open = delivery == "sent" || delivery == "awaiting"
+        let open = delivery == .sent || delivery == .awaiting
         guard receipt.status != .sent else { return result(open ? .noChange : .duplicate) }
         guard open else { return result(.duplicate) }
+        let failed = receipt.status == .failed
+        // A failure says why, and keeps the fallback it may go by; a delivery needs neither.
         let moved = try db.run(
             """
-            UPDATE verifications SET delivery = ?, delivery_error_code = ?,
-            delivery_error = CASE WHEN ? = 'failed' THEN 'notDelivered' ELSE delivery_error END,
-            fallback = CASE WHEN ? = 'failed' THEN fallback END
-            WHERE id = ? AND delivery_seq = ? AND delivery IN ('sent', 'awaiting')
+            UPDATE verifications SET delivery = ?, delivery_error_code = ?, delivery_error = COALESCE(?, delivery_error),
+            fallback = CASE WHEN ? = 1 THEN fallback END
+            WHERE id = ? AND delivery_seq = ? AND delivery IN (?, ?)
             """,
             [
-                .text(receipt.status.rawValue), .optionalText(receipt.errorCode), .text(receipt.status.rawValue),
-                .text(receipt.status.rawValue), .text(message.verificationId), .int(Int64(message.seq)),
+                .text(receipt.status.deliveryState), .optionalText(receipt.errorCode),
+                failed ? .text(DeliveryFailureReason.notDelivered) : .null, .int(failed ? 1 : 0),
+                .text(message.verificationId), .int(Int64(message.seq)), .text(DeliveryState.sent),
+                .text(DeliveryState.awaiting),
             ])
         // Not open any more: replaced meanwhile (a fallback decided as this waited), when it is
         // an earlier delivery now, else final already.
@@ -90,22 +93,27 @@ extension SQLStore {
                 FROM deliveries d JOIN verifications v ON v.id = d.verification_id
                 WHERE d.message_id = ? AND d.provider = ?
                 """, [.text(receipt.messageId), .text(provider)],
-                { row in (row.text(0), row.int(1), row.text(2), try row.text(3, as: Channel.self), row.text(4)) })
+                { row in
+                    (
+                        row.text(0), row.int(1), try row.text(2, as: DeliveryState.self),
+                        try row.text(3, as: Channel.self), row.text(4)
+                    )
+                })
         else { return AppliedReceipt(receipt: receipt, effect: .unknownMessage) }
         var applied = AppliedReceipt(
             receipt: receipt, effect: .duplicate, verificationId: id, phone: phone, channel: channel)
         guard receipt.status != .sent else {
-            applied.effect = status == "sent" ? .noChange : .duplicate
+            applied.effect = status == .sent ? .noChange : .duplicate
             return applied
         }
         let moved = try db.run(
             """
             UPDATE deliveries SET status = ?, error_code = ?, updated_at = ?
-            WHERE verification_id = ? AND seq = ? AND status = 'sent'
+            WHERE verification_id = ? AND seq = ? AND status = ?
             """,
             [
-                .text(receipt.status.rawValue), .optionalText(receipt.errorCode), .int(now.milliseconds), .text(id),
-                .int(seq),
+                .text(receipt.status.deliveryState), .optionalText(receipt.errorCode), .int(now.milliseconds),
+                .text(id), .int(seq), .text(DeliveryState.sent),
             ])
         if moved == 1 {
             applied.effect = receipt.status == .delivered ? .delivered(current: false) : .failed(current: false)

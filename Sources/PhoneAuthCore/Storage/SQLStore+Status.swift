@@ -10,13 +10,13 @@ extension SQLStore {
                 schemaVersion: try Migrations.version(of: db),
                 users: try count("SELECT count(*) FROM users"),
                 liveSessions: try count("SELECT count(*) FROM sessions WHERE revoked_at IS NULL"),
-                smsQueued: try count("SELECT count(*) FROM verifications WHERE delivery IN ('pending', 'sending')"),
+                smsQueued: try count("SELECT count(*) FROM verifications WHERE \(Self.queuedStates)"),
                 smsSentLastHour: try count(
-                    "SELECT count(*) FROM verifications WHERE delivery IN ('sent', 'awaiting', 'delivered') "
-                        + "AND created_at >= ?",
-                    [hourAgo]),
+                    "SELECT count(*) FROM verifications WHERE delivery IN (?, ?, ?) AND created_at >= ?",
+                    [.text(DeliveryState.sent), .text(DeliveryState.awaiting), .text(DeliveryState.delivered), hourAgo]),
                 smsFailedLastHour: try count(
-                    "SELECT count(*) FROM verifications WHERE delivery = 'failed' AND created_at >= ?", [hourAgo]),
+                    "SELECT count(*) FROM verifications WHERE delivery = ? AND created_at >= ?",
+                    [.text(DeliveryState.failed), hourAgo]),
                 eventsPending: eventsPending, oldestPendingEvent: oldestEvent)
         }
     }

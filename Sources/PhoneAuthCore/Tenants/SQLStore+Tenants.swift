@@ -59,8 +59,8 @@ extension SQLStore {
             // Its codes and proofs end with it (a tenant made again with its ID must not take
             // them); the rows stay, for the per-number limits, until they are purged.
             try db.run(
-                "UPDATE verifications SET state = 'replaced', sealed_body = NULL WHERE tenant = ? AND state = 'active'",
-                [.text(id.text)])
+                "UPDATE verifications SET state = ?, sealed_body = NULL WHERE tenant = ? AND state = ?",
+                [.text(VerificationState.replaced), .text(id.text), .text(VerificationState.active)])
             try db.run("DELETE FROM tenants WHERE id = ?", [.text(id.text)])
             return .deleted
         }

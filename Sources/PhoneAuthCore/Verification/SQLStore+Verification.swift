@@ -47,7 +47,8 @@ extension SQLStore {
                 [
                     .text(v.id), .text(v.phone), .blob(v.codeHash), .int(createdAt.milliseconds),
                     .int(v.expiresAt.milliseconds),
-                    .text(v.outbox == nil ? "none" : "sending"), .text(v.outbox?.languageCode ?? ""),
+                    .text(v.outbox == nil ? DeliveryState.none : DeliveryState.sending),
+                    .text(v.outbox?.languageCode ?? ""),
                     v.outbox.map { .blob($0.sealedCode) } ?? .null, .int(lease.until.milliseconds),
                     v.outbox == nil ? .null : .text(lease.owner), .text(v.purpose),
                     Self.optional(v.subject), .text(v.tenant.text), .text(v.channel.rawValue),
@@ -168,13 +169,14 @@ extension SQLStore {
         _ = try keepAsEarlier(latest.id, seq: resend.seq, now: v.createdAt, in: db)
         try db.run(
             """
-            UPDATE verifications SET channel = ?, fallback = ?, delivery = 'sending', due_at = ?, delivery_lease = ?,
+            UPDATE verifications SET channel = ?, fallback = ?, delivery = ?, due_at = ?, delivery_lease = ?,
             delivery_attempts = 0, delivery_seq = delivery_seq + 1, delivery_provider = NULL,
             delivery_message_id = NULL, delivery_error = NULL, delivery_error_code = NULL
             WHERE id = ?
             """,
             [
-                .text(v.channel.rawValue), Self.optional(v.fallback), .int(lease.until.milliseconds),
+                .text(v.channel.rawValue), Self.optional(v.fallback), .text(DeliveryState.sending),
+                .int(lease.until.milliseconds),
                 .text(lease.owner), .text(latest.id),
             ])
         try countSend(limits, now: v.createdAt, in: db)
@@ -189,7 +191,9 @@ extension SQLStore {
 
     /// Ends an active verification a newer one replaces; its code is no longer kept.
     func replace(_ id: String, in db: Connection) throws {
-        try db.run("UPDATE verifications SET state = 'replaced', sealed_body = NULL WHERE id = ?", [.text(id)])
+        try db.run(
+            "UPDATE verifications SET state = ?, sealed_body = NULL WHERE id = ?",
+            [.text(VerificationState.replaced), .text(id)])
     }
 
     package func verificationStatus(id: String, tenant: TenantID, now: Timestamp) throws -> VerificationStatus? {
@@ -206,13 +210,14 @@ extension SQLStore {
                         let state = try row.text(1, as: VerificationState.self)
                         // An active one past its expiry is reported as expired (the column keeps 'active').
                         let shown = state == .active && expiresAt <= now ? "expired" : state.rawValue
-                        let delivery = Self.shownDelivery(row.text(3))
+                        let delivery = try row.text(3, as: DeliveryState.self).shown
                         return (
                             VerificationStatus(
-                                id: id, phone: row.text(0), state: shown, expiresAt: expiresAt, delivery: delivery,
+                                id: id, phone: row.text(0), state: shown, expiresAt: expiresAt,
+                                delivery: delivery.rawValue,
                                 attempts: Int(row.optionalInt(4) ?? 0), provider: row.optionalText(5),
                                 providerMessageId: row.optionalText(6), deliveryError: row.optionalText(7),
-                                channel: delivery == "none" ? nil : try row.text(8, as: Channel.self), deliveries: []),
+                                channel: delivery == .none ? nil : try row.text(8, as: Channel.self), deliveries: []),
                             row.int(9), row.optionalText(10)
                         )
                     })
@@ -229,7 +234,8 @@ extension SQLStore {
                 ) { row in
                     status.deliveries.append(
                         VerificationStatus.Delivery(
-                            channel: try row.text(0, as: Channel.self), status: row.text(1),
+                            channel: try row.text(0, as: Channel.self),
+                            status: try row.text(1, as: DeliveryState.self).rawValue,
                             provider: row.optionalText(2), messageId: row.optionalText(3), error: row.optionalText(4),
                             errorCode: row.optionalText(5)))
                 }
@@ -239,16 +245,6 @@ extension SQLStore {
                     channel: channel, status: status.delivery, provider: status.provider,
                     messageId: status.providerMessageId, error: status.deliveryError, errorCode: errorCode))
             return status
-        }
-    }
-
-    /// A delivery's state as callers see it: leased is pending, and a sent message awaiting its
-    /// receipt (or its fallback) is sent.
-    static func shownDelivery(_ stored: String) -> String {
-        switch stored {
-        case "sending": return "pending"
-        case "awaiting": return "sent"
-        default: return stored
         }
     }
 }

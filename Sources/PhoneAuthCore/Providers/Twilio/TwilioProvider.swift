@@ -109,8 +109,8 @@ struct TwilioProvider: HTTPProvider {
         if (200..<300).contains(status) { return .sent(messageId: ProviderAnswer.token(answer?["sid"])) }
         let code = ProviderAnswer.token(answer?["code"])
         if let code, Self.invalidNumberCodes.contains(code) {
-            return .invalidNumber(DeliveryProblem("invalidNumber", providerCode: code, httpStatus: status))
+            return .invalidNumber(DeliveryProblem(.invalidNumber, providerCode: code, httpStatus: status))
         }
-        return .providerFault(DeliveryProblem("providerFault", providerCode: code, httpStatus: status))
+        return .providerFault(DeliveryProblem(.providerFault, providerCode: code, httpStatus: status))
     }
 }

@@ -111,35 +111,35 @@ struct VonageProvider: HTTPProvider {
                 code = ProviderAnswer.token(.string(String(type[type.index(after: hash)...])))
             }
             if let code, Self.invalidNumberErrors.contains(code) {
-                return .invalidNumber(DeliveryProblem("invalidNumber", providerCode: code, httpStatus: status))
+                return .invalidNumber(DeliveryProblem(.invalidNumber, providerCode: code, httpStatus: status))
             }
             if let code, Self.transientErrors.contains(code) {
                 return .retryLater(
                     DeliveryProblem(
-                        code == "1000" ? "rateLimited" : "serverError", providerCode: code, httpStatus: status))
+                        code == "1000" ? .rateLimited : .serverError, providerCode: code, httpStatus: status))
             }
-            return .providerFault(DeliveryProblem("providerFault", providerCode: code, httpStatus: status))
+            return .providerFault(DeliveryProblem(.providerFault, providerCode: code, httpStatus: status))
         }
         // A call (Voice API) or a WhatsApp message (Messages API).
         if let id = answer?["uuid"] ?? answer?["message_uuid"] { return .sent(messageId: ProviderAnswer.token(id)) }
         guard case let .array(parts)? = answer?["messages"], !parts.isEmpty else {
-            return .providerFault(DeliveryProblem("providerFault", httpStatus: status, detail: "unexpected answer"))
+            return .providerFault(DeliveryProblem(.providerFault, httpStatus: status, detail: "unexpected answer"))
         }
         // A long text goes as several parts; the message is sent when every part is.
         for part in parts {
             guard let code = ProviderAnswer.token(part["status"]) else {
-                return .providerFault(DeliveryProblem("providerFault", httpStatus: status, detail: "unexpected answer"))
+                return .providerFault(DeliveryProblem(.providerFault, httpStatus: status, detail: "unexpected answer"))
             }
             if code == "0" { continue }
             if Self.invalidNumberStatuses.contains(code) {
-                return .invalidNumber(DeliveryProblem("invalidNumber", providerCode: code, httpStatus: status))
+                return .invalidNumber(DeliveryProblem(.invalidNumber, providerCode: code, httpStatus: status))
             }
             if Self.transientStatuses.contains(code) {
                 return .retryLater(
-                    DeliveryProblem(code == "1" ? "rateLimited" : "serverError", providerCode: code, httpStatus: status)
+                    DeliveryProblem(code == "1" ? .rateLimited : .serverError, providerCode: code, httpStatus: status)
                 )
             }
-            return .providerFault(DeliveryProblem("providerFault", providerCode: code, httpStatus: status))
+            return .providerFault(DeliveryProblem(.providerFault, providerCode: code, httpStatus: status))
         }
         return .sent(messageId: ProviderAnswer.token(parts[0]["message-id"]))
     }

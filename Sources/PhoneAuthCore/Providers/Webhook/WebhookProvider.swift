@@ -69,8 +69,8 @@ struct WebhookProvider: HTTPProvider {
         let answer = ProviderAnswer.object(body)
         if (200..<300).contains(status) { return .sent(messageId: ProviderAnswer.token(answer?["messageId"])) }
         if (400..<500).contains(status), answer?["error"]?.stringValue == "invalidNumber" {
-            return .invalidNumber(DeliveryProblem("invalidNumber", httpStatus: status))
+            return .invalidNumber(DeliveryProblem(.invalidNumber, httpStatus: status))
         }
-        return .providerFault(DeliveryProblem("providerFault", httpStatus: status))
+        return .providerFault(DeliveryProblem(.providerFault, httpStatus: status))
     }
 }

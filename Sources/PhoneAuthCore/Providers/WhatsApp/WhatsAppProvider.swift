@@ -66,23 +66,23 @@ struct WhatsAppProvider: HTTPProvider {
         let answer = ProviderAnswer.object(body)
         if (200..<300).contains(status) {
             guard case let .array(messages)? = answer?["messages"], let first = messages.first else {
-                return .providerFault(DeliveryProblem("providerFault", httpStatus: status, detail: "unexpected answer"))
+                return .providerFault(DeliveryProblem(.providerFault, httpStatus: status, detail: "unexpected answer"))
             }
             return .sent(messageId: ProviderAnswer.token(first["id"]))
         }
         let code = ProviderAnswer.token(answer?["error"]?["code"])
         if let code, Self.invalidNumberCodes.contains(code) {
-            return .invalidNumber(DeliveryProblem("invalidNumber", providerCode: code, httpStatus: status))
+            return .invalidNumber(DeliveryProblem(.invalidNumber, providerCode: code, httpStatus: status))
         }
         if let code, Self.rateLimitCodes.contains(code) {
-            return .retryLater(DeliveryProblem("rateLimited", providerCode: code, httpStatus: status))
+            return .retryLater(DeliveryProblem(.rateLimited, providerCode: code, httpStatus: status))
         }
         if let code, Self.transientCodes.contains(code) {
-            return .retryLater(DeliveryProblem("serverError", providerCode: code, httpStatus: status))
+            return .retryLater(DeliveryProblem(.serverError, providerCode: code, httpStatus: status))
         }
         // 190 and 0 (the token), 10 and 200-299 (permissions), 100 and 132xxx (the request or
         // the template): this provider cannot send it, the next one may.
-        return .providerFault(DeliveryProblem("providerFault", providerCode: code, httpStatus: status))
+        return .providerFault(DeliveryProblem(.providerFault, providerCode: code, httpStatus: status))
     }
 
     /// The template for a message's language: the exact tag, then its primary language, then
