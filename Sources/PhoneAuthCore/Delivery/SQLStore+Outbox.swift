@@ -3,12 +3,15 @@
 extension SQLStore {
     /// The states of a row whose message is still the outbox's business.
     /// Word for word the condition of the index verifications_due, so the planner uses it.
-    static var outboxStates: String { "(\(queuedStates) OR delivery = \(DeliveryState.awaiting.sqlLiteral))" }
+    static var outboxStates: String { "(\(queuedStates) OR \(awaitingState))" }
 
     /// A message not sent yet: due, or leased to a worker (a condition verifications_due serves).
     static var queuedStates: String {
         "delivery IN (\(DeliveryState.pending.sqlLiteral), \(DeliveryState.sending.sqlLiteral))"
     }
+
+    /// A sent message waiting for its receipt, or its fallback (a condition verifications_due serves).
+    private static var awaitingState: String { "delivery = \(DeliveryState.awaiting.sqlLiteral)" }
 
     package func claimDueMessages(
         now: Timestamp, limit: Int, lease: DeliveryLease, fallback: FallbackPolicy
@@ -57,7 +60,7 @@ extension SQLStore {
             try db.run(
                 """
                 UPDATE verifications SET delivery = ?, fallback = NULL
-                WHERE delivery = \(DeliveryState.awaiting.sqlLiteral) AND due_at <= ? AND (state != ? OR expires_at <= ?)
+                WHERE \(Self.awaitingState) AND due_at <= ? AND (state != ? OR expires_at <= ?)
                 """,
                 [
                     .text(DeliveryState.sent), .int(now.milliseconds), .text(VerificationState.active),
@@ -325,7 +328,8 @@ extension SQLStore {
         return try write(rowLocksSuffice: true) { db in
             try verificationIds.filter { id in
                 try db.run(
-                    "UPDATE verifications SET delivery = ?, due_at = ? WHERE id = ? AND delivery = ? AND delivery_lease = ?",
+                    "UPDATE verifications SET delivery = ?, due_at = ? WHERE id = ? AND delivery = ? "
+                        + "AND delivery_lease = ?",
                     [
                         .text(DeliveryState.pending), .int(now.milliseconds), .text(id), .text(DeliveryState.sending),
                         .text(leaseOwner),

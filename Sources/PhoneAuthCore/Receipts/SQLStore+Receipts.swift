@@ -54,8 +54,8 @@ extension SQLStore {
         // A failure says why, and keeps the fallback it may go by; a delivery needs neither.
         let moved = try db.run(
             """
-            UPDATE verifications SET delivery = ?, delivery_error_code = ?, delivery_error = COALESCE(?, delivery_error),
-            fallback = CASE WHEN ? = 1 THEN fallback END
+            UPDATE verifications SET delivery = ?, delivery_error_code = ?,
+            delivery_error = COALESCE(?, delivery_error), fallback = CASE WHEN ? = 1 THEN fallback END
             WHERE id = ? AND delivery_seq = ? AND delivery IN (?, ?)
             """,
             [

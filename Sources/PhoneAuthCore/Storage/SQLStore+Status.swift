@@ -13,7 +13,10 @@ extension SQLStore {
                 smsQueued: try count("SELECT count(*) FROM verifications WHERE \(Self.queuedStates)"),
                 smsSentLastHour: try count(
                     "SELECT count(*) FROM verifications WHERE delivery IN (?, ?, ?) AND created_at >= ?",
-                    [.text(DeliveryState.sent), .text(DeliveryState.awaiting), .text(DeliveryState.delivered), hourAgo]),
+                    [
+                        .text(DeliveryState.sent), .text(DeliveryState.awaiting), .text(DeliveryState.delivered),
+                        hourAgo,
+                    ]),
                 smsFailedLastHour: try count(
                     "SELECT count(*) FROM verifications WHERE delivery = ? AND created_at >= ?",
                     [.text(DeliveryState.failed), hourAgo]),

@@ -106,7 +106,7 @@ extension SQLStore {
             SELECT v.id, v.created_at, v.expires_at, v.state,
                    (SELECT locked_until FROM number_failures WHERE phone = ?),
                    (SELECT CAST(sum(delivery_seq) * 100000000000000 + min(created_at) AS BIGINT) FROM verifications
-                    WHERE phone = ? AND created_at > ? AND delivery != 'none'),
+                    WHERE phone = ? AND created_at > ? AND delivery != ?),
                    CASE WHEN ? = '' THEN 1 ELSE (SELECT 1 FROM tenants WHERE id = ?) END,
                    v.channel, v.sealed_body, v.language_code, v.delivery_seq, v.delivery, v.asked_language
             FROM (SELECT 1) AS one
@@ -117,7 +117,7 @@ extension SQLStore {
             [
                 .text(v.phone), .text(v.phone),
                 .int(perNumberPerHour > 0 ? v.createdAt.milliseconds - 3_600_000 : Int64.max),
-                .text(v.tenant.text), .text(v.tenant.text),
+                .text(DeliveryState.none), .text(v.tenant.text), .text(v.tenant.text),
                 .text(v.phone), .text(v.purpose), Self.optional(v.subject), .text(v.tenant.text),
             ]
         ) { row in
@@ -126,7 +126,7 @@ extension SQLStore {
                     id: id, createdAt: Timestamp(milliseconds: row.int(1)),
                     expiresAt: Timestamp(milliseconds: row.int(2)),
                     state: try row.text(3, as: VerificationState.self),
-                    resend: row.text(11) == "none" || row.isNull(8)
+                    resend: try row.text(11, as: DeliveryState.self) == .none || row.isNull(8)
                         ? nil
                         : LatestVerification.Resend(
                             channel: try row.text(7, as: Channel.self), sealedCode: row.blob(8),
