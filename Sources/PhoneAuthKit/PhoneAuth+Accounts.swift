@@ -9,9 +9,13 @@ extension PhoneAuth {
     public func link(
         idToken: String, credential: PhoneCredential, clientIP: String? = nil, userAgent: String? = nil
     ) throws(PhoneAuthError) -> SignInResult {
-        let core = try credential.with(clientIP: clientIP, userAgent: userAgent)
+        let core = credential.core
         return SignInResult(
-            try run("linkWithCredential") { try $0.accounts.link(idToken: idToken, credential: core, tenant: scope) })
+            try run("linkWithCredential") {
+                try $0.accounts.link(
+                    idToken: idToken, credential: core,
+                    for: try caller(clientIP: clientIP, userAgent: userAgent))
+            })
     }
 
     /// Replaces the signed-in user's number with the one the credential proves. A number another
@@ -19,10 +23,12 @@ extension PhoneAuth {
     public func updatePhoneNumber(
         idToken: String, credential: PhoneCredential, clientIP: String? = nil, userAgent: String? = nil
     ) throws(PhoneAuthError) -> SignInResult {
-        let core = try credential.with(clientIP: clientIP, userAgent: userAgent)
+        let core = credential.core
         return SignInResult(
             try run("updatePhoneNumber") {
-                try $0.accounts.updatePhoneNumber(idToken: idToken, credential: core, tenant: scope)
+                try $0.accounts.updatePhoneNumber(
+                    idToken: idToken, credential: core,
+                    for: try caller(clientIP: clientIP, userAgent: userAgent))
             })
     }
 
@@ -31,16 +37,18 @@ extension PhoneAuth {
     public func reauthenticate(
         idToken: String, credential: PhoneCredential, clientIP: String? = nil, userAgent: String? = nil
     ) throws(PhoneAuthError) -> SignInResult {
-        let core = try credential.with(clientIP: clientIP, userAgent: userAgent)
+        let core = credential.core
         return SignInResult(
             try run("reauthenticateWithCredential") {
-                try $0.accounts.reauthenticate(idToken: idToken, credential: core, tenant: scope)
+                try $0.accounts.reauthenticate(
+                    idToken: idToken, credential: core,
+                    for: try caller(clientIP: clientIP, userAgent: userAgent))
             })
     }
 
     /// Removes the signed-in user's number (they then sign in another way, e.g. a custom token).
     public func unlinkPhoneNumber(idToken: String) throws(PhoneAuthError) -> User {
-        User(try run("unlink") { try $0.accounts.unlink(idToken: idToken, providerId: "phone", tenant: scope) })
+        User(try run("unlink") { try $0.accounts.unlink(idToken: idToken, providerId: "phone", for: try caller()) })
     }
 
     /// Signs in with a token from `createCustomToken(uid:claimsJSON:)` (made by this engine, or
@@ -48,7 +56,7 @@ extension PhoneAuth {
     public func signIn(withCustomToken token: String) throws(PhoneAuthError) -> SignInResult {
         SignInResult(
             try run("signInWithCustomToken") {
-                try $0.signIn.signIn(withCustomToken: token, tenant: try tenant($0))
+                try $0.signIn.signIn(withCustomToken: token, for: try caller())
             })
     }
 
@@ -65,7 +73,7 @@ extension PhoneAuth {
             try run("mfaTotpStart") {
                 try $0.multiFactor.startTotpEnrollment(
                     idToken: idToken, accountName: try Label(accountName, field: "accountName"),
-                    issuer: try Label(issuer, field: "issuer"), tenant: scope)
+                    issuer: try Label(issuer, field: "issuer"), for: try caller())
             })
     }
 
@@ -78,7 +86,7 @@ extension PhoneAuth {
             try run("mfaEnrollFinalize") {
                 try $0.multiFactor.finishTotpEnrollment(
                     idToken: idToken, sessionInfo: enrollment.session, code: code,
-                    displayName: try Label(displayName, field: "displayName"), tenant: scope)
+                    displayName: try Label(displayName, field: "displayName"), for: try caller())
             })
     }
 
@@ -92,7 +100,7 @@ extension PhoneAuth {
             try run("mfaResolveSignIn") {
                 try $0.multiFactor.resolveSignIn(
                     session: session, assertion: .totp(enrollmentId: enrollmentID, code: code),
-                    clientIp: try ClientAddress(clientIP, userAgent: userAgent), in: try pool($0))
+                    for: try caller(clientIP: clientIP, userAgent: userAgent))
             })
     }
 

@@ -37,7 +37,7 @@ extension PhoneAuth {
     ) throws(PhoneAuthError) -> (receipt: String, suggestedTimeoutSeconds: Int) {
         let sent = try run("verifyClient") {
             try $0.appVerification.verifyClient(
-                appToken: appToken, tokenType: tokenType, clientIp: try ClientAddress(clientIP))
+                appToken: appToken, tokenType: tokenType, for: try caller(clientIP: clientIP))
         }
         return (sent.receipt, Int(sent.suggestedTimeout))
     }

@@ -37,7 +37,7 @@ extension PhoneAuth {
         pageToken: String? = nil
     ) throws(PhoneAuthError) -> (usersJSON: [String], nextPageToken: String?) {
         let page = try run("exportUsers") {
-            try $0.transfer.exportUsers(in: try tenant($0), maxResults: maxResults, pageToken: pageToken)
+            try $0.transfer.exportUsers(for: try caller(), maxResults: maxResults, pageToken: pageToken)
         }
         return (page.users.map { JSONCodec.serialize($0) }, page.nextPageToken)
     }
@@ -48,7 +48,7 @@ extension PhoneAuth {
         usersJSON: [String]
     ) throws(PhoneAuthError) -> (imported: Int, errors: [(index: Int, message: String)]) {
         try run("importUsers") { engine in
-            try engine.transfer.importUsers(try usersJSON.map { try JSONCodec.parse($0) }, into: try tenant(engine))
+            try engine.transfer.importUsers(try usersJSON.map { try JSONCodec.parse($0) }, for: try caller())
         }
     }
 }

@@ -70,11 +70,15 @@ public final class PhoneAuth: Sendable {
         }
     }
 
-    /// The pool a call of this view runs in.
-    func pool(_ engine: Engine) throws -> Pool { try engine.tenants.pool(scope ?? .defaultPool) }
-
-    /// The tenant an admin call of this view names (checked to exist).
-    func tenant(_ engine: Engine) throws -> TenantID { try pool(engine).tenant }
+    /// Who a call of this view is for and from: the view's tenant (nil: none named), with the end
+    /// user's address and language when the method takes them.
+    func caller(
+        clientIP: String? = nil, userAgent: String? = nil, languageCode: String? = nil
+    ) throws -> Caller {
+        Caller(
+            tenant: scope, address: try ClientAddress(clientIP, userAgent: userAgent),
+            language: try LanguageTag(languageCode))
+    }
 
     /// Stops the delivery threads (messages not yet sent stay queued in the database for the next
     /// engine) and closes the database. It does not wait for calls in flight: they, and calls
@@ -103,9 +107,8 @@ public final class PhoneAuth: Sendable {
         Verification(
             try run("verifyPhoneNumber") {
                 try $0.verification.verifyPhoneNumber(
-                    phoneNumber, languageCode: try LanguageTag(languageCode),
-                    clientIp: try ClientAddress(clientIP, userAgent: userAgent),
-                    appProof: try appVerification?.core(), channel: channel?.core, in: try pool($0))
+                    phoneNumber, appProof: try appVerification?.core(), channel: channel?.core,
+                    for: try caller(clientIP: clientIP, userAgent: userAgent, languageCode: languageCode))
             })
     }
 
@@ -134,8 +137,11 @@ public final class PhoneAuth: Sendable {
     public func signIn(
         with credential: PhoneCredential, clientIP: String? = nil, userAgent: String? = nil
     ) throws(PhoneAuthError) -> SignInResult {
-        let core = try credential.with(clientIP: clientIP, userAgent: userAgent)
-        return SignInResult(try run("signIn") { try $0.signIn.signIn(with: core, in: try pool($0)) })
+        let core = credential.core
+        return SignInResult(
+            try run("signIn") {
+                try $0.signIn.signIn(with: core, for: try caller(clientIP: clientIP, userAgent: userAgent))
+            })
     }
 
     // MARK: Second factors
@@ -150,9 +156,9 @@ public final class PhoneAuth: Sendable {
         Verification(
             try run("mfaEnrollStart") {
                 try $0.multiFactor.startPhoneEnrollment(
-                    idToken: idToken, phoneNumber: phoneNumber, languageCode: try LanguageTag(languageCode),
-                    clientIp: try ClientAddress(clientIP, userAgent: userAgent),
-                    appProof: try appVerification?.core(), channel: channel?.core, tenant: scope)
+                    idToken: idToken, phoneNumber: phoneNumber, appProof: try appVerification?.core(),
+                    channel: channel?.core,
+                    for: try caller(clientIP: clientIP, userAgent: userAgent, languageCode: languageCode))
             })
     }
 
@@ -161,12 +167,12 @@ public final class PhoneAuth: Sendable {
         idToken: String, credential: PhoneCredential, displayName: String? = nil,
         clientIP: String? = nil, userAgent: String? = nil
     ) throws(PhoneAuthError) -> SignInResult {
-        let core = try credential.with(clientIP: clientIP, userAgent: userAgent)
+        let core = credential.core
         return SignInResult(
             try run("mfaEnrollFinalize") {
                 try $0.multiFactor.finishPhoneEnrollment(
                     idToken: idToken, credential: core, displayName: try Label(displayName, field: "displayName"),
-                    tenant: scope)
+                    for: try caller())
             })
     }
 
@@ -174,7 +180,7 @@ public final class PhoneAuth: Sendable {
     public func unenroll(idToken: String, enrollmentID: String) throws(PhoneAuthError) -> SignInResult {
         SignInResult(
             try run("mfaUnenroll") {
-                try $0.multiFactor.unenroll(idToken: idToken, enrollmentId: enrollmentID, tenant: scope)
+                try $0.multiFactor.unenroll(idToken: idToken, enrollmentId: enrollmentID, for: try caller())
             })
     }
 
@@ -188,9 +194,8 @@ public final class PhoneAuth: Sendable {
         Verification(
             try run("verifyPhoneNumber") {
                 try $0.multiFactor.verifySecondFactor(
-                    hint: enrollmentID, session: session, languageCode: try LanguageTag(languageCode),
-                    clientIp: try ClientAddress(clientIP, userAgent: userAgent),
-                    appProof: try appVerification?.core(), channel: channel?.core, in: try pool($0))
+                    hint: enrollmentID, session: session, appProof: try appVerification?.core(), channel: channel?.core,
+                    for: try caller(clientIP: clientIP, userAgent: userAgent, languageCode: languageCode))
             })
     }
 
@@ -198,12 +203,12 @@ public final class PhoneAuth: Sendable {
     public func resolveSignIn(
         session: String, credential: PhoneCredential, clientIP: String? = nil, userAgent: String? = nil
     ) throws(PhoneAuthError) -> SignInResult {
-        let core = try credential.with(clientIP: clientIP, userAgent: userAgent)
+        let core = credential.core
         return SignInResult(
             try run("mfaResolveSignIn") {
                 try $0.multiFactor.resolveSignIn(
                     session: session, assertion: .phone(core),
-                    clientIp: try ClientAddress(clientIP, userAgent: userAgent), in: try pool($0))
+                    for: try caller(clientIP: clientIP, userAgent: userAgent))
             })
     }
 
@@ -215,37 +220,37 @@ public final class PhoneAuth: Sendable {
     public func verifyIDToken(_ idToken: String, checkRevoked: Bool = false) throws(PhoneAuthError) -> IDToken {
         IDToken(
             try run("verifyIdToken") {
-                try $0.sessions.verifyIdToken(idToken, checkRevoked: checkRevoked, tenant: scope)
+                try $0.sessions.verifyIdToken(idToken, checkRevoked: checkRevoked, for: try caller())
             })
     }
 
     /// A new ID token for a refresh token, which is rotated: use the returned one next time.
     public func refreshIDToken(_ refreshToken: String) throws(PhoneAuthError) -> SignInResult {
-        SignInResult(try run("refreshIdToken") { try $0.sessions.refreshIdToken(refreshToken, tenant: scope) })
+        SignInResult(try run("refreshIdToken") { try $0.sessions.refreshIdToken(refreshToken, for: try caller()) })
     }
 
     /// Ends the session of a refresh token; its ID tokens stay valid until they expire.
     public func signOut(refreshToken: String) throws(PhoneAuthError) {
-        try run("signOut") { try $0.sessions.signOut(refreshToken: refreshToken, tenant: scope) }
+        try run("signOut") { try $0.sessions.signOut(refreshToken: refreshToken, for: try caller()) }
     }
 
     /// Ends every session of a user: refresh tokens stop working, and ID tokens issued before now
     /// fail `verifyIDToken(_:checkRevoked:)` with `checkRevoked`.
     public func revokeRefreshTokens(uid: String) throws(PhoneAuthError) {
-        try run("revokeRefreshTokens") { try $0.sessions.revokeRefreshTokens(uid: uid, in: try tenant($0)) }
+        try run("revokeRefreshTokens") { try $0.sessions.revokeRefreshTokens(uid: uid, for: try caller()) }
     }
 
     // MARK: Accounts
 
     /// The account with this ID, or ``PhoneAuthError/Code/userNotFound``.
     public func user(uid: String) throws(PhoneAuthError) -> User {
-        User(try run("getUser") { try $0.accounts.user(uid: uid, in: try tenant($0)) })
+        User(try run("getUser") { try $0.accounts.user(uid: uid, for: try caller()) })
     }
 
     /// The account that signs in with this number, or ``PhoneAuthError/Code/userNotFound``.
     public func user(phoneNumber: String) throws(PhoneAuthError) -> User {
         User(
-            try run("getUserByPhoneNumber") { try $0.accounts.user(phoneNumber: phoneNumber, in: try tenant($0)) })
+            try run("getUserByPhoneNumber") { try $0.accounts.user(phoneNumber: phoneNumber, for: try caller()) })
     }
 
     /// Creates an account; `uid` is generated when nil.
@@ -256,7 +261,7 @@ public final class PhoneAuth: Sendable {
         User(
             try run("createUser") {
                 try $0.accounts.createUser(
-                    uid: uid, in: try tenant($0), disabled: disabled,
+                    uid: uid, for: try caller(), disabled: disabled,
                     displayName: try Label(displayName, field: "displayName"),
                     phoneNumber: phoneNumber)
             })
@@ -278,14 +283,14 @@ public final class PhoneAuth: Sendable {
                     try Label(name, field: "displayName")
                 }
                 return try $0.accounts.updateUser(
-                    uid: uid, in: try tenant($0), disabled: disabled, displayName: name, phoneNumber: phoneNumber,
+                    uid: uid, for: try caller(), disabled: disabled, displayName: name, phoneNumber: phoneNumber,
                     customClaims: claims)
             })
     }
 
     /// Deletes an account, its sessions and its second factors.
     public func deleteUser(uid: String) throws(PhoneAuthError) {
-        try run("deleteUser") { try $0.accounts.deleteUser(uid: uid, in: try tenant($0)) }
+        try run("deleteUser") { try $0.accounts.deleteUser(uid: uid, for: try caller()) }
     }
 
     /// Sets the claims every new ID token of the user carries (the JSON text of an object, at
@@ -293,7 +298,7 @@ public final class PhoneAuth: Sendable {
     public func setCustomUserClaims(uid: String, claimsJSON: String?) throws(PhoneAuthError) {
         let claims = try claimsJSON.map { text throws(PhoneAuthError) in try Self.parse(text, what: "claims") }
         try run("setCustomUserClaims") {
-            try $0.accounts.setCustomUserClaims(uid: uid, in: try tenant($0), claims: claims)
+            try $0.accounts.setCustomUserClaims(uid: uid, for: try caller(), claims: claims)
         }
     }
 
@@ -302,7 +307,7 @@ public final class PhoneAuth: Sendable {
         maxResults: Int = 1000, pageToken: String? = nil
     ) throws(PhoneAuthError) -> (users: [User], nextPageToken: String?) {
         let page = try run("listUsers") {
-            try $0.accounts.listUsers(in: try tenant($0), maxResults: maxResults, pageToken: pageToken)
+            try $0.accounts.listUsers(for: try caller(), maxResults: maxResults, pageToken: pageToken)
         }
         return (page.users.map(User.init), page.nextPageToken)
     }
@@ -311,7 +316,7 @@ public final class PhoneAuth: Sendable {
     public func createCustomToken(uid: String, claimsJSON: String? = nil) throws(PhoneAuthError) -> String {
         let claims = try claimsJSON.map { text throws(PhoneAuthError) in try Self.parse(text, what: "claims") }
         return try run("createCustomToken") {
-            try $0.signIn.createCustomToken(uid: uid, claims: claims, tenant: try tenant($0))
+            try $0.signIn.createCustomToken(uid: uid, claims: claims, for: try caller())
         }
     }
 

@@ -20,14 +20,6 @@ public struct PhoneCredential: Sendable, CustomStringConvertible {
 
     init(core: PhoneAuthCore.PhoneCredential) { self.core = core }
 
-    /// The core's credential, with the address of the client that typed the code (wrong codes
-    /// are limited per address).
-    func with(clientIP: String?, userAgent: String?) throws(PhoneAuthError) -> PhoneAuthCore.PhoneCredential {
-        var core = core
-        do { core.clientIp = try ClientAddress(clientIP, userAgent: userAgent) } catch { throw PhoneAuthError(error) }
-        return core
-    }
-
     /// The verification ID only: the code is a secret.
     public var description: String { "PhoneCredential(verificationID: \(core.verificationId))" }
 }

@@ -212,15 +212,17 @@ final class AbuseTests: XCTestCase {
             $0.codeTtlSeconds = 3600
         }[0]
         let started = try engine.verification.verifyPhoneNumber(number)
-        var guess = PhoneCredential(verificationId: started.verificationId, verificationCode: "000000")
-        guess.clientIp = "192.0.2.7"
-        for _ in 0..<2 { assertError(.invalidVerificationCode) { _ = try engine.signIn.signIn(with: guess) } }
-        var right = PhoneCredential(
+        let guess = PhoneCredential(verificationId: started.verificationId, verificationCode: "000000")
+        for _ in 0..<2 {
+            assertError(.invalidVerificationCode) { _ = try engine.signIn.signIn(with: guess, clientIp: "192.0.2.7") }
+        }
+        let right = PhoneCredential(
             verificationId: started.verificationId, verificationCode: try code(of: engine, started))
-        right.clientIp = "192.0.2.7"
-        assertError(.tooManyRequests, reason: "rateLimit") { _ = try engine.signIn.signIn(with: right) }
+        assertError(.tooManyRequests, reason: "rateLimit") {
+            _ = try engine.signIn.signIn(with: right, clientIp: "192.0.2.7")
+        }
         clock.advance(seconds: 600)
-        XCTAssertNoThrow(try engine.signIn.signIn(with: right))
+        XCTAssertNoThrow(try engine.signIn.signIn(with: right, clientIp: "192.0.2.7"))
     }
 
     func testAddressesAreCountedAsOneClientHoldsThem() throws {

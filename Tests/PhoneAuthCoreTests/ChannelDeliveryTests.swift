@@ -53,7 +53,7 @@ final class ChannelDeliveryTests: XCTestCase {
     }
 
     private func status(_ engine: Engine, _ id: String) throws -> VerificationStatus {
-        try engine.verification.verificationStatus(id, in: .defaultPool)
+        try engine.verification.verificationStatus(id)
     }
 
     func testThePreferredChannelOfTheRegionCarriesTheCodeUnlessTheCallerNamesOne() throws {
@@ -62,10 +62,10 @@ final class ChannelDeliveryTests: XCTestCase {
             $0.channels.fallback = [:]
         }
         defer { engine.close() }
-        let india = try engine.verification.verifyPhoneNumber("+919876543210", in: engine.tenants.defaultPool)
-        let us = try engine.verification.verifyPhoneNumber(phone, in: engine.tenants.defaultPool)
+        let india = try engine.verification.verifyPhoneNumber("+919876543210")
+        let us = try engine.verification.verifyPhoneNumber(phone)
         let asked = try engine.verification.verifyPhoneNumber(
-            "+919876543211", channel: .voice, in: engine.tenants.defaultPool)
+            "+919876543211", channel: .voice)
         XCTAssertEqual([india.channel, us.channel, asked.channel], [.whatsapp, .sms, .voice])
         let sent = sender.wait(for: 3)
         XCTAssertEqual(
@@ -82,12 +82,11 @@ final class ChannelDeliveryTests: XCTestCase {
         // No SMS text for fr-CA (French serves it), but a call's text for it.
         let (engine, sender) = try engine { $0.voiceTemplates = ["fr-CA": "Votre code : {code}."] }
         defer { engine.close() }
-        let pool = engine.tenants.defaultPool
         _ = try engine.verification.verifyPhoneNumber(
-            phone, languageCode: LanguageTag("fr-CA"), channel: .voice, in: pool)
+            phone, languageCode: LanguageTag("fr-CA"), channel: .voice)
         _ = try engine.verification.verifyPhoneNumber(
-            "+16505553435", languageCode: LanguageTag("pt_br"), channel: .whatsapp, in: pool)
-        _ = try engine.verification.verifyPhoneNumber("+16505553436", languageCode: LanguageTag("fr-CA"), in: pool)
+            "+16505553435", languageCode: LanguageTag("pt_br"), channel: .whatsapp)
+        _ = try engine.verification.verifyPhoneNumber("+16505553436", languageCode: LanguageTag("fr-CA"))
         let sent = Dictionary(uniqueKeysWithValues: sender.wait(for: 3).map { ($0.to, $0) })
         let call = try XCTUnwrap(sent[phone])
         XCTAssertEqual(call.languageCode, "fr-CA")
@@ -100,7 +99,7 @@ final class ChannelDeliveryTests: XCTestCase {
         let (engine, sender) = try engine()
         defer { engine.close() }
         sender.refusing = [.whatsapp]
-        let id = try engine.verification.verifyPhoneNumber(phone, channel: .whatsapp, in: engine.tenants.defaultPool)
+        let id = try engine.verification.verifyPhoneNumber(phone, channel: .whatsapp)
             .verificationId
         let sent = sender.wait(for: 2)
         XCTAssertEqual(sent.map(\.channel), [.whatsapp, .sms])
@@ -119,10 +118,10 @@ final class ChannelDeliveryTests: XCTestCase {
         let (engine, sender) = try engine(clock: clock) { $0.channels.fallbackAfterSeconds = 20 }
         defer { engine.close() }
         let unconfirmed = try engine.verification.verifyPhoneNumber(
-            phone, channel: .whatsapp, in: engine.tenants.defaultPool
+            phone, channel: .whatsapp
         ).verificationId
         let confirmed = try engine.verification.verifyPhoneNumber(
-            "+16505553435", channel: .whatsapp, in: engine.tenants.defaultPool
+            "+16505553435", channel: .whatsapp
         ).verificationId
         let first = sender.wait(for: 2)
         XCTAssertTrue(
@@ -158,7 +157,7 @@ final class ChannelDeliveryTests: XCTestCase {
     func testAFailedReceiptFallsBackOnceAndARepeatedOneChangesNothing() throws {
         let (engine, sender) = try engine()
         defer { engine.close() }
-        let id = try engine.verification.verifyPhoneNumber(phone, channel: .whatsapp, in: engine.tenants.defaultPool)
+        let id = try engine.verification.verifyPhoneNumber(phone, channel: .whatsapp)
             .verificationId
         _ = sender.wait(for: 1)
         XCTAssertTrue(try eventually { try status(engine, id).delivery == "sent" })
@@ -200,11 +199,10 @@ final class ChannelDeliveryTests: XCTestCase {
             $0.channels.fallback = [:]
         }
         defer { engine.close() }
-        let pool = engine.tenants.defaultPool
-        let first = try engine.verification.verifyPhoneNumber(phone, in: pool)
+        let first = try engine.verification.verifyPhoneNumber(phone)
         // The same channel inside the window reuses the verification and sends nothing.
-        XCTAssertEqual(try engine.verification.verifyPhoneNumber(phone, in: pool).verificationId, first.verificationId)
-        let again = try engine.verification.verifyPhoneNumber(phone, channel: .voice, in: pool)
+        XCTAssertEqual(try engine.verification.verifyPhoneNumber(phone).verificationId, first.verificationId)
+        let again = try engine.verification.verifyPhoneNumber(phone, channel: .voice)
         XCTAssertEqual(again.verificationId, first.verificationId)
         XCTAssertEqual(again.channel, .voice)
         let sent = sender.wait(for: 2)
@@ -213,8 +211,8 @@ final class ChannelDeliveryTests: XCTestCase {
         XCTAssertTrue(try eventually { try status(engine, first.verificationId).deliveries.count == 2 })
         XCTAssertEqual(try status(engine, first.verificationId).deliveries.map(\.channel), [.sms, .voice])
         // Three deliveries in the hour: the third is by SMS again, the fourth is refused.
-        _ = try engine.verification.verifyPhoneNumber(phone, channel: .sms, in: pool)
-        XCTAssertThrowsError(try engine.verification.verifyPhoneNumber(phone, channel: .voice, in: pool)) { error in
+        _ = try engine.verification.verifyPhoneNumber(phone, channel: .sms)
+        XCTAssertThrowsError(try engine.verification.verifyPhoneNumber(phone, channel: .voice)) { error in
             XCTAssertEqual((error as? PhoneAuthError)?.detail("limit"), .string("smsPerNumberPerHour"))
         }
         // The code still signs in, and then it is no longer kept.
@@ -230,10 +228,9 @@ final class ChannelDeliveryTests: XCTestCase {
             $0.resendAfterSeconds = 0
         }
         defer { engine.close() }
-        let pool = engine.tenants.defaultPool
-        _ = try engine.verification.verifyPhoneNumber(phone, channel: .voice, in: pool)
-        _ = try engine.verification.verifyPhoneNumber(phone, channel: .sms, in: pool)
-        XCTAssertThrowsError(try engine.verification.verifyPhoneNumber(phone, channel: .voice, in: pool)) { error in
+        _ = try engine.verification.verifyPhoneNumber(phone, channel: .voice)
+        _ = try engine.verification.verifyPhoneNumber(phone, channel: .sms)
+        XCTAssertThrowsError(try engine.verification.verifyPhoneNumber(phone, channel: .voice)) { error in
             XCTAssertEqual((error as? PhoneAuthError)?.detail("limit"), .string("voicePerNumberPerHour"))
         }
     }

@@ -61,9 +61,8 @@ final class LockoutTests: XCTestCase {
             let guess = try wrongCode(sender, started)
             guesses: for _ in 0..<engine.config.maxAttempts {
                 do {
-                    var credential = PhoneCredential(verificationId: started.verificationId, verificationCode: guess)
-                    credential.clientIp = try ClientAddress(nextIp())
-                    _ = try engine.signIn.signIn(with: credential)
+                    let credential = PhoneCredential(verificationId: started.verificationId, verificationCode: guess)
+                    _ = try engine.signIn.signIn(with: credential, clientIp: try ClientAddress(nextIp()))
                     XCTFail("a wrong code signed in")
                 } catch let error as PhoneAuthError {
                     switch (error.code, reason(error)) {

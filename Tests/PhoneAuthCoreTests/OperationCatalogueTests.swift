@@ -36,7 +36,7 @@ final class OperationCatalogueTests: XCTestCase {
     }
 
     func testAnOperationThatDoesNotSayIsAdmin() {
-        let undeclared = Operation("undeclared", parameters: []) { _, _ in .null }
+        let undeclared = Operation("undeclared", parameters: []) { _, _, _ in .null }
         XCTAssertEqual(undeclared.access, .admin)
         XCTAssertFalse(undeclared.setsClientIp)
     }

@@ -262,74 +262,174 @@ func base32Decode(_ text: String) -> [UInt8]? {
     return bytes
 }
 
-// The services' calls in the default pool, as the tests before tenants made them (the
-// engine's doors always name the pool; these keep the tests about other things short).
+// The services' calls with loose parameters, as the tests before `Caller` made them (the
+// engine's doors build a Caller; these keep the tests about other things short). No tenant:
+// the default pool, or for a call with a token, the token's.
 extension VerificationService {
     func verifyPhoneNumber(
         _ phoneNumber: String?, languageCode: LanguageTag? = nil, clientIp: ClientAddress? = nil,
-        appProof: AppProof? = nil
+        appProof: AppProof? = nil, channel: Channel? = nil, tenant: TenantID? = nil
     ) throws -> VerificationStarted {
         try verifyPhoneNumber(
-            phoneNumber, languageCode: languageCode, clientIp: clientIp, appProof: appProof, in: tenants.defaultPool)
+            phoneNumber, appProof: appProof, channel: channel,
+            for: Caller(tenant: tenant, address: clientIp, language: languageCode))
     }
 
-    func verificationStatus(_ verificationId: String) throws -> VerificationStatus {
-        try verificationStatus(verificationId, in: .defaultPool)
+    func verificationStatus(_ verificationId: String, tenant: TenantID? = nil) throws -> VerificationStatus {
+        try verificationStatus(verificationId, for: Caller(tenant: tenant))
     }
 }
 
 extension SignInService {
-    func signIn(with credential: PhoneCredential) throws -> SignInResult {
-        try signIn(with: credential, in: tenants.defaultPool)
+    func signIn(
+        with credential: PhoneCredential, clientIp: ClientAddress? = nil, tenant: TenantID? = nil
+    ) throws -> SignInResult {
+        try signIn(with: credential, for: Caller(tenant: tenant, address: clientIp))
     }
-    func createCustomToken(uid: String, claims: JSONValue?) throws -> String {
-        try createCustomToken(uid: uid, claims: claims, tenant: .defaultPool)
+    func createCustomToken(uid: String, claims: JSONValue?, tenant: TenantID? = nil) throws -> String {
+        try createCustomToken(uid: uid, claims: claims, for: Caller(tenant: tenant))
     }
-    func signIn(withCustomToken token: String) throws -> SignInResult {
-        try signIn(withCustomToken: token, tenant: .defaultPool)
+    func signIn(withCustomToken token: String, tenant: TenantID? = nil) throws -> SignInResult {
+        try signIn(withCustomToken: token, for: Caller(tenant: tenant))
     }
 }
 
 extension MultiFactorService {
-    func resolveSignIn(session: String?, assertion: Assertion?, clientIp: ClientAddress? = nil) throws -> SignInResult {
-        try resolveSignIn(session: session, assertion: assertion, clientIp: clientIp, in: tenants.defaultPool)
+    func resolveSignIn(
+        session: String?, assertion: Assertion?, clientIp: ClientAddress? = nil, tenant: TenantID? = nil
+    ) throws -> SignInResult {
+        try resolveSignIn(session: session, assertion: assertion, for: Caller(tenant: tenant, address: clientIp))
     }
 
     func verifySecondFactor(
-        hint: String?, session: String?, languageCode: LanguageTag?, clientIp: ClientAddress?, appProof: AppProof? = nil
+        hint: String?, session: String?, languageCode: LanguageTag?, clientIp: ClientAddress?,
+        appProof: AppProof? = nil, channel: Channel? = nil, tenant: TenantID? = nil
     ) throws -> VerificationStarted {
         try verifySecondFactor(
-            hint: hint, session: session, languageCode: languageCode, clientIp: clientIp, appProof: appProof,
-            in: tenants.defaultPool)
+            hint: hint, session: session, appProof: appProof, channel: channel,
+            for: Caller(tenant: tenant, address: clientIp, language: languageCode))
+    }
+
+    func startPhoneEnrollment(
+        idToken: String, phoneNumber: String?, languageCode: LanguageTag?, clientIp: ClientAddress?,
+        appProof: AppProof? = nil, channel: Channel? = nil, tenant: TenantID? = nil
+    ) throws -> VerificationStarted {
+        try startPhoneEnrollment(
+            idToken: idToken, phoneNumber: phoneNumber, appProof: appProof, channel: channel,
+            for: Caller(tenant: tenant, address: clientIp, language: languageCode))
+    }
+
+    func finishPhoneEnrollment(
+        idToken: String, credential: PhoneCredential, displayName: Label?, clientIp: ClientAddress? = nil,
+        tenant: TenantID? = nil
+    ) throws -> SignInResult {
+        try finishPhoneEnrollment(
+            idToken: idToken, credential: credential, displayName: displayName,
+            for: Caller(tenant: tenant, address: clientIp))
+    }
+
+    func startTotpEnrollment(
+        idToken: String, accountName: Label?, issuer: Label?, tenant: TenantID? = nil
+    ) throws -> TotpEnrollmentStarted {
+        try startTotpEnrollment(idToken: idToken, accountName: accountName, issuer: issuer, for: Caller(tenant: tenant))
+    }
+
+    func finishTotpEnrollment(
+        idToken: String, sessionInfo: String, code: String, displayName: Label?, tenant: TenantID? = nil
+    ) throws -> SignInResult {
+        try finishTotpEnrollment(
+            idToken: idToken, sessionInfo: sessionInfo, code: code, displayName: displayName,
+            for: Caller(tenant: tenant))
+    }
+
+    func unenroll(idToken: String, enrollmentId: String, tenant: TenantID? = nil) throws -> SignInResult {
+        try unenroll(idToken: idToken, enrollmentId: enrollmentId, for: Caller(tenant: tenant))
     }
 }
 
 extension AccountService {
-    func user(uid: String) throws -> UserRecord { try user(uid: uid, in: .defaultPool) }
-    func user(phoneNumber: String) throws -> UserRecord { try user(phoneNumber: phoneNumber, in: .defaultPool) }
-    func deleteUser(uid: String) throws { try deleteUser(uid: uid, in: .defaultPool) }
-    func setCustomUserClaims(uid: String, claims: JSONValue?) throws {
-        try setCustomUserClaims(uid: uid, in: .defaultPool, claims: claims)
+    func user(uid: String, in tenant: TenantID = .defaultPool) throws -> UserRecord {
+        try user(uid: uid, for: Caller(tenant: tenant))
     }
-    func listUsers(maxResults: Int, pageToken: String?) throws -> (users: [UserRecord], nextPageToken: String?) {
-        try listUsers(in: .defaultPool, maxResults: maxResults, pageToken: pageToken)
+    func user(phoneNumber: String, in tenant: TenantID = .defaultPool) throws -> UserRecord {
+        try user(phoneNumber: phoneNumber, for: Caller(tenant: tenant))
+    }
+    func deleteUser(uid: String, in tenant: TenantID = .defaultPool) throws {
+        try deleteUser(uid: uid, for: Caller(tenant: tenant))
+    }
+    func setCustomUserClaims(uid: String, in tenant: TenantID = .defaultPool, claims: JSONValue?) throws {
+        try setCustomUserClaims(uid: uid, for: Caller(tenant: tenant), claims: claims)
+    }
+    func listUsers(
+        in tenant: TenantID = .defaultPool, maxResults: Int, pageToken: String?
+    ) throws -> (users: [UserRecord], nextPageToken: String?) {
+        try listUsers(for: Caller(tenant: tenant), maxResults: maxResults, pageToken: pageToken)
     }
     func createUser(
-        uid: String?, disabled: Bool = false, displayName: Label? = nil, phoneNumber: String? = nil
+        uid: String?, in tenant: TenantID = .defaultPool, disabled: Bool = false, displayName: Label? = nil,
+        phoneNumber: String? = nil
     ) throws -> UserRecord {
         try createUser(
-            uid: uid, in: .defaultPool, disabled: disabled, displayName: displayName, phoneNumber: phoneNumber)
+            uid: uid, for: Caller(tenant: tenant), disabled: disabled, displayName: displayName,
+            phoneNumber: phoneNumber)
     }
     func updateUser(
-        uid: String, disabled: Bool? = nil, displayName: Label?? = nil, phoneNumber: String?? = nil,
-        customClaims: JSONValue?? = nil
+        uid: String, in tenant: TenantID = .defaultPool, disabled: Bool? = nil, displayName: Label?? = nil,
+        phoneNumber: String?? = nil, customClaims: JSONValue?? = nil
     ) throws -> UserRecord {
         try updateUser(
-            uid: uid, in: .defaultPool, disabled: disabled, displayName: displayName, phoneNumber: phoneNumber,
-            customClaims: customClaims)
+            uid: uid, for: Caller(tenant: tenant), disabled: disabled, displayName: displayName,
+            phoneNumber: phoneNumber, customClaims: customClaims)
+    }
+    func link(
+        idToken: String, credential: PhoneCredential, clientIp: ClientAddress? = nil, tenant: TenantID? = nil
+    ) throws -> SignInResult {
+        try link(idToken: idToken, credential: credential, for: Caller(tenant: tenant, address: clientIp))
+    }
+    func updatePhoneNumber(
+        idToken: String, credential: PhoneCredential, clientIp: ClientAddress? = nil, tenant: TenantID? = nil
+    ) throws -> SignInResult {
+        try updatePhoneNumber(idToken: idToken, credential: credential, for: Caller(tenant: tenant, address: clientIp))
+    }
+    func reauthenticate(
+        idToken: String, credential: PhoneCredential, clientIp: ClientAddress? = nil, tenant: TenantID? = nil
+    ) throws -> SignInResult {
+        try reauthenticate(idToken: idToken, credential: credential, for: Caller(tenant: tenant, address: clientIp))
+    }
+    func unlink(idToken: String, providerId: String, tenant: TenantID? = nil) throws -> UserRecord {
+        try unlink(idToken: idToken, providerId: providerId, for: Caller(tenant: tenant))
     }
 }
 
 extension SessionService {
-    func revokeRefreshTokens(uid: String) throws { try revokeRefreshTokens(uid: uid, in: .defaultPool) }
+    func revokeRefreshTokens(uid: String, in tenant: TenantID = .defaultPool) throws {
+        try revokeRefreshTokens(uid: uid, for: Caller(tenant: tenant))
+    }
+    func refreshIdToken(_ refreshToken: String, tenant: TenantID? = nil) throws -> SignInResult {
+        try refreshIdToken(refreshToken, for: Caller(tenant: tenant))
+    }
+    func verifyIdToken(_ idToken: String, checkRevoked: Bool, tenant: TenantID? = nil) throws -> JSONValue {
+        try verifyIdToken(idToken, checkRevoked: checkRevoked, for: Caller(tenant: tenant))
+    }
+    func signOut(refreshToken: String, tenant: TenantID? = nil) throws {
+        try signOut(refreshToken: refreshToken, for: Caller(tenant: tenant))
+    }
+    func session(of idToken: String, recent: Bool, tenant: TenantID? = nil) throws -> SessionInfo {
+        try session(of: idToken, recent: recent, for: Caller(tenant: tenant))
+    }
+}
+
+extension AppVerificationService {
+    func verifyClient(
+        appToken: String?, tokenType: String?, clientIp: ClientAddress? = nil
+    ) throws -> (
+        receipt: String, suggestedTimeout: Int64
+    ) {
+        try verifyClient(appToken: appToken, tokenType: tokenType, for: Caller(address: clientIp))
+    }
+    func captchaChallenge(
+        callbackScheme: String, languageCode: LanguageTag?, clientIp: ClientAddress? = nil
+    ) throws -> (url: String, eventId: String) {
+        try captchaChallenge(callbackScheme: callbackScheme, for: Caller(address: clientIp, language: languageCode))
+    }
 }

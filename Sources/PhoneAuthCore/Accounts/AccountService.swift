@@ -25,43 +25,50 @@ package final class AccountService {
         self.failures = failures
     }
 
-    /// The user `uid` of `tenant`: another tenant's user is as unknown as one that never was.
-    package func user(uid: String, in tenant: TenantID) throws -> UserRecord {
-        guard let user = try store.user(uid: uid), user.tenant == tenant else { throw AccountErrors.noUser }
+    /// The user `uid` of the caller's pool: another tenant's user is as unknown as one that never was.
+    package func user(uid: String, for caller: Caller) throws -> UserRecord {
+        let pool = try tenants.pool(for: caller)
+        guard let user = try store.user(uid: uid, tenant: pool.tenant) else { throw AccountErrors.noUser }
         return user
     }
 
-    package func user(phoneNumber: String, in tenant: TenantID) throws -> UserRecord {
+    package func user(phoneNumber: String, for caller: Caller) throws -> UserRecord {
+        let pool = try tenants.pool(for: caller)
         let phone = try PhoneNumber.parse(phoneNumber)
-        guard let user = try store.user(phoneNumber: phone.e164, tenant: tenant) else { throw AccountErrors.noUser }
+        guard let user = try store.user(phoneNumber: phone.e164, tenant: pool.tenant) else {
+            throw AccountErrors.noUser
+        }
         return user
     }
 
-    package func deleteUser(uid: String, in tenant: TenantID) throws {
-        guard try store.deleteUser(uid: uid, tenant: tenant, now: clock.now()) else { throw AccountErrors.noUser }
+    package func deleteUser(uid: String, for caller: Caller) throws {
+        let pool = try tenants.pool(for: caller)
+        guard try store.deleteUser(uid: uid, in: pool, now: clock.now()) else { throw AccountErrors.noUser }
     }
 
     /// `phoneNumber` `.some(nil)` removes the number; a number another user has is refused.
     /// `customClaims` as setCustomUserClaims takes them; all changes are one transaction.
     package func updateUser(
-        uid: String, in tenant: TenantID, disabled: Bool? = nil, displayName: Label?? = nil,
+        uid: String, for caller: Caller, disabled: Bool? = nil, displayName: Label?? = nil,
         phoneNumber: String?? = nil, customClaims: JSONValue?? = nil
     ) throws -> UserRecord {
+        let pool = try tenants.pool(for: caller)
         var changes = UserChanges(disabled: disabled, displayName: displayName.map { $0?.text })
         if let claims = customClaims {
             changes.customClaims = .some(try claims.flatMap { try DeveloperClaims.validated($0) })
         }
         if let phoneNumber { changes.phoneNumber = .some(try phoneNumber.map { try PhoneNumber.parse($0).e164 }) }
-        return try update(uid: uid, in: tenant, changes)
+        return try update(uid: uid, in: pool, changes)
     }
 
-    /// Adds a user of `tenant` that has not signed in yet (an admin's create): `uid` (1–128
-    /// bytes, unique across tenants) or a new sortable one; a phone number another user of the
-    /// tenant or a second factor there has is refused.
+    /// Adds a user of the caller's pool that has not signed in yet (an admin's create): `uid`
+    /// (1–128 bytes, unique across tenants) or a new sortable one; a phone number another user of
+    /// the pool or a second factor there has is refused.
     package func createUser(
-        uid: String?, in tenant: TenantID, disabled: Bool = false, displayName: Label? = nil,
+        uid: String?, for caller: Caller, disabled: Bool = false, displayName: Label? = nil,
         phoneNumber: String? = nil
     ) throws -> UserRecord {
+        let pool = try tenants.pool(for: caller)
         let now = clock.now()
         let uid = uid ?? SortableID.make(at: now, randomBytes: 12)
         guard !uid.isEmpty, uid.utf8.count <= 128 else {
@@ -70,18 +77,18 @@ package final class AccountService {
         }
         var changes = UserChanges(disabled: disabled ? true : nil, displayName: displayName.map { .some($0.text) })
         if let phoneNumber { changes.phoneNumber = .some(try PhoneNumber.parse(phoneNumber).e164) }
-        return try outcome(try store.createUser(uid: uid, tenant: tenant, changes: changes, now: now))
+        return try outcome(try store.createUser(uid: uid, in: pool, changes: changes, now: now))
     }
 
     /// Claims every later ID token of the user carries; nil or {} removes them.
-    package func setCustomUserClaims(uid: String, in tenant: TenantID, claims: JSONValue?) throws {
+    package func setCustomUserClaims(uid: String, for caller: Caller, claims: JSONValue?) throws {
         _ = try update(
-            uid: uid, in: tenant,
+            uid: uid, in: try tenants.pool(for: caller),
             UserChanges(customClaims: .some(try claims.flatMap { try DeveloperClaims.validated($0) })))
     }
 
-    private func update(uid: String, in tenant: TenantID, _ changes: UserChanges) throws -> UserRecord {
-        try outcome(try store.updateUser(uid: uid, tenant: tenant, changes: changes, now: clock.now()))
+    private func update(uid: String, in pool: Pool, _ changes: UserChanges) throws -> UserRecord {
+        try outcome(try store.updateUser(uid: uid, in: pool, changes: changes, now: clock.now()))
     }
 
     private func outcome(_ outcome: UpdateUserOutcome) throws -> UserRecord {
@@ -103,10 +110,12 @@ package final class AccountService {
         }
     }
 
-    /// One page of the users of `tenant` in a stable order (by uid); `pageToken` continues after a page.
+    /// One page of the users of the caller's pool in a stable order (by uid); `pageToken`
+    /// continues after a page.
     package func listUsers(
-        in tenant: TenantID, maxResults: Int, pageToken: String?
+        for caller: Caller, maxResults: Int, pageToken: String?
     ) throws -> (users: [UserRecord], nextPageToken: String?) {
+        let pool = try tenants.pool(for: caller)
         var after: String?
         if let pageToken {
             guard let bytes = Base64URL.decode(pageToken), !bytes.isEmpty else {
@@ -116,7 +125,7 @@ package final class AccountService {
             }
             after = String(decoding: bytes, as: UTF8.self)
         }
-        let users = try store.listUsers(tenant: tenant, afterUid: after, limit: maxResults)
+        let users = try store.listUsers(in: pool, afterUid: after, limit: maxResults)
         let next = users.count == maxResults ? users.last.map { Base64URL.encode($0.uid.utf8) } : nil
         return (users, next)
     }
@@ -124,17 +133,17 @@ package final class AccountService {
     /// Adds the credential's phone number to the signed-in user (a recent sign-in is required: a
     /// stolen token must not add a permanent way in). If another user has it, the error
     /// credentialAlreadyInUse carries a temporary proof that signs in to that user instead.
-    /// `tenant` (nil: the token's) must be the token's user's.
-    package func link(idToken: String, credential: PhoneCredential, tenant: TenantID? = nil) throws -> SignInResult {
-        try changeNumber(idToken: idToken, credential: credential, tenant: tenant, AccountChange.link)
+    /// The tenant the caller names, if it names one, must be the token's user's.
+    package func link(idToken: String, credential: PhoneCredential, for caller: Caller) throws -> SignInResult {
+        try changeNumber(idToken: idToken, credential: credential, for: caller, AccountChange.link)
     }
 
     /// Replaces the signed-in user's phone number with the credential's (a recent sign-in is
     /// required); a number another user has is refused as `link` refuses it, with a proof.
     package func updatePhoneNumber(
-        idToken: String, credential: PhoneCredential, tenant: TenantID? = nil
+        idToken: String, credential: PhoneCredential, for caller: Caller
     ) throws -> SignInResult {
-        try changeNumber(idToken: idToken, credential: credential, tenant: tenant, AccountChange.updatePhoneNumber)
+        try changeNumber(idToken: idToken, credential: credential, for: caller, AccountChange.updatePhoneNumber)
     }
 
     /// Link or number change: the code is checked and applied in one transaction. If another
@@ -142,14 +151,14 @@ package final class AccountService {
     /// credentialAlreadyInUse's details with the number the code proved (Firebase's clients keep
     /// both).
     private func changeNumber(
-        idToken: String, credential: PhoneCredential, tenant: TenantID?,
+        idToken: String, credential: PhoneCredential, for caller: Caller,
         _ change: (_ proof: TemporaryProof) -> AccountChange
     ) throws -> SignInResult {
         try VerificationService.checkCredential(credential)
-        let session = try sessions.session(of: idToken, recent: true, tenant: tenant)
-        let pool = try tenants.pool(session.user.tenant)
+        let session = try sessions.session(of: idToken, recent: true, for: caller)
+        let pool = try tenants.pool(of: session.user)
         let now = clock.now()
-        let (continued, first) = sessions.continuation(of: session, provider: .phone, now: now)
+        let (continued, first) = try sessions.continuation(of: session, provider: .phone, now: now)
         let signIn = try sessions.retryable(continued, first, now: now)
         let secret = Base64URL.encode(SecureBytes.random(count: 32))
         let proofId = VerificationCode.newVerificationId(at: now)
@@ -159,9 +168,9 @@ package final class AccountService {
         let outcome = try store.redeemForAccount(
             id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId,
             change: change(proof), now: now, maxAttempts: config.maxAttempts,
-            limits: verification.checkLimits(credential, in: pool), codeMatches: verification.codeMatcher(credential),
+            limits: verification.checkLimits(for: caller, in: pool), codeMatches: verification.codeMatcher(credential),
             signIn: signIn)
-        return try sessions.finish(outcome, first, now: now, clientIp: credential.clientIp) { outcome in
+        return try sessions.finish(outcome, first, now: now, clientIp: caller.address) { outcome in
             guard case let .refused(.credentialAlreadyInUse(phone)) = outcome else { return nil }
             return PhoneAuthError(
                 .credentialAlreadyInUse,
@@ -178,28 +187,27 @@ package final class AccountService {
     /// Proves the signed-in user's phone number again: a new session whose auth_time is now (after
     /// the second factor, if the user has any).
     package func reauthenticate(
-        idToken: String, credential: PhoneCredential, tenant: TenantID? = nil
+        idToken: String, credential: PhoneCredential, for caller: Caller
     ) throws -> SignInResult {
         try VerificationService.checkCredential(credential)
-        let session = try sessions.session(of: idToken, recent: false, tenant: tenant)
-        let pool = try tenants.pool(session.user.tenant)
+        let session = try sessions.session(of: idToken, recent: false, for: caller)
+        let pool = try tenants.pool(of: session.user)
         let now = clock.now()
-        let (made, first) = sessions.newSignIn(
-            uid: session.user.uid, tenant: pool.tenant, provider: .phone, now: now)
+        let (made, first) = sessions.newSignIn(uid: session.user.uid, in: pool, provider: .phone, now: now)
         let signIn = try sessions.retryable(made, first, now: now)
         return try sessions.finish(
             try store.redeemForAccount(
                 id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId,
                 change: .reauthenticate, now: now,
-                maxAttempts: config.maxAttempts, limits: verification.checkLimits(credential, in: pool),
+                maxAttempts: config.maxAttempts, limits: verification.checkLimits(for: caller, in: pool),
                 codeMatches: verification.codeMatcher(credential), signIn: signIn),
-            first, now: now, clientIp: credential.clientIp)
+            first, now: now, clientIp: caller.address)
     }
 
     /// Removes the phone number from the signed-in user (a recent sign-in is required: a stolen
     /// token must not lock the owner out). The user's sessions continue.
-    package func unlink(idToken: String, providerId: String, tenant: TenantID? = nil) throws -> UserRecord {
-        let session = try sessions.session(of: idToken, recent: true, tenant: tenant)
+    package func unlink(idToken: String, providerId: String, for caller: Caller) throws -> UserRecord {
+        let session = try sessions.session(of: idToken, recent: true, for: caller)
         guard providerId == "phone" else {
             throw PhoneAuthError(
                 .noSuchProvider, "PhoneAuth accounts have one linkable provider, \"phone\".",

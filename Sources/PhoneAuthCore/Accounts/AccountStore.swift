@@ -11,16 +11,18 @@ package protocol AccountStore: AnyObject, Sendable {
         limits: CheckLimits, codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn
     ) throws -> AccountOutcome
     func unlinkPhone(uid: String, presentedSession: String, now: Timestamp) throws -> AccountOutcome
-    func user(uid: String) throws -> UserRecord?
+    /// The user `uid` if it is of `tenant`. Every lookup names the tenant (the tenant wall): there
+    /// is no lookup that could forget it.
+    func user(uid: String, tenant: TenantID) throws -> UserRecord?
     func user(phoneNumber: String, tenant: TenantID) throws -> UserRecord?
-    /// Deletes the user `uid` if it is of `tenant` (the uid ops of an admin name the pool).
-    func deleteUser(uid: String, tenant: TenantID, now: Timestamp) throws -> Bool
-    /// Applies `changes` to the user `uid` of `tenant`; disabling ends the user's sessions.
-    func updateUser(uid: String, tenant: TenantID, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome
-    /// Adds a user with `changes` applied (not signed in yet); refuses a uid or number in use.
-    func createUser(uid: String, tenant: TenantID, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome
+    /// Deletes the user `uid` if it is of `pool` (the uid ops of an admin name the pool).
+    func deleteUser(uid: String, in pool: Pool, now: Timestamp) throws -> Bool
+    /// Applies `changes` to the user `uid` of `pool`; disabling ends the user's sessions.
+    func updateUser(uid: String, in pool: Pool, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome
+    /// Adds a user of `pool` with `changes` applied (not signed in yet); refuses a uid or number in use.
+    func createUser(uid: String, in pool: Pool, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome
     /// Adds or replaces an exported user with its phone factors (SQLStore+Import).
     func importUser(_ user: UserRecord) throws -> UpdateUserOutcome
-    /// Up to `limit` users of `tenant` in uid order, starting after `afterUid`.
-    func listUsers(tenant: TenantID, afterUid: String?, limit: Int) throws -> [UserRecord]
+    /// Up to `limit` users of `pool` in uid order, starting after `afterUid`.
+    func listUsers(in pool: Pool, afterUid: String?, limit: Int) throws -> [UserRecord]
 }

@@ -13,21 +13,22 @@ package final class AccountTransfer {
 
     package static let maxImportUsers = 1000
 
-    /// One page of the users of `tenant` in uid order, each as `auth:export` writes it;
+    /// One page of the users of the caller's pool in uid order, each as `auth:export` writes it;
     /// `nextPageToken` continues.
     package func exportUsers(
-        in tenant: TenantID, maxResults: Int, pageToken: String?
+        for caller: Caller, maxResults: Int, pageToken: String?
     ) throws -> (users: [JSONValue], nextPageToken: String?) {
-        let page = try accounts.listUsers(in: tenant, maxResults: maxResults, pageToken: pageToken)
+        let page = try accounts.listUsers(for: caller, maxResults: maxResults, pageToken: pageToken)
         return (page.users.map { FirebaseUser.exportJSON($0) }, page.nextPageToken)
     }
 
-    /// Imports up to 1000 users into `tenant`; each one that cannot be is reported by its index
+    /// Imports up to 1000 users into the caller's pool; each one that cannot be is reported by its index
     /// and the others are imported. Importing a uid again replaces its fields and phone factors
     /// (idempotent); a uid of another tenant is refused, as is a user whose `tenantId` is another.
     package func importUsers(
-        _ users: [JSONValue], into tenant: TenantID
+        _ users: [JSONValue], for caller: Caller
     ) throws -> (imported: Int, errors: [(index: Int, message: String)]) {
+        let pool = try accounts.tenants.pool(for: caller)
         guard users.count <= Self.maxImportUsers else {
             throw PhoneAuthError(
                 .invalidArgument,
@@ -38,7 +39,7 @@ package final class AccountTransfer {
         var imported = 0, errors: [(Int, String)] = []
         for (index, entry) in users.enumerated() {
             do {
-                let user = try Self.importedUser(entry, tenant: tenant, now: now)
+                let user = try Self.importedUser(entry, into: pool, now: now)
                 switch try store.importUser(user) {
                 case .updated: imported += 1
                 case .phoneNumberTaken: errors.append((index, "Another user has this phone number."))
@@ -62,8 +63,9 @@ package final class AccountTransfer {
         "photoUrl", "emailVerified", "validSince", "lastRefreshAt", "lastLoginAt",
     ]
 
-    /// A user of the export format for `tenant`, checked field by field; a message names what is wrong.
-    static func importedUser(_ entry: JSONValue, tenant: TenantID, now: Timestamp) throws -> UserRecord {
+    /// A user of the export format for `pool`, checked field by field; a message names what is wrong.
+    static func importedUser(_ entry: JSONValue, into pool: Pool, now: Timestamp) throws -> UserRecord {
+        let tenant = pool.tenant
         let r = try ObjectReader(entry, what: "user")
         if let field = otherSignInFields.first(where: {
             r.value($0) != nil && r.value($0) != .null && r.value($0) != .string("")

@@ -21,8 +21,18 @@ extension SQLStore {
             tenant: TenantID(unchecked: row.text(8)))
     }
 
+    /// The user `uid`, found by a session or a challenge of its own (which the tenant wall let through).
     func user(uid: String, in db: Connection) throws -> UserRecord? {
         try withFactors(try db.row(Self.userColumns + " WHERE uid = ?", [.text(uid)]) { Self.userRecord($0) }, in: db)
+    }
+
+    /// The user `uid` if it is of `tenant`: the tenant wall, for every lookup a caller's tenant
+    /// bounds (another tenant's user is as unknown as one that never was).
+    func user(uid: String, tenant: TenantID, in db: Connection) throws -> UserRecord? {
+        try withFactors(
+            try db.row(Self.userColumns + " WHERE uid = ? AND tenant = ?", [.text(uid), .text(tenant.text)]) {
+                Self.userRecord($0)
+            }, in: db)
     }
 
     func user(phoneNumber: String, tenant: TenantID, in db: Connection) throws -> UserRecord? {
@@ -50,15 +60,17 @@ extension SQLStore {
         return user
     }
 
-    package func user(uid: String) throws -> UserRecord? { try read { try user(uid: uid, in: $0) } }
+    package func user(uid: String, tenant: TenantID) throws -> UserRecord? {
+        try read { try user(uid: uid, tenant: tenant, in: $0) }
+    }
 
     package func user(phoneNumber: String, tenant: TenantID) throws -> UserRecord? {
         try read { try user(phoneNumber: phoneNumber, tenant: tenant, in: $0) }
     }
 
-    package func deleteUser(uid: String, tenant: TenantID, now: Timestamp) throws -> Bool {
+    package func deleteUser(uid: String, in pool: Pool, now: Timestamp) throws -> Bool {
         try write { db in
-            guard let user = try user(uid: uid, in: db), user.tenant == tenant else { return false }
+            guard let user = try user(uid: uid, tenant: pool.tenant, in: db) else { return false }
             try db.run("DELETE FROM users WHERE uid = ?", [.text(uid)])
             try record(.userDeleted, subject: uid, [("user", eventUser(user))], at: now, in: db)
             return true
@@ -83,12 +95,12 @@ extension SQLStore {
     }
 
     package func createUser(
-        uid: String, tenant: TenantID, changes: UserChanges, now: Timestamp
+        uid: String, in pool: Pool, changes: UserChanges, now: Timestamp
     ) throws -> UpdateUserOutcome {
         try write { db in
             guard try user(uid: uid, in: db) == nil else { return .uidTaken }
-            if let refusal = try refusal(of: changes, uid: uid, tenant: tenant, in: db) { return refusal }
-            try insertUser(uid: uid, phone: nil, tenant: tenant, signingIn: false, now: now, in: db)
+            if let refusal = try refusal(of: changes, uid: uid, tenant: pool.tenant, in: db) { return refusal }
+            try insertUser(uid: uid, phone: nil, tenant: pool.tenant, signingIn: false, now: now, in: db)
             let outcome = try apply(changes, uid: uid, now: now, announced: false, in: db)
             if case let .updated(user) = outcome {
                 try record(.userCreated, subject: uid, [("user", eventUser(user))], at: now, in: db)
@@ -98,10 +110,10 @@ extension SQLStore {
     }
 
     package func updateUser(
-        uid: String, tenant: TenantID, changes: UserChanges, now: Timestamp
+        uid: String, in pool: Pool, changes: UserChanges, now: Timestamp
     ) throws -> UpdateUserOutcome {
         try write { db in
-            guard let user = try user(uid: uid, in: db), user.tenant == tenant else { return .notFound }
+            guard let user = try user(uid: uid, tenant: pool.tenant, in: db) else { return .notFound }
             if let refusal = try refusal(of: changes, uid: uid, tenant: user.tenant, in: db) { return refusal }
             return try apply(changes, uid: uid, now: now, in: db)
         }
@@ -159,13 +171,13 @@ extension SQLStore {
         return .updated(user)
     }
 
-    package func listUsers(tenant: TenantID, afterUid: String?, limit: Int) throws -> [UserRecord] {
+    package func listUsers(in pool: Pool, afterUid: String?, limit: Int) throws -> [UserRecord] {
         try read { db in
             var users: [UserRecord] = []
             // The index users_tenant (tenant, uid) gives the page in order.
             try db.rows(
                 Self.userPageQuery,
-                [.text(tenant.text), .text(afterUid ?? ""), .int(Int64(limit))]
+                [.text(pool.tenant.text), .text(afterUid ?? ""), .int(Int64(limit))]
             ) {
                 users.append(Self.userRecord($0))
             }

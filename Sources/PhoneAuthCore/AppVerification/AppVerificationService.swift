@@ -49,9 +49,9 @@ package final class AppVerificationService {
     /// Sends the app a silent push with a receipt and its secret; returns the receipt and how long
     /// to wait for the push before falling back to the captcha.
     package func verifyClient(
-        appToken: String?, tokenType: String?,
-        clientIp: ClientAddress? = nil
+        appToken: String?, tokenType: String?, for caller: Caller
     ) throws -> (receipt: String, suggestedTimeout: Int64) {
+        let clientIp = caller.address
         guard let appToken, !appToken.isEmpty else {
             throw PhoneAuthError(.missingAppToken, "The app's push token (appToken) is required.")
         }
@@ -115,9 +115,9 @@ package final class AppVerificationService {
     /// The URL of the host's captcha page for a new challenge, which reports back through
     /// `<callbackScheme>://phoneauth/link?deep_link_id=...` (see canHandleURL).
     package func captchaChallenge(
-        callbackScheme: String, languageCode: LanguageTag?,
-        clientIp: ClientAddress? = nil
+        callbackScheme: String, for caller: Caller
     ) throws -> (url: String, eventId: String) {
+        let (languageCode, clientIp) = (caller.language, caller.address)
         guard let page = config.captchaPageUrl ?? hooks.captchaPage else {
             throw PhoneAuthError(
                 .operationNotAllowed,

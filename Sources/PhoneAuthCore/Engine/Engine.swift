@@ -74,8 +74,9 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
             settings: config.hooks, keys: keys, issuer: config.effectiveIssuer, clock: clock, events: events)
         sessions = SessionService(
             config: config, clock: clock, store: store, keys: keys, events: events, hooks: hooks,
-            failures: failures)
+            failures: failures, tenants: tenants)
         verification = VerificationService(
+
             tenants: tenants, config: config, clock: clock, store: store, keys: keys,
             worker: worker, appVerification: appVerification, hooks: hooks, events: events,
             failures: failures)

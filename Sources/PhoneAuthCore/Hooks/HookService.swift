@@ -37,12 +37,13 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
     /// beforeSendSms: before an SMS code is counted or sent, for every purpose. `user` is the
     /// user whose second factor the code is for, when it is one.
     func beforeSendSms(
-        phone: String, purpose: VerificationPurpose, user: UserRecord?, tenant: TenantID, locale: String,
+        phone: String, purpose: VerificationPurpose, user: UserRecord?, pool: Pool, locale: String,
         client: ClientAddress?
     ) throws {
         guard let hook = hook(.beforeSendSms) else { return }
         var event = base(.beforeSendSms, client: client, locale: locale)
-        event.set("tenant_id", tenant.named.map { .string($0) })
+        event.set("tenant_id", pool.tenant.named.map { .string($0) })
+
         event.set("phone_number", .string(phone))
         event.set("sms_type", .string(Self.smsType(purpose)))
         if let user {

@@ -40,12 +40,11 @@ package final class MultiFactorService {
     }
 
     /// Sends a code to a number the signed-in user is enrolling as an SMS second factor.
-    /// (`tenant`, here and below, when the caller names one, must be the ID token's.)
+    /// (The tenant the caller names, here and below, if it names one, must be the ID token's.)
     package func startPhoneEnrollment(
-        idToken: String, phoneNumber: String?, languageCode: LanguageTag?, clientIp: ClientAddress?,
-        appProof: AppProof? = nil, channel: Channel? = nil, tenant: TenantID? = nil
+        idToken: String, phoneNumber: String?, appProof: AppProof? = nil, channel: Channel? = nil, for caller: Caller
     ) throws -> VerificationStarted {
-        let user = try sessions.session(of: idToken, recent: true, tenant: tenant).user
+        let user = try sessions.session(of: idToken, recent: true, for: caller).user
         let pool = try pool(of: user, allowing: .phone)
         let phone = try PhoneNumber.parse(phoneNumber)
         // Refuse before sending an SMS what finalizing would refuse anyway, as far as the user's own
@@ -56,13 +55,13 @@ package final class MultiFactorService {
         if user.phoneNumber == phone.e164 { throw AccountErrors.error(AccountRefusal.unsupportedFirstFactor) }
         try checkRoomForFactor(user)
         return try verification.sendCode(
-            to: phone, purpose: .enroll, subject: user.uid, languageCode: languageCode, clientIp: clientIp,
-            appProof: appProof, user: user, channel: channel, in: pool)
+            to: phone, purpose: .enroll, subject: user.uid, appProof: appProof, user: user, channel: channel,
+            for: caller, in: pool)
     }
 
     /// The pool of `user`, if its users may enrol factors of `kind` (the tenant's `secondFactors`).
     private func pool(of user: UserRecord, allowing kind: FactorKind) throws -> Pool {
-        let pool = try tenants.pool(user.tenant)
+        let pool = try tenants.pool(of: user)
         guard pool.allows(kind) else {
             throw PhoneAuthError(
                 .operationNotAllowed, "Second factors of kind \(kind.rawValue) are not enabled for \(user.tenant).",
@@ -72,30 +71,30 @@ package final class MultiFactorService {
     }
 
     package func finishPhoneEnrollment(
-        idToken: String, credential: PhoneCredential, displayName: Label?, tenant: TenantID? = nil
+        idToken: String, credential: PhoneCredential, displayName: Label?, for caller: Caller
     ) throws -> SignInResult {
         try VerificationService.checkCredential(credential)
-        let session = try sessions.session(of: idToken, recent: true, tenant: tenant)
+        let session = try sessions.session(of: idToken, recent: true, for: caller)
         let pool = try pool(of: session.user, allowing: .phone)
         let now = clock.now()
         let factor = newFactor(.phone, displayName: displayName, now: now)
-        let (continued, first) = continuation(of: session, proving: factor, now: now)
+        let (continued, first) = try continuation(of: session, proving: factor, now: now)
         let signIn = try sessions.retryable(continued, first, now: now)
         return try sessions.finish(
             try store.redeemForAccount(
                 id: credential.verificationId, uid: session.user.uid, presentedSession: session.sessionId,
                 change: .enrollPhone(factor), now: now,
-                maxAttempts: config.maxAttempts, limits: verification.checkLimits(credential, in: pool),
+                maxAttempts: config.maxAttempts, limits: verification.checkLimits(for: caller, in: pool),
                 codeMatches: verification.codeMatcher(credential), signIn: signIn),
-            first, now: now, clientIp: credential.clientIp)
+            first, now: now, clientIp: caller.address)
     }
 
     /// Generates a TOTP secret for the signed-in user and keeps it, sealed, until a first code
     /// from the authenticator proves the user stored it.
     package func startTotpEnrollment(
-        idToken: String, accountName: Label?, issuer: Label?, tenant: TenantID? = nil
+        idToken: String, accountName: Label?, issuer: Label?, for caller: Caller
     ) throws -> TotpEnrollmentStarted {
-        let session = try sessions.session(of: idToken, recent: true, tenant: tenant)
+        let session = try sessions.session(of: idToken, recent: true, for: caller)
         _ = try pool(of: session.user, allowing: .totp)
         try checkRoomForFactor(session.user)
         let now = clock.now()
@@ -116,13 +115,13 @@ package final class MultiFactorService {
     }
 
     package func finishTotpEnrollment(
-        idToken: String, sessionInfo: String, code: String, displayName: Label?, tenant: TenantID? = nil
+        idToken: String, sessionInfo: String, code: String, displayName: Label?, for caller: Caller
     ) throws -> SignInResult {
-        let session = try sessions.session(of: idToken, recent: true, tenant: tenant)
+        let session = try sessions.session(of: idToken, recent: true, for: caller)
         _ = try pool(of: session.user, allowing: .totp)
         let now = clock.now()
         let factor = newFactor(.totp, displayName: displayName, now: now)
-        let (continued, first) = continuation(of: session, proving: factor, now: now)
+        let (continued, first) = try continuation(of: session, proving: factor, now: now)
         let signIn = try sessions.retryable(continued, first, now: now)
         let outcome = try store.enrollTotp(
             sessionId: sessionInfo, uid: session.user.uid, presentedSession: session.sessionId,
@@ -133,10 +132,10 @@ package final class MultiFactorService {
 
     /// Removes a second factor (a recent sign-in is required). Sessions continue, and the caller
     /// gets fresh tokens of a continuation of its session, as after an enrolment.
-    package func unenroll(idToken: String, enrollmentId: String, tenant: TenantID? = nil) throws -> SignInResult {
-        let session = try sessions.session(of: idToken, recent: true, tenant: tenant)
+    package func unenroll(idToken: String, enrollmentId: String, for caller: Caller) throws -> SignInResult {
+        let session = try sessions.session(of: idToken, recent: true, for: caller)
         let now = clock.now()
-        var (signIn, first) = sessions.continuation(of: session, now: now)
+        var (signIn, first) = try sessions.continuation(of: session, now: now)
         if signIn.secondFactorEnrollment == enrollmentId {  // the factor this session proved is gone
             (signIn.secondFactor, signIn.secondFactorEnrollment) = (nil, nil)
         }
@@ -147,50 +146,49 @@ package final class MultiFactorService {
             first, now: now)
     }
 
-    /// Sends a code to the enrolled number `hint` of the challenge `session` of `pool`, without revealing it.
+    /// Sends a code to the enrolled number `hint` of the challenge `session` of the caller's pool,
+    /// without revealing it.
     package func verifySecondFactor(
-        hint: String?, session: String?, languageCode: LanguageTag?, clientIp: ClientAddress?,
-        appProof: AppProof? = nil, channel: Channel? = nil, in pool: Pool
+        hint: String?, session: String?, appProof: AppProof? = nil, channel: Channel? = nil, for caller: Caller
     ) throws -> VerificationStarted {
+        let pool = try tenants.pool(for: caller)
         guard let session, !session.isEmpty else { throw MultiFactorErrors.missingSession }
         guard let hint, !hint.isEmpty else { throw MultiFactorErrors.missingInfo }
         let user = try accounts.user(
-            from: try store.mfaSessionUser(id: session, kind: .signIn, tenant: pool.tenant, now: clock.now()))
+            from: try store.mfaSessionUser(id: session, kind: .signIn, in: pool, now: clock.now()))
         guard let number = user.factors.first(where: { $0.enrollmentId == hint && $0.factorId == .phone })?.phoneNumber
         else { throw AccountErrors.error(AccountRefusal.multiFactorInfoNotFound) }
         return try verification.sendCode(
-            to: try PhoneNumber.parse(number), purpose: .mfaSignIn, subject: session, languageCode: languageCode,
-            clientIp: clientIp, appProof: appProof, user: user, channel: channel, in: pool)
+            to: try PhoneNumber.parse(number), purpose: .mfaSignIn, subject: session, appProof: appProof, user: user,
+            channel: channel, for: caller, in: pool)
     }
 
-    /// Completes a challenge of `pool`: the session's user signs in with this second factor.
-    /// `clientIp` is the end user's address, for events (and, with an SMS code, the per-IP limit).
-    package func resolveSignIn(
-        session: String?, assertion: Assertion?, clientIp: ClientAddress? = nil, in pool: Pool
-    ) throws -> SignInResult {
+    /// Completes a challenge of the caller's pool: the session's user signs in with this second
+    /// factor. The caller's address goes to events (and, with an SMS code, the per-IP limit).
+    package func resolveSignIn(session: String?, assertion: Assertion?, for caller: Caller) throws -> SignInResult {
+        let pool = try tenants.pool(for: caller)
         guard let session, !session.isEmpty else { throw MultiFactorErrors.missingSession }
         guard let assertion else { throw MultiFactorErrors.missingInfo }
         let now = clock.now()
         let proof: SecondFactorProof
         var limits = CheckLimits.none
         switch assertion {
-        case var .phone(credential):
+        case let .phone(credential):
             // The ID's shape is not checked here: the session is checked first, and a malformed ID is simply unknown.
-            credential.clientIp = clientIp
             if credential.isTemporaryProof { try VerificationService.checkCredential(credential) }
             proof = .phone(verificationId: credential.verificationId, codeMatches: verification.codeMatcher(credential))
-            limits = verification.checkLimits(credential, in: pool)
+            limits = verification.checkLimits(for: caller, in: pool)
         case let .totp(enrollmentId, code):
             proof = .totp(enrollmentId: enrollmentId, check: totpCheck(code, now: now))
         }
         // The store gives the session the challenge's own provider.
-        let (made, first) = sessions.newSignIn(uid: "", tenant: pool.tenant, provider: .phone, now: now)
+        let (made, first) = sessions.newSignIn(uid: "", in: pool, provider: .phone, now: now)
         let signIn = try sessions.retryable(made, first, now: now)
         return try sessions.finish(
             try store.resolveSecondFactor(
                 sessionId: session, proof: proof, now: now, maxAttempts: config.maxAttempts,
                 limits: limits, signIn: signIn),
-            first, now: now, clientIp: clientIp)
+            first, now: now, clientIp: caller.address)
     }
 
     private func checkRoomForFactor(_ user: UserRecord) throws {
@@ -208,8 +206,9 @@ package final class MultiFactorService {
     /// The fresh session an enrolment returns: signed in with the factor just proved.
     private func continuation(
         of session: SessionInfo, proving factor: NewFactor, now: Timestamp
-    ) -> (NewSignIn, RefreshToken) {
-        var (signIn, first) = sessions.continuation(of: session, now: now)
+    ) throws -> (NewSignIn, RefreshToken) {
+
+        var (signIn, first) = try sessions.continuation(of: session, now: now)
         signIn.secondFactor = factor.factorId
         signIn.secondFactorEnrollment = factor.enrollmentId
         return (signIn, first)

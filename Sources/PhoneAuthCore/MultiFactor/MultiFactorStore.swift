@@ -9,7 +9,7 @@ package protocol MultiFactorStore: AnyObject, Sendable {
     ) throws -> AccountOutcome
     /// `.done` with the user an active, unexpired multi-factor session of `kind` belongs to, or why not.
     /// (Of `tenant`: another pool's session is refused as an unknown one is.)
-    func mfaSessionUser(id: String, kind: MFASessionKind, tenant: TenantID, now: Timestamp) throws -> AccountOutcome
+    func mfaSessionUser(id: String, kind: MFASessionKind, in pool: Pool, now: Timestamp) throws -> AccountOutcome
     /// Completes a challenge with a second factor: consumes the session and opens `signIn`
     /// (whose second factor the store fills in). Wrong codes count against the verification
     /// (phone) or the session and the factor (TOTP: consecutive wrong codes lock the factor, as

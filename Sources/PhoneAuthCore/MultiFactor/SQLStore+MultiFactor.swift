@@ -54,14 +54,14 @@ extension SQLStore {
     }
 
     package func mfaSessionUser(
-        id: String, kind: MFASessionKind, tenant: TenantID, now: Timestamp
+        id: String, kind: MFASessionKind, in pool: Pool, now: Timestamp
     ) throws -> AccountOutcome {
         try read { db in
             guard let session = try mfaSession(id: id, kind: kind, now: now, in: db) else {
-                return .refused(try deadSessionRefusal(id, tenant: tenant, in: db))
+                return .refused(try deadSessionRefusal(id, tenant: pool.tenant, in: db))
             }
             // Another pool's challenge is as unknown as one never opened.
-            guard let user = try user(uid: session.uid, in: db), user.tenant == tenant else {
+            guard let user = try user(uid: session.uid, tenant: pool.tenant, in: db) else {
                 return .refused(.invalidMultiFactorSession)
             }
             return user.disabled ? .refused(.userDisabled) : .done(user)
@@ -102,7 +102,7 @@ extension SQLStore {
                 }
                 return .refused(try deadSessionRefusal(sessionId, tenant: signIn.tenant, in: db))
             }
-            guard let user = try self.user(uid: session.uid, in: db), user.tenant == signIn.tenant else {
+            guard let user = try self.user(uid: session.uid, tenant: signIn.tenant, in: db) else {
                 return .refused(.invalidMultiFactorSession)
             }
             if user.disabled { return .refused(.userDisabled) }
@@ -196,7 +196,7 @@ extension SQLStore {
         limits: CheckLimits, tenant: TenantID, in db: Connection
     ) throws -> AccountOutcome? {
         guard let met = try metSession(sessionId, kind: .signIn, since: since, in: db),
-            let owner = try user(uid: met.uid, in: db), owner.tenant == tenant
+            let owner = try user(uid: met.uid, tenant: tenant, in: db)
         else { return nil }
         switch proof {
         case let .phone(verificationId, codeMatches):

@@ -18,7 +18,7 @@ extension Engine {
             let reader = try ObjectReader(params)
             try reader.rejectUnknown(operation.parameters)
             try reader.rejectNull(except: operation.nullable)
-            return (0, try operation.run(self, reader))
+            return (0, try operation.run(self, try operation.caller(reader), reader))
         } catch {
             let failure = PhoneAuthError.from(error, during: method)
             return (failure.code.status, failure.jsonValue)

@@ -25,12 +25,12 @@ package struct Operation: Sendable {
     /// Whether it works in a user pool its `tenantId` names (docs/API.md, "Tenants"); the tenant
     /// methods take a `tenantId` too, but there it names the tenant they manage.
     package let scopedByTenant: Bool
-    let run: @Sendable (Engine, ObjectReader) throws -> JSONValue
+    let run: @Sendable (Engine, Caller, ObjectReader) throws -> JSONValue
 
     init(
         _ name: String, access: Access = .admin, setsClientIp: Bool = false, scopedByTenant: Bool = false,
         parameters: Set<String>, nullable: Set<String> = [],
-        run: @escaping @Sendable (Engine, ObjectReader) throws -> JSONValue
+        run: @escaping @Sendable (Engine, Caller, ObjectReader) throws -> JSONValue
     ) {
         self.name = name
         self.access = access
@@ -39,6 +39,17 @@ package struct Operation: Sendable {
         self.parameters = scopedByTenant ? parameters.union(["tenantId"]) : parameters
         self.nullable = nullable
         self.run = run
+    }
+
+    /// Who a call is for and from, read once from its parameters: the pool `tenantId` names
+    /// where the operation works in one (absent: none named), `clientIp` with `userAgent`, and
+    /// `languageCode`, where it takes them.
+    func caller(_ p: ObjectReader) throws -> Caller {
+        Caller(
+            tenant: scopedByTenant && p.value("tenantId") != nil ? try TenantID(p.string("tenantId")) : nil,
+            address: parameters.contains("clientIp")
+                ? try ClientAddress(p.string("clientIp"), userAgent: p.string("userAgent")) : nil,
+            language: parameters.contains("languageCode") ? try LanguageTag(p.string("languageCode")) : nil)
     }
 
     /// The operation as `listMethods` describes it.

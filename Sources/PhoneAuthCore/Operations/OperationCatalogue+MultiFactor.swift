@@ -8,21 +8,21 @@ extension OperationCatalogue {
             parameters: [
                 "idToken", "phoneNumber", "languageCode", "clientIp", "userAgent", "appVerification", "channel",
             ]
-        ) { engine, p in
+        ) { engine, caller, p in
             return ResultJSON.verificationStarted(
                 try engine.multiFactor.startPhoneEnrollment(
                     idToken: try required(p, "idToken"), phoneNumber: try p.string("phoneNumber"),
-                    languageCode: try language(p), clientIp: try clientIp(p), appProof: try appProof(p),
-                    channel: try channel(p), tenant: try namedTenant(p)))
+                    appProof: try appProof(p),
+                    channel: try channel(p), for: caller))
         },
         Operation(
             "mfaTotpStart", access: .client, scopedByTenant: true, parameters: ["idToken", "accountName", "issuer"]
         ) {
-            engine, p in
+            engine, caller, p in
             let started = try engine.multiFactor.startTotpEnrollment(
                 idToken: try required(p, "idToken"),
                 accountName: try Label(p.string("accountName"), field: "accountName"),
-                issuer: try Label(p.string("issuer"), field: "issuer"), tenant: try namedTenant(p))
+                issuer: try Label(p.string("issuer"), field: "issuer"), for: caller)
             return .object([
                 ("sessionInfo", .string(started.sessionInfo)),
                 ("secretKey", .string(started.secretKey)),
@@ -40,22 +40,21 @@ extension OperationCatalogue {
                 "idToken", "factorId", "credential", "sessionInfo", "verificationCode", "displayName", "clientIp",
                 "userAgent",
             ]
-        ) { engine, p in
+        ) { engine, caller, p in
             let idToken = try required(p, "idToken"),
                 displayName = try Label(p.string("displayName"), field: "displayName")
-            let tenant = try namedTenant(p)
             switch try p.string("factorId") ?? "phone" {
             case "phone":
                 try rejectPresent(p, ["sessionInfo", "verificationCode"], factor: "phone")
                 return ResultJSON.signIn(
                     try engine.multiFactor.finishPhoneEnrollment(
-                        idToken: idToken, credential: try credential(p), displayName: displayName, tenant: tenant))
+                        idToken: idToken, credential: try credential(p), displayName: displayName, for: caller))
             case "totp":
                 try rejectPresent(p, ["credential"], factor: "totp")
                 return ResultJSON.signIn(
                     try engine.multiFactor.finishTotpEnrollment(
                         idToken: idToken, sessionInfo: try totpSession(p),
-                        code: try totpCode(p), displayName: displayName, tenant: tenant))
+                        code: try totpCode(p), displayName: displayName, for: caller))
             default:
                 throw PhoneAuthError(
                     .invalidArgument, "The field 'factorId' must be \"phone\" or \"totp\".",
@@ -63,20 +62,19 @@ extension OperationCatalogue {
             }
         },
         Operation("mfaUnenroll", access: .client, scopedByTenant: true, parameters: ["idToken", "enrollmentId"]) {
-            engine, p in
+            engine, caller, p in
             return ResultJSON.signIn(
                 try engine.multiFactor.unenroll(
-                    idToken: try required(p, "idToken"), enrollmentId: try required(p, "enrollmentId"),
-                    tenant: try namedTenant(p)))
+                    idToken: try required(p, "idToken"), enrollmentId: try required(p, "enrollmentId"), for: caller))
         },
         Operation(
             "mfaResolveSignIn", access: .client, setsClientIp: true,
             scopedByTenant: true, parameters: ["session", "assertion", "clientIp", "userAgent"]
-        ) { engine, p in
+        ) { engine, caller, p in
             return ResultJSON.signIn(
                 try engine.multiFactor.resolveSignIn(
                     session: try p.string("session"), assertion: try assertion(p),
-                    clientIp: try clientIp(p), in: try pool(engine, p)))
+                    for: caller))
         },
     ]
 }

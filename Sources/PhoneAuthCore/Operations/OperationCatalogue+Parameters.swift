@@ -32,10 +32,6 @@ extension OperationCatalogue {
         return try AppProof(receipt: receipt, secret: secret, captchaToken: token, field: "appVerification")
     }
 
-    static func language(_ p: ObjectReader) throws -> LanguageTag? {
-        try LanguageTag(p.string("languageCode"))
-    }
-
     static func channel(_ p: ObjectReader) throws -> Channel? {
         try Channel.parse(p.string("channel"))
     }
@@ -119,40 +115,15 @@ extension OperationCatalogue {
                     "A credential holds either 'temporaryProof' or 'verificationId' and 'verificationCode', not both.",
                     details: [("field", .string(field + ".temporaryProof"))])
             }
-            guard var credential = PhoneCredential.temporaryProof(proof) else {
+            guard let credential = PhoneCredential.temporaryProof(proof) else {
                 throw PhoneAuthError(
                     .invalidCredential,
                     "The temporary proof is malformed; pass it as the credentialAlreadyInUse error gave it.",
                     details: [("field", .string(field + ".temporaryProof"))])
             }
-            credential.clientIp = try clientIp(p)
             return credential
         }
-        var result = try VerificationService.credential(
+        return try VerificationService.credential(
             verificationId: try c.string("verificationId"), verificationCode: try c.string("verificationCode"))
-        result.clientIp = try clientIp(p)
-        return result
-    }
-
-    /// The call's `clientIp` (the address the end user's request came from) and `userAgent`
-    /// (its User-Agent), read from the top-level parameters.
-    static func clientIp(_ p: ObjectReader) throws -> ClientAddress? {
-        try ClientAddress(p.string("clientIp"), userAgent: p.string("userAgent"))
-    }
-
-    /// The pool `tenantId` names (absent or "": the default pool); tenantNotFound if there is none.
-    static func pool(_ engine: Engine, _ p: ObjectReader) throws -> Pool {
-        try engine.tenants.pool(try TenantID(p.string("tenantId")))
-    }
-
-    /// The tenant `tenantId` names, once known to exist (an admin's uid and listing methods).
-    static func tenant(_ engine: Engine, _ p: ObjectReader) throws -> TenantID { try pool(engine, p).tenant }
-
-    /// For methods a token authenticates: nil when the caller names no tenant (the token's pool
-    /// is used), else the tenant, which the token must be of. Only its form is checked: a tenant
-    /// that does not exist is no token's, so the token is refused as another tenant's would be.
-    static func namedTenant(_ p: ObjectReader) throws -> TenantID? {
-        guard p.value("tenantId") != nil else { return nil }
-        return try TenantID(p.string("tenantId"))
     }
 }

@@ -2,79 +2,79 @@
 /// them, revoking their sessions, and unlocking a number.
 extension OperationCatalogue {
     static let users: [Operation] = [
-        Operation("getUser", scopedByTenant: true, parameters: ["uid"]) { engine, p in
+        Operation("getUser", scopedByTenant: true, parameters: ["uid"]) { engine, caller, p in
             return .object([
                 (
                     "user",
-                    ResultJSON.user(try engine.accounts.user(uid: try required(p, "uid"), in: try tenant(engine, p)))
+                    ResultJSON.user(try engine.accounts.user(uid: try required(p, "uid"), for: caller))
                 )
             ])
         },
-        Operation("getUserByPhoneNumber", scopedByTenant: true, parameters: ["phoneNumber"]) { engine, p in
+        Operation("getUserByPhoneNumber", scopedByTenant: true, parameters: ["phoneNumber"]) { engine, caller, p in
             guard let phone = try p.string("phoneNumber"), !phone.isEmpty else {
                 throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.")
             }
             return .object([
-                ("user", ResultJSON.user(try engine.accounts.user(phoneNumber: phone, in: try tenant(engine, p))))
+                ("user", ResultJSON.user(try engine.accounts.user(phoneNumber: phone, for: caller)))
             ])
         },
-        Operation("deleteUser", scopedByTenant: true, parameters: ["uid"]) { engine, p in
-            try engine.accounts.deleteUser(uid: try required(p, "uid"), in: try tenant(engine, p))
+        Operation("deleteUser", scopedByTenant: true, parameters: ["uid"]) { engine, caller, p in
+            try engine.accounts.deleteUser(uid: try required(p, "uid"), for: caller)
             return .object([])
         },
         Operation(
             "updateUser", scopedByTenant: true, parameters: ["uid", "disabled", "displayName", "phoneNumber"],
             nullable: ["displayName", "phoneNumber"]
-        ) { engine, p in
+        ) { engine, caller, p in
             let uid = try required(p, "uid")
             let displayName = try clearable(p, "displayName").map { name throws(PhoneAuthError) in
                 try Label(name, field: "displayName")
             }
             let user = try engine.accounts.updateUser(
-                uid: uid, in: try tenant(engine, p), disabled: try p.bool("disabled"), displayName: displayName,
+                uid: uid, for: caller, disabled: try p.bool("disabled"), displayName: displayName,
                 phoneNumber: try clearable(p, "phoneNumber"))
             return .object([("user", ResultJSON.user(user))])
         },
         Operation("createUser", scopedByTenant: true, parameters: ["uid", "disabled", "displayName", "phoneNumber"]) {
-            engine, p in
+            engine, caller, p in
             let uid = try p.string("uid")
             let user = try engine.accounts.createUser(
-                uid: uid, in: try tenant(engine, p), disabled: try p.bool("disabled") ?? false,
+                uid: uid, for: caller, disabled: try p.bool("disabled") ?? false,
                 displayName: try Label(p.string("displayName"), field: "displayName"),
                 phoneNumber: try p.string("phoneNumber"))
             return .object([("user", ResultJSON.user(user))])
         },
         Operation("setCustomUserClaims", scopedByTenant: true, parameters: ["uid", "claims"], nullable: ["claims"]) {
-            engine, p in
+            engine, caller, p in
             try engine.accounts.setCustomUserClaims(
-                uid: try required(p, "uid"), in: try tenant(engine, p), claims: p.value("claims"))
+                uid: try required(p, "uid"), for: caller, claims: p.value("claims"))
             return .object([])
         },
-        Operation("listUsers", scopedByTenant: true, parameters: ["maxResults", "pageToken"]) { engine, p in
+        Operation("listUsers", scopedByTenant: true, parameters: ["maxResults", "pageToken"]) { engine, caller, p in
             let page = try engine.accounts.listUsers(
-                in: try tenant(engine, p), maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000),
+                for: caller, maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000),
                 pageToken: try p.string("pageToken"))
             var result = JSONObjectBuilder()
             result.set("users", .array(page.users.map(ResultJSON.user)))
             result.set("pageToken", page.nextPageToken.map { .string($0) })
             return result.value
         },
-        Operation("exportUsers", scopedByTenant: true, parameters: ["maxResults", "pageToken"]) { engine, p in
+        Operation("exportUsers", scopedByTenant: true, parameters: ["maxResults", "pageToken"]) { engine, caller, p in
             let page = try engine.transfer.exportUsers(
-                in: try tenant(engine, p), maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000),
+                for: caller, maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000),
                 pageToken: try p.string("pageToken"))
             var result = JSONObjectBuilder()
             result.set("users", .array(page.users))
             result.set("pageToken", page.nextPageToken.map { .string($0) })
             return result.value
         },
-        Operation("importUsers", scopedByTenant: true, parameters: ["users"]) { engine, p in
+        Operation("importUsers", scopedByTenant: true, parameters: ["users"]) { engine, caller, p in
             guard case let .array(users)? = p.value("users") else {
                 throw PhoneAuthError(
                     .invalidArgument, "The field 'users' (an array of users as auth:export writes them) is required.",
                     details: [("field", .string("users"))])
             }
-            let outcome = try engine.transfer.importUsers(users, into: try tenant(engine, p))
+            let outcome = try engine.transfer.importUsers(users, for: caller)
             return .object([
                 ("imported", .int(Int64(outcome.imported))),
                 (
@@ -86,11 +86,11 @@ extension OperationCatalogue {
                 ),
             ])
         },
-        Operation("revokeRefreshTokens", scopedByTenant: true, parameters: ["uid"]) { engine, p in
-            try engine.sessions.revokeRefreshTokens(uid: try required(p, "uid"), in: try tenant(engine, p))
+        Operation("revokeRefreshTokens", scopedByTenant: true, parameters: ["uid"]) { engine, caller, p in
+            try engine.sessions.revokeRefreshTokens(uid: try required(p, "uid"), for: caller)
             return .object([])
         },
-        Operation("unlockPhoneNumber", parameters: ["phoneNumber"]) { engine, p in
+        Operation("unlockPhoneNumber", parameters: ["phoneNumber"]) { engine, caller, p in
             return .object([("unlocked", .bool(try engine.lockouts.unlockPhoneNumber(try p.string("phoneNumber"))))])
         },
     ]

@@ -10,8 +10,7 @@ extension OperationCatalogue {
                 "appVerification",
                 "channel",
             ]
-        ) { engine, p in
-            let pool = try pool(engine, p)
+        ) { engine, caller, p in
             let hint = try p.string("multiFactorHint"), session = try p.string("multiFactorSession")
             if hint != nil || session != nil {
                 if p.value("phoneNumber") != nil {
@@ -22,24 +21,21 @@ extension OperationCatalogue {
                 }
                 return ResultJSON.verificationStarted(
                     try engine.multiFactor.verifySecondFactor(
-                        hint: hint, session: session, languageCode: try language(p), clientIp: try clientIp(p),
-                        appProof: try appProof(p), channel: try channel(p), in: pool))
+                        hint: hint, session: session, appProof: try appProof(p), channel: try channel(p), for: caller))
             }
             let started = try engine.verification.verifyPhoneNumber(
-                try p.string("phoneNumber"), languageCode: try language(p),
-                clientIp: try clientIp(p), appProof: try appProof(p), channel: try channel(p), in: pool)
+                try p.string("phoneNumber"), appProof: try appProof(p), channel: try channel(p), for: caller)
             return ResultJSON.verificationStarted(started)
         },
         Operation(
             "verifyClient", access: .client, setsClientIp: true,
             parameters: ["appToken", "tokenType", "clientIp", "userAgent"]
-        ) { engine, p in
+        ) { engine, caller, p in
             let (receipt, timeout) = try engine.appVerification.verifyClient(
-                appToken: try p.string("appToken"), tokenType: try p.string("tokenType"),
-                clientIp: try clientIp(p))
+                appToken: try p.string("appToken"), tokenType: try p.string("tokenType"), for: caller)
             return .object([("receipt", .string(receipt)), ("suggestedTimeout", .int(timeout))])
         },
-        Operation("canHandleNotification", access: .client, parameters: ["notification"]) { _, p in
+        Operation("canHandleNotification", access: .client, parameters: ["notification"]) { _, _, p in
             guard let notification = p.value("notification") else {
                 throw PhoneAuthError(
                     .invalidArgument, "The field 'notification' (the notification's payload) is required.",
@@ -55,13 +51,12 @@ extension OperationCatalogue {
         Operation(
             "getCaptchaChallenge", access: .client, setsClientIp: true,
             parameters: ["callbackScheme", "languageCode", "clientIp", "userAgent"]
-        ) { engine, p in
+        ) { engine, caller, p in
             let (url, eventId) = try engine.appVerification.captchaChallenge(
-                callbackScheme: try required(p, "callbackScheme"), languageCode: try language(p),
-                clientIp: try clientIp(p))
+                callbackScheme: try required(p, "callbackScheme"), for: caller)
             return .object([("url", .string(url)), ("eventId", .string(eventId))])
         },
-        Operation("canHandleURL", access: .client, parameters: ["url"]) { engine, p in
+        Operation("canHandleURL", access: .client, parameters: ["url"]) { engine, caller, p in
             guard let url = try p.string("url") else {
                 throw PhoneAuthError(
                     .invalidArgument, "The field 'url' is required.", details: [("field", .string("url"))])
@@ -73,7 +68,7 @@ extension OperationCatalogue {
             result.set("error", found.error.map { .string($0) })
             return result.value
         },
-        Operation("credential", access: .client, parameters: ["verificationId", "verificationCode"]) { _, p in
+        Operation("credential", access: .client, parameters: ["verificationId", "verificationCode"]) { _, _, p in
             return ResultJSON.credential(
                 try VerificationService.credential(
                     verificationId: try p.string("verificationId"),

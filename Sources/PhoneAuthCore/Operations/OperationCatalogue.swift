@@ -10,7 +10,7 @@ enum OperationCatalogue {
     static let all: [Operation] =
         [verification, credentialUses, multiFactor, tokens, users, service, tenants, [listMethods]].flatMap { $0 }
 
-    static let listMethods = Operation("listMethods", access: .client, parameters: []) { _, _ in
+    static let listMethods = Operation("listMethods", access: .client, parameters: []) { _, _, _ in
         .object([("methods", .array(all.map(\.description)))])
     }
 

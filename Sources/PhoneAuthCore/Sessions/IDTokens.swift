@@ -48,9 +48,10 @@ package struct IDTokens: Sendable {
         return try JWT.sign(claims: .object(claims), with: keys.activeSigningKey)
     }
 
-    /// Checks signature, algorithm, issuer, audience, expiry and, when `tenant` is given, that
-    /// the token is of that pool (`firebase.tenant`, absent for the default pool); returns the claims.
-    package func verify(_ token: String, now: Timestamp, tenant: TenantID? = nil) throws(PhoneAuthError) -> JSONValue {
+    /// Checks signature, algorithm, issuer, audience, expiry and, when the caller names a tenant,
+    /// that the token is of that pool (`firebase.tenant`, absent for the default pool); returns
+    /// the claims.
+    package func verify(_ token: String, now: Timestamp, for caller: Caller) throws(PhoneAuthError) -> JSONValue {
         func invalid(_ reason: String, _ message: String) -> PhoneAuthError {
             PhoneAuthError(.invalidIdToken, message, details: [("reason", .string(reason))])
         }
@@ -74,7 +75,8 @@ package struct IDTokens: Sendable {
                 .userTokenExpired, "The ID token has expired.",
                 details: [("expiredAt", .string(Timestamp(seconds: exp).rfc3339))])
         }
-        if let tenant, Self.tenant(of: jwt.claims) != tenant {
+        if !caller.tokenMayBeOf(Self.tenant(of: jwt.claims)) {
+
             throw invalid("wrongTenant", "The ID token is of another tenant.")
         }
         return jwt.claims

@@ -5,6 +5,7 @@ package enum RefreshOutcome: Sendable {
     /// current generation's token, whose secret is `sealedSecret`, is handed out again.
     case reissued(SessionInfo, generation: Int64, sealedSecret: [UInt8])
     case unknown
-    case revoked(reason: RevocationReason)
+    /// `userDisabled`: whether its user is disabled now (a session ended by disabling may outlive it).
+    case revoked(reason: RevocationReason, userDisabled: Bool)
     case userDisabled
 }

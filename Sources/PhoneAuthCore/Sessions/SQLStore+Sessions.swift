@@ -2,7 +2,7 @@
 extension SQLStore {
     package func rotateRefreshToken(
         _ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, next: (hash: [UInt8], sealed: [UInt8]?),
-        reuseMilliseconds: Int64, tenant: TenantID?, now: Timestamp
+        reuseMilliseconds: Int64, for caller: Caller, now: Timestamp
     ) throws -> RefreshOutcome {
         try write { db in
             guard
@@ -10,8 +10,8 @@ extension SQLStore {
                     """
                     SELECT s.generation, s.secret_hash, s.revoked_reason, s.previous_secret_hash, s.rotated_at, \
                     s.sealed_secret
-                    FROM sessions s\(Self.ofTenant(tenant)) WHERE s.uid = ? AND s.id = ?
-                    """, Self.tenantValue(tenant) + [.text(token.uid), .text(token.sessionId)],
+                    FROM sessions s\(Self.ofTenant(caller)) WHERE s.uid = ? AND s.id = ?
+                    """, Self.tenantValue(caller) + [.text(token.uid), .text(token.sessionId)],
                     {
                         (
                             $0.int(0), $0.blob(1), try $0.optionalText(2, as: RevocationReason.self),
@@ -20,7 +20,10 @@ extension SQLStore {
                         )
                     })
             else { return .unknown }
-            if let revokedReason { return .revoked(reason: revokedReason) }
+            if let revokedReason {
+                let disabled = try revokedReason == .userDisabled && (user(uid: token.uid, in: db)?.disabled ?? false)
+                return .revoked(reason: revokedReason, userDisabled: disabled)
+            }
             // The previous generation again, soon after its rotation: requests that raced each
             // other, or one whose response was lost. Not theft: the same new token again.
             if token.generation == generation - 1, reuseMilliseconds > 0, let rotatedAt,
@@ -39,7 +42,7 @@ extension SQLStore {
                     "UPDATE sessions SET revoked_at = ?, revoked_reason = 'reused' WHERE uid = ? AND id = ?",
                     [.int(now.milliseconds), .text(token.uid), .text(token.sessionId)])
                 try recordRevoked(uid: token.uid, session: token.sessionId, reason: .reused, at: now, in: db)
-                return .revoked(reason: .reused)
+                return .revoked(reason: .reused, userDisabled: false)
             }
             guard token.generation == generation, secretMatches(secretHash) else { return .unknown }
             guard let session = try liveSession(uid: token.uid, id: token.sessionId, in: db) else { return .unknown }
@@ -60,16 +63,16 @@ extension SQLStore {
     }
 
     package func signOut(
-        _ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, tenant: TenantID?, now: Timestamp
+        _ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, for caller: Caller, now: Timestamp
     ) throws {
         try write { db in
             guard
                 let (generation, secretHash) = try db.row(
                     """
-                    SELECT s.generation, s.secret_hash FROM sessions s\(Self.ofTenant(tenant))
+                    SELECT s.generation, s.secret_hash FROM sessions s\(Self.ofTenant(caller))
                     WHERE s.uid = ? AND s.id = ? AND s.revoked_at IS NULL
                     """,
-                    Self.tenantValue(tenant) + [.text(token.uid), .text(token.sessionId)],
+                    Self.tenantValue(caller) + [.text(token.uid), .text(token.sessionId)],
                     { ($0.int(0), $0.blob(1)) }),
                 generation == token.generation, secretMatches(secretHash)
             else { return }
@@ -82,11 +85,11 @@ extension SQLStore {
 
     /// Joined to `sessions s` when the caller names a pool: only its users' sessions are found
     /// (no join when none is named, as securetoken's refresh names none).
-    private static func ofTenant(_ tenant: TenantID?) -> String {
-        tenant == nil ? "" : " JOIN users u ON u.uid = s.uid AND u.tenant = ?"
+    private static func ofTenant(_ caller: Caller) -> String {
+        caller.tenant == nil ? "" : " JOIN users u ON u.uid = s.uid AND u.tenant = ?"
     }
 
-    private static func tenantValue(_ tenant: TenantID?) -> [SQLValue] { tenant.map { [.text($0.text)] } ?? [] }
+    private static func tenantValue(_ caller: Caller) -> [SQLValue] { caller.tenant.map { [.text($0.text)] } ?? [] }
 
     package func liveSession(uid: String, id: String) throws -> SessionInfo? {
         try read { try liveSession(uid: uid, id: id, in: $0) }
@@ -109,12 +112,12 @@ extension SQLStore {
         }
     }
 
-    package func revokeSessions(uid: String, tenant: TenantID, now: Timestamp) throws -> Bool {
+    package func revokeSessions(uid: String, in pool: Pool, now: Timestamp) throws -> Bool {
         try write { db in
             guard
                 try db.run(
                     "UPDATE users SET valid_since = ? WHERE uid = ? AND tenant = ?",
-                    [.int(now.milliseconds), .text(uid), .text(tenant.text)]) == 1
+                    [.int(now.milliseconds), .text(uid), .text(pool.tenant.text)]) == 1
             else { return false }
             try db.run(
                 "UPDATE sessions SET revoked_at = ?, revoked_reason = 'revoked' WHERE uid = ? AND revoked_at IS NULL",

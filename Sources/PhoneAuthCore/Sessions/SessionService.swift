@@ -9,15 +9,18 @@ package final class SessionService {
     private let events: EventLog
     private let hooks: HookService
     private let failures: FailureReporter
+    private let tenants: TenantService
 
     /// How often a first sign-in is judged again when its number changed hands while the hooks ran.
     static let maxJudgements = 3
 
     init(
         config: EngineConfig, clock: Clock, store: any SessionStore & AccountStore & SignInStore, keys: KeyRing,
-        events: EventLog, hooks: HookService, failures: FailureReporter
+        events: EventLog, hooks: HookService, failures: FailureReporter, tenants: TenantService
     ) {
+        self.tenants = tenants
         self.config = config
+
         self.clock = clock
         self.store = store
         self.keys = keys
@@ -30,18 +33,20 @@ package final class SessionService {
     }
 
     /// The live session `idToken` belongs to. `recent` also requires its sign-in to be at most
-    /// `mfa.recentSignInSeconds` old, as for changes a stolen token must not make. `tenant`, when
-    /// the caller names one, must be the token's (nil: the token names the pool).
-    func session(of idToken: String, recent: Bool, tenant: TenantID? = nil) throws -> SessionInfo {
+    /// `mfa.recentSignInSeconds` old, as for changes a stolen token must not make. The token must
+    /// be of the tenant the caller names, if it names one.
+    func session(of idToken: String, recent: Bool, for caller: Caller) throws -> SessionInfo {
         let now = clock.now()
-        let claims = try tokens.verify(idToken, now: now, tenant: tenant)
+        let claims = try tokens.verify(idToken, now: now, for: caller)
         guard let uid = claims["sub"]?.stringValue, let sid = claims["sid"]?.stringValue else {
             throw PhoneAuthError(
                 .invalidIdToken, "The ID token does not name its session; sign in again.",
                 details: [("reason", .string("missingClaim"))])
         }
         guard let session = try store.liveSession(uid: uid, id: sid) else {
-            guard let user = try store.user(uid: uid) else { throw AccountErrors.noUser }
+            guard let user = try store.user(uid: uid, tenant: IDTokens.tenant(of: claims)) else {
+                throw AccountErrors.noUser
+            }
             throw AccountErrors.error(user.disabled ? AccountRefusal.userDisabled : .sessionEnded)
         }
         if session.user.disabled { throw AccountErrors.disabledUser }
@@ -58,7 +63,7 @@ package final class SessionService {
     /// A session to open for `uid` (the store may settle another uid, for an existing user) and its
     /// first refresh token. A user with second factors gets the challenge instead.
     func newSignIn(
-        uid: String, tenant: TenantID, provider: SignInProvider, now: Timestamp, developerClaims: String? = nil
+        uid: String, in pool: Pool, provider: SignInProvider, now: Timestamp, developerClaims: String? = nil
     )
         -> (NewSignIn, RefreshToken)
     {
@@ -68,7 +73,7 @@ package final class SessionService {
             expiresAt: now.adding(seconds: config.mfaSessionTtlSeconds))
         return (
             NewSignIn(
-                newUid: uid, tenant: tenant, sessionId: first.sessionId, refreshSecretHash: first.secretHash,
+                newUid: uid, tenant: pool.tenant, sessionId: first.sessionId, refreshSecretHash: first.secretHash,
                 provider: provider,
                 developerClaims: developerClaims, hooks: provider == .custom ? [] : hooks.signInHooks,
                 challenge: challenge), first
@@ -95,12 +100,10 @@ package final class SessionService {
     /// makes it a phone session, as Firebase's tokens say after them).
     func continuation(
         of session: SessionInfo, provider: SignInProvider? = nil, now: Timestamp
-    )
-        -> (NewSignIn, RefreshToken)
-    {
+    ) throws -> (NewSignIn, RefreshToken) {
         var (signIn, first) = newSignIn(
-            uid: session.user.uid, tenant: session.user.tenant, provider: provider ?? session.provider, now: now,
-            developerClaims: session.developerClaims)
+            uid: session.user.uid, in: try tenants.pool(of: session.user), provider: provider ?? session.provider,
+            now: now, developerClaims: session.developerClaims)
         signIn.authTime = session.authTime
         signIn.secondFactor = session.secondFactor
         signIn.secondFactorEnrollment = session.secondFactorEnrollment
@@ -189,9 +192,9 @@ package final class SessionService {
         return RefreshToken(uid: session.user.uid, sessionId: session.sessionId, generation: generation, secret: secret)
     }
 
-    /// `tenant`, when the caller names one, must be the session's (nil: the token's, as
-    /// securetoken's refresh names none): another tenant's token is as unknown as a forged one.
-    package func refreshIdToken(_ refreshToken: String, tenant: TenantID? = nil) throws -> SignInResult {
+    /// The session must be of the tenant the caller names, if it names one (securetoken's refresh
+    /// names none): another tenant's token is as unknown as a forged one.
+    package func refreshIdToken(_ refreshToken: String, for caller: Caller) throws -> SignInResult {
         guard let token = RefreshToken.parse(refreshToken) else {
             throw PhoneAuthError(
                 .invalidUserToken, "The refresh token is not valid.", details: [("reason", .string("unknown"))])
@@ -203,7 +206,7 @@ package final class SessionService {
         switch try store.rotateRefreshToken(
             token, secretMatches: { SecureBytes.equal($0, presented) },
             next: (next.secretHash, reuse > 0 ? try keys.sealRefreshSecret(next) : nil),
-            reuseMilliseconds: reuse, tenant: tenant, now: now)
+            reuseMilliseconds: reuse, for: caller, now: now)
         {
         case let .rotated(session):
             let idToken = try tokens.issue(for: session, now: now)
@@ -221,11 +224,9 @@ package final class SessionService {
                 .invalidUserToken, "The refresh token is not valid.", details: [("reason", .string("unknown"))])
         case .userDisabled:
             throw AccountErrors.disabledUser
-        case let .revoked(reason):
+        case let .revoked(reason, userDisabled):
             // Disabling a user ends its sessions with this reason; while the user is still disabled, say so.
-            if reason == .userDisabled, try store.user(uid: token.uid)?.disabled == true {
-                throw AccountErrors.disabledUser
-            }
+            if reason == .userDisabled, userDisabled { throw AccountErrors.disabledUser }
             let messages: [RevocationReason: String] = [
                 .signedOut: "The session was signed out.",
                 .reused: "The refresh token was already used; the session has been ended because the token may have "
@@ -239,11 +240,13 @@ package final class SessionService {
         }
     }
 
-    /// `tenant` (nil: any) must be the token's pool.
-    package func verifyIdToken(_ idToken: String, checkRevoked: Bool, tenant: TenantID? = nil) throws -> JSONValue {
-        let claims = try tokens.verify(idToken, now: clock.now(), tenant: tenant)
+    /// The token must be of the tenant the caller names, if it names one.
+    package func verifyIdToken(_ idToken: String, checkRevoked: Bool, for caller: Caller) throws -> JSONValue {
+        let claims = try tokens.verify(idToken, now: clock.now(), for: caller)
         if checkRevoked {
-            guard let uid = claims["sub"]?.stringValue, let user = try store.user(uid: uid) else {
+            guard let uid = claims["sub"]?.stringValue,
+                let user = try store.user(uid: uid, tenant: IDTokens.tenant(of: claims))
+            else {
                 throw PhoneAuthError(.userNotFound, "The token's user no longer exists.")
             }
             if user.disabled { throw AccountErrors.disabledUser }
@@ -258,14 +261,17 @@ package final class SessionService {
         return claims
     }
 
-    package func signOut(refreshToken: String, tenant: TenantID? = nil) throws {
+    package func signOut(refreshToken: String, for caller: Caller) throws {
         // Signing out with a token that is not a session's current one (of the pool) changes nothing.
         guard let token = RefreshToken.parse(refreshToken) else { return }
         let presented = token.secretHash
-        try store.signOut(token, secretMatches: { SecureBytes.equal($0, presented) }, tenant: tenant, now: clock.now())
+        try store.signOut(token, secretMatches: { SecureBytes.equal($0, presented) }, for: caller, now: clock.now())
     }
 
-    package func revokeRefreshTokens(uid: String, in tenant: TenantID) throws {
-        guard try store.revokeSessions(uid: uid, tenant: tenant, now: clock.now()) else { throw AccountErrors.noUser }
+    /// Ends every session of the user `uid` of the caller's pool.
+    package func revokeRefreshTokens(uid: String, for caller: Caller) throws {
+        let pool = try tenants.pool(for: caller)
+        guard try store.revokeSessions(uid: uid, in: pool, now: clock.now()) else { throw AccountErrors.noUser }
     }
+
 }

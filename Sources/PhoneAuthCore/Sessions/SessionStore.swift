@@ -6,16 +6,17 @@ package protocol SessionStore: AnyObject, Sendable {
     /// (`secretMatches` checks the stored hash in constant time). The previous generation
     /// presented again within `reuseMilliseconds` of the rotation gets the current token again;
     /// any other earlier generation ends the session as reused.
-    /// A session whose user is not of `tenant` (when given) is `unknown`, and left as it is.
+    /// A session whose user is not of the tenant the caller names (if it names one) is `unknown`,
+    /// and left as it is.
     func rotateRefreshToken(
         _ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, next: (hash: [UInt8], sealed: [UInt8]?),
-        reuseMilliseconds: Int64, tenant: TenantID?, now: Timestamp
+        reuseMilliseconds: Int64, for caller: Caller, now: Timestamp
     ) throws -> RefreshOutcome
-    /// Ends the session if `token` is its current one (and its user of `tenant`, when given);
-    /// anything else is ignored.
-    func signOut(_ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, tenant: TenantID?, now: Timestamp) throws
+    /// Ends the session if `token` is its current one (and its user of the tenant the caller
+    /// names, if it names one); anything else is ignored.
+    func signOut(_ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, for caller: Caller, now: Timestamp) throws
     /// The session `id` of `uid` if it has not ended, with its user.
     func liveSession(uid: String, id: String) throws -> SessionInfo?
-    /// Ends every session of the user `uid` of `tenant` and marks tokens issued before `now` revoked.
-    func revokeSessions(uid: String, tenant: TenantID, now: Timestamp) throws -> Bool
+    /// Ends every session of the user `uid` of `pool` and marks tokens issued before `now` revoked.
+    func revokeSessions(uid: String, in pool: Pool, now: Timestamp) throws -> Bool
 }

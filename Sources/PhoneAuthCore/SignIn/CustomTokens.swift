@@ -18,7 +18,7 @@ package struct CustomTokens: Sendable {
         package let tenant: TenantID
     }
 
-    package func create(uid: String, claims: JSONValue?, tenant: TenantID, now: Timestamp) throws -> String {
+    package func create(uid: String, claims: JSONValue?, in pool: Pool, now: Timestamp) throws -> String {
         guard !uid.isEmpty, uid.utf8.count <= 128 else {
             throw PhoneAuthError(
                 .invalidArgument, "The field 'uid' must be 1 to 128 bytes.", details: [("field", .string("uid"))])
@@ -28,7 +28,7 @@ package struct CustomTokens: Sendable {
             ("iat", .int(now.seconds)), ("exp", .int(now.seconds + Self.lifetimeSeconds)), ("uid", .string(uid)),
         ]
         if let claims, try DeveloperClaims.validated(claims) != nil { payload.append(("claims", claims)) }
-        if !tenant.isDefault { payload.append(("tenant_id", .string(tenant.text))) }
+        if let named = pool.tenant.named { payload.append(("tenant_id", .string(named))) }
         return try JWT.sign(claims: .object(payload), with: keys.activeSigningKey)
     }
 

@@ -4,8 +4,6 @@ package struct PhoneCredential: Sendable {
     package let verificationId: String
     package let verificationCode: String
     package var isTemporaryProof = false
-    /// The address of the client that sent the code (for the per-IP wrong-code limit), if known.
-    package var clientIp: ClientAddress? = nil
 
     /// Splits a temporary proof, "<verification ID>.<secret>"; nil if it has not that shape.
     package static func temporaryProof(_ proof: String) -> PhoneCredential? {

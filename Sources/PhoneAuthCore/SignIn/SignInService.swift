@@ -24,22 +24,23 @@ package final class SignInService {
         self.failures = failures
     }
 
-    /// Signs in to `pool`: a verification of another pool is as unknown as one never made.
-    package func signIn(with credential: PhoneCredential, in pool: Pool) throws -> SignInResult {
+    /// Signs in to the caller's pool: a verification of another pool is as unknown as one never made.
+    package func signIn(with credential: PhoneCredential, for caller: Caller) throws -> SignInResult {
+        let pool = try tenants.pool(for: caller)
         let now = clock.now()
         do { try VerificationService.checkCredential(credential, allowProof: true) } catch let error as PhoneAuthError {
-            throw failures.reported(error, clientIp: credential.clientIp, now: now)
+            throw failures.reported(error, clientIp: caller.address, now: now)
         }
         // 28 characters like Firebase's uids: creation time and 96 random bits (used if the user is new).
         let (made, first) = sessions.newSignIn(
-            uid: SortableID.make(at: now, randomBytes: 12), tenant: pool.tenant, provider: .phone, now: now)
+            uid: SortableID.make(at: now, randomBytes: 12), in: pool, provider: .phone, now: now)
         let signIn = try sessions.retryable(made, first, now: now)
         let outcome = try store.redeemVerification(
             id: credential.verificationId, temporaryProof: credential.isTemporaryProof, now: now,
-            maxAttempts: config.maxAttempts, limits: verification.checkLimits(credential, in: pool),
+            maxAttempts: config.maxAttempts, limits: verification.checkLimits(for: caller, in: pool),
             codeMatches: verification.codeMatcher(credential), signIn: signIn,
             retrySince: signIn.retrySince)
-        return try sessions.finish(outcome, first, now: now, clientIp: credential.clientIp) { outcome in
+        return try sessions.finish(outcome, first, now: now, clientIp: caller.address) { outcome in
             guard credential.isTemporaryProof, case let .rejected(rejection) = outcome else { return nil }
             switch rejection {
             case .limited, .numberLocked: return nil  // reported as for any code: the proof may work later
@@ -54,29 +55,33 @@ package final class SignInService {
         }
     }
 
-    /// A token the host hands to its user to sign in as `uid` of `tenant` (created on first sign-in).
-    package func createCustomToken(uid: String, claims: JSONValue?, tenant: TenantID) throws -> String {
-        try customTokens.create(uid: uid, claims: claims, tenant: tenant, now: clock.now())
+    /// A token the host hands to its user to sign in as `uid` of the caller's pool (created on
+    /// first sign-in).
+    package func createCustomToken(uid: String, claims: JSONValue?, for caller: Caller) throws -> String {
+        try customTokens.create(uid: uid, claims: claims, in: try tenants.pool(for: caller), now: clock.now())
     }
 
-    /// Signs in to the pool the token names, which must be `tenant` (the caller's; the default
-    /// pool when it names none), as Identity Platform asks the request's tenantId to match.
-    package func signIn(withCustomToken token: String, tenant: TenantID) throws -> SignInResult {
+    /// Signs in to the pool the token names, which must be the caller's (the default pool when it
+    /// names none), as Identity Platform asks the request's tenantId to match.
+    package func signIn(withCustomToken token: String, for caller: Caller) throws -> SignInResult {
         let now = clock.now()
         let grant: CustomTokens.Grant
         do { grant = try customTokens.verify(token, now: now) } catch {
-            throw failures.reported(error, clientIp: nil, now: now)
+            throw failures.reported(error, clientIp: caller.address, now: now)
         }
+        let tenant = caller.pool
         guard grant.tenant == tenant else {
             throw failures.reported(
                 PhoneAuthError(
                     .tenantIdMismatch,
                     "The custom token is for \(grant.tenant), and the sign-in for \(tenant).",
                     details: [("tokenTenantId", .string(grant.tenant.text)), ("tenantId", .string(tenant.text))]),
-                clientIp: nil, now: now)
+                clientIp: caller.address, now: now)
         }
         let (signIn, first) = sessions.newSignIn(
-            uid: grant.uid, tenant: tenant, provider: .custom, now: now, developerClaims: grant.claims)
+            uid: grant.uid, in: try tenants.pool(for: caller), provider: .custom, now: now,
+            developerClaims: grant.claims)
+
         return try sessions.finish(try store.signInUser(signIn, now: now), first, now: now)
     }
 }

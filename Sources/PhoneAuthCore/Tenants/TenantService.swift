@@ -25,8 +25,16 @@ package final class TenantService: @unchecked Sendable {  // `cached` is under `
             smsText: smsText, voiceText: voiceText)
     }
 
+    /// The pool the caller works in (``Caller/pool``); tenantNotFound for a tenant that does not
+    /// exist.
+    package func pool(for caller: Caller) throws -> Pool { try pool(caller.pool) }
+
+    /// The pool of a user: its tenant's.
+    func pool(of user: UserRecord) throws -> Pool { try pool(user.tenant) }
+
     /// The pool of `tenant`; tenantNotFound for a tenant that does not exist.
-    package func pool(_ tenant: TenantID) throws -> Pool {
+    func pool(_ tenant: TenantID) throws -> Pool {
+
         if tenant.isDefault { return defaultPool }
         let now = clock.now().milliseconds
         let (hit, readFrom) = lock.withLock { (cached[tenant], generation) }

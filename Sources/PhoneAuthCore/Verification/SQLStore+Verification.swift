@@ -196,7 +196,7 @@ extension SQLStore {
             [.text(VerificationState.replaced), .text(id)])
     }
 
-    package func verificationStatus(id: String, tenant: TenantID, now: Timestamp) throws -> VerificationStatus? {
+    package func verificationStatus(id: String, in pool: Pool, now: Timestamp) throws -> VerificationStatus? {
         try read { db in
             guard
                 let (found, seq, errorCode) = try db.row(
@@ -204,7 +204,7 @@ extension SQLStore {
                     SELECT phone, state, expires_at, delivery, delivery_attempts, delivery_provider, \
                     delivery_message_id, delivery_error, channel, delivery_seq, delivery_error_code
                     FROM verifications WHERE id = ? AND tenant = ?
-                    """, [.text(id), .text(tenant.text)],
+                    """, [.text(id), .text(pool.tenant.text)],
                     { row in
                         let expiresAt = Timestamp(milliseconds: row.int(2))
                         let state = try row.text(1, as: VerificationState.self)

@@ -31,32 +31,32 @@ package final class VerificationService {
         self.tenants = tenants
     }
 
+    /// Starts a sign-in verification in the caller's pool.
     package func verifyPhoneNumber(
-        _ phoneNumber: String?, languageCode: LanguageTag? = nil, clientIp: ClientAddress? = nil,
-        appProof: AppProof? = nil, channel: Channel? = nil, in pool: Pool
+        _ phoneNumber: String?, appProof: AppProof? = nil, channel: Channel? = nil, for caller: Caller
     ) throws -> VerificationStarted {
-        try sendCode(
-            to: try PhoneNumber.parse(phoneNumber), purpose: .signIn, subject: nil, languageCode: languageCode,
-            clientIp: clientIp, appProof: appProof, channel: channel, in: pool)
+        let pool = try tenants.pool(for: caller)
+        return try sendCode(
+            to: try PhoneNumber.parse(phoneNumber), purpose: .signIn, subject: nil, appProof: appProof,
+            channel: channel, for: caller, in: pool)
     }
 
     /// Starts a verification of `phone` in `pool` whose code serves `purpose` only, and queues
     /// its SMS. `user` is the user whose second factor it is, for the beforeSendSms hook.
     func sendCode(
-        to phone: PhoneNumber, purpose: VerificationPurpose, subject: String?, languageCode: LanguageTag?,
-        clientIp: ClientAddress?, appProof: AppProof?, user: UserRecord? = nil, channel asked: Channel? = nil,
-        in pool: Pool
+        to phone: PhoneNumber, purpose: VerificationPurpose, subject: String?, appProof: AppProof?,
+        user: UserRecord? = nil, channel asked: Channel? = nil, for caller: Caller, in pool: Pool
     ) throws -> VerificationStarted {
         let policy = config.abuse
         let channel = try checkDestination(phone, asked: asked, policy: policy, in: pool)
         let testCode = try fixedTestCode(for: phone, in: pool)
-        try appVerification.checkAppProof(appProof, clientIp: clientIp)
+        try appVerification.checkAppProof(appProof, clientIp: caller.address)
+        let languageCode = caller.language
         let language = pool.smsText.resolve(languageCode?.text, fallback: config.defaultLanguageCode)
         // Before any limit counts it or the verification is written: a BLOCK leaves no trace.
         try hooks.beforeSendSms(
-            phone: phone.e164, purpose: purpose, user: user, tenant: pool.tenant,
-            locale: languageCode?.text ?? language,
-            client: clientIp)
+            phone: phone.e164, purpose: purpose, user: user, pool: pool, locale: languageCode?.text ?? language,
+            client: caller.address)
         let now = clock.now()
         let id = VerificationCode.newVerificationId(at: now)
         let code = testCode ?? VerificationCode.generate(length: config.codeLength)
@@ -75,7 +75,7 @@ package final class VerificationService {
         let reuseWindowStart = config.resendAfterSeconds > 0 ? now.adding(seconds: -config.resendAfterSeconds) : nil
         // Test numbers are exempt from the send limits (they send nothing).
         let limits =
-            testCode != nil ? nil : sendLimits(phone, channel: channel, clientIp: clientIp, policy: policy)
+            testCode != nil ? nil : sendLimits(phone, channel: channel, clientIp: caller.address, policy: policy)
         let start = try startVerification(verification, reuseIfCreatedAfter: reuseWindowStart, limits: limits)
         return try started(start, verification, testCode: testCode, phone: phone, now: now)
     }
@@ -216,9 +216,11 @@ package final class VerificationService {
         return PhoneCredential(verificationId: verificationId, verificationCode: verificationCode)
     }
 
-    package func verificationStatus(_ verificationId: String, in tenant: TenantID) throws -> VerificationStatus {
+    /// What the verification `verificationId` of the caller's pool has become.
+    package func verificationStatus(_ verificationId: String, for caller: Caller) throws -> VerificationStatus {
+        let pool = try tenants.pool(for: caller)
         guard VerificationCode.isWellFormedId(verificationId),
-            let status = try store.verificationStatus(id: verificationId, tenant: tenant, now: clock.now())
+            let status = try store.verificationStatus(id: verificationId, in: pool, now: clock.now())
         else {
             throw PhoneAuthError(.invalidVerificationID, "No verification has this ID.")
         }
@@ -241,14 +243,15 @@ package final class VerificationService {
         }
     }
 
-    /// The wrong-code limits of a code check from the credential's client (the pool's test
-    /// numbers are exempt).
-    func checkLimits(_ credential: PhoneCredential, in pool: Pool) -> CheckLimits {
+    /// The wrong-code limits of a code check from the caller's address (the pool's test numbers
+    /// are exempt).
+    func checkLimits(for caller: Caller, in pool: Pool) -> CheckLimits {
         let policy = config.abuse
         return CheckLimits(
             maxConsecutiveFailures: policy.maxConsecutiveFailures, failuresBetweenLockouts: config.maxAttempts,
             lockoutMilliseconds: policy.lockoutSeconds * 1000, maxLockoutMilliseconds: policy.maxLockoutSeconds * 1000,
-            clientIp: credential.clientIp?.limitKey, wrongCodesPerIpPer5Minutes: policy.wrongCodesPerIpPer5Minutes,
+            clientIp: caller.address?.limitKey, wrongCodesPerIpPer5Minutes: policy.wrongCodesPerIpPer5Minutes,
+
             exempt: Set(pool.testPhoneNumbers.keys))
     }
 

@@ -12,5 +12,5 @@ package protocol VerificationStore: AnyObject, Sendable {
         limits: SendLimits?
     ) throws -> VerificationStart
     /// The verification `id` if it belongs to `tenant`.
-    func verificationStatus(id: String, tenant: TenantID, now: Timestamp) throws -> VerificationStatus?
+    func verificationStatus(id: String, in pool: Pool, now: Timestamp) throws -> VerificationStatus?
 }
