@@ -196,7 +196,7 @@ extension SQLStore {
         limits: CheckLimits, tenant: TenantID, in db: Connection
     ) throws -> AccountOutcome? {
         guard let met = try metSession(sessionId, kind: .signIn, since: since, in: db),
-            let owner = try user(uid: met.uid, tenant: tenant, in: db)
+            try user(uid: met.uid, tenant: tenant, in: db) != nil
         else { return nil }
         switch proof {
         case let .phone(verificationId, codeMatches):
