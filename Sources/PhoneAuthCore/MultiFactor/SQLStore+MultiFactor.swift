@@ -331,21 +331,6 @@ extension SQLStore {
         }
     }
 
-    /// Refuses a change made with an ID token whose session has ended (checked inside the
-    /// change's transaction, so a concurrent sign-out or revocation cannot slip in between).
-    func checkPresented(uid: String, session: String, in db: Connection) throws -> AccountRefusal? {
-        guard let live = try liveSession(uid: uid, id: session, in: db) else {
-            guard let user = try self.user(uid: uid, in: db) else { return .userNotFound }
-            return user.disabled ? .userDisabled : .sessionEnded
-        }
-        return live.user.disabled ? .userDisabled : nil
-    }
-
-    /// Pending challenges and TOTP enrolments of a user whose sessions end, end too.
-    func endChallenges(uid: String, in db: Connection) throws {
-        try db.run("UPDATE mfa_sessions SET state = 'ended' WHERE uid = ? AND state = 'active'", [.text(uid)])
-    }
-
     package func unenroll(
         uid: String, presentedSession: String, enrollmentId: String, signIn: NewSignIn, now: Timestamp
     ) throws -> AccountOutcome {

@@ -1,4 +1,5 @@
-/// Sessions: refresh-token rotation (with reuse detection), sign-out, live sessions.
+/// Sessions: refresh-token rotation (with reuse detection), sign-out, live sessions, opening a
+/// session (or its challenge) for a sign-in, and the check that a presented session is still live.
 extension SQLStore {
     package func rotateRefreshToken(
         _ token: RefreshToken, secretMatches: ([UInt8]) -> Bool, next: (hash: [UInt8], sealed: [UInt8]?),
@@ -126,5 +127,67 @@ extension SQLStore {
             try endChallenges(uid: uid, in: db)
             return true
         }
+    }
+
+    /// Opens `signIn`'s session, or its challenge if the user has second factors.
+    func open(
+        _ signIn: NewSignIn, for user: UserRecord, isNew: Bool, now: Timestamp, in db: Connection
+    ) throws -> AccountOutcome {
+        var user = user
+        if !user.factors.isEmpty, let challenge = signIn.challenge {
+            try insertMFASession(
+                challenge, uid: user.uid, provider: signIn.provider, developerClaims: signIn.developerClaims, now: now,
+                in: db)
+            return .secondFactorRequired(user, challenge: challenge)
+        }
+        // A new user's row was written with its sign-in time already.
+        if !isNew {
+            try db.run("UPDATE users SET last_sign_in_at = ? WHERE uid = ?", [.int(now.milliseconds), .text(user.uid)])
+            user.lastSignInAt = now
+        }
+        try db.run(
+            """
+            INSERT INTO sessions (id, uid, secret_hash, created_at, auth_time, provider, developer_claims, \
+            second_factor, second_factor_enrollment, sealed_secret, session_claims)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(signIn.sessionId), .text(user.uid), .blob(signIn.refreshSecretHash), .int(now.milliseconds),
+                .int((signIn.authTime ?? now).milliseconds), .text(signIn.provider),
+                Self.optional(signIn.developerClaims),
+                Self.optional(signIn.secondFactor), Self.optional(signIn.secondFactorEnrollment),
+                signIn.sealedSecret.map { .blob($0) } ?? .null, Self.optional(signIn.sessionClaims),
+            ])
+        // A sign-in of its own (not a continuation, which keeps its session's auth_time) is an event.
+        if signIn.authTime == nil {
+            try record(
+                .userSignedIn, subject: user.uid,
+                [
+                    ("user", eventUser(user)), ("provider", .string(signIn.provider.rawValue)),
+                    ("secondFactor", signIn.secondFactor.map { .string($0.rawValue) } ?? .null),
+                    ("isNewUser", .bool(isNew)),
+                ], at: now, in: db)
+        }
+        return .signedIn(
+            SessionInfo(
+                user: user, sessionId: signIn.sessionId, authTime: signIn.authTime ?? now, provider: signIn.provider,
+                developerClaims: signIn.developerClaims, secondFactor: signIn.secondFactor,
+                secondFactorEnrollment: signIn.secondFactorEnrollment, sessionClaims: signIn.sessionClaims),
+            isNewUser: isNew)
+    }
+
+    /// Refuses a change made with an ID token whose session has ended (checked inside the
+    /// change's transaction, so a concurrent sign-out or revocation cannot slip in between).
+    func checkPresented(uid: String, session: String, in db: Connection) throws -> AccountRefusal? {
+        guard let live = try liveSession(uid: uid, id: session, in: db) else {
+            guard let user = try self.user(uid: uid, in: db) else { return .userNotFound }
+            return user.disabled ? .userDisabled : .sessionEnded
+        }
+        return live.user.disabled ? .userDisabled : nil
+    }
+
+    /// Pending challenges and TOTP enrolments of a user whose sessions end, end too.
+    func endChallenges(uid: String, in db: Connection) throws {
+        try db.run("UPDATE mfa_sessions SET state = 'ended' WHERE uid = ? AND state = 'active'", [.text(uid)])
     }
 }

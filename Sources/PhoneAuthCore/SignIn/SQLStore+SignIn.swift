@@ -183,53 +183,6 @@ extension SQLStore {
             user, challenge: NewMFASession(id: earlier.opened, kind: .signIn, expiresAt: challenge.expiresAt))
     }
 
-    /// Opens `signIn`'s session, or its challenge if the user has second factors.
-    func open(
-        _ signIn: NewSignIn, for user: UserRecord, isNew: Bool, now: Timestamp, in db: Connection
-    ) throws -> AccountOutcome {
-        var user = user
-        if !user.factors.isEmpty, let challenge = signIn.challenge {
-            try insertMFASession(
-                challenge, uid: user.uid, provider: signIn.provider, developerClaims: signIn.developerClaims, now: now,
-                in: db)
-            return .secondFactorRequired(user, challenge: challenge)
-        }
-        // A new user's row was written with its sign-in time already.
-        if !isNew {
-            try db.run("UPDATE users SET last_sign_in_at = ? WHERE uid = ?", [.int(now.milliseconds), .text(user.uid)])
-            user.lastSignInAt = now
-        }
-        try db.run(
-            """
-            INSERT INTO sessions (id, uid, secret_hash, created_at, auth_time, provider, developer_claims, \
-            second_factor, second_factor_enrollment, sealed_secret, session_claims)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                .text(signIn.sessionId), .text(user.uid), .blob(signIn.refreshSecretHash), .int(now.milliseconds),
-                .int((signIn.authTime ?? now).milliseconds), .text(signIn.provider),
-                Self.optional(signIn.developerClaims),
-                Self.optional(signIn.secondFactor), Self.optional(signIn.secondFactorEnrollment),
-                signIn.sealedSecret.map { .blob($0) } ?? .null, Self.optional(signIn.sessionClaims),
-            ])
-        // A sign-in of its own (not a continuation, which keeps its session's auth_time) is an event.
-        if signIn.authTime == nil {
-            try record(
-                .userSignedIn, subject: user.uid,
-                [
-                    ("user", eventUser(user)), ("provider", .string(signIn.provider.rawValue)),
-                    ("secondFactor", signIn.secondFactor.map { .string($0.rawValue) } ?? .null),
-                    ("isNewUser", .bool(isNew)),
-                ], at: now, in: db)
-        }
-        return .signedIn(
-            SessionInfo(
-                user: user, sessionId: signIn.sessionId, authTime: signIn.authTime ?? now, provider: signIn.provider,
-                developerClaims: signIn.developerClaims, secondFactor: signIn.secondFactor,
-                secondFactorEnrollment: signIn.secondFactorEnrollment, sessionClaims: signIn.sessionClaims),
-            isNewUser: isNew)
-    }
-
     /// Numbers enrolled as SMS second factors are never first factors (and the reverse), within
     /// a tenant. Who holds `phone` in `tenant`: the user signing in with it, and whether it is
     /// some user's second factor there (then no account may take it as its sign-in number). One
