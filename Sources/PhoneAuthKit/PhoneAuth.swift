@@ -24,11 +24,11 @@ public final class PhoneAuth: Sendable {
     package let engine: Engine
     /// Where the `async` variants run the blocking work.
     let pool: BlockingPool
-    /// The tenant every call of this view is for (``tenant(_:)``); nil: the default pool.
-    let scope: TenantID?
+    /// Who every call of this view is for: its tenant (``tenant(_:)``; none named: the default pool).
+    let scope: Caller
 
     /// The tenant this view's calls are for (nil: the default pool).
-    public var tenantID: String? { scope?.named }
+    public var tenantID: String? { scope.tenant?.named }
 
     /// Opens the engine with a typed configuration (see ``Configuration``).
     public convenience init(configuration: Configuration) throws(PhoneAuthError) {
@@ -50,10 +50,10 @@ public final class PhoneAuth: Sendable {
         pool =
             asyncThreads.map(BlockingPool.init(width:))
             ?? BlockingPool(storeConnections: engine.storageStatistics().poolSize)
-        scope = nil
+        scope = Caller()
     }
 
-    private init(engine: Engine, pool: BlockingPool, scope: TenantID) {
+    private init(engine: Engine, pool: BlockingPool, scope: Caller) {
         self.engine = engine
         self.pool = pool
         self.scope = scope
@@ -65,7 +65,7 @@ public final class PhoneAuth: Sendable {
     /// refuses tenants' tokens there). The tenant must exist when a call is made; closing any view
     /// closes the engine.
     public func tenant(_ id: String) throws(PhoneAuthError) -> PhoneAuth {
-        do { return PhoneAuth(engine: engine, pool: pool, scope: try TenantID(id)) } catch {
+        do { return PhoneAuth(engine: engine, pool: pool, scope: Caller(tenant: try TenantID(id))) } catch {
             throw PhoneAuthError(error, during: "tenant")
         }
     }
@@ -76,7 +76,7 @@ public final class PhoneAuth: Sendable {
         clientIP: String? = nil, userAgent: String? = nil, languageCode: String? = nil
     ) throws -> Caller {
         Caller(
-            tenant: scope, address: try ClientAddress(clientIP, userAgent: userAgent),
+            tenant: scope.tenant, address: try ClientAddress(clientIP, userAgent: userAgent),
             language: try LanguageTag(languageCode))
     }
 
@@ -345,10 +345,11 @@ public final class PhoneAuth: Sendable {
         do {
             var params = try Self.parse(paramsJSON, what: "parameters")
             // A tenant's view names its tenant to every method that takes one, unless the call does.
-            if let scope, case var .object(pairs) = params, !pairs.contains(where: { $0.0 == "tenantId" }),
+            if let tenant = scope.tenant, case var .object(pairs) = params,
+                !pairs.contains(where: { $0.0 == "tenantId" }),
                 Engine.operation(named: method)?.scopedByTenant == true
             {
-                pairs.append(("tenantId", .string(scope.text)))
+                pairs.append(("tenantId", .string(tenant.text)))
                 params = .object(pairs)
             }
             let (status, result) = engine.call(method, params: params)

@@ -25,15 +25,13 @@ package final class TenantService: @unchecked Sendable {  // `cached` is under `
             smsText: smsText, voiceText: voiceText)
     }
 
+    /// The pool of a user: its tenant's.
+    func pool(of user: UserRecord) throws -> Pool { try pool(for: Caller(tenant: user.tenant)) }
+
     /// The pool the caller works in (``Caller/pool``); tenantNotFound for a tenant that does not
     /// exist.
-    package func pool(for caller: Caller) throws -> Pool { try pool(caller.pool) }
-
-    /// The pool of a user: its tenant's.
-    func pool(of user: UserRecord) throws -> Pool { try pool(user.tenant) }
-
-    /// The pool of `tenant`; tenantNotFound for a tenant that does not exist.
-    func pool(_ tenant: TenantID) throws -> Pool {
+    package func pool(for caller: Caller) throws -> Pool {
+        let tenant = caller.pool
 
         if tenant.isDefault { return defaultPool }
         let now = clock.now().milliseconds

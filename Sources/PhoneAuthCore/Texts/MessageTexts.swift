@@ -16,7 +16,7 @@ struct MessageTexts: Sendable {
     /// among the channel's texts (WhatsApp: the tag asked for, which the provider matches to its
     /// templates). nil when its pool is gone (a tenant deleted meanwhile).
     func body(of message: OutboxMessage, code: String) -> (text: String, language: String)? {
-        guard let pool = try? tenants.pool(message.tenant) else { return nil }
+        guard let pool = try? tenants.pool(for: Caller(tenant: message.tenant)) else { return nil }
         let asked = message.askedLanguage ?? message.languageCode
         switch message.channel {
         case .voice:
