@@ -3,8 +3,8 @@ import XCTest
 
 @testable import PhoneAuthCore
 
-/// Delivery states and failure reasons are named by their enums alone (docs/ARCHITECTURE.md,
-/// Conventions): the SQL binds them (or, where an index's predicate must match, writes them from
+/// Delivery states, delivery failure reasons and receipt refusals are named by their enums alone
+/// (docs/ARCHITECTURE.md, Conventions): the SQL binds them (or, where an index's predicate must match, writes them from
 /// the enum), and Swift code uses the cases. A raw value quoted anywhere else in the library's
 /// sources — 'sent' in SQL, "sent" in Swift — fails here, unless `exemptions` says why that file
 /// may quote that word. (phoneauthd and the CLI are left out: they reach the states only as the
@@ -18,6 +18,7 @@ final class DeliveryStateLiteralTests: XCTestCase {
     private static let guarded: [(file: String, words: [String])] = [
         ("PhoneAuthCore/Delivery/DeliveryState.swift", DeliveryState.allCases.map(\.rawValue)),
         ("PhoneAuthCore/Delivery/DeliveryFailureReason.swift", DeliveryFailureReason.allCases.map(\.rawValue)),
+        ("PhoneAuthCore/Receipts/ReceiptRefusal.swift", ReceiptRefusal.allCases.map(\.rawValue)),
     ]
 
     /// Files (relative to Sources/) where one of the words, quoted, means something else; nil
@@ -40,7 +41,11 @@ final class DeliveryStateLiteralTests: XCTestCase {
             "PhoneAuthCore/Providers/Webhook/WebhookProvider.swift", ["invalidNumber"],
             "the webhook's documented answer {\"error\": \"invalidNumber\"}"
         ),
-        ("PhoneAuthCore/Errors/ErrorCode.swift", ["expired"], "an ID token's reason, for Firebase's message"),
+        (
+            "PhoneAuthCore/Errors/ErrorCode.swift", ["expired", "malformed"],
+            "ID tokens' reasons, for Firebase's message"
+        ),
+        ("PhoneAuthCore/Verification/VerificationService.swift", ["malformed"], "a verification ID's refusal reason"),
         ("PhoneAuthCore/SignIn/CustomTokens.swift", ["expired"], "a custom token's refusal reason"),
         ("PhoneAuthCore/Hooks/HookService.swift", ["failed"], "a hook call's outcome (hookCalled)"),
         ("PhoneAuthCore/Operations/ResultJSON.swift", ["pending"], "getStatus' count of events pending"),
