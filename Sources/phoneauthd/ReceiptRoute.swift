@@ -75,7 +75,8 @@ struct ReceiptRoute: Sendable {
             )
         ])
         var reply = Reply(text: JSONCodec.serialize(shown), contentType: Reply.jsonType)
-        if !applied.isEmpty, applied.allSatisfy({ $0["reason"]?.stringValue == "unknownMessage" }) {
+        let unknown = AppliedReceipt.Unapplied.unknownMessage.rawValue
+        if !applied.isEmpty, applied.allSatisfy({ $0["reason"]?.stringValue == unknown }) {
             reply.status = 503
             reply.headers.append(("Retry-After", "5"))
         }

@@ -3,12 +3,13 @@ import XCTest
 
 @testable import PhoneAuthCore
 
-/// Delivery states, delivery failure reasons and receipt refusals are named by their enums alone
-/// (docs/ARCHITECTURE.md, Conventions): the SQL binds them (or, where an index's predicate must match, writes them from
-/// the enum), and Swift code uses the cases. A raw value quoted anywhere else in the library's
-/// sources — 'sent' in SQL, "sent" in Swift — fails here, unless `exemptions` says why that file
-/// may quote that word. (phoneauthd and the CLI are left out: they reach the states only as the
-/// JSON results' text, where words such as "none" and "pending" mean many things.)
+/// Delivery states, delivery failure reasons, and why a receipt was refused or not applied, are
+/// named by their enums alone (docs/ARCHITECTURE.md, Conventions): the SQL binds them (or, where
+/// an index's predicate must match, writes them from the enum), and Swift code uses the cases. A
+/// raw value quoted anywhere else in the library's sources — 'sent' in SQL, "sent" in Swift —
+/// fails here, unless `exemptions` says why that file may quote that word. (phoneauthd and the
+/// CLI are left out: they reach the states only as the JSON results' text, where words such as
+/// "none" and "pending" mean many things.)
 final class DeliveryStateLiteralTests: XCTestCase {
     private static let sources =
         String(#filePath).split(separator: "/").dropLast(3).reduce("") { "\($0)/\($1)" } + "/Sources"
@@ -19,6 +20,7 @@ final class DeliveryStateLiteralTests: XCTestCase {
         ("PhoneAuthCore/Delivery/DeliveryState.swift", DeliveryState.allCases.map(\.rawValue)),
         ("PhoneAuthCore/Delivery/DeliveryFailureReason.swift", DeliveryFailureReason.allCases.map(\.rawValue)),
         ("PhoneAuthCore/Receipts/ReceiptRefusal.swift", ReceiptRefusal.allCases.map(\.rawValue)),
+        ("PhoneAuthCore/Receipts/AppliedReceipt.swift", AppliedReceipt.Unapplied.allCases.map(\.rawValue)),
     ]
 
     /// Files (relative to Sources/) where one of the words, quoted, means something else; nil
