@@ -19,7 +19,7 @@ package final class AccountTransfer {
         in tenant: TenantID, maxResults: Int, pageToken: String?
     ) throws -> (users: [JSONValue], nextPageToken: String?) {
         let page = try accounts.listUsers(in: tenant, maxResults: maxResults, pageToken: pageToken)
-        return (page.users.map { FirebaseUser.exportJSON($0) }, page.nextPageToken)
+        return (page.users.map(\.exportJSON), page.nextPageToken)
     }
 
     /// Imports up to 1000 users into `tenant`; each one that cannot be is reported by its index
