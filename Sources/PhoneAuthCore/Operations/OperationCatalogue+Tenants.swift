@@ -5,7 +5,12 @@ extension OperationCatalogue {
             "createTenant", parameters: TenantSettings.keys.union(["tenantId", "displayName"]),
             nullable: TenantSettings.keys
         ) { engine, p in
-            .object([("tenant", try engine.tenants.create(p).json)])
+            // Read in the order the refusals have always come: the name, the ID, the settings.
+            let name = try TenantChanges.displayName(in: p, creating: true)
+            let id = try TenantID(p.string("tenantId"))
+            var changes = try TenantChanges(settingsOf: p)
+            changes.displayName = name
+            return .object([("tenant", try engine.tenants.create(id: id, changes).json)])
         },
         Operation("getTenant", parameters: ["tenantId"]) { engine, p in
             .object([("tenant", try engine.tenants.tenant(try TenantID(p.string("tenantId"))).json)])
@@ -14,7 +19,12 @@ extension OperationCatalogue {
             "updateTenant", parameters: TenantSettings.keys.union(["tenantId", "displayName"]),
             nullable: TenantSettings.keys
         ) { engine, p in
-            .object([("tenant", try engine.tenants.update(try TenantID(p.string("tenantId")), p).json)])
+            let id = try TenantID(p.string("tenantId"))
+            guard !id.isDefault else { throw TenantService.missingId() }
+            let name = try TenantChanges.displayName(in: p, creating: false)
+            var changes = try TenantChanges(settingsOf: p)
+            changes.displayName = name
+            return .object([("tenant", try engine.tenants.update(id, changes).json)])
         },
         Operation("deleteTenant", parameters: ["tenantId"]) { engine, p in
             try engine.tenants.delete(try TenantID(p.string("tenantId")))
