@@ -108,6 +108,11 @@ final class TenantAPITests: KitTestCase {
         await assertThrows(.invalidArgument) { _ = try await auth.listTenants(maxResults: 0) }
         await assertThrows(.invalidArgument) { _ = try await auth.updateTenant("", TenantChanges(displayName: "Acme")) }
         await assertThrows(.invalidArgument) { _ = try await auth.getTenant("not a tenant id") }
-        await assertThrows(.tenantNotFound) { _ = try await auth.updateTenant("nope", TenantChanges(smsAppName: "X")) }
+        // A tenant that does not exist is that, whatever else is wrong, through either door.
+        await assertThrows(.tenantNotFound) {
+            _ = try await auth.updateTenant("nope", TenantChanges(smsAppName: "\u{7}"))
+        }
+        let json = await auth.call("updateTenant", paramsJSON: #"{"tenantId": "nope", "smsAppName": "\u0007"}"#)
+        XCTAssertEqual(json.status, PhoneAuthError.Code.tenantNotFound.status, json.json)
     }
 }

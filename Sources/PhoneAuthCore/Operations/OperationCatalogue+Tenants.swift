@@ -22,6 +22,8 @@ extension OperationCatalogue {
             let id = try TenantID(p.string("tenantId"))
             guard !id.isDefault else { throw TenantService.missingId() }
             let name = try TenantChanges.displayName(in: p, creating: false)
+            // A tenant that does not exist is refused before its settings are read, as always.
+            _ = try engine.tenants.tenant(id)
             var changes = try TenantChanges(settingsOf: p)
             changes.displayName = name
             return .object([("tenant", try engine.tenants.update(id, changes).json)])

@@ -90,8 +90,9 @@ package final class TenantService: @unchecked Sendable {  // `cached` is under `
     /// Applies `changes` (a setting `.some(nil)` is cleared).
     package func update(_ id: TenantID, _ changes: TenantChanges) throws -> Tenant {
         guard !id.isDefault else { throw Self.missingId() }
-        let changes = try changes.checked(creating: false)
         let updated = try store.updateTenant(id: id, now: clock.now()) { tenant throws(PhoneAuthError) in
+            // Checked once the tenant is found: a tenant that does not exist is tenantNotFound.
+            let changes = try changes.checked(creating: false)
             if let displayName = changes.displayName { tenant.displayName = displayName }
             changes.apply(to: &tenant.settings)
         }
