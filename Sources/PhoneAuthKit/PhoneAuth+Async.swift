@@ -174,4 +174,33 @@ extension PhoneAuth {
     public func call(_ method: String, paramsJSON: String) async -> (status: Int32, json: String) {
         await offload { self.call(method, paramsJSON: paramsJSON) }
     }
+
+    /// `async`: `createTenant` run on a Dispatch queue, the caller suspended meanwhile.
+    public func createTenant(id: String? = nil, _ changes: TenantChanges) async throws(PhoneAuthError) -> Tenant {
+        try await offload { () throws(PhoneAuthError) in try self.createTenant(id: id, changes) }
+    }
+
+    /// `async`: `getTenant` run on a Dispatch queue, the caller suspended meanwhile.
+    public func getTenant(_ id: String) async throws(PhoneAuthError) -> Tenant {
+        try await offload { () throws(PhoneAuthError) in try self.getTenant(id) }
+    }
+
+    /// `async`: `updateTenant` run on a Dispatch queue, the caller suspended meanwhile.
+    public func updateTenant(_ id: String, _ changes: TenantChanges) async throws(PhoneAuthError) -> Tenant {
+        try await offload { () throws(PhoneAuthError) in try self.updateTenant(id, changes) }
+    }
+
+    /// `async`: `deleteTenant` run on a Dispatch queue, the caller suspended meanwhile.
+    public func deleteTenant(_ id: String) async throws(PhoneAuthError) {
+        try await offload { () throws(PhoneAuthError) in try self.deleteTenant(id) }
+    }
+
+    /// `async`: `listTenants` run on a Dispatch queue, the caller suspended meanwhile.
+    public func listTenants(
+        maxResults: Int = 100, pageToken: String? = nil
+    ) async throws(PhoneAuthError) -> (tenants: [Tenant], nextPageToken: String?) {
+        try await offload { () throws(PhoneAuthError) in
+            try self.listTenants(maxResults: maxResults, pageToken: pageToken)
+        }
+    }
 }

@@ -29,8 +29,12 @@ public struct User: Sendable, Hashable {
     public let secondFactors: [SecondFactor]
     /// The tenant the account belongs to (``PhoneAuth/tenant(_:)``); nil for the default pool.
     public let tenantID: String?
+    /// The core's user this one was made from: what phoneauthd renders in Firebase's dialects.
+    package let record: UserRecord
 
+    /// The one place a `User` is made: every field from the core's user.
     init(_ record: UserRecord) {
+        self.record = record
         uid = record.uid
         phoneNumber = record.phoneNumber
         displayName = record.displayName

@@ -13,40 +13,41 @@ struct TenantsCommand: ParsableCommand {
             + "shared by every tenant. Test numbers are printed whole: they are settings, not users'.",
         subcommands: [List.self, Get.self, Create.self, Update.self, Delete.self])
 
-    /// One tenant as lines of "field: value", or its JSON.
-    static func show(_ tenant: JSONValue, _ options: EngineOptions) {
-        guard !options.json else { return options.printJSON(.object([("tenant", tenant)])) }
-        let text = UsersCommand.text
+    /// One tenant as lines of "field: value", or its JSON (as the getTenant method writes it).
+    static func show(_ tenant: PhoneAuthKit.Tenant, _ options: EngineOptions) {
+        guard !options.json else { return options.printJSON(.object([("tenant", tenant.record.json)])) }
         var table = Table("FIELD", "VALUE")
-        table.add("tenant ID", text(tenant["tenantId"]))
-        table.add("display name", text(tenant["displayName"]))
-        let numbers = tenant["testPhoneNumbers"]?.objectPairs ?? []
-        if numbers.isEmpty { table.add("test numbers", "-") }
-        for (number, code) in numbers { table.add("test number", "\(number) \(text(code))") }
-        table.add("SMS regions", regions(tenant["smsRegionPolicy"]))
-        table.add("second factors", factors(tenant["secondFactors"]))
-        table.add("SMS app name", text(tenant["smsAppName"]))
-        table.add("created", text(tenant["createdAt"]))
-        table.add("updated", text(tenant["updatedAt"]))
+        table.add("tenant ID", tenant.tenantID)
+        table.add("display name", tenant.displayName)
+        if tenant.testPhoneNumbers.isEmpty { table.add("test numbers", "-") }
+        for (number, code) in tenant.testPhoneNumbers.sorted(by: { $0.key < $1.key }) {
+            table.add("test number", "\(number) \(code)")
+        }
+        table.add("SMS regions", regions(tenant.smsRegionPolicy))
+        table.add("second factors", factors(tenant.secondFactors))
+        table.add("SMS app name", tenant.smsAppName ?? "-")
+        table.add("created", tenant.record.createdAt.rfc3339)
+        table.add("updated", tenant.record.updatedAt.rfc3339)
         print(table.text)
     }
 
     /// A region policy in a few words: "allow US,CA" (only those), "deny XX,YY" (all but those),
     /// "-" (the engine's policy alone).
-    static func regions(_ policy: JSONValue?) -> String {
-        func list(_ value: JSONValue?) -> String {
-            let regions = (value?.arrayValue ?? []).compactMap(\.stringValue)
-            return regions.isEmpty ? "none" : regions.joined(separator: ",")
+    static func regions(_ policy: SMSRegionPolicy?) -> String {
+        func list(_ regions: Set<String>) -> String {
+            regions.isEmpty ? "none" : regions.sorted().joined(separator: ",")
         }
-        if let allowed = policy?["allowlistOnly"] { return "allow \(list(allowed["allowedRegions"]))" }
-        if let denied = policy?["allowByDefault"] { return "deny \(list(denied["disallowedRegions"]))" }
-        return "-"
+        switch policy {
+        case let .allowlistOnly(allowed)?: return "allow \(list(allowed))"
+        case let .allowByDefault(denied)?: return "deny \(list(denied))"
+        case nil: return "-"
+        }
     }
 
-    /// The second factors a tenant's users may enrol: "phone,totp", "none", or "all" (null).
-    static func factors(_ value: JSONValue?) -> String {
-        guard let kinds = value?.arrayValue else { return "all" }
-        return kinds.isEmpty ? "none" : kinds.compactMap(\.stringValue).joined(separator: ",")
+    /// The second factors a tenant's users may enrol: "phone,totp", "none", or "all" (nil).
+    static func factors(_ kinds: Set<SecondFactorKind>?) -> String {
+        guard let kinds else { return "all" }
+        return kinds.isEmpty ? "none" : kinds.map(\.rawValue).sorted().joined(separator: ",")
     }
 
     struct List: ParsableCommand {
@@ -58,22 +59,25 @@ struct TenantsCommand: ParsableCommand {
 
         func run() throws {
             try options.withEngine { engine in
-                // What is not given is left out (the engine refuses null where it means nothing).
-                var params: [(String, JSONValue)] = [("maxResults", .int(Int64(limit)))]
-                if let pageToken { params.append(("pageToken", .string(pageToken))) }
-                let page = try options.call(engine, "listTenants", .object(params))
-                guard !options.json else { return options.printJSON(page) }
+                let page = try options.typed { () throws(PhoneAuthKit.PhoneAuthError) in
+                    try engine.listTenants(maxResults: limit, pageToken: pageToken)
+                }
+                guard !options.json else {
+                    // As the listTenants method writes its page.
+                    var json = JSONObjectBuilder()
+                    json.set("tenants", .array(page.tenants.map(\.record.json)))
+                    json.set("pageToken", page.nextPageToken.map { .string($0) })
+                    return options.printJSON(json.value)
+                }
                 var table = Table(
                     "ID", "DISPLAY NAME", "TEST NUMBERS", "SMS REGIONS", "SECOND FACTORS", "SMS APP NAME", "CREATED")
-                for t in page["tenants"]?.arrayValue ?? [] {
+                for t in page.tenants {
                     table.add(
-                        UsersCommand.text(t["tenantId"]), UsersCommand.text(t["displayName"]),
-                        String(t["testPhoneNumbers"]?.objectPairs.count ?? 0), regions(t["smsRegionPolicy"]),
-                        factors(t["secondFactors"]), UsersCommand.text(t["smsAppName"]),
-                        UsersCommand.text(t["createdAt"]))
+                        t.tenantID, t.displayName, String(t.testPhoneNumbers.count), regions(t.smsRegionPolicy),
+                        factors(t.secondFactors), t.smsAppName ?? "-", t.record.createdAt.rfc3339)
                 }
                 print(table.text)
-                if let next = page["pageToken"]?.stringValue { print("next page: --page-token \(next)") }
+                if let next = page.nextPageToken { print("next page: --page-token \(next)") }
             }
         }
     }
@@ -86,8 +90,8 @@ struct TenantsCommand: ParsableCommand {
         func run() throws {
             try options.withEngine { engine in
                 show(
-                    try options.call(engine, "getTenant", .object([("tenantId", .string(tenantId))]))["tenant"]
-                        ?? .null, options)
+                    try options.typed { () throws(PhoneAuthKit.PhoneAuthError) in try engine.getTenant(tenantId) },
+                    options)
             }
         }
     }
@@ -107,10 +111,12 @@ struct TenantsCommand: ParsableCommand {
 
         func run() throws {
             try options.withEngine { engine in
-                var params: [(String, JSONValue)] = [("displayName", .string(displayName))]
-                if let id { params.append(("tenantId", .string(id))) }
-                params += try settings.params()
-                show(try options.call(engine, "createTenant", .object(params))["tenant"] ?? .null, options)
+                var changes = try settings.changes()
+                changes.displayName = displayName
+                show(
+                    try options.typed { () throws(PhoneAuthKit.PhoneAuthError) in
+                        try engine.createTenant(id: id, changes)
+                    }, options)
             }
         }
     }
@@ -147,13 +153,15 @@ struct TenantsCommand: ParsableCommand {
 
         func run() throws {
             try options.withEngine { engine in
-                var params: [(String, JSONValue)] = [("tenantId", .string(tenantId))]
-                if let displayName { params.append(("displayName", .string(displayName))) }
-                params += try settings.params()
-                if noTestNumbers { params.append(("testPhoneNumbers", .null)) }
-                if noRegionPolicy { params.append(("smsRegionPolicy", .null)) }
-                if noAppName { params.append(("smsAppName", .null)) }
-                show(try options.call(engine, "updateTenant", .object(params))["tenant"] ?? .null, options)
+                var changes = try settings.changes()
+                changes.displayName = displayName
+                if noTestNumbers { changes.testPhoneNumbers = [:] }
+                if noRegionPolicy { changes.smsRegionPolicy = .some(nil) }
+                if noAppName { changes.smsAppName = .some(nil) }
+                show(
+                    try options.typed { () throws(PhoneAuthKit.PhoneAuthError) in
+                        try engine.updateTenant(tenantId, changes)
+                    }, options)
             }
         }
     }
@@ -167,7 +175,7 @@ struct TenantsCommand: ParsableCommand {
 
         func run() throws {
             try options.withEngine { engine in
-                _ = try options.call(engine, "deleteTenant", .object([("tenantId", .string(tenantId))]))
+                try options.typed { () throws(PhoneAuthKit.PhoneAuthError) in try engine.deleteTenant(tenantId) }
                 if options.json { return options.printJSON(.object([("deleted", .string(tenantId))])) }
                 print("\(tenantId) is deleted.")
             }
@@ -211,60 +219,50 @@ struct TenantSettingsOptions: ParsableArguments {
         if allowRegions != nil && denyRegions != nil {
             throw ValidationError("Give --allow-regions or --deny-regions, not both.")
         }
-        _ = try params()
+        _ = try changes()
     }
 
     private func trimmed(_ text: Substring) -> String {
         String(text.drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
     }
 
-    /// The settings given, as the parameters of createTenant and updateTenant.
-    func params() throws -> [(String, JSONValue)] {
-        var params: [(String, JSONValue)] = []
+    /// The settings given, as the changes createTenant and updateTenant make.
+    func changes() throws -> PhoneAuthKit.TenantChanges {
+        var changes = PhoneAuthKit.TenantChanges()
         if !testNumber.isEmpty {
-            var numbers: [(String, JSONValue)] = []
+            var numbers: [String: String] = [:]
             for pair in testNumber {
                 let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
                     throw ValidationError("--test-number takes +E164=CODE, e.g. +16505551234=123456, not '\(pair)'.")
                 }
-                guard !numbers.contains(where: { $0.0 == String(parts[0]) }) else {
+                guard numbers[String(parts[0])] == nil else {
                     throw ValidationError("--test-number gives \(parts[0]) twice.")
                 }
-                numbers.append((String(parts[0]), .string(String(parts[1]))))
+                numbers[String(parts[0])] = String(parts[1])
             }
-            params.append(("testPhoneNumbers", .object(numbers)))
+            changes.testPhoneNumbers = numbers
         }
-        func regions(_ text: String) -> JSONValue {
-            .array(
-                text.split(separator: ",").map { trimmed($0).uppercased() }
-                    .filter { !$0.isEmpty }.map { .string($0) })
+        func regions(_ text: String) -> Set<String> {
+            Set(text.split(separator: ",").map { trimmed($0).uppercased() }.filter { !$0.isEmpty })
         }
-        if let allowRegions {
-            params.append(
-                ("smsRegionPolicy", .object([("allowlistOnly", .object([("allowedRegions", regions(allowRegions))]))])))
-        }
-        if let denyRegions {
-            params.append(
-                (
-                    "smsRegionPolicy",
-                    .object([("allowByDefault", .object([("disallowedRegions", regions(denyRegions))]))])
-                ))
-        }
+        if let allowRegions { changes.smsRegionPolicy = .allowlistOnly(allowedRegions: regions(allowRegions)) }
+        if let denyRegions { changes.smsRegionPolicy = .allowByDefault(disallowedRegions: regions(denyRegions)) }
         if let secondFactors {
             let words = secondFactors.lowercased().split(separator: ",", omittingEmptySubsequences: false).map(trimmed)
             switch words {
-            case ["all"]: params.append(("secondFactors", .null))
-            case ["none"]: params.append(("secondFactors", .array([])))
+            case ["all"]: changes.secondFactors = .some(nil)
+            case ["none"]: changes.secondFactors = []
             default:
-                guard words.allSatisfy({ ["phone", "totp"].contains($0) }) else {
+                let kinds = words.compactMap(SecondFactorKind.init(rawValue:))
+                guard kinds.count == words.count else {
                     throw ValidationError(
                         "--second-factors takes phone, totp, phone,totp, none or all, not '\(secondFactors)'.")
                 }
-                params.append(("secondFactors", .array(words.map { .string($0) })))
+                changes.secondFactors = Set(kinds)
             }
         }
-        if let appName { params.append(("smsAppName", .string(appName))) }
-        return params
+        if let appName { changes.smsAppName = appName }
+        return changes
     }
 }

@@ -208,10 +208,8 @@ struct IdentityToolkit: Sendable {
     private func lookup(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["idToken"])
         let (uid, auth) = try await signedIn(try r.string("idToken"))
-        let user = try await auth.user(uid: uid)
-        return .object([
-            ("kind", .string("identitytoolkit#GetAccountInfoResponse")), ("users", .array([FirebaseShapes.user(user)])),
-        ])
+        let user = try await auth.user(uid: uid).record.identityToolkitJSON
+        return .object([("kind", .string("identitytoolkit#GetAccountInfoResponse")), ("users", .array([user]))])
     }
 
     private func delete(_ call: ToolkitCall) async throws -> JSONValue {
@@ -232,7 +230,7 @@ struct IdentityToolkit: Sendable {
         if let displayName { user = try await auth.updateUser(uid: uid, displayName: displayName) }
         var o = JSONObjectBuilder()
         o.set("kind", .string("identitytoolkit#SetAccountInfoResponse"))
-        for (key, value) in FirebaseShapes.user(user).objectPairs
+        for (key, value) in user.record.identityToolkitJSON.objectPairs
         where ["localId", "phoneNumber", "displayName", "providerUserInfo"].contains(key) {
             o.set(key, value)
         }

@@ -43,7 +43,7 @@ struct IdentityToolkitAdmin: Sendable {
         let users = found.filter { seen.insert($0.uid).inserted }
         var o = JSONObjectBuilder()
         o.set("kind", .string("identitytoolkit#GetAccountInfoResponse"))
-        if !users.isEmpty { o.set("users", .array(users.map(FirebaseShapes.user))) }
+        if !users.isEmpty { o.set("users", .array(users.map(\.record.identityToolkitJSON))) }
         return o.value
     }
 
@@ -68,7 +68,7 @@ struct IdentityToolkitAdmin: Sendable {
         let page = try await auth.listUsers(maxResults: limit, pageToken: token)
         var o = JSONObjectBuilder()
         o.set("kind", .string("identitytoolkit#DownloadAccountResponse"))
-        o.set("users", .array(page.users.map(FirebaseShapes.user)))
+        o.set("users", .array(page.users.map(\.record.identityToolkitJSON)))
         o.set("nextPageToken", page.nextPageToken.map { .string($0) })
         return o.value
     }

@@ -22,11 +22,10 @@ struct ReceiptRoute: Sendable {
         guard request.method == .post || request.method == .get else { return Server.wrongMethod("GET, POST") }
         let provider = String(request.uri.path.dropFirst(Self.prefix.count))
         guard Self.isName(provider) else {
-            return refusal(
-                404, "The path must name an sms.providers entry: \(Self.prefix){name}.", reason: "unknownProvider")
+            return refusal("The path must name an sms.providers entry: \(Self.prefix){name}.", .unknownProvider)
         }
         guard let url = publicURL(request) else {
-            return refusal(400, "The request has no Host header; set server.publicUrl.", reason: "malformed")
+            return refusal("The request has no Host header; set server.publicUrl.", .malformed)
         }
         if request.method == .get {
             let params: JSONValue = .object([("provider", .string(provider)), ("url", .string(url))])
@@ -38,13 +37,13 @@ struct ReceiptRoute: Sendable {
         do {
             bytes = Array(try await request.collectBody(upTo: Self.maxBodyBytes).readableBytesView)
         } catch is NIOTooManyBytesError {
-            return refusal(413, "The body is larger than \(Self.maxBodyBytes) bytes.", reason: "tooLarge")
+            return refusal("The body is larger than \(Self.maxBodyBytes) bytes.", .tooLarge)
         } catch {
             // Cut off (server.bodyTimeoutSeconds, or the sender gone): logged as such, read by nobody.
-            return refusal(408, "The body did not arrive whole.", reason: "incomplete")
+            return refusal("The body did not arrive whole.", .incomplete)
         }
         guard let body = String(validating: bytes, as: UTF8.self) else {
-            return refusal(400, "The body is not UTF-8 text.", reason: "malformed")
+            return refusal("The body is not UTF-8 text.", .malformed)
         }
         let params: JSONValue = .object([
             ("provider", .string(provider)), ("url", .string(url)), ("headers", .object(headers(request))),
@@ -76,7 +75,8 @@ struct ReceiptRoute: Sendable {
             )
         ])
         var reply = Reply(text: JSONCodec.serialize(shown), contentType: Reply.jsonType)
-        if !applied.isEmpty, applied.allSatisfy({ $0["reason"]?.stringValue == "unknownMessage" }) {
+        let unknown = AppliedReceipt.Unapplied.unknownMessage.rawValue
+        if !applied.isEmpty, applied.allSatisfy({ $0["reason"]?.stringValue == unknown }) {
             reply.status = 503
             reply.headers.append(("Retry-After", "5"))
         }
@@ -104,16 +104,14 @@ struct ReceiptRoute: Sendable {
             }
     }
 
-    /// The HTTP status of the engine's refusal: 403 for a signature that does not hold, 400 for a
-    /// callback it cannot read, 404 for a provider it does not know; nil keeps the catalogue's.
+    /// The HTTP status of the engine's refusal (ReceiptRefusal.httpStatus; 404 for another
+    /// refusal of the provider); nil keeps the catalogue's.
     static func status(of error: JSONValue) -> Int? {
         let details = error["error"]?["details"]
-        switch details?["reason"]?.stringValue {
-        case "missingSignature", "badSignature", "stale": return 403
-        case "malformed", "unsupported": return 400
-        case "unknownProvider", "noReceipts": return 404
-        default: return details?["field"]?.stringValue == "provider" ? 404 : nil
+        if let refusal = details?["reason"]?.stringValue.flatMap(ReceiptRefusal.init(rawValue:)) {
+            return refusal.httpStatus
         }
+        return details?["field"]?.stringValue == "provider" ? 404 : nil
     }
 
     /// The URL the provider called: the configured public root (behind a proxy, the proxy's),
@@ -144,10 +142,11 @@ struct ReceiptRoute: Sendable {
     }
 
     /// A refusal of the server's own, in the engine's error shape.
-    private func refusal(_ status: Int, _ message: String, reason: String) -> Reply {
+    private func refusal(_ message: String, _ reason: ReceiptRefusal) -> Reply {
         var reply = OwnMethods.errorReply(
-            PhoneAuthCore.PhoneAuthError(.invalidArgument, message, details: [("reason", .string(reason))]).jsonValue)
-        reply.status = status
+            PhoneAuthCore.PhoneAuthError(.invalidArgument, message, details: [("reason", .string(reason.rawValue))])
+                .jsonValue)
+        reply.status = reason.httpStatus
         return reply
     }
 }

@@ -2,7 +2,7 @@ import PhoneAuthCore
 import PhoneAuthKit
 
 /// Identity Platform's tenant resource, `/v2/projects/{projectId}/tenants[/{tenantId}]`, as
-/// firebase-admin's TenantManager calls it, over the engine's tenant methods (createTenant, …).
+/// firebase-admin's TenantManager calls it, over PhoneAuthKit's typed tenant methods.
 /// A Tenant's JSON maps to the engine's settings: `testPhoneNumbers` as is, `smsRegionConfig` to
 /// `smsRegionPolicy` (the same shape), `mfaConfig` to `secondFactors` (PHONE_SMS in
 /// `enabledProviders` with state ENABLED: "phone"; an ENABLED `totpProviderConfig`: "totp").
@@ -24,10 +24,10 @@ struct TenantAdmin: Sendable {
         let id = tenant ?? ""
         switch operation {
         case "tenants:create": return try await create(call)
-        case "tenants:get": return shape(try await engine("getTenant", [("tenantId", .string(id))]))
+        case "tenants:get": return tenantJSON(try await auth.getTenant(id))
         case "tenants:patch": return try await patch(id, call, query: query)
         case "tenants:delete":
-            _ = try await engine("deleteTenant", [("tenantId", .string(id))])
+            try await auth.deleteTenant(id)
             return .object([])
         case "tenants:list": return try await list(query)
         default: throw ToolkitError(404, "NOT_FOUND", "No such tenant operation.")
@@ -49,7 +49,7 @@ struct TenantAdmin: Sendable {
         if let name = try r.string("displayName") { params.append(("displayName", .string(name))) }
         // As Identity Platform: what the body leaves out is off (second factors too).
         params += try Self.settings(r, paths: nil, current: nil)
-        return shape(try await engine("createTenant", params))
+        return tenantJSON(try await auth.createTenant(try Self.changes(params, creating: true)))
     }
 
     /// `updateMask` names the fields to change (dotted paths, as firebase-admin builds them);
@@ -64,13 +64,13 @@ struct TenantAdmin: Sendable {
                 400, "INVALID_ARGUMENT",
                 "updateMask names \(Echo.quoted(unknown, or: "a field")), which a tenant does not have here.")
         }
-        let current = try await engine("getTenant", [("tenantId", .string(id))])["tenant"]
-        var params: [(String, JSONValue)] = [("tenantId", .string(id))]
+        let current = try await auth.getTenant(id)
+        var params: [(String, JSONValue)] = []
         if paths.isEmpty || paths.contains("displayName"), let name = try r.string("displayName") {
             params.append(("displayName", .string(name)))
         }
         params += try Self.settings(r, paths: paths.isEmpty ? nil : Set(paths), current: current)
-        return shape(try await engine("updateTenant", params))
+        return tenantJSON(try await auth.updateTenant(id, try Self.changes(params, creating: false)))
     }
 
     private func list(_ query: [(String, String)]) async throws -> JSONValue {
@@ -82,12 +82,11 @@ struct TenantAdmin: Sendable {
             }
             size = n
         }
-        var params: [(String, JSONValue)] = [("maxResults", .int(Int64(size)))]
-        if let token = value("pageToken"), !token.isEmpty { params.append(("pageToken", .string(token))) }
-        let page = try await engine("listTenants", params)
+        let token = value("pageToken").flatMap { $0.isEmpty ? nil : $0 }
+        let page = try await auth.listTenants(maxResults: size, pageToken: token)
         var o = JSONObjectBuilder()
-        o.set("tenants", .array((page["tenants"]?.arrayValue ?? []).map(tenantJSON)))
-        o.set("nextPageToken", page["pageToken"])
+        o.set("tenants", .array(page.tenants.map(tenantJSON)))
+        o.set("nextPageToken", page.nextPageToken.map { .string($0) })
         return o.value
     }
 
@@ -120,11 +119,18 @@ struct TenantAdmin: Sendable {
         return r
     }
 
+    /// The typed changes of the engine's createTenant/updateTenant parameters `params`, read
+    /// (and refused) as those methods read them.
+    private static func changes(_ params: [(String, JSONValue)], creating: Bool) throws -> PhoneAuthKit.TenantChanges {
+        PhoneAuthKit.TenantChanges(
+            try PhoneAuthCore.TenantChanges(try ObjectReader(.object(params)), creating: creating))
+    }
+
     /// The engine's settings from the body: those `paths` names (any path under a field names it),
     /// or every one when nil (a field the body leaves out is cleared). `current` is the tenant as
     /// it is, for a mask that names half of the phone factor's switch.
     private static func settings(
-        _ r: ObjectReader, paths: Set<String>?, current: JSONValue?
+        _ r: ObjectReader, paths: Set<String>?, current: PhoneAuthKit.Tenant?
     ) throws -> [(
         String, JSONValue
     )] {
@@ -139,7 +145,7 @@ struct TenantAdmin: Sendable {
         if named("smsRegionConfig") { params.append(("smsRegionPolicy", r.value("smsRegionConfig") ?? .null)) }
         let mfa = try r.object("mfaConfig") ?? ObjectReader(.object([]))
         try mfa.rejectUnknown(["state", "enabledProviders", "providerConfigs"])
-        let now = current.map { factors(of: $0) } ?? (phone: false, totp: false)
+        let now = current.map { factors(of: $0.secondFactors) } ?? (phone: false, totp: false)
         // The phone factor: state ENABLED with PHONE_SMS among the providers.
         var phone = now.phone
         if named("mfaConfig.state") || named("mfaConfig.enabledProviders") {
@@ -196,23 +202,21 @@ struct TenantAdmin: Sendable {
         }
     }
 
-    /// The engine tenant's second factors (`secondFactors` null: every kind).
-    private static func factors(of tenant: JSONValue) -> (phone: Bool, totp: Bool) {
-        guard let kinds = tenant["secondFactors"]?.arrayValue?.compactMap(\.stringValue) else { return (true, true) }
-        return (kinds.contains("phone"), kinds.contains("totp"))
+    /// A tenant's second factors (nil: every kind).
+    private static func factors(of kinds: Set<SecondFactorKind>?) -> (phone: Bool, totp: Bool) {
+        guard let kinds else { return (true, true) }
+        return (kinds.contains(.phone), kinds.contains(.totp))
     }
 
-    /// `{tenant}` of an engine answer as Identity Platform's Tenant.
-    private func shape(_ answer: JSONValue) -> JSONValue { tenantJSON(answer["tenant"] ?? .object([])) }
-
-    private func tenantJSON(_ tenant: JSONValue) -> JSONValue {
+    /// The tenant as Identity Platform's Tenant.
+    private func tenantJSON(_ tenant: PhoneAuthKit.Tenant) -> JSONValue {
         var o = JSONObjectBuilder()
-        o.set("name", .string("projects/\(projectId)/tenants/\(tenant["tenantId"]?.stringValue ?? "")"))
-        o.set("displayName", tenant["displayName"])
+        o.set("name", .string("projects/\(projectId)/tenants/\(tenant.tenantID)"))
+        o.set("displayName", .string(tenant.displayName))
         o.set("allowPasswordSignup", .bool(false))
         o.set("enableEmailLinkSignin", .bool(false))
         o.set("enableAnonymousUser", .bool(false))
-        let (phone, totp) = Self.factors(of: tenant)
+        let (phone, totp) = Self.factors(of: tenant.secondFactors)
         var mfa = JSONObjectBuilder()
         mfa.set("state", .string(phone ? "ENABLED" : "DISABLED"))
         if phone { mfa.set("enabledProviders", .array([.string("PHONE_SMS")])) }
@@ -222,12 +226,10 @@ struct TenantAdmin: Sendable {
                 .array([.object([("state", .string("ENABLED")), ("totpProviderConfig", .object([]))])]))
         }
         o.set("mfaConfig", mfa.value)
-        if let numbers = tenant["testPhoneNumbers"], !numbers.objectPairs.isEmpty { o.set("testPhoneNumbers", numbers) }
-        if let policy = tenant["smsRegionPolicy"], policy != .null { o.set("smsRegionConfig", policy) }
+        // The settings as the engine's JSON writes them (numbers in order, regions sorted).
+        let settings = tenant.record.json
+        if !tenant.testPhoneNumbers.isEmpty { o.set("testPhoneNumbers", settings["testPhoneNumbers"]) }
+        if tenant.smsRegionPolicy != nil { o.set("smsRegionConfig", settings["smsRegionPolicy"]) }
         return o.value
-    }
-
-    private func engine(_ method: String, _ params: [(String, JSONValue)]) async throws -> JSONValue {
-        try await IdentityToolkitAdmin.engineCall(auth, method, params)
     }
 }

@@ -3,12 +3,13 @@ import XCTest
 
 @testable import PhoneAuthCore
 
-/// Delivery states and failure reasons are named by their enums alone (docs/ARCHITECTURE.md,
-/// Conventions): the SQL binds them (or, where an index's predicate must match, writes them from
-/// the enum), and Swift code uses the cases. A raw value quoted anywhere else in the library's
-/// sources — 'sent' in SQL, "sent" in Swift — fails here, unless `exemptions` says why that file
-/// may quote that word. (phoneauthd and the CLI are left out: they reach the states only as the
-/// JSON results' text, where words such as "none" and "pending" mean many things.)
+/// Delivery states, delivery failure reasons, and why a receipt was refused or not applied, are
+/// named by their enums alone (docs/ARCHITECTURE.md, Conventions): the SQL binds them (or, where
+/// an index's predicate must match, writes them from the enum), and Swift code uses the cases. A
+/// raw value quoted anywhere else in the library's sources — 'sent' in SQL, "sent" in Swift —
+/// fails here, unless `exemptions` says why that file may quote that word. (phoneauthd and the
+/// CLI are left out: they reach the states only as the JSON results' text, where words such as
+/// "none" and "pending" mean many things.)
 final class DeliveryStateLiteralTests: XCTestCase {
     private static let sources =
         String(#filePath).split(separator: "/").dropLast(3).reduce("") { "\($0)/\($1)" } + "/Sources"
@@ -18,6 +19,8 @@ final class DeliveryStateLiteralTests: XCTestCase {
     private static let guarded: [(file: String, words: [String])] = [
         ("PhoneAuthCore/Delivery/DeliveryState.swift", DeliveryState.allCases.map(\.rawValue)),
         ("PhoneAuthCore/Delivery/DeliveryFailureReason.swift", DeliveryFailureReason.allCases.map(\.rawValue)),
+        ("PhoneAuthCore/Receipts/ReceiptRefusal.swift", ReceiptRefusal.allCases.map(\.rawValue)),
+        ("PhoneAuthCore/Receipts/AppliedReceipt.swift", AppliedReceipt.Unapplied.allCases.map(\.rawValue)),
     ]
 
     /// Files (relative to Sources/) where one of the words, quoted, means something else; nil
@@ -40,7 +43,11 @@ final class DeliveryStateLiteralTests: XCTestCase {
             "PhoneAuthCore/Providers/Webhook/WebhookProvider.swift", ["invalidNumber"],
             "the webhook's documented answer {\"error\": \"invalidNumber\"}"
         ),
-        ("PhoneAuthCore/Errors/ErrorCode.swift", ["expired"], "an ID token's reason, for Firebase's message"),
+        (
+            "PhoneAuthCore/Errors/ErrorCode.swift", ["expired", "malformed"],
+            "ID tokens' reasons, for Firebase's message"
+        ),
+        ("PhoneAuthCore/Verification/VerificationService.swift", ["malformed"], "a verification ID's refusal reason"),
         ("PhoneAuthCore/SignIn/CustomTokens.swift", ["expired"], "a custom token's refusal reason"),
         ("PhoneAuthCore/Hooks/HookService.swift", ["failed"], "a hook call's outcome (hookCalled)"),
         ("PhoneAuthCore/Operations/ResultJSON.swift", ["pending"], "getStatus' count of events pending"),

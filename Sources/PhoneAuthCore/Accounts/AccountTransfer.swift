@@ -19,7 +19,7 @@ package final class AccountTransfer {
         for caller: Caller, maxResults: Int, pageToken: String?
     ) throws -> (users: [JSONValue], nextPageToken: String?) {
         let page = try accounts.listUsers(for: caller, maxResults: maxResults, pageToken: pageToken)
-        return (page.users.map { FirebaseUser.exportJSON($0) }, page.nextPageToken)
+        return (page.users.map(\.exportJSON), page.nextPageToken)
     }
 
     /// Imports up to 1000 users into the caller's pool; each one that cannot be is reported by its index
@@ -39,7 +39,7 @@ package final class AccountTransfer {
         var imported = 0, errors: [(Int, String)] = []
         for (index, entry) in users.enumerated() {
             do {
-                let user = try Self.importedUser(entry, into: pool, now: now)
+                let user = try Self.importedUser(entry, tenant: pool.tenant, now: now)
                 switch try store.importUser(user) {
                 case .updated: imported += 1
                 case .phoneNumberTaken: errors.append((index, "Another user has this phone number."))
@@ -63,9 +63,8 @@ package final class AccountTransfer {
         "photoUrl", "emailVerified", "validSince", "lastRefreshAt", "lastLoginAt",
     ]
 
-    /// A user of the export format for `pool`, checked field by field; a message names what is wrong.
-    static func importedUser(_ entry: JSONValue, into pool: Pool, now: Timestamp) throws -> UserRecord {
-        let tenant = pool.tenant
+    /// A user of the export format for `tenant`, checked field by field; a message names what is wrong.
+    static func importedUser(_ entry: JSONValue, tenant: TenantID, now: Timestamp) throws -> UserRecord {
         let r = try ObjectReader(entry, what: "user")
         if let field = otherSignInFields.first(where: {
             r.value($0) != nil && r.value($0) != .null && r.value($0) != .string("")

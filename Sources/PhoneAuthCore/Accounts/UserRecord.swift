@@ -1,4 +1,5 @@
-package struct UserRecord: Sendable {
+/// A user as the store keeps it and every door shows it (UserRecord+Dialects renders it).
+package struct UserRecord: Sendable, Hashable {
     package var uid: String
     package var phoneNumber: String?
     package var displayName: String?

@@ -28,18 +28,8 @@ extension SQLStore {
 
     package func onEventsRecorded(_ ring: @escaping @Sendable () -> Void) { eventBell.set(ring) }
 
-    /// A user as events show it, every field present (null when unset); numbers masked unless
-    /// `events.includePhoneNumbers`.
-    func eventUser(_ user: UserRecord) -> JSONValue {
-        .object([
-            ("uid", .string(user.uid)), ("phoneNumber", events?.shown(user.phoneNumber) ?? .null),
-            ("displayName", user.displayName.map { .string($0) } ?? .null), ("disabled", .bool(user.disabled)),
-            ("customClaims", user.customClaims.flatMap { try? JSONCodec.parse($0) } ?? .null),
-            ("creationTime", .string(user.createdAt.rfc3339)),
-            ("lastSignInTime", user.lastSignInAt.map { .string($0.rfc3339) } ?? .null),
-            ("tenantId", user.tenant.named.map { .string($0) } ?? .null),
-        ])
-    }
+    /// A user as events show it (UserRecord+Dialects); numbers masked unless `events.includePhoneNumbers`.
+    func eventUser(_ user: UserRecord) -> JSONValue { user.eventJSON(phone: { self.events?.shown($0) }) }
 
     /// A second factor as events show it, every field present.
     func eventFactor(_ factor: EnrolledFactor) -> JSONValue {

@@ -265,38 +265,8 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
         }
     }
 
-    /// The user as Firebase's blocking functions see it (`user_record`).
-    static func userRecord(_ user: UserRecord) -> JSONValue {
-        var record = JSONObjectBuilder()
-        record.set("uid", .string(user.uid))
-        record.set("phone_number", user.phoneNumber.map { .string($0) })
-        record.set("display_name", user.displayName.map { .string($0) })
-        record.set("disabled", .bool(user.disabled))
-        record.set("tenant_id", user.tenant.named.map { .string($0) })
-        record.set("custom_claims", user.customClaims.flatMap { try? JSONCodec.parse($0) })
-        record.set(
-            "provider_data",
-            .array(
-                user.phoneNumber.map {
-                    [.object([("uid", .string($0)), ("provider_id", .string("phone")), ("phone_number", .string($0))])]
-                } ?? []))
-        let factors: [JSONValue] = user.factors.map { factor in
-            var f = JSONObjectBuilder()
-            f.set("uid", .string(factor.enrollmentId))
-            f.set("factor_id", .string(factor.factorId.rawValue))
-            f.set("phone_number", factor.phoneNumber.map { .string($0) })
-            f.set("display_name", factor.displayName.map { .string($0) })
-            f.set("enrollment_time", .string(factor.enrolledAt.rfc3339))
-            return f.value
-        }
-        if !factors.isEmpty { record.set("multi_factor", .object([("enrolled_factors", .array(factors))])) }
-        var metadata = JSONObjectBuilder()
-        metadata.set("creation_time", .int(user.createdAt.milliseconds))
-        metadata.set("last_sign_in_time", user.lastSignInAt.map { .int($0.milliseconds) })
-        record.set("metadata", metadata.value)
-        record.set("tokens_valid_after_time", user.validSince.map { .int($0.seconds) })
-        return record.value
-    }
+    /// The user as Firebase's blocking functions see it (`user_record`; UserRecord+Dialects).
+    static func userRecord(_ user: UserRecord) -> JSONValue { user.hookJSON }
 
     /// A hook's message as people may read it: no control, format (bidi overrides, zero-width)
     /// or line-separator characters, at most maxMessageBytes.

@@ -28,7 +28,7 @@ package struct AbusePolicy: Sendable {
     /// Push receipts and captcha challenges per client IP per hour (sliding window, estimated).
     package var appChecksPerIpPerHour = 60
 
-    package enum RegionPolicy: Sendable, Equatable {
+    package enum RegionPolicy: Sendable, Hashable {
         case allowByDefault(disallowed: Set<String>)
         case allowlistOnly(allowed: Set<String>)
 

@@ -1,5 +1,5 @@
 /// A second factor of a user: a phone number that receives codes, or a TOTP authenticator.
-package struct EnrolledFactor: Sendable {
+package struct EnrolledFactor: Sendable, Hashable {
     package var enrollmentId: String
     package var factorId: FactorKind
     package var displayName: String?

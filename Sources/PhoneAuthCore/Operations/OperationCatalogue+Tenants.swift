@@ -4,8 +4,13 @@ extension OperationCatalogue {
         Operation(
             "createTenant", parameters: TenantSettings.keys.union(["tenantId", "displayName"]),
             nullable: TenantSettings.keys
-        ) { engine, caller, p in
-            .object([("tenant", try engine.tenants.create(p).json)])
+        ) { engine, _, p in
+            // Read in the order the refusals have always come: the name, the ID, the settings.
+            let name = try TenantChanges.displayName(in: p, creating: true)
+            let id = try TenantID(p.string("tenantId"))
+            var changes = try TenantChanges(settingsOf: p)
+            changes.displayName = name
+            return .object([("tenant", try engine.tenants.create(id: id, changes).json)])
         },
         Operation("getTenant", parameters: ["tenantId"]) { engine, caller, p in
             .object([("tenant", try engine.tenants.tenant(try TenantID(p.string("tenantId"))).json)])
@@ -13,8 +18,15 @@ extension OperationCatalogue {
         Operation(
             "updateTenant", parameters: TenantSettings.keys.union(["tenantId", "displayName"]),
             nullable: TenantSettings.keys
-        ) { engine, caller, p in
-            .object([("tenant", try engine.tenants.update(try TenantID(p.string("tenantId")), p).json)])
+        ) { engine, _, p in
+            let id = try TenantID(p.string("tenantId"))
+            guard !id.isDefault else { throw TenantService.missingId() }
+            let name = try TenantChanges.displayName(in: p, creating: false)
+            // A tenant that does not exist is refused before its settings are read, as always.
+            _ = try engine.tenants.tenant(id)
+            var changes = try TenantChanges(settingsOf: p)
+            changes.displayName = name
+            return .object([("tenant", try engine.tenants.update(id, changes).json)])
         },
         Operation("deleteTenant", parameters: ["tenantId"]) { engine, caller, p in
             try engine.tenants.delete(try TenantID(p.string("tenantId")))

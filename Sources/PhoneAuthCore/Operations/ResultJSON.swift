@@ -2,29 +2,8 @@ import Glibc
 
 /// JSON shapes of the engine's results, as docs/API.md lists them.
 package enum ResultJSON {
-    static func user(_ u: UserRecord) -> JSONValue {
-        var providers: [JSONValue] = []
-        if let phone = u.phoneNumber {
-            providers.append(
-                .object([("providerId", .string("phone")), ("uid", .string(phone)), ("phoneNumber", .string(phone))]))
-        }
-        var metadata = JSONObjectBuilder()
-        metadata.set("creationTime", .string(u.createdAt.rfc3339))
-        metadata.set("lastSignInTime", u.lastSignInAt.map { .string($0.rfc3339) } ?? .null)
-        return .object([
-            ("uid", .string(u.uid)),
-            ("phoneNumber", u.phoneNumber.map { .string($0) } ?? .null),
-            ("displayName", u.displayName.map { .string($0) } ?? .null),
-            ("disabled", .bool(u.disabled)),
-            ("metadata", metadata.value),
-            // Tokens are valid from the account's creation until its sessions are first revoked.
-            ("tokensValidAfterTime", .string((u.validSince ?? u.createdAt).rfc3339)),
-            ("customClaims", u.customClaims.flatMap { try? JSONCodec.parse($0) } ?? .null),
-            ("providerData", .array(providers)),
-            ("multiFactor", .object([("enrolledFactors", .array(u.factors.map { $0.json(maskingPhone: false) }))])),
-            ("tenantId", u.tenant.named.map { .string($0) } ?? .null),
-        ])
-    }
+    /// The user as the JSON methods show it (UserRecord+Dialects).
+    static func user(_ u: UserRecord) -> JSONValue { u.json }
 
     static func signIn(_ r: SignInResult) -> JSONValue {
         .object([

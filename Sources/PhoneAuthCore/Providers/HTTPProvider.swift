@@ -20,15 +20,13 @@ extension HTTPProvider {
     var channels: Set<Channel> { [.sms] }
 
     func receipts(from request: ReceiptRequest, now: Timestamp) throws(PhoneAuthError) -> [DeliveryReceipt] {
-        throw PhoneAuthError(
-            .invalidArgument, "The provider '\(endpoint.name)' sends no delivery receipts.",
-            details: [("field", .string("provider")), ("reason", .string("noReceipts"))])
+        throw ReceiptRefusal.noReceipts.error(
+            "The provider '\(endpoint.name)' sends no delivery receipts.", field: "provider")
     }
 
     func subscriptionChallenge(url: String) throws(PhoneAuthError) -> String {
-        throw PhoneAuthError(
-            .invalidArgument, "The provider '\(endpoint.name)' makes no subscription check.",
-            details: [("field", .string("provider")), ("reason", .string("unsupported"))])
+        throw ReceiptRefusal.unsupported.error(
+            "The provider '\(endpoint.name)' makes no subscription check.", field: "provider")
     }
 
     func post(_ url: String, body: [UInt8], headers: [String], basicAuth: String? = nil) -> HTTPRequest {

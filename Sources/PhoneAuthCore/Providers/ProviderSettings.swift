@@ -145,10 +145,9 @@ package enum ProviderSettings {
     /// A callback to an entry without the secret that checks it: refused, as for a provider
     /// that sends none (the entry's `key` is what is missing).
     static func noSecret(_ provider: String, key: String) -> PhoneAuthError {
-        PhoneAuthError(
-            .invalidArgument,
+        ReceiptRefusal.noReceipts.error(
             "The provider '\(provider)' cannot check its callbacks: its entry of sms.providers has no \(key).",
-            details: [("field", .string("provider")), ("reason", .string("noReceipts"))])
+            field: "provider")
     }
 
     static func bad(_ key: String, _ problem: String) -> PhoneAuthError { EngineConfig.bad(key, problem) }

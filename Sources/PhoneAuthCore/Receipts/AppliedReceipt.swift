@@ -15,6 +15,11 @@ package struct AppliedReceipt: Sendable {
         case fellBack(OutboxMessage)
     }
 
+    /// Why a receipt changed nothing, as the result's `reason` says (one effect each).
+    package enum Unapplied: String, Sendable, CaseIterable {
+        case unknownMessage, duplicate, noChange
+    }
+
     package var receipt: DeliveryReceipt
     package var effect: Effect
     /// The delivery's verification, phone number and channel (nil when unknown).
@@ -30,11 +35,13 @@ package struct AppliedReceipt: Sendable {
     }
 
     /// Why it was not applied, as the result says.
-    package var reason: String? {
+    package var reason: String? { unapplied?.rawValue }
+
+    package var unapplied: Unapplied? {
         switch effect {
-        case .unknownMessage: "unknownMessage"
-        case .duplicate: "duplicate"
-        case .noChange: "noChange"
+        case .unknownMessage: .unknownMessage
+        case .duplicate: .duplicate
+        case .noChange: .noChange
         default: nil
         }
     }

@@ -46,10 +46,8 @@ package final class ReceiptService: Sendable {
                 details: [("field", .string("provider"))])
         }
         guard let provider = providers.first(where: { $0.endpoint.name == name }) else {
-            throw PhoneAuthError(
-                .invalidArgument,
-                "No entry of sms.providers is named \(Echo.isQuotable(name) ? "'\(name)'" : "so").",
-                details: [("field", .string("provider")), ("reason", .string("unknownProvider"))])
+            throw ReceiptRefusal.unknownProvider.error(
+                "No entry of sms.providers is named \(Echo.isQuotable(name) ? "'\(name)'" : "so").", field: "provider")
         }
         return (name, provider)
     }

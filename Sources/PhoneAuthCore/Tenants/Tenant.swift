@@ -1,5 +1,5 @@
 /// A tenant: a user pool of its own inside the engine (docs/API.md, "Tenants").
-package struct Tenant: Sendable {
+package struct Tenant: Sendable, Hashable {
     package var id: TenantID
     /// 4 to 20 letters, digits and hyphens, starting with a letter (Identity Platform's rule).
     package var displayName: String

@@ -65,12 +65,13 @@ package final class TenantService: @unchecked Sendable {  // `cached` is under `
 
     // MARK: Admin methods
 
-    /// Creates a tenant from `r` (`tenantId` optional: one is made from the display name).
-    package func create(_ r: ObjectReader) throws -> Tenant {
-        let displayName = try Self.displayName(r, required: true) ?? ""
-        let given = try TenantID(r.string("tenantId"))
+    /// Creates a tenant with `changes` (a display name required); `id` `.defaultPool`: one is made
+    /// from the display name.
+    package func create(id given: TenantID, _ changes: TenantChanges) throws -> Tenant {
+        let changes = try changes.checked(creating: true)
+        let displayName = changes.displayName ?? ""
         var settings = TenantSettings()
-        try settings.apply(r)
+        changes.apply(to: &settings)
         let now = clock.now()
         // A generated ID that is taken (1 in 60 million) is drawn again; a given one is refused.
         for _ in 0..<3 {
@@ -92,13 +93,14 @@ package final class TenantService: @unchecked Sendable {  // `cached` is under `
         return tenant
     }
 
-    /// Changes the keys `r` holds (null clears a setting).
-    package func update(_ id: TenantID, _ r: ObjectReader) throws -> Tenant {
+    /// Applies `changes` (a setting `.some(nil)` is cleared).
+    package func update(_ id: TenantID, _ changes: TenantChanges) throws -> Tenant {
         guard !id.isDefault else { throw Self.missingId() }
-        let displayName = try Self.displayName(r, required: false)
         let updated = try store.updateTenant(id: id, now: clock.now()) { tenant throws(PhoneAuthError) in
-            if let displayName { tenant.displayName = displayName }
-            try tenant.settings.apply(r)
+            // Checked once the tenant is found: a tenant that does not exist is tenantNotFound.
+            let changes = try changes.checked(creating: false)
+            if let displayName = changes.displayName { tenant.displayName = displayName }
+            changes.apply(to: &tenant.settings)
         }
         forget(id)
         guard let updated else { throw Self.notFound(id) }
@@ -118,6 +120,11 @@ package final class TenantService: @unchecked Sendable {  // `cached` is under `
     }
 
     package func list(maxResults: Int, pageToken: String?) throws -> (tenants: [Tenant], nextPageToken: String?) {
+        guard (1...1000).contains(maxResults) else {
+            throw PhoneAuthError(
+                .invalidArgument, "The field 'maxResults' must be between 1 and 1000; it is \(maxResults).",
+                details: [("field", .string("maxResults"))])
+        }
         if let pageToken, !TenantID.isWellFormed(pageToken) {
             throw PhoneAuthError(
                 .invalidArgument, "The page token is not one listTenants gave.",
@@ -128,25 +135,11 @@ package final class TenantService: @unchecked Sendable {  // `cached` is under `
         return (shown, page.count > maxResults ? shown.last?.id.text : nil)
     }
 
-    private static func displayName(_ r: ObjectReader, required: Bool) throws -> String? {
-        guard let name = try r.string("displayName") else {
-            if !required { return nil }
-            throw PhoneAuthError(
-                .invalidArgument, "The field 'displayName' is required.", details: [("field", .string("displayName"))])
-        }
-        guard Tenant.isDisplayName(name) else {
-            throw PhoneAuthError(
-                .invalidArgument, "The field 'displayName' \(Tenant.displayNameRule).",
-                details: [("field", .string("displayName"))])
-        }
-        return name
-    }
-
     static func notFound(_ id: TenantID) -> PhoneAuthError {
         PhoneAuthError(.tenantNotFound, "There is no \(id).", details: [("tenantId", .string(id.text))])
     }
 
-    private static func missingId() -> PhoneAuthError {
+    static func missingId() -> PhoneAuthError {
         PhoneAuthError(
             .invalidArgument, "The field 'tenantId' is required.", details: [("field", .string("tenantId"))])
     }

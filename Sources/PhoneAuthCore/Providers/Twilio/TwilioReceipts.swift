@@ -12,22 +12,22 @@ package enum TwilioReceipts {
         -> [DeliveryReceipt]
     {
         guard let signature = r.header("X-Twilio-Signature"), !signature.isEmpty else {
-            throw refused("missingSignature", "The Twilio callback has no X-Twilio-Signature header.", field: header)
+            throw refused(.missingSignature, "The Twilio callback has no X-Twilio-Signature header.", field: header)
         }
         // A Webhooks Rule signs with its own shared key, which the provider entry does not hold.
         if r.header("X-Twilio-Webhooks-Signature-Settings") != nil {
             throw refused(
-                "unsupported",
+                .unsupported,
                 "The Twilio callback is signed by a Webhooks Rule's shared key; only the auth token is supported.",
                 field: header)
         }
         if let type = r.header("Content-Type"), !type.lowercased().hasPrefix("application/x-www-form-urlencoded") {
             throw refused(
-                "unsupported", "The Twilio callback is not a form (application/x-www-form-urlencoded).",
+                .unsupported, "The Twilio callback is not a form (application/x-www-form-urlencoded).",
                 field: "Content-Type")
         }
         guard let text = String(validating: r.body, as: UTF8.self), let fields = PercentEncoding.queryItems(text) else {
-            throw refused("malformed", "The Twilio callback's form body cannot be read.", field: "body")
+            throw refused(.malformed, "The Twilio callback's form body cannot be read.", field: "body")
         }
         let key = SymmetricKey(data: Array(authToken.utf8))
         let signed = signedText(fields)
@@ -41,7 +41,7 @@ package enum TwilioReceipts {
         }
         guard matched else {
             throw refused(
-                "badSignature",
+                .badSignature,
                 "The Twilio callback's signature does not match its URL and form under the auth token "
                     + "(is the public URL the one Twilio called?).", field: header)
         }
@@ -80,7 +80,7 @@ package enum TwilioReceipts {
         func field(_ name: String) -> String? { fields.first { $0.0 == name }?.1 }
         if let sid = field("MessageSid") ?? field("SmsSid") {
             guard let status = field("MessageStatus") ?? field("SmsStatus") else {
-                throw refused("malformed", "The Twilio message callback has no MessageStatus.", field: "MessageStatus")
+                throw refused(.malformed, "The Twilio message callback has no MessageStatus.", field: "MessageStatus")
             }
             guard let id = ProviderAnswer.token(.string(sid)) else { return nil }
             switch status {
@@ -95,7 +95,7 @@ package enum TwilioReceipts {
         }
         if let sid = field("CallSid") {
             guard let status = field("CallStatus") else {
-                throw refused("malformed", "The Twilio call callback has no CallStatus.", field: "CallStatus")
+                throw refused(.malformed, "The Twilio call callback has no CallStatus.", field: "CallStatus")
             }
             guard let id = ProviderAnswer.token(.string(sid)) else { return nil }
             switch status {
@@ -107,10 +107,10 @@ package enum TwilioReceipts {
             default: return nil
             }
         }
-        throw refused("malformed", "The Twilio callback has neither a MessageSid nor a CallSid.", field: "body")
+        throw refused(.malformed, "The Twilio callback has neither a MessageSid nor a CallSid.", field: "body")
     }
 
-    private static func refused(_ reason: String, _ message: String, field: String) -> PhoneAuthError {
-        PhoneAuthError(.invalidArgument, message, details: [("field", .string(field)), ("reason", .string(reason))])
+    private static func refused(_ reason: ReceiptRefusal, _ message: String, field: String) -> PhoneAuthError {
+        reason.error(message, field: field)
     }
 }

@@ -18,38 +18,38 @@ package enum VonageReceipts {
         guard let authorization = r.header("Authorization"), !authorization.isEmpty else {
             if isSMSReceipt(r) {
                 throw refused(
-                    "unsupported",
+                    .unsupported,
                     "Vonage SMS API delivery receipts (signed with 'sig') are not supported; "
                         + "send through the Messages API, whose callbacks are signed with a JWT.", field: "body")
             }
             throw refused(
-                "missingSignature", "The Vonage callback has no Authorization header.", field: "Authorization")
+                .missingSignature, "The Vonage callback has no Authorization header.", field: "Authorization")
         }
         let claims = try verifiedClaims(authorization, secret: signatureSecret)
         guard let iat = claims["iat"]?.intValue else {
-            throw refused("malformed", "The Vonage JWT has no numeric 'iat' claim.", field: "Authorization")
+            throw refused(.malformed, "The Vonage JWT has no numeric 'iat' claim.", field: "Authorization")
         }
         // Compared without subtracting, so no iat can overflow.
         guard iat >= now.seconds - maxSkewSeconds, iat <= now.seconds + maxSkewSeconds else {
             throw refused(
-                "stale", "The Vonage JWT's iat (\(iat)) is more than \(maxSkewSeconds) s from now: too old to accept.",
+                .stale, "The Vonage JWT's iat (\(iat)) is more than \(maxSkewSeconds) s from now: too old to accept.",
                 field: "Authorization")
         }
         guard let hash = claims["payload_hash"]?.stringValue else {
-            throw refused("malformed", "The Vonage JWT has no 'payload_hash' claim.", field: "Authorization")
+            throw refused(.malformed, "The Vonage JWT has no 'payload_hash' claim.", field: "Authorization")
         }
         guard SecureBytes.equal(hex(Array(SHA256.hash(data: r.body))), Array(hash.lowercased().utf8)) else {
             throw refused(
-                "badSignature", "The Vonage callback's body does not match the payload_hash its JWT signs.",
+                .badSignature, "The Vonage callback's body does not match the payload_hash its JWT signs.",
                 field: "body")
         }
         guard let payload = try? JSONCodec.parse(bytes: r.body), payload.isObject else {
-            throw refused("malformed", "The Vonage callback's body is not a JSON object.", field: "body")
+            throw refused(.malformed, "The Vonage callback's body is not a JSON object.", field: "body")
         }
         if payload["message_uuid"] != nil { return messageStatus(payload).map { [$0] } ?? [] }
         if payload["uuid"] != nil, payload["status"] != nil { return callEvent(payload).map { [$0] } ?? [] }
         throw refused(
-            "malformed",
+            .malformed,
             "The Vonage callback is neither a message status (message_uuid) nor a call event (uuid, status).",
             field: "body")
     }
@@ -58,19 +58,19 @@ package enum VonageReceipts {
     private static func verifiedClaims(_ authorization: String, secret: String) throws(PhoneAuthError) -> JSONValue {
         guard authorization.hasPrefix("Bearer "), let jwt = JWT.decode(String(authorization.dropFirst(7))) else {
             throw refused(
-                "badSignature", "The Vonage Authorization header is not a bearer JWT.", field: "Authorization")
+                .badSignature, "The Vonage Authorization header is not a bearer JWT.", field: "Authorization")
         }
         guard jwt.header["alg"]?.stringValue == "HS256" else {
             let named = jwt.header["alg"]?.stringValue.flatMap { ProviderAnswer.token(.string($0)) }
             throw refused(
-                "badSignature",
+                .badSignature,
                 "The Vonage JWT's algorithm is \(named.map { "'\($0)'" } ?? "not given"); only HS256 is accepted.",
                 field: "Authorization")
         }
         let mac = HMAC<SHA256>.authenticationCode(for: jwt.signingInput, using: SymmetricKey(data: Array(secret.utf8)))
         guard SecureBytes.equal(Array(mac), jwt.signature) else {
             throw refused(
-                "badSignature", "The Vonage JWT's signature does not match under the signature secret.",
+                .badSignature, "The Vonage JWT's signature does not match under the signature secret.",
                 field: "Authorization")
         }
         return jwt.claims
@@ -133,7 +133,7 @@ package enum VonageReceipts {
         return bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }
     }
 
-    private static func refused(_ reason: String, _ message: String, field: String) -> PhoneAuthError {
-        PhoneAuthError(.invalidArgument, message, details: [("field", .string(field)), ("reason", .string(reason))])
+    private static func refused(_ reason: ReceiptRefusal, _ message: String, field: String) -> PhoneAuthError {
+        reason.error(message, field: field)
     }
 }

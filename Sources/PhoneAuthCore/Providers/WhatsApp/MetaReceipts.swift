@@ -13,24 +13,24 @@ package enum MetaReceipts {
     {
         guard let header = r.header("X-Hub-Signature-256"), !header.isEmpty else {
             throw refused(
-                "missingSignature", "The WhatsApp callback has no X-Hub-Signature-256 header.", field: Self.header)
+                .missingSignature, "The WhatsApp callback has no X-Hub-Signature-256 header.", field: Self.header)
         }
         var mac = HMAC<SHA256>(key: SymmetricKey(data: Array(appSecret.utf8)))
         mac.update(data: r.body)
         let expected = Array("sha256=".utf8) + hex(Array(mac.finalize()))
         guard SecureBytes.equal(expected, Array(header.lowercased().utf8)) else {
             throw refused(
-                "badSignature", "The WhatsApp callback's signature does not match its body under the app secret.",
+                .badSignature, "The WhatsApp callback's signature does not match its body under the app secret.",
                 field: Self.header)
         }
         guard let payload = try? JSONCodec.parse(bytes: r.body), payload.isObject else {
-            throw refused("malformed", "The WhatsApp callback's body is not a JSON object.", field: "body")
+            throw refused(.malformed, "The WhatsApp callback's body is not a JSON object.", field: "body")
         }
         guard payload["object"]?.stringValue == "whatsapp_business_account" else {
-            throw refused("unsupported", "The callback is not a WhatsApp Business Account's.", field: "object")
+            throw refused(.unsupported, "The callback is not a WhatsApp Business Account's.", field: "object")
         }
         guard let entries = payload["entry"]?.arrayValue else {
-            throw refused("malformed", "The WhatsApp callback has no entry array.", field: "entry")
+            throw refused(.malformed, "The WhatsApp callback has no entry array.", field: "entry")
         }
         var receipts: [DeliveryReceipt] = []
         for entry in entries {
@@ -65,8 +65,8 @@ package enum MetaReceipts {
         return bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }
     }
 
-    private static func refused(_ reason: String, _ message: String, field: String) -> PhoneAuthError {
-        PhoneAuthError(.invalidArgument, message, details: [("field", .string(field)), ("reason", .string(reason))])
+    private static func refused(_ reason: ReceiptRefusal, _ message: String, field: String) -> PhoneAuthError {
+        reason.error(message, field: field)
     }
 }
 
@@ -77,23 +77,23 @@ extension MetaReceipts {
     static func challenge(url: String, verifyToken: String) throws(PhoneAuthError) -> String {
         let query = url.firstIndex(of: "?").map { String(url[url.index(after: $0)...]) } ?? ""
         guard let items = PercentEncoding.queryItems(query) else {
-            throw refused("malformed", "The subscription check's query cannot be read.", field: "url")
+            throw refused(.malformed, "The subscription check's query cannot be read.", field: "url")
         }
         func item(_ name: String) -> String? { items.first { $0.0 == name }?.1 }
         guard item("hub.mode") == "subscribe", let token = item("hub.verify_token") else {
             throw refused(
-                "malformed", "The subscription check has no hub.mode=subscribe and hub.verify_token.", field: "url")
+                .malformed, "The subscription check has no hub.mode=subscribe and hub.verify_token.", field: "url")
         }
         guard SecureBytes.equal(Array(token.utf8), Array(verifyToken.utf8)) else {
             throw refused(
-                "badSignature", "The subscription check's hub.verify_token is not the configured one.", field: "url")
+                .badSignature, "The subscription check's hub.verify_token is not the configured one.", field: "url")
         }
         // It is echoed as the answer's body: only a short plain token.
         guard let challenge = item("hub.challenge"), (1...128).contains(challenge.utf8.count),
             challenge.utf8.allSatisfy(ASCII.isLetterOrDigit)
         else {
             throw refused(
-                "malformed", "The subscription check's hub.challenge must be 1 to 128 letters or digits.", field: "url")
+                .malformed, "The subscription check's hub.challenge must be 1 to 128 letters or digits.", field: "url")
         }
         return challenge
     }
