@@ -30,7 +30,7 @@ public struct SecondFactor: Sendable, Hashable {
     /// A hint of a secondFactorRequired error.
     init(hint: JSONValue) {
         enrollmentID = hint["uid"]?.stringValue ?? ""
-        factorId = hint["factorId"]?.stringValue ?? "phone"
+        factorId = hint["factorId"]?.stringValue ?? FactorKind.phone.rawValue
         displayName = hint["displayName"]?.stringValue
         phoneNumber = hint["phoneNumber"]?.stringValue
         enrolledAt = Date(

@@ -89,7 +89,7 @@ final class SignInRetryTests: XCTestCase {
             assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: wrong) }
         }
         assertError(.sessionExpired, reason: "alreadyUsed") { _ = try engine.signIn.signIn(with: credential) }
-        XCTAssertEqual(try engine.verification.verificationStatus(credential.verificationId).state, "used")
+        XCTAssertEqual(try engine.verification.verificationStatus(credential.verificationId).state, .used)
     }
 
     func testWithRetriesOffAUsedCodeIsRefusedAtOnce() throws {

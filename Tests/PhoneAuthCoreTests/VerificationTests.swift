@@ -142,7 +142,7 @@ final class VerificationTests: XCTestCase {
         // Only the newest stays usable; each earlier one was replaced by its successor.
         XCTAssertEqual(
             try ids.map { try engine.verification.verificationStatus($0).state },
-            ["replaced", "replaced", "replaced", "replaced", "active"])
+            [.replaced, .replaced, .replaced, .replaced, .active])
     }
 
     func testResendWindowReusesThenReplaces() throws {

@@ -41,16 +41,18 @@ extension SQLStore {
                     custom_claims = ?
                     WHERE uid = ?
                     """, fields + [.text(user.uid)])
-                try db.run("DELETE FROM factors WHERE uid = ? AND factor_id = 'phone'", [.text(user.uid)])
+                try db.run(
+                    "DELETE FROM factors WHERE uid = ? AND factor_id = ?", [.text(user.uid), .text(FactorKind.phone)])
             }
             for factor in user.factors where factor.factorId == .phone {
                 try db.run(
                     """
                     INSERT INTO factors (uid, enrollment_id, factor_id, display_name, phone, enrolled_at) \
-                    VALUES (?, ?, 'phone', ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?)
                     """,
                     [
-                        .text(user.uid), .text(factor.enrollmentId), Self.optional(factor.displayName),
+                        .text(user.uid), .text(factor.enrollmentId), .text(FactorKind.phone),
+                        Self.optional(factor.displayName),
                         Self.optional(factor.phoneNumber),
                         .int(factor.enrolledAt.milliseconds),
                     ])

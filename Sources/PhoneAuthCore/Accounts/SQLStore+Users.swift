@@ -147,9 +147,8 @@ extension SQLStore {
             try db.run("UPDATE users SET disabled = ? WHERE uid = ?", [.int(disabled ? 1 : 0), .text(uid)])
             if disabled {
                 try db.run(
-                    "UPDATE sessions SET revoked_at = ?, revoked_reason = 'userDisabled' "
-                        + "WHERE uid = ? AND revoked_at IS NULL",
-                    [.int(now.milliseconds), .text(uid)])
+                    "UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE uid = ? AND revoked_at IS NULL",
+                    [.int(now.milliseconds), .text(RevocationReason.userDisabled), .text(uid)])
                 try endChallenges(uid: uid, in: db)
             }
         }

@@ -1,5 +1,5 @@
 /// Why an app check was not accepted.
-package enum AppCheckRefusal: String, Sendable {
+package enum AppCheckRefusal: String, Sendable, CaseIterable {
     /// No check of this kind has the ID.
     case unknown
     case alreadyUsed

@@ -1,5 +1,5 @@
 /// Why a captcha token was refused (`captchaCheckFailed`'s `details.reason`).
-package enum CaptchaRefusal: String, Sendable {
+package enum CaptchaRefusal: String, Sendable, CaseIterable {
     /// No verifier is installed.
     case noVerifier
     /// The token proved an earlier request.

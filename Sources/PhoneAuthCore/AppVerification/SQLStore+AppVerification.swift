@@ -24,9 +24,8 @@ extension SQLStore {
     package func claimAppCheck(id: String, kind: AppCheckKind, expiresAt: Timestamp) throws -> Bool {
         try write { db in
             try db.run(
-                "INSERT INTO app_checks (id, kind, expires_at, state) VALUES (?, ?, ?, 'used') "
-                    + "ON CONFLICT (id) DO NOTHING",
-                [.text(id), .text(kind), .int(expiresAt.milliseconds)]) == 1
+                "INSERT INTO app_checks (id, kind, expires_at, state) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+                [.text(id), .text(kind), .int(expiresAt.milliseconds), .text(AppCheckState.used)]) == 1
         }
     }
 
@@ -45,7 +44,7 @@ extension SQLStore {
             if expiresAt <= now.milliseconds { return .expired }
             let accepted = accepts(secretHash, scheme)
             if accepted || spendOnMismatch {
-                try db.run("UPDATE app_checks SET state = 'used' WHERE id = ?", [.text(id)])
+                try db.run("UPDATE app_checks SET state = ? WHERE id = ?", [.text(AppCheckState.used), .text(id)])
             }
             return accepted ? nil : .mismatch
         }

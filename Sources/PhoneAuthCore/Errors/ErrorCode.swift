@@ -191,7 +191,7 @@ extension PhoneAuthError {
             case (.invalidIdToken, "expired"): return ("TOKEN_EXPIRED", 400)
             // A refresh token of a session that ended (signed out, revoked, user disabled) is
             // expired for the clients, which then sign the user out; a malformed one is invalid.
-            case (.invalidUserToken, "userDisabled"): return ("USER_DISABLED", 400)
+            case (.invalidUserToken, RevocationReason.userDisabled.rawValue): return ("USER_DISABLED", 400)
             case (.invalidUserToken, let reason?) where reason != "malformed" && reason != "unknown":
                 return ("TOKEN_EXPIRED", 400)
             case (.storageError, _) where retryable: return ("UNAVAILABLE", 503)

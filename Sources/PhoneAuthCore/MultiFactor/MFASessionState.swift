@@ -1,5 +1,5 @@
 /// Where a multi-factor session is in its life, as its `state` column holds it.
-enum MFASessionState: String, Sendable {
+enum MFASessionState: String, Sendable, CaseIterable {
     case active
     /// Too many wrong codes were tried.
     case dead

@@ -43,8 +43,8 @@ extension SQLStore {
         try db.row(
             """
             SELECT uid, provider, developer_claims, sealed_secret, attempts, expires_at FROM mfa_sessions
-            WHERE id = ? AND kind = ? AND state = 'active' AND expires_at > ?
-            """, [.text(id), .text(kind), .int(now.milliseconds)]
+            WHERE id = ? AND kind = ? AND state = ? AND expires_at > ?
+            """, [.text(id), .text(kind), .text(MFASessionState.active), .int(now.milliseconds)]
         ) { row in
             (
                 row.text(0), try row.text(1, as: SignInProvider.self), row.optionalText(2), row.optionalBlob(3),
@@ -166,7 +166,8 @@ extension SQLStore {
         resolved.challenge = nil
         // Custom-token sign-ins are not judged by hooks, their second factor neither.
         if signIn.hooks.judge(isNew: false), provider != .custom {
-            try db.run("UPDATE mfa_sessions SET state = 'used' WHERE id = ?", [.text(sessionId)])
+            try db.run(
+                "UPDATE mfa_sessions SET state = ? WHERE id = ?", [.text(MFASessionState.used), .text(sessionId)])
             if case let .phone(verificationId, _) = proof { try markUsed(verificationId, in: db) }
             return .approvalNeeded(
                 PendingSignIn(
@@ -242,11 +243,12 @@ extension SQLStore {
     ) throws {
         try db.run(
             """
-            UPDATE mfa_sessions SET state = 'used', sealed_secret = NULL, resolved_at = ?, resolved_session = ?, \
+            UPDATE mfa_sessions SET state = ?, sealed_secret = NULL, resolved_at = ?, resolved_session = ?, \
             resolved_step = ?, resolved_enrollment = ? WHERE id = ?
             """,
             [
-                .int(now.milliseconds), .text(opened), step.map { .int($0) } ?? .null, .text(enrollmentId),
+                .text(MFASessionState.used), .int(now.milliseconds), .text(opened), step.map { .int($0) } ?? .null,
+                .text(enrollmentId),
                 .text(sessionId),
             ])
     }
@@ -258,8 +260,8 @@ extension SQLStore {
         try db.row(
             """
             SELECT uid, resolved_session, resolved_step, resolved_enrollment, attempts FROM mfa_sessions
-            WHERE id = ? AND kind = ? AND state = 'used' AND resolved_at >= ?
-            """, [.text(id), .text(kind), .int(since.milliseconds)]
+            WHERE id = ? AND kind = ? AND state = ? AND resolved_at >= ?
+            """, [.text(id), .text(kind), .text(MFASessionState.used), .int(since.milliseconds)]
         ) { row in
             MetSession(
                 uid: row.text(0), opened: row.text(1), step: row.optionalInt(2), enrollmentId: row.text(3),

@@ -43,19 +43,20 @@ extension OperationCatalogue {
         ) { engine, caller, p in
             let idToken = try required(p, "idToken"),
                 displayName = try Label(p.string("displayName"), field: "displayName")
-            switch try p.string("factorId") ?? "phone" {
-            case "phone":
-                try rejectPresent(p, ["sessionInfo", "verificationCode"], factor: "phone")
+            // No factorId: a phone number, as before TOTP.
+            switch try p.string("factorId").map(FactorKind.init(rawValue:)) ?? .phone {
+            case .phone?:
+                try rejectPresent(p, ["sessionInfo", "verificationCode"], factor: .phone)
                 return ResultJSON.signIn(
                     try engine.multiFactor.finishPhoneEnrollment(
                         idToken: idToken, credential: try credential(p), displayName: displayName, for: caller))
-            case "totp":
-                try rejectPresent(p, ["credential"], factor: "totp")
+            case .totp?:
+                try rejectPresent(p, ["credential"], factor: .totp)
                 return ResultJSON.signIn(
                     try engine.multiFactor.finishTotpEnrollment(
                         idToken: idToken, sessionInfo: try totpSession(p),
                         code: try totpCode(p), displayName: displayName, for: caller))
-            default:
+            case nil:
                 throw PhoneAuthError(
                     .invalidArgument, "The field 'factorId' must be \"phone\" or \"totp\".",
                     details: [("field", .string("factorId"))])

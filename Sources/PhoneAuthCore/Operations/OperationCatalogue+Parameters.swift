@@ -45,10 +45,10 @@ extension OperationCatalogue {
         return session
     }
 
-    static func rejectPresent(_ p: ObjectReader, _ keys: [String], factor: String) throws {
+    static func rejectPresent(_ p: ObjectReader, _ keys: [String], factor: FactorKind) throws {
         if let key = keys.first(where: { p.value($0) != nil }) {
             throw PhoneAuthError(
-                .invalidArgument, "The field '\(key)' does not apply to factorId \"\(factor)\".",
+                .invalidArgument, "The field '\(key)' does not apply to factorId \"\(factor.rawValue)\".",
                 details: [("field", .string(key))])
         }
     }
@@ -66,12 +66,12 @@ extension OperationCatalogue {
     /// {factorId: "totp", enrollmentId, verificationCode}.
     static func assertion(_ p: ObjectReader) throws -> MultiFactorService.Assertion? {
         guard let a = try p.object("assertion") else { return nil }
-        switch try a.string("factorId") {
-        case "phone":
+        switch try a.string("factorId").flatMap(FactorKind.init(rawValue:)) {
+        case .phone?:
             try a.rejectUnknown(["factorId", "credential"])
             try a.rejectNull()
             return .phone(try credential(a, field: "assertion.credential"))
-        case "totp":
+        case .totp?:
             try a.rejectUnknown(["factorId", "enrollmentId", "verificationCode"])
             try a.rejectNull()
             guard let enrollmentId = try a.string("enrollmentId"), !enrollmentId.isEmpty else {
@@ -80,7 +80,7 @@ extension OperationCatalogue {
                     details: [("field", .string("assertion.enrollmentId"))])
             }
             return .totp(enrollmentId: enrollmentId, code: try totpCode(a))
-        default:
+        case nil:
             throw PhoneAuthError(
                 .invalidArgument, "The field 'assertion.factorId' must be \"phone\" or \"totp\".",
                 details: [("field", .string("assertion.factorId"))])

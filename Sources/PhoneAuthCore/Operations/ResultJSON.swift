@@ -54,7 +54,7 @@ package enum ResultJSON {
             [
                 ("verificationId", .string(s.id)),
                 ("phoneNumber", .string(PhoneNumber.mask(s.phone))),
-                ("state", .string(s.state)),
+                ("state", .string(s.state.rawValue)),
                 ("expiresAt", .string(s.expiresAt.rfc3339)),
                 ("delivery", .string(s.delivery)),
                 ("attempts", .int(Int64(s.attempts))),
@@ -81,7 +81,10 @@ package enum ResultJSON {
     static func delivery(_ d: VerificationStatus.Delivery) -> JSONValue {
         .object(
             [("channel", .string(d.channel.rawValue)), ("status", .string(d.status))]
-                + [("provider", d.provider), ("messageId", d.messageId), ("error", d.error), ("errorCode", d.errorCode)]
+                + [
+                    ("provider", d.provider), ("messageId", d.messageId), ("error", d.error),
+                    ("errorCode", d.errorCode),
+                ]
                 .compactMap { key, value in value.map { (key, .string($0)) } })
     }
 

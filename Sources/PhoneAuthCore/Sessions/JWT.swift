@@ -13,7 +13,7 @@ package enum JWT {
     }
 
     /// Why a token's signature was not accepted, for the caller's error details.
-    package enum Rejection: String, Error {
+    package enum Rejection: String, Error, CaseIterable {
         case malformed, unknownKey, algorithmMismatch, badSignature
     }
 

@@ -40,8 +40,11 @@ extension SQLStore {
             if token.generation < generation {
                 // A token that was already rotated away: someone is replaying it, so end the session.
                 try db.run(
-                    "UPDATE sessions SET revoked_at = ?, revoked_reason = 'reused' WHERE uid = ? AND id = ?",
-                    [.int(now.milliseconds), .text(token.uid), .text(token.sessionId)])
+                    "UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE uid = ? AND id = ?",
+                    [
+                        .int(now.milliseconds), .text(RevocationReason.reused), .text(token.uid),
+                        .text(token.sessionId),
+                    ])
                 try recordRevoked(uid: token.uid, session: token.sessionId, reason: .reused, at: now, in: db)
                 return .revoked(reason: .reused, userDisabled: false)
             }
@@ -78,8 +81,8 @@ extension SQLStore {
                 generation == token.generation, secretMatches(secretHash)
             else { return }
             try db.run(
-                "UPDATE sessions SET revoked_at = ?, revoked_reason = 'signedOut' WHERE uid = ? AND id = ?",
-                [.int(now.milliseconds), .text(token.uid), .text(token.sessionId)])
+                "UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE uid = ? AND id = ?",
+                [.int(now.milliseconds), .text(RevocationReason.signedOut), .text(token.uid), .text(token.sessionId)])
             try recordRevoked(uid: token.uid, session: token.sessionId, reason: .signedOut, at: now, in: db)
         }
     }
@@ -121,8 +124,8 @@ extension SQLStore {
                     [.int(now.milliseconds), .text(uid), .text(pool.tenant.text)]) == 1
             else { return false }
             try db.run(
-                "UPDATE sessions SET revoked_at = ?, revoked_reason = 'revoked' WHERE uid = ? AND revoked_at IS NULL",
-                [.int(now.milliseconds), .text(uid)])
+                "UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE uid = ? AND revoked_at IS NULL",
+                [.int(now.milliseconds), .text(RevocationReason.revoked), .text(uid)])
             try recordRevoked(uid: uid, session: nil, reason: .revoked, at: now, in: db)
             try endChallenges(uid: uid, in: db)
             return true
@@ -188,6 +191,8 @@ extension SQLStore {
 
     /// Pending challenges and TOTP enrolments of a user whose sessions end, end too.
     func endChallenges(uid: String, in db: Connection) throws {
-        try db.run("UPDATE mfa_sessions SET state = 'ended' WHERE uid = ? AND state = 'active'", [.text(uid)])
+        try db.run(
+            "UPDATE mfa_sessions SET state = ? WHERE uid = ? AND state = ?",
+            [.text(MFASessionState.ended), .text(uid), .text(MFASessionState.active)])
     }
 }

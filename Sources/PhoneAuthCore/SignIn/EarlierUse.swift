@@ -4,7 +4,7 @@
 package struct EarlierUse: Sendable {
     /// The calls that spend a code and keep what it opened. A retry is the same call again: a
     /// code one of them spent is only used for any other (a number change's code signs no one in).
-    package enum Call: String, Sendable {
+    package enum Call: String, Sendable, CaseIterable {
         case signIn, link, updatePhoneNumber, reauthenticate, enrollPhone, enrollTotp, secondFactor
     }
 

@@ -1,5 +1,5 @@
 /// How a session began, as the `provider` columns and the `sign_in_provider` claim name it.
-package enum SignInProvider: String, Sendable {
+package enum SignInProvider: String, Sendable, CaseIterable {
     /// A code sent to the phone number (or a temporary proof of it).
     case phone
     /// A custom token the host made.

@@ -11,20 +11,18 @@ extension SQLStore {
             guard try db.tryTransactionLock("purge") else { return }
             // Expired before `before` means created before it: the time-ordered key bounds the scan.
             try db.run(
-                "DELETE FROM verifications WHERE id < ? AND expires_at < ? AND delivery NOT IN ('pending', 'sending')",
-                [.text(SortableID.prefix(before)), .int(before.milliseconds)])
+                "DELETE FROM verifications WHERE id < ? AND expires_at < ? AND delivery NOT IN (?, ?)",
+                [.text(SortableID.prefix(before)), .int(before.milliseconds)] + Self.queuedValues)
             try db.run("DELETE FROM deliveries WHERE verification_id < ?", [.text(SortableID.prefix(before))])
             // A code is kept sealed while a fallback or resend may need it. The expired ones go
             // here; the time-ordered key bounds the scan to those made since the last purge's.
             try db.run(
                 """
                 UPDATE verifications SET sealed_body = NULL WHERE id >= ? AND id < ? AND expires_at < ? \
-                AND sealed_body IS NOT NULL AND delivery NOT IN ('pending', 'sending')
+                AND sealed_body IS NOT NULL AND delivery NOT IN (?, ?)
                 """,
-                [
-                    .text(SortableID.prefix(codesMadeSince)),
-                    .text(SortableID.prefix(now)), .int(now.milliseconds),
-                ])
+                [.text(SortableID.prefix(codesMadeSince)), .text(SortableID.prefix(now)), .int(now.milliseconds)]
+                    + Self.queuedValues)
             try db.run("DELETE FROM sessions WHERE revoked_at < ?", [.int(ended.milliseconds)])
             try db.run(
                 "DELETE FROM mfa_sessions WHERE id < ? AND expires_at < ?",
@@ -41,4 +39,8 @@ extension SQLStore {
                 [.int(before.milliseconds)])
         }
     }
+
+    /// A message not sent yet (due, or leased to a worker): the purge leaves its row and code.
+    /// Bound, as no index serves `NOT IN` (verifications_due's predicate is the opposite).
+    private static var queuedValues: [SQLValue] { [.text(DeliveryState.pending), .text(DeliveryState.sending)] }
 }

@@ -116,9 +116,9 @@ extension SQLStore {
         try db.run(
             """
             UPDATE verifications SET attempts = ?, state = ?, \
-            sealed_body = CASE WHEN ? = 'dead' THEN NULL ELSE sealed_body END WHERE id = ?
+            sealed_body = CASE WHEN ? = 1 THEN NULL ELSE sealed_body END WHERE id = ?
             """,
-            [.int(Int64(used)), .text(next), .text(next), .text(id)])
+            [.int(Int64(used)), .text(next), .int(next == .dead ? 1 : 0), .text(id)])
         if counted {
             if let ip = limits.clientIp, limits.wrongCodesPerIpPer5Minutes > 0 {
                 try bump(.wrongCodesPerIp, key: ip, now: now, in: db)
@@ -137,19 +137,22 @@ extension SQLStore {
 
     /// Consumes a verification checkCode accepted, in the same transaction.
     func markUsed(_ id: String, in db: Connection) throws {
-        try db.run("UPDATE verifications SET state = 'used', sealed_body = NULL WHERE id = ?", [.text(id)])
+        try db.run(
+            "UPDATE verifications SET state = ?, sealed_body = NULL WHERE id = ?",
+            [.text(VerificationState.used), .text(id)])
     }
 
     /// Consumes a verification, recording what the call that used it did, for a retry of it.
     func markUsed(_ id: String, _ use: EarlierUse, at now: Timestamp, in db: Connection) throws {
         try db.run(
             """
-            UPDATE verifications SET state = 'used', used_at = ?, used_by = ?, used_session = ?, used_new_user = ?,
+            UPDATE verifications SET state = ?, used_at = ?, used_by = ?, used_session = ?, used_new_user = ?,
             used_call = ?, sealed_body = NULL WHERE id = ?
             """,
             [
-                .int(now.milliseconds), .text(use.uid), .text(use.opened), .int(use.isNewUser ? 1 : 0),
-                .text(use.call.rawValue), .text(id),
+                .text(VerificationState.used), .int(now.milliseconds), .text(use.uid), .text(use.opened),
+                .int(use.isNewUser ? 1 : 0),
+                .text(use.call), .text(id),
             ])
     }
 }

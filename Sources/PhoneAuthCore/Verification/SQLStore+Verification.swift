@@ -207,13 +207,12 @@ extension SQLStore {
                     """, [.text(id), .text(pool.tenant.text)],
                     { row in
                         let expiresAt = Timestamp(milliseconds: row.int(2))
-                        let state = try row.text(1, as: VerificationState.self)
-                        // An active one past its expiry is reported as expired (the column keeps 'active').
-                        let shown = state == .active && expiresAt <= now ? "expired" : state.rawValue
+                        let state = VerificationStatus.State(
+                            try row.text(1, as: VerificationState.self), expired: expiresAt <= now)
                         let delivery = try row.text(3, as: DeliveryState.self).shown
                         return (
                             VerificationStatus(
-                                id: id, phone: row.text(0), state: shown, expiresAt: expiresAt,
+                                id: id, phone: row.text(0), state: state, expiresAt: expiresAt,
                                 delivery: delivery.rawValue,
                                 attempts: Int(row.optionalInt(4) ?? 0), provider: row.optionalText(5),
                                 providerMessageId: row.optionalText(6), deliveryError: row.optionalText(7),

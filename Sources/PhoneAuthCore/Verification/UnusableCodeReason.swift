@@ -1,5 +1,5 @@
 /// Why a verification (or a temporary proof) can no longer be used, as errors' `reason` names it.
-package enum UnusableCodeReason: String, Sendable {
+package enum UnusableCodeReason: String, Sendable, CaseIterable {
     case expired
     case tooManyAttempts
     case alreadyUsed

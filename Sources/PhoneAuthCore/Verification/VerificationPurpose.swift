@@ -1,5 +1,5 @@
 /// What a verification's code may be used for. A code sent for one purpose is refused for any other.
-package enum VerificationPurpose: String, Sendable {
+package enum VerificationPurpose: String, Sendable, CaseIterable {
     /// First-factor sign-in, linking, phone number change, re-authentication.
     case signIn
     /// Enrolling the number as a second factor of the user named by `subject`.

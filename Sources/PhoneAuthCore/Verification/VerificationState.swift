@@ -1,5 +1,5 @@
 /// Where a verification is in its life, as its `state` column holds it.
-package enum VerificationState: String, Sendable {
+package enum VerificationState: String, Sendable, CaseIterable {
     /// Its code may still be checked (until it expires).
     case active
     /// Too many wrong codes were tried.

@@ -11,9 +11,24 @@ package struct VerificationStatus: Sendable {
         package var errorCode: String?
     }
 
+    /// A verification's state as callers see it: its stored one, except that an active one past
+    /// its expiry is expired (its column keeps active: expiry is a matter of time).
+    package enum State: String, Sendable, CaseIterable {
+        case active, expired, dead, used, replaced
+
+        init(_ stored: VerificationState, expired: Bool) {
+            switch stored {
+            case .active: self = expired ? .expired : .active
+            case .dead: self = .dead
+            case .used: self = .used
+            case .replaced: self = .replaced
+            }
+        }
+    }
+
     package var id: String
     package var phone: String
-    package var state: String
+    package var state: State
     package var expiresAt: Timestamp
     /// pending, sent, failed, or none (test numbers)
     package var delivery: String
