@@ -117,6 +117,8 @@ final class ChannelDeliveryTests: XCTestCase {
         let clock = ManualClock()
         let (engine, sender) = try engine(clock: clock) { $0.channels.fallbackAfterSeconds = 20 }
         defer { engine.close() }
+        let events = EventCollector()
+        engine.setEventSink(events)
         let unconfirmed = try engine.verification.verifyPhoneNumber(
             phone, channel: .whatsapp
         ).verificationId
@@ -138,20 +140,29 @@ final class ChannelDeliveryTests: XCTestCase {
                 now: clock.now(), limit: 10,
                 lease: DeliveryLease(owner: "test", until: clock.now().adding(seconds: 30)),
                 fallback: engine.config.fallbackPolicy
-            ).count, 0)
+            ).messages.count, 0)
         XCTAssertEqual(sender.count, 2)
         clock.advance(seconds: 2)
         let sent = sender.wait(for: 3)
         XCTAssertEqual(sent[2].to, phone)
         XCTAssertEqual(sent[2].channel, .sms)
         XCTAssertEqual(sent[2].code, first.first { $0.to == phone }?.code)
+        // The fallback is told, as a receipt's is: the WhatsApp message no receipt confirmed.
+        let told = try XCTUnwrap(events.waitFor("deliveryFailed", phone: phone))
+        XCTAssertEqual(told["channel"], .string("whatsapp"))
+        XCTAssertEqual(told["reason"], .string("noReceipt"))
+        XCTAssertEqual(told["fallback"], .string("sms"))
+        XCTAssertEqual(told["willRetry"], .bool(false))
         XCTAssertTrue(try eventually { try status(engine, unconfirmed).deliveries.map(\.status) == ["sent", "sent"] })
+        XCTAssertEqual(told["messageId"], try status(engine, unconfirmed).deliveries[0].messageId.map { .string($0) })
         XCTAssertEqual(try status(engine, confirmed).delivery, "delivered")
         XCTAssertEqual(try status(engine, confirmed).deliveries.map(\.channel), [.whatsapp])
         // Later polls find nothing more to send.
         clock.advance(seconds: 60)
         XCTAssertTrue(try eventually { try engine.store.nextDeliveryDue() == nil })
         XCTAssertEqual(sender.count, 3)
+        // Only the unconfirmed one: the delivered message fell back to nothing.
+        XCTAssertEqual(events.events.filter { $0["event"] == .string("deliveryFailed") }.count, 1)
     }
 
     func testAFailedReceiptFallsBackOnceAndARepeatedOneChangesNothing() throws {

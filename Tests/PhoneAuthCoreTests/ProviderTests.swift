@@ -358,7 +358,8 @@ final class ProviderTests: XCTestCase {
         // Nothing is due for another engine: claiming as its worker would takes nothing.
         let lease = DeliveryLease(owner: "another", until: clock.now().adding(seconds: 30))
         XCTAssertEqual(
-            try first.store.claimDueMessages(now: clock.now(), limit: 10, lease: lease, fallback: .none).count, 0)
+            try first.store.claimDueMessages(now: clock.now(), limit: 10, lease: lease, fallback: .none).messages.count,
+            0)
         let second = try Engine(config: makeConfig(dir), clock: clock)
         let other = CapturingSender()
         second.setSMSSender(other)
@@ -469,7 +470,8 @@ final class ProviderTests: XCTestCase {
         // (what is claimed depends on the engine's worker, which may hold a row at that moment).
         let before = clock.now().adding(seconds: 45)
         let claimed = try engine.store.claimDueMessages(
-            now: before, limit: 10, lease: DeliveryLease(owner: "test", until: before), fallback: .none)
+            now: before, limit: 10, lease: DeliveryLease(owner: "test", until: before), fallback: .none
+        ).messages
         XCTAssertFalse(claimed.contains { $0.verificationId == replaced })
         XCTAssertEqual(try engine.verification.verificationStatus(replaced).delivery, "failed")
         XCTAssertEqual(try engine.verification.verificationStatus(replaced).deliveryError, "verificationEnded")
@@ -478,7 +480,7 @@ final class ProviderTests: XCTestCase {
             try engine.store.claimDueMessages(
                 now: clock.now().adding(seconds: 61), limit: 10,
                 lease: DeliveryLease(owner: "test", until: before), fallback: .none
-            ).count, 0)
+            ).messages.count, 0)
         for id in [current, other] {
             XCTAssertEqual(try engine.verification.verificationStatus(id).delivery, "failed")
             XCTAssertEqual(try engine.verification.verificationStatus(id).deliveryError, "expired")

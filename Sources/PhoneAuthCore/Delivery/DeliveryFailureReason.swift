@@ -26,4 +26,7 @@ package enum DeliveryFailureReason: String, Sendable, CaseIterable {
     case providersSkipped
     /// A provider's receipt said it never arrived.
     case notDelivered
+    /// No receipt said it arrived within `channels.fallback.afterSeconds`, so the same code went by
+    /// the fallback channel (told in deliveryFailed only: the delivery itself stays `sent`).
+    case noReceipt
 }

@@ -289,6 +289,22 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
         }
     }
 
+    /// Tells of each sent message no receipt confirmed in time, and the channel its code goes by now.
+    private func tell(_ unconfirmed: [UnconfirmedDelivery], at now: Timestamp) {
+        for delivery in unconfirmed {
+            events.emit(
+                .deliveryFailed, at: now,
+                [
+                    ("phoneNumber", .string(PhoneNumber.mask(delivery.message.phone))),
+                    ("channel", .string(delivery.message.channel.rawValue)),
+                    ("provider", delivery.provider.map { .string($0) }),
+                    ("messageId", delivery.messageId.map { .string($0) }),
+                    ("reason", .string(DeliveryFailureReason.noReceipt.rawValue)), ("willRetry", .bool(false)),
+                    ("fallback", delivery.fallback.map { .string($0.rawValue) }),
+                ])
+        }
+    }
+
     /// Takes what is due in the store into the queue, as much as keeps the sender threads busy.
     private func takeDueFromStore(canSend: Bool) {
         var step = state.withLock { machine.beginPoll(now: clock.now(), canSend: canSend) }
@@ -302,9 +318,10 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
                     let due = try store.nextDeliveryDue()
                     step = state.withLock { machine.nextDue(due, now: now) }
                 case let .claim(limit, now, until):
-                    let claimed = try store.claimDueMessages(
+                    let (claimed, unconfirmed) = try store.claimDueMessages(
                         now: now, limit: limit, lease: DeliveryLease(owner: leaseOwner, until: until),
                         fallback: fallback)
+                    tell(unconfirmed, at: now)
                     step = state.withLock {
                         if !claimed.isEmpty && sleepingSenders > 0 { senderWake.broadcast() }
                         return machine.claimed(claimed, now: now)

@@ -2,11 +2,11 @@
 /// Part of `Store`; SQLStore implements it in this folder's SQL (see Storage/Store.swift).
 package protocol OutboxStore: AnyObject, Sendable {
     /// Leases up to `limit` messages due for delivery so no other worker sends them meanwhile.
-    /// A sent message awaiting its receipt past its time is claimed as its fallback (see `fallback`).
+    /// A sent message awaiting its receipt past its time is claimed as its fallback (see
+    /// `fallback`), and returned among `unconfirmed` too, to be told of.
     func claimDueMessages(
         now: Timestamp, limit: Int, lease: DeliveryLease, fallback: FallbackPolicy
-    ) throws
-        -> [OutboxMessage]
+    ) throws -> (messages: [OutboxMessage], unconfirmed: [UnconfirmedDelivery])
     /// Records outcomes of messages `leaseOwner` still holds (others are left as they are): a
     /// sent message awaits its receipt (or its fallback's time); a failed one is due again at its
     /// retry time; one given up (after `maxAttempts`, or undeliverable) falls back when it can.

@@ -15,15 +15,18 @@ extension SQLStore {
 
     package func claimDueMessages(
         now: Timestamp, limit: Int, lease: DeliveryLease, fallback: FallbackPolicy
-    ) throws -> [OutboxMessage] {
+    ) throws -> (messages: [OutboxMessage], unconfirmed: [UnconfirmedDelivery]) {
         // Rows are claimed with their row locks (FOR UPDATE SKIP LOCKED with PostgreSQL), each
         // by one worker; the outbox's bookkeeping never joins serializable conflict tracking.
         try write(rowLocksSuffice: true) { db in
-            var due: [(message: OutboxMessage, awaiting: Bool, fallback: Channel?)] = []
+            var due:
+                [(message: OutboxMessage, awaiting: Bool, fallback: Channel?, provider: String?, messageId: String?)] =
+                    []
             try db.rows(
                 """
                 SELECT id, phone, language_code, sealed_body, delivery_attempts, purpose, expires_at, channel, \
-                delivery_seq, tenant, delivery, fallback, asked_language FROM verifications
+                delivery_seq, tenant, delivery, fallback, asked_language, delivery_provider, delivery_message_id \
+                FROM verifications
                 WHERE \(Self.outboxStates) AND due_at <= ? AND state = ? AND expires_at > ?
                 ORDER BY due_at LIMIT ?\(dialect.skipLocked)
                 """,
@@ -39,7 +42,7 @@ extension SQLStore {
                             attempts: Int(row.int(4)), purpose: try row.text(5, as: VerificationPurpose.self),
                             expiresAt: Timestamp(milliseconds: row.int(6))),
                         try row.text(10, as: DeliveryState.self) == .awaiting,
-                        try row.optionalText(11, as: Channel.self)
+                        try row.optionalText(11, as: Channel.self), row.optionalText(13), row.optionalText(14)
                     ))
             }
             // A code that can no longer be used is not worth a message: give those messages up,
@@ -67,7 +70,8 @@ extension SQLStore {
                     .int(now.milliseconds),
                 ])
             var messages: [OutboxMessage] = []
-            for (message, awaiting, to) in due {
+            var unconfirmed: [UnconfirmedDelivery] = []
+            for (message, awaiting, to, provider, messageId) in due {
                 guard awaiting else {
                     // While leased, due_at is when the lease runs out and another worker may retry it.
                     try db.run(
@@ -80,11 +84,15 @@ extension SQLStore {
                     continue
                 }
                 // No receipt said it arrived in time: the same code goes by the fallback channel.
-                if let to, let next = try fallBack(message, to: to, now: now, lease: lease, fallback, in: db) {
-                    messages.append(next)
-                }
+                guard let to else { continue }
+                let next = try fallBack(message, to: to, now: now, lease: lease, fallback, in: db)
+                if let next { messages.append(next) }
+                // The row is claimed under its lock, so this engine alone decides it and tells of it.
+                unconfirmed.append(
+                    UnconfirmedDelivery(
+                        message: message, provider: provider, messageId: messageId, fallback: next?.channel))
             }
-            return messages
+            return (messages, unconfirmed)
         }
     }
 

@@ -624,8 +624,12 @@ def test_no_receipt_within_after_seconds_falls_back(open_engine, servers):
     engine, events = open_engine([meta_entry(meta), twilio_entry(twilio)], channels=whatsapp_then_sms(1))
     started = engine.verify_phone_number(IN_NUMBER)
     wa_sent = events.wait_for("codeSent", channel="whatsapp")
-    # No receipt comes: a second later the same code goes by SMS.
+    # No receipt comes: a second later the same code goes by SMS, and the fallback is told.
     events.wait_for("codeSent", channel="sms")
+    unconfirmed = events.wait_for("deliveryFailed", channel="whatsapp")
+    assert {k: v for k, v in unconfirmed.items() if k != "time"} == {
+        "event": "deliveryFailed", "phoneNumber": "+********3210", "channel": "whatsapp", "provider": "whatsapp",
+        "messageId": wa_sent["messageId"], "reason": "noReceipt", "willRetry": False, "fallback": "sms"}
     [whatsapp], [sms] = meta.requests, twilio.requests
     whatsapp_code = check_meta_template(whatsapp, version=META_VERSION, phone_number_id=PHONE_NUMBER_ID,
                                         access_token=ACCESS_TOKEN, to=IN_NUMBER, template=TEMPLATE,
