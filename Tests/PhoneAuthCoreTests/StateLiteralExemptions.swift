@@ -59,7 +59,7 @@ extension StateLiteralTests {
         (
             [
                 "PhoneAuthCore/Events/EventOutbox.swift", "PhoneAuthCore/Sessions/SessionService.swift",
-                "PhoneAuthCore/SignIn/SignInService.swift", "PhoneAuthCore/Verification/VerificationErrors.swift",
+                "PhoneAuthCore/SignIn/SignInService.swift", "PhoneAuthCore/Verification/CodeRejection.swift",
             ], ["unknown"],
             "the reason given for an ID that names nothing (an event, a refresh token, a temporary proof, a "
                 + "verification): no enum names these reasons yet"

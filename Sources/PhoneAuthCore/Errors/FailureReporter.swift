@@ -18,7 +18,7 @@ struct FailureReporter {
                 ])
         default: break
         }
-        return reported(VerificationErrors.error(rejection, now: now), clientIp: clientIp, now: now)
+        return reported(rejection.error(now: now), clientIp: clientIp, now: now)
     }
 
     /// Reports a failed sign-in (`signInFailed`) and returns its error.

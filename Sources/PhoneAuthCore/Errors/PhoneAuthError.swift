@@ -29,3 +29,12 @@ package struct PhoneAuthError: Error, Sendable {
         ])
     }
 }
+
+extension PhoneAuthError {
+    /// `error` as a PhoneAuthError; any other error (crypto, the system) becomes internalError
+    /// named by its type, which says enough and holds no secret.
+    package static func from(_ error: Error, during what: String) -> PhoneAuthError {
+        if let error = error as? PhoneAuthError { return error }
+        return PhoneAuthError(.internalError, "Internal error in \(what): \(type(of: error)).")
+    }
+}

@@ -34,11 +34,4 @@ extension PhoneAuthError {
             .unknownMethod, "There is no method named \(name); docs/API.md lists them.",
             details: Echo.isQuotable(method) ? [("method", .string(method))] : [])
     }
-
-    /// `error` as a PhoneAuthError; any other error (crypto, the system) becomes internalError
-    /// named by its type, which says enough and holds no secret.
-    package static func from(_ error: Error, during what: String) -> PhoneAuthError {
-        if let error = error as? PhoneAuthError { return error }
-        return PhoneAuthError(.internalError, "Internal error in \(what): \(type(of: error)).")
-    }
 }

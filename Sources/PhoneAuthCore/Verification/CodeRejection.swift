@@ -8,3 +8,45 @@ package enum CodeRejection: Error, Sendable {
     /// Too many wrong codes in a row for the number; `justLocked` when this code locked it.
     case numberLocked(phone: String, until: Timestamp, justLocked: Bool)
 }
+
+/// Each refusal's error: a code refused and what the caller is told are read together.
+extension CodeRejection {
+    /// The error of a number locked by wrong codes until `until`.
+    static func lockedNumberError(until: Timestamp, now: Timestamp) -> PhoneAuthError {
+        PhoneAuthError(
+            .tooManyRequests, "Too many wrong codes in a row for this number; it is locked until \(until.rfc3339).",
+            details: [
+                ("reason", .string("numberLocked")),
+                ("retryAfterSeconds", .int(max(1, (until.milliseconds - now.milliseconds + 999) / 1000))),
+            ])
+    }
+
+    /// The error the refusal stands for, as every door reports it.
+    func error(now: Timestamp) -> PhoneAuthError {
+        switch self {
+        case let .limited(trip): return LimitErrors.error(trip)
+        case let .numberLocked(_, until, _): return Self.lockedNumberError(until: until, now: now)
+        case let .wrongCode(left):
+            let message =
+                left == 0
+                ? "The verification code is not correct, and no tries are left: request a new code."
+                : "The verification code is not correct."
+            return PhoneAuthError(.invalidVerificationCode, message, details: [("attemptsLeft", .int(Int64(left)))])
+        case let .unusable(reason):
+            let messages: [UnusableCodeReason: String] = [
+                .expired: "The code has expired; request a new one.",
+                .tooManyAttempts: "Too many wrong codes were tried; request a new code.",
+                .alreadyUsed: "This code was already used; request a new one.",
+                .replaced: "A newer code was sent to this number; use that one.",
+                .wrongPurpose: "This verification was started for another purpose (sign-in, enrolment, or another "
+                    + "user's or challenge's second factor) and cannot be used here.",
+            ]
+            return PhoneAuthError(
+                .sessionExpired, messages[reason] ?? "The verification can no longer be used.",
+                details: [("reason", .string(reason.rawValue))])
+        case .unknown:
+            return PhoneAuthError(
+                .invalidVerificationID, "No verification has this ID.", details: [("reason", .string("unknown"))])
+        }
+    }
+}

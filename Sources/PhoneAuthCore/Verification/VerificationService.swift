@@ -196,7 +196,7 @@ package final class VerificationService {
                     ("scope", .string(phone.masked)),
                     ("retryAfterSeconds", .int(retryAfter)),
                 ])
-            throw VerificationErrors.numberLocked(until: until, now: now)
+            throw CodeRejection.lockedNumberError(until: until, now: now)
         case let .reused(existingId, createdAt, expiresAt, existingChannel):
             return VerificationStarted(
                 verificationId: existingId, codeLength: testCode?.count ?? config.codeLength,
