@@ -19,32 +19,7 @@ extension SQLStore {
         // Rows are claimed with their row locks (FOR UPDATE SKIP LOCKED with PostgreSQL), each
         // by one worker; the outbox's bookkeeping never joins serializable conflict tracking.
         try write(rowLocksSuffice: true) { db in
-            var due:
-                [(message: OutboxMessage, awaiting: Bool, fallback: Channel?, provider: String?, messageId: String?)] =
-                    []
-            try db.rows(
-                """
-                SELECT id, phone, language_code, sealed_body, delivery_attempts, purpose, expires_at, channel, \
-                delivery_seq, tenant, delivery, fallback, asked_language, delivery_provider, delivery_message_id \
-                FROM verifications
-                WHERE \(Self.outboxStates) AND due_at <= ? AND state = ? AND expires_at > ?
-                ORDER BY due_at LIMIT ?\(dialect.skipLocked)
-                """,
-                [.int(now.milliseconds), .text(VerificationState.active), .int(now.milliseconds), .int(Int64(limit))]
-            ) { row in
-                due.append(
-                    (
-                        OutboxMessage(
-                            verificationId: row.text(0), phone: row.text(1), languageCode: row.text(2),
-                            askedLanguage: row.optionalText(12),
-                            sealedCode: row.optionalBlob(3) ?? [], channel: try row.text(7, as: Channel.self),
-                            seq: Int(row.int(8)), tenant: TenantID(unchecked: row.text(9)),
-                            attempts: Int(row.int(4)), purpose: try row.text(5, as: VerificationPurpose.self),
-                            expiresAt: Timestamp(milliseconds: row.int(6))),
-                        try row.text(10, as: DeliveryState.self) == .awaiting,
-                        try row.optionalText(11, as: Channel.self), row.optionalText(13), row.optionalText(14)
-                    ))
-            }
+            let due = try dueRows(now: now, limit: limit, in: db)
             // A code that can no longer be used is not worth a message: give those messages up,
             // with the reason a worker gives one that expired in its queue (a verification used,
             // locked or replaced before its message went ended otherwise); a sent one awaiting
@@ -94,6 +69,41 @@ extension SQLStore {
             }
             return (messages, unconfirmed)
         }
+    }
+
+    /// A due outbox row: its message, whether it was sent and awaits its receipt, its fallback
+    /// channel, and who took it (with its ID there).
+    private typealias DueRow = (
+        message: OutboxMessage, awaiting: Bool, fallback: Channel?, provider: String?, messageId: String?
+    )
+
+    /// The rows due by `now`, locked for this claim, earliest first.
+    private func dueRows(now: Timestamp, limit: Int, in db: Connection) throws -> [DueRow] {
+        var due: [DueRow] = []
+        try db.rows(
+            """
+            SELECT id, phone, language_code, sealed_body, delivery_attempts, purpose, expires_at, channel, \
+            delivery_seq, tenant, delivery, fallback, asked_language, delivery_provider, delivery_message_id \
+            FROM verifications
+            WHERE \(Self.outboxStates) AND due_at <= ? AND state = ? AND expires_at > ?
+            ORDER BY due_at LIMIT ?\(dialect.skipLocked)
+            """,
+            [.int(now.milliseconds), .text(VerificationState.active), .int(now.milliseconds), .int(Int64(limit))]
+        ) { row in
+            due.append(
+                (
+                    OutboxMessage(
+                        verificationId: row.text(0), phone: row.text(1), languageCode: row.text(2),
+                        askedLanguage: row.optionalText(12),
+                        sealedCode: row.optionalBlob(3) ?? [], channel: try row.text(7, as: Channel.self),
+                        seq: Int(row.int(8)), tenant: TenantID(unchecked: row.text(9)),
+                        attempts: Int(row.int(4)), purpose: try row.text(5, as: VerificationPurpose.self),
+                        expiresAt: Timestamp(milliseconds: row.int(6))),
+                    try row.text(10, as: DeliveryState.self) == .awaiting,
+                    try row.optionalText(11, as: Channel.self), row.optionalText(13), row.optionalText(14)
+                ))
+        }
+        return due
     }
 
     /// Moves `message`'s verification to its next delivery, by `channel`, unless a limit refuses:
