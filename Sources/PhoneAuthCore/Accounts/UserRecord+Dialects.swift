@@ -44,16 +44,23 @@ extension UserRecord {
         ])
     }
 
-    /// The user as Identity Toolkit's `accounts:lookup` (and `batchGet`) answers: `validSince` in
-    /// seconds, `lastRefreshAt` RFC 3339, every second factor in `mfaInfo`.
-    package var identityToolkitJSON: JSONValue {
+    /// The fields both of Firebase's dialects begin with, the last sign-in under the dialect's
+    /// own name (`lastLoginAt` in Identity Toolkit's, `lastSignedInAt` in auth:export's).
+    private func firebaseFields(lastSignIn key: String) -> JSONObjectBuilder {
         var o = JSONObjectBuilder()
         o.set("localId", .string(uid))
         o.set("phoneNumber", phoneNumber.map { .string($0) })
         o.set("displayName", displayName.map { .string($0) })
         o.set("disabled", .bool(disabled))
         o.set("createdAt", Self.millisecondsText(createdAt))
-        o.set("lastLoginAt", lastSignInAt.map(Self.millisecondsText))
+        o.set(key, lastSignInAt.map(Self.millisecondsText))
+        return o
+    }
+
+    /// The user as Identity Toolkit's `accounts:lookup` (and `batchGet`) answers: `validSince` in
+    /// seconds, `lastRefreshAt` RFC 3339, every second factor in `mfaInfo`.
+    package var identityToolkitJSON: JSONValue {
+        var o = firebaseFields(lastSignIn: "lastLoginAt")
         o.set("lastRefreshAt", lastSignInAt.map { .string($0.rfc3339) })
         o.set("validSince", .string(String(tokensValidAfter.milliseconds / 1000)))
         o.set("customAttributes", customClaims.map { .string($0) })
@@ -67,13 +74,7 @@ extension UserRecord {
     /// The user as `firebase auth:export` writes it (what importUsers reads back): no session
     /// fields, only the phone second factors (a TOTP secret never leaves the store).
     package var exportJSON: JSONValue {
-        var o = JSONObjectBuilder()
-        o.set("localId", .string(uid))
-        o.set("phoneNumber", phoneNumber.map { .string($0) })
-        o.set("displayName", displayName.map { .string($0) })
-        o.set("disabled", .bool(disabled))
-        o.set("createdAt", Self.millisecondsText(createdAt))
-        o.set("lastSignedInAt", lastSignInAt.map(Self.millisecondsText))
+        var o = firebaseFields(lastSignIn: "lastSignedInAt")
         o.set("customAttributes", customClaims.map { .string($0) })
         o.set("tenantId", tenant.named.map { .string($0) })
         o.set("providerUserInfo", providerUserInfo)

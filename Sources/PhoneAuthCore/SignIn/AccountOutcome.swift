@@ -25,3 +25,40 @@ extension AccountOutcome {
         if case let .secondFactorRequired(_, challenge) = self { challenge.id } else { signIn.sessionId }
     }
 }
+
+/// A sign-in whose credential was checked and spent, waiting for the beforeCreate and
+/// beforeSignIn hooks: they run between two transactions, never inside one, and the second one
+/// (`completeSignIn`) opens the session if the account is still as the hooks saw it.
+package struct PendingSignIn: Sendable {
+    package enum Flow: Sendable {
+        /// A first-factor code (or a temporary proof, which signs in only the user it was made
+        /// for); `verificationId` records what the sign-in opened, for a retry.
+        case firstFactor(verificationId: String, temporaryProof: Bool)
+        /// A user who reauthenticated with their number, or proved a second factor: it must still
+        /// be theirs when the session opens.
+        case existingUser(proved: Proof)
+        /// A number linked to (`link`) or changed for the signed-in `presentedSession`'s user;
+        /// if another user has it by then, the spent code `verificationId` becomes `proof`.
+        case numberChange(presentedSession: String, link: Bool, verificationId: String, proof: TemporaryProof)
+    }
+
+    package enum Proof: Sendable {
+        case phoneNumber(String)
+        /// The enrolment ID of the second factor.
+        case secondFactor(String)
+    }
+
+    package var flow: Flow
+    /// The user as the hooks see it: for a new user, the record about to be written; for a
+    /// number change, with the new number.
+    package var user: UserRecord
+    package var isNew: Bool
+    package var signIn: NewSignIn
+
+    /// The record of a user that a first sign-in with `phone` would create.
+    static func newUser(uid: String, phone: String, tenant: TenantID, now: Timestamp) -> UserRecord {
+        UserRecord(
+            uid: uid, phoneNumber: phone, displayName: nil, disabled: false, createdAt: now, lastSignInAt: now,
+            validSince: nil, tenant: tenant)
+    }
+}
