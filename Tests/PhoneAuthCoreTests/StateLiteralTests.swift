@@ -41,7 +41,7 @@ final class StateLiteralTests: XCTestCase {
         ("AppCheckState", "PhoneAuthCore/AppVerification/AppCheckState.swift", words(AppCheckState.self)),
         ("AppCheckKind", "PhoneAuthCore/AppVerification/AppCheckKind.swift", words(AppCheckKind.self)),
         ("AppCheckRefusal", "PhoneAuthCore/AppVerification/AppCheckRefusal.swift", words(AppCheckRefusal.self)),
-        ("CaptchaRefusal", "PhoneAuthCore/AppVerification/CaptchaRefusal.swift", words(CaptchaRefusal.self)),
+        ("CaptchaRefusal", "PhoneAuthCore/AppVerification/CaptchaVerifier.swift", words(CaptchaRefusal.self)),
     ]
 
     private static func words<T: CaseIterable & RawRepresentable<String>>(_: T.Type) -> [String] {

@@ -41,6 +41,20 @@ struct FailureReporter {
                 ("limit", .string(trip.limit.rawValue)), ("scope", .string(trip.scope)),
                 ("retryAfterSeconds", .int(trip.retryAfterSeconds)),
             ])
-        return LimitErrors.error(trip)
+        return Self.error(of: trip)
+    }
+}
+
+extension FailureReporter {
+    /// The error of a tripped limit: tooManyRequests, or quotaExceeded for a quota.
+    static func error(of trip: LimitTrip) -> PhoneAuthError {
+        PhoneAuthError(
+            trip.isQuota ? .quotaExceeded : .tooManyRequests,
+            "The limit \(trip.limit.rawValue) is reached for \(trip.scope); "
+                + "try again in \(trip.retryAfterSeconds) seconds.",
+            details: [
+                ("reason", .string("rateLimit")), ("limit", .string(trip.limit.rawValue)),
+                ("scope", .string(trip.scope)), ("retryAfterSeconds", .int(trip.retryAfterSeconds)),
+            ])
     }
 }

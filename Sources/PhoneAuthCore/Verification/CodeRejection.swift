@@ -24,7 +24,7 @@ extension CodeRejection {
     /// The error the refusal stands for, as every door reports it.
     func error(now: Timestamp) -> PhoneAuthError {
         switch self {
-        case let .limited(trip): return LimitErrors.error(trip)
+        case let .limited(trip): return FailureReporter.error(of: trip)
         case let .numberLocked(_, until, _): return Self.lockedNumberError(until: until, now: now)
         case let .wrongCode(left):
             let message =
