@@ -32,7 +32,6 @@ package final class TenantService: @unchecked Sendable {  // `cached` is under `
     /// exist.
     package func pool(for caller: Caller) throws -> Pool {
         let tenant = caller.pool
-
         if tenant.isDefault { return defaultPool }
         let now = clock.now().milliseconds
         let (hit, readFrom) = lock.withLock { (cached[tenant], generation) }
