@@ -76,10 +76,8 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
             config: config, clock: clock, store: store, keys: keys, events: events, hooks: hooks,
             failures: failures, tenants: tenants)
         verification = VerificationService(
-
             tenants: tenants, config: config, clock: clock, store: store, keys: keys,
-            worker: worker, appVerification: appVerification, hooks: hooks, events: events,
-            failures: failures)
+            worker: worker, appVerification: appVerification, hooks: hooks, failures: failures)
         signIn = SignInService(
             config: config, clock: clock, store: store, verification: verification, sessions: sessions,
             customTokens: CustomTokens(

@@ -33,6 +33,19 @@ struct FailureReporter {
         return error
     }
 
+    /// The error of a new code refused because wrong codes locked `phone`, after reporting it as
+    /// the tripped limit it is.
+    func numberLocked(_ phone: PhoneNumber, until: Timestamp, now: Timestamp) -> PhoneAuthError {
+        let error = Self.lockedNumberError(until: until, now: now)
+        events.emit(
+            .limitTripped, at: now,
+            [
+                ("limit", .string(LimitName.maxConsecutiveFailures.rawValue)), ("scope", .string(phone.masked)),
+                ("retryAfterSeconds", error.detail("retryAfterSeconds")),
+            ])
+        return error
+    }
+
     /// The error of a tripped limit, after reporting it.
     func limitError(_ trip: LimitTrip, now: Timestamp) -> PhoneAuthError {
         events.emit(
@@ -55,6 +68,16 @@ extension FailureReporter {
             details: [
                 ("reason", .string("rateLimit")), ("limit", .string(trip.limit.rawValue)),
                 ("scope", .string(trip.scope)), ("retryAfterSeconds", .int(trip.retryAfterSeconds)),
+            ])
+    }
+
+    /// The error of a number locked by wrong codes until `until`.
+    static func lockedNumberError(until: Timestamp, now: Timestamp) -> PhoneAuthError {
+        PhoneAuthError(
+            .tooManyRequests, "Too many wrong codes in a row for this number; it is locked until \(until.rfc3339).",
+            details: [
+                ("reason", .string("numberLocked")),
+                ("retryAfterSeconds", .int(max(1, (until.milliseconds - now.milliseconds + 999) / 1000))),
             ])
     }
 }

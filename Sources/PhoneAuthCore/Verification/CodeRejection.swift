@@ -11,21 +11,11 @@ package enum CodeRejection: Error, Sendable {
 
 /// Each refusal's error: a code refused and what the caller is told are read together.
 extension CodeRejection {
-    /// The error of a number locked by wrong codes until `until`.
-    static func lockedNumberError(until: Timestamp, now: Timestamp) -> PhoneAuthError {
-        PhoneAuthError(
-            .tooManyRequests, "Too many wrong codes in a row for this number; it is locked until \(until.rfc3339).",
-            details: [
-                ("reason", .string("numberLocked")),
-                ("retryAfterSeconds", .int(max(1, (until.milliseconds - now.milliseconds + 999) / 1000))),
-            ])
-    }
-
     /// The error the refusal stands for, as every door reports it.
     func error(now: Timestamp) -> PhoneAuthError {
         switch self {
         case let .limited(trip): return FailureReporter.error(of: trip)
-        case let .numberLocked(_, until, _): return Self.lockedNumberError(until: until, now: now)
+        case let .numberLocked(_, until, _): return FailureReporter.lockedNumberError(until: until, now: now)
         case let .wrongCode(left):
             let message =
                 left == 0

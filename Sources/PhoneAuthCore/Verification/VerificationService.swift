@@ -9,14 +9,13 @@ package final class VerificationService {
     private let worker: DeliveryWorker
     private let appVerification: AppVerificationService
     private let hooks: HookService
-    private let events: EventLog
     private let failures: FailureReporter
     /// The pools (the Swift tests' default-pool calls take theirs from here).
     let tenants: TenantService
 
     init(
         tenants: TenantService, config: EngineConfig, clock: Clock, store: any VerificationStore, keys: KeyRing,
-        worker: DeliveryWorker, appVerification: AppVerificationService, hooks: HookService, events: EventLog,
+        worker: DeliveryWorker, appVerification: AppVerificationService, hooks: HookService,
         failures: FailureReporter
     ) {
         self.config = config
@@ -26,7 +25,6 @@ package final class VerificationService {
         self.worker = worker
         self.appVerification = appVerification
         self.hooks = hooks
-        self.events = events
         self.failures = failures
         self.tenants = tenants
     }
@@ -188,15 +186,7 @@ package final class VerificationService {
         case let .limited(trip):
             throw failures.limitError(trip, now: now)
         case let .numberLocked(until):
-            let retryAfter = max(1, (until.milliseconds - now.milliseconds + 999) / 1000)
-            events.emit(
-                .limitTripped, at: now,
-                [
-                    ("limit", .string(LimitName.maxConsecutiveFailures.rawValue)),
-                    ("scope", .string(phone.masked)),
-                    ("retryAfterSeconds", .int(retryAfter)),
-                ])
-            throw CodeRejection.lockedNumberError(until: until, now: now)
+            throw failures.numberLocked(phone, until: until, now: now)
         case let .reused(existingId, createdAt, expiresAt, existingChannel):
             return VerificationStarted(
                 verificationId: existingId, codeLength: testCode?.count ?? config.codeLength,
