@@ -51,12 +51,11 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
         guard let hook = hook(.beforeSendSms) else { return }
         var event = base(.beforeSendSms, client: client, locale: locale)
         event.set("tenant_id", pool.tenant.named.map { .string($0) })
-
         event.set("phone_number", .string(phone))
         event.set("sms_type", .string(Self.smsType(purpose)))
         if let user {
             event.set("sub", .string(user.uid))
-            event.set("user_record", Self.userRecord(user))
+            event.set("user_record", user.hookJSON)
         }
         let outcome = try run(hook, .beforeSendSms, event.value) { answer in
             switch answer["recaptchaActionOverride"] {
@@ -91,7 +90,7 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
             event.set("sub", .string(user.uid))
             event.set("tenant_id", user.tenant.named.map { .string($0) })
             event.set("sign_in_second_factor", pending.signIn.secondFactor.map { .string($0.rawValue) })
-            event.set("user_record", Self.userRecord(user))
+            event.set("user_record", user.hookJSON)
             var answered = HookVerdict()
             _ = try run(hook, name, event.value) { answer in
                 let sessionClaims = verdict.sessionClaims ?? pending.signIn.sessionClaims
@@ -272,9 +271,6 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
         case .mfaSignIn: "MULTI_FACTOR_SIGN_IN"
         }
     }
-
-    /// The user as Firebase's blocking functions see it (`user_record`; UserRecord+Dialects).
-    static func userRecord(_ user: UserRecord) -> JSONValue { user.hookJSON }
 
     /// A hook's message as people may read it: no control, format (bidi overrides, zero-width)
     /// or line-separator characters, at most maxMessageBytes.

@@ -37,10 +37,9 @@ extension OperationCatalogue {
             return .object([
                 (
                     "user",
-                    ResultJSON.user(
-                        try engine.accounts.unlink(
-                            idToken: try required(p, "idToken"), providerId: try required(p, "providerId"), for: caller)
-                    )
+                    try engine.accounts.unlink(
+                        idToken: try required(p, "idToken"), providerId: try required(p, "providerId"), for: caller
+                    ).json
                 )
             ])
         },

@@ -6,7 +6,7 @@ extension OperationCatalogue {
             return .object([
                 (
                     "user",
-                    ResultJSON.user(try engine.accounts.user(uid: try required(p, "uid"), for: caller))
+                    try engine.accounts.user(uid: try required(p, "uid"), for: caller).json
                 )
             ])
         },
@@ -15,7 +15,7 @@ extension OperationCatalogue {
                 throw PhoneAuthError(.missingPhoneNumber, "A phone number is required.")
             }
             return .object([
-                ("user", ResultJSON.user(try engine.accounts.user(phoneNumber: phone, for: caller)))
+                ("user", try engine.accounts.user(phoneNumber: phone, for: caller).json)
             ])
         },
         Operation("deleteUser", scopedByTenant: true, parameters: ["uid"]) { engine, caller, p in
@@ -33,7 +33,7 @@ extension OperationCatalogue {
             let user = try engine.accounts.updateUser(
                 uid: uid, for: caller, disabled: try p.bool("disabled"), displayName: displayName,
                 phoneNumber: try clearable(p, "phoneNumber"))
-            return .object([("user", ResultJSON.user(user))])
+            return .object([("user", user.json)])
         },
         Operation("createUser", scopedByTenant: true, parameters: ["uid", "disabled", "displayName", "phoneNumber"]) {
             engine, caller, p in
@@ -42,7 +42,7 @@ extension OperationCatalogue {
                 uid: uid, for: caller, disabled: try p.bool("disabled") ?? false,
                 displayName: try Label(p.string("displayName"), field: "displayName"),
                 phoneNumber: try p.string("phoneNumber"))
-            return .object([("user", ResultJSON.user(user))])
+            return .object([("user", user.json)])
         },
         Operation("setCustomUserClaims", scopedByTenant: true, parameters: ["uid", "claims"], nullable: ["claims"]) {
             engine, caller, p in
@@ -55,7 +55,7 @@ extension OperationCatalogue {
                 for: caller, maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000),
                 pageToken: try p.string("pageToken"))
             var result = JSONObjectBuilder()
-            result.set("users", .array(page.users.map(ResultJSON.user)))
+            result.set("users", .array(page.users.map(\.json)))
             result.set("pageToken", page.nextPageToken.map { .string($0) })
             return result.value
         },

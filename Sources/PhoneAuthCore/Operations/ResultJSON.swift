@@ -2,12 +2,9 @@ import Glibc
 
 /// JSON shapes of the engine's results, as docs/API.md lists them.
 package enum ResultJSON {
-    /// The user as the JSON methods show it (UserRecord+Dialects).
-    static func user(_ u: UserRecord) -> JSONValue { u.json }
-
     static func signIn(_ r: SignInResult) -> JSONValue {
         .object([
-            ("user", user(r.user)),
+            ("user", r.user.json),
             ("idToken", .string(r.idToken)),
             ("refreshToken", .string(r.refreshToken)),
             ("expiresIn", .int(r.expiresIn)),
