@@ -28,14 +28,14 @@ package final class AccountService {
     /// The user `uid` of the caller's pool: another tenant's user is as unknown as one that never was.
     package func user(uid: String, for caller: Caller) throws -> UserRecord {
         let pool = try tenants.pool(for: caller)
-        guard let user = try store.user(uid: uid, tenant: pool.tenant) else { throw AccountErrors.noUser }
+        guard let user = try store.user(.uid(uid), tenant: pool.tenant) else { throw AccountErrors.noUser }
         return user
     }
 
     package func user(phoneNumber: String, for caller: Caller) throws -> UserRecord {
         let pool = try tenants.pool(for: caller)
         let phone = try PhoneNumber.parse(phoneNumber)
-        guard let user = try store.user(phoneNumber: phone.e164, tenant: pool.tenant) else {
+        guard let user = try store.user(.phoneNumber(phone.e164), tenant: pool.tenant) else {
             throw AccountErrors.noUser
         }
         return user

@@ -11,10 +11,9 @@ package protocol AccountStore: AnyObject, Sendable {
         limits: CheckLimits, codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn
     ) throws -> AccountOutcome
     func unlinkPhone(uid: String, presentedSession: String, now: Timestamp) throws -> AccountOutcome
-    /// The user `uid` if it is of `tenant`. Every lookup names the tenant (the tenant wall): there
-    /// is no lookup that could forget it.
-    func user(uid: String, tenant: TenantID) throws -> UserRecord?
-    func user(phoneNumber: String, tenant: TenantID) throws -> UserRecord?
+    /// The user `key` names if it is of `tenant`. Every lookup names the tenant (the tenant wall):
+    /// there is no lookup that could forget it.
+    func user(_ key: UserKey, tenant: TenantID) throws -> UserRecord?
     /// Deletes the user `uid` if it is of `pool` (the uid ops of an admin name the pool).
     func deleteUser(uid: String, in pool: Pool, now: Timestamp) throws -> Bool
     /// Applies `changes` to the user `uid` of `pool`; disabling ends the user's sessions.

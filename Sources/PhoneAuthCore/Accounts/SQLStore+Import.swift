@@ -17,7 +17,7 @@ extension SQLStore {
             for factor in user.factors {
                 guard let phone = factor.phoneNumber else { continue }
                 if phone == user.phoneNumber { return .phoneIsSecondFactor }
-                if let owner = try self.user(phoneNumber: phone, tenant: user.tenant, in: db), owner.uid != user.uid {
+                if let owner = try self.user(.phoneNumber(phone), tenant: user.tenant, in: db), owner.uid != user.uid {
                     return .phoneIsSecondFactor
                 }
             }

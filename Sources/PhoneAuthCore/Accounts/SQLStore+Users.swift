@@ -26,20 +26,20 @@ extension SQLStore {
         try withFactors(try db.row(Self.userColumns + " WHERE uid = ?", [.text(uid)]) { Self.userRecord($0) }, in: db)
     }
 
-    /// The user `uid` if it is of `tenant`: the tenant wall, for every lookup a caller's tenant
-    /// bounds (another tenant's user is as unknown as one that never was).
-    func user(uid: String, tenant: TenantID, in db: Connection) throws -> UserRecord? {
-        try withFactors(
-            try db.row(Self.userColumns + " WHERE uid = ? AND tenant = ?", [.text(uid), .text(tenant.text)]) {
-                Self.userRecord($0)
-            }, in: db)
-    }
-
-    func user(phoneNumber: String, tenant: TenantID, in db: Connection) throws -> UserRecord? {
-        try withFactors(
-            try db.row(
-                Self.userByNumberQuery, [.text(tenant.text), .text(phoneNumber)]
-            ) { Self.userRecord($0) }, in: db)
+    /// The user `key` names if it is of `tenant`: the tenant wall, for every lookup a caller's
+    /// tenant bounds (another tenant's user is as unknown as one that never was). By number, the
+    /// tenant leads the index.
+    func user(_ key: UserKey, tenant: TenantID, in db: Connection) throws -> UserRecord? {
+        let found: UserRecord? =
+            switch key {
+            case let .uid(uid):
+                try db.row(Self.userColumns + " WHERE uid = ? AND tenant = ?", [.text(uid), .text(tenant.text)]) {
+                    Self.userRecord($0)
+                }
+            case let .phoneNumber(phone):
+                try db.row(Self.userByNumberQuery, [.text(tenant.text), .text(phone)]) { Self.userRecord($0) }
+            }
+        return try withFactors(found, in: db)
     }
 
     func withFactors(_ user: UserRecord?, in db: Connection) throws -> UserRecord? {
@@ -60,17 +60,13 @@ extension SQLStore {
         return user
     }
 
-    package func user(uid: String, tenant: TenantID) throws -> UserRecord? {
-        try read { try user(uid: uid, tenant: tenant, in: $0) }
-    }
-
-    package func user(phoneNumber: String, tenant: TenantID) throws -> UserRecord? {
-        try read { try user(phoneNumber: phoneNumber, tenant: tenant, in: $0) }
+    package func user(_ key: UserKey, tenant: TenantID) throws -> UserRecord? {
+        try read { try user(key, tenant: tenant, in: $0) }
     }
 
     package func deleteUser(uid: String, in pool: Pool, now: Timestamp) throws -> Bool {
         try write { db in
-            guard let user = try user(uid: uid, tenant: pool.tenant, in: db) else { return false }
+            guard let user = try user(.uid(uid), tenant: pool.tenant, in: db) else { return false }
             try db.run("DELETE FROM users WHERE uid = ?", [.text(uid)])
             try record(.userDeleted, subject: uid, [("user", eventUser(user))], at: now, in: db)
             return true
@@ -113,7 +109,7 @@ extension SQLStore {
         uid: String, in pool: Pool, changes: UserChanges, now: Timestamp
     ) throws -> UpdateUserOutcome {
         try write { db in
-            guard let user = try user(uid: uid, tenant: pool.tenant, in: db) else { return .notFound }
+            guard let user = try user(.uid(uid), tenant: pool.tenant, in: db) else { return .notFound }
             if let refusal = try refusal(of: changes, uid: uid, tenant: user.tenant, in: db) { return refusal }
             return try apply(changes, uid: uid, now: now, in: db)
         }

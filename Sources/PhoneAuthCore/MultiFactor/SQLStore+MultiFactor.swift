@@ -61,7 +61,7 @@ extension SQLStore {
                 return .refused(try deadSessionRefusal(id, tenant: pool.tenant, in: db))
             }
             // Another pool's challenge is as unknown as one never opened.
-            guard let user = try user(uid: session.uid, tenant: pool.tenant, in: db) else {
+            guard let user = try user(.uid(session.uid), tenant: pool.tenant, in: db) else {
                 return .refused(.invalidMultiFactorSession)
             }
             return user.disabled ? .refused(.userDisabled) : .done(user)
@@ -102,7 +102,7 @@ extension SQLStore {
                 }
                 return .refused(try deadSessionRefusal(sessionId, tenant: signIn.tenant, in: db))
             }
-            guard let user = try self.user(uid: session.uid, tenant: signIn.tenant, in: db) else {
+            guard let user = try self.user(.uid(session.uid), tenant: signIn.tenant, in: db) else {
                 return .refused(.invalidMultiFactorSession)
             }
             if user.disabled { return .refused(.userDisabled) }
@@ -197,7 +197,7 @@ extension SQLStore {
         limits: CheckLimits, tenant: TenantID, in db: Connection
     ) throws -> AccountOutcome? {
         guard let met = try metSession(sessionId, kind: .signIn, since: since, in: db),
-            try user(uid: met.uid, tenant: tenant, in: db) != nil
+            try user(.uid(met.uid), tenant: tenant, in: db) != nil
         else { return nil }
         switch proof {
         case let .phone(verificationId, codeMatches):

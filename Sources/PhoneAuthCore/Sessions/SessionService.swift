@@ -44,7 +44,7 @@ package final class SessionService {
                 details: [("reason", .string("missingClaim"))])
         }
         guard let session = try store.liveSession(uid: uid, id: sid) else {
-            guard let user = try store.user(uid: uid, tenant: IDTokens.tenant(of: claims)) else {
+            guard let user = try store.user(.uid(uid), tenant: IDTokens.tenant(of: claims)) else {
                 throw AccountErrors.noUser
             }
             throw AccountErrors.error(user.disabled ? AccountRefusal.userDisabled : .sessionEnded)
@@ -245,7 +245,7 @@ package final class SessionService {
         let claims = try tokens.verify(idToken, now: clock.now(), for: caller)
         if checkRevoked {
             guard let uid = claims["sub"]?.stringValue,
-                let user = try store.user(uid: uid, tenant: IDTokens.tenant(of: claims))
+                let user = try store.user(.uid(uid), tenant: IDTokens.tenant(of: claims))
             else {
                 throw PhoneAuthError(.userNotFound, "The token's user no longer exists.")
             }
