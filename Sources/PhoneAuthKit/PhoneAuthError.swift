@@ -33,8 +33,12 @@ public struct PhoneAuthError: Error, Sendable, CustomStringConvertible {
     /// which the other account has. Left out of ``description`` and ``detailsJSON`` like any
     /// whole number.
     public let phoneNumber: String?
+    /// The error as the core reported it, every detail kept: phoneauthd renders it in Firebase's
+    /// shape without reading ``detailsJSON`` back.
+    package let core: PhoneAuthCore.PhoneAuthError
 
     init(_ error: PhoneAuthCore.PhoneAuthError) {
+        core = error
         code = Code(error.code)
         message = error.message
         let details = JSONValue.object(error.details)

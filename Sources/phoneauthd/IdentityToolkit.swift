@@ -65,12 +65,12 @@ struct IdentityToolkit: Sendable {
     /// A tenant failure as Identity Platform's client endpoints word it: a tenant that does not
     /// exist (or cannot) is INVALID_TENANT_ID; another tenant's ID token is TENANT_ID_MISMATCH.
     private static func tenantRefusal(_ error: PhoneAuthError) -> ToolkitError? {
-        let details = (try? JSONCodec.parse(error.detailsJSON)) ?? .object([])
+        let reason = error.core.detail("reason")?.stringValue
         switch error.code {
         case .tenantNotFound: return ToolkitError(400, "INVALID_TENANT_ID", error.message)
-        case .invalidArgument where details["reason"]?.stringValue == "invalidTenantId":
+        case .invalidArgument where reason == "invalidTenantId":
             return ToolkitError(400, "INVALID_TENANT_ID", error.message)
-        case .invalidIdToken where details["reason"]?.stringValue == "wrongTenant":
+        case .invalidIdToken where reason == "wrongTenant":
             return ToolkitError(400, "TENANT_ID_MISMATCH", "The ID token is of another tenant than tenantId.")
         default: return nil
         }

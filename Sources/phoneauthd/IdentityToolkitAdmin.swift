@@ -197,9 +197,12 @@ struct IdentityToolkitAdmin: Sendable {
         let value = (try? JSONCodec.parse(json)) ?? .object([])
         guard status == 0 else {
             let error = value["error"]
+            let code = error?["code"]?.stringValue.flatMap(PhoneAuthCore.PhoneAuthError.Code.init(rawValue:))
+            let details: [(String, JSONValue)] =
+                if case let .object(details)? = error?["details"] { details } else { [] }
             throw ToolkitError(
-                code: error?["code"]?.stringValue ?? "internalError", message: error?["message"]?.stringValue ?? "",
-                details: error?["details"] ?? .object([]))
+                PhoneAuthCore.PhoneAuthError(
+                    code ?? .internalError, error?["message"]?.stringValue ?? "", details: details))
         }
         return value
     }

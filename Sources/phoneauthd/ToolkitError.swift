@@ -87,37 +87,28 @@ struct ToolkitError: Error {
         }
     }
 
-    /// The engine's error (its stable code name, message and details) as the message Firebase's
-    /// clients map to the same meaning, from the error catalogue.
-    init(code: String, message: String, details: JSONValue) {
-        let known = PhoneAuthCore.PhoneAuthError.Code(rawValue: code) ?? .invalidArgument
-        let (name, status) = known.firebase(
-            reason: details["reason"]?.stringValue,
-            retryable: details["retryable"] == .bool(true))
-        self.init(status, name, message)
-        retryAfterSeconds = details["retryAfterSeconds"]?.intValue
-        if known == .blockingFunctionError {
+    /// The engine's error (its stable code, message and details) as the message Firebase's clients
+    /// map to the same meaning, from the error catalogue.
+    init(_ error: PhoneAuthCore.PhoneAuthError) {
+        let (name, status) = error.code.firebase(
+            reason: error.detail("reason")?.stringValue, retryable: error.detail("retryable") == .bool(true))
+        self.init(status, name, error.message)
+        retryAfterSeconds = error.detail("retryAfterSeconds")?.intValue
+        if error.code == .blockingFunctionError {
             // As Identity Toolkit words it: the SDKs take the function's message out of this JSON.
-            let error: JSONValue = .object([
-                ("message", .string(message)),
-                ("status", .string(details["status"]?.stringValue ?? "PERMISSION_DENIED")),
+            let body: JSONValue = .object([
+                ("message", .string(error.message)),
+                ("status", .string(error.detail("status")?.stringValue ?? "PERMISSION_DENIED")),
             ])
-            detail = "HTTP Cloud Function returned an error: " + JSONCodec.serialize(.object([("error", error)]))
+            detail = "HTTP Cloud Function returned an error: " + JSONCodec.serialize(.object([("error", body)]))
         }
-    }
-
-    init(_ error: PhoneAuthError) {
-        self.init(
-            code: error.code.name, message: error.message,
-            details: (try? JSONCodec.parse(error.detailsJSON)) ?? .object([]))
     }
 
     /// Any failure of a request: the engine's (through PhoneAuthKit), the request reader's, or an
     /// unexpected one (an internal error whose message names no secret).
     static func from(_ error: Error) -> ToolkitError {
         if let error = error as? ToolkitError { return error }
-        if let error = error as? PhoneAuthError { return ToolkitError(error) }
-        let failure = PhoneAuthCore.PhoneAuthError.from(error, during: "the request")
-        return ToolkitError(code: failure.code.name, message: failure.message, details: .object(failure.details))
+        if let error = error as? PhoneAuthError { return ToolkitError(error.core) }
+        return ToolkitError(PhoneAuthCore.PhoneAuthError.from(error, during: "the request"))
     }
 }

@@ -2,7 +2,7 @@ import Glibc
 import XCTest
 @testable import PhoneAuthCore
 
-/// The error catalogue (Errors/ErrorCode.swift) is the one list of codes: every other place that
+/// The error catalogue (Errors/PhoneAuthError.swift) is the one list of codes: every other place that
 /// names them — the C header, the Python classes, docs/API.md, PhoneAuthKit — must say the same.
 final class ErrorCatalogueTests: XCTestCase {
     private static let root = String(#filePath).split(separator: "/").dropLast(3).map(String.init)

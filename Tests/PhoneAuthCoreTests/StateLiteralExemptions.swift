@@ -13,7 +13,7 @@ extension StateLiteralTests {
         ("OnError", "PhoneAuthCore/Hooks/HookSettings.swift", "a setting"),
         ("EventType", "PhoneAuthCore/Events/EventType.swift", "names of events, as the host reads them"),
         ("EventName", "PhoneAuthCore/Engine/EventName.swift", "names of log events"),
-        ("Code", "PhoneAuthCore/Errors/ErrorCode.swift", "error codes"),
+        ("Code", "PhoneAuthCore/Errors/PhoneAuthError.swift", "error codes"),
         ("Kind", "PhoneAuthCore/AppVerification/CaptchaProviderSettings.swift", "a setting"),
         ("WidgetStyle", "PhoneAuthCore/AppVerification/CaptchaProviderSettings.swift", "a setting"),
         ("Access", "PhoneAuthCore/Operations/Operation.swift", "a property of the catalogue's operations"),
@@ -52,7 +52,7 @@ extension StateLiteralTests {
             "Vonage's words: an endpoint's type, a message's type"
         ),
         (
-            ["PhoneAuthCore/Errors/ErrorCode.swift"], ["expired", "malformed", "unknown"],
+            ["PhoneAuthCore/Errors/PhoneAuthError.swift"], ["expired", "malformed", "unknown"],
             "ID and refresh tokens' reasons (no enum names them yet), for Firebase's message"
         ),
         (["PhoneAuthCore/SignIn/CustomTokens.swift"], ["expired"], "a custom token's refusal reason (no enum yet)"),

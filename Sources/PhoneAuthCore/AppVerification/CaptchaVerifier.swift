@@ -56,3 +56,112 @@ package enum CaptchaRefusal: String, Sendable, CaseIterable {
         PhoneAuthError(.captchaCheckFailed, message, details: [("reason", .string(rawValue))])
     }
 }
+
+/// The built-in captcha verifier: asks the configured service (`captcha.provider`) about each
+/// token over HTTPS. reCAPTCHA, hCaptcha and Turnstile answer a form POST to their siteverify
+/// endpoint; reCAPTCHA Enterprise creates an assessment. No answer, or one it cannot read, is
+/// `verifierFailed` (nil), never a pass; the secret goes only into the request.
+final class ProviderCaptchaVerifier: CaptchaVerifier {
+    private let settings: CaptchaProviderSettings
+    private let client = HTTPClient()
+
+    init(_ settings: CaptchaProviderSettings) { self.settings = settings }
+
+    func verify(token: String, clientIp: String?) -> CaptchaVerdict? {
+        guard case let .answered(status, body, _) = client.post(request(token: token, clientIp: clientIp)),
+            status == 200, let answer = try? JSONCodec.parse(bytes: body)
+        else { return nil }
+        return settings.kind == .recaptchaEnterprise ? assessment(answer) : siteverify(answer)
+    }
+
+    private func request(token: String, clientIp: String?) -> HTTPRequest {
+        let endpoint = settings.endpoint
+        let url: String
+        let body: [UInt8]
+        let contentType: String
+        switch settings.kind {
+        case .recaptchaEnterprise:
+            url =
+                "\(endpoint.baseUrl)/v1/projects/\(settings.projectId ?? "")/assessments?key="
+                + PercentEncoding.encode(settings.secret)
+            var event = JSONObjectBuilder()
+            event.set("token", .string(token))
+            event.set("siteKey", settings.siteKey.map { .string($0) })
+            event.set("expectedAction", settings.action.map { .string($0) })
+            event.set("userIpAddress", clientIp.map { .string($0) })
+            var object = JSONObjectBuilder()
+            object.set("event", event.value)
+            body = Array(JSONCodec.serialize(object.value).utf8)
+            contentType = "application/json"
+        case .recaptcha, .hcaptcha, .turnstile:
+            url = endpoint.baseUrl + Self.siteverifyPath(settings.kind)
+            body = HTTPEndpoint.form([
+                ("secret", settings.secret), ("response", token), ("remoteip", clientIp),
+                ("sitekey", settings.kind == .hcaptcha ? settings.siteKey : nil),
+            ])
+            contentType = "application/x-www-form-urlencoded"
+        }
+        return endpoint.post(url, body: body, headers: ["Content-Type: \(contentType)", "Accept: application/json"])
+    }
+
+    private static func siteverifyPath(_ kind: CaptchaProviderSettings.Kind) -> String {
+        switch kind {
+        case .recaptcha: "/recaptcha/api/siteverify"
+        case .turnstile: "/turnstile/v0/siteverify"
+        case .hcaptcha, .recaptchaEnterprise: "/siteverify"
+        }
+    }
+
+    /// reCAPTCHA, hCaptcha and Turnstile: `success`, `hostname`, `action` and `score` (where the
+    /// service gives them), and `error-codes` when it says no.
+    private func siteverify(_ answer: JSONValue) -> CaptchaVerdict? {
+        guard case let .bool(success)? = answer["success"] else { return nil }
+        guard success else {
+            let codes = Set((answer["error-codes"]?.arrayValue ?? []).compactMap(\.stringValue))
+            // The service's complaints about its own configuration are not the token's fault.
+            let misconfigured: Set<String> = [
+                "missing-input-secret", "invalid-input-secret", "sitekey-secret-mismatch", "bad-request",
+                "internal-error", "invalid-keys",
+            ]
+            if !codes.isDisjoint(with: misconfigured) { return nil }
+            if !codes.isDisjoint(with: ["already-seen-response", "invalid-or-already-seen-response"]) {
+                return CaptchaVerdict(refusal: .alreadyUsed)
+            }
+            // reCAPTCHA and Turnstile say "timeout-or-duplicate" for both: too old or used before.
+            if !codes.isDisjoint(with: ["timeout-or-duplicate", "expired-input-response"]) {
+                return CaptchaVerdict(refusal: .expired)
+            }
+            return CaptchaVerdict(refusal: .rejected)
+        }
+        return checked(
+            hostname: answer["hostname"]?.stringValue, action: answer["action"]?.stringValue,
+            score: answer["score"]?.doubleValue)
+    }
+
+    /// reCAPTCHA Enterprise: `tokenProperties` (`valid`, `invalidReason`, `hostname`, `action`)
+    /// and `riskAnalysis.score`.
+    private func assessment(_ answer: JSONValue) -> CaptchaVerdict? {
+        guard let properties = answer["tokenProperties"], case let .bool(valid)? = properties["valid"] else {
+            return nil
+        }
+        guard valid else {
+            switch properties["invalidReason"]?.stringValue {
+            case "EXPIRED": return CaptchaVerdict(refusal: .expired)
+            case "DUPE": return CaptchaVerdict(refusal: .alreadyUsed)
+            default: return CaptchaVerdict(refusal: .rejected)
+            }
+        }
+        return checked(
+            hostname: properties["hostname"]?.stringValue, action: properties["action"]?.stringValue,
+            score: answer["riskAnalysis"]?["score"]?.doubleValue)
+    }
+
+    /// A good token's answer, against the hostname and action it must name.
+    private func checked(hostname: String?, action: String?, score: Double?) -> CaptchaVerdict {
+        if let expected = settings.hostname, hostname != expected { return CaptchaVerdict(refusal: .wrongHostname) }
+        if let expected = settings.action, let action, action != expected {
+            return CaptchaVerdict(refusal: .wrongAction)
+        }
+        return CaptchaVerdict(success: true, score: score)
+    }
+}
