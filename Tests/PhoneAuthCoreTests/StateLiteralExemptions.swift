@@ -19,6 +19,7 @@ extension StateLiteralTests {
         ("Access", "PhoneAuthCore/Operations/Operation.swift", "a property of the catalogue's operations"),
         ("Encoding", "PhoneAuthCore/Texts/SMSCost.swift", "names of SMS encodings"),
         ("SigningAlgorithm", "PhoneAuthCore/Engine/EngineConfig.swift", "a setting"),
+        ("Mode", "PhoneAuthCore/Pumping/PumpingPolicy.swift", "a setting"),
         ("SMSProviderKind", "PhoneAuthCore/Engine/EngineConfig.swift", "a setting"),
         ("Synchronous", "PhoneAuthCore/Engine/EngineConfig.swift", "a setting"),
         ("SecondFactorKind", "PhoneAuthKit/SecondFactorKind.swift", "FactorKind's public twin (its words are guarded)"),
@@ -56,6 +57,17 @@ extension StateLiteralTests {
             "ID and refresh tokens' reasons (no enum names them yet), for Firebase's message"
         ),
         (["PhoneAuthCore/SignIn/CustomTokens.swift"], ["expired"], "a custom token's refusal reason (no enum yet)"),
+        (
+            ["PhoneAuthCore/Pumping/PumpingDecision.swift"], ["sent"], "a count of codes sent (a decision's field)"
+        ),
+        (
+            ["PhoneAuthCore/Pumping/SQLStore+Pumping.swift"], ["sent", "hour", "day"],
+            "the counts' column names (hour_sent, day_sent, …)"
+        ),
+        (
+            ["PhoneAuthCore/Hooks/HookService.swift"], ["blocked", "refused"],
+            "a hook call's outcome, as the hookCalled event names it"
+        ),
         (
             [
                 "PhoneAuthCore/Events/EventOutbox.swift", "PhoneAuthCore/Sessions/SessionService.swift",

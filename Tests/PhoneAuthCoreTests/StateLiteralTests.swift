@@ -42,6 +42,9 @@ final class StateLiteralTests: XCTestCase {
         ("AppCheckKind", "PhoneAuthCore/AppVerification/AppCheckKind.swift", words(AppCheckKind.self)),
         ("AppCheckRefusal", "PhoneAuthCore/AppVerification/AppCheckRefusal.swift", words(AppCheckRefusal.self)),
         ("CaptchaRefusal", "PhoneAuthCore/AppVerification/CaptchaVerifier.swift", words(CaptchaRefusal.self)),
+        ("Action", "PhoneAuthCore/Pumping/PumpingDecision.swift", words(PumpingDecision.Action.self)),
+        ("Rule", "PhoneAuthCore/Pumping/PumpingDecision.swift", words(PumpingDecision.Rule.self)),
+        ("Kind", "PhoneAuthCore/Pumping/PumpingScope.swift", words(PumpingScope.Kind.self)),
     ]
 
     private static func words<T: CaseIterable & RawRepresentable<String>>(_: T.Type) -> [String] {

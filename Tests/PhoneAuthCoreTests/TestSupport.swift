@@ -141,6 +141,9 @@ func makeConfig(_ dir: String, _ adjust: (inout EngineConfig) -> Void = { _ in }
         config.postgres.schema = schemaName(dir)
     }
     config.masterKey = Array(repeating: 7, count: 32)
+    // The pumping defense, on by default, has tests of its own (PumpingTests, PumpingJudgeTests);
+    // here it would refuse the many codes the other tests send to +1 650 555 and never enter.
+    config.pumping.mode = .off
     adjust(&config)
     return config
 }

@@ -26,6 +26,7 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
     package let lockouts: Lockouts
     package let tenants: TenantService
     package let receipts: ReceiptService
+    package let pumping: PumpingService
 
     private let closeLock = Lock()
     private var closed = false
@@ -93,6 +94,7 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
             verification: verification, accounts: accounts, tenants: tenants)
         keyService = KeyService(ring: keys, config: config, clock: clock, events: events)
         lockouts = Lockouts(clock: clock, store: store, events: events)
+        pumping = PumpingService(store: store)
 
         let log = events
         outbox = EventOutbox(store: store, settings: config.events, clock: clock, log: log)

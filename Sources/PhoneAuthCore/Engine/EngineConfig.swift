@@ -75,6 +75,7 @@ package struct EngineConfig: Sendable {
     /// How long a temporary proof from credentialAlreadyInUse can sign in.
     package var temporaryProofTtlSeconds: Int64 = 300
     package var abuse = AbusePolicy()
+    package var pumping = PumpingPolicy()
     /// `channels`: the preferred channel by region, and fallbacks.
     package var channels = ChannelSettings()
     /// `voice.templates` ({language tag: template}): the host's texts for calls (VoiceText).
@@ -110,7 +111,7 @@ package struct EngineConfig: Sendable {
             "codeLength", "codeTtlSeconds", "maxAttempts", "resendAfterSeconds", "defaultLanguageCode",
             "testPhoneNumbers", "appVerification", "sms", "sqliteSynchronous", "mfa",
             "quotas", "smsRegionPolicy", "phoneNumberTypes", "captcha", "postgres", "hooks", "events",
-            "channels", "voice",
+            "channels", "voice", "pumping",
         ])
         var c = EngineConfig(database: try readDatabase(r))
         try c.readPostgres(r)
@@ -130,6 +131,7 @@ package struct EngineConfig: Sendable {
         if let v = defaultLanguage { c.defaultLanguageCode = try c.resolveDefaultLanguage(v) }
         if let mfa = try r.object("mfa") { try c.readMFA(mfa) }
         c.abuse = try AbusePolicy.read(r)
+        c.pumping = try PumpingPolicy.read(r)
         if let channels = try r.object("channels") { c.channels = try ChannelSettings.read(channels) }
         if let voice = try r.object("voice") { c.voiceTemplates = try readVoice(voice) }
         try c.checkChannelsHaveProviders()

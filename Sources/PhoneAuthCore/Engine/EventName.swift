@@ -3,6 +3,7 @@ enum EventName: String, Sendable {
     case signInSucceeded
     case signInFailed
     case limitTripped
+    case pumpingSuspected
     case lockout
     case numberUnlocked
     case rekeyed

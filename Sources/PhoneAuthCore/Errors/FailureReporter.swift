@@ -46,6 +46,11 @@ struct FailureReporter {
         return error
     }
 
+    /// Tells of a send the pumping defense refused, or flagged in record mode.
+    func pumpingSuspected(_ decision: PumpingDecision) {
+        events.emit(.pumpingSuspected, at: decision.at, decision.fields)
+    }
+
     /// The error of a tripped limit, after reporting it.
     func limitError(_ trip: LimitTrip, now: Timestamp) -> PhoneAuthError {
         events.emit(

@@ -15,8 +15,11 @@ package struct ClientAddress: Sendable, Equatable {
     /// holds whole.
     package let limitKey: String
 
+    /// The address's bytes: 4 for IPv4 (also when written IPv4-mapped), else 16.
+    package let bytes: [UInt8]
+
     package init(_ text: String, userAgent: String? = nil, field: String = "clientIp") throws(PhoneAuthError) {
-        guard let key = Self.limitKey(text) else {
+        guard let bytes = Self.bytes(text) else {
             throw PhoneAuthError(
                 .invalidArgument, "The field '\(field)' must be an IPv4 or IPv6 address.",
                 details: [("field", .string(field))])
@@ -28,7 +31,14 @@ package struct ClientAddress: Sendable, Equatable {
         }
         self.text = text
         self.userAgent = userAgent
-        limitKey = key
+        self.bytes = bytes
+        limitKey = bytes.count == 4 ? Self.dotted(bytes) : Self.groups(bytes, 4) + "::/64"
+    }
+
+    /// The network the address is in as the pumping defense counts it: an IPv4 /24, an IPv6 /48
+    /// (what one operator usually hands out whole).
+    package var network: String {
+        bytes.count == 4 ? Self.dotted(bytes[0..<3] + [0]) + "/24" : Self.groups(bytes, 3) + "::/48"
     }
 
     /// nil stays nil: an optional parameter. A User-Agent comes with the address it was seen
@@ -45,24 +55,23 @@ package struct ClientAddress: Sendable, Equatable {
         try self.init(text, userAgent: userAgent, field: field)
     }
 
-    private static func limitKey(_ text: String) -> String? {
+    private static func bytes(_ text: String) -> [UInt8]? {
         guard text.utf8.count <= 45 else { return nil }
         var v4 = in_addr(), v6 = in6_addr()
-        var bytes: [UInt8]
-        if inet_pton(AF_INET, text, &v4) == 1 {
-            bytes = withUnsafeBytes(of: &v4) { Array($0) }
-        } else if inet_pton(AF_INET6, text, &v6) == 1 {
-            bytes = withUnsafeBytes(of: &v6) { Array($0) }
-            guard bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff else {
-                let groups = stride(from: 0, to: 8, by: 2).map {
-                    String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
-                }
-                return groups.joined(separator: ":") + "::/64"
-            }
-            bytes = Array(bytes[12..<16])
-        } else {
-            return nil
-        }
-        return bytes.map { String($0) }.joined(separator: ".")
+        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
+        guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
+        let bytes = withUnsafeBytes(of: &v6) { Array($0) }
+        let mapped = bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff
+        return mapped ? Array(bytes[12..<16]) : bytes
+    }
+
+    private static func dotted(_ bytes: some Collection<UInt8>) -> String {
+        bytes.map { String($0) }.joined(separator: ".")
+    }
+
+    /// The first `count` 16-bit groups, in hex.
+    private static func groups(_ bytes: [UInt8], _ count: Int) -> String {
+        stride(from: 0, to: count * 2, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+            .joined(separator: ":")
     }
 }

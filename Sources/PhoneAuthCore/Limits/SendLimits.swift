@@ -17,4 +17,6 @@ package struct SendLimits: Sendable {
     package var regionBurstPerHour: Int
     /// nil unless the send is a call.
     package var voice: Voice?
+    /// nil when the pumping defense does not judge the send.
+    package var pumping: PumpingCheck?
 }

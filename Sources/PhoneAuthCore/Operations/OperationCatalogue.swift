@@ -6,9 +6,10 @@
 enum OperationCatalogue {
     /// In the order listMethods describes them; each group is in a file of its own
     /// (OperationCatalogue+Verification.swift, +Credentials, +MultiFactor, +Tokens, +Users,
-    /// +Service, +Tenants).
+    /// +Service, +Tenants, +Pumping).
     static let all: [Operation] =
-        [verification, credentialUses, multiFactor, tokens, users, service, tenants, [listMethods]].flatMap { $0 }
+        [verification, credentialUses, multiFactor, tokens, users, service, tenants, pumping, [listMethods]]
+        .flatMap { $0 }
 
     static let listMethods = Operation("listMethods", access: .client, parameters: []) { _, _, _ in
         .object([("methods", .array(all.map(\.description)))])

@@ -269,6 +269,38 @@ enum Migrations {
         ALTER TABLE mfa_sessions ADD COLUMN resolved_step INTEGER;
         ALTER TABLE mfa_sessions ADD COLUMN resolved_enrollment TEXT;
         """,
+        // 15: the pumping defense (Pumping/): each scope's counts of codes sent and verified in
+        // the current and previous hour, day and week, and its block; the decisions it made;
+        // and the scopes a verification's send was counted in, credited when its code is entered.
+        """
+        CREATE TABLE pumping_scopes (
+            scope TEXT PRIMARY KEY,
+            hour_start INTEGER NOT NULL, hour_sent INTEGER NOT NULL, hour_verified INTEGER NOT NULL,
+            hour_previous_sent INTEGER NOT NULL, hour_previous_verified INTEGER NOT NULL,
+            day_start INTEGER NOT NULL, day_sent INTEGER NOT NULL, day_verified INTEGER NOT NULL,
+            day_previous_sent INTEGER NOT NULL, day_previous_verified INTEGER NOT NULL,
+            week_start INTEGER NOT NULL, week_sent INTEGER NOT NULL, week_verified INTEGER NOT NULL,
+            week_previous_sent INTEGER NOT NULL, week_previous_verified INTEGER NOT NULL,
+            blocked_until INTEGER NOT NULL,
+            strikes INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE pumping_decisions (
+            id TEXT PRIMARY KEY,
+            at INTEGER NOT NULL,
+            action TEXT NOT NULL,
+            scope_kind TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            rule TEXT NOT NULL,
+            sent INTEGER NOT NULL,
+            verified INTEGER NOT NULL,
+            allowance INTEGER NOT NULL,
+            until INTEGER NOT NULL,
+            phone TEXT NOT NULL,
+            region TEXT NOT NULL,
+            tenant TEXT NOT NULL
+        ) WITHOUT ROWID;
+        ALTER TABLE verifications ADD COLUMN pumping_scopes TEXT;
+        """,
     ]
 
     /// Migrations PostgreSQL runs in words of its own rather than translated, by index.
@@ -289,90 +321,6 @@ enum Migrations {
         ALTER TABLE verifications ADD COLUMN tenant TEXT COLLATE "C" NOT NULL DEFAULT '';
         """
     ]
-
-    static func apply(to connection: SQLiteConnection) throws {
-        // A migration that rebuilds a table drops the old one: with foreign keys on, that would
-        // delete every row referring to it. They are off meanwhile (SQLite takes this only outside
-        // a transaction), and checked before the migrations commit.
-        try connection.execute("PRAGMA foreign_keys=OFF")
-        defer { try? connection.execute("PRAGMA foreign_keys=ON") }
-        try connection.transaction {
-            let current = try connection.row("PRAGMA user_version") { Int($0.int(0)) } ?? 0
-            try refuseNewer(current)
-            for (index, sql) in all.enumerated() where index >= current {
-                try connection.execute(sql)
-            }
-            var dangling = 0
-            try connection.rows("PRAGMA foreign_key_check") { _ in dangling += 1 }
-            guard dangling == 0 else {
-                throw StorageFailure(.other, "The migrated schema has \(dangling) rows whose user is missing.")
-            }
-            try connection.execute("PRAGMA user_version = \(all.count)")
-        }
-    }
-
-    /// Engines starting together on an empty database queue on an advisory lock, so the first
-    /// one migrates and the others find the schema done.
-    static func apply(to connection: PostgresConnection, schema: String) throws {
-        let lock = "migrate"
-        try connection.sessionLock(lock)
-        defer { try? connection.sessionUnlock(lock) }
-        try connection.execute("BEGIN")
-        do {
-            let exists =
-                try connection.row("SELECT 1 FROM pg_namespace WHERE nspname = ?", [.text(schema)]) { _ in true }
-                ?? false
-            if !exists { try connection.execute("CREATE SCHEMA \(schema)") }
-            try connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)")
-            let found: Int64?? = try connection.row("SELECT max(version) FROM schema_version") { $0.optionalInt(0) }
-            let current = Int((found ?? nil) ?? 0)
-            try refuseNewer(current)
-            for (index, sql) in all.enumerated() where index >= current {
-                try connection.execute(postgresOnly[index] ?? postgres(sql))
-            }
-            if current < all.count {
-                try connection.execute("DELETE FROM schema_version")
-                try connection.run("INSERT INTO schema_version (version) VALUES (?)", [.int(Int64(all.count))])
-            }
-            try connection.execute("COMMIT")
-        } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
-        }
-    }
-
-    /// The schema version of a database, without changing it (0: none yet).
-    static func version(of connection: some SQLConnection) throws -> Int {
-        if connection.dialect.name == "sqlite" {
-            return Int(try connection.row("PRAGMA user_version", [], { $0.int(0) }) ?? 0)
-        }
-        let found =
-            try connection.row("SELECT to_regclass('schema_version') IS NOT NULL", [], { $0.int(0) != 0 }) ?? false
-        guard found else { return 0 }
-        return Int(
-            try connection.row("SELECT max(version) FROM schema_version", [], { $0.optionalInt(0) }).flatMap { $0 } ?? 0
-        )
-    }
-
-    /// The tables a database has, but for the migrations' own bookkeeping.
-    static func tables(of connection: some SQLConnection) throws -> Set<String> {
-        var names: Set<String> = []
-        let sql =
-            connection.dialect.name == "sqlite"
-            ? "SELECT name FROM sqlite_master WHERE type = 'table'"
-            : "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
-                + "AND table_name <> 'schema_version'"
-        try connection.rows(sql) { names.insert($0.text(0)) }
-        return names
-    }
-
-    private static func refuseNewer(_ current: Int) throws {
-        guard current <= all.count else {
-            throw StorageFailure(
-                .other,
-                "The database was written by a newer PhoneAuth (schema \(current); this one knows \(all.count)).")
-        }
-    }
 
     /// A SQLite migration in PostgreSQL's words: 64-bit integers, bytea, text compared bytewise
     /// (IDs that start with their creation time must sort as SQLite sorts them), and no

@@ -37,6 +37,13 @@ extension SQLStore {
                 "DELETE FROM counters WHERE bucket < ? AND scope NOT LIKE 'project:%' AND scope NOT LIKE 'region:%' "
                     + "AND scope NOT LIKE 'voiceproject:%'",
                 [.int(before.milliseconds)])
+            // A scope is read until its previous week has passed, a decision is kept 30 days.
+            try db.run(
+                "DELETE FROM pumping_scopes WHERE week_start < ? AND blocked_until < ?",
+                [.int(now.milliseconds - 2 * ScopeCounts.week), .int(now.milliseconds)])
+            try db.run(
+                "DELETE FROM pumping_decisions WHERE id < ?",
+                [.text(SortableID.prefix(now.adding(seconds: -30 * 86_400)))])
         }
     }
 

@@ -7,4 +7,4 @@
 /// Each part is declared in its concern's folder, beside the SQL that implements it for SQLStore:
 /// a service is given only the parts it uses.
 package typealias Store = KeyStore & VerificationStore & SignInStore & AccountStore & MultiFactorStore & AppCheckStore
-    & OutboxStore & SessionStore & LimitStore & MaintenanceStore & EventStore & TenantStore
+    & OutboxStore & SessionStore & LimitStore & MaintenanceStore & EventStore & TenantStore & PumpingStore

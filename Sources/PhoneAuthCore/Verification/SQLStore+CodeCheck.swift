@@ -13,6 +13,8 @@ extension SQLStore {
         var lockedUntil: Int64?
         /// When a call used it, and what that call did (nil: unused, or used before that was kept).
         var used: (at: Int64, use: EarlierUse)?
+        /// The pumping scopes its send was counted in, until its code is entered.
+        var pumpingScopes: String?
     }
 
     /// Checks a code against an active verification of `purpose` (and `subject`) in `tenant` and
@@ -71,6 +73,11 @@ extension SQLStore {
         }
         // A right code ends the number's run of wrong ones (most numbers have none to end).
         if hasFailures { try db.run("DELETE FROM number_failures WHERE phone = ?", [.text(phone)]) }
+        // The code was entered: its send converted. Credited once, however often it is entered.
+        if let keys = stored.pumpingScopes {
+            try countPumpingVerified(keys, now: now, in: db)
+            try db.run("UPDATE verifications SET pumping_scopes = NULL WHERE id = ?", [.text(id)])
+        }
         return .success((phone, stored.subject, earlier))
     }
 
@@ -80,7 +87,7 @@ extension SQLStore {
         try db.row(
             """
             SELECT v.phone, v.code_hash, v.expires_at, v.attempts, v.state, v.purpose, v.subject, \
-            f.locked_until, v.used_at, v.used_by, v.used_session, v.used_new_user, v.used_call
+            f.locked_until, v.used_at, v.used_by, v.used_session, v.used_new_user, v.used_call, v.pumping_scopes
             FROM verifications v LEFT JOIN number_failures f ON f.phone = v.phone \
             WHERE v.id = ? AND v.tenant = ?
             """, [.text(id), .text(tenant.text)],
@@ -98,7 +105,7 @@ extension SQLStore {
                                 call: row.optionalText(12).flatMap(EarlierUse.Call.init(rawValue:)) ?? .signIn,
                                 uid: uid, opened: row.optionalText(10) ?? "", isNewUser: row.int(11) != 0)
                         )
-                    })
+                    }, pumpingScopes: row.optionalText(13))
             })
     }
 

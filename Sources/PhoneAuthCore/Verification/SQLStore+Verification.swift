@@ -34,6 +34,11 @@ extension SQLStore {
                 return .limited(trip)
             }
             if let limits, let trip = try checkSendLimits(limits, now: v.createdAt, in: db) { return .limited(trip) }
+            var flagged: PumpingDecision?
+            if let check = limits?.pumping, let decision = try judgeSend(check, now: v.createdAt, in: db) {
+                guard decision.action == .flagged else { return .suspectedPumping(decision) }
+                flagged = decision
+            }
             // A number has at most one active verification per purpose, its latest: replacing it is
             // one row, however often the number is verified. created_at is kept strictly increasing
             // (a millisecond later than the latest at least), so "latest" is never a tie.
@@ -53,9 +58,10 @@ extension SQLStore {
                     v.outbox == nil ? .null : .text(lease.owner), .text(v.purpose),
                     Self.optional(v.subject), .text(v.tenant.text), .text(v.channel.rawValue),
                     Self.optional(v.outbox == nil ? nil : v.fallback), Self.optional(v.outbox?.askedLanguage),
+                    Self.optional(limits?.pumping?.keys),
                 ])
             if let limits { try countSend(limits, now: v.createdAt, in: db) }
-            return .created
+            return .created(flagged: flagged)
         }
     }
 
@@ -63,8 +69,8 @@ extension SQLStore {
     static var insertVerification: String {
         """
         INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, sealed_body, \
-        due_at, delivery_lease, purpose, subject, tenant, channel, fallback, asked_language)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        due_at, delivery_lease, purpose, subject, tenant, channel, fallback, asked_language, pumping_scopes)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
     }
 

@@ -73,7 +73,8 @@ package final class VerificationService {
         let reuseWindowStart = config.resendAfterSeconds > 0 ? now.adding(seconds: -config.resendAfterSeconds) : nil
         // Test numbers are exempt from the send limits (they send nothing).
         let limits =
-            testCode != nil ? nil : sendLimits(phone, channel: channel, clientIp: caller.address, policy: policy)
+            testCode != nil
+            ? nil : sendLimits(phone, channel: channel, clientIp: caller.address, policy: policy, in: pool)
         let start = try startVerification(verification, reuseIfCreatedAfter: reuseWindowStart, limits: limits)
         return try started(start, verification, testCode: testCode, phone: phone, now: now)
     }
@@ -119,7 +120,7 @@ package final class VerificationService {
 
     /// The send limits the store counts a new code against.
     private func sendLimits(
-        _ phone: PhoneNumber, channel: Channel, clientIp: ClientAddress?, policy: AbusePolicy
+        _ phone: PhoneNumber, channel: Channel, clientIp: ClientAddress?, policy: AbusePolicy, in pool: Pool
     ) -> SendLimits {
         SendLimits(
             phone: phone.e164, region: phone.region, clientIp: clientIp?.limitKey,
@@ -127,7 +128,8 @@ package final class VerificationService {
             perIpPerHour: policy.smsPerIpPerHour,
             perProjectPerDay: policy.smsPerProjectPerDay,
             perRegionPerDay: policy.smsPerRegionPerDay[phone.region] ?? 0,
-            regionBurstPerHour: policy.regionBurstPerHour, voice: policy.voiceLimits(channel))
+            regionBurstPerHour: policy.regionBurstPerHour, voice: policy.voiceLimits(channel),
+            pumping: PumpingCheck(config.pumping, phone: phone, from: clientIp, tenant: pool.tenant))
     }
 
     /// Writes the verification under a new delivery lease (or finds the one to reuse, or what
@@ -156,7 +158,8 @@ package final class VerificationService {
         now: Timestamp
     ) throws -> VerificationStarted {
         switch start {
-        case .created:
+        case let .created(flagged):
+            if let flagged { failures.pumpingSuspected(flagged) }
             if let outbox = verification.outbox {
                 worker.enqueue(
                     OutboxMessage(
@@ -187,6 +190,9 @@ package final class VerificationService {
             throw failures.limitError(trip, now: now)
         case let .numberLocked(until):
             throw failures.numberLocked(phone, until: until, now: now)
+        case let .suspectedPumping(decision):
+            failures.pumpingSuspected(decision)
+            throw decision.error
         case let .reused(existingId, createdAt, expiresAt, existingChannel):
             return VerificationStarted(
                 verificationId: existingId, codeLength: testCode?.count ?? config.codeLength,

@@ -39,7 +39,9 @@ package struct NewVerification: Sendable {
 
 /// What `startVerification` did: the store part's answer.
 package enum VerificationStart: Sendable {
-    case created
+    /// Written, its message leased to the caller's engine; `flagged`: the pumping defense, in
+    /// record mode, would have refused it.
+    case created(flagged: PumpingDecision?)
     /// A verification for the same number started inside the resend window: reuse it.
     case reused(id: String, createdAt: Timestamp, expiresAt: Timestamp, channel: Channel?)
     /// The same, its code sent again by the channel asked for: a new delivery, this one leased
@@ -51,4 +53,6 @@ package enum VerificationStart: Sendable {
     case limited(LimitTrip)
     /// Too many wrong codes in a row for the number: it is locked until then.
     case numberLocked(until: Timestamp)
+    /// The pumping defense refused it (its decision is stored): nothing else was written or sent.
+    case suspectedPumping(PumpingDecision)
 }

@@ -1,0 +1,13 @@
+/// The pumping defense's decisions, for operators.
+extension OperationCatalogue {
+    static let pumping: [Operation] = [
+        Operation("listPumpingDecisions", parameters: ["maxResults", "pageToken"]) { engine, _, p in
+            let page = try engine.pumping.decisions(
+                maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 100), pageToken: try p.string("pageToken"))
+            var result = JSONObjectBuilder()
+            result.set("decisions", .array(page.decisions.map { .object($0.fields) }))
+            result.set("pageToken", page.nextPageToken.map { .string($0) })
+            return result.value
+        }
+    ]
+}

@@ -1,0 +1,20 @@
+/// What the store needs to judge a new send (see PumpingJudge): the policy, the scopes the send
+/// counts in, and the destination the decision names.
+package struct PumpingCheck: Sendable {
+    var policy: PumpingPolicy
+    var scopes: [PumpingScope]
+    var phone: PhoneNumber
+    var tenant: TenantID
+
+    /// nil when the policy does not judge this send (off, or an allowed destination or network).
+    init?(_ policy: PumpingPolicy, phone: PhoneNumber, from address: ClientAddress?, tenant: TenantID) {
+        guard policy.judges(phone, from: address) else { return nil }
+        self.policy = policy
+        scopes = PumpingScope.of(phone, from: address)
+        self.phone = phone
+        self.tenant = tenant
+    }
+
+    /// The scopes as the verification's row keeps them, to credit when its code is entered.
+    var keys: String { scopes.map(\.key).joined(separator: " ") }
+}

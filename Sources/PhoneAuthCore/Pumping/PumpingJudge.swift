@@ -1,0 +1,104 @@
+/// Decides about one send from its scopes' counts, without I/O (PumpingJudgeTests drive it
+/// directly): whether a scope trips, the block that sets, whether the send is exempt, and the
+/// counts to store.
+struct PumpingJudge {
+    let policy: PumpingPolicy
+    let now: Int64
+
+    /// What to store and what was decided: `decision` nil lets the send go ahead uncontested.
+    struct Verdict {
+        typealias Decision = (scope: PumpingScope, rule: PumpingDecision.Rule, seen: Seen, until: Int64)
+        var counts: [ScopeCounts]
+        var decision: Decision?
+        /// Whether the send goes ahead (and was counted as sent).
+        var sends: Bool
+    }
+
+    /// The counts a rule saw: sent and verified in its window, and the unverified codes allowed.
+    struct Seen: Equatable {
+        var sent: Int64
+        var verified: Int64
+        var allowance: Int64
+    }
+
+    /// Judges a send counted in `scopes` (narrowest first) whose stored counts are `stored`.
+    /// `numberKnown` (asked only when a scope would refuse): whether the number has signed in before.
+    func judge(
+        _ scopes: [PumpingScope], _ stored: [ScopeCounts], numberKnown: () throws -> Bool
+    ) rethrows -> Verdict {
+        var counts = stored.map { $0.rolled(to: now) }
+        var decision: Verdict.Decision?
+        var networkTripped = false, networkKnown = false
+        for (index, scope) in scopes.enumerated() {
+            var trip: (PumpingDecision.Rule, Seen)?
+            if counts[index].blockedUntil > now {
+                trip = (.blocked, hourSeen(counts[index], floor: floor(scope)))
+            } else if let (rule, seen) = tripped(counts[index], floor: floor(scope)) {
+                block(&counts[index])
+                trip = (rule, seen)
+            }
+            if scope.kind == .network {
+                networkTripped = trip != nil
+                networkKnown =
+                    policy.knownNetworkVerified > 0
+                    && counts[index].weekVerified(now: now) >= Int64(policy.knownNetworkVerified)
+            }
+            if decision == nil, let (rule, seen) = trip {
+                decision = (scope, rule, seen, counts[index].blockedUntil)
+            }
+        }
+        guard let found = decision else { return Verdict(counts: sent(counts), decision: nil, sends: true) }
+        // A number that signed in before keeps getting codes; so does a known network's new one
+        // to a blocked destination, unless the network itself tripped.
+        let networkVouches = found.scope.kind != .network && !networkTripped && networkKnown
+        if try networkVouches || numberKnown() { return Verdict(counts: sent(counts), decision: nil, sends: true) }
+        let sends = policy.mode == .record
+        return Verdict(counts: sends ? sent(counts) : counts, decision: found, sends: sends)
+    }
+
+    private func floor(_ scope: PumpingScope) -> Int64 { Int64(policy.hourFloors[scope.kind] ?? 1) }
+
+    private func sent(_ counts: [ScopeCounts]) -> [ScopeCounts] {
+        counts.map {
+            var c = $0
+            c.countSent()
+            return c
+        }
+    }
+
+    /// Whether one more unverified code would take the last hour's or day's over what the
+    /// scope's verified history allows: the more of its codes are entered, the more it may send.
+    func tripped(_ counts: ScopeCounts, floor: Int64) -> (PumpingDecision.Rule, Seen)? {
+        let hour = hourSeen(counts, floor: floor)
+        if hour.sent - hour.verified + 1 > hour.allowance { return (.hour, hour) }
+        let (sent, verified) = counts.day.sliding(now: now, length: ScopeCounts.day)
+        // A day may hold twice an average day of the last week.
+        let history = max(verified, counts.weekVerified(now: now) * 2 / 7)
+        let day = Seen(
+            sent: sent, verified: verified,
+            allowance: allowance(history, floor: floor * Int64(PumpingPolicy.dayFloorHours)))
+        if day.sent - day.verified + 1 > day.allowance { return (.day, day) }
+        return nil
+    }
+
+    private func hourSeen(_ counts: ScopeCounts, floor: Int64) -> Seen {
+        let (sent, verified) = counts.hour.sliding(now: now, length: ScopeCounts.hour)
+        // An hour may hold four times an average hour of the last week.
+        let history = max(verified, counts.weekVerified(now: now) * 4 / 168)
+        return Seen(sent: sent, verified: verified, allowance: allowance(history, floor: floor))
+    }
+
+    private func allowance(_ verified: Int64, floor: Int64) -> Int64 {
+        max(floor, verified * Int64(policy.unverifiedPerHundredVerified) / 100)
+    }
+
+    /// Blocks the scope from now: each block twice the one before while they follow each other
+    /// (within the longest block of the last one's end), up to the longest.
+    private func block(_ counts: inout ScopeCounts) {
+        let longest = policy.maxBlockSeconds * 1000
+        if now > counts.blockedUntil + longest { counts.strikes = 0 }
+        let length = min(longest, policy.blockSeconds * 1000 << min(counts.strikes, 20))
+        counts.blockedUntil = now + length
+        counts.strikes += 1
+    }
+}

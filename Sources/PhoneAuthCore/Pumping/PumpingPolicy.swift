@@ -1,0 +1,101 @@
+/// The defense against SMS pumping (configuration key `pumping`): codes sent and codes verified
+/// are counted per destination prefix, range and country and per client network, and a scope
+/// whose unverified codes outgrow what its verified history allows is blocked for a while. On by
+/// default; docs/API.md ("SMS pumping") describes each key.
+package struct PumpingPolicy: Sendable {
+    /// What a tripped rule does: refuse the send (enforce), only record the decision (record), or
+    /// nothing is judged or counted at all (off).
+    package enum Mode: String, Sendable, CaseIterable {
+        case enforce, record, off
+    }
+
+    package var mode = Mode.enforce
+    /// Destinations never judged nor counted: E.164 starts such as "+44" or "+1415".
+    package var allowPrefixes: [String] = []
+    /// Client networks never judged nor counted.
+    package var allowNetworks: [IPNetwork] = []
+    /// Unverified codes a scope may have in an hour with no verified history (a cold start); a
+    /// day allows `dayFloorHours` times as many.
+    package var hourFloors: [PumpingScope.Kind: Int] = [.prefix: 5, .range: 10, .country: 30, .network: 10]
+    package static let dayFloorHours = 4
+    /// Unverified codes allowed per 100 verified ones in the scope's history.
+    package var unverifiedPerHundredVerified = 50
+    /// The first block's length; each next one while the attack goes on doubles, up to the cap.
+    package var blockSeconds: Int64 = 900
+    package var maxBlockSeconds: Int64 = 43_200
+    /// Verified codes from a network in a week that make it a known one: its new numbers get
+    /// codes even to a blocked destination (its own rule still judges it).
+    package var knownNetworkVerified = 5
+
+    package init() {}
+
+    /// Whether sends to `phone` from `address` are judged at all.
+    func judges(_ phone: PhoneNumber, from address: ClientAddress?) -> Bool {
+        guard mode != .off, !allowPrefixes.contains(where: { phone.e164.hasPrefix($0) }) else { return false }
+        guard let address else { return true }
+        return !allowNetworks.contains { $0.contains(address) }
+    }
+
+    static func read(_ r: ObjectReader) throws(PhoneAuthError) -> PumpingPolicy {
+        var p = PumpingPolicy()
+        guard let o = try r.object("pumping") else { return p }
+        try o.rejectUnknown([
+            "mode", "allowPrefixes", "allowNetworks", "hourFloors", "unverifiedPerHundredVerified", "blockSeconds",
+            "maxBlockSeconds", "knownNetworkVerified",
+        ])
+        if let mode = try o.string("mode") {
+            guard let m = Mode(rawValue: mode) else {
+                throw EngineConfig.bad("pumping.mode", "must be one of enforce, record, off")
+            }
+            p.mode = m
+        }
+        p.allowPrefixes = try strings(o, "allowPrefixes").map { prefix throws(PhoneAuthError) in
+            guard prefix.count >= 2, prefix.count <= 16, prefix.first == "+", prefix.dropFirst().allSatisfy(\.isNumber)
+            else {
+                throw EngineConfig.bad(
+                    "pumping.allowPrefixes",
+                    "must hold E.164 starts such as \"+44\"; \(Echo.quoted(prefix, or: "an entry")) is not")
+            }
+            return prefix
+        }
+        p.allowNetworks = try strings(o, "allowNetworks").map { text throws(PhoneAuthError) in
+            guard let network = IPNetwork(text) else {
+                throw EngineConfig.bad(
+                    "pumping.allowNetworks",
+                    "must hold networks such as \"198.51.100.0/24\"; \(Echo.quoted(text, or: "an entry")) is not")
+            }
+            return network
+        }
+        if let floors = try o.object("hourFloors") {
+            try floors.rejectUnknown(Set(PumpingScope.Kind.allCases.map(\.rawValue)))
+            for kind in PumpingScope.Kind.allCases {
+                if let n = try floors.int(kind.rawValue, in: 1...1_000_000) { p.hourFloors[kind] = Int(n) }
+            }
+        }
+        p.unverifiedPerHundredVerified = Int(
+            try o.int("unverifiedPerHundredVerified", in: 0...10_000) ?? Int64(p.unverifiedPerHundredVerified))
+        p.blockSeconds = try o.int("blockSeconds", in: 1...604_800) ?? p.blockSeconds
+        p.maxBlockSeconds = try o.int("maxBlockSeconds", in: 1...2_592_000) ?? max(p.maxBlockSeconds, p.blockSeconds)
+        guard p.maxBlockSeconds >= p.blockSeconds else {
+            throw EngineConfig.bad("pumping.maxBlockSeconds", "must be at least pumping.blockSeconds")
+        }
+        p.knownNetworkVerified = Int(
+            try o.int("knownNetworkVerified", in: 0...1_000_000) ?? Int64(p.knownNetworkVerified))
+        return p
+    }
+
+    private static func strings(_ o: ObjectReader, _ key: String) throws(PhoneAuthError) -> [String] {
+        guard let value = o.value(key) else { return [] }
+        guard case let .array(items) = value, items.count <= 1000 else {
+            throw EngineConfig.bad("pumping.\(key)", "must be an array of at most 1000 strings")
+        }
+        var result: [String] = []
+        for item in items {
+            guard case let .string(s) = item else {
+                throw EngineConfig.bad("pumping.\(key)", "must be an array of at most 1000 strings")
+            }
+            result.append(s)
+        }
+        return result
+    }
+}

@@ -1,0 +1,42 @@
+/// What the pumping defense counts a send against: the destination's prefix (its number without
+/// the last 4 digits: about ten thousand numbers), its range (without the last 6), its country,
+/// and the client's network (an IPv4 /24, an IPv6 /48).
+package struct PumpingScope: Sendable, Hashable {
+    package enum Kind: String, Sendable, CaseIterable, Comparable {
+        case prefix, range, country, network
+
+        /// Narrowest first: a decision names the narrowest scope that tripped.
+        package static func < (a: Kind, b: Kind) -> Bool {
+            allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+        }
+
+        /// The key's first letter in the store.
+        var tag: String {
+            switch self {
+            case .prefix: "p"
+            case .range: "r"
+            case .country: "c"
+            case .network: "n"
+            }
+        }
+    }
+
+    package let kind: Kind
+    /// "+99890123", "+998901", "UZ", "203.0.113.0/24".
+    package let name: String
+
+    /// The row's key in `pumping_scopes`.
+    var key: String { kind.tag + ":" + name }
+
+    /// The scopes a send to `phone` from `address` counts in, narrowest first.
+    static func of(_ phone: PhoneNumber, from address: ClientAddress?) -> [PumpingScope] {
+        let digits = phone.e164.utf8.count - 1
+        var scopes = [
+            PumpingScope(kind: .prefix, name: String(phone.e164.prefix(1 + max(4, digits - 4)))),
+            PumpingScope(kind: .range, name: String(phone.e164.prefix(1 + max(3, digits - 6)))),
+            PumpingScope(kind: .country, name: phone.region),
+        ]
+        if let address { scopes.append(PumpingScope(kind: .network, name: address.network)) }
+        return scopes
+    }
+}

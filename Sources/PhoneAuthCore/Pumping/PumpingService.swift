@@ -1,0 +1,21 @@
+/// What the pumping defense decided, as an operator reads it: its decisions, newest first, a page
+/// at a time (the JSON method `listPumpingDecisions`, `phoneauth pumping decisions`).
+package final class PumpingService: Sendable {
+    private let store: any PumpingStore
+
+    init(store: any PumpingStore) { self.store = store }
+
+    /// Up to `maxResults` decisions after the page `pageToken` names (nil: the newest), and the
+    /// next page's token when there may be more.
+    package func decisions(
+        maxResults: Int, pageToken: String?
+    ) throws -> (decisions: [PumpingDecision], nextPageToken: String?) {
+        if let pageToken, !SortableID.isWellFormed(pageToken, randomBytes: PumpingDecision.idRandomBytes) {
+            throw PhoneAuthError(
+                .invalidArgument, "The field 'pageToken' is not a page token this method gave.",
+                details: [("field", .string("pageToken"))])
+        }
+        let decisions = try store.pumpingDecisions(afterId: pageToken, limit: maxResults)
+        return (decisions, decisions.count == maxResults ? decisions.last?.id : nil)
+    }
+}

@@ -1,0 +1,6 @@
+/// The pumping defense's decisions, as an operator reads them.
+/// Part of `Store`; SQLStore implements it in this folder's SQL (see Storage/Store.swift).
+package protocol PumpingStore: AnyObject, Sendable {
+    /// Up to `limit` decisions, newest first, starting after `afterId` (nil: the newest).
+    func pumpingDecisions(afterId: String?, limit: Int) throws -> [PumpingDecision]
+}
