@@ -17,7 +17,7 @@ export PHONEAUTH_CLI
 # names another.
 CLI_BUILD := $(if $(filter $(OUT)/bin/phoneauth,$(PHONEAUTH_CLI)),build-cli)
 
-.PHONY: all deps venv resolve build build-lib build-cli build-debug test test-all test-swift check-swift-api test-swift-package test-swift-postgres test-c test-c-postgres example \
+.PHONY: all deps venv resolve build build-lib build-cli build-sim build-debug test test-all test-swift check-swift-api test-swift-package test-swift-postgres test-c test-c-postgres example \
         test-python test-python-postgres check-memory check-portable demo bench bench-smoke check-instructions check-sizes check-build-warnings install install-lib dist clean \
         wheel deb deb-lib test-packages \
         server server-debug test-server \
@@ -75,6 +75,12 @@ build-cli: deps
 	$(call swift_build,phoneauth-cli)
 	@mkdir -p $(OUT)/bin
 	$(call place,$(SCRATCH)/$(CONFIG)/phoneauth-cli,$(OUT)/bin/phoneauth)
+
+# make bench's SMS pumping simulation (bench/Makefile runs it; not installed).
+build-sim: deps
+	$(call swift_build,pumping-simulation)
+	@mkdir -p $(OUT)/bin
+	$(call place,$(SCRATCH)/$(CONFIG)/pumping-simulation,$(OUT)/bin/pumping-simulation)
 
 # The whole suite inside one private PostgreSQL cluster (Tests/pg/with-cluster.sh: started in a
 # temporary folder, stopped and removed however the run ends), which the *-postgres targets use

@@ -13,6 +13,8 @@ let package = Package(
         // Installed as `phoneauth` (a product cannot share the library's name).
         .executable(name: "phoneauth-cli", targets: ["phoneauth-cli"]),
         .executable(name: "phoneauthd", targets: ["phoneauthd"]),
+        // make bench's SMS pumping simulation (bench/Makefile): not installed.
+        .executable(name: "pumping-simulation", targets: ["pumping-simulation"]),
     ],
     traits: [
         .trait(name: "TLS", description: "phoneauthd serves HTTPS itself (server.tls), through SwiftNIO SSL."),
@@ -71,6 +73,9 @@ let package = Package(
             // misses FoundationEssentials' dependencies, and debug builds only run here.
             swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
             linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
+        ),
+        .executableTarget(
+            name: "pumping-simulation", dependencies: ["PhoneAuthCore"], path: "Sources/pumping-simulation"
         ),
         .executableTarget(
             name: "phoneauthd",

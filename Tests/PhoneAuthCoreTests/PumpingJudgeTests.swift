@@ -36,12 +36,20 @@ final class PumpingJudgeTests: XCTestCase {
 
     func testVerifiedCodesRaiseTheAllowance() {
         var counts = [ScopeCounts()]
-        counts[0].hour = ScopeCounts.Window(start: start, sent: 40, verified: 30)
+        counts[0].hour = ScopeCounts.Window(start: start, sent: 60, verified: 60)
         counts[0].day = counts[0].hour
         counts[0].week = counts[0].hour
-        // 10 unverified against max(5, 30 × 50 %) = 15.
-        for i in 0..<5 { XCTAssertNil(send([prefix], &counts, at: Int64(i)).decision, "send \(i)") }
-        XCTAssertEqual(send([prefix], &counts, at: 10).decision?.seen.allowance, 15)
+        // 60 codes entered: 60 × 25 % = 15 unverified ones allowed, three times the cold floor.
+        for i in 0..<15 { XCTAssertNil(send([prefix], &counts, at: Int64(i)).decision, "send \(i)") }
+        XCTAssertEqual(send([prefix], &counts, at: 20).decision?.seen.allowance, 15)
+    }
+
+    func testTheFloorGivesWayToTheHistoryButNeverBelowHalf() {
+        let judge = PumpingJudge(policy: PumpingPolicy(), now: start)
+        XCTAssertEqual(judge.allowance(0, floor: 30), 30)
+        XCTAssertEqual(judge.allowance(10, floor: 30), 20)
+        XCTAssertEqual(judge.allowance(20, floor: 30), 15)
+        XCTAssertEqual(judge.allowance(200, floor: 30), 50)
     }
 
     func testBlocksDoubleWhileTheAttackGoesOnUpToTheLongestAndStartOverAfterAQuietSpell() {

@@ -24,4 +24,6 @@ package final class ManualClock: Clock, @unchecked Sendable {  // the time is on
     package func now() -> Timestamp { lock.withLock { current } }
 
     package func advance(seconds: Int64) { lock.withLock { current = current.adding(seconds: seconds) } }
+
+    package func advance(milliseconds: Int64) { lock.withLock { current = current.adding(milliseconds: milliseconds) } }
 }

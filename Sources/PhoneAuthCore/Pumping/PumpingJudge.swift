@@ -72,8 +72,8 @@ struct PumpingJudge {
         let hour = hourSeen(counts, floor: floor)
         if hour.sent - hour.verified + 1 > hour.allowance { return (.hour, hour) }
         let (sent, verified) = counts.day.sliding(now: now, length: ScopeCounts.day)
-        // A day may hold twice an average day of the last week.
-        let history = max(verified, counts.weekVerified(now: now) * 2 / 7)
+        // The day's verified codes, or an average day of the last week's if more.
+        let history = max(verified, counts.weekVerified(now: now) / 7)
         let day = Seen(
             sent: sent, verified: verified,
             allowance: allowance(history, floor: floor * Int64(PumpingPolicy.dayFloorHours)))
@@ -83,13 +83,16 @@ struct PumpingJudge {
 
     private func hourSeen(_ counts: ScopeCounts, floor: Int64) -> Seen {
         let (sent, verified) = counts.hour.sliding(now: now, length: ScopeCounts.hour)
-        // An hour may hold four times an average hour of the last week.
-        let history = max(verified, counts.weekVerified(now: now) * 4 / 168)
+        // The hour's verified codes, or twice an average hour of the last week's if more.
+        let history = max(verified, counts.weekVerified(now: now) * 2 / 168)
         return Seen(sent: sent, verified: verified, allowance: allowance(history, floor: floor))
     }
 
-    private func allowance(_ verified: Int64, floor: Int64) -> Int64 {
-        max(floor, verified * Int64(policy.unverifiedPerHundredVerified) / 100)
+    /// The unverified codes a scope with `verified` codes of history may have: the floor when it
+    /// has none (a cold start), its share of the history once that is larger, never below half
+    /// the floor.
+    func allowance(_ verified: Int64, floor: Int64) -> Int64 {
+        max(floor / 2, verified * Int64(policy.unverifiedPerHundredVerified) / 100, floor - verified)
     }
 
     /// Blocks the scope from now: each block twice the one before while they follow each other

@@ -15,11 +15,13 @@ package struct PumpingPolicy: Sendable {
     /// Client networks never judged nor counted.
     package var allowNetworks: [IPNetwork] = []
     /// Unverified codes a scope may have in an hour with no verified history (a cold start); a
-    /// day allows `dayFloorHours` times as many.
+    /// day allows `dayFloorHours` times as many. As the scope's verified history grows, its own
+    /// allowance takes over (see PumpingJudge.allowance), never below half the floor.
     package var hourFloors: [PumpingScope.Kind: Int] = [.prefix: 5, .range: 10, .country: 30, .network: 10]
-    package static let dayFloorHours = 4
-    /// Unverified codes allowed per 100 verified ones in the scope's history.
-    package var unverifiedPerHundredVerified = 50
+    package static let dayFloorHours = 2
+    /// Unverified codes allowed per 100 verified ones in the scope's history (real users leave
+    /// about 10 of every 100 codes unentered).
+    package var unverifiedPerHundredVerified = 25
     /// The first block's length; each next one while the attack goes on doubles, up to the cap.
     package var blockSeconds: Int64 = 900
     package var maxBlockSeconds: Int64 = 43_200
