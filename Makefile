@@ -196,17 +196,18 @@ test-server: server-debug venv
 
 # The PostgreSQL part runs against PHONEAUTH_TEST_POSTGRES_URL if set, else in a private
 # cluster (Tests/pg/with-cluster.sh: started for the run, then stopped and removed).
-bench: build server venv
+bench: build build-sim server venv
 	@with_cluster=$$([ -n "$$PHONEAUTH_TEST_POSTGRES_URL" ] || echo bash Tests/pg/with-cluster.sh); \
-	$$with_cluster $(MAKE) --no-print-directory -C bench run LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include PY=$(CURDIR)/$(PY)
+	$$with_cluster $(MAKE) --no-print-directory -C bench run LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include PY=$(CURDIR)/$(PY) \
+	  SIMULATION=$(OUT)/bin/pumping-simulation
 
 # Every bench driver for a few flows, merged and the document's shape checked (bench/Makefile's
 # smoke; results in bench/out/smoke, not the full run's latest.json): under a minute, in make test.
 # phoneauthd is the debug build the server's tests use (a release build takes minutes).
-bench-smoke: build-lib server-debug venv
+bench-smoke: build-lib build-sim server-debug venv
 	@with_cluster=$$([ -n "$$PHONEAUTH_TEST_POSTGRES_URL" ] || echo bash Tests/pg/with-cluster.sh); \
 	$$with_cluster $(MAKE) --no-print-directory -C bench smoke LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include PY=$(CURDIR)/$(PY) \
-	  PHONEAUTHD=$(CURDIR)/.build/debug/phoneauthd
+	  PHONEAUTHD=$(CURDIR)/.build/debug/phoneauthd SIMULATION=$(OUT)/bin/pumping-simulation
 
 # The instruction budget: the calling thread's instructions per sign-in flow, counted by callgrind
 # in a short run, within 3 % of bench/instructions-baseline.json (bench/instruction_budget.py).

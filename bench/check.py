@@ -151,6 +151,11 @@ DELIVERY_RUN = {
 HTTP_RUN = {"threads": COUNT, "flows": COUNT, "ok": COUNT, "failed": ZERO, "seconds": POS, "flowsPerSecond": POS,
             "cpuUsPerFlow": POS, "errors": OBJ,
             "latencyUs": latencies("sendVerificationCode", "codeWait", "verifyPhoneNumber", "flow")}
+PUMPING_SHAPE = {
+    "shape": STR, "attackRequests": COUNT, "attackSent": INT, "attackSentAfterFirst100": INT,
+    "attackRefusedAfterFirst100Percent": NUM, "realUsers": COUNT, "realRefused": INT, "realRefusedPercent": NUM,
+    "realUsersInAttackedCountries": INT, "realRefusedInAttackedCountries": INT,
+    "realRefusedInAttackedCountriesPercent": NUM, "codesMissed": INT, "realRefusedBy": OBJ, "goalMet": BOOL}
 HOOKS = {"calls": COUNT, "none": PCT, "inProcess": PCT, "http": PCT, "inProcessAddedUs": NUM, "httpAddedUs": NUM}
 HOOKS_ADDED = {"inProcessAddedUs": NUM, "httpAddedUs": NUM}
 
@@ -178,6 +183,9 @@ DOCUMENT = {
                         "naiveOverheadUs": NUM, "calls": COUNT},
     "hooks": HOOKS,
     "signInHooks": HOOKS,
+    "pumping": {"configuration": STR, "seed": INT, "scale": POS, "warmUpHours": POS, "realUsersPerHour": POS,
+                "warmUpRealUsers": COUNT, "warmUpRealRefused": INT, "shapes": List(PUMPING_SHAPE, 5),
+                "addressRotationWithDefenseOff": PUMPING_SHAPE},
     "summary": {
         "cFlowsPerSecond1Thread": POS, "cFlowsPerSecond2Threads": POS, "pythonFlowsPerSecond1Thread": POS,
         "pythonFlowsPerSecond2Threads": POS, "handrolledFlowsPerSecond": POS, "floorPerFlowUs": POS,
@@ -190,6 +198,8 @@ DOCUMENT = {
                  for threads in ("threads1", "threads2")},
         "instructionsPerFlow": POS, "instructionsRatioToFloor": POS, "bindingOverheadUs": NUM,
         "hooksAddedUs": {"beforeSendSms": HOOKS_ADDED, "beforeSignIn": HOOKS_ADDED},
+        "pumping": Each({"attackRefusedAfterFirst100Percent": NUM, "realRefusedPercent": NUM,
+                         "realRefusedInAttackedCountriesPercent": NUM, "goalMet": BOOL}, 5),
         "targets": {name: BOOL for name in (
             "c2ThreadsAtLeast8000", "pythonAboveHandrolled", "pythonAtLeast1.5xHandrolled",
             "c2ThreadsAtLeast1.8x1Thread", "postgresAtLeastHalfOfFloor", "deliveryDefaultAtLeast100SmsPerSecond",

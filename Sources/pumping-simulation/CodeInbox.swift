@@ -6,6 +6,8 @@ final class CodeInbox: SMSSender, @unchecked Sendable {  // its dictionary is on
     private let lock = Lock()
     private var codes: [String: String] = [:]
     private(set) var delivered = 0
+    /// Codes waited for that never came (a verification reused within the resend window sends none).
+    private(set) var missed = 0
 
     func send(_ message: SMSMessage) -> SMSSendResult {
         lock.withLock {
@@ -17,11 +19,15 @@ final class CodeInbox: SMSSender, @unchecked Sendable {  // its dictionary is on
     }
 
     /// The code sent for `verificationId`, once the engine's worker has sent it (nil if it has
-    /// not within 30 seconds: the run then counts the user as not entering it).
+    /// not within half a second: the run then counts the user as not entering it).
     func code(for verificationId: String) -> String? {
         lock.withLock {
-            for _ in 0..<30 where codes[verificationId] == nil { lock.wait(milliseconds: 1000) }
-            return codes.removeValue(forKey: verificationId)
+            for _ in 0..<10 where codes[verificationId] == nil { lock.wait(milliseconds: 50) }
+            guard let code = codes.removeValue(forKey: verificationId) else {
+                missed += 1
+                return nil
+            }
+            return code
         }
     }
 }

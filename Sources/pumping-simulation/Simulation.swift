@@ -15,11 +15,13 @@ final class Simulation {
         var attackSent = 0
         var attackSentAfterFirst100 = 0
         var refusedBy: [String: Int] = [:]
+        /// Codes the simulation waited for in vain (see CodeInbox).
+        var codesMissed = 0
     }
 
     private enum Event {
         case realUser
-        case enterCode(verificationId: String, phone: String, address: String, real: Bool)
+        case enterCode(verificationId: String, code: String, phone: String, address: String, real: Bool)
         case attack(Int)
     }
 
@@ -59,7 +61,10 @@ final class Simulation {
             })
     }
 
-    func close() { engine.close() }
+    func close() {
+        tally.codesMissed = inbox.missed
+        engine.close()
+    }
 
     /// Real users only, for `hours`: the history the defense learns from.
     func warmUp(hours: Double) {
@@ -95,8 +100,8 @@ final class Simulation {
             case .realUser:
                 realUser()
                 schedule(.realUser, at: next.at + nextArrival())
-            case let .enterCode(id, phone, address, real):
-                enterCode(id, phone: phone, address: address, real: real)
+            case let .enterCode(id, code, phone, address, real):
+                enterCode(id, code: code, phone: phone, address: address, real: real)
             case let .attack(i):
                 if let shape { attackRequest(i, shape) }
             }
@@ -131,10 +136,12 @@ final class Simulation {
         if inAttacked { tally.realInAttacked += 1 }
         switch verify(phone, from: address) {
         case let .started(id):
-            // One in ten never enters the code; the others do within a minute and a half.
-            if random.chance(0.9) {
+            // One in ten never enters the code; the others do within a minute and a half. The SMS
+            // comes before the clock moves on (as it does within seconds), so the worker's lease
+            // on it has not run out by then.
+            if random.chance(0.9), let code = inbox.code(for: id) {
                 schedule(
-                    .enterCode(verificationId: id, phone: phone, address: address, real: true),
+                    .enterCode(verificationId: id, code: code, phone: phone, address: address, real: true),
                     at: clock.now().milliseconds + Int64.random(in: 20_000...90_000, using: &random))
             }
         case let .refused(reason):
@@ -151,9 +158,9 @@ final class Simulation {
         guard case let .started(id) = verify(phone, from: address) else { return }
         tally.attackSent += 1
         if i >= 100 { tally.attackSentAfterFirst100 += 1 }
-        if shape.ownedShare > 0, random.chance(shape.ownedShare) {
+        if shape.ownedShare > 0, random.chance(shape.ownedShare), let code = inbox.code(for: id) {
             schedule(
-                .enterCode(verificationId: id, phone: phone, address: address, real: false),
+                .enterCode(verificationId: id, code: code, phone: phone, address: address, real: false),
                 at: clock.now().milliseconds + 30_000)
         }
     }
@@ -174,8 +181,7 @@ final class Simulation {
         return .started(id)
     }
 
-    private func enterCode(_ id: String, phone: String, address: String, real: Bool) {
-        guard let code = inbox.code(for: id) else { return }
+    private func enterCode(_ id: String, code: String, phone: String, address: String, real: Bool) {
         let credential: JSONValue = .object([("verificationId", .string(id)), ("verificationCode", .string(code))])
         let (status, _) = engine.call(
             "signInWithCredential", params: .object([("credential", credential), ("clientIp", .string(address))]))

@@ -48,6 +48,7 @@ func report(_ shape: AttackShape, _ t: Simulation.Tally) -> JSONValue {
         ("realUsersInAttackedCountries", .int(Int64(t.realInAttacked))),
         ("realRefusedInAttackedCountries", .int(Int64(t.realRefusedInAttacked))),
         ("realRefusedInAttackedCountriesPercent", percent(t.realRefusedInAttacked, t.realInAttacked)),
+        ("codesMissed", .int(Int64(t.codesMissed))),
         ("realRefusedBy", .object(t.refusedBy.sorted { $0.key < $1.key }.map { ($0.key, .int(Int64($0.value))) })),
         ("goalMet", .bool(met)),
     ])
