@@ -16,7 +16,7 @@ struct PhoneAuthCommand: ParsableCommand {
         subcommands: [
             UsersCommand.self, TenantsCommand.self, UnlockCommand.self, KeysCommand.self, ExportCommand.self,
             ImportCommand.self,
-            StatusCommand.self, EventsCommand.self,
+            StatusCommand.self, EventsCommand.self, PumpingCommand.self,
             CopyCommand.self,
         ]
     )

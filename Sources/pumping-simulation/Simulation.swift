@@ -176,7 +176,8 @@ final class Simulation {
         guard status == 0, let id = result["verificationId"]?.stringValue else {
             let error = result["error"]
             let reason = error?["details"]?["reason"]?.stringValue ?? error?["code"]?.stringValue ?? "unknown"
-            return .refused(reason)
+            // A pumping refusal by the kind of scope that tripped: suspectedPumping.prefix, …
+            return .refused(reason + (error?["details"]?["scopeKind"]?.stringValue.map { "." + $0 } ?? ""))
         }
         return .started(id)
     }

@@ -29,6 +29,9 @@ func copyDatabase(from source: String, to target: String) {
     fclose(output)
 }
 
+/// Removes a run's folder (the simulation's own, under /tmp).
+func remove(_ dir: String) { _ = system("rm -rf '\(dir)'") }
+
 func percent(_ part: Int, _ whole: Int) -> JSONValue {
     .double(whole == 0 ? 0 : (Double(part) * 10_000 / Double(whole)).rounded() / 100)
 }
@@ -63,6 +66,7 @@ do {
     let warmTally = warmUp.tally
     let signedIn = warmUp.signedIn
     warmUp.close()
+    defer { remove(warm) }
     let attackStart = clock.now()
 
     var results: [JSONValue] = []
@@ -78,6 +82,7 @@ do {
                 mode: mode, signedIn: signedIn)
             let tally = simulation.attack(shape)
             simulation.close()
+            remove(dir)
             if mode == .off { unprotected = report(shape, tally) } else { results.append(report(shape, tally)) }
             StandardStream.error.write(
                 "pumping: \(shape.name)\(mode == .off ? " (off)" : ""): \(tally.attackSent) of \(tally.attackRequests) "
@@ -92,6 +97,7 @@ do {
                 ("warmUpHours", .double(warmUpHours)), ("realUsersPerHour", .double(realUsersPerHour)),
                 ("warmUpRealUsers", .int(Int64(warmTally.realUsers))),
                 ("warmUpRealRefused", .int(Int64(warmTally.realRefused))),
+                ("warmUpCodesMissed", .int(Int64(warmTally.codesMissed))),
                 ("shapes", .array(results)), ("addressRotationWithDefenseOff", unprotected),
             ])
         )

@@ -39,9 +39,9 @@ final class PumpingJudgeTests: XCTestCase {
         counts[0].hour = ScopeCounts.Window(start: start, sent: 60, verified: 60)
         counts[0].day = counts[0].hour
         counts[0].week = counts[0].hour
-        // 60 codes entered: 60 × 25 % = 15 unverified ones allowed, three times the cold floor.
-        for i in 0..<15 { XCTAssertNil(send([prefix], &counts, at: Int64(i)).decision, "send \(i)") }
-        XCTAssertEqual(send([prefix], &counts, at: 20).decision?.seen.allowance, 15)
+        // 60 codes entered: 60 × 25 % + 2 √60 = 30 unverified ones allowed, six times the cold floor.
+        for i in 0..<30 { XCTAssertNil(send([prefix], &counts, at: Int64(i)).decision, "send \(i)") }
+        XCTAssertEqual(send([prefix], &counts, at: 40).decision?.seen.allowance, 30)
     }
 
     func testTheFloorGivesWayToTheHistoryButNeverBelowHalf() {
@@ -49,7 +49,7 @@ final class PumpingJudgeTests: XCTestCase {
         XCTAssertEqual(judge.allowance(0, floor: 30), 30)
         XCTAssertEqual(judge.allowance(10, floor: 30), 20)
         XCTAssertEqual(judge.allowance(20, floor: 30), 15)
-        XCTAssertEqual(judge.allowance(200, floor: 30), 50)
+        XCTAssertEqual(judge.allowance(200, floor: 30), 50 + 28)
     }
 
     func testBlocksDoubleWhileTheAttackGoesOnUpToTheLongestAndStartOverAfterAQuietSpell() {

@@ -89,10 +89,13 @@ struct PumpingJudge {
     }
 
     /// The unverified codes a scope with `verified` codes of history may have: the floor when it
-    /// has none (a cold start), its share of the history once that is larger, never below half
-    /// the floor.
+    /// has none (a cold start); once the history is larger, its share of it plus twice its square
+    /// root (real users' unentered codes vary: a small scope's more, in proportion); never below
+    /// half the floor.
     func allowance(_ verified: Int64, floor: Int64) -> Int64 {
-        max(floor / 2, verified * Int64(policy.unverifiedPerHundredVerified) / 100, floor - verified)
+        let share = verified * Int64(policy.unverifiedPerHundredVerified) / 100
+        let margin = Int64((Double(verified) * 4).squareRoot())
+        return max(floor / 2, share + margin, floor - verified)
     }
 
     /// Blocks the scope from now: each block twice the one before while they follow each other

@@ -26,8 +26,8 @@ package struct PumpingPolicy: Sendable {
     package var blockSeconds: Int64 = 900
     package var maxBlockSeconds: Int64 = 43_200
     /// Verified codes from a network in a week that make it a known one: its new numbers get
-    /// codes even to a blocked destination (its own rule still judges it).
-    package var knownNetworkVerified = 5
+    /// codes even to a blocked destination (its own rule still judges it); 0: none is known.
+    package var knownNetworkVerified = 3
 
     package init() {}
 

@@ -1,0 +1,82 @@
+"""The SMS pumping defense through the C ABI, as a host meets it: on by default (the other tests
+turn it off), a prefix whose codes are not entered is refused with quotaExceeded and a reason, the
+log sink hears pumpingSuspected, listPumpingDecisions (and `phoneauth pumping`) show the decision,
+and record mode refuses nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from typing import Any, Dict, List
+
+import pytest
+
+import phoneauth
+from support import engine_config
+
+CLI = os.environ.get("PHONEAUTH_CLI", "out/bin/phoneauth")
+DEFAULT = {"mode": "enforce"}  # the library's default; support.DEFAULTS turns it off
+
+
+def number(i: int) -> str:
+    return f"+1650555{i:04d}"
+
+
+def test_a_prefix_whose_codes_are_not_entered_is_refused_and_recorded(make_engine, sms):
+    engine = make_engine(sender=sms, pumping=DEFAULT)
+    heard: List[Dict[str, Any]] = []
+    engine.set_log_sink(heard.append)
+    for i in range(5):
+        engine.verify_phone_number(number(i))
+    with pytest.raises(phoneauth.QuotaExceededError) as refused:
+        engine.verify_phone_number(number(5))
+    details = refused.value.details
+    assert details["reason"] == "suspectedPumping", details
+    assert details["scope"] == "+1650555" and details["scopeKind"] == "prefix", details
+    assert details["retryAfterSeconds"] == 900, details
+    assert number(5) not in str(refused.value)
+
+    decisions = engine.call("listPumpingDecisions")["decisions"]
+    assert [(d["action"], d["rule"], d["sent"], d["verified"], d["allowance"]) for d in decisions] == [
+        ("refused", "hour", 5, 0, 5)], decisions
+    assert decisions[0]["phoneNumber"].endswith(number(5)[-4:]) and number(5) not in json.dumps(decisions)
+    event = next(e for e in heard if e["event"] == "pumpingSuspected")
+    assert event["scope"] == "+1650555" and event["action"] == "refused", event
+
+
+def test_record_mode_sends_everything_and_flags(make_engine, sms):
+    engine = make_engine(sender=sms, pumping={"mode": "record"})
+    for i in range(7):
+        engine.verify_phone_number(number(i))
+    assert sms.wait_for(count=7)
+    decisions = engine.call("listPumpingDecisions")["decisions"]
+    assert len(decisions) == 2 and {d["action"] for d in decisions} == {"flagged"}, decisions
+
+
+def test_bad_settings_name_their_key(db_path):
+    with pytest.raises(phoneauth.InvalidConfigurationError) as bad:
+        phoneauth.Engine(engine_config(db_path, pumping={"mode": "audit"}))
+    assert bad.value.details["key"] == "pumping.mode"
+
+
+def test_the_command_lists_the_decisions(tmp_path, db_path, make_engine, sms):
+    engine = make_engine(sender=sms, pumping=DEFAULT)
+    for i in range(6):
+        try:
+            engine.verify_phone_number(number(i))
+        except phoneauth.QuotaExceededError:
+            pass
+    engine.close()
+    config = tmp_path / "phoneauth.json"
+    config.write_text(json.dumps(engine_config(db_path, pumping=DEFAULT)))
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PHONEAUTH_CONFIG", "PHONEAUTH_DATABASE", "PHONEAUTH_DATABASE_URL")}
+    shown = subprocess.run([CLI, "pumping", "--json", "--config", str(config)], capture_output=True, text=True,
+                           timeout=60, env=env)
+    assert shown.returncode == 0, shown.stderr
+    decisions = json.loads(shown.stdout)["decisions"]
+    assert [(d["scopeKind"], d["scope"]) for d in decisions] == [("prefix", "+1650555")], decisions
+    table = subprocess.run([CLI, "pumping", "--config", str(config)], capture_output=True, text=True, timeout=60,
+                           env=env)
+    assert table.returncode == 0 and "prefix +1650555" in table.stdout, table.stdout
