@@ -87,7 +87,8 @@ struct EngineOptions: ParsableArguments {
 
     private static func masked(_ value: JSONValue) -> JSONValue {
         switch value {
-        case let .object(pairs): return .object(pairs.map { ($0, masked($1)) })
+        // A pumping decision's scope is a prefix (a number without its last digits), not a number.
+        case let .object(pairs): return .object(pairs.map { ($0, $0 == "scope" ? $1 : masked($1)) })
         case let .array(items): return .array(items.map(masked))
         // Any value shaped like an E.164 number, whatever its key (providerData's uid is one).
         case let .string(text) where text.hasPrefix("+") && text.count >= 8 && text.dropFirst().allSatisfy(\.isNumber):

@@ -26,8 +26,8 @@ package struct PumpingDecision: Sendable {
     package var verified: Int64
     package var allowance: Int64
     package var until: Timestamp
-    /// The destination (masked), its region, and the tenant the send was for.
-    package var phoneNumber: String
+    /// The destination's region, and the tenant the send was for. Not the number, even masked:
+    /// its last digits and a prefix scope would make it whole.
     package var region: String
     package var tenant: TenantID
 
@@ -54,7 +54,7 @@ package struct PumpingDecision: Sendable {
             ("scopeKind", .string(scope.kind.rawValue)), ("scope", .string(scope.name)),
             ("rule", .string(rule.rawValue)), ("sent", .int(sent)), ("verified", .int(verified)),
             ("allowance", .int(allowance)), ("until", .string(until.rfc3339)),
-            ("phoneNumber", .string(phoneNumber)), ("region", .string(region)), ("tenantId", .string(tenant.text)),
+            ("region", .string(region)), ("tenantId", .string(tenant.text)),
         ]
     }
 }

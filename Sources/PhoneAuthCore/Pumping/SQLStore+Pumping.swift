@@ -19,17 +19,17 @@ extension SQLStore {
             action: verdict.sends ? .flagged : .refused,
             scope: found.scope, rule: found.rule, sent: found.seen.sent, verified: found.seen.verified,
             allowance: found.seen.allowance, until: Timestamp(milliseconds: found.until),
-            phoneNumber: check.phone.masked, region: check.phone.region, tenant: check.tenant)
+            region: check.phone.region, tenant: check.tenant)
         try db.run(
             """
             INSERT INTO pumping_decisions (id, at, action, scope_kind, scope, rule, sent, verified, allowance, until, \
-            phone, region, tenant) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            region, tenant) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(decision.id), .int(now.milliseconds), .text(decision.action.rawValue),
                 .text(decision.scope.kind.rawValue), .text(decision.scope.name), .text(decision.rule.rawValue),
                 .int(decision.sent), .int(decision.verified), .int(decision.allowance),
-                .int(decision.until.milliseconds), .text(decision.phoneNumber), .text(decision.region),
+                .int(decision.until.milliseconds), .text(decision.region),
                 .text(decision.tenant.text),
             ])
         return decision
@@ -53,7 +53,7 @@ extension SQLStore {
             var decisions: [PumpingDecision] = []
             try db.rows(
                 """
-                SELECT id, at, action, scope_kind, scope, rule, sent, verified, allowance, until, phone, region, tenant \
+                SELECT id, at, action, scope_kind, scope, rule, sent, verified, allowance, until, region, tenant \
                 FROM pumping_decisions WHERE id < ? ORDER BY id DESC LIMIT ?
                 """, [.text(afterId ?? "~"), .int(Int64(limit))]
             ) { row in
@@ -63,8 +63,8 @@ extension SQLStore {
                         action: try row.text(2, as: PumpingDecision.Action.self),
                         scope: PumpingScope(kind: try row.text(3, as: PumpingScope.Kind.self), name: row.text(4)),
                         rule: try row.text(5, as: PumpingDecision.Rule.self), sent: row.int(6), verified: row.int(7),
-                        allowance: row.int(8), until: Timestamp(milliseconds: row.int(9)), phoneNumber: row.text(10),
-                        region: row.text(11), tenant: TenantID(unchecked: row.text(12))))
+                        allowance: row.int(8), until: Timestamp(milliseconds: row.int(9)),
+                        region: row.text(10), tenant: TenantID(unchecked: row.text(11))))
             }
             return decisions
         }

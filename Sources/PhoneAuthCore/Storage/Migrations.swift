@@ -295,7 +295,6 @@ enum Migrations {
             verified INTEGER NOT NULL,
             allowance INTEGER NOT NULL,
             until INTEGER NOT NULL,
-            phone TEXT NOT NULL,
             region TEXT NOT NULL,
             tenant TEXT NOT NULL
         ) WITHOUT ROWID;

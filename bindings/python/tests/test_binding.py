@@ -254,7 +254,7 @@ def test_exit_with_open_engine_and_pending_deliveries(db_path):
     done = run_python(f"""
         import time, phoneauth
         engine = phoneauth.Engine({{"database": {db_path!r}, "resendAfterSeconds": 0,
-                                    "sms": {{"retryBackoffMs": 10}}}})
+                                    "sms": {{"retryBackoffMs": 10}}, "pumping": {{"mode": "off"}}}})
         engine.set_sms_sender(lambda message: time.sleep(0.05) or False)
         for i in range(20):
             engine.verify_phone_number("+1650555%04d" % (5000 + i))
