@@ -35,6 +35,18 @@ package struct ClientAddress: Sendable, Equatable {
         limitKey = bytes.count == 4 ? Self.dotted(bytes) : Self.groups(bytes, 4) + "::/64"
     }
 
+    /// A loopback, private or link-local address (127/8, 10/8, 172.16/12, 192.168/16, 169.254/16,
+    /// ::1, fc00::/7, fe80::/10): a proxy's or a test's, which says nothing of the client's network.
+    package var isPrivate: Bool {
+        if bytes.count == 4 {
+            let (a, b) = (bytes[0], bytes[1])
+            return a == 127 || a == 10 || (a == 172 && b & 0xf0 == 16) || (a == 192 && b == 168)
+                || (a == 169 && b == 254)
+        }
+        return bytes == [UInt8](repeating: 0, count: 15) + [1] || bytes[0] & 0xfe == 0xfc
+            || (bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80)
+    }
+
     /// The network the address is in as the pumping defense counts it: an IPv4 /24, an IPv6 /48
     /// (what one operator usually hands out whole).
     package var network: String {

@@ -28,7 +28,8 @@ package struct PumpingScope: Sendable, Hashable {
     /// The row's key in `pumping_scopes`.
     var key: String { kind.tag + ":" + name }
 
-    /// The scopes a send to `phone` from `address` counts in, narrowest first.
+    /// The scopes a send to `phone` from `address` counts in, narrowest first. A private address
+    /// (a proxy's, loopback) names no network: every user behind it would share one.
     static func of(_ phone: PhoneNumber, from address: ClientAddress?) -> [PumpingScope] {
         let digits = phone.e164.utf8.count - 1
         var scopes = [
@@ -36,7 +37,7 @@ package struct PumpingScope: Sendable, Hashable {
             PumpingScope(kind: .range, name: String(phone.e164.prefix(1 + max(3, digits - 6)))),
             PumpingScope(kind: .country, name: phone.region),
         ]
-        if let address { scopes.append(PumpingScope(kind: .network, name: address.network)) }
+        if let address, !address.isPrivate { scopes.append(PumpingScope(kind: .network, name: address.network)) }
         return scopes
     }
 }
