@@ -1,5 +1,5 @@
 /// The defense against SMS pumping (configuration key `pumping`): codes sent and codes verified
-/// are counted per destination prefix, range and country and per client network, and a scope
+/// are counted per destination prefix and country and per client network, and a scope
 /// whose unverified codes outgrow what its verified history allows is blocked for a while. On by
 /// default; docs/API.md ("SMS pumping") describes each key.
 package struct PumpingPolicy: Sendable {
@@ -17,7 +17,7 @@ package struct PumpingPolicy: Sendable {
     /// Unverified codes a scope may have in an hour with no verified history (a cold start); a
     /// day allows `dayFloorHours` times as many. As the scope's verified history grows, its own
     /// allowance takes over (see PumpingJudge.allowance), never below half the floor.
-    package var hourFloors: [PumpingScope.Kind: Int] = [.prefix: 5, .range: 10, .country: 30, .network: 10]
+    package var hourFloors: [PumpingScope.Kind: Int] = [.prefix: 5, .country: 30, .network: 10]
     package static let dayFloorHours = 2
     /// Unverified codes allowed per 100 verified ones in the scope's history (real users leave
     /// about 10 of every 100 codes unentered).

@@ -1,9 +1,9 @@
 /// What the pumping defense counts a send against: the destination's prefix (its number without
-/// the last 4 digits: about ten thousand numbers), its range (without the last 6), its country,
-/// and the client's network (an IPv4 /24, an IPv6 /48).
+/// the last 4 digits: about ten thousand numbers), its country, and the client's network (an
+/// IPv4 /24, an IPv6 /48). Each costs a row written per send and per entered code.
 package struct PumpingScope: Sendable, Hashable {
     package enum Kind: String, Sendable, CaseIterable, Comparable {
-        case prefix, range, country, network
+        case prefix, country, network
 
         /// Narrowest first: a decision names the narrowest scope that tripped.
         package static func < (a: Kind, b: Kind) -> Bool {
@@ -14,7 +14,6 @@ package struct PumpingScope: Sendable, Hashable {
         var tag: String {
             switch self {
             case .prefix: "p"
-            case .range: "r"
             case .country: "c"
             case .network: "n"
             }
@@ -22,7 +21,7 @@ package struct PumpingScope: Sendable, Hashable {
     }
 
     package let kind: Kind
-    /// "+99890123", "+998901", "UZ", "203.0.113.0/24".
+    /// "+99890123", "UZ", "203.0.113.0/24".
     package let name: String
 
     /// The row's key in `pumping_scopes`.
@@ -34,7 +33,6 @@ package struct PumpingScope: Sendable, Hashable {
         let digits = phone.e164.utf8.count - 1
         var scopes = [
             PumpingScope(kind: .prefix, name: String(phone.e164.prefix(1 + max(4, digits - 4)))),
-            PumpingScope(kind: .range, name: String(phone.e164.prefix(1 + max(3, digits - 6)))),
             PumpingScope(kind: .country, name: phone.region),
         ]
         if let address, !address.isPrivate { scopes.append(PumpingScope(kind: .network, name: address.network)) }

@@ -1,18 +1,25 @@
-/// The pumping defense's counts and decisions, in the caller's transaction: one statement reads
-/// a send's scopes, one writes them back (every engine on the database judges from the same rows).
+/// The pumping defense's counts and decisions, in the caller's transaction (every engine on the
+/// database judges from the same rows). While a send's scopes' windows are current, one statement
+/// counts it and reads the counts it is judged by, and one credits an entered code.
 extension SQLStore {
     /// Judges a new send and stores what was decided: the scopes' counts (the send counted when
     /// it goes ahead), their blocks, and the decision's record. nil: the send goes ahead unflagged.
     func judgeSend(_ check: PumpingCheck, now: Timestamp, in db: Connection) throws -> PumpingDecision? {
         let keys = check.scopes.map(\.key)
-        let stored = try pumpingCounts(keys, in: db)
-        let verdict = try PumpingJudge(policy: check.policy, now: now.milliseconds).judge(check.scopes, stored) {
+        let before = try pumpingCounts(keys, in: db)
+        let verdict = try PumpingJudge(policy: check.policy, now: now.milliseconds).judge(check.scopes, before) {
             try db.row(
                 "SELECT 1 FROM users WHERE tenant = ? AND phone = ?",
                 [.text(check.tenant.text), .text(check.phone.e164)]
             ) { _ in true } ?? false
         }
-        try savePumpingCounts(keys, verdict.counts, in: db)
+        // Most sends go ahead, change no block and find every window current: counted in place.
+        let inPlace =
+            verdict.sends && before.allSatisfy { $0.isCurrent(at: now.milliseconds) }
+            && zip(before, verdict.counts).allSatisfy { $0.blockedUntil == $1.blockedUntil }
+        let counted =
+            try inPlace && countInPlace(keys, PumpingSQL.countSent, now: now, in: db)
+        if !counted { try savePumpingCounts(keys, verdict.counts, in: db) }
         guard let found = verdict.decision else { return nil }
         let decision = PumpingDecision(
             id: SortableID.make(at: now, randomBytes: PumpingDecision.idRandomBytes), at: now,
@@ -40,12 +47,41 @@ extension SQLStore {
     func countPumpingVerified(_ keys: String, now: Timestamp, in db: Connection) throws {
         let keys = keys.split(separator: " ").map(String.init)
         guard !keys.isEmpty, keys.count <= PumpingSQL.maxScopes else { return }
+        if try countInPlace(keys, PumpingSQL.countVerified, now: now, in: db) { return }
+        // A row missing or out of date: those the statement counted are current, the others are
+        // moved on and counted here.
         let counts = try pumpingCounts(keys, in: db).map {
+            guard !$0.isCurrent(at: now.milliseconds) else { return $0 }
             var counts = $0.rolled(to: now.milliseconds)
             counts.countVerified()
             return counts
         }
         try savePumpingCounts(keys, counts, in: db)
+    }
+
+    /// Runs `increment` (one more code sent, or verified) on each of `keys`' rows whose windows
+    /// hold `now`: whether every row was counted. One statement per row: SQLite would make a
+    /// temporary table of an IN list.
+    private func countInPlace(_ keys: [String], _ increment: String, now: Timestamp, in db: Connection) throws -> Bool {
+        let current = ScopeCounts().rolled(to: now.milliseconds)
+        var all = true
+        for key in keys {
+            let changed = try db.run(
+                increment, [.text(key), .int(current.hour.start), .int(current.day.start), .int(current.week.start)])
+            all = all && changed == 1
+        }
+        return all
+    }
+
+    /// A row of `pumping_scopes` read as `scope, <countColumns>`.
+    private static func scopeCounts(_ row: Connection.Row) -> ScopeCounts {
+        func window(_ at: Int32) -> ScopeCounts.Window {
+            ScopeCounts.Window(
+                start: row.int(at), sent: row.int(at + 1), verified: row.int(at + 2),
+                previousSent: row.int(at + 3), previousVerified: row.int(at + 4))
+        }
+        return ScopeCounts(
+            hour: window(1), day: window(6), week: window(11), blockedUntil: row.int(16), strikes: Int(row.int(17)))
     }
 
     package func pumpingDecisions(afterId: String?, limit: Int) throws -> [PumpingDecision] {
@@ -72,20 +108,7 @@ extension SQLStore {
 
     /// The counts of `keys`, in order (a scope never counted has none).
     private func pumpingCounts(_ keys: [String], in db: Connection) throws -> [ScopeCounts] {
-        var found: [String: ScopeCounts] = [:]
-        try db.rows(
-            PumpingSQL.selects[keys.count], keys.map { .text($0) }
-        ) { row in
-            func window(_ at: Int32) -> ScopeCounts.Window {
-                ScopeCounts.Window(
-                    start: row.int(at), sent: row.int(at + 1), verified: row.int(at + 2),
-                    previousSent: row.int(at + 3), previousVerified: row.int(at + 4))
-            }
-            found[row.text(0)] = ScopeCounts(
-                hour: window(1), day: window(6), week: window(11), blockedUntil: row.int(16),
-                strikes: Int(row.int(17)))
-        }
-        return keys.map { found[$0] ?? ScopeCounts() }
+        try keys.map { key in try db.row(PumpingSQL.select, [.text(key)]) { Self.scopeCounts($0) } ?? ScopeCounts() }
     }
 
     private func savePumpingCounts(_ keys: [String], _ counts: [ScopeCounts], in db: Connection) throws {
@@ -103,19 +126,25 @@ extension SQLStore {
     }
 }
 
-/// The statements for 0 to 4 scopes, made once.
+/// The statements for 0 to 3 scopes, made once.
 private enum PumpingSQL {
-    /// A send counts in at most four scopes (prefix, range, country, network).
-    static let maxScopes = 4
+    /// A send counts in at most three scopes (prefix, country, network).
+    static let maxScopes = 3
 
     static let countColumns =
         ["hour", "day", "week"].flatMap { window in
             ["start", "sent", "verified", "previous_sent", "previous_verified"].map { "\(window)_\($0)" }
         } + ["blocked_until", "strikes"]
 
-    static let selects = (0...maxScopes).map { count in
-        "SELECT scope, \(countColumns.joined(separator: ", ")) FROM pumping_scopes WHERE scope IN ("
-            + Array(repeating: "?", count: count).joined(separator: ", ") + ")"
+    static let select = "SELECT scope, \(countColumns.joined(separator: ", ")) FROM pumping_scopes WHERE scope = ?"
+
+    /// One more code sent, or verified, in a row whose windows start where given.
+    static let countSent = increment("sent")
+    static let countVerified = increment("verified")
+
+    private static func increment(_ what: String) -> String {
+        "UPDATE pumping_scopes SET hour_\(what) = hour_\(what) + 1, day_\(what) = day_\(what) + 1, "
+            + "week_\(what) = week_\(what) + 1 WHERE scope = ? AND hour_start = ? AND day_start = ? AND week_start = ?"
     }
 
     static let upserts = (0...maxScopes).map { count in

@@ -45,6 +45,11 @@ struct ScopeCounts: Sendable, Equatable {
         return counts
     }
 
+    /// Whether every window holds `now` (a row never written holds none).
+    func isCurrent(at now: Int64) -> Bool {
+        hour.start == now - now % Self.hour && day.start == now - now % Self.day && week.start == now - now % Self.week
+    }
+
     mutating func countSent() {
         hour.sent += 1
         day.sent += 1

@@ -73,10 +73,10 @@ extension SQLStore {
         }
         // A right code ends the number's run of wrong ones (most numbers have none to end).
         if hasFailures { try db.run("DELETE FROM number_failures WHERE phone = ?", [.text(phone)]) }
-        // The code was entered: its send converted. Credited once, however often it is entered.
-        if let keys = stored.pumpingScopes {
+        // The code was entered: its send converted. Using the code clears its scopes (markUsed),
+        // so it is credited once; a right code a refusal left unused is credited when entered again.
+        if let keys = stored.pumpingScopes, stored.state == .active {
             try countPumpingVerified(keys, now: now, in: db)
-            try db.run("UPDATE verifications SET pumping_scopes = NULL WHERE id = ?", [.text(id)])
         }
         return .success((phone, stored.subject, earlier))
     }
@@ -145,7 +145,7 @@ extension SQLStore {
     /// Consumes a verification checkCode accepted, in the same transaction.
     func markUsed(_ id: String, in db: Connection) throws {
         try db.run(
-            "UPDATE verifications SET state = ?, sealed_body = NULL WHERE id = ?",
+            "UPDATE verifications SET state = ?, sealed_body = NULL, pumping_scopes = NULL WHERE id = ?",
             [.text(VerificationState.used), .text(id)])
     }
 
@@ -154,7 +154,7 @@ extension SQLStore {
         try db.run(
             """
             UPDATE verifications SET state = ?, used_at = ?, used_by = ?, used_session = ?, used_new_user = ?,
-            used_call = ?, sealed_body = NULL WHERE id = ?
+            used_call = ?, sealed_body = NULL, pumping_scopes = NULL WHERE id = ?
             """,
             [
                 .text(VerificationState.used), .int(now.milliseconds), .text(use.uid), .text(use.opened),
