@@ -26,10 +26,7 @@ struct AttackShape {
     }
 
     /// A random address outside the real users' networks: every request from a new /24.
-    static func anywhere(_ n: Int, _ random: inout SeededRandom) -> String {
-        "\(Int.random(in: 11...99, using: &random)).\(Int.random(in: 0...255, using: &random))."
-            + "\(Int.random(in: 0...255, using: &random)).\(Int.random(in: 1...254, using: &random))"
-    }
+    static func anywhere(_ n: Int, _ random: inout SeededRandom) -> String { random.network() + random.host() }
 
     static func shapes(scale: Double) -> [AttackShape] {
         let n = { (count: Int) in max(200, Int(Double(count) * scale)) }
@@ -38,7 +35,7 @@ struct AttackShape {
             // From five networks of a hosting provider, a new address in them each time.
             AttackShape(
                 name: "sequential", requests: n(3000), seconds: 3600, number: { i, _ in sequential(i) },
-                address: { i, random in "185.220.\(100 + i % 5).\(Int.random(in: 1...254, using: &random))" },
+                address: { i, random in "185.220.\(100 + i % 5)" + random.host() },
                 countries: attacked),
             AttackShape(
                 name: "randomAcrossOneCountry", requests: n(3000), seconds: 3600,

@@ -19,4 +19,16 @@ struct SeededRandom: RandomNumberGenerator {
     }
 
     mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &self) < p }
+
+    /// A random public /24 (its first three numbers): none of the simulated carriers' own.
+    mutating func network() -> String {
+        let (a, b, c) = (
+            Int.random(in: 11...99, using: &self), UInt8.random(in: 0...255, using: &self),
+            UInt8.random(in: 0...255, using: &self)
+        )
+        return "\(a).\(b).\(c)"
+    }
+
+    /// A host's last number in a /24, with its dot.
+    mutating func host() -> String { ".\(Int.random(in: 1...254, using: &self))" }
 }

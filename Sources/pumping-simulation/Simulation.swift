@@ -127,10 +127,8 @@ final class Simulation {
         }
         // Most come from their carrier's networks; some from one never seen before.
         let network =
-            random.chance(0.2)
-            ? "\(Int.random(in: 11...99, using: &random)).\(Int.random(in: 0...255, using: &random)).\(Int.random(in: 0...255, using: &random))"
-            : networks[country.region]![Int.random(in: 0..<30, using: &random)]
-        let address = network + ".\(Int.random(in: 1...254, using: &random))"
+            random.chance(0.2) ? random.network() : networks[country.region]![Int.random(in: 0..<30, using: &random)]
+        let address = network + random.host()
         let inAttacked = attackedCountries.contains(country.region)
         tally.realUsers += 1
         if inAttacked { tally.realInAttacked += 1 }
