@@ -1,6 +1,7 @@
 /// The pumping defense's counts and decisions, in the caller's transaction (every engine on the
-/// database judges from the same rows). While a send's scopes' windows are current, one statement
-/// counts it and reads the counts it is judged by, and one credits an entered code.
+/// database judges from the same rows). A send reads its scopes' rows (a point read each) and,
+/// while their windows are current, adds one to each in place; an entered code likewise. A window
+/// that moves on, or a block set, writes the rows whole.
 extension SQLStore {
     /// Judges a new send and stores what was decided: the scopes' counts (the send counted when
     /// it goes ahead), their blocks, and the decision's record. nil: the send goes ahead unflagged.
