@@ -96,8 +96,9 @@ lane_server() {
   after build-debug && after venv && step -n 0 server BUILT=1 test-server
 }
 
+# The pumping simulation is built here, in release beside the library it shares its build with.
 lane_bench() {
-  after build-lib && step instructions BUILT=1 check-instructions &&
+  after build-lib && step instructions BUILT=1 check-instructions && step build-sim build-sim &&
     after build-debug && after venv && step bench BUILT=1 bench-smoke
 }
 

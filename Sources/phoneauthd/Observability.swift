@@ -67,6 +67,26 @@ final class Observability: @unchecked Sendable {
         oldestEventAge.set(Int64(oldestAgeSeconds ?? 0))
     }
 
+    /// Each country's codes sent and entered in the last hour and day, as the pumping defense
+    /// counted them (read when /metrics is scraped): a conversion that falls shows here first.
+    func pumpingCounts(_ countries: [JSONValue]) {
+        for country in countries {
+            guard let region = country["region"]?.stringValue else { continue }
+            for (window, sent, verified) in [
+                ("hour", "sentLastHour", "verifiedLastHour"), ("day", "sentLastDay", "verifiedLastDay"),
+            ] {
+                for (outcome, key) in [("sent", sent), ("verified", verified)] {
+                    registry.makeGauge(
+                        descriptor: .init(
+                            metricName: "phoneauth_pumping_codes", unitName: "",
+                            helpText: "Codes sent and entered per country in the last hour or day"),
+                        labels: [("country", region), ("window", window), ("outcome", outcome)]
+                    ).set(country[key]?.intValue ?? 0)
+                }
+            }
+        }
+    }
+
     /// Counts a request by route (never the raw path: it may hold a project or a method name a
     /// caller made up), status and latency, and writes its access-log line.
     func request(method: String, route: String, status: Int, started: ContinuousClock.Instant, clientIp: String) {
@@ -116,6 +136,17 @@ final class Observability: @unchecked Sendable {
                     metricName: "phoneauth_limits_tripped", unitName: "total",
                     helpText: "Abuse limits and lockouts tripped"),
                 labels: [("limit", event.string("limit") ?? event.name)]
+            ).increment()
+        case "pumpingSuspected":
+            registry.makeCounter(
+                descriptor: .init(
+                    metricName: "phoneauth_pumping_refused", unitName: "total",
+                    helpText: "Sends the pumping defense refused (or flagged, in record mode)"),
+                labels: [
+                    ("country", event.string("region") ?? "unknown"),
+                    ("scope_kind", event.string("scopeKind") ?? "unknown"),
+                    ("action", event.string("action") ?? "unknown"),
+                ]
             ).increment()
         case "eventDeliveryFailed":
             registry.makeCounter(

@@ -79,6 +79,10 @@ struct Server: HTTPResponder {
             if let backlog = try? await auth.eventBacklog() {
                 observability.eventBacklog(count: backlog.count, oldestAgeSeconds: backlog.oldestAgeSeconds)
             }
+            let (status, statistics) = await auth.call("getPumpingStatistics", paramsJSON: "{}")
+            if status == 0, let countries = (try? JSONCodec.parse(statistics))?["countries"]?.arrayValue {
+                observability.pumpingCounts(countries)
+            }
             return ("metrics", Reply(text: observability.metricsText, contentType: "text/plain; version=0.0.4"))
         case "/.well-known/jwks.json":
             guard method == .get else { return ("jwks", Self.wrongMethod("GET")) }

@@ -141,14 +141,14 @@ final class PumpingJudgeTests: XCTestCase {
 
     func testScopesOfASend() throws {
         let phone = try PhoneNumber.parse("+998901234567")
-        let scopes = PumpingScope.of(phone, from: try ClientAddress("198.51.100.7"))
+        let scopes = PumpingScope.of(phone, from: ClientAddress("198.51.100.7"))
         XCTAssertEqual(scopes.map(\.name), ["+99890123", "UZ", "198.51.100.0/24"])
-        XCTAssertEqual(try ClientAddress("2001:db8:1:2::5").network, "2001:db8:1::/48")
+        XCTAssertEqual(ClientAddress("2001:db8:1:2::5").network, "2001:db8:1::/48")
         XCTAssertEqual(PumpingScope.of(phone, from: nil).count, 2)
         for address in ["127.0.0.1", "10.1.2.3", "172.20.0.1", "192.168.1.1", "::1", "fd00::1", "fe80::1"] {
             XCTAssertEqual(PumpingScope.of(phone, from: try ClientAddress(address)).count, 2, address)
         }
-        XCTAssertEqual(PumpingScope.of(phone, from: try ClientAddress("172.32.0.1")).count, 3)
+        XCTAssertEqual(PumpingScope.of(phone, from: ClientAddress("172.32.0.1")).count, 3)
     }
 
     func testAllowListsAndNetworks() throws {
@@ -157,12 +157,12 @@ final class PumpingJudgeTests: XCTestCase {
         policy.allowNetworks = [try XCTUnwrap(IPNetwork("203.0.113.0/25"))]
         XCTAssertFalse(policy.judges(try PhoneNumber.parse("+998901234567"), from: nil))
         XCTAssertTrue(policy.judges(try PhoneNumber.parse("+998911234567"), from: nil))
-        XCTAssertFalse(policy.judges(try PhoneNumber.parse("+998911234567"), from: try ClientAddress("203.0.113.9")))
-        XCTAssertTrue(policy.judges(try PhoneNumber.parse("+998911234567"), from: try ClientAddress("203.0.113.200")))
+        XCTAssertFalse(policy.judges(try PhoneNumber.parse("+998911234567"), from: ClientAddress("203.0.113.9")))
+        XCTAssertTrue(policy.judges(try PhoneNumber.parse("+998911234567"), from: ClientAddress("203.0.113.200")))
         XCTAssertNil(IPNetwork("203.0.113.0/33"))
         XCTAssertNil(IPNetwork("203.0.113.0"))
-        XCTAssertTrue(try XCTUnwrap(IPNetwork("2001:db8::/32")).contains(try ClientAddress("2001:db8:ffff::1")))
-        XCTAssertFalse(try XCTUnwrap(IPNetwork("2001:db8::/32")).contains(try ClientAddress("203.0.113.9")))
+        XCTAssertTrue(try XCTUnwrap(IPNetwork("2001:db8::/32")).contains(ClientAddress("2001:db8:ffff::1")))
+        XCTAssertFalse(try XCTUnwrap(IPNetwork("2001:db8::/32")).contains(ClientAddress("203.0.113.9")))
         policy.mode = .off
         XCTAssertFalse(policy.judges(try PhoneNumber.parse("+998911234567"), from: nil))
     }

@@ -95,7 +95,9 @@ final class PumpingTests: XCTestCase {
         let clock = ManualClock()
         let (engine, _) = try makeEngine(clock: clock)
         for i in 0..<5 { _ = try engine.verification.verifyPhoneNumber(number(i)) }
-        assertError(.quotaExceeded, reason: "suspectedPumping") { _ = try engine.verification.verifyPhoneNumber(number(5)) }
+        assertError(.quotaExceeded, reason: "suspectedPumping") {
+            _ = try engine.verification.verifyPhoneNumber(number(5))
+        }
         clock.advance(seconds: 901)
         // Still five unverified codes in the last hour: blocked again, twice as long.
         do {
@@ -179,8 +181,12 @@ final class PumpingTests: XCTestCase {
         let (first, _) = try makeEngine(dir, clock: clock)
         let (second, _) = try makeEngine(dir, clock: clock)
         for i in 0..<5 { _ = try (i % 2 == 0 ? first : second).verification.verifyPhoneNumber(number(i)) }
-        assertError(.quotaExceeded, reason: "suspectedPumping") { _ = try second.verification.verifyPhoneNumber(number(5)) }
-        assertError(.quotaExceeded, reason: "suspectedPumping") { _ = try first.verification.verifyPhoneNumber(number(6)) }
+        assertError(.quotaExceeded, reason: "suspectedPumping") {
+            _ = try second.verification.verifyPhoneNumber(number(5))
+        }
+        assertError(.quotaExceeded, reason: "suspectedPumping") {
+            _ = try first.verification.verifyPhoneNumber(number(6))
+        }
         XCTAssertEqual(decisions(first).count, 2)
     }
 
@@ -198,6 +204,23 @@ final class PumpingTests: XCTestCase {
         let (status, bad) = engine.call("listPumpingDecisions", params: .object([("pageToken", .string("x"))]))
         XCTAssertNotEqual(status, 0)
         XCTAssertEqual(bad["error"]?["code"], .string("invalidArgument"))
+    }
+
+    func testStatisticsCountCodesSentAndEnteredPerCountry() throws {
+        let (engine, sender) = try makeEngine()
+        for i in 0..<3 { _ = try signInBySMS(engine, sender, number(i)) }
+        for i in 3..<5 { _ = try engine.verification.verifyPhoneNumber(number(i)) }
+        _ = try engine.verification.verifyPhoneNumber("+4915112345678")
+        let (status, result) = engine.call("getPumpingStatistics", params: .object([]))
+        XCTAssertEqual(status, 0, "\(result)")
+        guard case let .array(countries)? = result["countries"] else { return XCTFail("\(result)") }
+        XCTAssertEqual(countries.map { $0["region"] }, [.string("DE"), .string("US")])
+        let us = try XCTUnwrap(countries.last)
+        XCTAssertEqual(us["sentLastHour"], .int(5))
+        XCTAssertEqual(us["verifiedLastHour"], .int(3))
+        XCTAssertEqual(us["sentLastDay"], .int(5))
+        XCTAssertEqual(us["verifiedLastDay"], .int(3))
+        XCTAssertNil(us["blockedUntil"])
     }
 
     func testTheSettingsAreCheckedAndNamedInErrors() throws {

@@ -31,6 +31,21 @@ def test_a_prefix_whose_codes_are_not_entered_gets_the_quota_error(tmp_path):
         assert status == 200, page
         assert [(d["scopeKind"], d["scope"], d["action"]) for d in page["decisions"]] == [
             ("prefix", "+1650253", "refused")], page
+
+        # /metrics: the refusal by country, scope and action; each country's codes sent and entered.
+        status, metrics, _ = server.get("/metrics")
+        assert status == 200
+        lines = metrics.splitlines() if isinstance(metrics, str) else metrics.decode().splitlines()
+
+        def value(name, **labels):
+            found = [line for line in lines if line.startswith(name + "{")
+                     and all(f'{k}="{v}"' in line for k, v in labels.items())]
+            assert len(found) == 1, (name, labels, [line for line in lines if line.startswith(name)])
+            return float(found[0].rsplit(" ", 1)[1])
+
+        assert value("phoneauth_pumping_refused_total", country="US", scope_kind="prefix", action="refused") == 1
+        assert value("phoneauth_pumping_codes", country="US", window="hour", outcome="sent") == 5
+        assert value("phoneauth_pumping_codes", country="US", window="hour", outcome="verified") == 0
     finally:
         server.stop()
         receiver.close()

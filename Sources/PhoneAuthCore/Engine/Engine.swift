@@ -94,7 +94,7 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
             verification: verification, accounts: accounts, tenants: tenants)
         keyService = KeyService(ring: keys, config: config, clock: clock, events: events)
         lockouts = Lockouts(clock: clock, store: store, events: events)
-        pumping = PumpingService(store: store)
+        pumping = PumpingService(store: store, clock: clock)
 
         let log = events
         outbox = EventOutbox(store: store, settings: config.events, clock: clock, log: log)

@@ -1,4 +1,4 @@
-/// The pumping defense's decisions, for operators.
+/// The pumping defense's decisions and counts, for operators.
 extension OperationCatalogue {
     static let pumping: [Operation] = [
         Operation("listPumpingDecisions", parameters: ["maxResults", "pageToken"]) { engine, _, p in
@@ -8,6 +8,9 @@ extension OperationCatalogue {
             result.set("decisions", .array(page.decisions.map { .object($0.fields) }))
             result.set("pageToken", page.nextPageToken.map { .string($0) })
             return result.value
-        }
+        },
+        Operation("getPumpingStatistics", parameters: []) { engine, _, _ in
+            .object([("countries", .array(try engine.pumping.countries().map { .object($0.fields) }))])
+        },
     ]
 }

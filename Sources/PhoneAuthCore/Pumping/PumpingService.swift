@@ -1,9 +1,17 @@
-/// What the pumping defense decided, as an operator reads it: its decisions, newest first, a page
-/// at a time (the JSON method `listPumpingDecisions`, `phoneauth pumping decisions`).
+/// What the pumping defense decided and counted, as an operator reads it: its decisions, newest
+/// first, a page at a time (the JSON method `listPumpingDecisions`, `phoneauth pumping`), and each
+/// country's codes sent and entered (`getPumpingStatistics`, phoneauthd's /metrics).
 package final class PumpingService: Sendable {
     private let store: any PumpingStore
+    private let clock: Clock
 
-    init(store: any PumpingStore) { self.store = store }
+    init(store: any PumpingStore, clock: Clock) {
+        self.store = store
+        self.clock = clock
+    }
+
+    /// Every country the defense has counted, by region.
+    package func countries() throws -> [CountryCounts] { try store.pumpingCountries(now: clock.now()) }
 
     /// Up to `maxResults` decisions after the page `pageToken` names (nil: the newest), and the
     /// next page's token when there may be more.

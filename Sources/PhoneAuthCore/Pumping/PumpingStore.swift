@@ -3,4 +3,6 @@
 package protocol PumpingStore: AnyObject, Sendable {
     /// Up to `limit` decisions, newest first, starting after `afterId` (nil: the newest).
     func pumpingDecisions(afterId: String?, limit: Int) throws -> [PumpingDecision]
+    /// Every country's counts at `now`, by region.
+    func pumpingCountries(now: Timestamp) throws -> [CountryCounts]
 }

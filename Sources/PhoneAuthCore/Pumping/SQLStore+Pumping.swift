@@ -107,6 +107,18 @@ extension SQLStore {
         }
     }
 
+    package func pumpingCountries(now: Timestamp) throws -> [CountryCounts] {
+        try read { db in
+            var countries: [CountryCounts] = []
+            // The country rows' keys are "c:" and a region: a range of the primary key.
+            try db.rows(PumpingSQL.countries, [.text("c:"), .text("c;")]) {
+                countries.append(
+                    CountryCounts(region: String($0.text(0).dropFirst(2)), Self.scopeCounts($0), now: now.milliseconds))
+            }
+            return countries
+        }
+    }
+
     /// The counts of `keys`, in order (a scope never counted has none).
     private func pumpingCounts(_ keys: [String], in db: Connection) throws -> [ScopeCounts] {
         try keys.map { key in try db.row(PumpingSQL.select, [.text(key)]) { Self.scopeCounts($0) } ?? ScopeCounts() }
@@ -138,6 +150,10 @@ private enum PumpingSQL {
         } + ["blocked_until", "strikes"]
 
     static let select = "SELECT scope, \(countColumns.joined(separator: ", ")) FROM pumping_scopes WHERE scope = ?"
+
+    static let countries =
+        "SELECT scope, \(countColumns.joined(separator: ", ")) FROM pumping_scopes WHERE scope >= ? AND scope < ? "
+        + "ORDER BY scope"
 
     /// One more code sent, or verified, in a row whose windows start where given.
     static let countSent = increment("sent")
