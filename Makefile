@@ -155,7 +155,8 @@ test-python-postgres: build-lib $(CLI_BUILD) venv
 	PHONEAUTH_TEST_DATABASE=postgres $(call with_tsan_reports,python-postgres-$(or $(PY_PART),all)) $(PY) -m pytest -q -n 2 $(call py_part,$(PG_PY_TESTS),$(filter $(PY_CLI_TESTS),$(PG_PY_TESTS)))
 
 # The Python tests that run the phoneauth command (PHONEAUTH_CLI).
-PY_CLI_TESTS = $(addprefix bindings/python/tests/,test_cli.py test_tenants_cli.py test_events_cli.py test_postgres_copy.py)
+PY_CLI_TESTS = $(addprefix bindings/python/tests/,test_cli.py test_tenants_cli.py test_events_cli.py test_pumping_cli.py \
+  test_postgres_copy.py)
 # PY_PART=cli runs those alone, PY_PART=rest all the others (make test runs the first part once
 # the debug build's command is there, the second without waiting for it); unset, all. pytest
 # collects a file named on its command line whatever --ignore says: lists are filtered instead.

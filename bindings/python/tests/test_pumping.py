@@ -1,13 +1,11 @@
 """The SMS pumping defense through the C ABI, as a host meets it: on by default (the other tests
 turn it off), a prefix whose codes are not entered is refused with quotaExceeded and a reason, the
-log sink hears pumpingSuspected, listPumpingDecisions (and `phoneauth pumping`) show the decision,
-and record mode refuses nothing."""
+log sink hears pumpingSuspected, listPumpingDecisions shows the decision, and record mode refuses
+nothing. (`phoneauth pumping`: test_pumping_cli.py.)"""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from typing import Any, Dict, List
 
 import pytest
@@ -15,7 +13,6 @@ import pytest
 import phoneauth
 from support import engine_config
 
-CLI = os.environ.get("PHONEAUTH_CLI", "out/bin/phoneauth")
 DEFAULT = {"mode": "enforce"}  # the library's default; support.DEFAULTS turns it off
 
 
@@ -58,25 +55,3 @@ def test_bad_settings_name_their_key(db_path):
     with pytest.raises(phoneauth.InvalidConfigurationError) as bad:
         phoneauth.Engine(engine_config(db_path, pumping={"mode": "audit"}))
     assert bad.value.details["key"] == "pumping.mode"
-
-
-def test_the_command_lists_the_decisions(tmp_path, db_path, make_engine, sms):
-    engine = make_engine(sender=sms, pumping=DEFAULT)
-    for i in range(6):
-        try:
-            engine.verify_phone_number(number(i))
-        except phoneauth.QuotaExceededError:
-            pass
-    engine.close()
-    config = tmp_path / "phoneauth.json"
-    config.write_text(json.dumps(engine_config(db_path, pumping=DEFAULT)))
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PHONEAUTH_CONFIG", "PHONEAUTH_DATABASE", "PHONEAUTH_DATABASE_URL")}
-    shown = subprocess.run([CLI, "pumping", "--json", "--config", str(config)], capture_output=True, text=True,
-                           timeout=60, env=env)
-    assert shown.returncode == 0, shown.stderr
-    decisions = json.loads(shown.stdout)["decisions"]
-    assert [(d["scopeKind"], d["scope"]) for d in decisions] == [("prefix", "+1650555")], decisions
-    table = subprocess.run([CLI, "pumping", "--config", str(config)], capture_output=True, text=True, timeout=60,
-                           env=env)
-    assert table.returncode == 0 and "prefix +1650555" in table.stdout, table.stdout
