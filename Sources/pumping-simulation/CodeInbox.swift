@@ -5,14 +5,12 @@ import PhoneAuthCore
 final class CodeInbox: SMSSender, @unchecked Sendable {  // its dictionary is only touched under its lock
     private let lock = Lock()
     private var codes: [String: String] = [:]
-    private(set) var delivered = 0
     /// Codes waited for that never came (a verification reused within the resend window sends none).
     private(set) var missed = 0
 
     func send(_ message: SMSMessage) -> SMSSendResult {
         lock.withLock {
             codes[message.verificationId] = message.code
-            delivered += 1
             lock.broadcast()
         }
         return .sent(messageId: nil)

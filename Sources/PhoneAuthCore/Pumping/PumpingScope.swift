@@ -2,13 +2,10 @@
 /// the last 4 digits: about ten thousand numbers), its country, and the client's network (an
 /// IPv4 /24, an IPv6 /48). Each costs a row written per send and per entered code.
 package struct PumpingScope: Sendable, Hashable {
-    package enum Kind: String, Sendable, CaseIterable, Comparable {
+    /// In the order a send's scopes are judged, narrowest first: a decision names the narrowest
+    /// that tripped.
+    package enum Kind: String, Sendable, CaseIterable {
         case prefix, country, network
-
-        /// Narrowest first: a decision names the narrowest scope that tripped.
-        package static func < (a: Kind, b: Kind) -> Bool {
-            allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
-        }
 
         /// The key's first letter in the store.
         var tag: String {

@@ -5,7 +5,6 @@ nothing. (`phoneauth pumping`: test_pumping_cli.py.)"""
 
 from __future__ import annotations
 
-import json
 from typing import Any, Dict, List
 
 import pytest
