@@ -109,8 +109,13 @@ with_tsan_reports = bash $(CURDIR)/Tests/build/with-tsan-reports.sh $(1)
 build-debug: deps
 	$(if $(BUILT),@true,@$(SWIFT_BUILD) debug swift build --build-tests $(DEBUG_FLAGS))
 
+# The Swift suites run the debug build's test bundle itself: `swift test --skip-build` would lock
+# .build for the whole run, and make test runs the SQLite and PostgreSQL suites and the outside
+# package's build side by side (it also spares SwiftPM's start, seconds of CPU).
+SWIFT_TESTS := .build/debug/PhoneAuthPackageTests.xctest
+
 test-swift: build-debug
-	$(call with_tsan_reports,swift) swift test --skip-build $(DEBUG_FLAGS) --disable-swift-testing
+	$(call with_tsan_reports,swift) $(SWIFT_TESTS)
 
 # PhoneAuthKit's public surface: documented, as Tests/swift-api/PhoneAuthKit.api lists it, nothing
 # of PhoneAuthCore public, the DocC catalogue building (reads the debug build).
@@ -124,7 +129,7 @@ test-swift-package: deps
 
 # The same Swift suite against PostgreSQL (needs the PHONEAUTH_TEST_* variables of a cluster).
 test-swift-postgres: build-debug
-	PHONEAUTH_TEST_DATABASE=postgres $(call with_tsan_reports,swift-postgres) swift test --skip-build $(DEBUG_FLAGS) --disable-swift-testing
+	PHONEAUTH_TEST_DATABASE=postgres $(call with_tsan_reports,swift-postgres) $(SWIFT_TESTS)
 
 test-c: build-lib
 	$(MAKE) -C Tests/c run LIBDIR=$(OUT)/lib INCDIR=$(CURDIR)/include
