@@ -33,7 +33,7 @@ final class PumpingTests: XCTestCase {
 
     func testByDefaultAPrefixWhoseCodesAreNotEnteredIsRefusedWithAPreciseErrorARecordAndAnEvent() throws {
         let dir = temporaryDirectory()
-        let (engine, _) = try makeEngine(dir)
+        let (engine, _) = try makeEngine(dir) { $0.events = EventSettings() }
         let events = EventCollector()
         engine.setEventSink(events)
         for i in 0..<5 { XCTAssertNoThrow(try engine.verification.verifyPhoneNumber(number(i))) }
@@ -66,6 +66,12 @@ final class PumpingTests: XCTestCase {
         XCTAssertEqual(event["scope"], .string("+1650555"))
         XCTAssertEqual(event["action"], .string("refused"))
         XCTAssertFalse(JSONCodec.serialize(event).contains(number(5)), "the number is masked in the event")
+        // The durable event, recorded with the decision, under its scope.
+        let (status, pending) = engine.call("listPendingEvents", params: .object([]))
+        XCTAssertEqual(status, 0, "\(pending)")
+        guard case let .array(waiting)? = pending["events"] else { return XCTFail("\(pending)") }
+        XCTAssertEqual(waiting.map { $0["type"] }, [.string("pumpingSuspected")])
+        XCTAssertEqual(waiting.first?["subject"], .string("pumping:+1650555"))
     }
 
     func testEnteredCodesRaiseWhatAPrefixMaySendAndAreCreditedOnce() throws {

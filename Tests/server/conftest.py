@@ -25,6 +25,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BINARY = os.environ.get("PHONEAUTHD") or str(ROOT / ".build" / "debug" / "phoneauthd")
+# make test's phoneauthd is built without the TLS trait (SwiftNIO SSL's BoringSSL costs minutes of
+# CPU); make test-tls builds one with it and sets PHONEAUTHD_TLS=1, which the HTTPS tests then need.
+HAS_TLS = os.environ.get("PHONEAUTHD_TLS") == "1"
+needs_tls = pytest.mark.skipif(not HAS_TLS, reason="phoneauthd without the TLS trait: make test-tls runs this")
 PROJECT = "demo-phoneauth"
 ISSUER = f"https://securetoken.google.com/{PROJECT}"
 ADMIN_TOKEN = "admin-token-0123456789abcdef"

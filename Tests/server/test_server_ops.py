@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ADMIN_TOKEN, PROJECT, TEST_CODE, TEST_NUMBER, run_server, start_server
+from conftest import ADMIN_TOKEN, HAS_TLS, PROJECT, TEST_CODE, TEST_NUMBER, needs_tls, run_server, start_server
 from sms_servers import Answer, FakeServer, make_tls_files
 
 V3 = "/www.googleapis.com/identitytoolkit/v3/relyingparty"
@@ -197,6 +197,18 @@ def test_verify_client_pushes_through_the_webhook_then_the_secret_sends_the_code
         sms.close()
 
 
+def test_tls_without_the_trait_is_refused_by_name(tmp_path):
+    """make test's build: a configuration asking for HTTPS is refused, and says how to get it."""
+    if HAS_TLS:
+        pytest.skip("this phoneauthd has the TLS trait")
+    files = make_tls_files(tmp_path)
+    run = run_server(tmp_path, engine=CONSOLE,
+                     server={"tls": {"certificateFile": files["cert"], "privateKeyFile": files["key"]}})
+    assert run.returncode == 1, run.stderr
+    assert "built without the TLS trait" in run.stderr, run.stderr
+
+
+@needs_tls
 def test_tls(tmp_path):
     files = make_tls_files(tmp_path)
     server = start_server(tmp_path, engine=CONSOLE, server={"tls": {"certificateFile": files["cert"], "privateKeyFile": files["key"]}})

@@ -14,7 +14,7 @@ import socket
 import ssl
 import time
 
-from conftest import TEST_NUMBER, run_server, start_server
+from conftest import TEST_NUMBER, needs_tls, run_server, start_server
 from sms_servers import make_tls_files
 
 BOUND = 10  # how many times a timeout a close may take on a busy machine
@@ -297,6 +297,7 @@ def test_sigterm_closes_a_slow_client_after_the_shutdown_timeout(tmp_path):
         server.stop()
 
 
+@needs_tls
 def test_slow_clients_are_closed_over_tls_too(tmp_path):
     files = make_tls_files(tmp_path)
     server = serve(tmp_path, headerTimeoutSeconds=1,

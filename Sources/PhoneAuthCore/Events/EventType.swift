@@ -5,4 +5,6 @@ package enum EventType: String, CaseIterable, Sendable {
     case secondFactorEnrolled, secondFactorRemoved
     case sessionRevoked
     case phoneNumberLocked
+    /// The pumping defense refused a send (or, in record mode, flagged one): its decision.
+    case pumpingSuspected
 }

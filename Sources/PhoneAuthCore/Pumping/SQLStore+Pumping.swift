@@ -40,6 +40,10 @@ extension SQLStore {
                 .int(decision.until.milliseconds), .text(decision.region),
                 .text(decision.tenant.text),
             ])
+        // Under the scope (not a number, to be masked): its decisions are delivered in order.
+        try record(
+            .pumpingSuspected, subject: "pumping:" + decision.scope.name, decision.fields.map { ($0, $1) }, at: now,
+            in: db)
         return decision
     }
 

@@ -1,10 +1,11 @@
 """The SMS pumping defense through the C ABI, as a host meets it: on by default (the other tests
 turn it off), a prefix whose codes are not entered is refused with quotaExceeded and a reason, the
-log sink hears pumpingSuspected, listPumpingDecisions shows the decision, and record mode refuses
-nothing. (`phoneauth pumping`: test_pumping_cli.py.)"""
+log sink hears pumpingSuspected, the event handler gets it as a durable event, listPumpingDecisions
+shows the decision, and record mode refuses nothing. (`phoneauth pumping`: test_pumping_cli.py.)"""
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Dict, List
 
 import pytest
@@ -39,6 +40,29 @@ def test_a_prefix_whose_codes_are_not_entered_is_refused_and_recorded(make_engin
     assert "phoneNumber" not in decisions[0], decisions
     event = next(e for e in heard if e["event"] == "pumpingSuspected")
     assert event["scope"] == "+1650555" and event["action"] == "refused", event
+
+
+def test_a_refusal_is_a_durable_event_under_its_scope(make_engine, sms):
+    engine = make_engine(sender=sms, pumping=DEFAULT, events={})
+    delivered: List[Dict[str, Any]] = []
+    arrived = threading.Event()
+
+    def take(event: Dict[str, Any]) -> bool:
+        delivered.append(event)
+        arrived.set()
+        return True
+
+    engine.set_event_handler(take)
+    for i in range(6):
+        try:
+            engine.verify_phone_number(number(i))
+        except phoneauth.QuotaExceededError:
+            pass
+    assert arrived.wait(30), "no event delivered"
+    [event] = [e for e in delivered if e["type"] == "pumpingSuspected"]
+    [decision] = engine.call("listPumpingDecisions")["decisions"]
+    assert event["data"] == decision, (event, decision)
+    assert number(5) not in str(event)
 
 
 def test_record_mode_sends_everything_and_flags(make_engine, sms):
