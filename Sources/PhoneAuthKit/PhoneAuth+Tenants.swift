@@ -7,7 +7,7 @@ extension PhoneAuth {
     /// Without `id`, one is made from the display name (`acme-x7k2p`); an `id` another tenant
     /// has is refused with ``PhoneAuthError/Code/invalidArgument``, `details.reason` `tenantExists`.
     public func createTenant(id: String? = nil, _ changes: TenantChanges) throws(PhoneAuthError) -> Tenant {
-        Tenant(try run("createTenant") { try $0.tenants.create(id: try TenantID(id), changes.core) })
+        Tenant(try run("createTenant") { try $0.tenants.create(id: try TenantID(id), try changes.core) })
     }
 
     /// The tenant `id`; ``PhoneAuthError/Code/tenantNotFound`` if there is none.
@@ -18,7 +18,7 @@ extension PhoneAuth {
     /// Changes tenant `id`'s display name or settings as `changes` says and returns it; what
     /// `changes` leaves nil is kept.
     public func updateTenant(_ id: String, _ changes: TenantChanges) throws(PhoneAuthError) -> Tenant {
-        Tenant(try run("updateTenant") { try $0.tenants.update(try TenantID(id), changes.core) })
+        Tenant(try run("updateTenant") { try $0.tenants.update(try TenantID(id), try changes.core) })
     }
 
     /// Deletes tenant `id`, refused with ``PhoneAuthError/Code/tenantNotEmpty`` while it has users

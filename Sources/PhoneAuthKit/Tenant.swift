@@ -21,6 +21,8 @@ public struct Tenant: Sendable, Hashable {
     public let secondFactors: Set<SecondFactorKind>?
     /// The app name its SMS texts use; nil: the engine's `sms.appName`.
     public let smsAppName: String?
+    /// Its own mode and allow lists of the SMS pumping defense; nil: the engine's alone.
+    public let pumping: PumpingSettings?
     /// When it was made.
     public let createdAt: Date
     /// When its name or settings last changed.
@@ -37,6 +39,7 @@ public struct Tenant: Sendable, Hashable {
         smsRegionPolicy = tenant.settings.regionPolicy.map(SMSRegionPolicy.init)
         secondFactors = tenant.settings.secondFactors.map { Set($0.map(SecondFactorKind.init)) }
         smsAppName = tenant.settings.smsAppName
+        pumping = tenant.settings.pumping.map(PumpingSettings.init)
         createdAt = Date(tenant.createdAt)
         updatedAt = Date(tenant.updatedAt)
     }

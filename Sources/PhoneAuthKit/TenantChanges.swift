@@ -17,18 +17,21 @@ public struct TenantChanges: Sendable, Hashable {
     public var secondFactors: Set<SecondFactorKind>??
     /// The app name its SMS texts use; `.some(nil)`: the engine's `sms.appName`.
     public var smsAppName: String??
+    /// Its own mode and allow lists of the SMS pumping defense; `.some(nil)`: the engine's alone.
+    public var pumping: PumpingSettings??
 
     /// Changes to the fields given; the others are kept.
     public init(
         displayName: String? = nil, testPhoneNumbers: [String: String]? = nil,
         smsRegionPolicy: SMSRegionPolicy?? = nil, secondFactors: Set<SecondFactorKind>?? = nil,
-        smsAppName: String?? = nil
+        smsAppName: String?? = nil, pumping: PumpingSettings?? = nil
     ) {
         self.displayName = displayName
         self.testPhoneNumbers = testPhoneNumbers
         self.smsRegionPolicy = smsRegionPolicy
         self.secondFactors = secondFactors
         self.smsAppName = smsAppName
+        self.pumping = pumping
     }
 
     /// Changes the core read (from a host's JSON, with the JSON methods' refusals).
@@ -38,13 +41,17 @@ public struct TenantChanges: Sendable, Hashable {
         smsRegionPolicy = core.regionPolicy.map { $0.map(SMSRegionPolicy.init) }
         secondFactors = core.secondFactors.map { $0.map { Set($0.map(SecondFactorKind.init)) } }
         smsAppName = core.smsAppName
+        pumping = core.pumping.map { $0.map(PumpingSettings.init) }
     }
 
-    /// The same changes as the core's services take them.
+    /// The same changes as the core's services take them (the pumping allow lists checked here).
     var core: PhoneAuthCore.TenantChanges {
-        PhoneAuthCore.TenantChanges(
-            displayName: displayName, testPhoneNumbers: testPhoneNumbers,
-            regionPolicy: smsRegionPolicy.map { $0.map(\.core) },
-            secondFactors: secondFactors.map { $0.map { Set($0.map(\.core)) } }, smsAppName: smsAppName)
+        get throws(PhoneAuthCore.PhoneAuthError) {
+            PhoneAuthCore.TenantChanges(
+                displayName: displayName, testPhoneNumbers: testPhoneNumbers,
+                regionPolicy: smsRegionPolicy.map { $0.map(\.core) },
+                secondFactors: secondFactors.map { $0.map { Set($0.map(\.core)) } }, smsAppName: smsAppName,
+                pumping: try pumping.map { settings throws(PhoneAuthCore.PhoneAuthError) in try settings?.core })
+        }
     }
 }

@@ -26,9 +26,19 @@ struct TenantsCommand: ParsableCommand {
         table.add("SMS regions", regions(tenant.smsRegionPolicy))
         table.add("second factors", factors(tenant.secondFactors))
         table.add("SMS app name", tenant.smsAppName ?? "-")
+        table.add("SMS pumping", pumping(tenant.pumping))
         table.add("created", tenant.record.createdAt.rfc3339)
         table.add("updated", tenant.record.updatedAt.rfc3339)
         print(table.text)
+    }
+
+    /// The tenant's pumping settings in a few words: "record; allows +44 198.51.100.0/24", "-"
+    /// (the engine's alone).
+    static func pumping(_ settings: PumpingSettings?) -> String {
+        guard let settings else { return "-" }
+        let allowed = settings.allowPrefixes + settings.allowNetworks
+        return (settings.mode?.rawValue ?? "engine's mode")
+            + (allowed.isEmpty ? "" : "; allows " + allowed.joined(separator: " "))
     }
 
     /// A region policy in a few words: "allow US,CA" (only those), "deny XX,YY" (all but those),

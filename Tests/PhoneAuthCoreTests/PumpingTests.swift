@@ -162,6 +162,49 @@ final class PumpingTests: XCTestCase {
         }
     }
 
+    func testATenantSetsItsOwnModeAndAllowListsOverTheEngines() throws {
+        let (engine, _) = try makeEngine()
+        func tenant(_ id: String, _ pumping: JSONValue) throws -> TenantID {
+            let (status, result) = engine.call(
+                "createTenant",
+                params: .object([("tenantId", .string(id)), ("displayName", .string("Shop")), ("pumping", pumping)]))
+            XCTAssertEqual(status, 0, "\(result)")
+            return try TenantID(id)
+        }
+        let recording = try tenant("recording", .object([("mode", .string("record"))]))
+        let allowing = try tenant("allowing", .object([("allowPrefixes", .array([.string("+1650557")]))]))
+        // The engine enforces; the recording tenant's sends go ahead and are flagged.
+        for i in 0..<7 {
+            XCTAssertNoThrow(try engine.verification.verifyPhoneNumber(number(i), tenant: recording))
+        }
+        XCTAssertEqual(Set(decisions(engine).map { $0["action"]?.stringValue }), ["flagged"])
+        // Its prefix is blocked for everyone else: the scope is one for every tenant.
+        assertError(.quotaExceeded, reason: "suspectedPumping") {
+            _ = try engine.verification.verifyPhoneNumber(number(8))
+        }
+        // The allowing tenant's own prefix is neither judged nor counted; the engine's pool's is.
+        for i in 0..<12 {
+            XCTAssertNoThrow(
+                try engine.verification.verifyPhoneNumber(number(i, prefix: "+1650557"), tenant: allowing))
+        }
+        for i in 0..<5 { _ = try engine.verification.verifyPhoneNumber(number(20 + i, prefix: "+1650557")) }
+        assertError(.quotaExceeded, reason: "suspectedPumping") {
+            _ = try engine.verification.verifyPhoneNumber(number(30, prefix: "+1650557"))
+        }
+        // Shown as set, and checked as the engine's settings are.
+        let shown = engine.call("getTenant", params: .object([("tenantId", .string("allowing"))])).result["tenant"]
+        XCTAssertEqual(shown?["pumping"]?["allowPrefixes"], .array([.string("+1650557")]))
+        XCTAssertEqual(shown?["pumping"]?["mode"], .null)
+        let (status, refused) = engine.call(
+            "updateTenant",
+            params: .object([
+                ("tenantId", .string("allowing")),
+                ("pumping", .object([("allowNetworks", .array([.string("10.0.0.0/33")]))])),
+            ]))
+        XCTAssertEqual(status, PhoneAuthError.Code.invalidArgument.status, "\(refused)")
+        XCTAssertEqual(refused["error"]?["details"]?["field"], .string("pumping.allowNetworks"))
+    }
+
     func testANetworkWhoseCodesAreNotEnteredIsRefused() throws {
         let (engine, _) = try makeEngine()
         // Ten numbers in ten prefixes, from ten addresses of one /24.

@@ -12,13 +12,14 @@ final class TenantAPITests: KitTestCase {
             TenantChanges(
                 displayName: "Acme-Shop", testPhoneNumbers: ["+1 650-555-1234": "222222"],
                 smsRegionPolicy: .allowlistOnly(allowedRegions: ["US", "CA"]), secondFactors: [.totp],
-                smsAppName: "Acme"))
+                smsAppName: "Acme", pumping: PumpingSettings(mode: .record, allowNetworks: ["198.51.100.0/24"])))
         XCTAssertEqual(made.tenantID, "acme")
         XCTAssertEqual(made.displayName, "Acme-Shop")
         XCTAssertEqual(made.testPhoneNumbers, [testNumber: "222222"], "numbers are kept in E.164")
         XCTAssertEqual(made.smsRegionPolicy, .allowlistOnly(allowedRegions: ["CA", "US"]))
         XCTAssertEqual(made.secondFactors, [.totp])
         XCTAssertEqual(made.smsAppName, "Acme")
+        XCTAssertEqual(made.pumping, PumpingSettings(mode: .record, allowNetworks: ["198.51.100.0/24"]))
         XCTAssertEqual(made.createdAt, made.updatedAt)
         let fetched = try await auth.getTenant("acme")
         XCTAssertEqual(fetched, made)
@@ -31,12 +32,15 @@ final class TenantAPITests: KitTestCase {
 
         // nil keeps a field; .some(nil) and [:] clear one.
         let changed = try await auth.updateTenant(
-            "acme", TenantChanges(testPhoneNumbers: [:], secondFactors: .some(nil), smsAppName: .some(nil)))
+            "acme",
+            TenantChanges(testPhoneNumbers: [:], secondFactors: .some(nil), smsAppName: .some(nil), pumping: .some(nil))
+        )
         XCTAssertEqual(changed.displayName, "Acme-Shop")
         XCTAssertEqual(changed.smsRegionPolicy, made.smsRegionPolicy)
         XCTAssertEqual(changed.testPhoneNumbers, [:])
         XCTAssertNil(changed.secondFactors)
         XCTAssertNil(changed.smsAppName)
+        XCTAssertNil(changed.pumping)
 
         let generated = try await auth.createTenant(TenantChanges(displayName: "Beta"))
         XCTAssertTrue(generated.tenantID.hasPrefix("beta-"), generated.tenantID)
@@ -75,6 +79,10 @@ final class TenantAPITests: KitTestCase {
             (
                 TenantChanges(displayName: "Acme", smsAppName: "\u{7}"),
                 #"{"displayName": "Acme", "smsAppName": "\u0007"}"#
+            ),
+            (
+                TenantChanges(displayName: "Acme", pumping: PumpingSettings(allowPrefixes: ["44"])),
+                #"{"displayName": "Acme", "pumping": {"allowPrefixes": ["44"]}}"#
             ),
         ]
         for (changes, json) in cases {

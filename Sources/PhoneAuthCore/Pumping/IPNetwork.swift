@@ -1,5 +1,5 @@
 /// An IP network in CIDR notation ("198.51.100.0/24", "2001:db8::/32"), for allow lists.
-package struct IPNetwork: Sendable, Equatable {
+package struct IPNetwork: Sendable, Hashable {
     package let text: String
     private let bytes: [UInt8]
     private let length: Int

@@ -45,29 +45,8 @@ package struct PumpingPolicy: Sendable {
             "mode", "allowPrefixes", "allowNetworks", "hourFloors", "unverifiedPerHundredVerified", "blockSeconds",
             "maxBlockSeconds", "knownNetworkVerified",
         ])
-        if let mode = try o.string("mode") {
-            guard let m = Mode(rawValue: mode) else {
-                throw EngineConfig.bad("pumping.mode", "must be one of enforce, record, off")
-            }
-            p.mode = m
-        }
-        p.allowPrefixes = try strings(o, "allowPrefixes").map { prefix throws(PhoneAuthError) in
-            guard prefix.count >= 2, prefix.count <= 16, prefix.first == "+", prefix.dropFirst().allSatisfy(\.isNumber)
-            else {
-                throw EngineConfig.bad(
-                    "pumping.allowPrefixes",
-                    "must hold E.164 starts such as \"+44\"; \(Echo.quoted(prefix, or: "an entry")) is not")
-            }
-            return prefix
-        }
-        p.allowNetworks = try strings(o, "allowNetworks").map { text throws(PhoneAuthError) in
-            guard let network = IPNetwork(text) else {
-                throw EngineConfig.bad(
-                    "pumping.allowNetworks",
-                    "must hold networks such as \"198.51.100.0/24\"; \(Echo.quoted(text, or: "an entry")) is not")
-            }
-            return network
-        }
+        p.mode = try readMode(o) ?? p.mode
+        (p.allowPrefixes, p.allowNetworks) = try readAllowLists(o)
         if let floors = try o.object("hourFloors") {
             try floors.rejectUnknown(Set(PumpingScope.Kind.allCases.map(\.rawValue)))
             for kind in PumpingScope.Kind.allCases {
@@ -86,16 +65,55 @@ package struct PumpingPolicy: Sendable {
         return p
     }
 
+    /// The policy a tenant's send is judged by: the tenant's mode if it sets one, and its allow
+    /// lists beside the engine's (the counts and the rules are the engine's: a scope is one scope
+    /// for every tenant).
+    func overridden(by tenant: TenantPumping?) -> PumpingPolicy {
+        guard let tenant else { return self }
+        var policy = self
+        policy.mode = tenant.mode ?? mode
+        policy.allowPrefixes += tenant.allowPrefixes
+        policy.allowNetworks += tenant.allowNetworks
+        return policy
+    }
+
+    /// `mode` of the object `o` (the engine's `pumping` or a tenant's), checked.
+    static func readMode(_ o: ObjectReader) throws(PhoneAuthError) -> Mode? {
+        guard let mode = try o.string("mode") else { return nil }
+        guard let m = Mode(rawValue: mode) else { throw o.refusal("mode", "must be one of enforce, record, off") }
+        return m
+    }
+
+    /// `allowPrefixes` and `allowNetworks` of the object `o`, each entry checked.
+    static func readAllowLists(_ o: ObjectReader) throws(PhoneAuthError) -> ([String], [IPNetwork]) {
+        let prefixes = try strings(o, "allowPrefixes").map { prefix throws(PhoneAuthError) in
+            guard prefix.count >= 2, prefix.count <= 16, prefix.first == "+", prefix.dropFirst().allSatisfy(\.isNumber)
+            else {
+                throw o.refusal(
+                    "allowPrefixes",
+                    "must hold E.164 starts such as \"+44\"; \(Echo.quoted(prefix, or: "an entry")) is not")
+            }
+            return prefix
+        }
+        let networks = try strings(o, "allowNetworks").map { text throws(PhoneAuthError) in
+            guard let network = IPNetwork(text) else {
+                throw o.refusal(
+                    "allowNetworks",
+                    "must hold networks such as \"198.51.100.0/24\"; \(Echo.quoted(text, or: "an entry")) is not")
+            }
+            return network
+        }
+        return (prefixes, networks)
+    }
+
     private static func strings(_ o: ObjectReader, _ key: String) throws(PhoneAuthError) -> [String] {
         guard let value = o.value(key) else { return [] }
         guard case let .array(items) = value, items.count <= 1000 else {
-            throw EngineConfig.bad("pumping.\(key)", "must be an array of at most 1000 strings")
+            throw o.refusal(key, "must be an array of at most 1000 strings")
         }
         var result: [String] = []
         for item in items {
-            guard case let .string(s) = item else {
-                throw EngineConfig.bad("pumping.\(key)", "must be an array of at most 1000 strings")
-            }
+            guard case let .string(s) = item else { throw o.refusal(key, "must be an array of at most 1000 strings") }
             result.append(s)
         }
         return result

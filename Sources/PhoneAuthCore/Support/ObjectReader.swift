@@ -96,6 +96,12 @@ package struct ObjectReader {
         return try ObjectReader(v, code: code, path: name(key))
     }
 
+    /// The error for a field `key` of this object whose value breaks a rule (`problem`: "must …"),
+    /// named by its whole path, as a configuration key or a parameter as `code` says.
+    package func refusal(_ key: String, _ problem: String) -> PhoneAuthError {
+        EngineConfig.bad(name(key), problem, code: code)
+    }
+
     /// The object's own pairs, for maps such as testPhoneNumbers.
     package var entries: [(String, JSONValue)] { pairs }
 }

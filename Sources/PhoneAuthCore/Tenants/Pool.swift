@@ -6,6 +6,8 @@ package struct Pool: Sendable {
     /// The tenant's region policy, checked after the engine's (nil: the engine's alone).
     let regionPolicy: AbusePolicy.RegionPolicy?
     let secondFactors: Set<FactorKind>?
+    /// The tenant's pumping-defense settings, over the engine's (nil: the engine's alone).
+    let pumping: TenantPumping?
     /// The texts with the pool's app name.
     let smsText: SMSText
     let voiceText: VoiceText

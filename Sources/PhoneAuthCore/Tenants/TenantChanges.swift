@@ -14,17 +14,20 @@ package struct TenantChanges: Sendable, Equatable {
     package var secondFactors: Set<FactorKind>??
     /// The app name its SMS texts use; `.some(nil)`: the engine's `sms.appName`.
     package var smsAppName: String??
+    /// Its pumping-defense mode and allow lists; `.some(nil)`: the engine's alone.
+    package var pumping: TenantPumping??
 
     package init(
         displayName: String? = nil, testPhoneNumbers: [String: String]? = nil,
         regionPolicy: AbusePolicy.RegionPolicy?? = nil, secondFactors: Set<FactorKind>?? = nil,
-        smsAppName: String?? = nil
+        smsAppName: String?? = nil, pumping: TenantPumping?? = nil
     ) {
         self.displayName = displayName
         self.testPhoneNumbers = testPhoneNumbers
         self.regionPolicy = regionPolicy
         self.secondFactors = secondFactors
         self.smsAppName = smsAppName
+        self.pumping = pumping
     }
 
     /// The display name `r` holds, checked (required when `creating`): the JSON door reads it
@@ -72,6 +75,12 @@ package struct TenantChanges: Sendable, Equatable {
             default: throw Self.badAppName()
             }
         }
+        if let pumping = given["pumping"] {
+            self.pumping =
+                if case .null = pumping { .some(nil) } else {
+                    try TenantPumping.read(try ObjectReader(pumping, path: "pumping"))
+                }
+        }
     }
 
     /// The changes with every rule applied, in the order the JSON door reads them: what a typed
@@ -92,6 +101,9 @@ package struct TenantChanges: Sendable, Equatable {
                     code: .invalidArgument))
         }
         if case let .some(name?) = smsAppName { _ = try Self.checkedAppName(name) }
+        if case let .some(pumping?) = pumping {
+            checked.pumping = .some(try TenantPumping.read(try ObjectReader(pumping.json, path: "pumping")))
+        }
         return checked
     }
 
@@ -101,6 +113,7 @@ package struct TenantChanges: Sendable, Equatable {
         if let regionPolicy { settings.regionPolicy = regionPolicy }
         if let secondFactors { settings.secondFactors = secondFactors }
         if let smsAppName { settings.smsAppName = smsAppName }
+        if let pumping { settings.pumping = pumping }
     }
 
     private static func readSecondFactors(_ value: JSONValue) throws(PhoneAuthError) -> Set<FactorKind>? {

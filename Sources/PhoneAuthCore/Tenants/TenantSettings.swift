@@ -11,8 +11,12 @@ package struct TenantSettings: Sendable, Hashable {
     package var secondFactors: Set<FactorKind>? = nil
     /// The app name its SMS texts use (`sms.appName` of the engine otherwise).
     package var smsAppName: String? = nil
+    /// Its own pumping-defense mode and allow lists, over the engine's `pumping` (nil: the engine's).
+    package var pumping: TenantPumping? = nil
 
-    package static let keys: Set<String> = ["testPhoneNumbers", "smsRegionPolicy", "secondFactors", "smsAppName"]
+    package static let keys: Set<String> = [
+        "testPhoneNumbers", "smsRegionPolicy", "secondFactors", "smsAppName", "pumping",
+    ]
 
     package init() {}
 
@@ -25,6 +29,7 @@ package struct TenantSettings: Sendable, Hashable {
             ("smsRegionPolicy", regionPolicy?.json ?? .null),
             ("secondFactors", secondFactors.map { .array($0.map(\.rawValue).sorted().map { .string($0) }) } ?? .null),
             ("smsAppName", smsAppName.map { .string($0) } ?? .null),
+            ("pumping", pumping?.json ?? .null),
         ])
     }
 

@@ -129,7 +129,8 @@ package final class VerificationService {
             perProjectPerDay: policy.smsPerProjectPerDay,
             perRegionPerDay: policy.smsPerRegionPerDay[phone.region] ?? 0,
             regionBurstPerHour: policy.regionBurstPerHour, voice: policy.voiceLimits(channel),
-            pumping: PumpingCheck(config.pumping, phone: phone, from: clientIp, tenant: pool.tenant))
+            pumping: PumpingCheck(
+                config.pumping.overridden(by: pool.pumping), phone: phone, from: clientIp, tenant: pool.tenant))
     }
 
     /// Writes the verification under a new delivery lease (or finds the one to reuse, or what

@@ -528,7 +528,7 @@ class Engine:
 
     def create_tenant(self, display_name: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """A user pool of its own: {"tenant": {tenantId, displayName, testPhoneNumbers, smsRegionPolicy,
-        secondFactors, smsAppName, createdAt, updatedAt}}; tenant_id= is generated when not given."""
+        secondFactors, smsAppName, pumping, createdAt, updatedAt}}; tenant_id= is generated when not given."""
         return self.call("createTenant", _params(params, {"displayName": display_name}))
 
     def get_tenant(self, tenant_id: Any = _UNSET, **params: Any) -> Dict[str, Any]:

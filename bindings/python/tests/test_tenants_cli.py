@@ -18,7 +18,8 @@ from test_cli import assert_masked, fields, ok, ok_json, rows, run, table_pages
 
 ALICE, BOB = "+16505551230", "+16505551231"
 TEST_NUMBER, OTHER_TEST_NUMBER = "+16505550100", "+16505550101"
-CLEARED = {"testPhoneNumbers": {}, "smsRegionPolicy": None, "secondFactors": None, "smsAppName": None}
+CLEARED = {"testPhoneNumbers": {}, "smsRegionPolicy": None, "secondFactors": None, "smsAppName": None,
+           "pumping": None}
 
 
 @pytest.fixture
@@ -70,8 +71,8 @@ def test_create_makes_an_id_from_the_display_name(config):
     assert re.fullmatch(r"acme-corp-[a-z0-9]{5}", shown["tenant ID"]), shown
     assert shown["display name"] == "Acme-Corp"
     # Nothing set: the engine's settings.
-    assert (shown["test numbers"], shown["SMS regions"], shown["second factors"], shown["SMS app name"]) == (
-        "-", "-", "all", "-")
+    assert (shown["test numbers"], shown["SMS regions"], shown["second factors"], shown["SMS app name"],
+            shown["SMS pumping"]) == ("-", "-", "all", "-", "-")
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", shown["created"])
     assert shown["updated"] == shown["created"]
 
@@ -151,8 +152,8 @@ def test_update_sets_and_clears_each_setting(config):
     assert tenant["displayName"] == "Acme-Two"
     assert ok_json(["tenants", "get", "acme"], config)["tenant"] == tenant
     shown = tenant_fields(ok(["tenants", "get", "acme"], config))
-    assert (shown["test numbers"], shown["SMS regions"], shown["second factors"], shown["SMS app name"]) == (
-        "-", "-", "all", "-")
+    assert (shown["test numbers"], shown["SMS regions"], shown["second factors"], shown["SMS app name"],
+            shown["SMS pumping"]) == ("-", "-", "all", "-", "-")
 
 
 def test_update_refuses_contradictions_and_nothing_to_change(config):
@@ -459,3 +460,15 @@ def test_unlock_says_lockouts_are_global_and_the_top_level_lists_tenants(config)
     done = run(["--help"])
     assert re.search(r"^  tenants ", done.stdout, re.M), done.stdout
     assert "2 no such user or tenant" in " ".join(done.stdout.split())
+
+
+def test_get_shows_the_tenants_pumping_settings(config, db_path):
+    import phoneauth
+    engine = phoneauth.Engine(engine_config(db_path))
+    try:
+        engine.create_tenant("Acme", tenant_id="acme",
+                             pumping={"mode": "record", "allowPrefixes": ["+44"], "allowNetworks": ["198.51.100.0/24"]})
+    finally:
+        engine.close()
+    shown = tenant_fields(ok(["tenants", "get", "acme"], config))
+    assert shown["SMS pumping"] == "record; allows +44 198.51.100.0/24", shown
