@@ -127,7 +127,8 @@ check-swift-api: build-debug
 # A package outside the repository that depends on PhoneAuthKit by path: the Hummingbird example,
 # built and tested (Tests/swift-package/run.sh).
 test-swift-package: deps
-	SWIFT_FLAGS="$(DEBUG_FLAGS)" $(call with_tsan_reports,swift-package) bash Tests/swift-package/run.sh
+	SWIFT_FLAGS="$(filter-out --disable-default-traits,$(DEBUG_FLAGS))" $(call with_tsan_reports,swift-package) \
+	  bash Tests/swift-package/run.sh
 
 # The same Swift suite against PostgreSQL (needs the PHONEAUTH_TEST_* variables of a cluster).
 test-swift-postgres: build-debug

@@ -9,8 +9,9 @@
 # reused and only the example's own targets compile (a minute, against a full build of every
 # dependency in a scratch path of its own). The repository's next `swift build` plans again (a few
 # seconds) and compiles nothing.
-# SWIFT_FLAGS are the flags of the repository's debug build (the Makefile's DEBUG_FLAGS): with
-# others the shared .build would be compiled again.
+# SWIFT_FLAGS are the flags of the repository's debug build (the Makefile's DEBUG_FLAGS, but the
+# root's trait choice: the example declares no traits): with others the shared .build would be
+# compiled again.
 #   run.sh          build and test
 #   run.sh build    build only, tests included
 set -euo pipefail
@@ -20,8 +21,11 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d /tmp/phoneauth-swift-package.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 tar -C "$repo/examples/swift-hummingbird" --exclude=.build -cf - . | tar -C "$work" -xf -
-sed -i "s|path: \"../..\"|path: \"$repo\"|" "$work/Package.swift"
-grep -q "path: \"$repo\"" "$work/Package.swift" || { echo "the example's Package.swift names PhoneAuth by another path" >&2; exit 1; }
+# Without PhoneAuth's default traits, as the repository's debug build: TLS is phoneauthd's alone, and
+# a trait enabled is a compilation condition of every target of the package, which would compile
+# PhoneAuthCore and PhoneAuthKit again.
+sed -i "s|path: \"../..\"|path: \"$repo\", traits: []|" "$work/Package.swift"
+grep -q "path: \"$repo\", traits: \[\]" "$work/Package.swift" || { echo "the example's Package.swift names PhoneAuth by another path" >&2; exit 1; }
 cd "$work"
 # The example's warnings count as the project's (swift-build.sh fails on them).
 PROJECT_ROOTS=$work bash "$repo/Tests/build/swift-build.sh" swift-package \
