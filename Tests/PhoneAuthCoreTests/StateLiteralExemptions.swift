@@ -20,6 +20,7 @@ extension StateLiteralTests {
         ("Encoding", "PhoneAuthCore/Texts/SMSCost.swift", "names of SMS encodings"),
         ("SigningAlgorithm", "PhoneAuthCore/Engine/EngineConfig.swift", "a setting"),
         ("Mode", "PhoneAuthCore/Pumping/PumpingPolicy.swift", "a setting"),
+        ("Mode", "PhoneAuthKit/PumpingSettings.swift", "a setting, as PumpingPolicy.Mode"),
         ("SMSProviderKind", "PhoneAuthCore/Engine/EngineConfig.swift", "a setting"),
         ("Synchronous", "PhoneAuthCore/Engine/EngineConfig.swift", "a setting"),
         ("SecondFactorKind", "PhoneAuthKit/SecondFactorKind.swift", "FactorKind's public twin (its words are guarded)"),

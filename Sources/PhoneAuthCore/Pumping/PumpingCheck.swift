@@ -15,6 +15,9 @@ package struct PumpingCheck: Sendable {
         self.tenant = tenant
     }
 
+    /// The scopes' keys in `pumping_scopes`.
+    var scopeKeys: [String] { scopes.map(\.key) }
+
     /// The scopes as the verification's row keeps them, to credit when its code is entered.
-    var keys: String { scopes.map(\.key).joined(separator: " ") }
+    var keys: String { scopeKeys.joined(separator: " ") }
 }

@@ -5,9 +5,11 @@
 extension SQLStore {
     /// Judges a new send and stores what was decided: the scopes' counts (the send counted when
     /// it goes ahead), their blocks, and the decision's record. nil: the send goes ahead unflagged.
-    func judgeSend(_ check: PumpingCheck, now: Timestamp, in db: Connection) throws -> PumpingDecision? {
-        let keys = check.scopes.map(\.key)
-        let before = try pumpingCounts(keys, in: db)
+    /// `before` are the scopes' counts as the transaction read them (with the number's state).
+    func judgeSend(
+        _ check: PumpingCheck, counts before: [ScopeCounts], now: Timestamp, in db: Connection
+    ) throws -> PumpingDecision? {
+        let keys = check.scopeKeys
         let verdict = try PumpingJudge(policy: check.policy, now: now.milliseconds).judge(check.scopes, before) {
             try db.row(
                 "SELECT 1 FROM users WHERE tenant = ? AND phone = ?",
@@ -64,6 +66,16 @@ extension SQLStore {
         try savePumpingCounts(keys, counts, in: db)
     }
 
+    /// Credits entered codes once the transaction that checked them committed, in a transaction
+    /// of their own whose increments wait on row locks (PostgreSQL): in the sign-in's serializable
+    /// transaction, every sign-in and send of a country would conflict over the country's row.
+    /// A credit a failure loses leaves its scopes a little stricter; it never fails a sign-in.
+    func creditAfterCommit(_ credits: [(keys: String, at: Timestamp)]) {
+        _ = try? write(rowLocksSuffice: true) { db in
+            for credit in credits { try countPumpingVerified(credit.keys, now: credit.at, in: db) }
+        }
+    }
+
     /// Runs `increment` (one more code sent, or verified) on each of `keys`' rows whose windows
     /// hold `now`: whether every row was counted. One statement per row: SQLite would make a
     /// temporary table of an IN list.
@@ -117,7 +129,9 @@ extension SQLStore {
             // The country rows' keys are "c:" and a region: a range of the primary key.
             try db.rows(PumpingSQL.countries, [.text("c:"), .text("c;")]) {
                 countries.append(
-                    CountryCounts(region: String($0.text(0).dropFirst(2)), Self.scopeCounts($0), now: now.milliseconds))
+                    CountryCounts(
+                        region: String($0.text(0).dropFirst(2)), PumpingSQL.scopeCounts($0, at: 0),
+                        now: now.milliseconds))
             }
             return countries
         }
@@ -125,7 +139,9 @@ extension SQLStore {
 
     /// The counts of `keys`, in order (a scope never counted has none).
     private func pumpingCounts(_ keys: [String], in db: Connection) throws -> [ScopeCounts] {
-        try keys.map { key in try db.row(PumpingSQL.select, [.text(key)]) { Self.scopeCounts($0) } ?? ScopeCounts() }
+        try keys.map { key in
+            try db.row(PumpingSQL.select, [.text(key)]) { PumpingSQL.scopeCounts($0, at: 0) } ?? ScopeCounts()
+        }
     }
 
     private func savePumpingCounts(_ keys: [String], _ counts: [ScopeCounts], in db: Connection) throws {
@@ -144,7 +160,7 @@ extension SQLStore {
 }
 
 /// The statements for 0 to 3 scopes, made once.
-private enum PumpingSQL {
+enum PumpingSQL {
     /// A send counts in at most three scopes (prefix, country, network).
     static let maxScopes = 3
 
@@ -154,6 +170,40 @@ private enum PumpingSQL {
         } + ["blocked_until", "strikes"]
 
     static let select = "SELECT scope, \(countColumns.joined(separator: ", ")) FROM pumping_scopes WHERE scope = ?"
+
+    /// `count` scopes' rows read beside another statement's: its extra columns (`scope` and the
+    /// counts of each) and its LEFT JOINs, each on a key bound after the statement's own.
+    static func joins(_ count: Int) -> (columns: String, joins: String) {
+        let names = (0..<count).map { "s\($0)" }
+        let columns = names.flatMap { name in (["scope"] + countColumns).map { "\(name).\($0)" } }
+        return (
+            columns.map { ", " + $0 }.joined(),
+            names.map { " LEFT JOIN pumping_scopes \($0) ON \($0).scope = ?" }.joined()
+        )
+    }
+
+    /// The counts of `count` scopes read by `joins`, their columns from `at` on (a scope never
+    /// counted has none).
+    static func counts(_ row: some SQLRow, at: Int32, count: Int) -> [ScopeCounts] {
+        let width = Int32(countColumns.count + 1)
+        return (0..<Int32(count)).map { (i: Int32) -> ScopeCounts in
+            let first: Int32 = at + i * width
+            return row.isNull(first) ? ScopeCounts() : scopeCounts(row, at: first)
+        }
+    }
+
+    /// A row of `pumping_scopes` read as `scope, <countColumns>` from column `at` on.
+    static func scopeCounts(_ row: some SQLRow, at: Int32) -> ScopeCounts {
+        func window(_ offset: Int32) -> ScopeCounts.Window {
+            let first = at + offset
+            return ScopeCounts.Window(
+                start: row.int(first), sent: row.int(first + 1), verified: row.int(first + 2),
+                previousSent: row.int(first + 3), previousVerified: row.int(first + 4))
+        }
+        return ScopeCounts(
+            hour: window(1), day: window(6), week: window(11), blockedUntil: row.int(at + 16),
+            strikes: Int(row.int(at + 17)))
+    }
 
     static let countries =
         "SELECT scope, \(countColumns.joined(separator: ", ")) FROM pumping_scopes WHERE scope >= ? AND scope < ? "

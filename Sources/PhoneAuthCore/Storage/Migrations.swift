@@ -283,7 +283,7 @@ enum Migrations {
             week_previous_sent INTEGER NOT NULL, week_previous_verified INTEGER NOT NULL,
             blocked_until INTEGER NOT NULL,
             strikes INTEGER NOT NULL
-        );
+        ) WITHOUT ROWID;
         CREATE TABLE pumping_decisions (
             id TEXT PRIMARY KEY,
             at INTEGER NOT NULL,

@@ -47,6 +47,7 @@ final class PostgresConnection: SQLConnection {
     private(set) var isHealthy = true
     var roundTrips = 0
     var recordedEvents = false
+    var pumpingCredits: [(keys: String, at: Timestamp)] = []
     private let connection: OpaquePointer
     private let settings: PostgresSettings
     private var statements: [String: (name: String, parameters: Int32)] = [:]

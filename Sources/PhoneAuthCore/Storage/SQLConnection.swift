@@ -52,11 +52,15 @@ struct SQLDialect: Sendable {
     let skipLocked: String
     /// Starts a read-only transaction that sees one consistent state of every table.
     let beginSnapshot: String
+    /// Whether write transactions run side by side (and conflict over a row two of them update)
+    /// rather than one at a time.
+    let concurrentWriters: Bool
 
-    static let sqlite = SQLDialect(name: "sqlite", isNotDistinctFrom: "IS", skipLocked: "", beginSnapshot: "BEGIN")
+    static let sqlite = SQLDialect(
+        name: "sqlite", isNotDistinctFrom: "IS", skipLocked: "", beginSnapshot: "BEGIN", concurrentWriters: false)
     static let postgres = SQLDialect(
         name: "postgresql", isNotDistinctFrom: "IS NOT DISTINCT FROM", skipLocked: " FOR UPDATE SKIP LOCKED",
-        beginSnapshot: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        beginSnapshot: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", concurrentWriters: true)
 }
 
 /// What a driver gives the store: one connection, used by one thread at a time. Errors are
@@ -71,6 +75,9 @@ protocol SQLConnection: AnyObject {
     /// Set when the transaction under way recorded an event (SQLStore.record), so its commit
     /// rings the event bell.
     var recordedEvents: Bool { get set }
+    /// The entered codes (their pumping scopes, and when) whose credit waits for the transaction
+    /// under way to commit (SQLStore.creditAfterCommit), where writers run side by side.
+    var pumpingCredits: [(keys: String, at: Timestamp)] { get set }
     /// Runs one or more statements that return no rows (schema changes).
     func execute(_ sql: String) throws
     /// Runs a statement that returns no rows; returns the number of rows it changed.

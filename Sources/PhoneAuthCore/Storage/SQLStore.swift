@@ -27,13 +27,17 @@ final class SQLStore<Connection: SQLConnection>: Store, Sendable {
     /// short random pause, so the contenders spread out) or met a connection that had broken.
     func write<T>(queue: String? = nil, rowLocksSuffice: Bool = false, _ body: (Connection) throws -> T) throws -> T {
         var recorded = false
+        var credits: [(keys: String, at: Timestamp)] = []
         let result = try retrying(transaction: true) { db in
             db.recordedEvents = false
+            db.pumpingCredits = []
             let result = try db.transaction(queue: queue, rowLocksSuffice: rowLocksSuffice) { try body(db) }
             recorded = db.recordedEvents
+            credits = db.pumpingCredits
             return result
         }
         if recorded { eventBell.ring() }
+        if !credits.isEmpty { creditAfterCommit(credits) }
         return result
     }
 

@@ -35,6 +35,7 @@ final class SQLiteConnection: SQLConnection {
     let isHealthy = true
     var roundTrips = 0
     var recordedEvents = false
+    var pumpingCredits: [(keys: String, at: Timestamp)] = []
     private let db: OpaquePointer
     private var cache: [String: OpaquePointer] = [:]
     /// The cache's front, by where the SQL text's bytes are: the engine's SQL is mostly string

@@ -76,7 +76,11 @@ extension SQLStore {
         // The code was entered: its send converted. Using the code clears its scopes (markUsed),
         // so it is credited once; a right code a refusal left unused is credited when entered again.
         if let keys = stored.pumpingScopes, stored.state == .active {
-            try countPumpingVerified(keys, now: now, in: db)
+            if dialect.concurrentWriters {
+                db.pumpingCredits.append((keys, now))
+            } else {
+                try countPumpingVerified(keys, now: now, in: db)
+            }
         }
         return .success((phone, stored.subject, earlier))
     }

@@ -9,7 +9,9 @@ extension SQLStore {
         // Every counted send writes the project's counter: sends queue for it rather than
         // conflict over it and run again.
         try write(queue: limits == nil ? nil : "sends") { db in
-            let known = try sendState(of: v, perNumberPerHour: limits?.perNumberPerHour ?? 0, in: db)
+            let known = try sendState(
+                of: v, perNumberPerHour: limits?.perNumberPerHour ?? 0, pumpingKeys: limits?.pumping?.scopeKeys ?? [],
+                in: db)
             // A tenant deleted while the call was on its way (still in an engine's cache) gets no
             // code: read here, so a deletion either sees the verification or it sees no tenant.
             guard known.tenantExists else { throw TenantService.notFound(v.tenant) }
@@ -35,7 +37,9 @@ extension SQLStore {
             }
             if let limits, let trip = try checkSendLimits(limits, now: v.createdAt, in: db) { return .limited(trip) }
             var flagged: PumpingDecision?
-            if let check = limits?.pumping, let decision = try judgeSend(check, now: v.createdAt, in: db) {
+            if let check = limits?.pumping,
+                let decision = try judgeSend(check, counts: known.pumpingCounts, now: v.createdAt, in: db)
+            {
                 guard decision.action == .flagged else { return .suspectedPumping(decision) }
                 flagged = decision
             }
@@ -95,37 +99,24 @@ extension SQLStore {
     /// What deciding on a new send needs, read in one statement: the latest verification of the
     /// number for this purpose (and subject) in its tenant, the number's lockout, when
     /// `perNumberPerHour` is set the deliveries of the last hour (their count and the oldest's
-    /// time), and whether the verification's tenant exists.
+    /// time), whether the verification's tenant exists, and the counts of the pumping scopes
+    /// `pumpingKeys` names (a statement each would cost as much as the rest).
     private func sendState(
-        of v: NewVerification, perNumberPerHour: Int, in db: Connection
+        of v: NewVerification, perNumberPerHour: Int, pumpingKeys: [String], in db: Connection
     ) throws
         -> (
             latest: LatestVerification?, lockedUntil: Timestamp?,
-            deliveriesThisHour: (count: Int, oldest: Int64)?, tenantExists: Bool
+            deliveriesThisHour: (count: Int, oldest: Int64)?, tenantExists: Bool, pumpingCounts: [ScopeCounts]
         )
     {
-        // Verifications of one number for different purposes (a sign-in, an enrolment, each
-        // challenge) are independent: a sign-in request must not cancel a user's pending second factor.
-        // Scalar subqueries and a key lookup: SQLite would materialise a joined subquery.
         try db.row(
-            """
-            SELECT v.id, v.created_at, v.expires_at, v.state,
-                   (SELECT locked_until FROM number_failures WHERE phone = ?),
-                   (SELECT CAST(sum(delivery_seq) * 100000000000000 + min(created_at) AS BIGINT) FROM verifications
-                    WHERE phone = ? AND created_at > ? AND delivery != ?),
-                   CASE WHEN ? = '' THEN 1 ELSE (SELECT 1 FROM tenants WHERE id = ?) END,
-                   v.channel, v.sealed_body, v.language_code, v.delivery_seq, v.delivery, v.asked_language
-            FROM (SELECT 1) AS one
-            LEFT JOIN verifications v ON v.id = (SELECT id FROM verifications WHERE phone = ? AND purpose = ?
-                                                 AND subject \(dialect.isNotDistinctFrom) ? AND tenant = ? \
-            ORDER BY created_at DESC LIMIT 1)
-            """,
+            SendStateSQL.statements[dialect.name]![pumpingKeys.count],
             [
                 .text(v.phone), .text(v.phone),
                 .int(perNumberPerHour > 0 ? v.createdAt.milliseconds - 3_600_000 : Int64.max),
                 .text(DeliveryState.none), .text(v.tenant.text), .text(v.tenant.text),
                 .text(v.phone), .text(v.purpose), Self.optional(v.subject), .text(v.tenant.text),
-            ]
+            ] + pumpingKeys.map { .text($0) }
         ) { row in
             let latest = try row.optionalText(0).map { id in
                 LatestVerification(
@@ -143,9 +134,10 @@ extension SQLStore {
             return (
                 latest, row.optionalInt(4).map { Timestamp(milliseconds: $0) },
                 packed.map { (Int($0 / 100_000_000_000_000), $0 % 100_000_000_000_000) },
-                row.optionalInt(6) != nil
+                row.optionalInt(6) != nil,
+                PumpingSQL.counts(row, at: SendStateSQL.columns, count: pumpingKeys.count)
             )
-        } ?? (nil, nil, nil, v.tenant.isDefault)
+        } ?? (nil, nil, nil, v.tenant.isDefault, pumpingKeys.map { _ in ScopeCounts() })
     }
 
     /// The number's limit: refused when `adding` more deliveries would take the hour's over it.
@@ -252,4 +244,37 @@ extension SQLStore {
             return status
         }
     }
+}
+
+/// sendState's statement, made once per dialect and number of pumping scopes.
+private enum SendStateSQL {
+    /// sendState's own columns; the pumping scopes' follow.
+    static let columns: Int32 = 13
+
+    /// sendState's statement for each dialect and number of pumping scopes (0 to 3), made once.
+    /// Verifications of one number for different purposes (a sign-in, an enrolment, each
+    /// challenge) are independent: a sign-in request must not cancel a user's pending second
+    /// factor. Scalar subqueries and key lookups: SQLite would materialise a joined subquery.
+    static let statements = Dictionary(
+        uniqueKeysWithValues: [SQLDialect.sqlite, .postgres].map { dialect in
+            (
+                dialect.name,
+                (0...PumpingSQL.maxScopes).map { count in
+                    let (columns, joins) = PumpingSQL.joins(count)
+                    return """
+                        SELECT v.id, v.created_at, v.expires_at, v.state,
+                               (SELECT locked_until FROM number_failures WHERE phone = ?),
+                               (SELECT CAST(sum(delivery_seq) * 100000000000000 + min(created_at) AS BIGINT) \
+                        FROM verifications WHERE phone = ? AND created_at > ? AND delivery != ?),
+                               CASE WHEN ? = '' THEN 1 ELSE (SELECT 1 FROM tenants WHERE id = ?) END,
+                               v.channel, v.sealed_body, v.language_code, v.delivery_seq, v.delivery, \
+                        v.asked_language\(columns)
+                        FROM (SELECT 1) AS one
+                        LEFT JOIN verifications v ON v.id = (SELECT id FROM verifications WHERE phone = ? \
+                        AND purpose = ? AND subject \(dialect.isNotDistinctFrom) ? AND tenant = ? \
+                        ORDER BY created_at DESC LIMIT 1)\(joins)
+                        """
+                }
+            )
+        })
 }
