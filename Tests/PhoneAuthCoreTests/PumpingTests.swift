@@ -239,6 +239,42 @@ final class PumpingTests: XCTestCase {
         XCTAssertEqual(decisions(first).count, 2)
     }
 
+    /// On PostgreSQL an entered code is credited once the sign-in has committed, in a transaction
+    /// of its own: the sign-in neither waits on nor conflicts over its country's row, which every
+    /// send and sign-in of the country updates. Shown by holding that row locked meanwhile.
+    func testOnPostgreSQLASignInCommitsBeforeItsCodeIsCredited() throws {
+        try XCTSkipUnless(testingPostgres, "SQLite runs one writer at a time")
+        let dir = temporaryDirectory()
+        let (engine, sender) = try makeEngine(dir)
+        let started = try engine.verification.verifyPhoneNumber(number(1))
+        let message = try XCTUnwrap(sender.waitForMessage(to: number(1)))
+        let holder = try readingConnection(dir)
+        defer { holder.close() }
+        try holder.execute("BEGIN")
+        XCTAssertEqual(
+            try holder.run("UPDATE pumping_scopes SET strikes = strikes WHERE scope = ?", [.text("c:US")]), 1)
+        let signedIn = DispatchSemaphore(value: 0)
+        let outcome = Outcome()
+        Thread.detachNewThread {
+            outcome.set(
+                Result {
+                    try engine.signIn.signIn(
+                        with: PhoneCredential(
+                            verificationId: started.verificationId, verificationCode: code(in: message.body)))
+                })
+            signedIn.signal()
+        }
+        // The user is there while the country's row is still locked: the sign-in committed first.
+        let deadline = Date().addingTimeInterval(30)
+        while try rowCount(dir, "users") != 1, Date() < deadline { usleep(10_000) }
+        XCTAssertEqual(try rowCount(dir, "users"), 1, "the sign-in waited on its country's row")
+        try holder.execute("COMMIT")
+        XCTAssertEqual(signedIn.wait(timeout: .now() + 30), .success)
+        XCTAssertNoThrow(try XCTUnwrap(outcome.value).get())
+        let us = engine.call("getPumpingStatistics", params: .object([])).result["countries"]?.arrayValue?.first
+        XCTAssertEqual(us?["verifiedLastHour"], .int(1), "credited once the lock was let go")
+    }
+
     func testDecisionsComeAPageAtATimeNewestFirst() throws {
         let (engine, _) = try makeEngine()
         for i in 0..<8 { _ = try? engine.verification.verifyPhoneNumber(number(i)) }
@@ -288,4 +324,13 @@ final class PumpingTests: XCTestCase {
         XCTAssertNil(refusal("{\"mode\": \"record\", \"allowNetworks\": [\"2001:db8::/32\"]}"))
         XCTAssertEqual(try EngineConfig.read(try JSONCodec.parse("{\"database\": \"x.db\"}")).pumping.mode, .enforce)
     }
+}
+
+/// A sign-in's result, set on the thread that made it.
+private final class Outcome: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<SignInResult, Error>?
+
+    func set(_ result: Result<SignInResult, Error>) { lock.withLock { self.result = result } }
+    var value: Result<SignInResult, Error>? { lock.withLock { result } }
 }
