@@ -146,6 +146,7 @@ final class Observability: @unchecked Sendable {
                     ("country", event.string("region") ?? "unknown"),
                     ("scope_kind", event.string("scopeKind") ?? "unknown"),
                     ("action", event.string("action") ?? "unknown"),
+                    ("channel", event.string("channel") ?? "unknown"),
                 ]
             ).increment()
         case "eventDeliveryFailed":

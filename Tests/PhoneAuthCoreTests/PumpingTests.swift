@@ -61,6 +61,7 @@ final class PumpingTests: XCTestCase {
         XCTAssertEqual(decision["verified"], .int(0))
         XCTAssertEqual(decision["allowance"], .int(5))
         XCTAssertEqual(decision["region"], .string("US"))
+        XCTAssertEqual(decision["channel"], .string("sms"))
         XCTAssertNil(decision["phoneNumber"], "its last digits and the prefix would make the number whole")
         let event = try XCTUnwrap(events.waitFor("pumpingSuspected"))
         XCTAssertEqual(event["scope"], .string("+1650555"))

@@ -5,14 +5,18 @@ package struct PumpingCheck: Sendable {
     var scopes: [PumpingScope]
     var phone: PhoneNumber
     var tenant: TenantID
+    var channel: Channel
 
     /// nil when the policy does not judge this send (off, or an allowed destination or network).
-    init?(_ policy: PumpingPolicy, phone: PhoneNumber, from address: ClientAddress?, tenant: TenantID) {
+    init?(
+        _ policy: PumpingPolicy, phone: PhoneNumber, channel: Channel, from address: ClientAddress?, tenant: TenantID
+    ) {
         guard policy.judges(phone, from: address) else { return nil }
         self.policy = policy
         scopes = PumpingScope.of(phone, from: address)
         self.phone = phone
         self.tenant = tenant
+        self.channel = channel
     }
 
     /// The scopes' keys in `pumping_scopes`.

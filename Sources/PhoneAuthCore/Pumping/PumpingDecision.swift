@@ -30,6 +30,8 @@ package struct PumpingDecision: Sendable {
     /// its last digits and a prefix scope would make it whole.
     package var region: String
     package var tenant: TenantID
+    /// The channel the code was to go by (sms, whatsapp, voice).
+    package var channel: Channel
 
     package var retryAfterSeconds: Int64 { max(1, (until.milliseconds - at.milliseconds + 999) / 1000) }
 
@@ -54,7 +56,7 @@ package struct PumpingDecision: Sendable {
             ("scopeKind", .string(scope.kind.rawValue)), ("scope", .string(scope.name)),
             ("rule", .string(rule.rawValue)), ("sent", .int(sent)), ("verified", .int(verified)),
             ("allowance", .int(allowance)), ("until", .string(until.rfc3339)),
-            ("region", .string(region)), ("tenantId", .string(tenant.text)),
+            ("region", .string(region)), ("tenantId", .string(tenant.text)), ("channel", .string(channel.rawValue)),
         ]
     }
 }

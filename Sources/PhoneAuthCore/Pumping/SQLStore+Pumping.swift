@@ -29,18 +29,18 @@ extension SQLStore {
             action: verdict.sends ? .flagged : .refused,
             scope: found.scope, rule: found.rule, sent: found.seen.sent, verified: found.seen.verified,
             allowance: found.seen.allowance, until: Timestamp(milliseconds: found.until),
-            region: check.phone.region, tenant: check.tenant)
+            region: check.phone.region, tenant: check.tenant, channel: check.channel)
         try db.run(
             """
             INSERT INTO pumping_decisions (id, at, action, scope_kind, scope, rule, sent, verified, allowance, until, \
-            region, tenant) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            region, tenant, channel) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(decision.id), .int(now.milliseconds), .text(decision.action.rawValue),
                 .text(decision.scope.kind.rawValue), .text(decision.scope.name), .text(decision.rule.rawValue),
                 .int(decision.sent), .int(decision.verified), .int(decision.allowance),
                 .int(decision.until.milliseconds), .text(decision.region),
-                .text(decision.tenant.text),
+                .text(decision.tenant.text), .text(decision.channel.rawValue),
             ])
         // Under the scope (not a number, to be masked): its decisions are delivered in order.
         try record(
@@ -106,8 +106,8 @@ extension SQLStore {
             var decisions: [PumpingDecision] = []
             try db.rows(
                 """
-                SELECT id, at, action, scope_kind, scope, rule, sent, verified, allowance, until, region, tenant \
-                FROM pumping_decisions WHERE id < ? ORDER BY id DESC LIMIT ?
+                SELECT id, at, action, scope_kind, scope, rule, sent, verified, allowance, until, region, tenant, \
+                channel FROM pumping_decisions WHERE id < ? ORDER BY id DESC LIMIT ?
                 """, [.text(afterId ?? "~"), .int(Int64(limit))]
             ) { row in
                 decisions.append(
@@ -117,7 +117,8 @@ extension SQLStore {
                         scope: PumpingScope(kind: try row.text(3, as: PumpingScope.Kind.self), name: row.text(4)),
                         rule: try row.text(5, as: PumpingDecision.Rule.self), sent: row.int(6), verified: row.int(7),
                         allowance: row.int(8), until: Timestamp(milliseconds: row.int(9)),
-                        region: row.text(10), tenant: TenantID(unchecked: row.text(11))))
+                        region: row.text(10), tenant: TenantID(unchecked: row.text(11)),
+                        channel: try row.text(12, as: Channel.self)))
             }
             return decisions
         }

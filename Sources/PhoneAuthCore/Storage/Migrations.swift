@@ -296,7 +296,8 @@ enum Migrations {
             allowance INTEGER NOT NULL,
             until INTEGER NOT NULL,
             region TEXT NOT NULL,
-            tenant TEXT NOT NULL
+            tenant TEXT NOT NULL,
+            channel TEXT NOT NULL
         ) WITHOUT ROWID;
         ALTER TABLE verifications ADD COLUMN pumping_scopes TEXT;
         """,

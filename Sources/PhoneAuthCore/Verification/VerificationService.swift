@@ -130,7 +130,8 @@ package final class VerificationService {
             perRegionPerDay: policy.smsPerRegionPerDay[phone.region] ?? 0,
             regionBurstPerHour: policy.regionBurstPerHour, voice: policy.voiceLimits(channel),
             pumping: PumpingCheck(
-                config.pumping.overridden(by: pool.pumping), phone: phone, from: clientIp, tenant: pool.tenant))
+                config.pumping.overridden(by: pool.pumping), phone: phone, channel: channel, from: clientIp,
+                tenant: pool.tenant))
     }
 
     /// Writes the verification under a new delivery lease (or finds the one to reuse, or what
