@@ -68,21 +68,36 @@ final class Observability: @unchecked Sendable {
     }
 
     /// Each country's codes sent and entered in the last hour and day, as the pumping defense
-    /// counted them (read when /metrics is scraped): a conversion that falls shows here first.
-    func pumpingCounts(_ countries: [JSONValue]) {
+    /// counted them, and each region's and channel's (read when /metrics is scraped): a
+    /// conversion that falls shows here first.
+    func pumpingCounts(_ countries: [JSONValue], channels: [JSONValue]) {
         for country in countries {
             guard let region = country["region"]?.stringValue else { continue }
-            for (window, sent, verified) in [
-                ("hour", "sentLastHour", "verifiedLastHour"), ("day", "sentLastDay", "verifiedLastDay"),
-            ] {
-                for (outcome, key) in [("sent", sent), ("verified", verified)] {
-                    registry.makeGauge(
-                        descriptor: .init(
-                            metricName: "phoneauth_pumping_codes", unitName: "",
-                            helpText: "Codes sent and entered per country in the last hour or day"),
-                        labels: [("country", region), ("window", window), ("outcome", outcome)]
-                    ).set(country[key]?.intValue ?? 0)
-                }
+            windowGauges(
+                "phoneauth_pumping_codes", "Codes sent and entered per country in the last hour or day", country,
+                labels: [("country", region)])
+        }
+        for entry in channels {
+            guard let region = entry["region"]?.stringValue, let channel = entry["channel"]?.stringValue else {
+                continue
+            }
+            windowGauges(
+                "phoneauth_pumping_channel_codes",
+                "Codes sent and entered per country and channel in the last hour or day", entry,
+                labels: [("country", region), ("channel", channel)])
+        }
+    }
+
+    /// The gauges of one entry's sentLastHour, verifiedLastHour, sentLastDay and verifiedLastDay.
+    private func windowGauges(_ name: String, _ help: String, _ entry: JSONValue, labels: [(String, String)]) {
+        for (window, sent, verified) in [
+            ("hour", "sentLastHour", "verifiedLastHour"), ("day", "sentLastDay", "verifiedLastDay"),
+        ] {
+            for (outcome, key) in [("sent", sent), ("verified", verified)] {
+                registry.makeGauge(
+                    descriptor: .init(metricName: name, unitName: "", helpText: help),
+                    labels: labels + [("window", window), ("outcome", outcome)]
+                ).set(entry[key]?.intValue ?? 0)
             }
         }
     }

@@ -80,8 +80,9 @@ struct Server: HTTPResponder {
                 observability.eventBacklog(count: backlog.count, oldestAgeSeconds: backlog.oldestAgeSeconds)
             }
             let (status, statistics) = await auth.call("getPumpingStatistics", paramsJSON: "{}")
-            if status == 0, let countries = (try? JSONCodec.parse(statistics))?["countries"]?.arrayValue {
-                observability.pumpingCounts(countries)
+            if status == 0, let parsed = try? JSONCodec.parse(statistics) {
+                observability.pumpingCounts(
+                    parsed["countries"]?.arrayValue ?? [], channels: parsed["channels"]?.arrayValue ?? [])
             }
             return ("metrics", Reply(text: observability.metricsText, contentType: "text/plain; version=0.0.4"))
         case "/.well-known/jwks.json":

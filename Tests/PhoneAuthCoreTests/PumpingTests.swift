@@ -293,7 +293,7 @@ final class PumpingTests: XCTestCase {
     }
 
     func testStatisticsCountCodesSentAndEnteredPerCountry() throws {
-        let (engine, sender) = try makeEngine()
+        let (engine, sender) = try makeEngine { $0.testPhoneNumbers = ["+16505559999": "123456"] }
         for i in 0..<3 { _ = try signInBySMS(engine, sender, number(i)) }
         for i in 3..<5 { _ = try engine.verification.verifyPhoneNumber(number(i)) }
         _ = try engine.verification.verifyPhoneNumber("+4915112345678")
@@ -307,6 +307,18 @@ final class PumpingTests: XCTestCase {
         XCTAssertEqual(us["sentLastDay"], .int(5))
         XCTAssertEqual(us["verifiedLastDay"], .int(3))
         XCTAssertNil(us["blockedUntil"])
+        // Per region and channel, from the verifications (a test number's sends nothing).
+        _ = try engine.verification.verifyPhoneNumber("+16505559999")
+        guard case let .array(channels)? = engine.call("getPumpingStatistics", params: .object([])).result["channels"]
+        else { return XCTFail("no channels") }
+        XCTAssertEqual(
+            channels.map {
+                [$0["region"], $0["channel"], $0["sentLastHour"], $0["verifiedLastHour"], $0["sentLastDay"]]
+            },
+            [
+                [.string("DE"), .string("sms"), .int(1), .int(0), .int(1)],
+                [.string("US"), .string("sms"), .int(5), .int(3), .int(5)],
+            ])
     }
 
     func testTheSettingsAreCheckedAndNamedInErrors() throws {

@@ -47,6 +47,7 @@ def test_a_prefix_whose_codes_are_not_entered_gets_the_quota_error(tmp_path):
                      channel="sms") == 1
         assert value("phoneauth_pumping_codes", country="US", window="hour", outcome="sent") == 5
         assert value("phoneauth_pumping_codes", country="US", window="hour", outcome="verified") == 0
+        assert value("phoneauth_pumping_channel_codes", country="US", channel="sms", window="day", outcome="sent") == 5
     finally:
         server.stop()
         receiver.close()

@@ -10,7 +10,10 @@ extension OperationCatalogue {
             return result.value
         },
         Operation("getPumpingStatistics", parameters: []) { engine, _, _ in
-            .object([("countries", .array(try engine.pumping.countries().map { .object($0.fields) }))])
+            .object([
+                ("countries", .array(try engine.pumping.countries().map { .object($0.fields) })),
+                ("channels", .array(try engine.pumping.channels().map { .object($0.fields) })),
+            ])
         },
     ]
 }

@@ -13,6 +13,9 @@ package final class PumpingService: Sendable {
     /// Every country the defense has counted, by region.
     package func countries() throws -> [CountryCounts] { try store.pumpingCountries(now: clock.now()) }
 
+    /// Codes sent and entered per region and channel.
+    package func channels() throws -> [ChannelCounts] { try store.channelCounts(now: clock.now()) }
+
     /// Up to `maxResults` decisions after the page `pageToken` names (nil: the newest), and the
     /// next page's token when there may be more.
     package func decisions(

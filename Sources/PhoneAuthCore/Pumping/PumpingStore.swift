@@ -5,4 +5,6 @@ package protocol PumpingStore: AnyObject, Sendable {
     func pumpingDecisions(afterId: String?, limit: Int) throws -> [PumpingDecision]
     /// Every country's counts at `now`, by region.
     func pumpingCountries(now: Timestamp) throws -> [CountryCounts]
+    /// Codes sent and entered in the last hour and day before `now`, by region and channel.
+    func channelCounts(now: Timestamp) throws -> [ChannelCounts]
 }

@@ -138,6 +138,36 @@ extension SQLStore {
         }
     }
 
+    /// Counted from the verifications of the last day, a range of their IDs (which begin with
+    /// their time): those that sent something (not a test number's), and those whose code was
+    /// entered. The purge keeps a verification a day after it expires.
+    package func channelCounts(now: Timestamp) throws -> [ChannelCounts] {
+        try read { db in
+            var counts: [ChannelCounts] = []
+            try db.rows(
+                """
+                SELECT region, channel, count(*), \
+                sum(CASE WHEN state = ? THEN 1 ELSE 0 END), \
+                sum(CASE WHEN id >= ? THEN 1 ELSE 0 END), \
+                sum(CASE WHEN id >= ? AND state = ? THEN 1 ELSE 0 END) \
+                FROM verifications WHERE id >= ? AND region IS NOT NULL AND delivery != ? \
+                GROUP BY region, channel ORDER BY region, channel
+                """,
+                [
+                    .text(VerificationState.used), .text(SortableID.prefix(now.adding(seconds: -3600))),
+                    .text(SortableID.prefix(now.adding(seconds: -3600))), .text(VerificationState.used),
+                    .text(SortableID.prefix(now.adding(seconds: -86_400))), .text(DeliveryState.none),
+                ]
+            ) { row in
+                counts.append(
+                    ChannelCounts(
+                        region: row.text(0), channel: try row.text(1, as: Channel.self), sentLastHour: row.int(4),
+                        verifiedLastHour: row.int(5), sentLastDay: row.int(2), verifiedLastDay: row.int(3)))
+            }
+            return counts
+        }
+    }
+
     /// The counts of `keys`, in order (a scope never counted has none).
     private func pumpingCounts(_ keys: [String], in db: Connection) throws -> [ScopeCounts] {
         try keys.map { key in

@@ -271,7 +271,8 @@ enum Migrations {
         """,
         // 15: the pumping defense (Pumping/): each scope's counts of codes sent and verified in
         // the current and previous hour, day and week, and its block; the decisions it made;
-        // and the scopes a verification's send was counted in, credited when its code is entered.
+        // and the scopes a verification's send was counted in, credited when its code is entered;
+        // and the number's region, for the counts per region and channel.
         """
         CREATE TABLE pumping_scopes (
             scope TEXT PRIMARY KEY,
@@ -300,6 +301,7 @@ enum Migrations {
             channel TEXT NOT NULL
         ) WITHOUT ROWID;
         ALTER TABLE verifications ADD COLUMN pumping_scopes TEXT;
+        ALTER TABLE verifications ADD COLUMN region TEXT;
         """,
     ]
 

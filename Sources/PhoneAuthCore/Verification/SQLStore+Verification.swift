@@ -62,7 +62,7 @@ extension SQLStore {
                     v.outbox == nil ? .null : .text(lease.owner), .text(v.purpose),
                     Self.optional(v.subject), .text(v.tenant.text), .text(v.channel.rawValue),
                     Self.optional(v.outbox == nil ? nil : v.fallback), Self.optional(v.outbox?.askedLanguage),
-                    Self.optional(limits?.pumping?.keys),
+                    Self.optional(limits?.pumping?.keys), Self.optional(v.region),
                 ])
             if let limits { try countSend(limits, now: v.createdAt, in: db) }
             return .created(flagged: flagged)
@@ -73,8 +73,8 @@ extension SQLStore {
     static var insertVerification: String {
         """
         INSERT INTO verifications (id, phone, code_hash, created_at, expires_at, delivery, language_code, sealed_body, \
-        due_at, delivery_lease, purpose, subject, tenant, channel, fallback, asked_language, pumping_scopes)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        due_at, delivery_lease, purpose, subject, tenant, channel, fallback, asked_language, pumping_scopes, region)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
     }
 

@@ -69,7 +69,7 @@ package final class VerificationService {
             id: id, phone: phone.e164, codeHash: keys.codeHash(verificationId: id, code: code),
             createdAt: now, expiresAt: now.adding(seconds: config.codeTtlSeconds), outbox: outbox,
             purpose: purpose, subject: subject, tenant: pool.tenant, channel: channel,
-            fallback: config.channels.fallback[channel], channelAsked: asked != nil)
+            fallback: config.channels.fallback[channel], channelAsked: asked != nil, region: phone.region)
         let reuseWindowStart = config.resendAfterSeconds > 0 ? now.adding(seconds: -config.resendAfterSeconds) : nil
         // Test numbers are exempt from the send limits (they send nothing).
         let limits =

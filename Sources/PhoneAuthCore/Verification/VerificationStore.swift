@@ -35,6 +35,8 @@ package struct NewVerification: Sendable {
     /// The caller named `channel` (not the preference): inside the resend window, an active
     /// verification whose code went by another channel sends it again by this one.
     package var channelAsked: Bool
+    /// The number's region, kept for the counts per region and channel (getPumpingStatistics).
+    package var region: String? = nil
 }
 
 /// What `startVerification` did: the store part's answer.
