@@ -119,11 +119,7 @@ package final class TenantService: @unchecked Sendable {  // `cached` is under `
     }
 
     package func list(maxResults: Int, pageToken: String?) throws -> (tenants: [Tenant], nextPageToken: String?) {
-        guard (1...1000).contains(maxResults) else {
-            throw PhoneAuthError(
-                .invalidArgument, "The field 'maxResults' must be between 1 and 1000; it is \(maxResults).",
-                details: [("field", .string("maxResults"))])
-        }
+        _ = try PageSize.checked(maxResults)
         if let pageToken, !TenantID.isWellFormed(pageToken) {
             throw PhoneAuthError(
                 .invalidArgument, "The page token is not one listTenants gave.",
