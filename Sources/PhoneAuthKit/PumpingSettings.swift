@@ -37,12 +37,9 @@ public struct PumpingSettings: Sendable, Hashable {
     /// The core's settings, read with the JSON methods' checks (and refusals).
     var core: TenantPumping {
         get throws(PhoneAuthCore.PhoneAuthError) {
-            let json: JSONValue = .object([
-                ("mode", mode.map { .string($0.rawValue) } ?? .null),
-                ("allowPrefixes", .array(allowPrefixes.map { .string($0) })),
-                ("allowNetworks", .array(allowNetworks.map { .string($0) })),
-            ])
-            return try TenantPumping.read(try ObjectReader(json, path: "pumping"))
+            try TenantPumping.checked(
+                mode: mode.map { PumpingPolicy.Mode(rawValue: $0.rawValue)! }, allowPrefixes: allowPrefixes,
+                allowNetworks: allowNetworks)
         }
     }
 }

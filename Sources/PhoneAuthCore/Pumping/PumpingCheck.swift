@@ -3,6 +3,8 @@
 package struct PumpingCheck: Sendable {
     var policy: PumpingPolicy
     var scopes: [PumpingScope]
+    /// The scopes' keys in `pumping_scopes`, made once: a send reads them twice and stores them.
+    let scopeKeys: [String]
     var phone: PhoneNumber
     var tenant: TenantID
     var channel: Channel
@@ -14,13 +16,11 @@ package struct PumpingCheck: Sendable {
         guard policy.judges(phone, from: address) else { return nil }
         self.policy = policy
         scopes = PumpingScope.of(phone, from: address)
+        scopeKeys = scopes.map(\.key)
         self.phone = phone
         self.tenant = tenant
         self.channel = channel
     }
-
-    /// The scopes' keys in `pumping_scopes`.
-    var scopeKeys: [String] { scopes.map(\.key) }
 
     /// The scopes as the verification's row keeps them, to credit when its code is entered.
     var keys: String { scopeKeys.joined(separator: " ") }

@@ -21,7 +21,7 @@ package final class PumpingService: Sendable {
     package func decisions(
         maxResults: Int, pageToken: String?
     ) throws -> (decisions: [PumpingDecision], nextPageToken: String?) {
-        _ = try PageSize.checked(maxResults)
+        try PageSize.check(maxResults)
         if let pageToken, !SortableID.isWellFormed(pageToken, randomBytes: PumpingDecision.idRandomBytes) {
             throw PhoneAuthError(
                 .invalidArgument, "The field 'pageToken' is not a page token this method gave.",

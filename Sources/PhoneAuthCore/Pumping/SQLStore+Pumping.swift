@@ -1,7 +1,7 @@
 /// The pumping defense's counts and decisions, in the caller's transaction (every engine on the
-/// database judges from the same rows). A send reads its scopes' rows (a point read each) and,
-/// while their windows are current, adds one to each in place; an entered code likewise. A window
-/// that moves on, or a block set, writes the rows whole.
+/// database judges from the same rows). A send's scope rows are read with the number's state
+/// (SQLStore.sendState) and, while their windows are current, each gets one more in place; an
+/// entered code likewise. A window that moves on, or a block set, writes the rows whole.
 extension SQLStore {
     /// Judges a new send and stores what was decided: the scopes' counts (the send counted when
     /// it goes ahead), their blocks, and the decision's record. nil: the send goes ahead unflagged.
@@ -142,7 +142,8 @@ extension SQLStore {
     /// their time): those that sent something (not a test number's), and those whose code was
     /// entered. The purge keeps a verification a day after it expires.
     package func channelCounts(now: Timestamp) throws -> [ChannelCounts] {
-        try read { db in
+        let hourAgo = SortableID.prefix(now.adding(seconds: -3600))
+        return try read { db in
             var counts: [ChannelCounts] = []
             try db.rows(
                 """
@@ -154,8 +155,7 @@ extension SQLStore {
                 GROUP BY region, channel ORDER BY region, channel
                 """,
                 [
-                    .text(VerificationState.used), .text(SortableID.prefix(now.adding(seconds: -3600))),
-                    .text(SortableID.prefix(now.adding(seconds: -3600))), .text(VerificationState.used),
+                    .text(VerificationState.used), .text(hourAgo), .text(hourAgo), .text(VerificationState.used),
                     .text(SortableID.prefix(now.adding(seconds: -86_400))), .text(DeliveryState.none),
                 ]
             ) { row in
@@ -200,7 +200,10 @@ enum PumpingSQL {
             ["start", "sent", "verified", "previous_sent", "previous_verified"].map { "\(window)_\($0)" }
         } + ["blocked_until", "strikes"]
 
-    static let select = "SELECT scope, \(countColumns.joined(separator: ", ")) FROM pumping_scopes WHERE scope = ?"
+    /// A scope's row as `scopeCounts` reads it.
+    private static let selectRows = "SELECT scope, \(countColumns.joined(separator: ", ")) FROM pumping_scopes"
+
+    static let select = selectRows + " WHERE scope = ?"
 
     /// `count` scopes' rows read beside another statement's: its extra columns (`scope` and the
     /// counts of each) and its LEFT JOINs, each on a key bound after the statement's own.
@@ -236,9 +239,7 @@ enum PumpingSQL {
             strikes: Int(row.int(at + 17)))
     }
 
-    static let countries =
-        "SELECT scope, \(countColumns.joined(separator: ", ")) FROM pumping_scopes WHERE scope >= ? AND scope < ? "
-        + "ORDER BY scope"
+    static let countries = selectRows + " WHERE scope >= ? AND scope < ? ORDER BY scope"
 
     /// One more code sent, or verified, in a row whose windows start where given.
     static let countSent = increment("sent")

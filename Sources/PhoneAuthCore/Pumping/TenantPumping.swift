@@ -13,11 +13,20 @@ package struct TenantPumping: Sendable, Hashable {
         self.allowNetworks = allowNetworks
     }
 
-    package var json: JSONValue {
+    package var json: JSONValue { Self.json(mode: mode, allowPrefixes, allowNetworks.map(\.text)) }
+
+    /// Settings given as text (PhoneAuthKit's), read with the JSON methods' checks and refusals.
+    package static func checked(
+        mode: PumpingPolicy.Mode?, allowPrefixes: [String], allowNetworks: [String]
+    ) throws(PhoneAuthError) -> TenantPumping {
+        try read(try ObjectReader(json(mode: mode, allowPrefixes, allowNetworks), path: "pumping"))
+    }
+
+    private static func json(mode: PumpingPolicy.Mode?, _ prefixes: [String], _ networks: [String]) -> JSONValue {
         .object([
             ("mode", mode.map { .string($0.rawValue) } ?? .null),
-            ("allowPrefixes", .array(allowPrefixes.map { .string($0) })),
-            ("allowNetworks", .array(allowNetworks.map { .string($0.text) })),
+            ("allowPrefixes", .array(prefixes.map { .string($0) })),
+            ("allowNetworks", .array(networks.map { .string($0) })),
         ])
     }
 

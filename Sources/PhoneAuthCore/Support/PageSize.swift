@@ -3,8 +3,8 @@
 enum PageSize {
     static let allowed: ClosedRange<Int> = 1...1000
 
-    /// `maxResults`, or the JSON methods' refusal of it.
-    static func checked(_ maxResults: Int) throws(PhoneAuthError) -> Int {
+    /// Refuses `maxResults` as the JSON methods do when it is out of range.
+    static func check(_ maxResults: Int) throws(PhoneAuthError) {
         guard allowed.contains(maxResults) else {
             throw PhoneAuthError(
                 .invalidArgument,
@@ -12,6 +12,5 @@ enum PageSize {
                     + "it is \(maxResults).",
                 details: [("field", .string("maxResults"))])
         }
-        return maxResults
     }
 }

@@ -119,7 +119,7 @@ package final class TenantService: @unchecked Sendable {  // `cached` is under `
     }
 
     package func list(maxResults: Int, pageToken: String?) throws -> (tenants: [Tenant], nextPageToken: String?) {
-        _ = try PageSize.checked(maxResults)
+        try PageSize.check(maxResults)
         if let pageToken, !TenantID.isWellFormed(pageToken) {
             throw PhoneAuthError(
                 .invalidArgument, "The page token is not one listTenants gave.",
