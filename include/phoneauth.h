@@ -200,10 +200,12 @@ typedef int (*phoneauth_push_sender)(void *ctx, const char *message_json);
  * PHONEAUTH_ERR_INVALID_ARGUMENT for a NULL engine. */
 int phoneauth_set_push_sender(phoneauth_engine *engine, phoneauth_push_sender sender, void *ctx);
 
-/* Captcha verifier callback. Receives {"token": "...", "clientIp": "..."} (clientIp when the call
- * gave one) and checks the token with its provider (reCAPTCHA, hCaptcha, Turnstile...). Writes a
- * NUL-terminated JSON answer {"success": true, "score": 0.9} ("score" optional, a number) of at
- * most response_size (1024) bytes into response_json and returns 0; returns non-zero when it could
+/* Captcha verifier callback. Receives {"token": "...", "clientIp": "...", "phoneNumber": "+1..."}
+ * (clientIp when the call gave one; phoneNumber when pumping.tollFraud wants the send rated) and
+ * checks the token with its provider (reCAPTCHA, hCaptcha, Turnstile...). Writes a NUL-terminated
+ * JSON answer {"success": true, "score": 0.9, "tollFraudRisk": 0.1} ("score" and "tollFraudRisk"
+ * optional numbers; the risk, 0 to 1, is how likely the send is SMS toll fraud) of at most
+ * response_size (1024) bytes into response_json and returns 0; returns non-zero when it could
  * not check. Runs on the thread of the call that sends an SMS (verifyPhoneNumber, its
  * second-factor form, mfaEnrollStart). The engine asks about each token once: a token presented
  * again is refused without calling the verifier. */

@@ -1,8 +1,9 @@
 import Glibc
 import PhoneAuthCore
 
-/// The host's captcha verifier: gets {token, clientIp?} as JSON and writes {success, score?} into
-/// a buffer the library owns; a non-zero return or an unreadable answer means it could not check.
+/// The host's captcha verifier: gets {token, clientIp?, phoneNumber?} as JSON and writes
+/// {success, score?, tollFraudRisk?} into a buffer the library owns; a non-zero return or an
+/// unreadable answer means it could not check.
 // @unchecked: the host's function and context pointer, which the header says must be callable
 // from any thread.
 final class CallbackCaptchaVerifier: CaptchaVerifier, @unchecked Sendable {
@@ -16,22 +17,30 @@ final class CallbackCaptchaVerifier: CaptchaVerifier, @unchecked Sendable {
         self.context = context
     }
 
-    func verify(token: String, clientIp: String?) -> CaptchaVerdict? {
+    func verify(token: String, clientIp: String?, phoneNumber: String?) -> CaptchaVerdict? {
         var request = JSONObjectBuilder()
         request.set("token", .string(token))
         request.set("clientIp", clientIp.map { .string($0) })
+        request.set("phoneNumber", phoneNumber.map { .string($0) })
         guard let answer = ABI.ask(function, context, request.value, size: Self.responseSize),
             case let .bool(success)? = answer["success"]
         else {
             return nil
         }
-        var score: Double?
-        switch answer["score"] {
-        case let .double(d)?: score = d
-        case let .int(i)?: score = Double(i)
-        case nil, .null?: score = nil
-        default: return nil  // a score that is not a number is an answer we cannot read
+        // A score or risk that is not a number is an answer we cannot read.
+        guard let score = Self.number(answer["score"]), let risk = Self.number(answer["tollFraudRisk"]) else {
+            return nil
         }
-        return CaptchaVerdict(success: success, score: score)
+        return CaptchaVerdict(success: success, score: score, tollFraudRisk: risk)
+    }
+
+    /// A number, `.some(nil)` when left out, nil when it is something else.
+    private static func number(_ value: JSONValue?) -> Double?? {
+        switch value {
+        case let .double(d)?: d
+        case let .int(i)?: Double(i)
+        case nil, .null?: .some(nil)
+        default: nil
+        }
     }
 }

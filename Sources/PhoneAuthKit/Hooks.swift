@@ -61,7 +61,7 @@ final class ClosureCaptchaVerifier: CaptchaVerifier {
         self.verify = verify
     }
 
-    func verify(token: String, clientIp: String?) -> CaptchaVerdict? {
+    func verify(token: String, clientIp: String?, phoneNumber: String?) -> CaptchaVerdict? {
         verify(token, clientIp).map { CaptchaVerdict(success: $0.success, score: $0.score) }
     }
 }

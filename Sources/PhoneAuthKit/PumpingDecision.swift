@@ -35,6 +35,9 @@ public struct PumpingDecision: Sendable, Hashable {
         case day
         /// The scope was blocked by an earlier decision.
         case blocked
+        /// The captcha provider rated the send at or above a blocking rule's start score
+        /// (`pumping.tollFraud`); the scope is the number's prefix, which it does not block.
+        case tollFraudRisk
     }
 
     /// Its ID, which begins with its time; the page token of the next page when it is a page's last.
@@ -55,6 +58,9 @@ public struct PumpingDecision: Sendable, Hashable {
     public let verified: Int
     /// The unentered codes the scope's history allows in the window.
     public let allowance: Int
+    /// The `tollFraudRisk` rule's: the send's risk (0 to 1) and the start score it met.
+    public let risk: Double?
+    public let startScore: Double?
     /// Until when the scope is blocked.
     public let until: Date
     /// The destination's region (ISO 3166, `US`).
@@ -75,6 +81,8 @@ public struct PumpingDecision: Sendable, Hashable {
         sent = Int(decision.sent)
         verified = Int(decision.verified)
         allowance = Int(decision.allowance)
+        risk = decision.risk
+        startScore = decision.startScore
         until = Date(decision.until)
         region = decision.region
         tenantID = decision.tenant.named

@@ -7,19 +7,23 @@ import XCTest
 final class TenantAPITests: KitTestCase {
     func testTenantsAreMadeChangedListedAndDeleted() async throws {
         let auth = try open()
+        let pumping = PumpingSettings(
+            mode: .record, allowNetworks: ["198.51.100.0/24"],
+            tollFraud: TollFraudSettings(
+                phoneEnforcementState: .audit, useSmsTollFraudProtection: true, blockingStartScores: [0.8]))
         let made = try await auth.createTenant(
             id: "acme",
             TenantChanges(
                 displayName: "Acme-Shop", testPhoneNumbers: ["+1 650-555-1234": "222222"],
                 smsRegionPolicy: .allowlistOnly(allowedRegions: ["US", "CA"]), secondFactors: [.totp],
-                smsAppName: "Acme", pumping: PumpingSettings(mode: .record, allowNetworks: ["198.51.100.0/24"])))
+                smsAppName: "Acme", pumping: pumping))
         XCTAssertEqual(made.tenantID, "acme")
         XCTAssertEqual(made.displayName, "Acme-Shop")
         XCTAssertEqual(made.testPhoneNumbers, [testNumber: "222222"], "numbers are kept in E.164")
         XCTAssertEqual(made.smsRegionPolicy, .allowlistOnly(allowedRegions: ["CA", "US"]))
         XCTAssertEqual(made.secondFactors, [.totp])
         XCTAssertEqual(made.smsAppName, "Acme")
-        XCTAssertEqual(made.pumping, PumpingSettings(mode: .record, allowNetworks: ["198.51.100.0/24"]))
+        XCTAssertEqual(made.pumping, pumping)
         XCTAssertEqual(made.createdAt, made.updatedAt)
         let fetched = try await auth.getTenant("acme")
         XCTAssertEqual(fetched, made)
@@ -83,6 +87,14 @@ final class TenantAPITests: KitTestCase {
             (
                 TenantChanges(displayName: "Acme", pumping: PumpingSettings(allowPrefixes: ["44"])),
                 #"{"displayName": "Acme", "pumping": {"allowPrefixes": ["44"]}}"#
+            ),
+            (
+                TenantChanges(
+                    displayName: "Acme",
+                    pumping: PumpingSettings(tollFraud: TollFraudSettings(blockingStartScores: [1.5]))),
+                #"{"displayName": "Acme", "pumping": {"tollFraud": {"phoneEnforcementState": "OFF", "#
+                    + #""useSmsTollFraudProtection": false, "#
+                    + #""tollFraudManagedRules": [{"startScore": 1.5, "action": "BLOCK"}]}}}"#
             ),
         ]
         for (changes, json) in cases {

@@ -171,9 +171,14 @@ package final class AppVerificationService {
         return URLResult(handled: true, captchaToken: token, error: error)
     }
 
-    /// Refuses an SMS request without a valid proof, when app verification is enforced.
-    func checkAppProof(_ proof: AppProof?, clientIp: ClientAddress?) throws {
-        guard !config.appVerificationDisabledForTesting, appVerificationEnforced else { return }
+    /// Refuses an SMS request without a valid proof, when app verification is enforced. `rated`
+    /// (the number, when pumping.tollFraud wants the send rated): a captcha token is checked even
+    /// where no proof is required, and the provider's toll fraud risk is returned.
+    func checkAppProof(_ proof: AppProof?, clientIp: ClientAddress?, rated: PhoneNumber? = nil) throws -> Double? {
+        guard !config.appVerificationDisabledForTesting else { return nil }
+        if !appVerificationEnforced {
+            guard rated != nil, case .captcha? = proof else { return nil }
+        }
         switch proof {
         case nil:
             throw PhoneAuthError(
@@ -201,12 +206,13 @@ package final class AppVerificationService {
             guard try store.claimAppCheck(id: tokenId, kind: .captchaToken, expiresAt: expiresAt) else {
                 throw CaptchaRefusal.alreadyUsed.error
             }
-            guard let verdict = verifier.verify(token: token, clientIp: clientIp?.text) else {
-                throw CaptchaRefusal.verifierFailed.error
-            }
+            guard let verdict = verifier.verify(token: token, clientIp: clientIp?.text, phoneNumber: rated?.e164)
+            else { throw CaptchaRefusal.verifierFailed.error }
             guard verdict.success else { throw (verdict.refusal ?? .rejected).error }
             if let score = verdict.score, !(score >= config.captchaMinScore) { throw CaptchaRefusal.lowScore.error }
+            return rated == nil ? nil : verdict.tollFraudRisk
         }
+        return nil
     }
 
     private func receiptHash(_ receipt: String, _ secret: String) -> [UInt8] {

@@ -1,7 +1,8 @@
 /// Checks a captcha token (reCAPTCHA, hCaptcha, Turnstile, …) the host's way. nil when the check
-/// could not be made (the verifier's own failure).
+/// could not be made (the verifier's own failure). `phoneNumber` is given when the send's
+/// toll fraud risk is wanted (pumping.tollFraud), for the verifier to rate.
 package protocol CaptchaVerifier: AnyObject, Sendable {
-    func verify(token: String, clientIp: String?) -> CaptchaVerdict?
+    func verify(token: String, clientIp: String?, phoneNumber: String?) -> CaptchaVerdict?
 }
 
 package struct CaptchaVerdict: Sendable {
@@ -10,10 +11,13 @@ package struct CaptchaVerdict: Sendable {
     package var score: Double?
     /// Why the token is refused, when the verifier knows better than "rejected".
     package var refusal: CaptchaRefusal?
+    /// How likely the send is SMS toll fraud (0 to 1, higher is riskier), when asked and given.
+    package var tollFraudRisk: Double?
 
-    package init(success: Bool, score: Double?) {
+    package init(success: Bool, score: Double?, tollFraudRisk: Double? = nil) {
         self.success = success
         self.score = score
+        self.tollFraudRisk = tollFraudRisk
     }
 
     package init(refusal: CaptchaRefusal) {
@@ -38,6 +42,9 @@ package enum CaptchaRefusal: String, Sendable, CaseIterable {
     case expired
     /// The token was solved on another site, or for another action, than `captcha.provider` expects.
     case wrongHostname, wrongAction
+    /// The provider rated the send as likely SMS toll fraud, at or above a blocking rule's
+    /// start score (pumping.tollFraud).
+    case tollFraudRisk
 
     var message: String {
         switch self {
@@ -49,6 +56,7 @@ package enum CaptchaRefusal: String, Sendable, CaseIterable {
         case .expired: "The captcha token has expired (or was already used); solve a new captcha."
         case .wrongHostname: "The captcha was solved on another site than captcha.provider.hostname."
         case .wrongAction: "The captcha was solved for another action than captcha.provider.action."
+        case .tollFraudRisk: "The captcha provider rated this send as likely SMS toll fraud (pumping.tollFraud)."
         }
     }
 
@@ -67,14 +75,15 @@ final class ProviderCaptchaVerifier: CaptchaVerifier {
 
     init(_ settings: CaptchaProviderSettings) { self.settings = settings }
 
-    func verify(token: String, clientIp: String?) -> CaptchaVerdict? {
-        guard case let .answered(status, body, _) = client.post(request(token: token, clientIp: clientIp)),
+    func verify(token: String, clientIp: String?, phoneNumber: String?) -> CaptchaVerdict? {
+        let request = request(token: token, clientIp: clientIp, phoneNumber: phoneNumber)
+        guard case let .answered(status, body, _) = client.post(request),
             status == 200, let answer = try? JSONCodec.parse(bytes: body)
         else { return nil }
         return settings.kind == .recaptchaEnterprise ? assessment(answer) : siteverify(answer)
     }
 
-    private func request(token: String, clientIp: String?) -> HTTPRequest {
+    private func request(token: String, clientIp: String?, phoneNumber: String?) -> HTTPRequest {
         let endpoint = settings.endpoint
         let url: String
         let body: [UInt8]
@@ -89,6 +98,11 @@ final class ProviderCaptchaVerifier: CaptchaVerifier {
             event.set("siteKey", settings.siteKey.map { .string($0) })
             event.set("expectedAction", settings.action.map { .string($0) })
             event.set("userIpAddress", clientIp.map { .string($0) })
+            // The number is what SMS toll fraud protection rates (phoneFraudAssessment).
+            if let phoneNumber {
+                event.set(
+                    "userInfo", .object([("userIds", .array([.object([("phoneNumber", .string(phoneNumber))])]))]))
+            }
             var object = JSONObjectBuilder()
             object.set("event", event.value)
             body = Array(JSONCodec.serialize(object.value).utf8)
@@ -138,8 +152,8 @@ final class ProviderCaptchaVerifier: CaptchaVerifier {
             score: answer["score"]?.doubleValue)
     }
 
-    /// reCAPTCHA Enterprise: `tokenProperties` (`valid`, `invalidReason`, `hostname`, `action`)
-    /// and `riskAnalysis.score`.
+    /// reCAPTCHA Enterprise: `tokenProperties` (`valid`, `invalidReason`, `hostname`, `action`),
+    /// `riskAnalysis.score` and `phoneFraudAssessment.smsTollFraudVerdict.risk`.
     private func assessment(_ answer: JSONValue) -> CaptchaVerdict? {
         guard let properties = answer["tokenProperties"], case let .bool(valid)? = properties["valid"] else {
             return nil
@@ -151,9 +165,11 @@ final class ProviderCaptchaVerifier: CaptchaVerifier {
             default: return CaptchaVerdict(refusal: .rejected)
             }
         }
-        return checked(
+        var verdict = checked(
             hostname: properties["hostname"]?.stringValue, action: properties["action"]?.stringValue,
             score: answer["riskAnalysis"]?["score"]?.doubleValue)
+        verdict.tollFraudRisk = answer["phoneFraudAssessment"]?["smsTollFraudVerdict"]?["risk"]?.doubleValue
+        return verdict
     }
 
     /// A good token's answer, against the hostname and action it must name.

@@ -8,10 +8,13 @@ package struct PumpingCheck: Sendable {
     var phone: PhoneNumber
     var tenant: TenantID
     var channel: Channel
+    /// The captcha provider's rating of the send, when pumping.tollFraud asked for one.
+    var tollFraudRisk: Double?
 
     /// nil when the policy does not judge this send (off, or an allowed destination or network).
     init?(
-        _ policy: PumpingPolicy, phone: PhoneNumber, channel: Channel, from address: ClientAddress?, tenant: TenantID
+        _ policy: PumpingPolicy, phone: PhoneNumber, channel: Channel, from address: ClientAddress?, tenant: TenantID,
+        tollFraudRisk: Double? = nil
     ) {
         guard policy.judges(phone, from: address) else { return nil }
         self.policy = policy
@@ -20,6 +23,7 @@ package struct PumpingCheck: Sendable {
         self.phone = phone
         self.tenant = tenant
         self.channel = channel
+        self.tollFraudRisk = tollFraudRisk
     }
 
     /// The scopes as the verification's row keeps them, to credit when its code is entered.

@@ -14,17 +14,22 @@ struct PumpingJudge {
         var sends: Bool
     }
 
-    /// The counts a rule saw: sent and verified in its window, and the unverified codes allowed.
+    /// The counts a rule saw: sent and verified in its window, and the unverified codes allowed;
+    /// for the toll fraud rule, the send's risk and the rule's start score instead.
     struct Seen: Equatable {
         var sent: Int64
         var verified: Int64
         var allowance: Int64
+        var risk: Double? = nil
+        var startScore: Double? = nil
     }
 
-    /// Judges a send counted in `scopes` (narrowest first) whose stored counts are `stored`.
-    /// `numberKnown` (asked only when a scope would refuse): whether the number has signed in before.
+    /// Judges a send counted in `scopes` (narrowest first) whose stored counts are `stored`, and
+    /// which its captcha provider rated `tollFraudRisk`. `numberKnown` (asked only when a scope
+    /// would refuse): whether the number has signed in before.
     func judge(
-        _ scopes: [PumpingScope], _ stored: [ScopeCounts], numberKnown: () throws -> Bool
+        _ scopes: [PumpingScope], _ stored: [ScopeCounts], tollFraudRisk: Double? = nil,
+        numberKnown: () throws -> Bool
     ) rethrows -> Verdict {
         var counts = stored.map { $0.rolled(to: now) }
         var decision: Verdict.Decision?
@@ -47,13 +52,23 @@ struct PumpingJudge {
                 decision = (scope, rule, seen, counts[index].blockedUntil)
             }
         }
-        guard let found = decision else { return Verdict(counts: sent(counts), decision: nil, sends: true) }
-        // A number that signed in before keeps getting codes; so does a known network's new one
-        // to a blocked destination, unless the network itself tripped.
-        let networkVouches = found.scope.kind != .network && !networkTripped && networkKnown
-        if try networkVouches || numberKnown() { return Verdict(counts: sent(counts), decision: nil, sends: true) }
-        let sends = policy.mode == .record
-        return Verdict(counts: sends ? sent(counts) : counts, decision: found, sends: sends)
+        if let found = decision {
+            // A number that signed in before keeps getting codes; so does a known network's new one
+            // to a blocked destination, unless the network itself tripped.
+            let networkVouches = found.scope.kind != .network && !networkTripped && networkKnown
+            if try !networkVouches && !numberKnown() {
+                let sends = policy.mode == .record
+                return Verdict(counts: sends ? sent(counts) : counts, decision: found, sends: sends)
+            }
+        }
+        // The provider rated this number itself: nothing the counts know exempts it.
+        if let start = policy.tollFraud.blockingStart(tollFraudRisk), let prefix = scopes.first {
+            let seen = Seen(sent: 0, verified: 0, allowance: 0, risk: tollFraudRisk, startScore: start)
+            let sends = policy.mode == .record || policy.tollFraud.phoneEnforcementState == .audit
+            return Verdict(
+                counts: sends ? sent(counts) : counts, decision: (prefix, .tollFraudRisk, seen, now), sends: sends)
+        }
+        return Verdict(counts: sent(counts), decision: nil, sends: true)
     }
 
     private func floor(_ scope: PumpingScope) -> Int64 { Int64(policy.hourFloors[scope.kind] ?? 1) }

@@ -28,6 +28,8 @@ package struct PumpingPolicy: Sendable {
     /// Verified codes from a network in a week that make it a known one: its new numbers get
     /// codes even to a blocked destination (its own rule still judges it); 0: none is known.
     package var knownNetworkVerified = 3
+    /// The captcha provider's rating of each send, judged by Firebase's rules (off by default).
+    package var tollFraud = TollFraudPolicy()
 
     package init() {}
 
@@ -38,12 +40,17 @@ package struct PumpingPolicy: Sendable {
         return !allowNetworks.contains { $0.contains(address) }
     }
 
+    /// Whether a send to `phone` from `address` is to be rated by its captcha provider.
+    func rates(_ phone: PhoneNumber, from address: ClientAddress?) -> Bool {
+        tollFraud.asksRisk && judges(phone, from: address)
+    }
+
     static func read(_ r: ObjectReader) throws(PhoneAuthError) -> PumpingPolicy {
         var p = PumpingPolicy()
         guard let o = try r.object("pumping") else { return p }
         try o.rejectUnknown([
             "mode", "allowPrefixes", "allowNetworks", "hourFloors", "unverifiedPerHundredVerified", "blockSeconds",
-            "maxBlockSeconds", "knownNetworkVerified",
+            "maxBlockSeconds", "knownNetworkVerified", "tollFraud",
         ])
         p.mode = try readMode(o) ?? p.mode
         (p.allowPrefixes, p.allowNetworks) = try readAllowLists(o)
@@ -62,18 +69,20 @@ package struct PumpingPolicy: Sendable {
         }
         p.knownNetworkVerified = Int(
             try o.int("knownNetworkVerified", in: 0...1_000_000) ?? Int64(p.knownNetworkVerified))
+        if let tollFraud = try o.object("tollFraud") { p.tollFraud = try TollFraudPolicy.read(tollFraud) }
         return p
     }
 
     /// The policy a tenant's send is judged by: the tenant's mode if it sets one, and its allow
-    /// lists beside the engine's (the counts and the rules are the engine's: a scope is one scope
-    /// for every tenant).
+    /// lists beside the engine's, and its toll fraud rules if it sets them (the counts and their
+    /// rules are the engine's: a scope is one scope for every tenant).
     func overridden(by tenant: TenantPumping?) -> PumpingPolicy {
         guard let tenant else { return self }
         var policy = self
         policy.mode = tenant.mode ?? mode
         policy.allowPrefixes += tenant.allowPrefixes
         policy.allowNetworks += tenant.allowNetworks
+        policy.tollFraud = tenant.tollFraud ?? tollFraud
         return policy
     }
 

@@ -10,7 +10,8 @@ extension SQLStore {
         _ check: PumpingCheck, counts before: [ScopeCounts], now: Timestamp, in db: Connection
     ) throws -> PumpingDecision? {
         let keys = check.scopeKeys
-        let verdict = try PumpingJudge(policy: check.policy, now: now.milliseconds).judge(check.scopes, before) {
+        let judge = PumpingJudge(policy: check.policy, now: now.milliseconds)
+        let verdict = try judge.judge(check.scopes, before, tollFraudRisk: check.tollFraudRisk) {
             try db.row(
                 "SELECT 1 FROM users WHERE tenant = ? AND phone = ?",
                 [.text(check.tenant.text), .text(check.phone.e164)]
@@ -28,12 +29,14 @@ extension SQLStore {
             id: SortableID.make(at: now, randomBytes: PumpingDecision.idRandomBytes), at: now,
             action: verdict.sends ? .flagged : .refused,
             scope: found.scope, rule: found.rule, sent: found.seen.sent, verified: found.seen.verified,
-            allowance: found.seen.allowance, until: Timestamp(milliseconds: found.until),
+            allowance: found.seen.allowance, risk: found.seen.risk, startScore: found.seen.startScore,
+            until: Timestamp(milliseconds: found.until),
             region: check.phone.region, tenant: check.tenant, channel: check.channel)
         try db.run(
             """
             INSERT INTO pumping_decisions (id, at, action, scope_kind, scope, rule, sent, verified, allowance, until, \
-            region, tenant, channel) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            region, tenant, channel, risk_per_million, start_score_per_million) \
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(decision.id), .int(now.milliseconds), .text(decision.action.rawValue),
@@ -41,6 +44,7 @@ extension SQLStore {
                 .int(decision.sent), .int(decision.verified), .int(decision.allowance),
                 .int(decision.until.milliseconds), .text(decision.region),
                 .text(decision.tenant.text), .text(decision.channel.rawValue),
+                PumpingSQL.perMillion(decision.risk), PumpingSQL.perMillion(decision.startScore),
             ])
         // Under the scope (not a number, to be masked): its decisions are delivered in order.
         try record(
@@ -107,7 +111,8 @@ extension SQLStore {
             try db.rows(
                 """
                 SELECT id, at, action, scope_kind, scope, rule, sent, verified, allowance, until, region, tenant, \
-                channel FROM pumping_decisions WHERE id < ? ORDER BY id DESC LIMIT ?
+                channel, risk_per_million, start_score_per_million FROM pumping_decisions WHERE id < ? \
+                ORDER BY id DESC LIMIT ?
                 """, [.text(afterId ?? "~"), .int(Int64(limit))]
             ) { row in
                 decisions.append(
@@ -116,7 +121,9 @@ extension SQLStore {
                         action: try row.text(2, as: PumpingDecision.Action.self),
                         scope: PumpingScope(kind: try row.text(3, as: PumpingScope.Kind.self), name: row.text(4)),
                         rule: try row.text(5, as: PumpingDecision.Rule.self), sent: row.int(6), verified: row.int(7),
-                        allowance: row.int(8), until: Timestamp(milliseconds: row.int(9)),
+                        allowance: row.int(8), risk: row.optionalInt(13).map { Double($0) / 1e6 },
+                        startScore: row.optionalInt(14).map { Double($0) / 1e6 },
+                        until: Timestamp(milliseconds: row.int(9)),
                         region: row.text(10), tenant: TenantID(unchecked: row.text(11)),
                         channel: try row.text(12, as: Channel.self)))
             }
@@ -194,6 +201,11 @@ extension SQLStore {
 enum PumpingSQL {
     /// A send counts in at most three scopes (prefix, country, network).
     static let maxScopes = 3
+
+    /// A score (0 to 1) as the decisions keep it: in millionths, as the store keeps every number.
+    static func perMillion(_ score: Double?) -> SQLValue {
+        score.map { .int(Int64(($0 * 1e6).rounded())) } ?? .null
+    }
 
     static let countColumns =
         ["hour", "day", "week"].flatMap { window in

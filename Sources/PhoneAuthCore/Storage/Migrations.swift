@@ -298,7 +298,9 @@ enum Migrations {
             until INTEGER NOT NULL,
             region TEXT NOT NULL,
             tenant TEXT NOT NULL,
-            channel TEXT NOT NULL
+            channel TEXT NOT NULL,
+            risk_per_million INTEGER,
+            start_score_per_million INTEGER
         ) WITHOUT ROWID;
         ALTER TABLE verifications ADD COLUMN pumping_scopes TEXT;
         ALTER TABLE verifications ADD COLUMN region TEXT;

@@ -48,7 +48,10 @@ package final class VerificationService {
         let policy = config.abuse
         let channel = try checkDestination(phone, asked: asked, policy: policy, in: pool)
         let testCode = try fixedTestCode(for: phone, in: pool)
-        try appVerification.checkAppProof(appProof, clientIp: caller.address)
+        let pumping = config.pumping.overridden(by: pool.pumping)
+        let risk = try appVerification.checkAppProof(
+            appProof, clientIp: caller.address,
+            rated: testCode == nil && pumping.rates(phone, from: caller.address) ? phone : nil)
         let languageCode = caller.language
         let language = pool.smsText.resolve(languageCode?.text, fallback: config.defaultLanguageCode)
         // Before any limit counts it or the verification is written: a BLOCK leaves no trace.
@@ -74,7 +77,12 @@ package final class VerificationService {
         // Test numbers are exempt from the send limits (they send nothing).
         let limits =
             testCode != nil
-            ? nil : sendLimits(phone, channel: channel, clientIp: caller.address, policy: policy, in: pool)
+            ? nil
+            : sendLimits(
+                phone, channel: channel, clientIp: caller.address, policy: policy,
+                pumping: PumpingCheck(
+                    pumping, phone: phone, channel: channel, from: caller.address, tenant: pool.tenant,
+                    tollFraudRisk: risk))
         let start = try startVerification(verification, reuseIfCreatedAfter: reuseWindowStart, limits: limits)
         return try started(start, verification, testCode: testCode, phone: phone, now: now)
     }
@@ -120,7 +128,7 @@ package final class VerificationService {
 
     /// The send limits the store counts a new code against.
     private func sendLimits(
-        _ phone: PhoneNumber, channel: Channel, clientIp: ClientAddress?, policy: AbusePolicy, in pool: Pool
+        _ phone: PhoneNumber, channel: Channel, clientIp: ClientAddress?, policy: AbusePolicy, pumping: PumpingCheck?
     ) -> SendLimits {
         SendLimits(
             phone: phone.e164, region: phone.region, clientIp: clientIp?.limitKey,
@@ -128,10 +136,7 @@ package final class VerificationService {
             perIpPerHour: policy.smsPerIpPerHour,
             perProjectPerDay: policy.smsPerProjectPerDay,
             perRegionPerDay: policy.smsPerRegionPerDay[phone.region] ?? 0,
-            regionBurstPerHour: policy.regionBurstPerHour, voice: policy.voiceLimits(channel),
-            pumping: PumpingCheck(
-                config.pumping.overridden(by: pool.pumping), phone: phone, channel: channel, from: clientIp,
-                tenant: pool.tenant))
+            regionBurstPerHour: policy.regionBurstPerHour, voice: policy.voiceLimits(channel), pumping: pumping)
     }
 
     /// Writes the verification under a new delivery lease (or finds the one to reuse, or what

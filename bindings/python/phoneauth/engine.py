@@ -736,9 +736,10 @@ class Engine:
     def set_captcha_verifier(self, verifier: Optional[CaptchaVerifier]) -> None:
         """Installs the checker of captcha tokens, or removes it with None.
 
-        ``verifier(request)`` gets {"token", "clientIp"?} on the thread calling
-        verify_phone_number, asks the captcha provider, and returns {"success": bool, "score":
-        float (optional)}; None, an exception or an answer longer than the library's buffer
+        ``verifier(request)`` gets {"token", "clientIp"?, "phoneNumber"?} on the thread calling
+        verify_phone_number (phoneNumber when pumping.tollFraud wants the send rated), asks the
+        captcha provider, and returns {"success": bool, "score": float (optional),
+        "tollFraudRisk": float from 0 to 1 (optional)}; None, an exception or an answer longer than the library's buffer
         (1024 bytes as JSON) means it could not check (CaptchaCheckFailedError, reason
         "verifierFailed"). Installing a verifier turns app verification on unless the
         configuration sets appVerification.enforce."""
