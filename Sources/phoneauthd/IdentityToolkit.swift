@@ -127,18 +127,25 @@ struct IdentityToolkit: Sendable {
     }
 
     /// Whether phone sign-in wants a reCAPTCHA Enterprise token (`captchaResponse`), as the iOS and
-    /// web SDKs read it: ENFORCE, with the key as `projects/{project}/keys/{siteKey}`, when a
-    /// recaptchaEnterprise provider checks the tokens; otherwise OFF (no proof is checked, or
-    /// another kind is), and the SDKs use the silent push or the reCAPTCHA v2 fallback. Never
-    /// AUDIT: a token is either checked or not asked for.
+    /// web SDKs read it, with the key as `projects/{project}/keys/{siteKey}` when a
+    /// recaptchaEnterprise provider checks the tokens: ENFORCE when app verification requires a
+    /// proof; AUDIT when it does not but the engine's `pumping.tollFraud` rates sends (a token is
+    /// then checked and rated when sent, and the web SDK falls back to `NO_RECAPTCHA` and a v2
+    /// token when it cannot get one); otherwise OFF, and the SDKs use the silent push or the
+    /// reCAPTCHA v2 fallback.
     private func recaptchaConfig() -> JSONValue {
         var state = "OFF"
         var o = JSONObjectBuilder()
+        let engine = auth.engine
         if let captcha, captcha.kind == .recaptchaEnterprise, let siteKey = captcha.siteKey,
-            let project = captcha.projectId, auth.engine.appVerification.appVerificationEnforced
+            let project = captcha.projectId
         {
-            state = "ENFORCE"
-            o.set("recaptchaKey", .string("projects/\(project)/keys/\(siteKey)"))
+            if engine.appVerification.appVerificationEnforced {
+                state = "ENFORCE"
+            } else if engine.config.pumping.ratesSends {
+                state = "AUDIT"
+            }
+            if state != "OFF" { o.set("recaptchaKey", .string("projects/\(project)/keys/\(siteKey)")) }
         }
         o.set(
             "recaptchaEnforcementState",

@@ -5,7 +5,9 @@ import PhoneAuthKit
 /// firebase-admin's TenantManager calls it, over PhoneAuthKit's typed tenant methods.
 /// A Tenant's JSON maps to the engine's settings: `testPhoneNumbers` as is, `smsRegionConfig` to
 /// `smsRegionPolicy` (the same shape), `mfaConfig` to `secondFactors` (PHONE_SMS in
-/// `enabledProviders` with state ENABLED: "phone"; an ENABLED `totpProviderConfig`: "totp").
+/// `enabledProviders` with state ENABLED: "phone"; an ENABLED `totpProviderConfig`: "totp"),
+/// `recaptchaConfig`'s phone fields to `pumping.tollFraud` (its mode and allow lists, which a
+/// Tenant does not have, are kept).
 /// PhoneAuth signs in by phone only: password, email-link and anonymous sign-in cannot be turned
 /// on, and the configurations of what it does not have are refused. The caller has shown an
 /// admin token before any of this runs.
@@ -93,10 +95,11 @@ struct TenantAdmin: Sendable {
     // MARK: The Tenant JSON
 
     /// The Tenant fields read here; others (Identity Platform's configurations of what PhoneAuth
-    /// does not have: recaptchaConfig, passwordPolicyConfig, emailPrivacyConfig, …) are refused.
+    /// does not have: passwordPolicyConfig, emailPrivacyConfig, …) are refused, and so are
+    /// recaptchaConfig's fields but its phone ones.
     static let tenantFields: Set<String> = [
         "name", "displayName", "allowPasswordSignup", "enableEmailLinkSignin", "enableAnonymousUser", "disableAuth",
-        "autodeleteAnonymousUsers", "testPhoneNumbers", "smsRegionConfig", "mfaConfig",
+        "autodeleteAnonymousUsers", "testPhoneNumbers", "smsRegionConfig", "mfaConfig", "recaptchaConfig",
     ]
 
     /// The body, checked for what PhoneAuth cannot honour.
@@ -185,7 +188,34 @@ struct TenantAdmin: Sendable {
             let kinds = (phone ? ["phone"] : []) + (totp ? ["totp"] : [])
             params.append(("secondFactors", .array(kinds.map { .string($0) })))
         }
+        if named("recaptchaConfig") { params.append(("pumping", try pumping(r, named: named, current: current))) }
         return params
+    }
+
+    /// The tenant's `pumping` with `recaptchaConfig`'s phone fields as its `tollFraud`: each field
+    /// the mask names (or every one, without a mask) from the body, the others as they are.
+    private static func pumping(
+        _ r: ObjectReader, named: (String) -> Bool, current: PhoneAuthKit.Tenant?
+    ) throws -> JSONValue {
+        let fields = ["phoneEnforcementState", "useSmsTollFraudProtection", "tollFraudManagedRules"]
+        let given = try r.object("recaptchaConfig") ?? ObjectReader(.object([]))
+        let before = current?.record.json["pumping"]
+        var tollFraud: [(String, JSONValue)] = []
+        for field in fields {
+            let value = named("recaptchaConfig.\(field)") ? given.value(field) : before?["tollFraud"]?[field]
+            if let value { tollFraud.append((field, value)) }
+        }
+        // The other fields are refused by name, checked as the engine's settings are.
+        let known = Set(fields)
+        if let other = given.entries.first(where: { !known.contains($0.0) })?.0 {
+            throw ToolkitError(
+                400, "INVALID_ARGUMENT",
+                "PhoneAuth has only recaptchaConfig's phone fields (\(fields.joined(separator: ", "))), not "
+                    + "\(Echo.quoted(other, or: "that field")).")
+        }
+        var pumping = (before?.objectPairs ?? []).filter { $0.0 != "tollFraud" && $0.1 != .null }
+        if !tollFraud.isEmpty { pumping.append(("tollFraud", .object(tollFraud))) }
+        return pumping.isEmpty ? .null : .object(pumping)
     }
 
     /// ENABLED or not; MANDATORY is refused (PhoneAuth never requires a second factor).
@@ -230,6 +260,7 @@ struct TenantAdmin: Sendable {
         let settings = tenant.record.json
         if !tenant.testPhoneNumbers.isEmpty { o.set("testPhoneNumbers", settings["testPhoneNumbers"]) }
         if tenant.smsRegionPolicy != nil { o.set("smsRegionConfig", settings["smsRegionPolicy"]) }
+        if let tollFraud = settings["pumping"]?["tollFraud"], tollFraud != .null { o.set("recaptchaConfig", tollFraud) }
         return o.value
     }
 }

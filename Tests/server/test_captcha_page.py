@@ -88,6 +88,8 @@ class CaptchaService:
     def __init__(self, kind: str, mode: str = "solve"):
         self.kind, self.mode, self.accepting = kind, mode, True
         self.checked = []
+        self.risk = None  # reCAPTCHA Enterprise's smsTollFraudVerdict.risk, when set
+        self.rated = []  # the numbers an assessment was asked to rate
         self.probe = FakeServer()  # another origin: nothing may load from it
         self.probe.answer(Answer(200, "window.probed = true;", headers={"Content-Type": "text/javascript"}))
 
@@ -100,12 +102,16 @@ class CaptchaService:
                           .replace("__PROBE__", json.dumps(self.probe.url + "/probe.js")))
                 return Answer(200, script, headers={"Content-Type": "text/javascript; charset=utf-8"})
             if kind == "recaptchaEnterprise":
-                token = request.json()["event"]["token"]
-                self.checked.append(token)
-                good = self.accepting and token.startswith("standin.")
+                event = request.json()["event"]
+                self.checked.append(event["token"])
+                self.rated += [user["phoneNumber"] for user in event.get("userInfo", {}).get("userIds", [])]
+                good = self.accepting and event["token"].startswith("standin.")
+                rating = {} if self.risk is None else {
+                    "phoneFraudAssessment": {"smsTollFraudVerdict": {"risk": self.risk, "reasons": []}}}
                 return Answer(200, {"name": "projects/1/assessments/a", "riskAnalysis": {"score": 0.9},
                                     "tokenProperties": {"valid": good, "action": "login",
-                                                        **({} if good else {"invalidReason": "MALFORMED"})}})
+                                                        **({} if good else {"invalidReason": "MALFORMED"})},
+                                    **rating})
             form = request.form()
             self.checked.append(form.get("response", ""))
             assert form.get("secret") == SECRET, form
@@ -378,6 +384,36 @@ def test_recaptcha_config_tells_the_sdks_whether_phone_sign_in_wants_an_enterpri
             assert "recaptchaKey" not in body, body
         else:
             assert body["recaptchaKey"] == f"projects/acme-auth/keys/{SITE_KEY}", body
+
+
+TOLL_FRAUD = {"pumping": {"tollFraud": {"phoneEnforcementState": "ENFORCE", "useSmsTollFraudProtection": True,
+                                       "tollFraudManagedRules": [{"startScore": 0.8, "action": "BLOCK"}]}},
+              "appVerification": {"enforce": False}}
+
+
+def test_toll_fraud_rules_make_tokens_optional_rated_and_a_risky_send_refused(tmp_path):
+    with served(tmp_path, "recaptchaEnterprise", engine=TOLL_FRAUD) as (server, service):
+        status, body, _ = server.get("/identitytoolkit.googleapis.com/v2/recaptchaConfig" + KEY)
+        assert status == 200 and body["recaptchaEnforcementState"][0]["enforcementState"] == "AUDIT", body
+        assert body["recaptchaKey"] == f"projects/acme-auth/keys/{SITE_KEY}", body
+        enterprise = {"clientType": "CLIENT_TYPE_WEB", "recaptchaVersion": "RECAPTCHA_ENTERPRISE"}
+        service.risk = 0.9
+        status, body, _ = server.post(SEND, {"phoneNumber": REAL_NUMBER, "captchaResponse": "standin.a",
+                                             **enterprise})
+        assert status == 400 and body["error"]["message"].startswith("CAPTCHA_CHECK_FAILED"), body
+        assert service.rated == [REAL_NUMBER]
+        service.risk = 0.1
+        status, body, _ = server.post(SEND, {"phoneNumber": REAL_NUMBER, "captchaResponse": "standin.b",
+                                             **enterprise})
+        assert status == 200, body
+        # The web SDK's audit-mode retry: the placeholder beside a reCAPTCHA v2 token, checked and rated.
+        status, body, _ = server.post(SEND, {"phoneNumber": REAL_NUMBER, "captchaResponse": "NO_RECAPTCHA",
+                                             "recaptchaToken": "standin.v2", **enterprise})
+        assert status == 200, body
+        assert service.checked == ["standin.a", "standin.b", "standin.v2"]
+        # AUDIT for the SDKs: no token at all is no proof, and none is required.
+        status, body, _ = server.post(SEND, {"phoneNumber": REAL_NUMBER})
+        assert status == 200, body
 
 
 def test_the_sdks_placeholder_is_no_token_and_two_tokens_are_refused(tmp_path):

@@ -134,7 +134,8 @@ def test_what_phoneauth_cannot_honour_is_refused(server):
         assert "phone only" in body["error"]["message"]
     # false is what PhoneAuth does, and is taken.
     tenant_id, _ = create_tenant(server, "Fine", allowPasswordSignup=False, enableEmailLinkSignin=False)
-    for extra in ({"recaptchaConfig": {"phoneEnforcementState": "AUDIT"}},
+    for extra in ({"recaptchaConfig": {"emailPasswordEnforcementState": "AUDIT"}},
+                  {"recaptchaConfig": {"phoneEnforcementState": "SOMETIMES"}},
                   {"passwordPolicyConfig": {"enforcementState": "ENFORCE"}},
                   {"mfaConfig": {"state": "MANDATORY", "enabledProviders": ["PHONE_SMS"]}}):
         status, body, _ = server.post(TENANTS, {"displayName": "Nope", **extra}, headers=ADMIN)
@@ -346,3 +347,19 @@ def test_second_factors_in_a_tenant(server):
     status, withdrawn, _ = server.post("/identitytoolkit.googleapis.com/v2/accounts/mfaEnrollment:withdraw?key=k",
                                        {"idToken": done["idToken"], "tenantId": tenant_id, "mfaEnrollmentId": hint})
     assert status == 200, withdrawn
+
+
+def test_a_tenants_recaptcha_config_sets_its_toll_fraud_rules(server):
+    rules = {"phoneEnforcementState": "AUDIT", "useSmsTollFraudProtection": True,
+             "tollFraudManagedRules": [{"startScore": 0.5, "action": "BLOCK"}]}
+    tenant_id, made = create_tenant(server, "Shop", recaptchaConfig=rules)
+    assert made["recaptchaConfig"] == rules, made
+    # A mask that names one field changes that field alone.
+    status, body, _ = server.request("PATCH", f"{TENANTS}/{tenant_id}?updateMask=recaptchaConfig.phoneEnforcementState",
+                                     {"recaptchaConfig": {"phoneEnforcementState": "ENFORCE"}}, headers=ADMIN)
+    assert status == 200 and body["recaptchaConfig"] == dict(rules, phoneEnforcementState="ENFORCE"), body
+    status, body, _ = server.get(f"{TENANTS}/{tenant_id}", headers=ADMIN)
+    assert body["recaptchaConfig"]["phoneEnforcementState"] == "ENFORCE", body
+    # Without it (and without a mask), the tenant has the engine's rules again.
+    status, body, _ = server.request("PATCH", f"{TENANTS}/{tenant_id}", {"displayName": "Shop"}, headers=ADMIN)
+    assert status == 200 and "recaptchaConfig" not in body, body

@@ -40,9 +40,12 @@ package struct PumpingPolicy: Sendable {
         return !allowNetworks.contains { $0.contains(address) }
     }
 
+    /// Whether sends are rated by their captcha provider (pumping.tollFraud, not off).
+    package var ratesSends: Bool { mode != .off && tollFraud.asksRisk }
+
     /// Whether a send to `phone` from `address` is to be rated by its captcha provider.
     func rates(_ phone: PhoneNumber, from address: ClientAddress?) -> Bool {
-        tollFraud.asksRisk && judges(phone, from: address)
+        ratesSends && judges(phone, from: address)
     }
 
     static func read(_ r: ObjectReader) throws(PhoneAuthError) -> PumpingPolicy {
