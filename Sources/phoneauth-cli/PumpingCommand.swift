@@ -23,11 +23,21 @@ struct PumpingCommand: ParsableCommand {
                 table.add(
                     d["time"]?.stringValue ?? "", d["action"]?.stringValue ?? "",
                     "\(d["scopeKind"]?.stringValue ?? "") \(d["scope"]?.stringValue ?? "")",
-                    d["rule"]?.stringValue ?? "", String(d["sent"]?.intValue ?? 0),
+                    Self.rule(d), String(d["sent"]?.intValue ?? 0),
                     String(d["verified"]?.intValue ?? 0), String(d["allowance"]?.intValue ?? 0),
                     d["until"]?.stringValue ?? "", d["phoneNumber"]?.stringValue ?? "")
             }
             print(table.text)
         }
+    }
+
+    /// The rule, and for the provider's rating the risk against the start score it met:
+    /// "tollFraudRisk 0.95>=0.9".
+    static func rule(_ decision: JSONValue) -> String {
+        let rule = decision["rule"]?.stringValue ?? ""
+        guard let risk = decision["risk"]?.doubleValue, let start = decision["startScore"]?.doubleValue else {
+            return rule
+        }
+        return "\(rule) \(risk)>=\(start)"
     }
 }

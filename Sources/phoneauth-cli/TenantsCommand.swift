@@ -32,13 +32,22 @@ struct TenantsCommand: ParsableCommand {
         print(table.text)
     }
 
-    /// The tenant's pumping settings in a few words: "record; allows +44 198.51.100.0/24", "-"
-    /// (the engine's alone).
+    /// The tenant's pumping settings in a few words: "record; allows +44 198.51.100.0/24; toll
+    /// fraud AUDIT from 0.8", "-" (the engine's alone).
     static func pumping(_ settings: PumpingSettings?) -> String {
         guard let settings else { return "-" }
         let allowed = settings.allowPrefixes + settings.allowNetworks
-        return (settings.mode?.rawValue ?? "engine's mode")
+        var words =
+            (settings.mode?.rawValue ?? "engine's mode")
             + (allowed.isEmpty ? "" : "; allows " + allowed.joined(separator: " "))
+        if let tollFraud = settings.tollFraud {
+            let starts = tollFraud.blockingStartScores.map { "\($0)" }.joined(separator: ",")
+            words +=
+                "; toll fraud \(tollFraud.phoneEnforcementState.rawValue)"
+                + (tollFraud.useSmsTollFraudProtection ? "" : " (not rated)")
+                + (starts.isEmpty ? "" : " from \(starts)")
+        }
+        return words
     }
 
     /// A region policy in a few words: "allow US,CA" (only those), "deny XX,YY" (all but those),

@@ -40,3 +40,23 @@ def test_the_command_lists_the_decisions(tmp_path, db_path, make_engine, sms):
     table = subprocess.run([CLI, "pumping", "--config", str(config)], capture_output=True, text=True, timeout=60,
                            env=env)
     assert table.returncode == 0 and "prefix +1650555" in table.stdout, table.stdout
+
+
+def test_a_ratings_risk_is_shown_against_its_start_score(tmp_path, db_path, make_engine, sms):
+    pumping = {"mode": "enforce", "tollFraud": {"phoneEnforcementState": "ENFORCE", "useSmsTollFraudProtection": True,
+                                                "tollFraudManagedRules": [{"startScore": 0.8, "action": "BLOCK"}]}}
+    engine = make_engine(sender=sms, pumping=pumping)
+    engine.set_captcha_verifier(lambda request: {"success": True, "tollFraudRisk": 0.95})
+    try:
+        engine.verify_phone_number(number(1), app_verification={"captchaToken": "t"})
+        raise AssertionError("not refused")
+    except phoneauth.CaptchaCheckFailedError:
+        pass
+    engine.close()
+    config = tmp_path / "phoneauth.json"
+    config.write_text(json.dumps(engine_config(db_path, pumping=pumping)))
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PHONEAUTH_CONFIG", "PHONEAUTH_DATABASE", "PHONEAUTH_DATABASE_URL")}
+    table = subprocess.run([CLI, "pumping", "--config", str(config)], capture_output=True, text=True, timeout=60,
+                           env=env)
+    assert table.returncode == 0 and "tollFraudRisk 0.95>=0.8" in table.stdout, table.stdout

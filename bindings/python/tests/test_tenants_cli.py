@@ -468,7 +468,12 @@ def test_get_shows_the_tenants_pumping_settings(config, db_path):
     try:
         engine.create_tenant("Acme", tenant_id="acme",
                              pumping={"mode": "record", "allowPrefixes": ["+44"], "allowNetworks": ["198.51.100.0/24"]})
+        engine.create_tenant("Shop", tenant_id="shop", pumping={"tollFraud": {
+            "phoneEnforcementState": "AUDIT", "useSmsTollFraudProtection": True,
+            "tollFraudManagedRules": [{"startScore": 0.8, "action": "BLOCK"}]}})
     finally:
         engine.close()
     shown = tenant_fields(ok(["tenants", "get", "acme"], config))
     assert shown["SMS pumping"] == "record; allows +44 198.51.100.0/24", shown
+    shown = tenant_fields(ok(["tenants", "get", "shop"], config))
+    assert shown["SMS pumping"] == "engine's mode; toll fraud AUDIT from 0.8", shown

@@ -61,3 +61,4 @@ def test_a_host_verifier_is_given_the_number_and_its_risk_is_judged(make_engine,
     with pytest.raises(phoneauth.PhoneAuthError) as info:
         send(engine, "token-2")
     assert info.value.details["reason"] == "verifierFailed", info.value
+
