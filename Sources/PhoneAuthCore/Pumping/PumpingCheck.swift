@@ -28,4 +28,10 @@ package struct PumpingCheck: Sendable {
 
     /// The scopes as the verification's row keeps them, to credit when its code is entered.
     var keys: String { scopeKeys.joined(separator: " ") }
+
+    /// The scope keys of a verification's row, as `keys` wrote them. Split on the bytes: the
+    /// collection's split costs a sign-in thousands of instructions more.
+    static func keys(_ text: String) -> [String] {
+        text.utf8.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
+    }
 }

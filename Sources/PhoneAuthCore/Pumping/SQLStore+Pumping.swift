@@ -56,7 +56,7 @@ extension SQLStore {
     /// Credits an entered code to the scopes its send was counted in (`keys` as the
     /// verification's row keeps them).
     func countPumpingVerified(_ keys: String, now: Timestamp, in db: Connection) throws {
-        let keys = keys.split(separator: " ").map(String.init)
+        let keys = PumpingCheck.keys(keys)
         guard !keys.isEmpty, keys.count <= PumpingSQL.maxScopes else { return }
         if try countInPlace(keys, PumpingSQL.countVerified, now: now, in: db) { return }
         // A row missing or out of date: those the statement counted are current, the others are
@@ -92,17 +92,6 @@ extension SQLStore {
             all = all && changed == 1
         }
         return all
-    }
-
-    /// A row of `pumping_scopes` read as `scope, <countColumns>`.
-    private static func scopeCounts(_ row: Connection.Row) -> ScopeCounts {
-        func window(_ at: Int32) -> ScopeCounts.Window {
-            ScopeCounts.Window(
-                start: row.int(at), sent: row.int(at + 1), verified: row.int(at + 2),
-                previousSent: row.int(at + 3), previousVerified: row.int(at + 4))
-        }
-        return ScopeCounts(
-            hour: window(1), day: window(6), week: window(11), blockedUntil: row.int(16), strikes: Int(row.int(17)))
     }
 
     package func pumpingDecisions(afterId: String?, limit: Int) throws -> [PumpingDecision] {
