@@ -24,6 +24,8 @@ extension StateLiteralTests {
         ("Action", "PhoneAuthKit/PumpingDecision.swift", "PumpingDecision.Action's words, which are guarded"),
         ("Rule", "PhoneAuthKit/PumpingDecision.swift", "PumpingDecision.Rule's words, which are guarded"),
         ("ScopeKind", "PhoneAuthKit/PumpingDecision.swift", "PumpingScope.Kind's words, which are guarded"),
+        ("EnforcementState", "PhoneAuthCore/Pumping/TollFraudPolicy.swift", "a setting, in Firebase's words"),
+        ("EnforcementState", "PhoneAuthKit/TollFraudSettings.swift", "a setting, as TollFraudPolicy's"),
         ("SMSProviderKind", "PhoneAuthCore/Engine/EngineConfig.swift", "a setting"),
         ("Synchronous", "PhoneAuthCore/Engine/EngineConfig.swift", "a setting"),
         ("SecondFactorKind", "PhoneAuthKit/SecondFactorKind.swift", "FactorKind's public twin (its words are guarded)"),
@@ -47,6 +49,10 @@ extension StateLiteralTests {
         (
             ["PhoneAuthCore/Providers/WhatsApp/MetaReceipts.swift"], ["sent", "delivered", "failed"],
             "Meta's status words, read into DeliveryReceipt.Status"
+        ),
+        (
+            ["PhoneAuth/CallbackCaptchaVerifier.swift"], ["tollFraudRisk"],
+            "the host verifier's documented answer {\"tollFraudRisk\": 0.1}, a number"
         ),
         (
             ["PhoneAuthCore/Providers/Webhook/WebhookProvider.swift"], ["invalidNumber"],
