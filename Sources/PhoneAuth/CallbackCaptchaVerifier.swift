@@ -31,7 +31,7 @@ final class CallbackCaptchaVerifier: CaptchaVerifier, @unchecked Sendable {
         guard let score = Self.number(answer["score"]), let risk = Self.number(answer["tollFraudRisk"]) else {
             return nil
         }
-        return CaptchaVerdict(success: success, score: score, tollFraudRisk: risk)
+        return CaptchaVerdict(success: success, score: score, tollFraudRisk: risk).checked
     }
 
     /// A number, `.some(nil)` when left out, nil when it is something else.

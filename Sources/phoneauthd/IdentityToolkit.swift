@@ -90,7 +90,7 @@ struct IdentityToolkit: Sendable {
             ])
         case "verifyClient": return try await verifyClient(call)
         case "recaptchaParams": return try recaptchaParams()
-        case "recaptchaConfig": return recaptchaConfig()
+        case "recaptchaConfig": return try await recaptchaConfig()
         case "token": return try await refresh(call)
         case "mfaEnrollment:start": return try await enrollStart(call)
         case "mfaEnrollment:finalize": return try await enrollFinalize(call)
@@ -112,45 +112,6 @@ struct IdentityToolkit: Sendable {
             appVerification: proof)
         await emulator?.awaitCode(of: started.verificationID, auth: auth)
         return .object([("sessionInfo", .string(started.verificationID))])
-    }
-
-    /// The reCAPTCHA (v2) site key the web SDK's RecaptchaVerifier renders with.
-    private func recaptchaParams() throws -> JSONValue {
-        guard let captcha, captcha.kind == .recaptcha, let siteKey = captcha.siteKey else {
-            throw ToolkitError(
-                400, "OPERATION_NOT_ALLOWED",
-                "No reCAPTCHA site key is configured (captcha.provider of type recaptcha with a siteKey).")
-        }
-        return .object([
-            ("kind", .string("identitytoolkit#GetRecaptchaParamResponse")), ("recaptchaSiteKey", .string(siteKey)),
-        ])
-    }
-
-    /// Whether phone sign-in wants a reCAPTCHA Enterprise token (`captchaResponse`), as the iOS and
-    /// web SDKs read it, with the key as `projects/{project}/keys/{siteKey}` when a
-    /// recaptchaEnterprise provider checks the tokens: ENFORCE when app verification requires a
-    /// proof; AUDIT when it does not but the engine's `pumping.tollFraud` rates sends (a token is
-    /// then checked and rated when sent, and the web SDK falls back to `NO_RECAPTCHA` and a v2
-    /// token when it cannot get one); otherwise OFF, and the SDKs use the silent push or the
-    /// reCAPTCHA v2 fallback.
-    private func recaptchaConfig() -> JSONValue {
-        var state = "OFF"
-        var o = JSONObjectBuilder()
-        let engine = auth.engine
-        if let captcha, captcha.kind == .recaptchaEnterprise, let siteKey = captcha.siteKey,
-            let project = captcha.projectId
-        {
-            if engine.appVerification.appVerificationEnforced {
-                state = "ENFORCE"
-            } else if engine.config.pumping.ratesSends {
-                state = "AUDIT"
-            }
-            if state != "OFF" { o.set("recaptchaKey", .string("projects/\(project)/keys/\(siteKey)")) }
-        }
-        o.set(
-            "recaptchaEnforcementState",
-            .array([.object([("provider", .string("PHONE_PROVIDER")), ("enforcementState", .string(state))])]))
-        return o.value
     }
 
     /// verifyPhoneNumber: signs in, or links, updates or re-authenticates the `idToken`'s user.

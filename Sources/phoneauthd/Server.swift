@@ -147,9 +147,11 @@ struct Server: HTTPResponder {
             case .client: try checkApiKey(request, query: query, service: target.service)
             case .library: throw ToolkitError(403, "OPERATION_NOT_ALLOWED", "Not offered over HTTP.")
             }
+            // A GET's parameters are its query's (recaptchaConfig's tenantId).
             let body =
                 target.method == .get
-                ? JSONValue.object([]) : try await readBody(&request, allowForm: target.operation == "token")
+                ? JSONValue.object(query.map { ($0, .string($1)) })
+                : try await readBody(&request, allowForm: target.operation == "token")
             let call = ToolkitCall(
                 body: body, clientIp: clientIp, userAgent: Self.userAgent(request), languageCode: languageCode(request))
             let result: JSONValue

@@ -197,7 +197,7 @@ struct TenantAdmin: Sendable {
     private static func pumping(
         _ r: ObjectReader, named: (String) -> Bool, current: PhoneAuthKit.Tenant?
     ) throws -> JSONValue {
-        let fields = ["phoneEnforcementState", "useSmsTollFraudProtection", "tollFraudManagedRules"]
+        let fields = TollFraudPolicy.fields
         let given = try r.object("recaptchaConfig") ?? ObjectReader(.object([]))
         let before = current?.record.json["pumping"]
         var tollFraud: [(String, JSONValue)] = []

@@ -21,10 +21,8 @@ final class AppVerificationTests: XCTestCase {
     final class Verifier: CaptchaVerifier, @unchecked Sendable {
         var verdict: CaptchaVerdict? = CaptchaVerdict(success: true, score: 0.9)
         private(set) var tokens: [String] = []
-        private(set) var phoneNumbers: [String?] = []
         func verify(token: String, clientIp: String?, phoneNumber: String?) -> CaptchaVerdict? {
             tokens.append(token)
-            phoneNumbers.append(phoneNumber)
             return verdict
         }
     }

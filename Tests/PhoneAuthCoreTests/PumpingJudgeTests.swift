@@ -13,9 +13,11 @@ final class PumpingJudgeTests: XCTestCase {
     /// Sends one code to `scopes` at `at` (ms after the start), the counts carried from call to call.
     private func send(
         _ scopes: [PumpingScope], _ counts: inout [ScopeCounts], at: Int64, policy: PumpingPolicy = PumpingPolicy(),
-        known: Bool = false
+        known: Bool = false, risk: Double? = nil
     ) -> PumpingJudge.Verdict {
-        let verdict = PumpingJudge(policy: policy, now: start + at).judge(scopes, counts) { known }
+        let verdict = PumpingJudge(policy: policy, now: start + at).judge(scopes, counts, tollFraudRisk: risk) {
+            known
+        }
         counts = verdict.counts
         return verdict
     }
@@ -127,6 +129,39 @@ final class PumpingJudgeTests: XCTestCase {
         XCTAssertTrue(flagged.sends)
         XCTAssertEqual(flagged.decision?.rule, .hour)
         XCTAssertEqual(counts[0].hour.sent, Int64(floor) + 1)
+    }
+
+    /// Toll fraud rules in `state` with one start score, 0.8.
+    private func rating(_ state: TollFraudPolicy.EnforcementState, mode: PumpingPolicy.Mode = .enforce) -> PumpingPolicy
+    {
+        var policy = PumpingPolicy()
+        policy.mode = mode
+        policy.tollFraud = TollFraudPolicy(
+            phoneEnforcementState: state, useSmsTollFraudProtection: true, startScores: [0.8])
+        return policy
+    }
+
+    func testARatingAtOrAboveTheStartIsRefusedFirstAndNothingTheCountsKnowExemptsIt() {
+        var counts = [ScopeCounts()]
+        let refused = send([prefix], &counts, at: 0, policy: rating(.enforce), known: true, risk: 0.8)
+        XCTAssertFalse(refused.sends)
+        XCTAssertEqual(refused.decisions.map(\.rule), [.tollFraudRisk])
+        XCTAssertEqual(refused.decision?.seen.startScore, 0.8)
+        XCTAssertEqual(counts[0].hour.sent, 0, "a refused send is not counted")
+        XCTAssertTrue(send([prefix], &counts, at: 1, policy: rating(.enforce), risk: 0.79).decisions.isEmpty)
+        XCTAssertTrue(send([prefix], &counts, at: 2, policy: rating(.enforce)).decisions.isEmpty, "not rated")
+        XCTAssertTrue(send([prefix], &counts, at: 3, policy: rating(.off), risk: 1).decisions.isEmpty)
+    }
+
+    func testAuditAndRecordModeFlagARatingAndTheCountsStillDecide() {
+        for policy in [rating(.audit), rating(.enforce, mode: .record)] {
+            var counts = [ScopeCounts()]
+            for i in 0..<floor { _ = send([prefix], &counts, at: Int64(i), policy: policy) }
+            let verdict = send([prefix], &counts, at: 10, policy: policy, risk: 0.9)
+            XCTAssertEqual(verdict.decisions.map(\.rule), [.tollFraudRisk, .hour], "both are recorded")
+            XCTAssertEqual(verdict.decisions.first?.refuses, false)
+            XCTAssertEqual(verdict.sends, policy.mode == .record, "the prefix's own refusal stands in enforce mode")
+        }
     }
 
     func testWindowsSlide() {

@@ -18,7 +18,7 @@ final class TollFraudTests: XCTestCase {
     }
 
     private func makeEngine(
-        _ dir: String = temporaryDirectory(), tollFraud: String?, enforce: Bool? = nil
+        _ dir: String = temporaryDirectory(), tollFraud: String?, enforce: Bool? = nil, resendAfter: Int64 = 0
     ) throws -> (Engine, RatingVerifier) {
         let engine = try Engine(
             config: makeConfig(dir) {
@@ -28,7 +28,7 @@ final class TollFraudTests: XCTestCase {
                         try! ObjectReader(try! JSONCodec.parse(tollFraud), path: "pumping.tollFraud"))
                 }
                 $0.appVerificationEnforce = enforce
-                $0.resendAfterSeconds = 0
+                $0.resendAfterSeconds = resendAfter
             })
         engine.setSMSSender(CapturingSender())
         let verifier = RatingVerifier()
@@ -36,8 +36,21 @@ final class TollFraudTests: XCTestCase {
         return (engine, verifier)
     }
 
-    private func send(_ engine: Engine, _ token: String = "t", tenant: TenantID? = nil) throws {
-        _ = try engine.verification.verifyPhoneNumber(number, appProof: .captcha(token: token), tenant: tenant)
+    private func send(
+        _ engine: Engine, _ token: String = "t", tenant: TenantID? = nil, channel: Channel? = nil
+    ) throws {
+        _ = try engine.verification.verifyPhoneNumber(
+            number, appProof: .captcha(token: token), channel: channel, tenant: tenant)
+    }
+
+    /// Asserts that `call` is refused for the provider's rating, and tells nothing more.
+    private func assertRatedOut(_ call: () throws -> Void, line: UInt = #line) {
+        XCTAssertThrowsError(try call(), line: line) { error in
+            let error = error as? PhoneAuthError
+            XCTAssertEqual(error?.code, .captchaCheckFailed, line: line)
+            XCTAssertEqual(error?.details.map(\.0), ["reason"], "neither the risk nor the rule is told", line: line)
+            XCTAssertEqual(error?.detail("reason"), .string("tollFraudRisk"), line: line)
+        }
     }
 
     private func decisions(_ engine: Engine) -> [JSONValue] {
@@ -52,14 +65,7 @@ final class TollFraudTests: XCTestCase {
     func testEnforcedARiskAtOrAboveAStartScoreIsRefusedAndRecordedWithoutAVerification() throws {
         let dir = temporaryDirectory()
         let (engine, verifier) = try makeEngine(dir, tollFraud: enforcing)
-        do {
-            try send(engine, "a")
-            XCTFail("not refused")
-        } catch let error as PhoneAuthError {
-            XCTAssertEqual(error.code, .captchaCheckFailed)
-            XCTAssertEqual(error.detail("reason"), .string("tollFraudRisk"))
-            XCTAssertFalse(error.message.contains("0.95"), "the risk is not told to the sender")
-        }
+        assertRatedOut { try send(engine, "a") }
         XCTAssertEqual(verifier.phoneNumbers, [number], "the provider is given the number to rate")
         XCTAssertEqual(try rowCount(dir, "verifications"), 0)
         let decision = try XCTUnwrap(decisions(engine).first)
@@ -97,10 +103,32 @@ final class TollFraudTests: XCTestCase {
 
     func testATokenIsCheckedAndRatedWhereAppVerificationIsNotEnforced() throws {
         let (engine, verifier) = try makeEngine(tollFraud: enforcing, enforce: false)
-        XCTAssertThrowsError(try send(engine))
+        assertRatedOut { try send(engine, "a") }
         XCTAssertEqual(verifier.phoneNumbers, [number])
         // Without a token there is nothing to rate, and no proof is required.
         XCTAssertNoThrow(try engine.verification.verifyPhoneNumber(number))
+        // A token that fails its check leaves the send unrated, not refused: leaving it out
+        // would do as much.
+        XCTAssertNoThrow(try send(engine, "a"), "a token used before")
+        engine.appVerification.setCaptchaVerifier(nil)
+        XCTAssertNoThrow(try send(engine, "b"), "no verifier")
+    }
+
+    func testAResendByAnotherChannelIsRatedAsANewCodeIs() throws {
+        let (engine, verifier) = try makeEngine(tollFraud: enforcing, resendAfter: 60)
+        verifier.risk = 0.1
+        try send(engine, "a")
+        verifier.risk = 0.95
+        assertRatedOut { try send(engine, "b", channel: .voice) }
+        XCTAssertEqual(decisions(engine).map { $0["channel"] }, [.string("voice")])
+    }
+
+    func testTheProvidersRiskIsReadOnlyBetweenZeroAndOne() {
+        for risk in [-0.1, 1.5, 95] {
+            XCTAssertNil(CaptchaVerdict(success: true, score: 0.9, tollFraudRisk: risk).checked, "\(risk)")
+        }
+        XCTAssertNotNil(CaptchaVerdict(success: true, score: 0.9, tollFraudRisk: 1).checked)
+        XCTAssertNotNil(CaptchaVerdict(success: true, score: 0.9).checked)
     }
 
     func testATenantSetsItsOwnRulesOverTheEngines() throws {
@@ -115,7 +143,7 @@ final class TollFraudTests: XCTestCase {
                 """))
         XCTAssertEqual(status, 0, "\(result)")
         XCTAssertNoThrow(try send(engine, "a", tenant: try TenantID("audited")))
-        XCTAssertThrowsError(try send(engine, "b"))
+        assertRatedOut { try send(engine, "b") }
         XCTAssertEqual(decisions(engine).map { $0["action"] }, [.string("refused"), .string("flagged")])
         let shown = engine.call("getTenant", params: .object([("tenantId", .string("audited"))])).result["tenant"]
         XCTAssertEqual(shown?["pumping"]?["tollFraud"]?["phoneEnforcementState"], .string("AUDIT"))

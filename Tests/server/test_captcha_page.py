@@ -411,9 +411,24 @@ def test_toll_fraud_rules_make_tokens_optional_rated_and_a_risky_send_refused(tm
                                              "recaptchaToken": "standin.v2", **enterprise})
         assert status == 200, body
         assert service.checked == ["standin.a", "standin.b", "standin.v2"]
+        assert service.rated == [REAL_NUMBER] * 3, "each token is rated with the number"
         # AUDIT for the SDKs: no token at all is no proof, and none is required.
         status, body, _ = server.post(SEND, {"phoneNumber": REAL_NUMBER})
         assert status == 200, body
+
+
+def test_recaptcha_config_reads_the_tenants_toll_fraud_rules(tmp_path):
+    # The tests' engines turn the pumping defense off; the tenant turns it back on with its rules.
+    with served(tmp_path, "recaptchaEnterprise", engine={"appVerification": {"enforce": False}}) as (server, _):
+        status, body, _ = server.admin("createTenant", {"tenantId": "shop", "displayName": "Shop",
+                                                        "pumping": dict(TOLL_FRAUD["pumping"], mode="enforce")})
+        assert status == 200, body
+        config = "/identitytoolkit.googleapis.com/v2/recaptchaConfig" + KEY + "&clientType=CLIENT_TYPE_WEB"
+        for tenant, state in (("", "OFF"), ("&tenantId=shop", "AUDIT")):
+            status, body, _ = server.get(config + tenant)
+            assert status == 200 and body["recaptchaEnforcementState"][0]["enforcementState"] == state, (tenant, body)
+        status, body, _ = server.get(config + "&tenantId=nobody")
+        assert status == 400 and body["error"]["message"].startswith("INVALID_TENANT_ID"), body
 
 
 def test_the_sdks_placeholder_is_no_token_and_two_tokens_are_refused(tmp_path):

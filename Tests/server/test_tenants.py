@@ -354,12 +354,19 @@ def test_a_tenants_recaptcha_config_sets_its_toll_fraud_rules(server):
              "tollFraudManagedRules": [{"startScore": 0.5, "action": "BLOCK"}]}
     tenant_id, made = create_tenant(server, "Shop", recaptchaConfig=rules)
     assert made["recaptchaConfig"] == rules, made
+    # What a Tenant does not have (the pumping mode, allow lists) is set by the engine's own method.
+    status, body, _ = server.post("/phoneauth/v1/updateTenant", {
+        "tenantId": tenant_id, "pumping": {"mode": "record", "allowPrefixes": ["+44"],
+                                           "tollFraud": rules}}, headers=ADMIN)
+    assert status == 200, body
     # A mask that names one field changes that field alone.
     status, body, _ = server.request("PATCH", f"{TENANTS}/{tenant_id}?updateMask=recaptchaConfig.phoneEnforcementState",
                                      {"recaptchaConfig": {"phoneEnforcementState": "ENFORCE"}}, headers=ADMIN)
     assert status == 200 and body["recaptchaConfig"] == dict(rules, phoneEnforcementState="ENFORCE"), body
     status, body, _ = server.get(f"{TENANTS}/{tenant_id}", headers=ADMIN)
     assert body["recaptchaConfig"]["phoneEnforcementState"] == "ENFORCE", body
+    status, own, _ = server.post("/phoneauth/v1/getTenant", {"tenantId": tenant_id}, headers=ADMIN)
+    assert (own["tenant"]["pumping"]["mode"], own["tenant"]["pumping"]["allowPrefixes"]) == ("record", ["+44"]), own
     # Without it (and without a mask), the tenant has the engine's rules again.
     status, body, _ = server.request("PATCH", f"{TENANTS}/{tenant_id}", {"displayName": "Shop"}, headers=ADMIN)
     assert status == 200 and "recaptchaConfig" not in body, body

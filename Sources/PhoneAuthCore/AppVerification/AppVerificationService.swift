@@ -172,13 +172,19 @@ package final class AppVerificationService {
     }
 
     /// Refuses an SMS request without a valid proof, when app verification is enforced. `rated`
-    /// (the number, when pumping.tollFraud wants the send rated): a captcha token is checked even
-    /// where no proof is required, and the provider's toll fraud risk is returned.
+    /// (the number, when pumping.tollFraud wants the send rated): the provider's toll fraud risk
+    /// is returned; where no proof is required, a captcha token is still checked for it, and one
+    /// that fails leaves the send unrated rather than refused (leaving it out would do as much).
     func checkAppProof(_ proof: AppProof?, clientIp: ClientAddress?, rated: PhoneNumber? = nil) throws -> Double? {
         guard !config.appVerificationDisabledForTesting else { return nil }
         if !appVerificationEnforced {
             guard rated != nil, case .captcha? = proof else { return nil }
+            return try? checkProof(proof, clientIp: clientIp, rated: rated)
         }
+        return try checkProof(proof, clientIp: clientIp, rated: rated)
+    }
+
+    private func checkProof(_ proof: AppProof?, clientIp: ClientAddress?, rated: PhoneNumber?) throws -> Double? {
         switch proof {
         case nil:
             throw PhoneAuthError(

@@ -24,6 +24,13 @@ package struct CaptchaVerdict: Sendable {
         success = false
         self.refusal = refusal
     }
+
+    /// The verdict, or nil (an answer that cannot be read) when its risk is not between 0 and 1:
+    /// a percentage or garbage would otherwise block, or pass, every send.
+    package var checked: CaptchaVerdict? {
+        guard let tollFraudRisk else { return self }
+        return (0...1).contains(tollFraudRisk) ? self : nil
+    }
 }
 
 /// Why a captcha token was refused (`captchaCheckFailed`'s `details.reason`).
@@ -169,7 +176,7 @@ final class ProviderCaptchaVerifier: CaptchaVerifier {
             hostname: properties["hostname"]?.stringValue, action: properties["action"]?.stringValue,
             score: answer["riskAnalysis"]?["score"]?.doubleValue)
         verdict.tollFraudRisk = answer["phoneFraudAssessment"]?["smsTollFraudVerdict"]?["risk"]?.doubleValue
-        return verdict
+        return verdict.checked
     }
 
     /// A good token's answer, against the hostname and action it must name.

@@ -5,13 +5,19 @@ struct PumpingJudge {
     let policy: PumpingPolicy
     let now: Int64
 
-    /// What to store and what was decided: `decision` nil lets the send go ahead uncontested.
+    /// What to store and what was decided: no decision lets the send go ahead uncontested.
     struct Verdict {
-        typealias Decision = (scope: PumpingScope, rule: PumpingDecision.Rule, seen: Seen, until: Int64)
+        typealias Decision = (
+            scope: PumpingScope, rule: PumpingDecision.Rule, seen: Seen, until: Int64, refuses: Bool
+        )
         var counts: [ScopeCounts]
-        var decision: Decision?
+        /// What to record: the provider's rating's decision, then a scope's.
+        var decisions: [Decision] = []
         /// Whether the send goes ahead (and was counted as sent).
         var sends: Bool
+
+        /// The decision the send's answer names: a scope's when there is one.
+        var decision: Decision? { decisions.last }
     }
 
     /// The counts a rule saw: sent and verified in its window, and the unverified codes allowed;
@@ -32,6 +38,17 @@ struct PumpingJudge {
         numberKnown: () throws -> Bool
     ) rethrows -> Verdict {
         var counts = stored.map { $0.rolled(to: now) }
+        // The provider rated this number itself: nothing the counts know exempts it, and a
+        // refusal for it comes first.
+        var rated: Verdict.Decision?
+        if let start = policy.tollFraud.blockingStart(tollFraudRisk), let prefix = scopes.first {
+            let refuses = policy.mode == .enforce && policy.tollFraud.phoneEnforcementState == .enforce
+            let seen = Seen(sent: 0, verified: 0, allowance: 0, risk: tollFraudRisk, startScore: start)
+            rated = (prefix, .tollFraudRisk, seen, now, refuses)
+            if refuses {
+                return Verdict(counts: counts, decisions: [(prefix, .tollFraudRisk, seen, now, true)], sends: false)
+            }
+        }
         var decision: Verdict.Decision?
         var networkTripped = false, networkKnown = false
         for (index, scope) in scopes.enumerated() {
@@ -49,26 +66,20 @@ struct PumpingJudge {
                     && counts[index].weekVerified(now: now) >= Int64(policy.knownNetworkVerified)
             }
             if decision == nil, let (rule, seen) = trip {
-                decision = (scope, rule, seen, counts[index].blockedUntil)
+                decision = (scope, rule, seen, counts[index].blockedUntil, policy.mode == .enforce)
             }
         }
+        let flagged = rated.map { [$0] } ?? []
         if let found = decision {
             // A number that signed in before keeps getting codes; so does a known network's new one
             // to a blocked destination, unless the network itself tripped.
             let networkVouches = found.scope.kind != .network && !networkTripped && networkKnown
             if try !networkVouches && !numberKnown() {
-                let sends = policy.mode == .record
-                return Verdict(counts: sends ? sent(counts) : counts, decision: found, sends: sends)
+                let sends = !found.refuses
+                return Verdict(counts: sends ? sent(counts) : counts, decisions: flagged + [found], sends: sends)
             }
         }
-        // The provider rated this number itself: nothing the counts know exempts it.
-        if let start = policy.tollFraud.blockingStart(tollFraudRisk), let prefix = scopes.first {
-            let seen = Seen(sent: 0, verified: 0, allowance: 0, risk: tollFraudRisk, startScore: start)
-            let sends = policy.mode == .record || policy.tollFraud.phoneEnforcementState == .audit
-            return Verdict(
-                counts: sends ? sent(counts) : counts, decision: (prefix, .tollFraudRisk, seen, now), sends: sends)
-        }
-        return Verdict(counts: sent(counts), decision: nil, sends: true)
+        return Verdict(counts: sent(counts), decisions: flagged, sends: true)
     }
 
     private func floor(_ scope: PumpingScope) -> Int64 { Int64(policy.hourFloors[scope.kind] ?? 1) }

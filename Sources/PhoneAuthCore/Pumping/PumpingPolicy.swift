@@ -79,7 +79,7 @@ package struct PumpingPolicy: Sendable {
     /// The policy a tenant's send is judged by: the tenant's mode if it sets one, and its allow
     /// lists beside the engine's, and its toll fraud rules if it sets them (the counts and their
     /// rules are the engine's: a scope is one scope for every tenant).
-    func overridden(by tenant: TenantPumping?) -> PumpingPolicy {
+    package func overridden(by tenant: TenantPumping?) -> PumpingPolicy {
         guard let tenant else { return self }
         var policy = self
         policy.mode = tenant.mode ?? mode

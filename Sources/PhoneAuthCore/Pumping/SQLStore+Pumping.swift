@@ -24,10 +24,17 @@ extension SQLStore {
         let counted =
             try inPlace && countInPlace(keys, PumpingSQL.countSent, now: now, in: db)
         if !counted { try savePumpingCounts(keys, verdict.counts, in: db) }
-        guard let found = verdict.decision else { return nil }
+        // The send's answer names the last: a scope's decision when there is one.
+        return try verdict.decisions.map { try keep($0, of: check, at: now, in: db) }.last
+    }
+
+    /// Keeps a decision and records its event, in the judging transaction.
+    private func keep(
+        _ found: PumpingJudge.Verdict.Decision, of check: PumpingCheck, at now: Timestamp, in db: Connection
+    ) throws -> PumpingDecision {
         let decision = PumpingDecision(
             id: SortableID.make(at: now, randomBytes: PumpingDecision.idRandomBytes), at: now,
-            action: verdict.sends ? .flagged : .refused,
+            action: found.refuses ? .refused : .flagged,
             scope: found.scope, rule: found.rule, sent: found.seen.sent, verified: found.seen.verified,
             allowance: found.seen.allowance, risk: found.seen.risk, startScore: found.seen.startScore,
             until: Timestamp(milliseconds: found.until),
@@ -110,8 +117,8 @@ extension SQLStore {
                         action: try row.text(2, as: PumpingDecision.Action.self),
                         scope: PumpingScope(kind: try row.text(3, as: PumpingScope.Kind.self), name: row.text(4)),
                         rule: try row.text(5, as: PumpingDecision.Rule.self), sent: row.int(6), verified: row.int(7),
-                        allowance: row.int(8), risk: row.optionalInt(13).map { Double($0) / 1e6 },
-                        startScore: row.optionalInt(14).map { Double($0) / 1e6 },
+                        allowance: row.int(8), risk: PumpingSQL.score(row, 13),
+                        startScore: PumpingSQL.score(row, 14),
                         until: Timestamp(milliseconds: row.int(9)),
                         region: row.text(10), tenant: TenantID(unchecked: row.text(11)),
                         channel: try row.text(12, as: Channel.self)))
@@ -191,10 +198,14 @@ enum PumpingSQL {
     /// A send counts in at most three scopes (prefix, country, network).
     static let maxScopes = 3
 
-    /// A score (0 to 1) as the decisions keep it: in millionths, as the store keeps every number.
+    /// A score (0 to 1; the verifiers refuse any other) as the decisions keep it: in millionths,
+    /// as the store keeps every number.
     static func perMillion(_ score: Double?) -> SQLValue {
-        score.map { .int(Int64(($0 * 1e6).rounded())) } ?? .null
+        score.map { .int(Int64((min(max($0, 0), 1) * 1e6).rounded())) } ?? .null
     }
+
+    /// A score `perMillion` kept, read from column `at`.
+    static func score(_ row: some SQLRow, _ at: Int32) -> Double? { row.optionalInt(at).map { Double($0) / 1e6 } }
 
     static let countColumns =
         ["hour", "day", "week"].flatMap { window in

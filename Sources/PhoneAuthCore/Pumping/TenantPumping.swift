@@ -1,6 +1,7 @@
 /// What a tenant sets of the pumping defense (its settings' `pumping`): a mode of its own, allow
-/// lists added to the engine's, and toll fraud rules of its own. The floors, ratios and blocks stay the engine's, and so do
-/// the counts: a prefix, a country or a network is one scope for every tenant.
+/// lists added to the engine's, and toll fraud rules of its own. The floors, ratios and blocks
+/// stay the engine's, and so do the counts: a prefix, a country or a network is one scope for
+/// every tenant.
 package struct TenantPumping: Sendable, Hashable {
     /// nil: the engine's mode.
     package var mode: PumpingPolicy.Mode?

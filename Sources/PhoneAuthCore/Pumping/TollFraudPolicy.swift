@@ -9,6 +9,9 @@ package struct TollFraudPolicy: Sendable, Hashable {
         case off = "OFF", audit = "AUDIT", enforce = "ENFORCE"
     }
 
+    /// The fields, as Identity Platform's `recaptchaConfig` names them.
+    package static let fields = ["phoneEnforcementState", "useSmsTollFraudProtection", "tollFraudManagedRules"]
+
     package var phoneEnforcementState = EnforcementState.off
     /// Whether the provider is asked for the risk (with the number, which it rates).
     package var useSmsTollFraudProtection = false
@@ -47,7 +50,7 @@ package struct TollFraudPolicy: Sendable, Hashable {
     /// The object `o` (the engine's `pumping.tollFraud`, a tenant's, or phoneauthd's
     /// `recaptchaConfig` without its other fields), each field checked.
     package static func read(_ o: ObjectReader) throws(PhoneAuthError) -> TollFraudPolicy {
-        try o.rejectUnknown(["phoneEnforcementState", "useSmsTollFraudProtection", "tollFraudManagedRules"])
+        try o.rejectUnknown(Set(fields))
         var policy = TollFraudPolicy()
         if let state = try o.string("phoneEnforcementState") {
             guard let s = EnforcementState(rawValue: state) else {

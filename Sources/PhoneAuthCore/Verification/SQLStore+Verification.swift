@@ -25,7 +25,7 @@ extension SQLStore {
                     if v.channelAsked, let resend = latest.resend, resend.channel != v.channel, let limits {
                         return try sendAgain(
                             latest, v, resend, limits: limits, deliveriesThisHour: known.deliveriesThisHour,
-                            lease: lease, in: db)
+                            pumpingCounts: known.pumpingCounts, lease: lease, in: db)
                     }
                     return .reused(id: id, createdAt: createdAt, expiresAt: expiresAt, channel: latest.resend?.channel)
                 }
@@ -155,15 +155,23 @@ extension SQLStore {
     }
 
     /// Sends an active verification's code again by the channel `v` asks for: its next delivery,
-    /// counted by every limit a new one is.
+    /// counted by every limit a new one is, and judged by the pumping defense as one.
     private func sendAgain(
         _ latest: LatestVerification, _ v: NewVerification, _ resend: LatestVerification.Resend, limits: SendLimits,
-        deliveriesThisHour: (count: Int, oldest: Int64)?, lease: DeliveryLease, in db: Connection
+        deliveriesThisHour: (count: Int, oldest: Int64)?, pumpingCounts: [ScopeCounts], lease: DeliveryLease,
+        in db: Connection
     ) throws -> VerificationStart {
         if let trip = Self.numberLimit(limits, deliveriesThisHour, adding: 1, now: v.createdAt) {
             return .limited(trip)
         }
         if let trip = try checkSendLimits(limits, now: v.createdAt, in: db) { return .limited(trip) }
+        // Another message to the destination: judged and counted as a new code is.
+        if let check = limits.pumping,
+            let decision = try judgeSend(check, counts: pumpingCounts, now: v.createdAt, in: db),
+            decision.action == .refused
+        {
+            return .suspectedPumping(decision)
+        }
         _ = try keepAsEarlier(latest.id, seq: resend.seq, now: v.createdAt, in: db)
         try db.run(
             """

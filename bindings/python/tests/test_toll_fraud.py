@@ -56,9 +56,10 @@ def test_a_host_verifier_is_given_the_number_and_its_risk_is_judged(make_engine,
     assert asked == [{"token": "token-1", "clientIp": IP, "phoneNumber": REAL_NUMBER}]
     [decision] = engine.call("listPumpingDecisions", {})["decisions"]
     assert (decision["action"], decision["risk"]) == ("flagged", 1.0)
-    # A risk that is not a number is an answer the engine cannot read: never a pass.
-    engine.set_captcha_verifier(lambda request: {"success": True, "tollFraudRisk": "high"})
-    with pytest.raises(phoneauth.PhoneAuthError) as info:
-        send(engine, "token-2")
-    assert info.value.details["reason"] == "verifierFailed", info.value
+    # A risk that is not a number from 0 to 1 is an answer the engine cannot read: never a pass.
+    for index, risk in enumerate(["high", 95, -1]):
+        engine.set_captcha_verifier(lambda request, risk=risk: {"success": True, "tollFraudRisk": risk})
+        with pytest.raises(phoneauth.PhoneAuthError) as info:
+            send(engine, f"token-{index + 2}")
+        assert info.value.details["reason"] == "verifierFailed", (risk, info.value)
 
