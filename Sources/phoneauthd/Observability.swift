@@ -160,6 +160,7 @@ final class Observability: @unchecked Sendable {
                 labels: [
                     ("country", event.string("region") ?? "unknown"),
                     ("scope_kind", event.string("scopeKind") ?? "unknown"),
+                    ("rule", event.string("rule") ?? "unknown"),
                     ("action", event.string("action") ?? "unknown"),
                     ("channel", event.string("channel") ?? "unknown"),
                 ]

@@ -45,7 +45,7 @@ def test_a_prefix_whose_codes_are_not_entered_gets_the_quota_error(tmp_path):
             assert len(found) == 1, (name, labels, [line for line in lines if line.startswith(name)])
             return float(found[0].rsplit(" ", 1)[1])
 
-        assert value("phoneauth_pumping_refused_total", country="US", scope_kind="prefix", action="refused",
+        assert value("phoneauth_pumping_refused_total", country="US", scope_kind="prefix", rule="hour", action="refused",
                      channel="sms") == 1
         assert value("phoneauth_pumping_codes", country="US", window="hour", outcome="sent") == 5
         assert value("phoneauth_pumping_codes", country="US", window="hour", outcome="verified") == 0
