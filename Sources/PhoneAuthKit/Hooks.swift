@@ -53,15 +53,16 @@ final class ClosurePushSender: PushSender {
     }
 }
 
-/// Asks a Swift closure whether a captcha token is good.
+/// Asks a Swift closure whether a captcha token is good (and, when asked, how risky the send is).
 final class ClosureCaptchaVerifier: CaptchaVerifier {
-    let verify: @Sendable (_ token: String, _ clientIP: String?) -> (success: Bool, score: Double?)?
+    let verify: @Sendable (CaptchaCheck) -> CaptchaAnswer?
 
-    init(_ verify: @escaping @Sendable (_ token: String, _ clientIP: String?) -> (success: Bool, score: Double?)?) {
-        self.verify = verify
-    }
+    init(_ verify: @escaping @Sendable (CaptchaCheck) -> CaptchaAnswer?) { self.verify = verify }
 
     func verify(token: String, clientIp: String?, phoneNumber: String?) -> CaptchaVerdict? {
-        verify(token, clientIp).map { CaptchaVerdict(success: $0.success, score: $0.score) }
+        guard let answer = verify(CaptchaCheck(token: token, clientIP: clientIp, phoneNumber: phoneNumber)) else {
+            return nil
+        }
+        return CaptchaVerdict(success: answer.success, score: answer.score, tollFraudRisk: answer.tollFraudRisk).checked
     }
 }

@@ -25,6 +25,17 @@ extension PhoneAuth {
     public func setCaptchaVerifier(
         _ verify: (@Sendable (_ token: String, _ clientIP: String?) -> (success: Bool, score: Double?)?)?
     ) {
+        guard let verify else { return setCaptchaVerifier(checking: nil) }
+        setCaptchaVerifier(checking: { (check: CaptchaCheck) -> CaptchaAnswer? in
+            guard let (success, score) = verify(check.token, check.clientIP) else { return nil }
+            return CaptchaAnswer(success: success, score: score)
+        })
+    }
+
+    /// Installs the function that checks a captcha token, or removes it with nil, as the one
+    /// above; it is also given the number when the send is to be rated for SMS toll fraud
+    /// (`pumping.tollFraud`), and may answer the provider's `tollFraudRisk`.
+    public func setCaptchaVerifier(checking verify: (@Sendable (CaptchaCheck) -> CaptchaAnswer?)?) {
         engine.appVerification.setCaptchaVerifier(verify.map(ClosureCaptchaVerifier.init))
     }
 

@@ -164,6 +164,27 @@ final class AccountTests: KitTestCase {
         XCTAssertEqual(verification.codeLength, 6)
     }
 
+    func testACaptchaVerifierIsGivenTheNumberToRateAndItsRiskIsJudged() async throws {
+        let auth = try PhoneAuth(
+            json: """
+                {"database": "\(try scratchDirectory())/auth.db", "sms": {"provider": "console"},
+                 "pumping": {"tollFraud": {"phoneEnforcementState": "ENFORCE", "useSmsTollFraudProtection": true,
+                                           "tollFraudManagedRules": [{"startScore": 0.8, "action": "BLOCK"}]}}}
+                """)
+        defer { auth.close() }
+        let asked = HookEvents()
+        auth.setCaptchaVerifier { (check: CaptchaCheck) in
+            asked.put(check.phoneNumber ?? "-")
+            return CaptchaAnswer(success: true, score: 0.9, tollFraudRisk: check.token == "risky" ? 0.9 : 0.1)
+        }
+        let (fine, risky) = ("+16505550142", "+16505550143")
+        _ = try await auth.verifyPhoneNumber(fine, appVerification: .captchaToken("fine"))
+        await assertThrows(.captchaCheckFailed) {
+            _ = try await auth.verifyPhoneNumber(risky, appVerification: .captchaToken("risky"))
+        }
+        XCTAssertEqual(asked.all, [fine, risky])
+    }
+
     func testABeforeSendSmsHookSeesTheEventAndCanRefuse() async throws {
         let auth = try open()
         let seen = HookEvents()
