@@ -58,8 +58,9 @@ public struct PumpingDecision: Sendable, Hashable {
     public let verified: Int
     /// The unentered codes the scope's history allows in the window.
     public let allowance: Int
-    /// The `tollFraudRisk` rule's: the send's risk (0 to 1) and the start score it met.
+    /// The `tollFraudRisk` rule's: the send's risk (0 to 1).
     public let risk: Double?
+    /// The `tollFraudRisk` rule's: the start score the risk met.
     public let startScore: Double?
     /// Until when the scope is blocked.
     public let until: Date
