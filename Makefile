@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 PREFIX ?= /usr/local
 CONFIG ?= release
-APT_PACKAGES := libjansson-dev libphonenumber-dev libsqlite3-dev pkg-config valgrind libssl-dev python3-venv libpq-dev postgresql libcurl4-openssl-dev openssl \
+APT_PACKAGES := libjansson-dev libfido2-dev libphonenumber-dev libsqlite3-dev pkg-config valgrind libssl-dev python3-venv libpq-dev postgresql libcurl4-openssl-dev openssl \
                 dpkg-dev binutils procps curl chromium
 VENV := .venv
 PY := $(VENV)/bin/python

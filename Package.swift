@@ -36,6 +36,7 @@ let package = Package(
         .systemLibrary(name: "CJansson", path: "Sources/CJansson", pkgConfig: "jansson"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3"),
         .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq"),
+        .systemLibrary(name: "CFido2", path: "Sources/CFido2", pkgConfig: "libfido2"),
         .target(
             name: "CPhoneNumbers",
             path: "Sources/CPhoneNumbers",
@@ -46,7 +47,7 @@ let package = Package(
         .target(
             name: "PhoneAuthCore",
             dependencies: [
-                "CSQLite", "CLibPQ", "CPhoneNumbers", "CJansson", "CRandom", "CCurl",
+                "CSQLite", "CLibPQ", "CPhoneNumbers", "CJansson", "CRandom", "CCurl", "CFido2",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],

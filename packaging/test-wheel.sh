@@ -15,7 +15,7 @@ cp "$WHEEL" "$WORK/"
 cat > "$WORK/inside.sh" <<INSIDE
 set -euo pipefail
 . "$ROOT/packaging/hide-build.sh" "$ROOT" "$ROOT/bindings/python"
-for name in libjansson.so.4 libphonenumber.so.8 libpq.so.5 libcurl.so.4 libsqlite3.so.0; do
+for name in libjansson.so.4 libphonenumber.so.8 libpq.so.5 libcurl.so.4 libsqlite3.so.0 libfido2.so.1; do
     for file in \$(ldconfig -p | awk -v n="\$name" '\$1 == n {print \$NF}'); do
         mount --bind /dev/null "\$(readlink -f "\$file")"
     done

@@ -33,7 +33,7 @@ def extract(module, out):
             "-target", f"{platform.machine()}-unknown-linux-gnu", "-output-dir", str(out), "-minimum-access-level", "public",
             "-skip-inherited-docs",
             "-Xcc", "-I/usr/include/postgresql"]
-    for target in ["CSQLite", "CJansson", "CLibPQ"]:
+    for target in ["CSQLite", "CJansson", "CLibPQ", "CFido2"]:
         args += ["-I", str(ROOT / "Sources" / target)]
     for target in C_TARGETS_WITH_INCLUDE:
         args += ["-I", str(ROOT / "Sources" / target / "include"),

@@ -1,0 +1,9 @@
+#ifndef PHONEAUTH_CFIDO2_SHIM_H
+#define PHONEAUTH_CFIDO2_SHIM_H
+/* libfido2 verifies WebAuthn attestations and assertions (fido_cred_verify, fido_assert_verify):
+ * the engine never talks to a device through it. */
+#include <fido.h>
+#include <fido/es256.h>
+#include <fido/rs256.h>
+#include <fido/eddsa.h>
+#endif
