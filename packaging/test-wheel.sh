@@ -40,7 +40,7 @@ with tempfile.TemporaryDirectory() as d:
         assert claims["phone_number"] == "+16505550101", claims
         assert signed_in["additionalUserInfo"]["isNewUser"] is True
 print("ok: wheel installed in a fresh virtualenv and signed in, with the toolchain, the build and "
-      "the system's jansson, libphonenumber, libpq, libcurl and SQLite hidden")
+      "the system's jansson, libphonenumber, libpq, libcurl, SQLite and libfido2 hidden")
 PY
 INSIDE
 unshare -m bash "$WORK/inside.sh"
