@@ -25,6 +25,7 @@ extension StateLiteralTests {
         ("Rule", "PhoneAuthKit/PumpingDecision.swift", "PumpingDecision.Rule's words, which are guarded"),
         ("ScopeKind", "PhoneAuthKit/PumpingDecision.swift", "PumpingScope.Kind's words, which are guarded"),
         ("EnforcementState", "PhoneAuthCore/Pumping/TollFraudPolicy.swift", "a setting, in Firebase's words"),
+        ("Ceremony", "PhoneAuthCore/Passkeys/ClientData.swift", "WebAuthn's client data types"),
         ("EnforcementState", "PhoneAuthKit/TollFraudSettings.swift", "a setting, as TollFraudPolicy's"),
         ("SMSProviderKind", "PhoneAuthCore/Engine/EngineConfig.swift", "a setting"),
         ("Synchronous", "PhoneAuthCore/Engine/EngineConfig.swift", "a setting"),
@@ -50,6 +51,7 @@ extension StateLiteralTests {
             ["PhoneAuthCore/Providers/WhatsApp/MetaReceipts.swift"], ["sent", "delivered", "failed"],
             "Meta's status words, read into DeliveryReceipt.Status"
         ),
+        (["PhoneAuthCore/Passkeys/PasskeyVerifier.swift"], ["none"], "WebAuthn's attestation format \"none\""),
         (
             ["PhoneAuth/CallbackCaptchaVerifier.swift"], ["tollFraudRisk"],
             "the host verifier's documented answer {\"tollFraudRisk\": 0.1}, a number"

@@ -45,6 +45,7 @@ final class StateLiteralTests: XCTestCase {
         ("Action", "PhoneAuthCore/Pumping/PumpingDecision.swift", words(PumpingDecision.Action.self)),
         ("Rule", "PhoneAuthCore/Pumping/PumpingDecision.swift", words(PumpingDecision.Rule.self)),
         ("Kind", "PhoneAuthCore/Pumping/PumpingScope.swift", words(PumpingScope.Kind.self)),
+        ("PasskeyRefusal", "PhoneAuthCore/Passkeys/PasskeyRefusal.swift", words(PasskeyRefusal.self)),
     ]
 
     private static func words<T: CaseIterable & RawRepresentable<String>>(_: T.Type) -> [String] {
