@@ -26,6 +26,7 @@ extension StateLiteralTests {
         ("ScopeKind", "PhoneAuthKit/PumpingDecision.swift", "PumpingScope.Kind's words, which are guarded"),
         ("EnforcementState", "PhoneAuthCore/Pumping/TollFraudPolicy.swift", "a setting, in Firebase's words"),
         ("Ceremony", "PhoneAuthCore/Passkeys/ClientData.swift", "WebAuthn's client data types"),
+        ("UserVerification", "PhoneAuthCore/Passkeys/PasskeySettings.swift", "a setting, in WebAuthn's words"),
         ("EnforcementState", "PhoneAuthKit/TollFraudSettings.swift", "a setting, as TollFraudPolicy's"),
         ("SMSProviderKind", "PhoneAuthCore/Engine/EngineConfig.swift", "a setting"),
         ("Synchronous", "PhoneAuthCore/Engine/EngineConfig.swift", "a setting"),
@@ -52,6 +53,10 @@ extension StateLiteralTests {
             "Meta's status words, read into DeliveryReceipt.Status"
         ),
         (["PhoneAuthCore/Passkeys/PasskeyVerifier.swift"], ["none"], "WebAuthn's attestation format \"none\""),
+        (
+            ["PhoneAuthCore/Passkeys/PasskeyService.swift"], ["timeout", "none"],
+            "WebAuthn's options: the field \"timeout\", the attestation asked \"none\""
+        ),
         (
             ["PhoneAuth/CallbackCaptchaVerifier.swift"], ["tollFraudRisk"],
             "the host verifier's documented answer {\"tollFraudRisk\": 0.1}, a number"

@@ -27,6 +27,7 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
     package let tenants: TenantService
     package let receipts: ReceiptService
     package let pumping: PumpingService
+    package let passkeys: PasskeyService
 
     private let closeLock = Lock()
     private var closed = false
@@ -95,6 +96,8 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
         keyService = KeyService(ring: keys, config: config, clock: clock, events: events)
         lockouts = Lockouts(clock: clock, store: store, events: events)
         pumping = PumpingService(store: store, clock: clock)
+        passkeys = PasskeyService(
+            settings: config.passkeys, clock: clock, store: store, sessions: sessions, tenants: tenants)
 
         let log = events
         outbox = EventOutbox(store: store, settings: config.events, clock: clock, log: log)

@@ -76,6 +76,8 @@ package struct EngineConfig: Sendable {
     package var temporaryProofTtlSeconds: Int64 = 300
     package var abuse = AbusePolicy()
     package var pumping = PumpingPolicy()
+    /// Passkeys after phone sign-in (`passkeys`; nil: off).
+    package var passkeys: PasskeySettings?
     /// `channels`: the preferred channel by region, and fallbacks.
     package var channels = ChannelSettings()
     /// `voice.templates` ({language tag: template}): the host's texts for calls (VoiceText).
@@ -111,7 +113,7 @@ package struct EngineConfig: Sendable {
             "codeLength", "codeTtlSeconds", "maxAttempts", "resendAfterSeconds", "defaultLanguageCode",
             "testPhoneNumbers", "appVerification", "sms", "sqliteSynchronous", "mfa",
             "quotas", "smsRegionPolicy", "phoneNumberTypes", "captcha", "postgres", "hooks", "events",
-            "channels", "voice", "pumping",
+            "channels", "voice", "pumping", "passkeys",
         ])
         var c = EngineConfig(database: try readDatabase(r))
         try c.readPostgres(r)
@@ -132,6 +134,7 @@ package struct EngineConfig: Sendable {
         if let mfa = try r.object("mfa") { try c.readMFA(mfa) }
         c.abuse = try AbusePolicy.read(r)
         c.pumping = try PumpingPolicy.read(r)
+        if let passkeys = try r.object("passkeys") { c.passkeys = try PasskeySettings.read(passkeys) }
         if let channels = try r.object("channels") { c.channels = try ChannelSettings.read(channels) }
         if let voice = try r.object("voice") { c.voiceTemplates = try readVoice(voice) }
         try c.checkChannelsHaveProviders()

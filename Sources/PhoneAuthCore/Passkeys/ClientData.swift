@@ -3,10 +3,10 @@ import Crypto
 /// The client data a browser signs with a WebAuthn response (Web Authentication, section 5.8.1):
 /// the ceremony's type, the challenge and the page's origin, checked against what the engine
 /// expects; the authenticator signs its SHA-256.
-struct ClientData {
+package struct ClientData {
     let hash: [UInt8]
 
-    enum Ceremony: String {
+    package enum Ceremony: String, Sendable {
         case create = "webauthn.create", get = "webauthn.get"
     }
 

@@ -19,4 +19,9 @@ enum PasskeyRefusal: String, Error, CaseIterable {
     case badSignature
     /// The signature counter did not go up: the authenticator may have been cloned.
     case counterWentBack
+    /// The credential is registered already (to this user or another).
+    case alreadyRegistered
+    /// No passkey of that ID in this pool (another user's, another tenant's or a removed one is
+    /// refused as an unknown one).
+    case unknownCredential
 }

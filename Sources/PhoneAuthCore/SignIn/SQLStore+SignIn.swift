@@ -211,9 +211,10 @@ extension SQLStore {
         """
     }
 
-    package func signInUser(_ signIn: NewSignIn, now: Timestamp) throws -> AccountOutcome {
+    package func signInUser(_ signIn: NewSignIn, now: Timestamp, creating: Bool) throws -> AccountOutcome {
         try write { db in
             let existing = try self.user(uid: signIn.newUid, in: db)
+            if existing == nil && !creating { return .refused(.userNotFound) }
             // A uid is one user in one pool: a custom token of another tenant's uid is refused.
             if let existing, existing.tenant != signIn.tenant { return .refused(.uidInAnotherTenant) }
             if existing?.disabled == true { return .refused(.userDisabled) }

@@ -4,4 +4,6 @@ package enum SignInProvider: String, Sendable, CaseIterable {
     case phone
     /// A custom token the host made.
     case custom
+    /// A passkey the user registered after signing in by phone.
+    case passkey
 }

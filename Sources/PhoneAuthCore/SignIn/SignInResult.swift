@@ -5,6 +5,6 @@ package struct SignInResult: Sendable {
     package let refreshToken: String
     package let expiresIn: Int64
     package let isNewUser: Bool
-    /// How the session began: "phone" or "custom".
+    /// How the session began: "phone", "custom" or "passkey".
     package var providerId = "phone"
 }

@@ -17,7 +17,8 @@ package protocol SignInStore: AnyObject, Sendable {
     /// through with `verdict`: opens its session if the account is still as they saw it, or
     /// answers `approvalNeeded` again with the account as it now is.
     func completeSignIn(_ pending: PendingSignIn, verdict: HookVerdict, now: Timestamp) throws -> AccountOutcome
-    /// Signs in the user `signIn.newUid` (a host's own uid, from a custom token), creating it on
-    /// first sign-in, and opens a session or its challenge, in one transaction.
-    func signInUser(_ signIn: NewSignIn, now: Timestamp) throws -> AccountOutcome
+    /// Signs in the user `signIn.newUid` (a host's own uid, from a custom token; a passkey's),
+    /// creating it on first sign-in when `creating`, and opens a session or its challenge, in one
+    /// transaction.
+    func signInUser(_ signIn: NewSignIn, now: Timestamp, creating: Bool) throws -> AccountOutcome
 }

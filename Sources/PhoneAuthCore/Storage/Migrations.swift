@@ -305,6 +305,32 @@ enum Migrations {
         ALTER TABLE verifications ADD COLUMN pumping_scopes TEXT;
         ALTER TABLE verifications ADD COLUMN region TEXT;
         """,
+        // 16: passkeys (Passkeys/): each user's WebAuthn credentials, keyed by the credential's
+        // ID, gone with the user; and the ceremonies' challenges, by their hash, each used once.
+        """
+        CREATE TABLE passkeys (
+            id TEXT PRIMARY KEY,
+            tenant TEXT NOT NULL,
+            uid TEXT NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
+            public_key BLOB NOT NULL,
+            algorithm INTEGER NOT NULL,
+            sign_count INTEGER NOT NULL,
+            aaguid BLOB NOT NULL,
+            format TEXT NOT NULL,
+            backup_eligible INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            last_used_at INTEGER
+        );
+        CREATE INDEX passkeys_user ON passkeys (uid);
+        CREATE TABLE passkey_challenges (
+            id BLOB PRIMARY KEY,
+            ceremony TEXT NOT NULL,
+            tenant TEXT NOT NULL,
+            uid TEXT,
+            expires_at INTEGER NOT NULL
+        );
+        """,
     ]
 
     /// Migrations PostgreSQL runs in words of its own rather than translated, by index.

@@ -29,6 +29,8 @@ extension SQLStore {
                 [.text(SortableID.prefix(before)), .int(before.milliseconds)])
             // Used captcha tokens are keyed by their hash, not by time: this one scans (a small table).
             try db.run("DELETE FROM app_checks WHERE expires_at < ?", [.int(before.milliseconds)])
+            // So are passkey challenges, which live minutes.
+            try db.run("DELETE FROM passkey_challenges WHERE expires_at < ?", [.int(now.milliseconds)])
             // A counter is read until two of its windows have passed: daily ones are kept a day
             // longer than `before` (a day ago), the hourly and shorter ones until `before`.
             try db.run(

@@ -8,3 +8,4 @@
 /// a service is given only the parts it uses.
 package typealias Store = KeyStore & VerificationStore & SignInStore & AccountStore & MultiFactorStore & AppCheckStore
     & OutboxStore & SessionStore & LimitStore & MaintenanceStore & EventStore & TenantStore & PumpingStore
+    & PasskeyStore

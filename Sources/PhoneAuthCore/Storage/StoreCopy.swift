@@ -6,7 +6,8 @@ package enum StoreCopy {
     /// Every table of the schema, parents before the tables that refer to them.
     static let tables = [
         "secrets", "tenants", "users", "factors", "sessions", "mfa_sessions", "verifications", "deliveries", "counters",
-        "number_failures", "app_checks", "events", "pumping_scopes", "pumping_decisions",
+        "number_failures", "app_checks", "events", "pumping_scopes", "pumping_decisions", "passkeys",
+        "passkey_challenges",
     ]
 
     /// Copies everything in one read of the source and one transaction on the target; returns

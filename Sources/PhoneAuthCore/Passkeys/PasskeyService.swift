@@ -1,0 +1,218 @@
+import Crypto
+
+/// Passkeys after phone sign-in: a signed-in user registers one (enrolment), and later signs in
+/// with it instead of a code. Each ceremony starts with a challenge the store keeps (by its hash,
+/// used once, `challengeTtlSeconds`) and ends with the browser's response, checked by
+/// PasskeyVerifier. A passkey sign-in opens a session as any sign-in does (`passkey` provider).
+package final class PasskeyService {
+    private let settings: PasskeySettings?
+    private let clock: Clock
+    private let store: any PasskeyStore & SignInStore
+    private let sessions: SessionService
+    private let tenants: TenantService
+
+    init(
+        settings: PasskeySettings?, clock: Clock, store: any PasskeyStore & SignInStore, sessions: SessionService,
+        tenants: TenantService
+    ) {
+        self.settings = settings
+        self.clock = clock
+        self.store = store
+        self.sessions = sessions
+        self.tenants = tenants
+    }
+
+    /// The browser's response to a ceremony: its fields decoded from base64url.
+    package struct Response {
+        package var credentialId: String
+        package var clientData: [UInt8]
+        /// Enrolment: the attestation object. Sign-in: the authenticator data and signature.
+        package var attestationObject: [UInt8] = []
+        package var authenticatorData: [UInt8] = []
+        package var signature: [UInt8] = []
+
+        package init(credentialId: String, clientData: [UInt8]) {
+            self.credentialId = credentialId
+            self.clientData = clientData
+        }
+    }
+
+    private func configured() throws -> PasskeySettings {
+        guard let settings else {
+            throw PhoneAuthError(
+                .operationNotAllowed, "Passkeys are not configured (passkeys.rpId and passkeys.origins).",
+                details: [("setting", .string("passkeys"))])
+        }
+        return settings
+    }
+
+    /// A new challenge, kept for `ceremony` (and the user it is for, when known).
+    private func challenge(_ ceremony: ClientData.Ceremony, tenant: TenantID, uid: String?) throws -> [UInt8] {
+        let settings = try configured()
+        let challenge = SecureBytes.random(count: 32)
+        try store.addPasskeyChallenge(
+            hash: Array(SHA256.hash(data: challenge)), ceremony: ceremony, tenant: tenant, uid: uid,
+            expiresAt: clock.now().adding(seconds: settings.challengeTtlSeconds))
+        return challenge
+    }
+
+    /// The challenge `clientData` answers, used up, and the user it was given to; refused when
+    /// it is unknown, used, expired, another ceremony's or another tenant's.
+    private func answered(
+        _ response: Response, _ ceremony: ClientData.Ceremony, tenant: TenantID
+    ) throws -> (challenge: [UInt8], uid: String?) {
+        guard let json = try? JSONCodec.parse(bytes: response.clientData),
+            let challenge = json["challenge"]?.stringValue.flatMap(Base64URL.decode), challenge.count == 32
+        else { throw Self.error(.wrongChallenge) }
+        guard
+            let uid = try store.takePasskeyChallenge(
+                hash: Array(SHA256.hash(data: challenge)), ceremony: ceremony, tenant: tenant, now: clock.now())
+        else { throw Self.error(.wrongChallenge) }
+        return (challenge, uid)
+    }
+
+    /// `PublicKeyCredentialCreationOptions` for the user of `idToken`: a resident key, the
+    /// configured user verification, no attestation asked, and the passkeys it has excluded.
+    package func startEnrollment(idToken: String, for caller: Caller) throws -> JSONValue {
+        let settings = try configured()
+        let session = try sessions.session(of: idToken, recent: true, for: caller)
+        let user = session.user
+        let existing = try store.passkeys(uid: user.uid, tenant: user.tenant)
+        guard existing.count < settings.maxPerUser else { throw tooMany(settings) }
+        let challenge = try challenge(.create, tenant: user.tenant, uid: user.uid)
+        let name = user.phoneNumber ?? user.uid
+        return .object([
+            ("challenge", .string(Base64URL.encode(challenge))),
+            ("rp", .object([("id", .string(settings.rpId)), ("name", .string(settings.rpName))])),
+            (
+                "user",
+                .object([
+                    ("id", .string(Base64URL.encode(Array(user.uid.utf8)))), ("name", .string(name)),
+                    ("displayName", .string(user.displayName ?? name)),
+                ])
+            ),
+            (
+                "pubKeyCredParams",
+                .array(
+                    PasskeyVerifier.algorithms.sorted(by: >).map {
+                        .object([("type", .string("public-key")), ("alg", .int($0))])
+                    })
+            ),
+            ("timeout", .int(settings.challengeTtlSeconds * 1000)),
+            ("attestation", .string("none")),
+            (
+                "authenticatorSelection",
+                .object([
+                    ("residentKey", .string("required")), ("requireResidentKey", .bool(true)),
+                    ("userVerification", .string(settings.userVerification.rawValue)),
+                ])
+            ),
+            ("excludeCredentials", .array(existing.map { Self.descriptor($0.id) })),
+        ])
+    }
+
+    /// Registers the passkey of `response` to the user of `idToken`, who must be the one the
+    /// challenge was given to.
+    package func finishEnrollment(
+        idToken: String, response: Response, name: String?, for caller: Caller
+    ) throws -> Passkey {
+        let settings = try configured()
+        let session = try sessions.session(of: idToken, recent: true, for: caller)
+        let user = session.user
+        let (challenge, uid) = try answered(response, .create, tenant: user.tenant)
+        guard uid == user.uid else { throw Self.error(.wrongChallenge) }
+        let registered: PasskeyVerifier.Registered
+        do {
+            registered = try PasskeyVerifier.register(
+                attestationObject: response.attestationObject,
+                clientData: try ClientData(
+                    response.clientData, ceremony: .create, challenge: challenge, origins: settings.origins),
+                rpId: settings.rpId, userVerification: settings.requiresUserVerification)
+        } catch { throw Self.mapped(error) }
+        guard Base64URL.encode(registered.id) == response.credentialId else { throw Self.error(.malformed) }
+        let passkey = Passkey(
+            id: response.credentialId, tenant: user.tenant, uid: user.uid, publicKey: registered.publicKey,
+            algorithm: registered.algorithm, signCount: registered.signCount, aaguid: registered.aaguid,
+            format: registered.format, backupEligible: registered.backupEligible,
+            name: String((name ?? "Passkey").prefix(64)), createdAt: clock.now(), lastUsedAt: nil)
+        do {
+            guard try store.addPasskey(passkey, max: settings.maxPerUser) else { throw tooMany(settings) }
+        } catch let refusal as PasskeyRefusal { throw Self.error(refusal) }
+        return passkey
+    }
+
+    /// `PublicKeyCredentialRequestOptions` for a sign-in in the caller's pool: discoverable
+    /// credentials (any of the pool's), or those of the user `uid` when given.
+    package func startSignIn(uid: String?, for caller: Caller) throws -> JSONValue {
+        let settings = try configured()
+        let pool = try tenants.pool(for: caller)
+        let allowed = try uid.map { try store.passkeys(uid: $0, tenant: pool.tenant) } ?? []
+        let challenge = try challenge(.get, tenant: pool.tenant, uid: uid)
+        return .object([
+            ("challenge", .string(Base64URL.encode(challenge))), ("rpId", .string(settings.rpId)),
+            ("timeout", .int(settings.challengeTtlSeconds * 1000)),
+            ("userVerification", .string(settings.userVerification.rawValue)),
+            ("allowCredentials", .array(allowed.map { Self.descriptor($0.id) })),
+        ])
+    }
+
+    /// Signs in with the passkey of `response`: its assertion checked against the stored key and
+    /// counter (which moves once: the same assertion twice is refused), then a session opened.
+    package func finishSignIn(response: Response, for caller: Caller) throws -> SignInResult {
+        let settings = try configured()
+        let pool = try tenants.pool(for: caller)
+        let (challenge, named) = try answered(response, .get, tenant: pool.tenant)
+        // Another user's, another tenant's or a removed passkey is as unknown as one never made.
+        guard let passkey = try store.passkey(id: response.credentialId, tenant: pool.tenant),
+            named == nil || named == passkey.uid
+        else { throw Self.error(.unknownCredential) }
+        let count: UInt32
+        do {
+            count = try PasskeyVerifier.assert(
+                authenticatorData: response.authenticatorData, signature: response.signature,
+                clientData: try ClientData(
+                    response.clientData, ceremony: .get, challenge: challenge, origins: settings.origins),
+                stored: PasskeyVerifier.Stored(
+                    publicKey: passkey.publicKey, algorithm: passkey.algorithm, signCount: passkey.signCount),
+                rpId: settings.rpId, userVerification: settings.requiresUserVerification)
+        } catch { throw Self.mapped(error) }
+        let now = clock.now()
+        guard try store.usePasskey(id: passkey.id, tenant: pool.tenant, from: passkey.signCount, to: count, at: now)
+        else { throw Self.error(.counterWentBack) }
+        let (signIn, first) = sessions.newSignIn(uid: passkey.uid, in: pool, provider: .passkey, now: now)
+        return try sessions.finish(try store.signInUser(signIn, now: now, creating: false), first, now: now)
+    }
+
+    /// The passkeys of the user of `idToken`.
+    package func passkeys(idToken: String, for caller: Caller) throws -> [Passkey] {
+        let user = try sessions.session(of: idToken, recent: false, for: caller).user
+        return try store.passkeys(uid: user.uid, tenant: user.tenant)
+    }
+
+    /// Removes a passkey of the user of `idToken` (a recent sign-in is required).
+    package func remove(credentialId: String, idToken: String, for caller: Caller) throws {
+        let user = try sessions.session(of: idToken, recent: true, for: caller).user
+        guard try store.removePasskey(id: credentialId, uid: user.uid, tenant: user.tenant) else {
+            throw Self.error(.unknownCredential)
+        }
+    }
+
+    private static func descriptor(_ id: String) -> JSONValue {
+        .object([("type", .string("public-key")), ("id", .string(id))])
+    }
+
+    private func tooMany(_ settings: PasskeySettings) -> PhoneAuthError {
+        PhoneAuthError(
+            .quotaExceeded, "A user has at most \(settings.maxPerUser) passkeys (passkeys.maxPerUser).",
+            details: [("reason", .string("tooManyPasskeys")), ("max", .int(Int64(settings.maxPerUser)))])
+    }
+
+    /// A refusal as the caller sees it: invalidCredential with the reason.
+    static func error(_ refusal: PasskeyRefusal) -> PhoneAuthError {
+        PhoneAuthError(
+            .invalidCredential, "The passkey was refused (\(refusal.rawValue)).",
+            details: [("reason", .string(refusal.rawValue))])
+    }
+
+    private static func mapped(_ error: Error) -> Error { (error as? PasskeyRefusal).map(Self.error) ?? error }
+}

@@ -1,0 +1,25 @@
+/// Passkeys and the challenges of their ceremonies. Part of `Store`; SQLStore implements it in
+/// this folder's SQL.
+package protocol PasskeyStore: AnyObject, Sendable {
+    /// Keeps a ceremony's challenge (by its hash) until `expiresAt`.
+    func addPasskeyChallenge(
+        hash: [UInt8], ceremony: ClientData.Ceremony, tenant: TenantID, uid: String?, expiresAt: Timestamp
+    ) throws
+    /// Uses up the challenge of `hash` if it is `ceremony`'s, in `tenant`, and unexpired: the user
+    /// it was given to (`.some(nil)`: none named); nil when there is no such challenge.
+    func takePasskeyChallenge(
+        hash: [UInt8], ceremony: ClientData.Ceremony, tenant: TenantID, now: Timestamp
+    ) throws -> String??
+    /// Adds a passkey unless its user has `max` already (false) or the credential is known
+    /// (PasskeyRefusal.alreadyRegistered).
+    func addPasskey(_ passkey: Passkey, max: Int) throws -> Bool
+    /// The passkey of credential `id` in `tenant`, or nil.
+    func passkey(id: String, tenant: TenantID) throws -> Passkey?
+    /// A user's passkeys, oldest first.
+    func passkeys(uid: String, tenant: TenantID) throws -> [Passkey]
+    /// Moves a passkey's counter from `from` to `to` and notes its use; false if another sign-in
+    /// moved it first (the same assertion twice).
+    func usePasskey(id: String, tenant: TenantID, from: UInt32, to: UInt32, at: Timestamp) throws -> Bool
+    /// Removes a user's passkey; false if the user has none of that ID.
+    func removePasskey(id: String, uid: String, tenant: TenantID) throws -> Bool
+}

@@ -1,0 +1,181 @@
+import XCTest
+@testable import PhoneAuthCore
+
+/// Passkeys through the engine and its store (SQLite and PostgreSQL): a user who signed in by
+/// phone registers one, signs in with it again without a code, and each refusal.
+final class PasskeyTests: XCTestCase {
+    private let number = "+16505551234"
+
+    private func makeEngine(_ dir: String = temporaryDirectory(), maxPerUser: Int = 10) throws -> Engine {
+        try Engine(
+            config: makeConfig(dir) {
+                $0.testPhoneNumbers = [self.number: "123456", "+16505554321": "654321"]
+                $0.passkeys = PasskeySettings(
+                    rpId: "login.example.com", rpName: "Example", origins: ["https://login.example.com"])
+                $0.passkeys?.maxPerUser = maxPerUser
+            })
+    }
+
+    /// Signs `phone` in with its test code: the session's ID token and uid.
+    private func signIn(_ engine: Engine, _ phone: String? = nil, code: String = "123456") throws -> (String, String) {
+        let started = try engine.verification.verifyPhoneNumber(phone ?? number)
+        let result = try engine.signIn.signIn(
+            with: PhoneCredential(verificationId: started.verificationId, verificationCode: code))
+        return (result.idToken, result.user.uid)
+    }
+
+    private func challenge(_ options: JSONValue) throws -> [UInt8] {
+        try XCTUnwrap(options["challenge"]?.stringValue.flatMap(Base64URL.decode))
+    }
+
+    /// Registers a passkey for the user of `idToken` with `authenticator`.
+    @discardableResult
+    private func enrol(_ engine: Engine, _ idToken: String, _ authenticator: SoftwareAuthenticator) throws -> Passkey {
+        let options = try engine.passkeys.startEnrollment(idToken: idToken, for: Caller())
+        let (object, client) = authenticator.register(challenge: try challenge(options))
+        var response = PasskeyService.Response(
+            credentialId: Base64URL.encode(authenticator.credentialId), clientData: client)
+        response.attestationObject = object
+        return try engine.passkeys.finishEnrollment(idToken: idToken, response: response, name: "Laptop", for: Caller())
+    }
+
+    /// Signs in with `authenticator`'s passkey (after a challenge for `uid`, when given).
+    private func assertion(
+        _ engine: Engine, _ authenticator: SoftwareAuthenticator, uid: String? = nil, tenant: TenantID? = nil,
+        replay: ((authenticatorData: [UInt8], clientData: [UInt8], signature: [UInt8])) -> Void = { _ in }
+    ) throws -> SignInResult {
+        let options = try engine.passkeys.startSignIn(uid: uid, for: Caller(tenant: tenant))
+        let made = authenticator.assert(challenge: try challenge(options))
+        replay(made)
+        var response = PasskeyService.Response(
+            credentialId: Base64URL.encode(authenticator.credentialId), clientData: made.clientData)
+        response.authenticatorData = made.authenticatorData
+        response.signature = made.signature
+        return try engine.passkeys.finishSignIn(response: response, for: Caller(tenant: tenant))
+    }
+
+    private func reason(_ body: () throws -> Void) -> String? {
+        do {
+            try body()
+            return nil
+        } catch let error as PhoneAuthError { return error.detail("reason")?.stringValue ?? error.code.rawValue } catch
+        {
+            return "\(error)"
+        }
+    }
+
+    func testAUserWhoSignedInByPhoneSignsInAgainWithAPasskeyAndNoCode() throws {
+        let engine = try makeEngine()
+        let (idToken, uid) = try signIn(engine)
+        let authenticator = SoftwareAuthenticator()
+        let passkey = try enrol(engine, idToken, authenticator)
+        XCTAssertEqual(passkey.uid, uid)
+        XCTAssertEqual(try engine.passkeys.passkeys(idToken: idToken, for: Caller()).map(\.name), ["Laptop"])
+        let result = try assertion(engine, authenticator)
+        XCTAssertEqual(result.user.uid, uid)
+        XCTAssertFalse(result.isNewUser)
+        XCTAssertEqual(result.providerId, "passkey")
+        let claims = try engine.sessions.verifyIdToken(result.idToken, checkRevoked: true, for: Caller())
+        XCTAssertEqual(claims["firebase"]?["sign_in_provider"], .string("passkey"))
+        // The user's own credentials when the page names the user.
+        let options = try engine.passkeys.startSignIn(uid: uid, for: Caller())
+        XCTAssertEqual(options["allowCredentials"]?.arrayValue?.count, 1)
+    }
+
+    func testEachRefusal() throws {
+        let engine = try makeEngine(maxPerUser: 1)
+        let (idToken, uid) = try signIn(engine)
+        let authenticator = SoftwareAuthenticator()
+        try enrol(engine, idToken, authenticator)
+        // A replayed assertion: the challenge is used up.
+        var replayed: (authenticatorData: [UInt8], clientData: [UInt8], signature: [UInt8])?
+        _ = try assertion(engine, authenticator) { replayed = $0 }
+        let made = try XCTUnwrap(replayed)
+        var response = PasskeyService.Response(
+            credentialId: Base64URL.encode(authenticator.credentialId), clientData: made.clientData)
+        response.authenticatorData = made.authenticatorData
+        response.signature = made.signature
+        XCTAssertEqual(
+            reason { _ = try engine.passkeys.finishSignIn(response: response, for: Caller()) }, "wrongChallenge")
+        // A counter gone back: a cloned authenticator.
+        authenticator.signCount = 0
+        XCTAssertEqual(reason { _ = try assertion(engine, authenticator) }, "counterWentBack")
+        // Another origin.
+        authenticator.origin = "https://evil.example"
+        XCTAssertEqual(reason { _ = try assertion(engine, authenticator) }, "wrongOrigin")
+        authenticator.origin = "https://login.example.com"
+        // A credential never registered, and another user's when the challenge names a user.
+        XCTAssertEqual(reason { _ = try assertion(engine, SoftwareAuthenticator()) }, "unknownCredential")
+        let (otherToken, _) = try signIn(engine, "+16505554321", code: "654321")
+        let theirs = SoftwareAuthenticator()
+        try enrol(engine, otherToken, theirs)
+        XCTAssertEqual(reason { _ = try assertion(engine, theirs, uid: uid) }, "unknownCredential")
+        // Removed: unknown from then on.
+        try engine.passkeys.remove(
+            credentialId: Base64URL.encode(theirs.credentialId), idToken: otherToken, for: Caller())
+        XCTAssertEqual(reason { _ = try assertion(engine, theirs) }, "unknownCredential")
+        XCTAssertEqual(
+            reason {
+                try engine.passkeys.remove(
+                    credentialId: Base64URL.encode(authenticator.credentialId), idToken: otherToken, for: Caller())
+            }, "unknownCredential", "another user's passkey")
+    }
+
+    func testAnotherTenantsPasskeyIsUnknownAndADeletedUsersPasskeysGoWithThem() throws {
+        let engine = try makeEngine()
+        let (status, result) = engine.call(
+            "createTenant",
+            params: .object([
+                ("tenantId", .string("shop")), ("displayName", .string("Shop")),
+                ("testPhoneNumbers", .object([(number, .string("222222"))])),
+            ]))
+        XCTAssertEqual(status, 0, "\(result)")
+        let (idToken, uid) = try signIn(engine)
+        let authenticator = SoftwareAuthenticator()
+        try enrol(engine, idToken, authenticator)
+        XCTAssertEqual(
+            reason { _ = try assertion(engine, authenticator, tenant: try TenantID("shop")) }, "unknownCredential")
+        XCTAssertEqual(engine.call("deleteUser", params: .object([("uid", .string(uid))])).status, 0)
+        XCTAssertEqual(reason { _ = try assertion(engine, authenticator) }, "unknownCredential")
+    }
+
+    func testACredentialIsRegisteredOnceAndAUserHasAtMostTheLimit() throws {
+        let engine = try makeEngine(maxPerUser: 1)
+        let (idToken, _) = try signIn(engine)
+        let (otherToken, _) = try signIn(engine, "+16505554321", code: "654321")
+        let authenticator = SoftwareAuthenticator()
+        try enrol(engine, idToken, authenticator)
+        XCTAssertEqual(reason { try enrol(engine, otherToken, authenticator) }, "alreadyRegistered")
+        XCTAssertEqual(reason { try enrol(engine, idToken, SoftwareAuthenticator()) }, "tooManyPasskeys")
+    }
+
+    func testAChallengeLivesItsMinutesAndIsPurgedAfter() throws {
+        let dir = temporaryDirectory()
+        let store = try Database(makeConfig(dir)).open()
+        defer { store.close() }
+        let now = Timestamp(milliseconds: 1_800_000_000_000)
+        for (hash, expires) in [([UInt8](repeating: 1, count: 32), -1), ([UInt8](repeating: 2, count: 32), 300)] {
+            try store.addPasskeyChallenge(
+                hash: hash, ceremony: .get, tenant: .defaultPool, uid: nil,
+                expiresAt: now.adding(seconds: Int64(expires)))
+        }
+        XCTAssertNil(
+            try store.takePasskeyChallenge(
+                hash: [UInt8](repeating: 1, count: 32), ceremony: .get, tenant: .defaultPool, now: now), "expired")
+        try store.addPasskeyChallenge(
+            hash: [UInt8](repeating: 3, count: 32), ceremony: .get, tenant: .defaultPool, uid: nil,
+            expiresAt: now.adding(seconds: -1))
+        try store.purge(
+            verificationsExpiredBefore: now, sessionsEndedBefore: now, codesMadeSince: now, codesExpiredBefore: now)
+        XCTAssertEqual(try rowCount(dir, "passkey_challenges"), 1, "the live one is kept")
+        XCTAssertNil(
+            try store.takePasskeyChallenge(
+                hash: [UInt8](repeating: 2, count: 32), ceremony: .create, tenant: .defaultPool, now: now),
+            "another ceremony's")
+    }
+
+    func testOffUnlessConfigured() throws {
+        let engine = try Engine(config: makeConfig(temporaryDirectory()))
+        XCTAssertEqual(reason { _ = try engine.passkeys.startSignIn(uid: nil, for: Caller()) }, "operationNotAllowed")
+    }
+}
