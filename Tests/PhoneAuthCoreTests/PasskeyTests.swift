@@ -33,10 +33,11 @@ final class PasskeyTests: XCTestCase {
     private func enrol(_ engine: Engine, _ idToken: String, _ authenticator: SoftwareAuthenticator) throws -> Passkey {
         let options = try engine.passkeys.startEnrollment(idToken: idToken, for: Caller())
         let (object, client) = authenticator.register(challenge: try challenge(options))
-        var response = PasskeyService.Response(
+        var response = PasskeyResponse(
             credentialId: Base64URL.encode(authenticator.credentialId), clientData: client)
         response.attestationObject = object
-        return try engine.passkeys.finishEnrollment(idToken: idToken, response: response, name: "Laptop", for: Caller())
+        return try engine.passkeys.finishEnrollment(
+            idToken: idToken, response: response, name: try Label("Laptop", field: "name"), for: Caller())
     }
 
     /// Signs in with `authenticator`'s passkey (after a challenge for `uid`, when given).
@@ -44,10 +45,10 @@ final class PasskeyTests: XCTestCase {
         _ engine: Engine, _ authenticator: SoftwareAuthenticator, uid: String? = nil, tenant: TenantID? = nil,
         replay: ((authenticatorData: [UInt8], clientData: [UInt8], signature: [UInt8])) -> Void = { _ in }
     ) throws -> SignInResult {
-        let options = try engine.passkeys.startSignIn(uid: uid, for: Caller(tenant: tenant))
+        let options = try engine.passkeys.startSignIn(uid: uid, phoneNumber: nil, for: Caller(tenant: tenant))
         let made = authenticator.assert(challenge: try challenge(options))
         replay(made)
-        var response = PasskeyService.Response(
+        var response = PasskeyResponse(
             credentialId: Base64URL.encode(authenticator.credentialId), clientData: made.clientData)
         response.authenticatorData = made.authenticatorData
         response.signature = made.signature
@@ -78,7 +79,7 @@ final class PasskeyTests: XCTestCase {
         let claims = try engine.sessions.verifyIdToken(result.idToken, checkRevoked: true, for: Caller())
         XCTAssertEqual(claims["firebase"]?["sign_in_provider"], .string("passkey"))
         // The user's own credentials when the page names the user.
-        let options = try engine.passkeys.startSignIn(uid: uid, for: Caller())
+        let options = try engine.passkeys.startSignIn(uid: uid, phoneNumber: nil, for: Caller())
         XCTAssertEqual(options["allowCredentials"]?.arrayValue?.count, 1)
     }
 
@@ -91,7 +92,7 @@ final class PasskeyTests: XCTestCase {
         var replayed: (authenticatorData: [UInt8], clientData: [UInt8], signature: [UInt8])?
         _ = try assertion(engine, authenticator) { replayed = $0 }
         let made = try XCTUnwrap(replayed)
-        var response = PasskeyService.Response(
+        var response = PasskeyResponse(
             credentialId: Base64URL.encode(authenticator.credentialId), clientData: made.clientData)
         response.authenticatorData = made.authenticatorData
         response.signature = made.signature
@@ -159,23 +160,24 @@ final class PasskeyTests: XCTestCase {
                 hash: hash, ceremony: .get, tenant: .defaultPool, uid: nil,
                 expiresAt: now.adding(seconds: Int64(expires)))
         }
-        XCTAssertNil(
-            try store.takePasskeyChallenge(
-                hash: [UInt8](repeating: 1, count: 32), ceremony: .get, tenant: .defaultPool, now: now), "expired")
+        let expired = try store.takePasskeyChallenge(
+            hash: [UInt8](repeating: 1, count: 32), ceremony: .get, tenant: .defaultPool, now: now)
+        XCTAssertTrue(expired == nil, "expired")
         try store.addPasskeyChallenge(
             hash: [UInt8](repeating: 3, count: 32), ceremony: .get, tenant: .defaultPool, uid: nil,
             expiresAt: now.adding(seconds: -1))
         try store.purge(
             verificationsExpiredBefore: now, sessionsEndedBefore: now, codesMadeSince: now, codesExpiredBefore: now)
         XCTAssertEqual(try rowCount(dir, "passkey_challenges"), 1, "the live one is kept")
-        XCTAssertNil(
-            try store.takePasskeyChallenge(
-                hash: [UInt8](repeating: 2, count: 32), ceremony: .create, tenant: .defaultPool, now: now),
-            "another ceremony's")
+        let other = try store.takePasskeyChallenge(
+            hash: [UInt8](repeating: 2, count: 32), ceremony: .create, tenant: .defaultPool, now: now)
+        XCTAssertTrue(other == nil, "another ceremony's")
     }
 
     func testOffUnlessConfigured() throws {
         let engine = try Engine(config: makeConfig(temporaryDirectory()))
-        XCTAssertEqual(reason { _ = try engine.passkeys.startSignIn(uid: nil, for: Caller()) }, "operationNotAllowed")
+        XCTAssertEqual(
+            reason { _ = try engine.passkeys.startSignIn(uid: nil, phoneNumber: nil, for: Caller()) },
+            "operationNotAllowed")
     }
 }

@@ -53,6 +53,7 @@ extension StateLiteralTests {
             "Meta's status words, read into DeliveryReceipt.Status"
         ),
         (["PhoneAuthCore/Passkeys/PasskeyVerifier.swift"], ["none"], "WebAuthn's attestation format \"none\""),
+        (["PhoneAuthCore/Operations/OperationCatalogue+Passkeys.swift"], ["passkey"], "the result's field \"passkey\""),
         (
             ["PhoneAuthCore/Passkeys/PasskeyService.swift"], ["timeout", "none"],
             "WebAuthn's options: the field \"timeout\", the attestation asked \"none\""

@@ -6,9 +6,9 @@
 enum OperationCatalogue {
     /// In the order listMethods describes them; each group is in a file of its own
     /// (OperationCatalogue+Verification.swift, +Credentials, +MultiFactor, +Tokens, +Users,
-    /// +Service, +Tenants, +Pumping).
+    /// +Service, +Tenants, +Pumping, +Passkeys).
     static let all: [Operation] =
-        [verification, credentialUses, multiFactor, tokens, users, service, tenants, pumping, [listMethods]]
+        [verification, credentialUses, multiFactor, tokens, users, service, tenants, pumping, passkeys, [listMethods]]
         .flatMap { $0 }
 
     static let listMethods = Operation("listMethods", access: .client, parameters: []) { _, _, _ in

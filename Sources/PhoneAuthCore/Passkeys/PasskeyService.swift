@@ -7,12 +7,13 @@ import Crypto
 package final class PasskeyService {
     private let settings: PasskeySettings?
     private let clock: Clock
-    private let store: any PasskeyStore & SignInStore
+    private let store: any PasskeyStore & SignInStore & AccountStore
     private let sessions: SessionService
     private let tenants: TenantService
 
     init(
-        settings: PasskeySettings?, clock: Clock, store: any PasskeyStore & SignInStore, sessions: SessionService,
+        settings: PasskeySettings?, clock: Clock, store: any PasskeyStore & SignInStore & AccountStore,
+        sessions: SessionService,
         tenants: TenantService
     ) {
         self.settings = settings
@@ -20,21 +21,6 @@ package final class PasskeyService {
         self.store = store
         self.sessions = sessions
         self.tenants = tenants
-    }
-
-    /// The browser's response to a ceremony: its fields decoded from base64url.
-    package struct Response {
-        package var credentialId: String
-        package var clientData: [UInt8]
-        /// Enrolment: the attestation object. Sign-in: the authenticator data and signature.
-        package var attestationObject: [UInt8] = []
-        package var authenticatorData: [UInt8] = []
-        package var signature: [UInt8] = []
-
-        package init(credentialId: String, clientData: [UInt8]) {
-            self.credentialId = credentialId
-            self.clientData = clientData
-        }
     }
 
     private func configured() throws -> PasskeySettings {
@@ -59,7 +45,7 @@ package final class PasskeyService {
     /// The challenge `clientData` answers, used up, and the user it was given to; refused when
     /// it is unknown, used, expired, another ceremony's or another tenant's.
     private func answered(
-        _ response: Response, _ ceremony: ClientData.Ceremony, tenant: TenantID
+        _ response: PasskeyResponse, _ ceremony: ClientData.Ceremony, tenant: TenantID
     ) throws -> (challenge: [UInt8], uid: String?) {
         guard let json = try? JSONCodec.parse(bytes: response.clientData),
             let challenge = json["challenge"]?.stringValue.flatMap(Base64URL.decode), challenge.count == 32
@@ -114,7 +100,7 @@ package final class PasskeyService {
     /// Registers the passkey of `response` to the user of `idToken`, who must be the one the
     /// challenge was given to.
     package func finishEnrollment(
-        idToken: String, response: Response, name: String?, for caller: Caller
+        idToken: String, response: PasskeyResponse, name: Label?, for caller: Caller
     ) throws -> Passkey {
         let settings = try configured()
         let session = try sessions.session(of: idToken, recent: true, for: caller)
@@ -134,7 +120,7 @@ package final class PasskeyService {
             id: response.credentialId, tenant: user.tenant, uid: user.uid, publicKey: registered.publicKey,
             algorithm: registered.algorithm, signCount: registered.signCount, aaguid: registered.aaguid,
             format: registered.format, backupEligible: registered.backupEligible,
-            name: String((name ?? "Passkey").prefix(64)), createdAt: clock.now(), lastUsedAt: nil)
+            name: name?.text ?? "Passkey", createdAt: clock.now(), lastUsedAt: nil)
         do {
             guard try store.addPasskey(passkey, max: settings.maxPerUser) else { throw tooMany(settings) }
         } catch let refusal as PasskeyRefusal { throw Self.error(refusal) }
@@ -142,10 +128,16 @@ package final class PasskeyService {
     }
 
     /// `PublicKeyCredentialRequestOptions` for a sign-in in the caller's pool: discoverable
-    /// credentials (any of the pool's), or those of the user `uid` when given.
-    package func startSignIn(uid: String?, for caller: Caller) throws -> JSONValue {
+    /// credentials (any of the pool's), or those of the user `uid` or `phoneNumber` names. A
+    /// user who is not there gets the same answer as one without passkeys.
+    package func startSignIn(uid given: String?, phoneNumber: String?, for caller: Caller) throws -> JSONValue {
         let settings = try configured()
         let pool = try tenants.pool(for: caller)
+        var uid = given
+        if uid == nil, let phoneNumber {
+            let phone = try PhoneNumber.parse(phoneNumber)
+            uid = try store.user(.phoneNumber(phone.e164), tenant: pool.tenant)?.uid ?? ""
+        }
         let allowed = try uid.map { try store.passkeys(uid: $0, tenant: pool.tenant) } ?? []
         let challenge = try challenge(.get, tenant: pool.tenant, uid: uid)
         return .object([
@@ -158,7 +150,7 @@ package final class PasskeyService {
 
     /// Signs in with the passkey of `response`: its assertion checked against the stored key and
     /// counter (which moves once: the same assertion twice is refused), then a session opened.
-    package func finishSignIn(response: Response, for caller: Caller) throws -> SignInResult {
+    package func finishSignIn(response: PasskeyResponse, for caller: Caller) throws -> SignInResult {
         let settings = try configured()
         let pool = try tenants.pool(for: caller)
         let (challenge, named) = try answered(response, .get, tenant: pool.tenant)
