@@ -6,13 +6,17 @@ import XCTest
 final class PasskeyTests: XCTestCase {
     private let number = "+16505551234"
 
-    private func makeEngine(_ dir: String = temporaryDirectory(), maxPerUser: Int = 10) throws -> Engine {
+    private func makeEngine(
+        _ dir: String = temporaryDirectory(), maxPerUser: Int = 10,
+        userVerification: PasskeySettings.UserVerification = .preferred
+    ) throws -> Engine {
         try Engine(
             config: makeConfig(dir) {
                 $0.testPhoneNumbers = [self.number: "123456", "+16505554321": "654321"]
                 $0.passkeys = PasskeySettings(
                     rpId: "login.example.com", rpName: "Example", origins: ["https://login.example.com"])
                 $0.passkeys?.maxPerUser = maxPerUser
+                $0.passkeys?.userVerification = userVerification
             })
     }
 
@@ -172,6 +176,75 @@ final class PasskeyTests: XCTestCase {
         let other = try store.takePasskeyChallenge(
             hash: [UInt8](repeating: 2, count: 32), ceremony: .create, tenant: .defaultPool, now: now)
         XCTAssertTrue(other == nil, "another ceremony's")
+    }
+
+    func testAChallengeServesItsUserInItsTenantOnly() throws {
+        let engine = try makeEngine()
+        XCTAssertEqual(
+            engine.call(
+                "createTenant",
+                params: .object([("tenantId", .string("shop")), ("displayName", .string("Shop"))])
+            ).status, 0)
+        let (idToken, _) = try signIn(engine)
+        let (otherToken, _) = try signIn(engine, "+16505554321", code: "654321")
+        // Another user's enrolment challenge.
+        let authenticator = SoftwareAuthenticator()
+        let options = try engine.passkeys.startEnrollment(idToken: idToken, for: Caller())
+        let (object, client) = authenticator.register(challenge: try challenge(options))
+        var response = PasskeyResponse(credentialId: Base64URL.encode(authenticator.credentialId), clientData: client)
+        response.attestationObject = object
+        XCTAssertEqual(
+            reason {
+                _ = try engine.passkeys.finishEnrollment(
+                    idToken: otherToken, response: response, name: nil, for: Caller())
+            },
+            "wrongChallenge")
+        // A sign-in challenge of the default pool, answered in a tenant.
+        try enrol(engine, idToken, authenticator)
+        let started = try engine.passkeys.startSignIn(uid: nil, phoneNumber: nil, for: Caller())
+        let made = authenticator.assert(challenge: try challenge(started))
+        var assertion = PasskeyResponse(
+            credentialId: Base64URL.encode(authenticator.credentialId), clientData: made.clientData)
+        assertion.authenticatorData = made.authenticatorData
+        assertion.signature = made.signature
+        XCTAssertEqual(
+            reason {
+                _ = try engine.passkeys.finishSignIn(response: assertion, for: Caller(tenant: try TenantID("shop")))
+            },
+            "wrongChallenge")
+    }
+
+    func testANamedUserWithoutAPasskeyLooksLikeOneWithAndLikeNoOne() throws {
+        let engine = try makeEngine()
+        let (idToken, _) = try signIn(engine)
+        _ = try signIn(engine, "+16505554321", code: "654321")
+        func allowed(_ phone: String) throws -> [String] {
+            try engine.passkeys.startSignIn(uid: nil, phoneNumber: phone, for: Caller())["allowCredentials"]?
+                .arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+        }
+        let stranger = try allowed("+16505550000")
+        XCTAssertEqual(stranger.count, 1, "a decoy for a number no one has")
+        XCTAssertEqual(try allowed("+16505550000"), stranger, "the same each time")
+        XCTAssertEqual(try allowed("+16505554321").count, 1, "a decoy for a user without passkeys")
+        XCTAssertNotEqual(try allowed("+16505554321"), stranger)
+        let authenticator = SoftwareAuthenticator()
+        try enrol(engine, idToken, authenticator)
+        XCTAssertEqual(try allowed(number), [Base64URL.encode(authenticator.credentialId)])
+        // The user handle is not the uid (which may be longer than WebAuthn's 64 bytes).
+        let options = try engine.passkeys.startEnrollment(idToken: idToken, for: Caller())
+        XCTAssertEqual(options["user"]?["id"]?.stringValue.flatMap(Base64URL.decode)?.count, 32)
+    }
+
+    func testUserVerificationRequiredIsRequired() throws {
+        let engine = try makeEngine(userVerification: .required)
+        let (idToken, _) = try signIn(engine)
+        let authenticator = SoftwareAuthenticator()
+        authenticator.flags = 0x01  // present, not verified
+        XCTAssertEqual(reason { try enrol(engine, idToken, authenticator) }, "userNotVerified")
+        authenticator.flags = 0x05
+        try enrol(engine, idToken, authenticator)
+        authenticator.flags = 0x01
+        XCTAssertEqual(reason { _ = try assertion(engine, authenticator) }, "userNotVerified")
     }
 
     func testOffUnlessConfigured() throws {

@@ -1,5 +1,6 @@
 import Crypto
 import XCTest
+import _CryptoExtras
 @testable import PhoneAuthCore
 
 /// WebAuthn registrations and assertions through libfido2, made by a software authenticator:
@@ -46,8 +47,9 @@ final class PasskeyVerifierTests: XCTestCase {
         }
     }
 
-    func testAnES256AndAnEdDSAPasskeyRegisterAndSignIn() throws {
-        for key: SoftwareAuthenticator.Key in [.p256(P256.Signing.PrivateKey()), .ed25519(.init())] {
+    func testAnES256AnEdDSAAndAnRS256PasskeyRegisterAndSignIn() throws {
+        let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        for key: SoftwareAuthenticator.Key in [.p256(P256.Signing.PrivateKey()), .ed25519(.init()), .rsa(rsa)] {
             for format in ["none", "packed"] {
                 let authenticator = SoftwareAuthenticator(key: key)
                 let registered = try register(authenticator, format: format)
@@ -117,6 +119,23 @@ final class PasskeyVerifierTests: XCTestCase {
                     clientData: try ClientData(client, ceremony: .create, challenge: other, origins: origins),
                     rpId: rpId, userVerification: false)
             }, .badSignature)
+    }
+
+    func testAPackedRegistrationWithExtensionsIsVerified() throws {
+        // credProtect, as CTAP 2.1 keys report it for resident keys: libfido2 must be told of it.
+        let authenticator = SoftwareAuthenticator()
+        authenticator.extensions = CBOR.map([(CBOR.text("credProtect"), CBOR.int(2))])
+        XCTAssertEqual(try register(authenticator, format: "packed").format, "packed")
+    }
+
+    func testAnAuthenticatorWithoutACounterSignsInEachTime() throws {
+        let authenticator = SoftwareAuthenticator()
+        authenticator.counts = false
+        let registered = try register(authenticator)
+        XCTAssertEqual(try assertion(authenticator, registered), 0)
+        XCTAssertEqual(try assertion(authenticator, registered), 0)
+        // One that counted before and now sends 0 has gone back.
+        XCTAssertEqual(refusal { _ = try assertion(authenticator, registered, counter: 5) }, .counterWentBack)
     }
 
     func testMalformedInputIsRefusedNeverACrash() {

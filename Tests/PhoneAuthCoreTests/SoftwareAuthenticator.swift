@@ -1,4 +1,5 @@
 import Crypto
+import _CryptoExtras
 @testable import PhoneAuthCore
 
 /// A WebAuthn authenticator in software, as a browser's virtual one: it makes a P-256 (ES256) or
@@ -8,11 +9,13 @@ final class SoftwareAuthenticator {
     enum Key {
         case p256(P256.Signing.PrivateKey)
         case ed25519(Curve25519.Signing.PrivateKey)
+        case rsa(_RSA.Signing.PrivateKey)
 
         var algorithm: Int64 {
             switch self {
             case .p256: -7
             case .ed25519: -8
+            case .rsa: -257
             }
         }
 
@@ -30,6 +33,13 @@ final class SoftwareAuthenticator {
                     (CBOR.int(1), CBOR.int(1)), (CBOR.int(3), CBOR.int(-8)), (CBOR.int(-1), CBOR.int(6)),
                     (CBOR.int(-2), CBOR.bytes(Array(key.publicKey.rawRepresentation))),
                 ])
+            case let .rsa(key):
+                let primitives = try! key.publicKey.getKeyPrimitives()
+                return CBOR.map([
+                    (CBOR.int(1), CBOR.int(3)), (CBOR.int(3), CBOR.int(-257)),
+                    (CBOR.int(-1), CBOR.bytes(Array(primitives.modulus))),
+                    (CBOR.int(-2), CBOR.bytes(Array(primitives.publicExponent))),
+                ])
             }
         }
 
@@ -37,6 +47,7 @@ final class SoftwareAuthenticator {
             switch self {
             case let .p256(key): Array(try! key.signature(for: message).derRepresentation)
             case let .ed25519(key): Array(try! key.signature(for: message))
+            case let .rsa(key): Array(try! key.signature(for: message, padding: .insecurePKCS1v1_5).rawRepresentation)
             }
         }
     }
@@ -47,6 +58,10 @@ final class SoftwareAuthenticator {
     var origin: String
     var signCount: UInt32 = 0
     var flags: UInt8 = 0x01 | 0x04  // present and verified
+    /// Extension outputs to add to a registration's authenticator data (a CBOR map), if any.
+    var extensions: [UInt8]?
+    /// Whether the counter goes up with each assertion (synced passkeys keep it at 0).
+    var counts = true
 
     init(
         key: Key = .p256(P256.Signing.PrivateKey()), rpId: String = "login.example.com",
@@ -70,12 +85,14 @@ final class SoftwareAuthenticator {
 
     private func authenticatorData(credential: Bool) -> [UInt8] {
         var data = Array(SHA256.hash(data: Array(rpId.utf8)))
-        data.append(flags | (credential ? 0x40 : 0))
+        let extending = credential && extensions != nil
+        data.append(flags | (credential ? 0x40 : 0) | (extending ? 0x80 : 0))
         data += withUnsafeBytes(of: signCount.bigEndian, Array.init)
         if credential {
             data += [UInt8](repeating: 0xAA, count: 16)  // the AAGUID
             data += [UInt8(credentialId.count >> 8), UInt8(credentialId.count & 0xff)] + credentialId + key.cose
         }
+        if extending, let extensions { data += extensions }
         return data
     }
 
@@ -103,7 +120,7 @@ final class SoftwareAuthenticator {
     ) -> (
         authenticatorData: [UInt8], clientData: [UInt8], signature: [UInt8]
     ) {
-        signCount += 1
+        if counts { signCount += 1 }
         let clientData = clientData("webauthn.get", challenge: challenge, origin: origin)
         let data = authenticatorData(credential: false)
         return (data, clientData, key.sign(data + Array(SHA256.hash(data: clientData))))

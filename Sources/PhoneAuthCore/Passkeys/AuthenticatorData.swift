@@ -28,6 +28,8 @@ struct AuthenticatorData {
     var flags: Flags
     var signCount: UInt32
     var credential: Credential?
+    /// The authenticator's extension outputs (a CBOR map), when flagged.
+    var extensions: CBORReader.Item?
 
     /// Credential IDs are at most 1023 bytes (Web Authentication, section 5.8.3).
     static let maxCredentialIdLength = 1023
@@ -55,7 +57,8 @@ struct AuthenticatorData {
         }
         if flags.contains(.extensions) {
             var reader = CBORReader(raw, at: offset)
-            guard case .map? = reader.read() else { return nil }
+            guard let map = reader.read(), case .map = map else { return nil }
+            extensions = map
             offset = reader.offset
         }
         guard offset == raw.count else { return nil }

@@ -10,12 +10,14 @@ package final class PasskeyService {
     private let store: any PasskeyStore & SignInStore & AccountStore
     private let sessions: SessionService
     private let tenants: TenantService
+    /// For the user handle and the decoy credential IDs, keyed so that neither says anything.
+    private let keys: KeyRing
 
     init(
         settings: PasskeySettings?, clock: Clock, store: any PasskeyStore & SignInStore & AccountStore,
-        sessions: SessionService,
-        tenants: TenantService
+        sessions: SessionService, tenants: TenantService, keys: KeyRing
     ) {
+        self.keys = keys
         self.settings = settings
         self.clock = clock
         self.store = store
@@ -73,7 +75,7 @@ package final class PasskeyService {
             (
                 "user",
                 .object([
-                    ("id", .string(Base64URL.encode(Array(user.uid.utf8)))), ("name", .string(name)),
+                    ("id", .string(Base64URL.encode(userHandle(user)))), ("name", .string(name)),
                     ("displayName", .string(user.displayName ?? name)),
                 ])
             ),
@@ -129,22 +131,31 @@ package final class PasskeyService {
 
     /// `PublicKeyCredentialRequestOptions` for a sign-in in the caller's pool: discoverable
     /// credentials (any of the pool's), or those of the user `uid` or `phoneNumber` names. A
-    /// user who is not there gets the same answer as one without passkeys.
-    package func startSignIn(uid given: String?, phoneNumber: String?, for caller: Caller) throws -> JSONValue {
+    /// name with no passkey (no such user, or none registered) gets a decoy credential ID made
+    /// from it with a server key, the same each time: the answer does not tell who has an
+    /// account or a passkey (Web Authentication, section 14.6.2).
+    package func startSignIn(uid: String?, phoneNumber: String?, for caller: Caller) throws -> JSONValue {
         let settings = try configured()
         let pool = try tenants.pool(for: caller)
-        var uid = given
-        if uid == nil, let phoneNumber {
+        var named = uid.map { (name: "uid:" + $0, uid: Optional($0)) }
+        if named == nil, let phoneNumber {
             let phone = try PhoneNumber.parse(phoneNumber)
-            uid = try store.user(.phoneNumber(phone.e164), tenant: pool.tenant)?.uid ?? ""
+            named = ("phone:" + phone.e164, try store.user(.phoneNumber(phone.e164), tenant: pool.tenant)?.uid)
         }
-        let allowed = try uid.map { try store.passkeys(uid: $0, tenant: pool.tenant) } ?? []
+        var allowed: [String] = []
+        if let named {
+            allowed = try named.uid.map { try store.passkeys(uid: $0, tenant: pool.tenant).map(\.id) } ?? []
+            if allowed.isEmpty {
+                let decoy = keys.codeHash(verificationId: "passkey-decoy:" + pool.tenant.text, code: named.name)
+                allowed = [Base64URL.encode(decoy.prefix(16))]
+            }
+        }
         let challenge = try challenge(.get, tenant: pool.tenant, uid: uid)
         return .object([
             ("challenge", .string(Base64URL.encode(challenge))), ("rpId", .string(settings.rpId)),
             ("timeout", .int(settings.challengeTtlSeconds * 1000)),
             ("userVerification", .string(settings.userVerification.rawValue)),
-            ("allowCredentials", .array(allowed.map { Self.descriptor($0.id) })),
+            ("allowCredentials", .array(allowed.map(Self.descriptor))),
         ])
     }
 
@@ -170,7 +181,11 @@ package final class PasskeyService {
         } catch { throw Self.mapped(error) }
         let now = clock.now()
         guard try store.usePasskey(id: passkey.id, tenant: pool.tenant, from: passkey.signCount, to: count, at: now)
-        else { throw Self.error(.counterWentBack) }
+        else {
+            // Another sign-in moved the counter first, or the passkey was removed meanwhile.
+            let still = try store.passkey(id: passkey.id, tenant: pool.tenant) != nil
+            throw Self.error(still ? .counterWentBack : .unknownCredential)
+        }
         let (signIn, first) = sessions.newSignIn(uid: passkey.uid, in: pool, provider: .passkey, now: now)
         return try sessions.finish(try store.signInUser(signIn, now: now, creating: false), first, now: now)
     }
@@ -187,6 +202,12 @@ package final class PasskeyService {
         guard try store.removePasskey(id: credentialId, uid: user.uid, tenant: user.tenant) else {
             throw Self.error(.unknownCredential)
         }
+    }
+
+    /// The user handle the authenticator keeps: 32 bytes made from the tenant and uid with a
+    /// server key (a uid may be longer than WebAuthn's 64 bytes, and says nothing to the device).
+    private func userHandle(_ user: UserRecord) -> [UInt8] {
+        keys.codeHash(verificationId: "passkey-user:" + user.tenant.text, code: user.uid)
     }
 
     private static func descriptor(_ id: String) -> JSONValue {

@@ -24,7 +24,7 @@ package struct PasskeySettings: Sendable {
     static func read(_ o: ObjectReader) throws(PhoneAuthError) -> PasskeySettings {
         try o.rejectUnknown(["rpId", "rpName", "origins", "userVerification", "maxPerUser", "challengeTtlSeconds"])
         guard let rpId = try o.string("rpId"), isHostName(rpId) else {
-            throw o.refusal("rpId", "is required: the site's domain, such as \"example.com\"")
+            throw o.refusal("rpId", "is required: the site's domain in lower case, such as \"example.com\"")
         }
         guard case let .array(items)? = o.value("origins"), (1...20).contains(items.count) else {
             throw o.refusal("origins", "must list the pages' origins, such as [\"https://\(rpId)\"] (1 to 20)")
@@ -49,10 +49,11 @@ package struct PasskeySettings: Sendable {
         return settings
     }
 
-    /// Letters, digits, '-' and '.', as a DNS name is; at most 253 bytes.
+    /// Lower-case letters, digits, '-' and '.', as a DNS name is written (a browser lower-cases
+    /// the relying party ID it hashes); at most 253 bytes.
     private static func isHostName(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.count <= 253 && !text.hasPrefix(".") && !text.hasSuffix(".")
-            && text.utf8.allSatisfy { ASCII.isLetterOrDigit($0) || $0 == 45 || $0 == 46 }
+            && text.utf8.allSatisfy { (ASCII.isLetterOrDigit($0) && !(65...90).contains($0)) || $0 == 45 || $0 == 46 }
     }
 
     /// `https://host[:port]` where host is `rpId` or ends with `.rpId`; `http` for localhost.

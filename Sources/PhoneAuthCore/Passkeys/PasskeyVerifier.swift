@@ -59,7 +59,8 @@ enum PasskeyVerifier {
         var certificate: [UInt8]?
         if format == "packed" {
             guard fido_cred_set_fmt(cred, format) == FIDO_OK,
-                fido_cred_set_attstmt(cred, statementBytes, statementBytes.count) == FIDO_OK
+                fido_cred_set_attstmt(cred, statementBytes, statementBytes.count) == FIDO_OK,
+                expectExtensions(of: data, in: cred)
             else { throw .malformed }
             // With a certificate, its key signed; without, the credential's own (self attestation).
             let hasCertificate = fido_cred_x5c_len(cred) > 0
@@ -99,6 +100,30 @@ enum PasskeyVerifier {
             throw .counterWentBack
         }
         return data.signCount
+    }
+
+    /// Tells libfido2 the extensions the authenticator reported (credProtect, hmac-secret,
+    /// minPinLength, credBlob): it verifies that the authenticator data holds those it was told
+    /// of, and refuses any other. False for an extension value it cannot take.
+    private static func expectExtensions(of data: AuthenticatorData, in cred: OpaquePointer) -> Bool {
+        guard case let .map(pairs)? = data.extensions else { return true }
+        // The flags first: fido_cred_set_extensions replaces them, the two setters after add theirs.
+        var flags: Int32 = 0
+        for (key, value, _) in pairs where value == .simple(21) {
+            if key == .text("hmac-secret") { flags |= Int32(FIDO_EXT_HMAC_SECRET) }
+            if key == .text("credBlob") { flags |= Int32(FIDO_EXT_CRED_BLOB) }
+        }
+        guard fido_cred_set_extensions(cred, flags) == FIDO_OK else { return false }
+        for (key, value, _) in pairs {
+            switch (key, value) {
+            case (.text("credProtect"), let .unsigned(level)):
+                guard level <= 3, fido_cred_set_prot(cred, Int32(level)) == FIDO_OK else { return false }
+            case (.text("minPinLength"), let .unsigned(length)):
+                guard length <= 63, fido_cred_set_pin_minlen(cred, Int(length)) == FIDO_OK else { return false }
+            default: continue  // what libfido2 does not read, it does not compare either
+            }
+        }
+        return true
     }
 
     /// What libfido2 leaves to its caller: the relying party, and the user's presence and

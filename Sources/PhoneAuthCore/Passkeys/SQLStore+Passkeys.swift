@@ -30,6 +30,10 @@ extension SQLStore {
 
     package func addPasskey(_ p: Passkey, max: Int) throws -> Bool {
         try write { db in
+            // A user deleted since their session was checked has nothing to add to.
+            guard try db.row("SELECT 1 FROM users WHERE uid = ?", [.text(p.uid)], { _ in true }) != nil else {
+                throw PasskeyRefusal.unknownUser
+            }
             let count = try db.row("SELECT count(*) FROM passkeys WHERE uid = ?", [.text(p.uid)]) { $0.int(0) } ?? 0
             guard count < max else { return false }
             guard try db.row("SELECT 1 FROM passkeys WHERE id = ?", [.text(p.id)], { _ in true }) == nil else {
