@@ -160,16 +160,16 @@ final class PasskeyTests: XCTestCase {
         defer { store.close() }
         let now = Timestamp(milliseconds: 1_800_000_000_000)
         for (hash, expires) in [([UInt8](repeating: 1, count: 32), -1), ([UInt8](repeating: 2, count: 32), 300)] {
-            try store.addPasskeyChallenge(
+            _ = try store.addPasskeyChallenge(
                 hash: hash, ceremony: .get, tenant: .defaultPool, uid: nil,
-                expiresAt: now.adding(seconds: Int64(expires)))
+                expiresAt: now.adding(seconds: Int64(expires)), now: now, ipKey: nil, ipLimit: 0)
         }
         let expired = try store.takePasskeyChallenge(
             hash: [UInt8](repeating: 1, count: 32), ceremony: .get, tenant: .defaultPool, now: now)
         XCTAssertTrue(expired == nil, "expired")
-        try store.addPasskeyChallenge(
+        _ = try store.addPasskeyChallenge(
             hash: [UInt8](repeating: 3, count: 32), ceremony: .get, tenant: .defaultPool, uid: nil,
-            expiresAt: now.adding(seconds: -1))
+            expiresAt: now.adding(seconds: -1), now: now, ipKey: nil, ipLimit: 0)
         try store.purge(
             verificationsExpiredBefore: now, sessionsEndedBefore: now, codesMadeSince: now, codesExpiredBefore: now)
         XCTAssertEqual(try rowCount(dir, "passkey_challenges"), 1, "the live one is kept")
@@ -245,6 +245,28 @@ final class PasskeyTests: XCTestCase {
         try enrol(engine, idToken, authenticator)
         authenticator.flags = 0x01
         XCTAssertEqual(reason { _ = try assertion(engine, authenticator) }, "userNotVerified")
+    }
+
+    func testStartsCountAgainstTheAddressAsAppChecksDo() throws {
+        let dir = temporaryDirectory()
+        let engine = try Engine(
+            config: makeConfig(dir) {
+                $0.passkeys = PasskeySettings(
+                    rpId: "login.example.com", rpName: "Example", origins: ["https://login.example.com"])
+                $0.abuse.appChecksPerIpPerHour = 2
+            })
+        let address = try ClientAddress("203.0.113.9", field: "clientIp")
+        for _ in 0..<2 {
+            _ = try engine.passkeys.startSignIn(uid: nil, phoneNumber: nil, for: Caller(address: address))
+        }
+        XCTAssertThrowsError(try engine.passkeys.startSignIn(uid: nil, phoneNumber: nil, for: Caller(address: address)))
+        {
+            XCTAssertEqual(($0 as? PhoneAuthError)?.detail("limit"), .string("appChecksPerIpPerHour"))
+        }
+        XCTAssertNoThrow(
+            try engine.passkeys.startSignIn(
+                uid: nil, phoneNumber: nil, for: Caller(address: try ClientAddress("198.51.100.4", field: "clientIp"))),
+            "another address")
     }
 
     func testOffUnlessConfigured() throws {

@@ -12,12 +12,16 @@ package final class PasskeyService {
     private let tenants: TenantService
     /// For the user handle and the decoy credential IDs, keyed so that neither says anything.
     private let keys: KeyRing
+    private let abuse: AbusePolicy
+    private let failures: FailureReporter
 
     init(
         settings: PasskeySettings?, clock: Clock, store: any PasskeyStore & SignInStore & AccountStore,
-        sessions: SessionService, tenants: TenantService, keys: KeyRing
+        sessions: SessionService, tenants: TenantService, keys: KeyRing, abuse: AbusePolicy, failures: FailureReporter
     ) {
         self.keys = keys
+        self.abuse = abuse
+        self.failures = failures
         self.settings = settings
         self.clock = clock
         self.store = store
@@ -34,13 +38,21 @@ package final class PasskeyService {
         return settings
     }
 
-    /// A new challenge, kept for `ceremony` (and the user it is for, when known).
-    private func challenge(_ ceremony: ClientData.Ceremony, tenant: TenantID, uid: String?) throws -> [UInt8] {
+    /// A new challenge, kept for `ceremony` (and the user it is for, when known); counted, with
+    /// push receipts and captcha challenges, against the caller's address (`appChecksPerIpPerHour`).
+    private func challenge(
+        _ ceremony: ClientData.Ceremony, tenant: TenantID, uid: String?, for caller: Caller
+    ) throws -> [UInt8] {
         let settings = try configured()
         let challenge = SecureBytes.random(count: 32)
-        try store.addPasskeyChallenge(
+        let now = clock.now()
+        if let trip = try store.addPasskeyChallenge(
             hash: Array(SHA256.hash(data: challenge)), ceremony: ceremony, tenant: tenant, uid: uid,
-            expiresAt: clock.now().adding(seconds: settings.challengeTtlSeconds))
+            expiresAt: now.adding(seconds: settings.challengeTtlSeconds), now: now,
+            ipKey: caller.address?.limitKey, ipLimit: abuse.appChecksPerIpPerHour)
+        {
+            throw failures.limitError(trip, now: now)
+        }
         return challenge
     }
 
@@ -67,7 +79,7 @@ package final class PasskeyService {
         let user = session.user
         let existing = try store.passkeys(uid: user.uid, tenant: user.tenant)
         guard existing.count < settings.maxPerUser else { throw tooMany(settings) }
-        let challenge = try challenge(.create, tenant: user.tenant, uid: user.uid)
+        let challenge = try challenge(.create, tenant: user.tenant, uid: user.uid, for: caller)
         let name = user.phoneNumber ?? user.uid
         return .object([
             ("challenge", .string(Base64URL.encode(challenge))),
@@ -150,7 +162,8 @@ package final class PasskeyService {
                 allowed = [Base64URL.encode(decoy.prefix(16))]
             }
         }
-        let challenge = try challenge(.get, tenant: pool.tenant, uid: uid)
+        // Bound to the user named (when there is one): another's passkey cannot answer it.
+        let challenge = try challenge(.get, tenant: pool.tenant, uid: named?.uid ?? nil, for: caller)
         return .object([
             ("challenge", .string(Base64URL.encode(challenge))), ("rpId", .string(settings.rpId)),
             ("timeout", .int(settings.challengeTtlSeconds * 1000)),

@@ -1,10 +1,13 @@
 /// Passkeys and the challenges of their ceremonies. Part of `Store`; SQLStore implements it in
 /// this folder's SQL.
 package protocol PasskeyStore: AnyObject, Sendable {
-    /// Keeps a ceremony's challenge (by its hash) until `expiresAt`.
+    /// Keeps a ceremony's challenge (by its hash) until `expiresAt`, unless the client's address
+    /// (`ipKey`) has made `ipLimit` app checks (push receipts, captcha challenges, passkey
+    /// challenges) in the last hour: then the limit.
     func addPasskeyChallenge(
-        hash: [UInt8], ceremony: ClientData.Ceremony, tenant: TenantID, uid: String?, expiresAt: Timestamp
-    ) throws
+        hash: [UInt8], ceremony: ClientData.Ceremony, tenant: TenantID, uid: String?, expiresAt: Timestamp,
+        now: Timestamp, ipKey: String?, ipLimit: Int
+    ) throws -> LimitTrip?
     /// Uses up the challenge of `hash` if it is `ceremony`'s, in `tenant`, and unexpired: the user
     /// it was given to (`.some(nil)`: none named); nil when there is no such challenge.
     func takePasskeyChallenge(

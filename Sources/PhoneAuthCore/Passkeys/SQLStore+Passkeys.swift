@@ -1,15 +1,23 @@
 /// Passkeys and their ceremonies' challenges.
 extension SQLStore {
     package func addPasskeyChallenge(
-        hash: [UInt8], ceremony: ClientData.Ceremony, tenant: TenantID, uid: String?, expiresAt: Timestamp
-    ) throws {
-        _ = try write { db in
+        hash: [UInt8], ceremony: ClientData.Ceremony, tenant: TenantID, uid: String?, expiresAt: Timestamp,
+        now: Timestamp, ipKey: String?, ipLimit: Int
+    ) throws -> LimitTrip? {
+        try write { db in
+            if let ipKey {
+                if let trip = try slidingLimit(.appChecksPerIp, key: ipKey, limit: ipLimit, now: now, in: db) {
+                    return trip
+                }
+                if ipLimit > 0 { try bump(.appChecksPerIp, key: ipKey, now: now, in: db) }
+            }
             try db.run(
                 "INSERT INTO passkey_challenges (id, ceremony, tenant, uid, expires_at) VALUES (?, ?, ?, ?, ?)",
                 [
                     .blob(hash), .text(ceremony.rawValue), .text(tenant.text), Self.optional(uid),
                     .int(expiresAt.milliseconds),
                 ])
+            return nil
         }
     }
 
