@@ -97,9 +97,8 @@ package final class Engine: @unchecked Sendable {  // every member is immutable;
         lockouts = Lockouts(clock: clock, store: store, events: events)
         pumping = PumpingService(store: store, clock: clock)
         passkeys = PasskeyService(
-            settings: config.passkeys, clock: clock, store: store, sessions: sessions, tenants: tenants, keys: keys,
-            abuse: config.abuse, failures: failures)
-
+            config: config, clock: clock, store: store, sessions: sessions, tenants: tenants, keys: keys,
+            failures: failures)
         let log = events
         outbox = EventOutbox(store: store, settings: config.events, clock: clock, log: log)
         do { try worker.start() } catch { store.close(); throw error }

@@ -16,13 +16,13 @@ package final class PasskeyService {
     private let failures: FailureReporter
 
     init(
-        settings: PasskeySettings?, clock: Clock, store: any PasskeyStore & SignInStore & AccountStore,
-        sessions: SessionService, tenants: TenantService, keys: KeyRing, abuse: AbusePolicy, failures: FailureReporter
+        config: EngineConfig, clock: Clock, store: any PasskeyStore & SignInStore & AccountStore,
+        sessions: SessionService, tenants: TenantService, keys: KeyRing, failures: FailureReporter
     ) {
         self.keys = keys
-        self.abuse = abuse
+        abuse = config.abuse
         self.failures = failures
-        self.settings = settings
+        settings = config.passkeys
         self.clock = clock
         self.store = store
         self.sessions = sessions
