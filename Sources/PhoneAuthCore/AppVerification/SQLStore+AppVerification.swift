@@ -1,16 +1,11 @@
-/// Push receipts and captcha challenges.
+/// Push receipts and captcha challenges, and what every app check counts against an address.
 extension SQLStore {
     package func addAppCheck(
         id: String, kind: AppCheckKind, secretHash: [UInt8]?, scheme: String?,
         expiresAt: Timestamp, now: Timestamp, ipKey: String?, ipLimit: Int
     ) throws -> LimitTrip? {
         try write { db in
-            if let ipKey {
-                if let trip = try slidingLimit(.appChecksPerIp, key: ipKey, limit: ipLimit, now: now, in: db) {
-                    return trip
-                }
-                if ipLimit > 0 { try bump(.appChecksPerIp, key: ipKey, now: now, in: db) }
-            }
+            if let trip = try countAppCheck(ipKey: ipKey, limit: ipLimit, now: now, in: db) { return trip }
             try db.run(
                 "INSERT INTO app_checks (id, kind, secret_hash, scheme, expires_at) VALUES (?, ?, ?, ?, ?)",
                 [
@@ -19,6 +14,15 @@ extension SQLStore {
                 ])
             return nil
         }
+    }
+
+    /// Counts one app check (a push receipt, a captcha or passkey challenge) against the client's
+    /// address, unless it has made `limit` in the last hour: then the limit, and nothing counted.
+    func countAppCheck(ipKey: String?, limit: Int, now: Timestamp, in db: Connection) throws -> LimitTrip? {
+        guard let ipKey else { return nil }
+        if let trip = try slidingLimit(.appChecksPerIp, key: ipKey, limit: limit, now: now, in: db) { return trip }
+        if limit > 0 { try bump(.appChecksPerIp, key: ipKey, now: now, in: db) }
+        return nil
     }
 
     package func claimAppCheck(id: String, kind: AppCheckKind, expiresAt: Timestamp) throws -> Bool {

@@ -9,8 +9,8 @@ import Crypto
 enum PasskeyVerifier {
     /// The key algorithms accepted (COSE: ES256, RS256, EdDSA).
     static let algorithms: Set<Int64> = [Int64(COSE_ES256), Int64(COSE_RS256), Int64(COSE_EDDSA)]
-    /// The attestation formats accepted: none, and packed (self, or with a certificate chain
-    /// whose trust is the host's to decide).
+    /// The attestation formats accepted: none, and packed (self, or with a certificate whose
+    /// signature is checked; the certificate is not kept, so its chain is not judged).
     static let formats: Set<String> = ["none", "packed"]
 
     /// A credential a registration proved.
@@ -24,8 +24,6 @@ enum PasskeyVerifier {
         var aaguid: [UInt8]
         var format: String
         var backupEligible: Bool
-        /// The attestation certificate (DER), when the authenticator sent one.
-        var certificate: [UInt8]?
     }
 
     /// A credential as stored, to check an assertion against.
@@ -56,23 +54,19 @@ enum PasskeyVerifier {
             fido_cred_set_authdata_raw(cred, raw, raw.count) == FIDO_OK,
             fido_cred_set_uv(cred, userVerification ? FIDO_OPT_TRUE : FIDO_OPT_OMIT) == FIDO_OK
         else { throw .malformed }
-        var certificate: [UInt8]?
         if format == "packed" {
             guard fido_cred_set_fmt(cred, format) == FIDO_OK,
                 fido_cred_set_attstmt(cred, statementBytes, statementBytes.count) == FIDO_OK,
                 expectExtensions(of: data, in: cred)
             else { throw .malformed }
             // With a certificate, its key signed; without, the credential's own (self attestation).
-            let hasCertificate = fido_cred_x5c_len(cred) > 0
-            let verified = hasCertificate ? fido_cred_verify(cred) : fido_cred_verify_self(cred)
+            let verified = fido_cred_x5c_len(cred) > 0 ? fido_cred_verify(cred) : fido_cred_verify_self(cred)
             guard verified == FIDO_OK else { throw .badSignature }
-            if hasCertificate { certificate = bytes(fido_cred_x5c_ptr(cred), fido_cred_x5c_len(cred)) }
         }
         guard let publicKey = bytes(fido_cred_pubkey_ptr(cred), fido_cred_pubkey_len(cred)) else { throw .malformed }
         return Registered(
             id: credential.id, publicKey: publicKey, algorithm: credential.algorithm, signCount: data.signCount,
-            aaguid: credential.aaguid, format: format, backupEligible: data.flags.contains(.backupEligible),
-            certificate: certificate)
+            aaguid: credential.aaguid, format: format, backupEligible: data.flags.contains(.backupEligible))
     }
 
     /// The signature counter after an assertion of `stored` that checks out.

@@ -5,12 +5,7 @@ extension SQLStore {
         now: Timestamp, ipKey: String?, ipLimit: Int
     ) throws -> LimitTrip? {
         try write { db in
-            if let ipKey {
-                if let trip = try slidingLimit(.appChecksPerIp, key: ipKey, limit: ipLimit, now: now, in: db) {
-                    return trip
-                }
-                if ipLimit > 0 { try bump(.appChecksPerIp, key: ipKey, now: now, in: db) }
-            }
+            if let trip = try countAppCheck(ipKey: ipKey, limit: ipLimit, now: now, in: db) { return trip }
             try db.run(
                 "INSERT INTO passkey_challenges (id, ceremony, tenant, uid, expires_at) VALUES (?, ?, ?, ?, ?)",
                 [
