@@ -25,8 +25,13 @@ extension Migrations {
     /// one migrates and the others find the schema done.
     static func apply(to connection: PostgresConnection, schema: String) throws {
         let lock = "migrate"
+        // The wait is for another engine's whole migration, not one statement: the connection's
+        // statement and lock timeouts (made for single statements, and short where fail-over
+        // must be quick) would fail an engine that merely started beside another on a busy host.
+        for setting in ["lock_timeout", "statement_timeout"] { try connection.execute("SET \(setting) = '60s'") }
         try connection.sessionLock(lock)
         defer { try? connection.sessionUnlock(lock) }
+        for setting in ["lock_timeout", "statement_timeout"] { try connection.execute("RESET \(setting)") }
         try connection.execute("BEGIN")
         do {
             let exists =
