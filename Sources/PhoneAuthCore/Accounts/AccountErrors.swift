@@ -42,6 +42,8 @@ enum AccountErrors {
                 "The multi-factor session is unknown, expired or already used; sign in again.")
         case .multiFactorInfoNotFound:
             return PhoneAuthError(.multiFactorInfoNotFound, "The user has no second factor with this enrollment ID.")
+        // Removed while the sign-in hooks ran: as unknown as a passkey never made.
+        case .passkeyNotFound: return PasskeyService.error(.unknownCredential)
         }
     }
 }

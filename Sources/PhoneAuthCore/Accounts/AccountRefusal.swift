@@ -2,7 +2,7 @@
 package enum AccountRefusal: Sendable {
     case sessionEnded, userNotFound, userDisabled, providerAlreadyLinked, noSuchProvider, userMismatch,
         unsupportedFirstFactor, secondFactorAlreadyEnrolled, maximumSecondFactorCountExceeded,
-        invalidMultiFactorSession, multiFactorInfoNotFound, uidInAnotherTenant
+        invalidMultiFactorSession, multiFactorInfoNotFound, uidInAnotherTenant, passkeyNotFound
     /// Another user has `phone`, the number the code proved.
     case credentialAlreadyInUse(phone: String)
 }

@@ -12,6 +12,8 @@ package final class AccountTransfer {
     }
 
     package static let maxImportUsers = 1000
+    /// passkeys.maxPerUser's own bound: an import keeps what a user has, up to it.
+    static let maxImportedPasskeys = 100
 
     /// One page of the users of the caller's pool in uid order, each as `auth:export` writes it;
     /// `nextPageToken` continues.
@@ -77,7 +79,7 @@ package final class AccountTransfer {
                 [
                     "localId", "phoneNumber", "displayName", "disabled", "createdAt", "lastSignedInAt",
                     "customAttributes",
-                    "providerUserInfo", "mfaInfo", "tenantId",
+                    "providerUserInfo", "mfaInfo", "tenantId", "passkeyInfo",
                 ] + otherSignInFields
             ).union(ignoredFields))
         guard let uid = try r.string("localId"), !uid.isEmpty, uid.utf8.count <= 128 else {
@@ -121,6 +123,15 @@ package final class AccountTransfer {
             }
             user.factors = try items.enumerated().map { i, item in try factor(item, path: "mfaInfo[\(i)]", now: now) }
         }
+        if let passkeys = r.value("passkeyInfo") {
+            guard case let .array(items) = passkeys, items.count <= maxImportedPasskeys else {
+                throw PhoneAuthError(
+                    .invalidArgument, "The field 'passkeyInfo' must be an array of at most \(maxImportedPasskeys).")
+            }
+            user.passkeys = try items.enumerated().map { i, item in
+                try Passkey.imported(item, path: "passkeyInfo[\(i)]", uid: uid, tenant: tenant, now: now)
+            }
+        }
         return user
     }
 
@@ -142,7 +153,7 @@ package final class AccountTransfer {
     }
 
     /// A time as Firebase writes it: milliseconds as a string or a number, or RFC 3339.
-    private static func time(_ r: ObjectReader, _ key: String) throws -> Timestamp? {
+    static func time(_ r: ObjectReader, _ key: String) throws -> Timestamp? {
         switch r.value(key) {
         case nil, .null?: return nil
         case let .int(ms)?: return Timestamp(milliseconds: ms)

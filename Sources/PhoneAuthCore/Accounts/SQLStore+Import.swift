@@ -57,6 +57,7 @@ extension SQLStore {
                         .int(factor.enrolledAt.milliseconds),
                     ])
             }
+            try replacePasskeys(of: user, in: db)
             guard let stored = try self.user(uid: user.uid, in: db) else { return .notFound }
             return .updated(stored)
         }

@@ -23,7 +23,8 @@ extension SQLStore {
 
     /// The user `uid`, found by a session or a challenge of its own (which the tenant wall let through).
     func user(uid: String, in db: Connection) throws -> UserRecord? {
-        try withFactors(try db.row(Self.userColumns + " WHERE uid = ?", [.text(uid)]) { Self.userRecord($0) }, in: db)
+        try withCredentials(
+            try db.row(Self.userColumns + " WHERE uid = ?", [.text(uid)]) { Self.userRecord($0) }, in: db)
     }
 
     /// The user `key` names if it is of `tenant`: the tenant wall, for every lookup a caller's
@@ -39,10 +40,11 @@ extension SQLStore {
             case let .phoneNumber(phone):
                 try db.row(Self.userByNumberQuery, [.text(tenant.text), .text(phone)]) { Self.userRecord($0) }
             }
-        return try withFactors(found, in: db)
+        return try withCredentials(found, in: db)
     }
 
-    func withFactors(_ user: UserRecord?, in db: Connection) throws -> UserRecord? {
+    /// `user` with its second factors and its passkeys, which every door shows with it.
+    func withCredentials(_ user: UserRecord?, in db: Connection) throws -> UserRecord? {
         guard var user else { return nil }
         try db.rows(
             """
@@ -56,6 +58,9 @@ extension SQLStore {
                     enrollmentId: row.text(0), factorId: factorId,
                     displayName: row.optionalText(2), phoneNumber: row.optionalText(3),
                     enrolledAt: Timestamp(milliseconds: row.int(4))))
+        }
+        try db.rows(PasskeySQL.select + " WHERE uid = ? ORDER BY created_at, id", [.text(user.uid)]) {
+            user.passkeys.append(PasskeySQL.passkey($0))
         }
         return user
     }
@@ -176,7 +181,7 @@ extension SQLStore {
             ) {
                 users.append(Self.userRecord($0))
             }
-            return try users.compactMap { try withFactors($0, in: db) }
+            return try users.compactMap { try withCredentials($0, in: db) }
         }
     }
 

@@ -40,6 +40,7 @@ extension UserRecord {
                     } ?? [])
             ),
             ("multiFactor", .object([("enrolledFactors", .array(factors.map { $0.json(maskingPhone: false) }))])),
+            ("passkeyInfo", .array(passkeys.map { .object($0.fields) })),
             ("tenantId", tenant.named.map { .string($0) } ?? .null),
         ])
     }
@@ -66,13 +67,26 @@ extension UserRecord {
         o.set("customAttributes", customClaims.map { .string($0) })
         o.set("providerUserInfo", providerUserInfo)
         if !factors.isEmpty { o.set("mfaInfo", .array(factors.map(\.identityToolkitJSON))) }
+        // Identity Platform's PasskeyInfo: the name the passkey was made for, and its own.
+        if !passkeys.isEmpty {
+            o.set(
+                "passkeyInfo",
+                .array(
+                    passkeys.map {
+                        .object([
+                            ("credentialId", .string($0.id)), ("name", .string(phoneNumber ?? uid)),
+                            ("displayName", .string($0.name)),
+                        ])
+                    }))
+        }
         // The JS SDK takes `user.tenantId` from here and refuses a user of another tenant than its own.
         o.set("tenantId", tenant.named.map { .string($0) })
         return o.value
     }
 
     /// The user as `firebase auth:export` writes it (what importUsers reads back): no session
-    /// fields, only the phone second factors (a TOTP secret never leaves the store).
+    /// fields, only the phone second factors (a TOTP secret never leaves the store), and the
+    /// passkeys with their public keys (PhoneAuth's own field).
     package var exportJSON: JSONValue {
         var o = firebaseFields(lastSignIn: "lastSignedInAt")
         o.set("customAttributes", customClaims.map { .string($0) })
@@ -80,6 +94,7 @@ extension UserRecord {
         o.set("providerUserInfo", providerUserInfo)
         let phoneFactors = factors.filter { $0.factorId == .phone }
         if !phoneFactors.isEmpty { o.set("mfaInfo", .array(phoneFactors.map(\.identityToolkitJSON))) }
+        if !passkeys.isEmpty { o.set("passkeyInfo", .array(passkeys.map(\.exportJSON))) }
         return o.value
     }
 

@@ -11,6 +11,8 @@ package struct UserRecord: Sendable, Hashable {
     package var customClaims: String? = nil
     /// Second factors, in enrolment order.
     package var factors: [EnrolledFactor] = []
+    /// Passkeys, oldest first.
+    package var passkeys: [Passkey] = []
     /// The pool it lives in, for ever (a uid is unique across pools).
     package var tenant: TenantID
 }

@@ -14,11 +14,11 @@ extension OperationCatalogue {
             parameters: ["idToken", "credential", "name"]
         ) { engine, caller, p in
             let name = try Label(try p.string("name"), field: "name")
-            let passkey = try engine.passkeys.finishEnrollment(
+            let (passkey, tokens) = try engine.passkeys.finishEnrollment(
                 idToken: try required(p, "idToken"),
                 response: try PasskeyResponse.read(p.value("credential"), field: "credential", ceremony: .create),
                 name: name, for: caller)
-            return .object([("passkey", .object(passkey.fields))])
+            return .object([("passkey", .object(passkey.fields))] + ResultJSON.signIn(tokens).objectPairs)
         },
         Operation(
             "startPasskeySignIn", access: .client, setsClientIp: true, scopedByTenant: true,

@@ -1,13 +1,13 @@
 /// A user's passkey as the store keeps it: the credential's ID (base64url, as browsers name it),
 /// its public key in libfido2's form and algorithm, the signature counter, and what the operator
 /// sees of it.
-package struct Passkey: Sendable, Equatable {
+package struct Passkey: Sendable, Hashable {
     package var id: String
     package var tenant: TenantID
     package var uid: String
-    var publicKey: [UInt8]
-    var algorithm: Int64
-    var signCount: UInt32
+    package var publicKey: [UInt8]
+    package var algorithm: Int64
+    package var signCount: UInt32
     /// The authenticator model's ID (all zeros when it does not say).
     package var aaguid: [UInt8]
     /// The attestation format the registration came with (none, packed).

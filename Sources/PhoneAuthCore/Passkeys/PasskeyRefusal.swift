@@ -21,8 +21,6 @@ enum PasskeyRefusal: String, Error, CaseIterable {
     case counterWentBack
     /// The credential is registered already (to this user or another).
     case alreadyRegistered
-    /// The user the passkey was to be added to is gone.
-    case unknownUser
     /// No passkey of that ID in this pool (another user's, another tenant's or a removed one is
     /// refused as an unknown one).
     case unknownCredential

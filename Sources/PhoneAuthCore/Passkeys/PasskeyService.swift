@@ -112,10 +112,11 @@ package final class PasskeyService {
     }
 
     /// Registers the passkey of `response` to the user of `idToken`, who must be the one the
-    /// challenge was given to.
+    /// challenge was given to; with fresh tokens of a session that carries the enrolling one on
+    /// (as Identity Platform's finalize answers, and as a second factor's enrolment does).
     package func finishEnrollment(
         idToken: String, response: PasskeyResponse, name: Label?, for caller: Caller
-    ) throws -> Passkey {
+    ) throws -> (Passkey, SignInResult) {
         let settings = try configured()
         let session = try sessions.session(of: idToken, recent: true, for: caller)
         let user = session.user
@@ -135,10 +136,15 @@ package final class PasskeyService {
             algorithm: registered.algorithm, signCount: registered.signCount, aaguid: registered.aaguid,
             format: registered.format, backupEligible: registered.backupEligible,
             name: name?.text ?? "Passkey", createdAt: clock.now(), lastUsedAt: nil)
+        let now = clock.now()
+        let (signIn, first) = try sessions.continuation(of: session, now: now)
+        let outcome: AccountOutcome?
         do {
-            guard try store.addPasskey(passkey, max: settings.maxPerUser) else { throw tooMany(settings) }
+            outcome = try store.addPasskey(
+                passkey, max: settings.maxPerUser, presentedSession: session.sessionId, opening: signIn, now: now)
         } catch let refusal as PasskeyRefusal { throw Self.error(refusal) }
-        return passkey
+        guard let outcome else { throw tooMany(settings) }
+        return (passkey, try sessions.finish(outcome, first, now: now, clientIp: caller.address))
     }
 
     /// `PublicKeyCredentialRequestOptions` for a sign-in in the caller's pool: discoverable
@@ -200,7 +206,9 @@ package final class PasskeyService {
             throw Self.error(still ? .counterWentBack : .unknownCredential)
         }
         let (signIn, first) = sessions.newSignIn(uid: passkey.uid, in: pool, provider: .passkey, now: now)
-        return try sessions.finish(try store.signInUser(signIn, now: now, creating: false), first, now: now)
+        return try sessions.finish(
+            try store.signInUser(signIn, proved: .passkey(passkey.id), now: now), first, now: now,
+            clientIp: caller.address)
     }
 
     /// The passkeys of the user of `idToken`.

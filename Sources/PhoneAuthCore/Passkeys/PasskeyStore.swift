@@ -13,9 +13,12 @@ package protocol PasskeyStore: AnyObject, Sendable {
     func takePasskeyChallenge(
         hash: [UInt8], ceremony: ClientData.Ceremony, tenant: TenantID, now: Timestamp
     ) throws -> String??
-    /// Adds a passkey unless its user has `max` already (false) or the credential is known
-    /// (PasskeyRefusal.alreadyRegistered).
-    func addPasskey(_ passkey: Passkey, max: Int) throws -> Bool
+    /// Adds a passkey, while `presentedSession` (the enrolling one) is live, and opens `signIn`,
+    /// the session that carries it on (for fresh tokens); nil if the user has `max` passkeys
+    /// already; PasskeyRefusal.alreadyRegistered if the credential is known.
+    func addPasskey(
+        _ passkey: Passkey, max: Int, presentedSession: String, opening signIn: NewSignIn, now: Timestamp
+    ) throws -> AccountOutcome?
     /// The passkey of credential `id` in `tenant`, or nil.
     func passkey(id: String, tenant: TenantID) throws -> Passkey?
     /// A user's passkeys, oldest first.

@@ -31,28 +31,49 @@ extension SQLStore {
         }
     }
 
-    package func addPasskey(_ p: Passkey, max: Int) throws -> Bool {
+    package func addPasskey(
+        _ p: Passkey, max: Int, presentedSession: String, opening signIn: NewSignIn, now: Timestamp
+    ) throws -> AccountOutcome? {
         try write { db in
-            // A user deleted since their session was checked has nothing to add to.
-            guard try db.row("SELECT 1 FROM users WHERE uid = ?", [.text(p.uid)], { _ in true }) != nil else {
-                throw PasskeyRefusal.unknownUser
+            // A user deleted, disabled or signed out since the session was checked adds nothing.
+            if let refusal = try checkPresented(uid: p.uid, session: presentedSession, in: db) {
+                return .refused(refusal)
             }
             let count = try db.row("SELECT count(*) FROM passkeys WHERE uid = ?", [.text(p.uid)]) { $0.int(0) } ?? 0
-            guard count < max else { return false }
+            guard count < max else { return nil }
             guard try db.row("SELECT 1 FROM passkeys WHERE id = ?", [.text(p.id)], { _ in true }) == nil else {
                 throw PasskeyRefusal.alreadyRegistered
             }
-            try db.run(
-                """
-                INSERT INTO passkeys (id, tenant, uid, public_key, algorithm, sign_count, aaguid, format, \
-                backup_eligible, name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    .text(p.id), .text(p.tenant.text), .text(p.uid), .blob(p.publicKey), .int(p.algorithm),
-                    .int(Int64(p.signCount)), .blob(p.aaguid), .text(p.format), .int(p.backupEligible ? 1 : 0),
-                    .text(p.name), .int(p.createdAt.milliseconds),
-                ])
-            return true
+            try insertPasskey(p, in: db)
+            guard let user = try user(uid: p.uid, in: db) else { return .refused(.userNotFound) }
+            return try open(signIn, for: user, isNew: false, now: now, in: db)
+        }
+    }
+
+    func insertPasskey(_ p: Passkey, in db: Connection) throws {
+        try db.run(
+            """
+            INSERT INTO passkeys (id, tenant, uid, public_key, algorithm, sign_count, aaguid, format, \
+            backup_eligible, name, created_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(p.id), .text(p.tenant.text), .text(p.uid), .blob(p.publicKey), .int(p.algorithm),
+                .int(Int64(p.signCount)), .blob(p.aaguid), .text(p.format), .int(p.backupEligible ? 1 : 0),
+                .text(p.name), .int(p.createdAt.milliseconds), p.lastUsedAt.map { .int($0.milliseconds) } ?? .null,
+            ])
+    }
+
+    /// An imported user's passkeys, in place of those it had; a credential another user has is
+    /// refused (the import of that user is undone).
+    func replacePasskeys(of user: UserRecord, in db: Connection) throws {
+        try db.run("DELETE FROM passkeys WHERE uid = ?", [.text(user.uid)])
+        for passkey in user.passkeys {
+            guard try db.row("SELECT 1 FROM passkeys WHERE id = ?", [.text(passkey.id)], { _ in true }) == nil else {
+                throw PhoneAuthError(
+                    .invalidArgument, "Another user has the passkey \(passkey.id).",
+                    details: [("field", .string("passkeyInfo"))])
+            }
+            try insertPasskey(passkey, in: db)
         }
     }
 

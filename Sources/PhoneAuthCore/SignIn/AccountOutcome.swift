@@ -34,8 +34,8 @@ package struct PendingSignIn: Sendable {
         /// A first-factor code (or a temporary proof, which signs in only the user it was made
         /// for); `verificationId` records what the sign-in opened, for a retry.
         case firstFactor(verificationId: String, temporaryProof: Bool)
-        /// A user who reauthenticated with their number, or proved a second factor: it must still
-        /// be theirs when the session opens.
+        /// A user who reauthenticated with their number, proved a second factor or signed in with
+        /// a passkey: it must still be theirs when the session opens.
         case existingUser(proved: Proof)
         /// A number linked to (`link`) or changed for the signed-in `presentedSession`'s user;
         /// if another user has it by then, the spent code `verificationId` becomes `proof`.
@@ -46,6 +46,8 @@ package struct PendingSignIn: Sendable {
         case phoneNumber(String)
         /// The enrolment ID of the second factor.
         case secondFactor(String)
+        /// The credential ID of the passkey the user signed in with.
+        case passkey(String)
     }
 
     package var flow: Flow

@@ -125,14 +125,7 @@ extension SQLStore {
             case let .existingUser(proved):
                 guard let user = try user(uid: uid, in: db) else { return .refused(.userNotFound) }
                 if user.disabled { return .refused(.userDisabled) }
-                // What was proved must still be the user's: its number, or that second factor.
-                switch proved {
-                case let .phoneNumber(number) where user.phoneNumber != number: return .refused(.userMismatch)
-                case let .secondFactor(enrollment)
-                where !user.factors.contains(where: { $0.enrollmentId == enrollment }):
-                    return .refused(.multiFactorInfoNotFound)
-                default: break
-                }
+                if let refusal = try refusal(of: proved, by: user, in: db) { return .refused(refusal) }
                 if let refused = try disabledByHook() { return refused }
             case let .numberChange(presentedSession, link, verificationId, proof):
                 if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) {
@@ -195,7 +188,7 @@ extension SQLStore {
                 row in
                 (row.optionalText(0) == nil ? nil : Self.userRecord(row), row.int(9) != 0)
             } ?? (nil, false)
-        return (try withFactors(user, in: db), isSecondFactor)
+        return (try withCredentials(user, in: db), isSecondFactor)
     }
 
     /// numberHolder's statement (phone, tenant, tenant, phone). The factor's owner is looked up
@@ -211,13 +204,43 @@ extension SQLStore {
         """
     }
 
-    package func signInUser(_ signIn: NewSignIn, now: Timestamp, creating: Bool) throws -> AccountOutcome {
+    /// What was proved must still be the user's: its number, that second factor, that passkey.
+    private func refusal(
+        of proof: PendingSignIn.Proof, by user: UserRecord, in db: Connection
+    ) throws
+        -> AccountRefusal?
+    {
+        switch proof {
+        case let .phoneNumber(number): return user.phoneNumber == number ? nil : .userMismatch
+        case let .secondFactor(enrollment):
+            return user.factors.contains(where: { $0.enrollmentId == enrollment }) ? nil : .multiFactorInfoNotFound
+        case let .passkey(id):
+            let owner = try db.row("SELECT uid FROM passkeys WHERE id = ?", [.text(id)]) { $0.text(0) }
+            return owner == user.uid ? nil : .passkeyNotFound
+        }
+    }
+
+    /// Signs in `signIn.newUid`: a custom token's user (`proof` nil), created on first sign-in,
+    /// or an existing user who proved `proof` (a passkey), for whom the sign-in hooks run first.
+    package func signInUser(
+        _ signIn: NewSignIn, proved proof: PendingSignIn.Proof?, now: Timestamp
+    ) throws
+        -> AccountOutcome
+    {
         try write { db in
             let existing = try self.user(uid: signIn.newUid, in: db)
-            if existing == nil && !creating { return .refused(.userNotFound) }
+            if existing == nil && proof != nil { return .refused(.userNotFound) }
             // A uid is one user in one pool: a custom token of another tenant's uid is refused.
             if let existing, existing.tenant != signIn.tenant { return .refused(.uidInAnotherTenant) }
             if existing?.disabled == true { return .refused(.userDisabled) }
+            if let proof, let existing {
+                if let refusal = try refusal(of: proof, by: existing, in: db) { return .refused(refusal) }
+                // Hooks judge a sign-in that opens a session; second factors come first.
+                if signIn.hooks.judge(isNew: false), existing.factors.isEmpty {
+                    return .approvalNeeded(
+                        PendingSignIn(flow: .existingUser(proved: proof), user: existing, isNew: false, signIn: signIn))
+                }
+            }
             if existing == nil {
                 try insertUser(
                     uid: signIn.newUid, phone: nil, tenant: signIn.tenant, signingIn: true, now: now, in: db)

@@ -82,6 +82,6 @@ package final class SignInService {
             uid: grant.uid, in: try tenants.pool(for: caller), provider: .custom, now: now,
             developerClaims: grant.claims)
 
-        return try sessions.finish(try store.signInUser(signIn, now: now, creating: true), first, now: now)
+        return try sessions.finish(try store.signInUser(signIn, proved: nil, now: now), first, now: now)
     }
 }

@@ -17,8 +17,8 @@ package protocol SignInStore: AnyObject, Sendable {
     /// through with `verdict`: opens its session if the account is still as they saw it, or
     /// answers `approvalNeeded` again with the account as it now is.
     func completeSignIn(_ pending: PendingSignIn, verdict: HookVerdict, now: Timestamp) throws -> AccountOutcome
-    /// Signs in the user `signIn.newUid` (a host's own uid, from a custom token; a passkey's),
-    /// creating it on first sign-in when `creating`, and opens a session or its challenge, in one
-    /// transaction.
-    func signInUser(_ signIn: NewSignIn, now: Timestamp, creating: Bool) throws -> AccountOutcome
+    /// Signs in the user `signIn.newUid` (a host's own uid, from a custom token, created on first
+    /// sign-in; or a user who proved `proof`, such as a passkey), and opens a session or its
+    /// challenge in one transaction; answers `approvalNeeded` when the sign-in hooks judge it.
+    func signInUser(_ signIn: NewSignIn, proved proof: PendingSignIn.Proof?, now: Timestamp) throws -> AccountOutcome
 }

@@ -1,0 +1,138 @@
+import XCTest
+@testable import PhoneAuthCore
+
+/// A passkey as part of the account: the tokens its enrolment answers, `passkeyInfo` in each
+/// dialect, export and import to another store, and the blocking hooks judging its sign-in.
+final class PasskeyAccountTests: XCTestCase, PasskeyFixture {
+    func testEnrolmentAnswersTheTokensOfASessionThatCarriesTheSignInOn() throws {
+        let engine = try makeEngine()
+        let (idToken, uid) = try signIn(engine)
+        let authenticator = SoftwareAuthenticator()
+        let options = try engine.passkeys.startEnrollment(idToken: idToken, for: Caller())
+        let (object, client) = authenticator.register(challenge: try challenge(options))
+        var response = PasskeyResponse(credentialId: Base64URL.encode(authenticator.credentialId), clientData: client)
+        response.attestationObject = object
+        let (passkey, tokens) = try engine.passkeys.finishEnrollment(
+            idToken: idToken, response: response, name: nil, for: Caller())
+        XCTAssertEqual(tokens.user.uid, uid)
+        XCTAssertEqual(tokens.user.passkeys.map(\.id), [passkey.id])
+        XCTAssertNotEqual(tokens.idToken, idToken)
+        let claims = try engine.sessions.verifyIdToken(tokens.idToken, checkRevoked: true, for: Caller())
+        XCTAssertEqual(claims["firebase"]?["sign_in_provider"], .string("phone"))
+        XCTAssertEqual(try engine.sessions.refreshIdToken(tokens.refreshToken, for: Caller()).user.uid, uid)
+        // The enrolling session stays valid, as after a second factor's enrolment.
+        XCTAssertNoThrow(try engine.sessions.verifyIdToken(idToken, checkRevoked: true, for: Caller()))
+    }
+
+    func testPasskeyInfoInEachDialectAndAUserMovesToAnotherStoreWithItsPasskeys() throws {
+        let engine = try makeEngine()
+        let (idToken, uid) = try signIn(engine)
+        let authenticator = SoftwareAuthenticator()
+        let passkey = try enrol(engine, idToken, authenticator)
+        _ = try assertion(engine, authenticator)
+        let user = try engine.accounts.user(uid: uid, for: Caller())
+        let info = try XCTUnwrap(user.json["passkeyInfo"]?.arrayValue?.first)
+        XCTAssertEqual(info["credentialId"], .string(passkey.id))
+        XCTAssertEqual(info["name"], .string("Laptop"))
+        XCTAssertNotNil(info["lastUsedAt"]?.stringValue)
+        XCTAssertNil(info["publicKey"])
+        let toolkit = try XCTUnwrap(user.identityToolkitJSON["passkeyInfo"]?.arrayValue?.first)
+        XCTAssertEqual(
+            toolkit,
+            .object([
+                ("credentialId", .string(passkey.id)), ("name", .string(passkeyNumber)),
+                ("displayName", .string("Laptop")),
+            ]))
+        let exported = try XCTUnwrap(
+            engine.transfer.exportUsers(for: Caller(), maxResults: 10, pageToken: nil).users.first)
+        XCTAssertNotNil(exported["passkeyInfo"]?.arrayValue?.first?["publicKey"])
+
+        // Imported into another store, the user signs in there with the same authenticator,
+        // whose counter carries on.
+        let other = try makeEngine()
+        let outcome = try other.transfer.importUsers([exported], for: Caller())
+        XCTAssertEqual(outcome.imported, 1)
+        XCTAssertEqual(outcome.errors.map { $0.message }, [])
+        XCTAssertEqual(try assertion(other, authenticator).user.uid, uid)
+        authenticator.signCount = 1
+        XCTAssertEqual(reason { _ = try assertion(other, authenticator) }, "counterWentBack")
+    }
+
+    func testAnImportedPasskeyIsCheckedFieldByFieldAndNeverTakenFromAnotherUser() throws {
+        let engine = try makeEngine()
+        let (idToken, uid) = try signIn(engine)
+        let passkey = try enrol(engine, idToken, SoftwareAuthenticator())
+        let exported = try XCTUnwrap(
+            engine.transfer.exportUsers(for: Caller(), maxResults: 10, pageToken: nil).users.first)
+        let info = try XCTUnwrap(exported["passkeyInfo"]?.arrayValue?.first)
+        func user(_ uid: String, _ passkey: JSONValue) -> JSONValue {
+            .object([("localId", .string(uid)), ("passkeyInfo", .array([passkey]))])
+        }
+        func replacing(_ key: String, _ value: JSONValue) -> JSONValue {
+            .object(info.objectPairs.map { $0.0 == key ? ($0.0, value) : $0 })
+        }
+        let outcome = try engine.transfer.importUsers(
+            [
+                user("other", info), user("bad-alg", replacing("algorithm", .int(-999))),
+                user("bad-key", replacing("publicKey", .string("not base64url!"))),
+            ], for: Caller())
+        XCTAssertEqual(outcome.imported, 0)
+        XCTAssertEqual(outcome.errors.map { $0.index }, [0, 1, 2])
+        XCTAssertTrue(outcome.errors[0].message.contains("Another user has the passkey"), outcome.errors[0].message)
+        XCTAssertTrue(outcome.errors[1].message.contains("passkeyInfo[0].algorithm"), outcome.errors[1].message)
+        XCTAssertTrue(outcome.errors[2].message.contains("passkeyInfo[0].publicKey"), outcome.errors[2].message)
+        // Nothing of a refused user was written, and the passkey is still its owner's.
+        XCTAssertThrowsError(try engine.accounts.user(uid: "other", for: Caller()))
+        XCTAssertEqual(try engine.accounts.user(uid: uid, for: Caller()).passkeys.map(\.id), [passkey.id])
+    }
+
+    func testTheSignInHooksJudgeAPasskeySignIn() throws {
+        let engine = try makeEngine()
+        let (idToken, uid) = try signIn(engine)
+        let authenticator = SoftwareAuthenticator()
+        try enrol(engine, idToken, authenticator)
+        let hook = RecordingHook(
+            answer: .object([
+                (
+                    "userRecord",
+                    .object([
+                        ("updateMask", .string("sessionClaims")), ("sessionClaims", .object([("via", .string("key"))])),
+                    ])
+                )
+            ]))
+        engine.hooks.set(.beforeSignIn, hook)
+        let result = try assertion(engine, authenticator)
+        let event = try XCTUnwrap(hook.events.last)
+        XCTAssertEqual(event["sign_in_method"], .string("passkey"))
+        XCTAssertEqual(event["sub"], .string(uid))
+        let claims = try engine.sessions.verifyIdToken(result.idToken, checkRevoked: true, for: Caller())
+        XCTAssertEqual(claims["via"], .string("key"))
+        // A refusal refuses the sign-in.
+        hook.answer = .object([
+            ("error", .object([("status", .string("PERMISSION_DENIED")), ("message", .string("no"))]))
+        ])
+        XCTAssertEqual(reason { _ = try assertion(engine, authenticator) }, "refused")
+        // A passkey removed while the hook ran signs no one in.
+        hook.answer = .object([])
+        hook.meanwhile = {
+            try? engine.passkeys.remove(
+                credentialId: Base64URL.encode(authenticator.credentialId), idToken: idToken, for: Caller())
+        }
+        XCTAssertEqual(reason { _ = try assertion(engine, authenticator) }, "unknownCredential")
+    }
+}
+
+/// A beforeSignIn hook that keeps the events it is given, runs `meanwhile`, and gives `answer`.
+private final class RecordingHook: BlockingHook, @unchecked Sendable {  // used by one test's thread
+    var answer: JSONValue
+    var events: [JSONValue] = []
+    var meanwhile: () -> Void = {}
+
+    init(answer: JSONValue) { self.answer = answer }
+
+    func call(_ event: JSONValue, name: HookName) -> JSONValue? {
+        events.append(event)
+        meanwhile()
+        return answer
+    }
+}
