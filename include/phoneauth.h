@@ -133,6 +133,12 @@ int phoneauth_credential(phoneauth_engine *engine, const char *params_json, char
 int phoneauth_sign_in_with_credential(phoneauth_engine *engine, const char *params_json, char **out_json);
 int phoneauth_sign_out(phoneauth_engine *engine, const char *params_json, char **out_json);
 int phoneauth_mfa_resolve_sign_in(phoneauth_engine *engine, const char *params_json, char **out_json);
+/* Passkeys (docs/API.md, "Passkeys"): startPasskeyEnrollment, finishPasskeyEnrollment,
+ * startPasskeySignIn, finishPasskeySignIn. */
+int phoneauth_start_passkey_enrollment(phoneauth_engine *engine, const char *params_json, char **out_json);
+int phoneauth_finish_passkey_enrollment(phoneauth_engine *engine, const char *params_json, char **out_json);
+int phoneauth_start_passkey_sign_in(phoneauth_engine *engine, const char *params_json, char **out_json);
+int phoneauth_finish_passkey_sign_in(phoneauth_engine *engine, const char *params_json, char **out_json);
 
 /* Frees a string returned by this library. NULL is a no-op. */
 void phoneauth_free(void *ptr);

@@ -127,6 +127,38 @@ public func phoneauth_mfa_resolve_sign_in(
     "mfaResolveSignIn".withCString { phoneauth_call(engine, $0, params, out) }
 }
 
+@_cdecl("phoneauth_start_passkey_enrollment")
+public func phoneauth_start_passkey_enrollment(
+    _ engine: OpaquePointer?, _ params: UnsafePointer<CChar>?,
+    _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
+    "startPasskeyEnrollment".withCString { phoneauth_call(engine, $0, params, out) }
+}
+
+@_cdecl("phoneauth_finish_passkey_enrollment")
+public func phoneauth_finish_passkey_enrollment(
+    _ engine: OpaquePointer?, _ params: UnsafePointer<CChar>?,
+    _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
+    "finishPasskeyEnrollment".withCString { phoneauth_call(engine, $0, params, out) }
+}
+
+@_cdecl("phoneauth_start_passkey_sign_in")
+public func phoneauth_start_passkey_sign_in(
+    _ engine: OpaquePointer?, _ params: UnsafePointer<CChar>?,
+    _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
+    "startPasskeySignIn".withCString { phoneauth_call(engine, $0, params, out) }
+}
+
+@_cdecl("phoneauth_finish_passkey_sign_in")
+public func phoneauth_finish_passkey_sign_in(
+    _ engine: OpaquePointer?, _ params: UnsafePointer<CChar>?,
+    _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
+    "finishPasskeySignIn".withCString { phoneauth_call(engine, $0, params, out) }
+}
+
 @_cdecl("phoneauth_set_sms_sender")
 public func phoneauth_set_sms_sender(
     _ engine: OpaquePointer?, _ sender: (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Int32)?,

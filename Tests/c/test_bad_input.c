@@ -17,6 +17,10 @@ static const struct {
     {"signInWithCredential", phoneauth_sign_in_with_credential},
     {"signOut", phoneauth_sign_out},
     {"mfaResolveSignIn", phoneauth_mfa_resolve_sign_in},
+    {"startPasskeyEnrollment", phoneauth_start_passkey_enrollment},
+    {"finishPasskeyEnrollment", phoneauth_finish_passkey_enrollment},
+    {"startPasskeySignIn", phoneauth_start_passkey_sign_in},
+    {"finishPasskeySignIn", phoneauth_finish_passkey_sign_in},
 };
 #define N_WRAPPERS (sizeof k_wrappers / sizeof k_wrappers[0])
 
@@ -29,7 +33,8 @@ static const char *k_methods[] = {
     "listUsers",         "linkWithCredential", "updatePhoneNumber", "reauthenticateWithCredential",
     "unlink",            "mfaEnrollStart", "mfaTotpStart",      "mfaEnrollFinalize",
     "mfaUnenroll",       "mfaResolveSignIn", "verifyClient",    "canHandleNotification",
-    "getCaptchaChallenge", "canHandleURL",
+    "getCaptchaChallenge", "canHandleURL", "startPasskeyEnrollment", "finishPasskeyEnrollment",
+    "startPasskeySignIn", "finishPasskeySignIn", "listPasskeys", "deletePasskey",
 };
 #define N_METHODS (sizeof k_methods / sizeof k_methods[0])
 
