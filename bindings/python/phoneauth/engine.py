@@ -600,6 +600,43 @@ class Engine:
         """The resolver of a SecondFactorRequiredError (see phoneauth.multifactor)."""
         return MultiFactorResolver(self, error)
 
+    # -- passkeys (docs/API.md, "Passkeys"; the starts and finishes have typed C wrappers) ---------
+
+    def start_passkey_enrollment(self, id_token: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """WebAuthn's creation options for the signed-in user (a recent sign-in): {"options"}, to
+        hand to navigator.credentials.create; finish with finish_passkey_enrollment."""
+        return self._invoke(self._lib.phoneauth_start_passkey_enrollment,
+                            _encode(_params(params, {"idToken": id_token})))
+
+    def finish_passkey_enrollment(self, id_token: Any = _UNSET, credential: Any = _UNSET, name: Any = _UNSET,
+                                  **params: Any) -> Dict[str, Any]:
+        """Registers the passkey navigator.credentials.create made (its PublicKeyCredential JSON).
+        Returns {"passkey": {...}} beside the sign-in result of a new session ("idToken",
+        "refreshToken", "expiresIn", "user"); a refusal is InvalidCredentialError with details["reason"]."""
+        return self._invoke(self._lib.phoneauth_finish_passkey_enrollment,
+                            _encode(_params(params, {"idToken": id_token, "credential": credential, "name": name})))
+
+    def start_passkey_sign_in(self, uid: Any = _UNSET, phone_number: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """WebAuthn's request options: {"options"}, for navigator.credentials.get. Without uid or
+        phone_number, any discoverable passkey of the pool answers. Keywords: client_ip, user_agent."""
+        return self._invoke(self._lib.phoneauth_start_passkey_sign_in,
+                            _encode(_params(params, {"uid": uid, "phoneNumber": phone_number})))
+
+    def finish_passkey_sign_in(self, credential: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """Signs in with navigator.credentials.get's PublicKeyCredential JSON; the same result as
+        sign_in_with_credential (sign_in_provider "passkey"). Keywords: client_ip, user_agent."""
+        return self._invoke(self._lib.phoneauth_finish_passkey_sign_in,
+                            _encode(_params(params, {"credential": credential})))
+
+    def list_passkeys(self, id_token: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """The signed-in user's passkeys, oldest first: {"passkeys": [{credentialId, name, algorithm,
+        format, backupEligible, createdAt, lastUsedAt}]}."""
+        return self.call("listPasskeys", _params(params, {"idToken": id_token}))
+
+    def delete_passkey(self, id_token: Any = _UNSET, credential_id: Any = _UNSET, **params: Any) -> Dict[str, Any]:
+        """Removes one of the signed-in user's passkeys (a recent sign-in). Returns {}."""
+        return self.call("deletePasskey", _params(params, {"idToken": id_token, "credentialId": credential_id}))
+
     # -- SMS sender --------------------------------------------------------------------------------
 
     def set_sms_sender(self, sender: Optional[SmsSender]) -> None:

@@ -1,84 +1,14 @@
-"""Passkeys through the C ABI's JSON methods: a user who signed in by SMS registers a passkey made
-by a software authenticator (P-256, as a browser's virtual one) and signs in with it, with no
-code; the browser's PublicKeyCredential JSON is what the methods take."""
-
-import base64
-import hashlib
-import json
-import os
-import struct
+"""Passkeys through the C ABI's JSON methods and the Engine's typed methods: a user who signed in
+by SMS registers a passkey made by a software authenticator (softauth: P-256 as a browser's
+virtual one, Ed25519, RSA) and signs in with it, with no code; the browser's PublicKeyCredential
+JSON is what the methods take."""
 
 import pytest
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import ec
 
 import phoneauth
+from softauth import ORIGIN, RP_ID, Authenticator, b64url, unb64url
 
-RP_ID = "login.example.com"
-ORIGIN = "https://login.example.com"
 NUMBER, CODE = "+16505551234", "123456"
-
-
-def b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def unb64url(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-def cbor_head(major: int, n: int) -> bytes:
-    if n < 24:
-        return bytes([major << 5 | n])
-    if n < 256:
-        return bytes([major << 5 | 24, n])
-    return bytes([major << 5 | 25]) + struct.pack(">H", n)
-
-
-def cbor(value) -> bytes:
-    """Enough CBOR for an attestation object and a COSE key (ints, bytes, text, maps)."""
-    if isinstance(value, int):
-        return cbor_head(0, value) if value >= 0 else cbor_head(1, -1 - value)
-    if isinstance(value, bytes):
-        return cbor_head(2, len(value)) + value
-    if isinstance(value, str):
-        return cbor_head(3, len(value.encode())) + value.encode()
-    return cbor_head(5, len(value)) + b"".join(cbor(k) + cbor(v) for k, v in value.items())
-
-
-class Authenticator:
-    def __init__(self):
-        self.key = ec.generate_private_key(ec.SECP256R1())
-        self.credential_id = os.urandom(16)
-        self.counter = 0
-
-    def _data(self, attested: bool) -> bytes:
-        flags = 0x01 | 0x04 | (0x40 if attested else 0)
-        data = hashlib.sha256(RP_ID.encode()).digest() + bytes([flags]) + struct.pack(">I", self.counter)
-        if attested:
-            numbers = self.key.public_key().public_numbers()
-            cose = cbor({1: 2, 3: -7, -1: 1, -2: numbers.x.to_bytes(32, "big"), -3: numbers.y.to_bytes(32, "big")})
-            data += bytes(16) + struct.pack(">H", len(self.credential_id)) + self.credential_id + cose
-        return data
-
-    @staticmethod
-    def _client(kind: str, options: dict, origin: str) -> bytes:
-        return json.dumps({"type": kind, "challenge": options["challenge"], "origin": origin}).encode()
-
-    def create(self, options: dict) -> dict:
-        client = self._client("webauthn.create", options, ORIGIN)
-        attestation = cbor({"fmt": "none", "attStmt": {}, "authData": self._data(True)})
-        return {"id": b64url(self.credential_id), "rawId": b64url(self.credential_id), "type": "public-key",
-                "response": {"clientDataJSON": b64url(client), "attestationObject": b64url(attestation)}}
-
-    def get(self, options: dict, origin: str = ORIGIN) -> dict:
-        self.counter += 1
-        client = self._client("webauthn.get", options, origin)
-        data = self._data(False)
-        signature = self.key.sign(data + hashlib.sha256(client).digest(), ec.ECDSA(hashes.SHA256()))
-        return {"id": b64url(self.credential_id), "rawId": b64url(self.credential_id), "type": "public-key",
-                "response": {"clientDataJSON": b64url(client), "authenticatorData": b64url(data),
-                             "signature": b64url(signature)}}
 
 
 @pytest.fixture
@@ -136,3 +66,69 @@ def test_off_unless_configured(make_engine, sms):
     with pytest.raises(phoneauth.PhoneAuthError) as info:
         engine.call("startPasskeySignIn", {})
     assert info.value.code == "operationNotAllowed", info.value
+
+
+def test_the_typed_methods_enrol_sign_in_list_and_delete(engine):
+    signed_in = phone_sign_in(engine)
+    uid, authenticator = signed_in["user"]["uid"], Authenticator("EdDSA", "packed")
+    options = engine.start_passkey_enrollment(signed_in["idToken"])["options"]
+    assert options["rp"]["id"] == RP_ID and options["user"]["name"]
+    made = engine.finish_passkey_enrollment(signed_in["idToken"], authenticator.create(options), name="Laptop")
+    assert made["passkey"]["credentialId"] == b64url(authenticator.credential_id)
+    assert (made["passkey"]["name"], made["passkey"]["algorithm"], made["passkey"]["format"]) == ("Laptop", -8, "packed")
+    # By uid, the user's passkey is allowed; with no name, any discoverable one answers.
+    by_uid = engine.start_passkey_sign_in(uid=uid)["options"]
+    assert [c["id"] for c in by_uid["allowCredentials"]] == [made["passkey"]["credentialId"]]
+    anyone = engine.start_passkey_sign_in()["options"]
+    assert not anyone.get("allowCredentials") and anyone["challenge"] != by_uid["challenge"]
+    again = engine.finish_passkey_sign_in(authenticator.get(anyone), client_ip="203.0.113.9", user_agent="test/1.0")
+    assert again["user"]["uid"] == uid and again["refreshToken"]
+    assert engine.verify_id_token(again["idToken"])["claims"]["firebase"]["sign_in_provider"] == "passkey"
+    listed = engine.list_passkeys(again["idToken"])["passkeys"]
+    assert [(p["credentialId"], p["name"]) for p in listed] == [(made["passkey"]["credentialId"], "Laptop")]
+    assert engine.delete_passkey(again["idToken"], made["passkey"]["credentialId"]) == {}
+    assert engine.list_passkeys(again["idToken"])["passkeys"] == []
+    with pytest.raises(phoneauth.InvalidCredentialError) as info:
+        engine.finish_passkey_sign_in(authenticator.get(engine.start_passkey_sign_in()["options"]))
+    assert info.value.details["reason"] == "unknownCredential", info.value
+
+
+@pytest.mark.parametrize("algorithm", ["ES256", "EdDSA", "RS256"])
+@pytest.mark.parametrize("attestation", ["none", "packed"])
+def test_every_key_type_and_attestation_signs_in(engine, algorithm, attestation):
+    signed_in = phone_sign_in(engine)
+    authenticator = Authenticator(algorithm, attestation)
+    options = engine.start_passkey_enrollment(id_token=signed_in["idToken"])["options"]
+    made = engine.finish_passkey_enrollment(id_token=signed_in["idToken"], credential=authenticator.create(options))
+    assert (made["passkey"]["algorithm"], made["passkey"]["format"]) == (authenticator.cose_algorithm, attestation)
+    for _ in range(2):  # the counter goes up each time
+        options = engine.start_passkey_sign_in(phone_number=NUMBER)["options"]
+        again = engine.finish_passkey_sign_in(credential=authenticator.get(options))
+        assert again["user"]["uid"] == signed_in["user"]["uid"]
+
+
+def test_the_typed_methods_leave_out_what_is_not_given(engine):
+    # An argument not given is left out, and the method names the lowerCamel parameter missing;
+    # other keywords go as lowerCamel too (an unknown one is refused by its name).
+    signed_in = phone_sign_in(engine)
+    for call, field in ((lambda: engine.finish_passkey_sign_in(), "credential"),
+                        (lambda: engine.finish_passkey_enrollment(signed_in["idToken"]), "credential"),
+                        (lambda: engine.finish_passkey_enrollment(credential={"id": "AAAA"}), "idToken"),
+                        (lambda: engine.start_passkey_enrollment(), "idToken"),
+                        (lambda: engine.list_passkeys(), "idToken"),
+                        (lambda: engine.delete_passkey(signed_in["idToken"]), "credentialId")):
+        with pytest.raises(phoneauth.PhoneAuthError) as info:
+            call()
+        assert info.value.code == "invalidArgument" and field in str(info.value.details), (field, info.value)
+    with pytest.raises(phoneauth.PhoneAuthError) as info:
+        engine.start_passkey_sign_in(uid=signed_in["user"]["uid"], no_such_parameter=1)
+    assert info.value.code == "invalidArgument" and "noSuchParameter" in str(info.value), info.value
+
+
+def test_the_typed_methods_are_refused_when_passkeys_are_off(make_engine, sms):
+    engine = make_engine(sender=sms, testPhoneNumbers={NUMBER: CODE})
+    signed_in = phone_sign_in(engine)
+    for call in (lambda: engine.start_passkey_enrollment(signed_in["idToken"]),
+                 lambda: engine.start_passkey_sign_in(phone_number=NUMBER)):
+        with pytest.raises(phoneauth.OperationNotAllowedError):
+            call()
