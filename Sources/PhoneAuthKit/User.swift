@@ -27,6 +27,8 @@ public struct User: Sendable, Hashable {
     public let customClaimsJSON: String?
     /// The account's second factors, in the order they were enrolled.
     public let secondFactors: [SecondFactor]
+    /// The account's passkeys, oldest first (`finishPasskeyEnrollment(idToken:credential:name:)`).
+    public let passkeys: [Passkey]
     /// The tenant the account belongs to (``PhoneAuth/tenant(_:)``); nil for the default pool.
     public let tenantID: String?
     /// The core's user this one was made from: what phoneauthd renders in Firebase's dialects.
@@ -44,6 +46,7 @@ public struct User: Sendable, Hashable {
         tokensValidAfter = record.validSince.map(Date.init)
         customClaimsJSON = record.customClaims
         secondFactors = record.factors.map(SecondFactor.init)
+        passkeys = record.passkeys.map(Passkey.init)
         tenantID = record.tenant.named
     }
 }
