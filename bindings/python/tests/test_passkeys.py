@@ -76,6 +76,9 @@ def test_the_typed_methods_enrol_sign_in_list_and_delete(engine):
     made = engine.finish_passkey_enrollment(signed_in["idToken"], authenticator.create(options), name="Laptop")
     assert made["passkey"]["credentialId"] == b64url(authenticator.credential_id)
     assert (made["passkey"]["name"], made["passkey"]["algorithm"], made["passkey"]["format"]) == ("Laptop", -8, "packed")
+    # Beside it, the sign-in result of the session carried on, whose user lists the passkey.
+    assert made["user"]["uid"] == uid and made["user"]["passkeyInfo"] == [made["passkey"]]
+    assert engine.verify_id_token(made["idToken"])["claims"]["sub"] == uid and made["refreshToken"]
     # By uid, the user's passkey is allowed; with no name, any discoverable one answers.
     by_uid = engine.start_passkey_sign_in(uid=uid)["options"]
     assert [c["id"] for c in by_uid["allowCredentials"]] == [made["passkey"]["credentialId"]]
@@ -88,6 +91,7 @@ def test_the_typed_methods_enrol_sign_in_list_and_delete(engine):
     assert [(p["credentialId"], p["name"]) for p in listed] == [(made["passkey"]["credentialId"], "Laptop")]
     assert engine.delete_passkey(again["idToken"], made["passkey"]["credentialId"]) == {}
     assert engine.list_passkeys(again["idToken"])["passkeys"] == []
+    assert not engine.get_user(uid)["user"].get("passkeyInfo")
     with pytest.raises(phoneauth.InvalidCredentialError) as info:
         engine.finish_passkey_sign_in(authenticator.get(engine.start_passkey_sign_in()["options"]))
     assert info.value.details["reason"] == "unknownCredential", info.value
