@@ -122,6 +122,48 @@ final class PasskeyAccountTests: XCTestCase, PasskeyFixture {
     }
 }
 
+extension PasskeyAccountTests {
+    /// A tenant on its own site: its relying party and origins in place of the engine's.
+    func testATenantHasItsOwnRelyingPartyAndOrigins() throws {
+        let engine = try makeEngine()
+        let shop = Caller(tenant: try TenantID("shop"))
+        let site: JSONValue = .object([
+            ("rpId", .string("shop.example")), ("origins", .array([.string("https://shop.example")])),
+        ])
+        let (status, result) = engine.call(
+            "createTenant",
+            params: .object([
+                ("tenantId", .string("shop")), ("displayName", .string("Shop")),
+                ("testPhoneNumbers", .object([(passkeyNumber, .string("222222"))])), ("passkeys", site),
+            ]))
+        XCTAssertEqual(status, 0, "\(result)")
+        XCTAssertEqual(result["tenant"]?["passkeys"]?["rpId"], .string("shop.example"))
+        let started = try engine.verification.verifyPhoneNumber(passkeyNumber, for: shop)
+        let idToken = try engine.signIn.signIn(
+            with: PhoneCredential(verificationId: started.verificationId, verificationCode: "222222"), for: shop
+        ).idToken
+        let options = try engine.passkeys.startEnrollment(idToken: idToken, for: shop)
+        XCTAssertEqual(options["rp"]?["id"], .string("shop.example"))
+        // A passkey of the engine's site is refused in the tenant, and the tenant's is taken.
+        let elsewhere = SoftwareAuthenticator(origin: "https://shop.example")
+        XCTAssertEqual(reason { try enrol(engine, idToken, elsewhere, for: shop) }, "wrongRelyingParty")
+        let authenticator = SoftwareAuthenticator(rpId: "shop.example", origin: "https://shop.example")
+        try enrol(engine, idToken, authenticator, for: shop)
+        XCTAssertEqual(
+            try engine.passkeys.startSignIn(uid: nil, phoneNumber: nil, for: shop)["rpId"], .string("shop.example"))
+        XCTAssertNoThrow(try assertion(engine, authenticator, tenant: try TenantID("shop")))
+        // The engine's origin is not the tenant's.
+        authenticator.origin = "https://login.example.com"
+        XCTAssertEqual(reason { _ = try assertion(engine, authenticator, tenant: try TenantID("shop")) }, "wrongOrigin")
+        // A bad setting is named.
+        let (badStatus, bad) = engine.call(
+            "updateTenant",
+            params: .object([("tenantId", .string("shop")), ("passkeys", .object([("rpId", .string("Shop"))]))]))
+        XCTAssertNotEqual(badStatus, 0)
+        XCTAssertEqual(bad["error"]?["details"]?["field"], .string("passkeys.rpId"), "\(bad)")
+    }
+}
+
 /// A beforeSignIn hook that keeps the events it is given, runs `meanwhile`, and gives `answer`.
 private final class RecordingHook: BlockingHook, @unchecked Sendable {  // used by one test's thread
     var answer: JSONValue

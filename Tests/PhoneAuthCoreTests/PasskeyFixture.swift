@@ -37,14 +37,16 @@ extension PasskeyFixture {
 
     /// Registers a passkey for the user of `idToken` with `authenticator`.
     @discardableResult
-    func enrol(_ engine: Engine, _ idToken: String, _ authenticator: SoftwareAuthenticator) throws -> Passkey {
-        let options = try engine.passkeys.startEnrollment(idToken: idToken, for: Caller())
+    func enrol(
+        _ engine: Engine, _ idToken: String, _ authenticator: SoftwareAuthenticator, for caller: Caller = Caller()
+    ) throws -> Passkey {
+        let options = try engine.passkeys.startEnrollment(idToken: idToken, for: caller)
         let (object, client) = authenticator.register(challenge: try challenge(options))
         var response = PasskeyResponse(
             credentialId: Base64URL.encode(authenticator.credentialId), clientData: client)
         response.attestationObject = object
         return try engine.passkeys.finishEnrollment(
-            idToken: idToken, response: response, name: try Label("Laptop", field: "name"), for: Caller()
+            idToken: idToken, response: response, name: try Label("Laptop", field: "name"), for: caller
         ).0
     }
 

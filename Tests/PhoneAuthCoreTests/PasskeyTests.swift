@@ -39,9 +39,20 @@ final class PasskeyTests: XCTestCase, PasskeyFixture {
         response.signature = made.signature
         XCTAssertEqual(
             reason { _ = try engine.passkeys.finishSignIn(response: response, for: Caller()) }, "wrongChallenge")
-        // A counter gone back: a cloned authenticator.
+        // A counter gone back: a cloned authenticator, refused and reported.
+        let events = EventCollector()
+        engine.setEventSink(events)
         authenticator.signCount = 0
         XCTAssertEqual(reason { _ = try assertion(engine, authenticator) }, "counterWentBack")
+        let clone = try XCTUnwrap(events.events.first { $0["event"] == .string("passkeyCounterWentBack") })
+        XCTAssertEqual(clone["uid"], .string(uid))
+        XCTAssertEqual(clone["credentialId"], .string(Base64URL.encode(authenticator.credentialId)))
+        XCTAssertEqual(clone["storedCount"], .int(1))
+        XCTAssertEqual(clone["presentedCount"], .int(1))
+        XCTAssertTrue(
+            events.events.contains {
+                $0["event"] == .string("signInFailed") && $0["reason"] == .string("counterWentBack")
+            })
         // Another origin.
         authenticator.origin = "https://evil.example"
         XCTAssertEqual(reason { _ = try assertion(engine, authenticator) }, "wrongOrigin")

@@ -29,7 +29,7 @@ final class UserDialectsTests: XCTestCase {
                 + #""multiFactor":{"enrolledFactors":[{"uid":"f1","factorId":"phone","displayName":"work","#
                 + #""phoneNumber":"+16505550199","enrollmentTime":"2021-01-01T12:00:00.000Z"},"#
                 + #"{"uid":"f2","factorId":"totp","displayName":null,"enrollmentTime":"2021-01-01T12:00:01.000Z"}]},"#
-                + #""tenantId":"acme"}"#)
+                + #""passkeyInfo":[],"tenantId":"acme"}"#)
     }
 
     func testLookupSaysLastLoginAtAndListsEveryFactor() {

@@ -2,6 +2,7 @@
 enum EventName: String, Sendable {
     case signInSucceeded
     case signInFailed
+    case passkeyCounterWentBack
     case limitTripped
     case pumpingSuspected
     case lockout

@@ -21,6 +21,19 @@ struct FailureReporter {
         return reported(rejection.error(now: now), clientIp: clientIp, now: now)
     }
 
+    /// A passkey's signature counter did not go up: its authenticator may have been cloned (or
+    /// the same assertion was presented twice at once). Its user and credential are named, for
+    /// the operator to look at; the sign-in is refused and reported as any other.
+    func counterWentBack(_ passkey: Passkey, presented: UInt32?, clientIp: ClientAddress?, now: Timestamp) {
+        events.emit(
+            .passkeyCounterWentBack, at: now,
+            [
+                ("uid", .string(passkey.uid)), ("tenantId", passkey.tenant.named.map { .string($0) }),
+                ("credentialId", .string(passkey.id)), ("storedCount", .int(Int64(passkey.signCount))),
+                ("presentedCount", presented.map { .int(Int64($0)) }), ("clientIp", clientIp.map { .string($0.text) }),
+            ])
+    }
+
     /// Reports a failed sign-in (`signInFailed`) and returns its error.
     func reported(_ error: PhoneAuthError, clientIp: ClientAddress?, now: Timestamp) -> PhoneAuthError {
         let reason = error.detail("reason")

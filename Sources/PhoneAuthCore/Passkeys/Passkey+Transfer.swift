@@ -29,8 +29,9 @@ extension Passkey {
         guard let algorithm = try r.int("algorithm", in: Int64.min...Int64.max),
             PasskeyVerifier.algorithms.contains(algorithm)
         else { throw r.refusal("algorithm", "must be a COSE algorithm accepted here (-7, -8, -257)") }
-        let format = try r.string("format") ?? "none"
-        guard PasskeyVerifier.formats.contains(format) else { throw r.refusal("format", "must be none or packed") }
+        guard let format = try r.string("format"), PasskeyVerifier.formats.contains(format) else {
+            throw r.refusal("format", "must be the attestation format: none or packed")
+        }
         return Passkey(
             id: Base64URL.encode(id), tenant: tenant, uid: uid, publicKey: try bytes("publicKey", count: 1...1024),
             algorithm: algorithm,

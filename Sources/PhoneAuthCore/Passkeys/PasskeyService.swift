@@ -5,7 +5,6 @@ import Crypto
 /// used once, `challengeTtlSeconds`) and ends with the browser's response, checked by
 /// PasskeyVerifier. A passkey sign-in opens a session as any sign-in does (`passkey` provider).
 package final class PasskeyService {
-    private let settings: PasskeySettings?
     private let clock: Clock
     private let store: any PasskeyStore & SignInStore & AccountStore
     private let sessions: SessionService
@@ -22,15 +21,15 @@ package final class PasskeyService {
         self.keys = keys
         abuse = config.abuse
         self.failures = failures
-        settings = config.passkeys
         self.clock = clock
         self.store = store
         self.sessions = sessions
         self.tenants = tenants
     }
 
-    private func configured() throws -> PasskeySettings {
-        guard let settings else {
+    /// The pool's settings (a tenant's own, else the engine's); refused when passkeys are off.
+    private func configured(_ pool: Pool) throws -> PasskeySettings {
+        guard let settings = pool.passkeys else {
             throw PhoneAuthError(
                 .operationNotAllowed, "Passkeys are not configured (passkeys.rpId and passkeys.origins).",
                 details: [("setting", .string("passkeys"))])
@@ -41,9 +40,9 @@ package final class PasskeyService {
     /// A new challenge, kept for `ceremony` (and the user it is for, when known); counted, with
     /// push receipts and captcha challenges, against the caller's address (`appChecksPerIpPerHour`).
     private func challenge(
-        _ ceremony: ClientData.Ceremony, tenant: TenantID, uid: String?, for caller: Caller
+        _ ceremony: ClientData.Ceremony, _ settings: PasskeySettings, tenant: TenantID, uid: String?,
+        for caller: Caller
     ) throws -> [UInt8] {
-        let settings = try configured()
         let challenge = SecureBytes.random(count: 32)
         let now = clock.now()
         if let trip = try store.addPasskeyChallenge(
@@ -74,12 +73,12 @@ package final class PasskeyService {
     /// `PublicKeyCredentialCreationOptions` for the user of `idToken`: a resident key, the
     /// configured user verification, no attestation asked, and the passkeys it has excluded.
     package func startEnrollment(idToken: String, for caller: Caller) throws -> JSONValue {
-        let settings = try configured()
         let session = try sessions.session(of: idToken, recent: true, for: caller)
         let user = session.user
+        let settings = try configured(try tenants.pool(of: user))
         let existing = try store.passkeys(uid: user.uid, tenant: user.tenant)
         guard existing.count < settings.maxPerUser else { throw tooMany(settings) }
-        let challenge = try challenge(.create, tenant: user.tenant, uid: user.uid, for: caller)
+        let challenge = try challenge(.create, settings, tenant: user.tenant, uid: user.uid, for: caller)
         let name = user.phoneNumber ?? user.uid
         return .object([
             ("challenge", .string(Base64URL.encode(challenge))),
@@ -117,9 +116,9 @@ package final class PasskeyService {
     package func finishEnrollment(
         idToken: String, response: PasskeyResponse, name: Label?, for caller: Caller
     ) throws -> (Passkey, SignInResult) {
-        let settings = try configured()
         let session = try sessions.session(of: idToken, recent: true, for: caller)
         let user = session.user
+        let settings = try configured(try tenants.pool(of: user))
         let (challenge, uid) = try answered(response, .create, tenant: user.tenant)
         guard uid == user.uid else { throw Self.error(.wrongChallenge) }
         let registered: PasskeyVerifier.Registered
@@ -153,8 +152,8 @@ package final class PasskeyService {
     /// from it with a server key, the same each time: the answer does not tell who has an
     /// account or a passkey (Web Authentication, section 14.6.2).
     package func startSignIn(uid: String?, phoneNumber: String?, for caller: Caller) throws -> JSONValue {
-        let settings = try configured()
         let pool = try tenants.pool(for: caller)
+        let settings = try configured(pool)
         var named = uid.map { (name: "uid:" + $0, uid: Optional($0)) }
         if named == nil, let phoneNumber {
             let phone = try PhoneNumber.parse(phoneNumber)
@@ -169,7 +168,7 @@ package final class PasskeyService {
             }
         }
         // Bound to the user named (when there is one): another's passkey cannot answer it.
-        let challenge = try challenge(.get, tenant: pool.tenant, uid: named?.uid ?? nil, for: caller)
+        let challenge = try challenge(.get, settings, tenant: pool.tenant, uid: named?.uid ?? nil, for: caller)
         return .object([
             ("challenge", .string(Base64URL.encode(challenge))), ("rpId", .string(settings.rpId)),
             ("timeout", .int(settings.challengeTtlSeconds * 1000)),
@@ -180,9 +179,27 @@ package final class PasskeyService {
 
     /// Signs in with the passkey of `response`: its assertion checked against the stored key and
     /// counter (which moves once: the same assertion twice is refused), then a session opened.
+    /// A refusal is reported (`signInFailed`), a counter gone back also as a possible clone.
     package func finishSignIn(response: PasskeyResponse, for caller: Caller) throws -> SignInResult {
-        let settings = try configured()
         let pool = try tenants.pool(for: caller)
+        let settings = try configured(pool)
+        let passkey: Passkey
+        do {
+            passkey = try asserted(response, pool: pool, settings: settings, for: caller)
+        } catch let error as PhoneAuthError where error.code == .invalidCredential {
+            throw failures.reported(error, clientIp: caller.address, now: clock.now())
+        }
+        let now = clock.now()
+        let (signIn, first) = sessions.newSignIn(uid: passkey.uid, in: pool, provider: .passkey, now: now)
+        return try sessions.finish(
+            try store.signInUser(signIn, proved: .passkey(passkey.id), now: now), first, now: now,
+            clientIp: caller.address)
+    }
+
+    /// The passkey whose assertion `response` is, its counter moved.
+    private func asserted(
+        _ response: PasskeyResponse, pool: Pool, settings: PasskeySettings, for caller: Caller
+    ) throws -> Passkey {
         let (challenge, named) = try answered(response, .get, tenant: pool.tenant)
         // Another user's, another tenant's or a removed passkey is as unknown as one never made.
         guard let passkey = try store.passkey(id: response.credentialId, tenant: pool.tenant),
@@ -197,18 +214,24 @@ package final class PasskeyService {
                 stored: PasskeyVerifier.Stored(
                     publicKey: passkey.publicKey, algorithm: passkey.algorithm, signCount: passkey.signCount),
                 rpId: settings.rpId, userVerification: settings.requiresUserVerification)
+        } catch PasskeyRefusal.counterWentBack {
+            failures.counterWentBack(
+                passkey, presented: AuthenticatorData(response.authenticatorData)?.signCount,
+                clientIp: caller.address, now: clock.now())
+            throw Self.error(.counterWentBack)
         } catch { throw Self.mapped(error) }
-        let now = clock.now()
-        guard try store.usePasskey(id: passkey.id, tenant: pool.tenant, from: passkey.signCount, to: count, at: now)
+        guard
+            try store.usePasskey(
+                id: passkey.id, tenant: pool.tenant, from: passkey.signCount, to: count, at: clock.now())
         else {
             // Another sign-in moved the counter first, or the passkey was removed meanwhile.
-            let still = try store.passkey(id: passkey.id, tenant: pool.tenant) != nil
-            throw Self.error(still ? .counterWentBack : .unknownCredential)
+            guard try store.passkey(id: passkey.id, tenant: pool.tenant) != nil else {
+                throw Self.error(.unknownCredential)
+            }
+            failures.counterWentBack(passkey, presented: count, clientIp: caller.address, now: clock.now())
+            throw Self.error(.counterWentBack)
         }
-        let (signIn, first) = sessions.newSignIn(uid: passkey.uid, in: pool, provider: .passkey, now: now)
-        return try sessions.finish(
-            try store.signInUser(signIn, proved: .passkey(passkey.id), now: now), first, now: now,
-            clientIp: caller.address)
+        return passkey
     }
 
     /// The passkeys of the user of `idToken`.

@@ -1,7 +1,8 @@
 /// Passkeys after phone sign-in (configuration key `passkeys`; off unless it is given): the
 /// relying party the browser binds each passkey to, the page origins allowed to use them, and
-/// their limits.
-package struct PasskeySettings: Sendable {
+/// their limits. A tenant may have its own (its `passkeys` setting, in the same shape), in place
+/// of the engine's.
+package struct PasskeySettings: Sendable, Hashable {
     /// WebAuthn's `userVerification`: whether the authenticator must check who the user is.
     package enum UserVerification: String, Sendable, CaseIterable {
         case required, preferred, discouraged
@@ -21,7 +22,16 @@ package struct PasskeySettings: Sendable {
     /// Whether an assertion or registration must carry the user-verified flag.
     var requiresUserVerification: Bool { userVerification == .required }
 
-    static func read(_ o: ObjectReader) throws(PhoneAuthError) -> PasskeySettings {
+    /// As the configuration and a tenant's settings write it (what `read` takes back).
+    package var json: JSONValue {
+        .object([
+            ("rpId", .string(rpId)), ("rpName", .string(rpName)), ("origins", .array(origins.map { .string($0) })),
+            ("userVerification", .string(userVerification.rawValue)), ("maxPerUser", .int(Int64(maxPerUser))),
+            ("challengeTtlSeconds", .int(challengeTtlSeconds)),
+        ])
+    }
+
+    package static func read(_ o: ObjectReader) throws(PhoneAuthError) -> PasskeySettings {
         try o.rejectUnknown(["rpId", "rpName", "origins", "userVerification", "maxPerUser", "challengeTtlSeconds"])
         guard let rpId = try o.string("rpId"), isHostName(rpId) else {
             throw o.refusal("rpId", "is required: the site's domain in lower case, such as \"example.com\"")

@@ -8,6 +8,8 @@ package struct Pool: Sendable {
     let secondFactors: Set<FactorKind>?
     /// The tenant's pumping-defense settings, over the engine's (nil: the engine's alone).
     let pumping: TenantPumping?
+    /// The pool's passkeys settings: a tenant's own, else the engine's (nil: passkeys are off).
+    let passkeys: PasskeySettings?
     /// The texts with the pool's app name.
     let smsText: SMSText
     let voiceText: VoiceText

@@ -16,12 +16,15 @@ package struct TenantChanges: Sendable, Equatable {
     package var smsAppName: String??
     /// Its pumping-defense mode and allow lists; `.some(nil)`: the engine's alone.
     package var pumping: TenantPumping??
+    /// Its own passkeys settings; `.some(nil)`: the engine's.
+    package var passkeys: PasskeySettings??
 
     package init(
         displayName: String? = nil, testPhoneNumbers: [String: String]? = nil,
         regionPolicy: AbusePolicy.RegionPolicy?? = nil, secondFactors: Set<FactorKind>?? = nil,
-        smsAppName: String?? = nil, pumping: TenantPumping?? = nil
+        smsAppName: String?? = nil, pumping: TenantPumping?? = nil, passkeys: PasskeySettings?? = nil
     ) {
+        self.passkeys = passkeys
         self.displayName = displayName
         self.testPhoneNumbers = testPhoneNumbers
         self.regionPolicy = regionPolicy
@@ -81,6 +84,12 @@ package struct TenantChanges: Sendable, Equatable {
                     try TenantPumping.read(try ObjectReader(pumping, path: "pumping"))
                 }
         }
+        if let passkeys = given["passkeys"] {
+            self.passkeys =
+                if case .null = passkeys { .some(nil) } else {
+                    try PasskeySettings.read(try ObjectReader(passkeys, path: "passkeys"))
+                }
+        }
     }
 
     /// The changes with every rule applied, in the order the JSON door reads them: what a typed
@@ -104,6 +113,9 @@ package struct TenantChanges: Sendable, Equatable {
         if case let .some(pumping?) = pumping {
             checked.pumping = .some(try TenantPumping.read(try ObjectReader(pumping.json, path: "pumping")))
         }
+        if case let .some(passkeys?) = passkeys {
+            checked.passkeys = .some(try PasskeySettings.read(try ObjectReader(passkeys.json, path: "passkeys")))
+        }
         return checked
     }
 
@@ -114,6 +126,7 @@ package struct TenantChanges: Sendable, Equatable {
         if let secondFactors { settings.secondFactors = secondFactors }
         if let smsAppName { settings.smsAppName = smsAppName }
         if let pumping { settings.pumping = pumping }
+        if let passkeys { settings.passkeys = passkeys }
     }
 
     private static func readSecondFactors(_ value: JSONValue) throws(PhoneAuthError) -> Set<FactorKind>? {

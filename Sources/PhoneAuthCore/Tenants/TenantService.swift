@@ -22,7 +22,7 @@ package final class TenantService: @unchecked Sendable {  // `cached` is under `
         self.store = store
         defaultPool = Pool(
             tenant: .defaultPool, testPhoneNumbers: config.testPhoneNumbers, regionPolicy: nil, secondFactors: nil,
-            pumping: nil, smsText: smsText, voiceText: voiceText)
+            pumping: nil, passkeys: config.passkeys, smsText: smsText, voiceText: voiceText)
     }
 
     /// The pool of a user: its tenant's.
@@ -51,7 +51,8 @@ package final class TenantService: @unchecked Sendable {  // `cached` is under `
         return Pool(
             tenant: tenant.id, testPhoneNumbers: tenant.settings.testPhoneNumbers,
             regionPolicy: tenant.settings.regionPolicy, secondFactors: tenant.settings.secondFactors,
-            pumping: tenant.settings.pumping, smsText: try SMSText(texts), voiceText: try VoiceText(texts))
+            pumping: tenant.settings.pumping, passkeys: tenant.settings.passkeys ?? config.passkeys,
+            smsText: try SMSText(texts), voiceText: try VoiceText(texts))
     }
 
     /// Drops a tenant's cached settings, changed or deleted by this engine.

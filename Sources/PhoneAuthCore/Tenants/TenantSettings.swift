@@ -13,9 +13,12 @@ package struct TenantSettings: Sendable, Hashable {
     package var smsAppName: String? = nil
     /// Its own pumping-defense mode and allow lists, over the engine's `pumping` (nil: the engine's).
     package var pumping: TenantPumping? = nil
+    /// Its own relying party, origins and limits for passkeys, in place of the engine's
+    /// `passkeys` (nil: the engine's).
+    package var passkeys: PasskeySettings? = nil
 
     package static let keys: Set<String> = [
-        "testPhoneNumbers", "smsRegionPolicy", "secondFactors", "smsAppName", "pumping",
+        "testPhoneNumbers", "smsRegionPolicy", "secondFactors", "smsAppName", "pumping", "passkeys",
     ]
 
     package init() {}
@@ -30,6 +33,7 @@ package struct TenantSettings: Sendable, Hashable {
             ("secondFactors", secondFactors.map { .array($0.map(\.rawValue).sorted().map { .string($0) }) } ?? .null),
             ("smsAppName", smsAppName.map { .string($0) } ?? .null),
             ("pumping", pumping?.json ?? .null),
+            ("passkeys", passkeys?.json ?? .null),
         ])
     }
 
