@@ -36,6 +36,13 @@ struct UsersCommand: ParsableCommand {
             table.add(
                 "second factor", "\(text(factor["factorId"])) \(text(factor["phoneNumber"])) \(text(factor["uid"]))")
         }
+        // A passkey by its name, its credential ID (what the user's deletePasskey names) and its use.
+        for passkey in u["passkeyInfo"]?.arrayValue ?? [] {
+            table.add(
+                "passkey",
+                "\(text(passkey["name"])) \(text(passkey["credentialId"])) created \(text(passkey["createdAt"]))"
+                    + " last used \(text(passkey["lastUsedAt"]))")
+        }
         print(table.text)
     }
 
