@@ -97,6 +97,10 @@ struct IdentityToolkit: Sendable {
         case "mfaEnrollment:withdraw": return try await withdraw(call)
         case "mfaSignIn:start": return try await mfaSignInStart(call)
         case "mfaSignIn:finalize": return try await mfaSignInFinalize(call)
+        case "passkeyEnrollment:start": return try await passkeyEnrollmentStart(call)
+        case "passkeyEnrollment:finalize": return try await passkeyEnrollmentFinalize(call)
+        case "passkeySignIn:start": return try await passkeySignInStart(call)
+        case "passkeySignIn:finalize": return try await passkeySignInFinalize(call)
         default: throw ToolkitError(404, "NOT_FOUND", "No such operation.")
         }
     }
@@ -187,12 +191,14 @@ struct IdentityToolkit: Sendable {
         return .object([("kind", .string("identitytoolkit#DeleteAccountResponse"))])
     }
 
-    /// setAccountInfo from the user: the display name, and removing the phone number.
+    /// setAccountInfo from the user: the display name, removing the phone number, and removing
+    /// passkeys (`deletePasskey`, their credential IDs).
     private func update(_ call: ToolkitCall) async throws -> JSONValue {
-        let r = try call.reader(["idToken", "displayName", "deleteAttribute", "deleteProvider"])
+        let r = try call.reader(["idToken", "displayName", "deleteAttribute", "deleteProvider", "deletePasskey"])
         let idToken = try r.string("idToken") ?? ""
         let (uid, auth) = try await signedIn(idToken)
         let (displayName, deletesPhone) = try Self.accountChanges(r)
+        try await deletePasskeys(try Self.names(r, "deletePasskey"), idToken: idToken, auth: auth)
         var user = try await auth.user(uid: uid)
         if deletesPhone { user = try await auth.unlinkPhoneNumber(idToken: idToken) }
         if let displayName { user = try await auth.updateUser(uid: uid, displayName: displayName) }

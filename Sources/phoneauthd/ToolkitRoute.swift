@@ -34,6 +34,9 @@ struct ToolkitRoute {
         "mfaEnrollment:start": "mfaEnrollStart", "mfaEnrollment:finalize": "mfaEnrollFinalize",
         "mfaEnrollment:withdraw": "mfaUnenroll", "mfaSignIn:start": "verifyPhoneNumber",
         "mfaSignIn:finalize": "mfaResolveSignIn",
+        // Identity Platform's passkeys, under the same v2 accounts path.
+        "passkeyEnrollment:start": "startPasskeyEnrollment", "passkeyEnrollment:finalize": "finishPasskeyEnrollment",
+        "passkeySignIn:start": "startPasskeySignIn", "passkeySignIn:finalize": "finishPasskeySignIn",
     ]
     private static let adminOperations = [
         "accounts": "createUser", "accounts:lookup": "getUser", "accounts:batchGet": "listUsers",

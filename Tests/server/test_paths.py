@@ -30,7 +30,8 @@ OPERATIONS = (
     + [(V1, name, "POST", False) for name in ("sendVerificationCode", "signInWithPhoneNumber", "lookup", "delete", "update",
                                              "signInWithCustomToken")]
     + [(V2, name, "POST", False) for name in ("mfaEnrollment:start", "mfaEnrollment:finalize", "mfaEnrollment:withdraw",
-                                             "mfaSignIn:start", "mfaSignIn:finalize")]
+                                             "mfaSignIn:start", "mfaSignIn:finalize", "passkeyEnrollment:start",
+                                             "passkeyEnrollment:finalize", "passkeySignIn:start", "passkeySignIn:finalize")]
     + [(TOKEN, "", "POST", False)]
     + [(ADMIN_PATHS, name, "POST", True) for name in ("accounts", "accounts:lookup", "accounts:update", "accounts:delete",
                                                      "accounts:batchDelete")]
