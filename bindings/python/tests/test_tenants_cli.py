@@ -19,7 +19,7 @@ from test_cli import assert_masked, fields, ok, ok_json, rows, run, table_pages
 ALICE, BOB = "+16505551230", "+16505551231"
 TEST_NUMBER, OTHER_TEST_NUMBER = "+16505550100", "+16505550101"
 CLEARED = {"testPhoneNumbers": {}, "smsRegionPolicy": None, "secondFactors": None, "smsAppName": None,
-           "pumping": None}
+           "pumping": None, "passkeys": None}
 
 
 @pytest.fixture
