@@ -19,6 +19,7 @@ import pytest
 from conftest import (ADMIN_TOKEN, PROJECT, ROOT, SECOND_CODE, SECOND_NUMBER, TEST_CODE, TEST_NUMBER, start_server,
                       write_config)
 from passkey_authenticator import Authenticator
+from sms_servers import Answer, FakeServer
 
 RP_ID, ORIGIN = "login.example.com", "https://login.example.com"
 V1 = "/identitytoolkit.googleapis.com/v1/accounts:{}?key=k"
@@ -274,3 +275,45 @@ def test_the_command_shows_a_users_passkeys(server, tmp_path):
     assert shown.returncode == 0, shown.stderr
     line = next(line for line in shown.stdout.splitlines() if line.startswith("passkey"))
     assert "Work laptop" in line and made.id in line and "last used -" in line
+
+
+def test_before_sign_in_judges_a_passkey_sign_in(tmp_path):
+    """A beforeSignIn function over HTTP is asked about a passkey sign-in (sign_in_method passkey)
+    and its refusal reaches the client as BLOCKING_FUNCTION_ERROR_RESPONSE; its session claims
+    reach the ID token of one it lets through."""
+    methods = []
+
+    def judge(request):
+        event = json.loads(base64.urlsafe_b64decode(request.json()["data"]["jwt"].split(".")[1] + "=="))
+        methods.append(event["sign_in_method"])
+        if event["sign_in_method"] == "passkey" and methods.count("passkey") == 1:
+            return Answer(403, {"error": {"status": "PERMISSION_DENIED", "message": "Not from there."}})
+        return Answer(200, {"userRecord": {"updateMask": "sessionClaims", "sessionClaims": {"via": "hook"}}})
+
+    function = FakeServer(default=judge)
+    server = start_server(tmp_path, engine={**ENGINE, "hooks": {"beforeSignIn": {"url": function.url + "/hook"}}},
+                          server={"emulatorCompat": True})
+    try:
+        phone = phone_sign_in(server)
+        made = authenticator()
+        enrol(server, phone["idToken"], made)
+        message = refusal(server, "passkeySignIn:finalize", assertion(server, made))
+        assert message.startswith("BLOCKING_FUNCTION_ERROR_RESPONSE : ") and "Not from there." in message
+        signed = ok(server, "passkeySignIn:finalize", assertion(server, made))
+        assert signed["localId"] == phone["localId"] and claims(signed["idToken"])["via"] == "hook"
+        assert methods.count("passkey") == 2, methods
+    finally:
+        server.stop()
+        function.close()
+
+
+def test_over_the_limit_per_user_is_quota_exceeded(tmp_path):
+    server = start_server(tmp_path, engine={**ENGINE, "passkeys": {**PASSKEYS, "maxPerUser": 1}},
+                          server={"emulatorCompat": True})
+    try:
+        phone = phone_sign_in(server)
+        enrolled = enrol(server, phone["idToken"], authenticator())
+        status, answer, _ = server.post(path("passkeyEnrollment:start"), {"idToken": enrolled["idToken"]})
+        assert status == 429 and answer["error"]["message"].startswith("QUOTA_EXCEEDED"), answer
+    finally:
+        server.stop()
