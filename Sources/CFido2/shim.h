@@ -6,4 +6,8 @@
 #include <fido/es256.h>
 #include <fido/rs256.h>
 #include <fido/eddsa.h>
+/* OpenSSL's libcrypto, which libfido2 is built on: the chain of a packed attestation's
+ * certificates, judged against the roots a host chose to trust (AttestationTrust). */
+#include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
 #endif

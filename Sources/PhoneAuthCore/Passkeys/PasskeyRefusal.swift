@@ -15,6 +15,9 @@ enum PasskeyRefusal: String, Error, CaseIterable {
     case userNotPresent, userNotVerified
     /// The key's algorithm, or the attestation's format, is not one accepted here.
     case unsupportedAlgorithm, unsupportedAttestation
+    /// The host trusts given attestation roots, and the registration's attestation does not lead
+    /// to one (none, self attestation, or a chain that does not verify).
+    case untrustedAttestation
     /// The attestation or assertion signature does not verify.
     case badSignature
     /// The signature counter did not go up: the authenticator may have been cloned.

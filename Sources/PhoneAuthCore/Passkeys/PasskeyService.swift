@@ -98,7 +98,8 @@ package final class PasskeyService {
                     })
             ),
             ("timeout", .int(settings.challengeTtlSeconds * 1000)),
-            ("attestation", .string("none")),
+            // Asked for only when the host judges it (attestationRoots).
+            ("attestation", .string(settings.attestation == nil ? "none" : "direct")),
             (
                 "authenticatorSelection",
                 .object([
@@ -127,7 +128,8 @@ package final class PasskeyService {
                 attestationObject: response.attestationObject,
                 clientData: try ClientData(
                     response.clientData, ceremony: .create, challenge: challenge, origins: settings.origins),
-                rpId: settings.rpId, userVerification: settings.requiresUserVerification)
+                rpId: settings.rpId, userVerification: settings.requiresUserVerification,
+                trust: settings.attestation, at: clock.now().seconds)
         } catch { throw Self.mapped(error) }
         guard Base64URL.encode(registered.id) == response.credentialId else { throw Self.error(.malformed) }
         let passkey = Passkey(

@@ -18,6 +18,9 @@ package struct PasskeySettings: Sendable, Hashable {
     package var maxPerUser = 10
     /// How long a ceremony's challenge may be answered.
     package var challengeTtlSeconds: Int64 = 300
+    /// The attestation roots the host trusts: with them, a passkey is registered only with a
+    /// packed attestation whose certificates lead to one (nil: any attestation, none included).
+    var attestation: AttestationTrust?
 
     /// Whether an assertion or registration must carry the user-verified flag.
     var requiresUserVerification: Bool { userVerification == .required }
@@ -28,11 +31,14 @@ package struct PasskeySettings: Sendable, Hashable {
             ("rpId", .string(rpId)), ("rpName", .string(rpName)), ("origins", .array(origins.map { .string($0) })),
             ("userVerification", .string(userVerification.rawValue)), ("maxPerUser", .int(Int64(maxPerUser))),
             ("challengeTtlSeconds", .int(challengeTtlSeconds)),
+            ("attestationRoots", attestation.map { .array($0.roots.map { .string(Base64.encode($0)) }) } ?? .null),
         ])
     }
 
     package static func read(_ o: ObjectReader) throws(PhoneAuthError) -> PasskeySettings {
-        try o.rejectUnknown(["rpId", "rpName", "origins", "userVerification", "maxPerUser", "challengeTtlSeconds"])
+        try o.rejectUnknown([
+            "rpId", "rpName", "origins", "userVerification", "maxPerUser", "challengeTtlSeconds", "attestationRoots",
+        ])
         guard let rpId = try o.string("rpId"), isHostName(rpId) else {
             throw o.refusal("rpId", "is required: the site's domain in lower case, such as \"example.com\"")
         }
@@ -56,7 +62,23 @@ package struct PasskeySettings: Sendable, Hashable {
         }
         settings.maxPerUser = Int(try o.int("maxPerUser", in: 1...100) ?? 10)
         settings.challengeTtlSeconds = try o.int("challengeTtlSeconds", in: 30...3600) ?? 300
+        settings.attestation = try readRoots(o)
         return settings
+    }
+
+    /// `attestationRoots`: 1 to 20 certificates (PEM, or base64 DER); null or absent: none.
+    private static func readRoots(_ o: ObjectReader) throws(PhoneAuthError) -> AttestationTrust? {
+        guard let value = o.value("attestationRoots"), value != .null else { return nil }
+        let refusal = o.refusal("attestationRoots", "must list 1 to 20 certificates, PEM or base64 DER")
+        guard case let .array(items) = value, (1...20).contains(items.count) else { throw refusal }
+        let texts = items.compactMap(\.stringValue)
+        guard texts.count == items.count, texts.allSatisfy({ $0.utf8.count <= 16384 }) else { throw refusal }
+        do {
+            return try AttestationTrust.read(texts)
+        } catch {
+            throw o.refusal(
+                "attestationRoots", "must hold X.509 certificates (PEM, or base64 DER); item \(error.index) is not one")
+        }
     }
 
     /// Lower-case letters, digits, '-' and '.', as a DNS name is written (a browser lower-cases

@@ -10,7 +10,7 @@ enum PasskeyVerifier {
     /// The key algorithms accepted (COSE: ES256, RS256, EdDSA).
     static let algorithms: Set<Int64> = [Int64(COSE_ES256), Int64(COSE_RS256), Int64(COSE_EDDSA)]
     /// The attestation formats accepted: none, and packed (self, or with a certificate whose
-    /// signature is checked; the certificate is not kept, so its chain is not judged).
+    /// signature is checked, and whose chain is judged when the host gave roots to trust).
     static let formats: Set<String> = ["none", "packed"]
 
     /// A credential a registration proved.
@@ -33,9 +33,11 @@ enum PasskeyVerifier {
         var signCount: UInt32
     }
 
-    /// The credential `attestationObject` registers, once everything about it checks out.
+    /// The credential `attestationObject` registers, once everything about it checks out; with
+    /// `trust`, only with a packed attestation whose certificates lead to its roots at `time`.
     static func register(
-        attestationObject: [UInt8], clientData: ClientData, rpId: String, userVerification: Bool
+        attestationObject: [UInt8], clientData: ClientData, rpId: String, userVerification: Bool,
+        trust: AttestationTrust? = nil, at time: Int64 = 0
     ) throws(PasskeyRefusal) -> Registered {
         guard let object = CBORReader.item(attestationObject), case let .text(format)? = object[text: "fmt"],
             case let .bytes(raw)? = object[text: "authData"], let statement = object.entry(.text("attStmt")),
@@ -62,6 +64,13 @@ enum PasskeyVerifier {
             // With a certificate, its key signed; without, the credential's own (self attestation).
             let verified = fido_cred_x5c_len(cred) > 0 ? fido_cred_verify(cred) : fido_cred_verify_self(cred)
             guard verified == FIDO_OK else { throw .badSignature }
+        }
+        if let trust {
+            let chain: [[UInt8]] =
+                if case let .array(items)? = statement.value[text: "x5c"] {
+                    items.compactMap { if case let .bytes(der) = $0 { der } else { nil } }
+                } else { [] }
+            guard format == "packed", !chain.isEmpty, trust.trusts(chain, at: time) else { throw .untrustedAttestation }
         }
         guard let publicKey = bytes(fido_cred_pubkey_ptr(cred), fido_cred_pubkey_len(cred)) else { throw .malformed }
         return Registered(

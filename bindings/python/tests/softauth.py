@@ -3,7 +3,8 @@ gives a page, as PublicKeyCredential JSON, from a key made here with `cryptograp
 
 Authenticator(algorithm, attestation): algorithm "ES256" (P-256, as a browser's virtual
 authenticator), "EdDSA" (Ed25519) or "RS256" (RSA 2048, exponent 65537); attestation "none" or
-"packed" (self attestation: the credential's own key signs). create(options) answers
+"packed" (self attestation: the credential's own key signs; with x5c=(key, [certificate DER, ...]),
+that key signs and the statement carries the certificates). create(options) answers
 startPasskeyEnrollment's options, get(options) startPasskeySignIn's; both take origin= and rp_id=
 to answer as another page or relying party would, and get() counts up its signature counter
 (set .counter to make it go back)."""
@@ -44,7 +45,9 @@ def cbor_head(major: int, n: int) -> bytes:
 
 
 def cbor(value) -> bytes:
-    """Enough CBOR for an attestation object and a COSE key (ints, bytes, text, maps)."""
+    """Enough CBOR for an attestation object and a COSE key (ints, bytes, text, lists, maps)."""
+    if isinstance(value, list):
+        return cbor_head(4, len(value)) + b"".join(cbor(item) for item in value)
     if isinstance(value, int):
         return cbor_head(0, value) if value >= 0 else cbor_head(1, -1 - value)
     if isinstance(value, bytes):
@@ -55,8 +58,8 @@ def cbor(value) -> bytes:
 
 
 class Authenticator:
-    def __init__(self, algorithm: str = "ES256", attestation: str = "none"):
-        self.algorithm, self.attestation = algorithm, attestation
+    def __init__(self, algorithm: str = "ES256", attestation: str = "none", x5c=None):
+        self.algorithm, self.attestation, self.x5c = algorithm, attestation, x5c
         self.cose_algorithm = COSE_ALGORITHMS.get(algorithm)
         if algorithm == "ES256":
             self.key = ec.generate_private_key(ec.SECP256R1())
@@ -104,7 +107,11 @@ class Authenticator:
         client = self.client_data("webauthn.create", options, origin)
         data = self.authenticator_data(True, rp_id)
         statement = {}
-        if self.attestation == "packed":
+        if self.attestation == "packed" and self.x5c:
+            key, chain = self.x5c  # an attestation key (P-256) and its certificates, leaf first
+            statement = {"alg": -7, "sig": key.sign(data + hashlib.sha256(client).digest(), ec.ECDSA(hashes.SHA256())),
+                         "x5c": chain}
+        elif self.attestation == "packed":
             statement = {"alg": self.cose_algorithm,
                          "sig": self.sign(data + hashlib.sha256(client).digest())}
         attestation = cbor({"fmt": self.attestation, "attStmt": statement, "authData": data})
