@@ -10,7 +10,7 @@ import threading
 import pytest
 
 import phoneauth
-from support import FIXED_NUMBERS, custom_sign_in, enrol_fixed, fixed_credential, resolve_fixed, resolver_of, wait_until
+from support import FIXED_NUMBERS, Events, custom_sign_in, enrol_fixed, fixed_credential, resolve_fixed, resolver_of, wait_until
 from test_hooks import Recorder
 from test_tokens import decode
 
@@ -363,6 +363,13 @@ def test_a_continued_session_keeps_its_claims_unless_the_hook_names_them(engine)
 
 
 def test_only_before_create_leaves_an_existing_users_sign_in_one_transaction(engine):
+    # The delivery thread's own transactions (the look at the store that setting the sender asked
+    # for) must be over before counting: two SMS, each told once recorded, come after that look.
+    events = Events()
+    engine.set_log_sink(events)
+    for count, number in enumerate(("+16505557001", "+16505557002"), start=1):
+        engine.verify_phone_number(number)
+        events.wait_for("codeSent", count=count)
     sign_in(engine, A)
     engine.set_hook("beforeCreate", Recorder())
     cred = fixed_credential(engine, A)
