@@ -10,4 +10,5 @@
  * certificates, judged against the roots a host chose to trust (AttestationTrust). */
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
 #endif

@@ -10,10 +10,16 @@ extension PhoneAuth {
     /// WebAuthn's creation options (`PublicKeyCredentialCreationOptionsJSON`, as JSON text) for
     /// the user of `idToken`, from a recent sign-in: a resident key, the relying party, the user
     /// handle, and the user's passkeys excluded. The challenge works once, for
-    /// `passkeys.challengeTtlSeconds`.
-    public func startPasskeyEnrollment(idToken: String) throws(PhoneAuthError) -> String {
+    /// `passkeys.challengeTtlSeconds`. Each start counts against `clientIP`
+    /// (`quotas.appChecksPerIpPerHour`).
+    public func startPasskeyEnrollment(
+        idToken: String, clientIP: String? = nil, userAgent: String? = nil
+    ) throws(PhoneAuthError) -> String {
         JSONCodec.serialize(
-            try run("startPasskeyEnrollment") { try $0.passkeys.startEnrollment(idToken: idToken, for: try caller()) })
+            try run("startPasskeyEnrollment") {
+                try $0.passkeys.startEnrollment(
+                    idToken: idToken, for: try caller(clientIP: clientIP, userAgent: userAgent))
+            })
     }
 
     /// Registers the passkey the browser made (`credential`: the JSON text of its
@@ -94,8 +100,12 @@ extension PhoneAuth {
     }
 
     /// `async`: `startPasskeyEnrollment` run on a Dispatch queue, the caller suspended meanwhile.
-    public func startPasskeyEnrollment(idToken: String) async throws(PhoneAuthError) -> String {
-        try await offload { () throws(PhoneAuthError) in try self.startPasskeyEnrollment(idToken: idToken) }
+    public func startPasskeyEnrollment(
+        idToken: String, clientIP: String? = nil, userAgent: String? = nil
+    ) async throws(PhoneAuthError) -> String {
+        try await offload { () throws(PhoneAuthError) in
+            try self.startPasskeyEnrollment(idToken: idToken, clientIP: clientIP, userAgent: userAgent)
+        }
     }
 
     /// `async`: `finishPasskeyEnrollment` run on a Dispatch queue, the caller suspended meanwhile.

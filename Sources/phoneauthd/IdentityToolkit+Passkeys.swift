@@ -11,7 +11,9 @@ extension IdentityToolkit {
     func passkeyEnrollmentStart(_ call: ToolkitCall) async throws -> JSONValue {
         let r = try call.reader(["idToken"])
         let idToken = try r.string("idToken") ?? ""
-        let options = try await Self.refusingPasskeys { try await auth.startPasskeyEnrollment(idToken: idToken) }
+        let options = try await Self.refusingPasskeys {
+            try await auth.startPasskeyEnrollment(idToken: idToken, clientIP: call.clientIp, userAgent: call.userAgent)
+        }
         return .object([("credentialCreationOptions", PasskeyShapes.creationOptions(try JSONCodec.parse(options)))])
     }
 
@@ -62,11 +64,17 @@ extension IdentityToolkit {
     }
 
     /// accounts:update's `deletePasskey`: each credential ID (base64 or base64url) removed through
-    /// the engine, which needs the user's recent sign-in.
+    /// the engine, which needs the user's recent sign-in. All must be the user's before any is
+    /// removed, so that a refused call changes nothing.
     func deletePasskeys(_ ids: [String], idToken: String, auth: PhoneAuth) async throws {
-        for id in ids {
-            let canonical = PasskeyShapes.base64URL(id) ?? id
-            try await Self.refusingPasskeys { try await auth.deletePasskey(idToken: idToken, credentialID: canonical) }
+        guard !ids.isEmpty else { return }
+        let canonical = ids.map { PasskeyShapes.base64URL($0) ?? $0 }
+        let held = Set(try await auth.listPasskeys(idToken: idToken).map(\.credentialID))
+        guard canonical.allSatisfy(held.contains) else {
+            throw ToolkitError(400, "INVALID_PASSKEY", "The passkey was refused (unknownCredential).")
+        }
+        for id in canonical {
+            try await Self.refusingPasskeys { try await auth.deletePasskey(idToken: idToken, credentialID: id) }
         }
     }
 

@@ -75,15 +75,48 @@ final class PasskeyAccountTests: XCTestCase, PasskeyFixture {
             [
                 user("other", info), user("bad-alg", replacing("algorithm", .int(-999))),
                 user("bad-key", replacing("publicKey", .string("not base64url!"))),
+                // Base64url, but not a P-256 key in libfido2's form: no sign-in could use it.
+                user("not-a-key", replacing("publicKey", .string(Base64URL.encode([UInt8](repeating: 7, count: 64))))),
+                .object([("localId", .string("twice")), ("passkeyInfo", .array([info, info]))]),
             ], for: Caller())
         XCTAssertEqual(outcome.imported, 0)
-        XCTAssertEqual(outcome.errors.map { $0.index }, [0, 1, 2])
-        XCTAssertTrue(outcome.errors[0].message.contains("Another user has the passkey"), outcome.errors[0].message)
-        XCTAssertTrue(outcome.errors[1].message.contains("passkeyInfo[0].algorithm"), outcome.errors[1].message)
-        XCTAssertTrue(outcome.errors[2].message.contains("passkeyInfo[0].publicKey"), outcome.errors[2].message)
+        XCTAssertEqual(outcome.errors.map { $0.index }, [0, 1, 2, 3, 4])
+        let messages = outcome.errors.map { $0.message }
+        XCTAssertTrue(messages[0].contains("Another user has the passkey"), messages[0])
+        XCTAssertTrue(messages[1].contains("passkeyInfo[0].algorithm"), messages[1])
+        XCTAssertTrue(messages[2].contains("passkeyInfo[0].publicKey"), messages[2])
+        XCTAssertTrue(messages[3].contains("passkeyInfo[0].publicKey"), messages[3])
+        XCTAssertTrue(messages[4].contains("lists a passkey twice"), messages[4])
         // Nothing of a refused user was written, and the passkey is still its owner's.
         XCTAssertThrowsError(try engine.accounts.user(uid: "other", for: Caller()))
         XCTAssertEqual(try engine.accounts.user(uid: uid, for: Caller()).passkeys.map(\.id), [passkey.id])
+        // An export without passkeyInfo (Firebase's) imported over the user keeps its passkeys.
+        let firebase = JSONValue.object(exported.objectPairs.filter { $0.0 != "passkeyInfo" })
+        XCTAssertEqual(try engine.transfer.importUsers([firebase], for: Caller()).imported, 1)
+        XCTAssertEqual(try engine.accounts.user(uid: uid, for: Caller()).passkeys.map(\.id), [passkey.id])
+    }
+
+    /// What the store does when two sign-ins race, which the service cannot order in a test: the
+    /// counter moves only from the count it was read at, and a passkey removed before the
+    /// session opens signs no one in.
+    func testTheStoreMovesACounterOnceAndOpensNoSessionForARemovedPasskey() throws {
+        let engine = try makeEngine()
+        let (idToken, uid) = try signIn(engine)
+        let passkey = try enrol(engine, idToken, SoftwareAuthenticator())
+        let store = engine.store
+        XCTAssertTrue(
+            try store.usePasskey(id: passkey.id, tenant: .defaultPool, from: 0, to: 5, at: Timestamp(milliseconds: 1)))
+        XCTAssertFalse(
+            try store.usePasskey(id: passkey.id, tenant: .defaultPool, from: 0, to: 5, at: Timestamp(milliseconds: 2)))
+        let (signIn, _) = engine.sessions.newSignIn(
+            uid: uid, in: try engine.tenants.pool(for: Caller()), provider: .passkey, now: Timestamp(milliseconds: 3))
+        try engine.passkeys.remove(credentialId: passkey.id, idToken: idToken, for: Caller())
+        guard
+            case .refused(.passkeyNotFound) = try store.signInUser(
+                signIn, proved: .passkey(passkey.id), now: Timestamp(milliseconds: 3))
+        else {
+            return XCTFail("a removed passkey opened a session")
+        }
     }
 
     func testTheSignInHooksJudgeAPasskeySignIn() throws {

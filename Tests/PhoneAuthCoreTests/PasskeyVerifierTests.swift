@@ -17,7 +17,7 @@ final class PasskeyVerifierTests: XCTestCase {
         return try PasskeyVerifier.register(
             attestationObject: object,
             clientData: try ClientData(client, ceremony: .create, challenge: challenge, origins: origins), rpId: rpId,
-            userVerification: userVerification)
+            userVerification: userVerification, trust: nil, at: 0)
     }
 
     private func assertion(
@@ -117,7 +117,7 @@ final class PasskeyVerifierTests: XCTestCase {
                 _ = try PasskeyVerifier.register(
                     attestationObject: object,
                     clientData: try ClientData(client, ceremony: .create, challenge: other, origins: origins),
-                    rpId: rpId, userVerification: false)
+                    rpId: rpId, userVerification: false, trust: nil, at: 0)
             }, .badSignature)
     }
 
@@ -154,7 +154,7 @@ final class PasskeyVerifierTests: XCTestCase {
                     attestationObject: [0xa0],
                     clientData: try ClientData(
                         SoftwareAuthenticator().clientData("webauthn.create", challenge: challenge), ceremony: .create,
-                        challenge: challenge, origins: origins), rpId: rpId, userVerification: false)
+                        challenge: challenge, origins: origins), rpId: rpId, userVerification: false, trust: nil, at: 0)
             }, .malformed)
         XCTAssertEqual(
             refusal {

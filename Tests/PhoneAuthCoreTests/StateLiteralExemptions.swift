@@ -109,7 +109,7 @@ extension StateLiteralTests {
         (
             [
                 "PhoneAuthCore/Accounts/AccountService.swift", "PhoneAuthCore/Accounts/AccountTransfer.swift",
-                "PhoneAuthCore/Accounts/UserRecord+Dialects.swift", "PhoneAuthCore/Hooks/HookService.swift",
+                "PhoneAuthCore/Accounts/UserRecord+Dialects.swift",
                 "PhoneAuthCore/Operations/OperationCatalogue+Parameters.swift",
                 "PhoneAuthCore/Operations/ResultJSON.swift",
                 "PhoneAuthCore/Sessions/IDTokens.swift", "PhoneAuthCore/SignIn/SignInResult.swift",

@@ -174,6 +174,9 @@ def test_deleted_through_accounts_update_the_passkey_signs_no_one_in(server):
     # Deleting one that is not the user's is refused as an unknown one.
     message = refusal(server, "update", {"idToken": enrolled["idToken"], "deletePasskey": [made.id]})
     assert message.startswith("INVALID_PASSKEY : ") and "unknownCredential" in message
+    # A refused list removes nothing, not even the user's own passkey before the unknown one.
+    refusal(server, "update", {"idToken": enrolled["idToken"], "deletePasskey": [kept.id, made.id]})
+    assert [p["credentialId"] for p in lookup(server, enrolled["idToken"])["passkeyInfo"]] == [kept.id]
     assert refusal(server, "update", {"idToken": enrolled["idToken"], "deletePasskey": made.id}).startswith(
         "INVALID_ARGUMENT : The field 'deletePasskey'")
 

@@ -43,7 +43,7 @@ enum AccountErrors {
         case .multiFactorInfoNotFound:
             return PhoneAuthError(.multiFactorInfoNotFound, "The user has no second factor with this enrollment ID.")
         // Removed while the sign-in hooks ran: as unknown as a passkey never made.
-        case .passkeyNotFound: return PasskeyService.error(.unknownCredential)
+        case .passkeyNotFound: return PasskeyRefusal.unknownCredential.error
         }
     }
 }

@@ -20,8 +20,9 @@ package protocol AccountStore: AnyObject, Sendable {
     func updateUser(uid: String, in pool: Pool, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome
     /// Adds a user of `pool` with `changes` applied (not signed in yet); refuses a uid or number in use.
     func createUser(uid: String, in pool: Pool, changes: UserChanges, now: Timestamp) throws -> UpdateUserOutcome
-    /// Adds or replaces an exported user with its phone factors (SQLStore+Import).
-    func importUser(_ user: UserRecord) throws -> UpdateUserOutcome
+    /// Adds or replaces an exported user with its phone factors, and its passkeys when
+    /// `replacingPasskeys` (its export listed them; otherwise those it has are kept) (SQLStore+Import).
+    func importUser(_ user: UserRecord, replacingPasskeys: Bool) throws -> UpdateUserOutcome
     /// Up to `limit` users of `pool` in uid order, starting after `afterUid`.
     func listUsers(in pool: Pool, afterUid: String?, limit: Int) throws -> [UserRecord]
 }

@@ -42,7 +42,9 @@ package final class AccountTransfer {
         for (index, entry) in users.enumerated() {
             do {
                 let user = try Self.importedUser(entry, tenant: pool.tenant, now: now)
-                switch try store.importUser(user) {
+                // A user exported without passkeyInfo (Firebase's export) keeps the passkeys it has.
+                let listsPasskeys = entry["passkeyInfo"].map { $0 != .null } ?? false
+                switch try store.importUser(user, replacingPasskeys: listsPasskeys) {
                 case .updated: imported += 1
                 case .phoneNumberTaken: errors.append((index, "Another user has this phone number."))
                 case .phoneIsSecondFactor:
@@ -123,13 +125,18 @@ package final class AccountTransfer {
             }
             user.factors = try items.enumerated().map { i, item in try factor(item, path: "mfaInfo[\(i)]", now: now) }
         }
-        if let passkeys = r.value("passkeyInfo") {
+        if let passkeys = r.value("passkeyInfo"), passkeys != .null {
             guard case let .array(items) = passkeys, items.count <= maxImportedPasskeys else {
                 throw PhoneAuthError(
                     .invalidArgument, "The field 'passkeyInfo' must be an array of at most \(maxImportedPasskeys).")
             }
             user.passkeys = try items.enumerated().map { i, item in
                 try Passkey.imported(item, path: "passkeyInfo[\(i)]", uid: uid, tenant: tenant, now: now)
+            }
+            if Set(user.passkeys.map(\.id)).count < user.passkeys.count {
+                throw PhoneAuthError(
+                    .invalidArgument, "The field 'passkeyInfo' lists a passkey twice.",
+                    details: [("field", .string("passkeyInfo"))])
             }
         }
         return user

@@ -4,7 +4,7 @@ extension SQLStore {
     /// fields and phone factors replaced (so importing the same file twice changes nothing; its
     /// TOTP factors and sessions stay). Refused, with nothing written, when the number is another
     /// user's or a second factor, or a factor's number is a user's sign-in number.
-    package func importUser(_ user: UserRecord) throws -> UpdateUserOutcome {
+    package func importUser(_ user: UserRecord, replacingPasskeys: Bool) throws -> UpdateUserOutcome {
         try write { db in
             let existing = try self.user(uid: user.uid, in: db)
             // A uid is one user in one pool: another tenant's is not replaced.
@@ -57,7 +57,7 @@ extension SQLStore {
                         .int(factor.enrolledAt.milliseconds),
                     ])
             }
-            try replacePasskeys(of: user, in: db)
+            if replacingPasskeys { try replacePasskeys(of: user, in: db) }
             guard let stored = try self.user(uid: user.uid, in: db) else { return .notFound }
             return .updated(stored)
         }

@@ -21,9 +21,9 @@ struct FailureReporter {
         return reported(rejection.error(now: now), clientIp: clientIp, now: now)
     }
 
-    /// A passkey's signature counter did not go up: its authenticator may have been cloned (or
-    /// the same assertion was presented twice at once). Its user and credential are named, for
-    /// the operator to look at; the sign-in is refused and reported as any other.
+    /// A passkey's signature counter did not go up: its authenticator may have been cloned (or two
+    /// of its assertions with the same count arrived at once). Its user and credential are named,
+    /// for the operator to look at; the sign-in is refused and reported as any other.
     func counterWentBack(_ passkey: Passkey, presented: UInt32?, clientIp: ClientAddress?, now: Timestamp) {
         events.emit(
             .passkeyCounterWentBack, at: now,

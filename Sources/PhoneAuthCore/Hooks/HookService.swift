@@ -86,7 +86,7 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
         for name in [HookName.beforeCreate, .beforeSignIn] where name == .beforeSignIn || pending.isNew {
             guard let hook = hook(name) else { continue }
             let user = verdict.applied(to: pending.user)
-            var event = base(name, client: client, locale: nil, method: pending.signIn.provider.rawValue)
+            var event = base(name, client: client, locale: nil, method: pending.signIn.provider)
             event.set("sub", .string(user.uid))
             event.set("tenant_id", user.tenant.named.map { .string($0) })
             event.set("sign_in_second_factor", pending.signIn.secondFactor.map { .string($0.rawValue) })
@@ -252,13 +252,13 @@ package final class HookService: @unchecked Sendable {  // `inProcess` is only r
     /// required keys (a token without one fails the function before its code runs), so an unknown
     /// one is the empty string. `method` is how the user signs in: `phone`, or `passkey`.
     private func base(
-        _ name: HookName, client: ClientAddress?, locale: String?, method: String = "phone"
+        _ name: HookName, client: ClientAddress?, locale: String?, method: SignInProvider = .phone
     ) -> JSONObjectBuilder {
         let now = clock.now()
         var event = JSONObjectBuilder()
         event.set("event_id", .string(SortableID.make(at: now, randomBytes: 12)))
         event.set("event_type", .string(name.rawValue))
-        event.set("sign_in_method", .string(method))
+        event.set("sign_in_method", .string(method.rawValue))
         event.set("iat", .int(now.seconds))
         event.set("ip_address", .string(client?.text ?? ""))
         event.set("user_agent", .string(client?.userAgent ?? ""))

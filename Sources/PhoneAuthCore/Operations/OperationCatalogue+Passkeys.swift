@@ -3,8 +3,10 @@
 /// own JSON, as the browser's PublicKeyCredential methods take and give them.
 extension OperationCatalogue {
     static let passkeys: [Operation] = [
-        Operation("startPasskeyEnrollment", access: .client, scopedByTenant: true, parameters: ["idToken"]) {
-            engine, caller, p in
+        Operation(
+            "startPasskeyEnrollment", access: .client, setsClientIp: true, scopedByTenant: true,
+            parameters: ["idToken", "clientIp", "userAgent"]
+        ) { engine, caller, p in
             .object([
                 ("options", try engine.passkeys.startEnrollment(idToken: try required(p, "idToken"), for: caller))
             ])

@@ -29,11 +29,15 @@ extension Passkey {
         guard let algorithm = try r.int("algorithm", in: Int64.min...Int64.max),
             PasskeyVerifier.algorithms.contains(algorithm)
         else { throw r.refusal("algorithm", "must be a COSE algorithm accepted here (-7, -8, -257)") }
+        let publicKey = try bytes("publicKey", count: 1...1024)
+        guard PasskeyVerifier.isKey(publicKey, algorithm: algorithm) else {
+            throw r.refusal("publicKey", "must be the key exportUsers wrote for its algorithm")
+        }
         guard let format = try r.string("format"), PasskeyVerifier.formats.contains(format) else {
             throw r.refusal("format", "must be the attestation format: none or packed")
         }
         return Passkey(
-            id: Base64URL.encode(id), tenant: tenant, uid: uid, publicKey: try bytes("publicKey", count: 1...1024),
+            id: Base64URL.encode(id), tenant: tenant, uid: uid, publicKey: publicKey,
             algorithm: algorithm,
             signCount: UInt32(try r.int("signCount", in: 0...Int64(UInt32.max)) ?? 0),
             aaguid: r.value("aaguid") == nil ? [UInt8](repeating: 0, count: 16) : try bytes("aaguid", count: 16...16),

@@ -28,3 +28,11 @@ enum PasskeyRefusal: String, Error, CaseIterable {
     /// refused as an unknown one).
     case unknownCredential
 }
+
+extension PasskeyRefusal {
+    /// The refusal as the caller sees it: invalidCredential with the reason.
+    var error: PhoneAuthError {
+        PhoneAuthError(
+            .invalidCredential, "The passkey was refused (\(rawValue)).", details: [("reason", .string(rawValue))])
+    }
+}

@@ -62,16 +62,17 @@ package final class PasskeyService {
     ) throws -> (challenge: [UInt8], uid: String?) {
         guard let json = try? JSONCodec.parse(bytes: response.clientData),
             let challenge = json["challenge"]?.stringValue.flatMap(Base64URL.decode), challenge.count == 32
-        else { throw Self.error(.wrongChallenge) }
+        else { throw PasskeyRefusal.wrongChallenge.error }
         guard
             let uid = try store.takePasskeyChallenge(
                 hash: Array(SHA256.hash(data: challenge)), ceremony: ceremony, tenant: tenant, now: clock.now())
-        else { throw Self.error(.wrongChallenge) }
+        else { throw PasskeyRefusal.wrongChallenge.error }
         return (challenge, uid)
     }
 
     /// `PublicKeyCredentialCreationOptions` for the user of `idToken`: a resident key, the
-    /// configured user verification, no attestation asked, and the passkeys it has excluded.
+    /// configured user verification, attestation asked for only when judged (attestationRoots), and
+    /// the passkeys it has excluded.
     package func startEnrollment(idToken: String, for caller: Caller) throws -> JSONValue {
         let session = try sessions.session(of: idToken, recent: true, for: caller)
         let user = session.user
@@ -121,7 +122,7 @@ package final class PasskeyService {
         let user = session.user
         let settings = try configured(try tenants.pool(of: user))
         let (challenge, uid) = try answered(response, .create, tenant: user.tenant)
-        guard uid == user.uid else { throw Self.error(.wrongChallenge) }
+        guard uid == user.uid else { throw PasskeyRefusal.wrongChallenge.error }
         let registered: PasskeyVerifier.Registered
         do {
             registered = try PasskeyVerifier.register(
@@ -131,7 +132,7 @@ package final class PasskeyService {
                 rpId: settings.rpId, userVerification: settings.requiresUserVerification,
                 trust: settings.attestation, at: clock.now().seconds)
         } catch { throw Self.mapped(error) }
-        guard Base64URL.encode(registered.id) == response.credentialId else { throw Self.error(.malformed) }
+        guard Base64URL.encode(registered.id) == response.credentialId else { throw PasskeyRefusal.malformed.error }
         let passkey = Passkey(
             id: response.credentialId, tenant: user.tenant, uid: user.uid, publicKey: registered.publicKey,
             algorithm: registered.algorithm, signCount: registered.signCount, aaguid: registered.aaguid,
@@ -143,7 +144,7 @@ package final class PasskeyService {
         do {
             outcome = try store.addPasskey(
                 passkey, max: settings.maxPerUser, presentedSession: session.sessionId, opening: signIn, now: now)
-        } catch let refusal as PasskeyRefusal { throw Self.error(refusal) }
+        } catch let refusal as PasskeyRefusal { throw refusal.error }
         guard let outcome else { throw tooMany(settings) }
         return (passkey, try sessions.finish(outcome, first, now: now, clientIp: caller.address))
     }
@@ -206,7 +207,7 @@ package final class PasskeyService {
         // Another user's, another tenant's or a removed passkey is as unknown as one never made.
         guard let passkey = try store.passkey(id: response.credentialId, tenant: pool.tenant),
             named == nil || named == passkey.uid
-        else { throw Self.error(.unknownCredential) }
+        else { throw PasskeyRefusal.unknownCredential.error }
         let count: UInt32
         do {
             count = try PasskeyVerifier.assert(
@@ -220,7 +221,7 @@ package final class PasskeyService {
             failures.counterWentBack(
                 passkey, presented: AuthenticatorData(response.authenticatorData)?.signCount,
                 clientIp: caller.address, now: clock.now())
-            throw Self.error(.counterWentBack)
+            throw PasskeyRefusal.counterWentBack.error
         } catch { throw Self.mapped(error) }
         guard
             try store.usePasskey(
@@ -228,10 +229,10 @@ package final class PasskeyService {
         else {
             // Another sign-in moved the counter first, or the passkey was removed meanwhile.
             guard try store.passkey(id: passkey.id, tenant: pool.tenant) != nil else {
-                throw Self.error(.unknownCredential)
+                throw PasskeyRefusal.unknownCredential.error
             }
             failures.counterWentBack(passkey, presented: count, clientIp: caller.address, now: clock.now())
-            throw Self.error(.counterWentBack)
+            throw PasskeyRefusal.counterWentBack.error
         }
         return passkey
     }
@@ -246,7 +247,7 @@ package final class PasskeyService {
     package func remove(credentialId: String, idToken: String, for caller: Caller) throws {
         let user = try sessions.session(of: idToken, recent: true, for: caller).user
         guard try store.removePasskey(id: credentialId, uid: user.uid, tenant: user.tenant) else {
-            throw Self.error(.unknownCredential)
+            throw PasskeyRefusal.unknownCredential.error
         }
     }
 
@@ -266,12 +267,5 @@ package final class PasskeyService {
             details: [("reason", .string("tooManyPasskeys")), ("max", .int(Int64(settings.maxPerUser)))])
     }
 
-    /// A refusal as the caller sees it: invalidCredential with the reason.
-    static func error(_ refusal: PasskeyRefusal) -> PhoneAuthError {
-        PhoneAuthError(
-            .invalidCredential, "The passkey was refused (\(refusal.rawValue)).",
-            details: [("reason", .string(refusal.rawValue))])
-    }
-
-    private static func mapped(_ error: Error) -> Error { (error as? PasskeyRefusal).map(Self.error) ?? error }
+    private static func mapped(_ error: Error) -> Error { (error as? PasskeyRefusal)?.error ?? error }
 }

@@ -37,7 +37,7 @@ enum PasskeyVerifier {
     /// `trust`, only with a packed attestation whose certificates lead to its roots at `time`.
     static func register(
         attestationObject: [UInt8], clientData: ClientData, rpId: String, userVerification: Bool,
-        trust: AttestationTrust? = nil, at time: Int64 = 0
+        trust: AttestationTrust?, at time: Int64
     ) throws(PasskeyRefusal) -> Registered {
         guard let object = CBORReader.item(attestationObject), case let .text(format)? = object[text: "fmt"],
             case let .bytes(raw)? = object[text: "authData"], let statement = object.entry(.text("attStmt")),
@@ -46,6 +46,12 @@ enum PasskeyVerifier {
         try check(data, rpId: rpId, userVerification: userVerification)
         guard algorithms.contains(credential.algorithm) else { throw .unsupportedAlgorithm }
         guard formats.contains(format) else { throw .unsupportedAttestation }
+        // Only the statement's own keys (none has an empty one): Swift's reader and libfido2's
+        // must see the same statement.
+        guard case let .map(entries) = statement.value,
+            entries.allSatisfy({ [.text("alg"), .text("sig"), .text("x5c")].contains($0.key) }),
+            format == "packed" || entries.isEmpty
+        else { throw .malformed }
         guard let cred = fido_cred_new() else { throw .malformed }
         var handle: OpaquePointer? = cred
         defer { fido_cred_free(&handle) }
@@ -70,7 +76,11 @@ enum PasskeyVerifier {
                 if case let .array(items)? = statement.value[text: "x5c"] {
                     items.compactMap { if case let .bytes(der) = $0 { der } else { nil } }
                 } else { [] }
-            guard format == "packed", !chain.isEmpty, trust.trusts(chain, at: time) else { throw .untrustedAttestation }
+            // The certificate judged is the one whose key libfido2 checked the signature with.
+            guard format == "packed", let leaf = chain.first,
+                leaf == bytes(fido_cred_x5c_ptr(cred), fido_cred_x5c_len(cred)),
+                trust.trusts(chain, aaguid: credential.aaguid, at: time)
+            else { throw .untrustedAttestation }
         }
         guard let publicKey = bytes(fido_cred_pubkey_ptr(cred), fido_cred_pubkey_len(cred)) else { throw .malformed }
         return Registered(
@@ -137,6 +147,12 @@ enum PasskeyVerifier {
         }
         guard data.flags.contains(.userPresent) else { throw .userNotPresent }
         guard !userVerification || data.flags.contains(.userVerified) else { throw .userNotVerified }
+    }
+
+    /// Whether `publicKey` is a key of `algorithm` in libfido2's form (as an import must bring).
+    static func isKey(_ publicKey: [UInt8], algorithm: Int64) -> Bool {
+        let stored = Stored(publicKey: publicKey, algorithm: algorithm, signCount: 0)
+        return (try? withPublicKey(stored) { _ in FIDO_OK }) == FIDO_OK
     }
 
     /// Runs `body` with libfido2's form of the stored key.

@@ -48,6 +48,16 @@ package struct PendingSignIn: Sendable {
         case secondFactor(String)
         /// The credential ID of the passkey the user signed in with.
         case passkey(String)
+
+        /// What was proved must still be `user`'s: its number, that second factor, that passkey.
+        func refusal(by user: UserRecord) -> AccountRefusal? {
+            switch self {
+            case let .phoneNumber(number): user.phoneNumber == number ? nil : .userMismatch
+            case let .secondFactor(enrollment):
+                user.factors.contains(where: { $0.enrollmentId == enrollment }) ? nil : .multiFactorInfoNotFound
+            case let .passkey(id): user.passkeys.contains(where: { $0.id == id }) ? nil : .passkeyNotFound
+            }
+        }
     }
 
     package var flow: Flow

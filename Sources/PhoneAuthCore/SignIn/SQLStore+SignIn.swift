@@ -125,7 +125,7 @@ extension SQLStore {
             case let .existingUser(proved):
                 guard let user = try user(uid: uid, in: db) else { return .refused(.userNotFound) }
                 if user.disabled { return .refused(.userDisabled) }
-                if let refusal = try refusal(of: proved, by: user, in: db) { return .refused(refusal) }
+                if let refusal = proved.refusal(by: user) { return .refused(refusal) }
                 if let refused = try disabledByHook() { return refused }
             case let .numberChange(presentedSession, link, verificationId, proof):
                 if let refusal = try checkPresented(uid: uid, session: presentedSession, in: db) {
@@ -204,22 +204,6 @@ extension SQLStore {
         """
     }
 
-    /// What was proved must still be the user's: its number, that second factor, that passkey.
-    private func refusal(
-        of proof: PendingSignIn.Proof, by user: UserRecord, in db: Connection
-    ) throws
-        -> AccountRefusal?
-    {
-        switch proof {
-        case let .phoneNumber(number): return user.phoneNumber == number ? nil : .userMismatch
-        case let .secondFactor(enrollment):
-            return user.factors.contains(where: { $0.enrollmentId == enrollment }) ? nil : .multiFactorInfoNotFound
-        case let .passkey(id):
-            let owner = try db.row("SELECT uid FROM passkeys WHERE id = ?", [.text(id)]) { $0.text(0) }
-            return owner == user.uid ? nil : .passkeyNotFound
-        }
-    }
-
     /// Signs in `signIn.newUid`: a custom token's user (`proof` nil), created on first sign-in,
     /// or an existing user who proved `proof` (a passkey), for whom the sign-in hooks run first.
     package func signInUser(
@@ -234,7 +218,7 @@ extension SQLStore {
             if let existing, existing.tenant != signIn.tenant { return .refused(.uidInAnotherTenant) }
             if existing?.disabled == true { return .refused(.userDisabled) }
             if let proof, let existing {
-                if let refusal = try refusal(of: proof, by: existing, in: db) { return .refused(refusal) }
+                if let refusal = proof.refusal(by: existing) { return .refused(refusal) }
                 // Hooks judge a sign-in that opens a session; second factors come first.
                 if signIn.hooks.judge(isNew: false), existing.factors.isEmpty {
                     return .approvalNeeded(

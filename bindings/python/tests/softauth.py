@@ -60,6 +60,7 @@ def cbor(value) -> bytes:
 class Authenticator:
     def __init__(self, algorithm: str = "ES256", attestation: str = "none", x5c=None):
         self.algorithm, self.attestation, self.x5c = algorithm, attestation, x5c
+        self.extra_statement: dict = {}  # entries added to the attestation statement, to spoil it
         self.cose_algorithm = COSE_ALGORITHMS.get(algorithm)
         if algorithm == "ES256":
             self.key = ec.generate_private_key(ec.SECP256R1())
@@ -114,7 +115,8 @@ class Authenticator:
         elif self.attestation == "packed":
             statement = {"alg": self.cose_algorithm,
                          "sig": self.sign(data + hashlib.sha256(client).digest())}
-        attestation = cbor({"fmt": self.attestation, "attStmt": statement, "authData": data})
+        attestation = cbor({"fmt": self.attestation, "attStmt": {**statement, **self.extra_statement},
+                            "authData": data})
         return {"id": b64url(self.credential_id), "rawId": b64url(self.credential_id), "type": "public-key",
                 "response": {"clientDataJSON": b64url(client), "attestationObject": b64url(attestation)}}
 
