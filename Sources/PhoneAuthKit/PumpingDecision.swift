@@ -15,6 +15,8 @@ public struct PumpingDecision: Sendable, Hashable {
         case refused
         /// Sent it; it would have been refused (mode record).
         case flagged
+        /// No send: an operator lifted the scope's block (the JSON method `liftPumpingBlock`).
+        case lifted
     }
 
     /// What kind of scope tripped.

@@ -55,6 +55,10 @@ extension StateLiteralTests {
         (["PhoneAuthCore/Passkeys/PasskeyVerifier.swift"], ["none"], "WebAuthn's attestation format \"none\""),
         (["PhoneAuthCore/Operations/OperationCatalogue+Passkeys.swift"], ["passkey"], "the result's field \"passkey\""),
         (
+            ["PhoneAuthCore/Operations/OperationCatalogue+Pumping.swift"], ["lifted"],
+            "liftPumpingBlock's result field \"lifted\""
+        ),
+        (
             ["PhoneAuthCore/Passkeys/PasskeyService.swift"], ["timeout", "none"],
             "WebAuthn's options: the field \"timeout\", the attestation asked \"none\""
         ),
@@ -133,8 +137,10 @@ extension StateLiteralTests {
             ], ["temporaryProof"], "the JSON field that carries a temporary proof"
         ),
         (
-            ["PhoneAuthCore/Sessions/SQLStore+Sessions.swift", "PhoneAuthCore/Sessions/SessionService.swift"],
-            ["secondFactor"], "the field of an event or a session's JSON that names its second factor"
+            [
+                "PhoneAuthCore/Sessions/SQLStore+Sessions.swift", "PhoneAuthCore/Sessions/SessionService.swift",
+                "PhoneAuthCore/Sessions/ListedSession.swift",
+            ], ["secondFactor"], "the field of an event or a session's JSON that names its second factor"
         ),
         (
             ["PhoneAuthCore/Operations/OperationCatalogue+Credentials.swift", "PhoneAuthKit/PhoneAuth+Accounts.swift"],

@@ -116,18 +116,35 @@ package final class AccountService {
         for caller: Caller, maxResults: Int, pageToken: String?
     ) throws -> (users: [UserRecord], nextPageToken: String?) {
         let pool = try tenants.pool(for: caller)
-        var after: String?
-        if let pageToken {
-            guard let bytes = Base64URL.decode(pageToken), !bytes.isEmpty else {
-                throw PhoneAuthError(
-                    .invalidArgument, "The page token is not one listUsers returned.",
-                    details: [("field", .string("pageToken"))])
-            }
-            after = String(decoding: bytes, as: UTF8.self)
+        let after = try Self.afterUid(pageToken, of: "listUsers")
+        return Self.page(try store.listUsers(in: pool, afterUid: after, limit: maxResults), maxResults)
+    }
+
+    /// One page of the users of the caller's pool that `query` finds (see UserSearch), in uid
+    /// order as `listUsers` pages them.
+    package func searchUsers(
+        query: String?, for caller: Caller, maxResults: Int, pageToken: String?
+    ) throws -> (users: [UserRecord], nextPageToken: String?) {
+        let search = try UserSearch(query)
+        let pool = try tenants.pool(for: caller)
+        let after = try Self.afterUid(pageToken, of: "searchUsers")
+        return Self.page(try store.searchUsers(search, in: pool, afterUid: after, limit: maxResults), maxResults)
+    }
+
+    /// The uid a page token of `method` continues after (it is the last uid of its page).
+    private static func afterUid(_ pageToken: String?, of method: String) throws -> String? {
+        guard let pageToken else { return nil }
+        guard let bytes = Base64URL.decode(pageToken), !bytes.isEmpty else {
+            throw PhoneAuthError(
+                .invalidArgument, "The page token is not one \(method) returned.",
+                details: [("field", .string("pageToken"))])
         }
-        let users = try store.listUsers(in: pool, afterUid: after, limit: maxResults)
-        let next = users.count == maxResults ? users.last.map { Base64URL.encode($0.uid.utf8) } : nil
-        return (users, next)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A full page may have a next one, which starts after its last uid.
+    private static func page(_ users: [UserRecord], _ maxResults: Int) -> ([UserRecord], String?) {
+        (users, users.count == maxResults ? users.last.map { Base64URL.encode($0.uid.utf8) } : nil)
     }
 
     /// Adds the credential's phone number to the signed-in user (a recent sign-in is required: a

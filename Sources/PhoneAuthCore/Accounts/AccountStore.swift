@@ -25,4 +25,6 @@ package protocol AccountStore: AnyObject, Sendable {
     func importUser(_ user: UserRecord, replacingPasskeys: Bool) throws -> UpdateUserOutcome
     /// Up to `limit` users of `pool` in uid order, starting after `afterUid`.
     func listUsers(in pool: Pool, afterUid: String?, limit: Int) throws -> [UserRecord]
+    /// Up to `limit` users of `pool` that `search` finds, in uid order, starting after `afterUid`.
+    func searchUsers(_ search: UserSearch, in pool: Pool, afterUid: String?, limit: Int) throws -> [UserRecord]
 }

@@ -9,6 +9,11 @@ extension OperationCatalogue {
             result.set("pageToken", page.nextPageToken.map { .string($0) })
             return result.value
         },
+        Operation("liftPumpingBlock", parameters: ["scopeKind", "scope"]) { engine, _, p in
+            .object([
+                ("lifted", .bool(try engine.pumping.liftBlock(kind: p.string("scopeKind"), name: p.string("scope"))))
+            ])
+        },
         Operation("getPumpingStatistics", parameters: []) { engine, _, _ in
             .object([
                 ("countries", .array(try engine.pumping.countries().map { .object($0.fields) })),

@@ -59,6 +59,20 @@ extension OperationCatalogue {
             result.set("pageToken", page.nextPageToken.map { .string($0) })
             return result.value
         },
+        Operation("searchUsers", scopedByTenant: true, parameters: ["query", "maxResults", "pageToken"]) {
+            engine, caller, p in
+            let page = try engine.accounts.searchUsers(
+                query: try p.string("query"), for: caller,
+                maxResults: Int(try p.int("maxResults", in: 1...100) ?? 20), pageToken: try p.string("pageToken"))
+            var result = JSONObjectBuilder()
+            result.set("users", .array(page.users.map(\.json)))
+            result.set("pageToken", page.nextPageToken.map { .string($0) })
+            return result.value
+        },
+        Operation("listSessions", scopedByTenant: true, parameters: ["uid"]) { engine, caller, p in
+            let sessions = try engine.sessions.liveSessions(uid: try required(p, "uid"), for: caller)
+            return .object([("sessions", .array(sessions.map(\.json)))])
+        },
         Operation("exportUsers", scopedByTenant: true, parameters: ["maxResults", "pageToken"]) { engine, caller, p in
             let page = try engine.transfer.exportUsers(
                 for: caller, maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 1000),

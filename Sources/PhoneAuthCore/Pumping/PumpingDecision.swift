@@ -14,6 +14,8 @@ package struct PumpingDecision: Sendable {
         case refused
         /// The send went ahead; it would have been refused (mode record).
         case flagged
+        /// No send: an operator lifted the scope's block (liftPumpingBlock).
+        case lifted
     }
 
     package var id = ""

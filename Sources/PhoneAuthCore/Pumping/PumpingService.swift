@@ -16,6 +16,24 @@ package final class PumpingService: Sendable {
     /// Codes sent and entered per region and channel.
     package func channels() throws -> [ChannelCounts] { try store.channelCounts(now: clock.now()) }
 
+    /// Ends the block the defense put on the scope `kind` `name` names (as a decision shows them):
+    /// whether one was in force. The lift is kept as a decision with action `lifted`.
+    package func liftBlock(kind: String?, name: String?) throws -> Bool {
+        guard let kind = kind.flatMap(PumpingScope.Kind.init(rawValue:)) else {
+            throw PhoneAuthError(
+                .invalidArgument,
+                "The field 'scopeKind' must be one of "
+                    + PumpingScope.Kind.allCases.map(\.rawValue).joined(separator: ", ") + ".",
+                details: [("field", .string("scopeKind"))])
+        }
+        guard let name, !name.isEmpty, name.utf8.count <= 64 else {
+            throw PhoneAuthError(
+                .invalidArgument, "The field 'scope' must be 1 to 64 bytes, as a decision names it.",
+                details: [("field", .string("scope"))])
+        }
+        return try store.liftPumpingBlock(PumpingScope(kind: kind, name: name), now: clock.now()) != nil
+    }
+
     /// Up to `maxResults` decisions after the page `pageToken` names (nil: the newest), and the
     /// next page's token when there may be more.
     package func decisions(

@@ -7,4 +7,7 @@ package protocol PumpingStore: AnyObject, Sendable {
     func pumpingCountries(now: Timestamp) throws -> [CountryCounts]
     /// Codes sent and entered in the last hour and day before `now`, by region and channel.
     func channelCounts(now: Timestamp) throws -> [ChannelCounts]
+    /// Ends the block of `scope` at `now` (ScopeCounts.lifted) and keeps the decision `lifted`
+    /// that says so; nil, with nothing written, when the scope has no block in force.
+    func liftPumpingBlock(_ scope: PumpingScope, now: Timestamp) throws -> PumpingDecision?
 }

@@ -39,6 +39,16 @@ extension SQLStore {
             allowance: found.seen.allowance, risk: found.seen.risk, startScore: found.seen.startScore,
             until: Timestamp(milliseconds: found.until),
             region: check.phone.region, tenant: check.tenant, channel: check.channel)
+        try insertDecision(decision, in: db)
+        // Under the scope (not a number, to be masked): its decisions are delivered in order.
+        try record(
+            .pumpingSuspected, subject: "pumping:" + decision.scope.name, decision.fields.map { ($0, $1) }, at: now,
+            in: db)
+        return decision
+    }
+
+    /// Writes a decision's row.
+    func insertDecision(_ decision: PumpingDecision, in db: Connection) throws {
         try db.run(
             """
             INSERT INTO pumping_decisions (id, at, action, scope_kind, scope, rule, sent, verified, allowance, until, \
@@ -46,18 +56,13 @@ extension SQLStore {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
-                .text(decision.id), .int(now.milliseconds), .text(decision.action.rawValue),
+                .text(decision.id), .int(decision.at.milliseconds), .text(decision.action.rawValue),
                 .text(decision.scope.kind.rawValue), .text(decision.scope.name), .text(decision.rule.rawValue),
                 .int(decision.sent), .int(decision.verified), .int(decision.allowance),
                 .int(decision.until.milliseconds), .text(decision.region),
                 .text(decision.tenant.text), .text(decision.channel.rawValue),
                 PumpingSQL.perMillion(decision.risk), PumpingSQL.perMillion(decision.startScore),
             ])
-        // Under the scope (not a number, to be masked): its decisions are delivered in order.
-        try record(
-            .pumpingSuspected, subject: "pumping:" + decision.scope.name, decision.fields.map { ($0, $1) }, at: now,
-            in: db)
-        return decision
     }
 
     /// Credits an entered code to the scopes its send was counted in (`keys` as the
@@ -172,13 +177,13 @@ extension SQLStore {
     }
 
     /// The counts of `keys`, in order (a scope never counted has none).
-    private func pumpingCounts(_ keys: [String], in db: Connection) throws -> [ScopeCounts] {
+    func pumpingCounts(_ keys: [String], in db: Connection) throws -> [ScopeCounts] {
         try keys.map { key in
             try db.row(PumpingSQL.select, [.text(key)]) { PumpingSQL.scopeCounts($0, at: 0) } ?? ScopeCounts()
         }
     }
 
-    private func savePumpingCounts(_ keys: [String], _ counts: [ScopeCounts], in db: Connection) throws {
+    func savePumpingCounts(_ keys: [String], _ counts: [ScopeCounts], in db: Connection) throws {
         var values: [SQLValue] = []
         for (key, c) in zip(keys, counts) {
             values.append(.text(key))

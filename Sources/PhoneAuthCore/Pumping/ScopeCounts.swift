@@ -62,6 +62,22 @@ struct ScopeCounts: Sendable, Equatable {
         week.verified += 1
     }
 
+    /// The counts once an operator lifts the scope's block at `now` (liftPumpingBlock): the
+    /// block ends now, the codes of the last hour and day that were not entered are forgiven
+    /// (sent brought down to entered; kept, the next send would trip again at once), and the run
+    /// of blocks starts over (the operator judged this one a mistake: the next is the first).
+    /// The week's counts, the verified history, stay.
+    func lifted(at now: Int64) -> ScopeCounts {
+        var counts = rolled(to: now)
+        for window in [\ScopeCounts.hour, \ScopeCounts.day] {
+            counts[keyPath: window].sent = counts[keyPath: window].verified
+            counts[keyPath: window].previousSent = counts[keyPath: window].previousVerified
+        }
+        counts.blockedUntil = now
+        counts.strikes = 0
+        return counts
+    }
+
     /// Verified codes of the last week.
     func weekVerified(now: Int64) -> Int64 { week.sliding(now: now, length: Self.week).verified }
 }

@@ -132,6 +132,29 @@ extension SQLStore {
         }
     }
 
+    /// Through the primary key (uid, id): a user's sessions are a range of it.
+    package func liveSessions(uid: String, tenant: TenantID) throws -> [ListedSession]? {
+        try read { db in
+            guard try user(.uid(uid), tenant: tenant, in: db) != nil else { return nil }
+            var sessions: [ListedSession] = []
+            try db.rows(
+                """
+                SELECT id, provider, second_factor, auth_time, created_at, rotated_at, generation FROM sessions \
+                WHERE uid = ? AND revoked_at IS NULL ORDER BY created_at DESC, id DESC
+                """, [.text(uid)]
+            ) { row in
+                sessions.append(
+                    ListedSession(
+                        sessionId: row.text(0), provider: try row.text(1, as: SignInProvider.self),
+                        secondFactor: try row.optionalText(2, as: FactorKind.self),
+                        authTime: Timestamp(milliseconds: row.int(3)), createdAt: Timestamp(milliseconds: row.int(4)),
+                        lastRefreshedAt: row.optionalInt(5).map { Timestamp(milliseconds: $0) }, generation: row.int(6))
+                )
+            }
+            return sessions
+        }
+    }
+
     /// Opens `signIn`'s session, or its challenge if the user has second factors.
     func open(
         _ signIn: NewSignIn, for user: UserRecord, isNew: Bool, now: Timestamp, in db: Connection

@@ -274,4 +274,12 @@ package final class SessionService {
         guard try store.revokeSessions(uid: uid, in: pool, now: clock.now()) else { throw AccountErrors.noUser }
     }
 
+    /// The live sessions of the user `uid` of the caller's pool, newest first (sessions have no
+    /// expiry of their own: they last until signed out, revoked or reused).
+    package func liveSessions(uid: String, for caller: Caller) throws -> [ListedSession] {
+        let pool = try tenants.pool(for: caller)
+        guard let sessions = try store.liveSessions(uid: uid, tenant: pool.tenant) else { throw AccountErrors.noUser }
+        return sessions
+    }
+
 }

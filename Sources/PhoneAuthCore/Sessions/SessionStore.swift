@@ -19,4 +19,7 @@ package protocol SessionStore: AnyObject, Sendable {
     func liveSession(uid: String, id: String) throws -> SessionInfo?
     /// Ends every session of the user `uid` of `pool` and marks tokens issued before `now` revoked.
     func revokeSessions(uid: String, in pool: Pool, now: Timestamp) throws -> Bool
+    /// The sessions of the user `uid` of `tenant` that have not ended, newest first; nil when
+    /// the tenant has no such user.
+    func liveSessions(uid: String, tenant: TenantID) throws -> [ListedSession]?
 }

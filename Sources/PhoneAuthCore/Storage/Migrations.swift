@@ -331,6 +331,11 @@ enum Migrations {
             expires_at INTEGER NOT NULL
         );
         """,
+        // 17: an operator's search by the start of a display name, ASCII case ignored
+        // (searchUsers): a range of this index, in both stores.
+        """
+        CREATE INDEX users_tenant_name ON users (tenant, lower(display_name));
+        """,
     ]
 
     /// Migrations PostgreSQL runs in words of its own rather than translated, by index.
