@@ -82,6 +82,7 @@ let package = Package(
             name: "phoneauthd",
             dependencies: [
                 "PhoneAuthKit", "PhoneAuthCore",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["TLS"])),

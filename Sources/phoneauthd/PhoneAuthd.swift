@@ -172,7 +172,10 @@ struct PhoneAuthd: ParsableCommand {
             tenants: TenantAdmin(auth: auth, projectId: engineConfig.projectId),
             own: OwnMethods(auth: auth, emulator: emulator),
             emulator: emulator,
-            observability: observability, captchaPage: captchaPage)
+            observability: observability, captchaPage: captchaPage,
+            console: serverConfig.console.map {
+                Console(settings: $0, adminTokens: serverConfig.adminTokens, auth: auth)
+            })
         return (auth, server, serverConfig)
     }
 }

@@ -28,6 +28,8 @@ struct Server: HTTPResponder {
     let observability: Observability
     /// The captcha page this server serves (captcha.provider with a siteKey, no captcha.pageUrl).
     let captchaPage: CaptchaPage?
+    /// The operator's console (server.console), or nil.
+    let console: Console?
 
     /// Where the captcha page is served.
     static let captchaPath = "/phoneauth/captcha"
@@ -93,6 +95,15 @@ struct Server: HTTPResponder {
         case Self.captchaPath:
             return ("captcha", method == .get ? captcha(query: query) : Self.wrongMethod("GET"))
         default: break
+        }
+        if path == Console.prefix || path.hasPrefix(Console.prefix + "/") {
+            guard let console else {
+                return (
+                    "unknown",
+                    ToolkitError(404, "NOT_FOUND", "No console is served here: configure server.console.").reply
+                )
+            }
+            return ("console", await console.handle(&request, clientIp: clientIp))
         }
         if path.hasPrefix(ReceiptRoute.prefix) {
             return ("phoneauth:receipts", await ReceiptRoute(auth: auth, config: config).handle(&request))

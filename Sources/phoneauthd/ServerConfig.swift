@@ -34,11 +34,13 @@ struct ServerConfig {
     var maxConnections = 512
     /// How long SIGTERM waits for the requests in flight before it closes their connections.
     var shutdownTimeoutSeconds = 10
+    /// The operator's console at /console (server.console); nil: not served.
+    var console: ConsoleSettings?
 
     static let keys: Set<String> = [
         "host", "port", "apiKeys", "adminTokens", "trustedProxies", "tls", "maxBodyBytes", "emulatorCompat",
         "authorizedDomains", "threads", "accessLog", "publicUrl", "idleTimeoutSeconds", "headerTimeoutSeconds",
-        "bodyTimeoutSeconds", "maxConnections", "shutdownTimeoutSeconds",
+        "bodyTimeoutSeconds", "maxConnections", "shutdownTimeoutSeconds", "console",
     ]
 
     /// Splits a configuration into the server's part and the engine's.
@@ -56,6 +58,7 @@ struct ServerConfig {
             c.port = Int(try r.int("port", in: 0...65_535) ?? Int64(c.port))
             c.apiKeys = try strings(r, "apiKeys")
             c.adminTokens = try strings(r, "adminTokens")
+            if let console = try r.object("console") { c.console = try ConsoleSettings.read(console) }
             c.trustedProxies = try strings(r, "trustedProxies").map { text in
                 guard let cidr = CIDR(text) else {
                     throw bad(
@@ -112,6 +115,9 @@ struct ServerConfig {
                 "is only allowed when server.host is a loopback address: "
                     + "it accepts unsigned tokens and a fixed admin token."
             )
+        }
+        if console != nil && adminTokens.isEmpty {
+            throw Self.bad("server.console", "needs server.adminTokens: operators sign in to the console with one.")
         }
         if adminTokens.contains(where: { $0.utf8.count < 16 }) {
             throw Self.bad("server.adminTokens", "holds a token shorter than 16 characters; use long random tokens.")

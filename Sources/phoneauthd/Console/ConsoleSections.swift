@@ -1,0 +1,9 @@
+/// The console's sections by their path segment (/console/<name>), as the navigation lists them
+/// (ConsoleLayout.sections).
+enum ConsoleSections {
+    static func all(_ engine: ConsoleEngine) -> [String: any ConsoleSection] {
+        [
+            "users": ConsoleUsers(engine: engine)
+        ]
+    }
+}
