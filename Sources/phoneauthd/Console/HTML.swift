@@ -45,8 +45,8 @@ enum HTML {
         -> String
     {
         "<label for=\"\(escape(name))\">\(escape(label))</label>"
-            + "<input id=\"\(escape(name))\" name=\"\(escape(name))\" type=\"\(escape(type))\" value=\"\(escape(value))\""
-            + (required ? " required" : "") + ">"
+            + "<input id=\"\(escape(name))\" name=\"\(escape(name))\" type=\"\(escape(type))\""
+            + " value=\"\(escape(value))\"" + (required ? " required" : "") + ">"
     }
 
     static func link(_ href: String, _ text: String) -> String { "<a href=\"\(escape(href))\">\(escape(text))</a>" }
