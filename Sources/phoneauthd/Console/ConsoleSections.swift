@@ -3,7 +3,9 @@
 enum ConsoleSections {
     static func all(_ engine: ConsoleEngine) -> [String: any ConsoleSection] {
         [
-            "users": ConsoleUsers(engine: engine)
+            "users": ConsoleUsers(engine: engine),
+            "tenants": ConsoleTenants(engine: engine),
+            "operations": ConsoleOperations(engine: engine),
         ]
     }
 }
