@@ -251,3 +251,25 @@ def test_a_forged_post_changes_nothing(server, console):
     assert status == 403
     assert len(admin(server, "listSigningKeys", {})["keys"]) == 1
     assert ("post", "/console/operations/rotate", "forged") in actions(server)
+
+
+def next_link(page: str, text: str) -> str:
+    found = re.search(r'<a href="([^"]+)">' + re.escape(text) + "</a>", page)
+    assert found, page
+    return html.unescape(found.group(1))
+
+
+def test_tenants_and_pending_events_are_paged(server, console):
+    for index in range(51):
+        admin(server, "createTenant", {"displayName": f"Tenant-{index:02}", "tenantId": f"t{index:02}"})
+        admin(server, "createUser", {"uid": f"u{index:02}"})
+    first = console.page("/console/tenants")
+    assert 'href="/console/tenants/t49"' in first and 'href="/console/tenants/t50"' not in first
+    second = console.page(next_link(first, "Next page"))
+    assert 'href="/console/tenants/t50"' in second and 'href="/console/tenants/t00"' not in second
+    assert "Next page" not in second
+
+    first = console.page("/console/operations")
+    assert first.count('action="/console/operations/drop"') == 50
+    second = console.page(next_link(first, "More events"))
+    assert second.count('action="/console/operations/drop"') == 1 and ">u50<" in second
