@@ -147,8 +147,9 @@ extension SQLStore {
     }
 
     /// Counted from the verifications of the last day, a range of their IDs (which begin with
-    /// their time): those that sent something (not a test number's), and those whose code was
-    /// entered. The purge keeps a verification a day after it expires.
+    /// their time): those that sent something (not a test number's), those whose latest message a
+    /// receipt said arrived, and those whose code was entered. The purge keeps a verification a
+    /// day after it expires.
     package func channelCounts(now: Timestamp) throws -> [ChannelCounts] {
         let hourAgo = SortableID.prefix(now.adding(seconds: -3600))
         return try read { db in
@@ -158,19 +159,23 @@ extension SQLStore {
                 SELECT region, channel, count(*), \
                 sum(CASE WHEN state = ? THEN 1 ELSE 0 END), \
                 sum(CASE WHEN id >= ? THEN 1 ELSE 0 END), \
-                sum(CASE WHEN id >= ? AND state = ? THEN 1 ELSE 0 END) \
+                sum(CASE WHEN id >= ? AND state = ? THEN 1 ELSE 0 END), \
+                sum(CASE WHEN delivery = ? THEN 1 ELSE 0 END), \
+                sum(CASE WHEN id >= ? AND delivery = ? THEN 1 ELSE 0 END) \
                 FROM verifications WHERE id >= ? AND region IS NOT NULL AND delivery != ? \
                 GROUP BY region, channel ORDER BY region, channel
                 """,
                 [
                     .text(VerificationState.used), .text(hourAgo), .text(hourAgo), .text(VerificationState.used),
+                    .text(DeliveryState.delivered), .text(hourAgo), .text(DeliveryState.delivered),
                     .text(SortableID.prefix(now.adding(seconds: -86_400))), .text(DeliveryState.none),
                 ]
             ) { row in
                 counts.append(
                     ChannelCounts(
                         region: row.text(0), channel: try row.text(1, as: Channel.self), sentLastHour: row.int(4),
-                        verifiedLastHour: row.int(5), sentLastDay: row.int(2), verifiedLastDay: row.int(3)))
+                        verifiedLastHour: row.int(5), sentLastDay: row.int(2), verifiedLastDay: row.int(3),
+                        deliveredLastHour: row.int(7), deliveredLastDay: row.int(6)))
             }
             return counts
         }
