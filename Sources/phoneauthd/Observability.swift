@@ -18,6 +18,8 @@ final class Observability: @unchecked Sendable {
     private let lock = Lock()
     private var counters: [String: Counter] = [:]
     private var histograms: [String: DurationHistogram] = [:]
+    /// Each provider's breaker per channel, as its last event told it (the console shows them).
+    private var providers: [String: ProviderHealth] = [:]
     private static let buckets: [Duration] = [
         .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
         .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
@@ -140,8 +142,15 @@ final class Observability: @unchecked Sendable {
         }
     }
 
+    /// The SMS providers' breakers, by provider and channel: those skipped or restored since the
+    /// server started (a provider never skipped has no entry).
+    var providerHealth: [ProviderHealth] {
+        lock.withLock { providers.values.sorted { ($0.provider, $0.channel ?? "") < ($1.provider, $1.channel ?? "") } }
+    }
+
     /// An engine event (PhoneAuthKit's event handler): counted, and written as it came.
     func record(_ event: Event) {
+        if let health = ProviderHealth(event) { lock.withLock { providers[health.key] = health } }
         switch event.name {
         case "codeSent": smsSent.increment()
         case "deliveryFailed": smsFailed.increment()

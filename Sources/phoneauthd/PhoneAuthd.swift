@@ -174,7 +174,9 @@ struct PhoneAuthd: ParsableCommand {
             emulator: emulator,
             observability: observability, captchaPage: captchaPage,
             console: serverConfig.console.map {
-                Console(settings: $0, adminTokens: serverConfig.adminTokens, auth: auth)
+                Console(
+                    settings: $0, adminTokens: serverConfig.adminTokens, auth: auth,
+                    providerHealth: { observability.providerHealth })
             })
         return (auth, server, serverConfig)
     }

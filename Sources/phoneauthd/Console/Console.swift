@@ -18,12 +18,16 @@ struct Console: Sendable {
     let engine: ConsoleEngine
     let sections: [String: any ConsoleSection]
 
-    init(settings: ConsoleSettings, adminTokens: [String], auth: PhoneAuth) {
+    /// `providerHealth`: the SMS providers' breakers as the engine's events told them (Observability).
+    init(
+        settings: ConsoleSettings, adminTokens: [String], auth: PhoneAuth,
+        providerHealth: @escaping @Sendable () -> [ProviderHealth] = { [] }
+    ) {
         self.settings = settings
         sessions = ConsoleSessions(settings: settings)
         self.adminTokens = adminTokens
         engine = ConsoleEngine(auth: auth)
-        sections = ConsoleSections.all(engine)
+        sections = ConsoleSections.all(engine, providerHealth: providerHealth)
     }
 
     func handle(_ request: inout Request, clientIp: String) async -> Reply {

@@ -1,9 +1,12 @@
 /// The console's sections by their path segment (/console/<name>), as the navigation lists them
 /// (ConsoleLayout.sections).
 enum ConsoleSections {
-    static func all(_ engine: ConsoleEngine) -> [String: any ConsoleSection] {
+    static func all(
+        _ engine: ConsoleEngine, providerHealth: @escaping @Sendable () -> [ProviderHealth]
+    ) -> [String: any ConsoleSection] {
         [
             "users": ConsoleUsers(engine: engine),
+            "delivery": ConsoleDelivery(engine: engine, providerHealth: providerHealth),
             "tenants": ConsoleTenants(engine: engine),
             "operations": ConsoleOperations(engine: engine),
         ]
