@@ -200,3 +200,43 @@ def test_delivery_shows_codes_per_country_and_channel_and_the_skipped_provider(s
         [row[:5] for row in estimates[1:]] == [["US", "5", "0", "5", "0"], ["GB", "2", "1", "2", "1"]], estimates
     [flaky] = tables["SMS providers skipped or restored since this server started"][1:]
     assert flaky[:3] == ["flaky", "sms", "skipped"] and flaky[3].startswith("until ") and flaky[4] == "1", flaky
+
+
+def test_fraud_lists_the_block_and_lifting_it_ends_it(server, twilios):
+    send_the_codes(server, twilios[1])
+    operator = Operator(server)
+    html = operator.page("/console/fraud")
+    rows = Tables(html).tables["Pumping decisions"]
+    assert rows[0][:13] == ["Time", "Action", "Scope kind", "Scope", "Rule", "Sent", "Verified", "Allowance", "Until",
+                            "Region", "Tenant", "Channel", "Risk"], rows[0]
+    [decision] = rows[1:]
+    assert decision[1:5] == ["refused", "prefix", US_PREFIX, "hour"] and decision[5:7] == ["5", "0"], decision
+    assert decision[9:12] == ["US", "default pool", "sms"], decision
+    assert all(number not in html for number in US_NUMBERS + GB_NUMBERS)
+    assert f'name="scope" value="{US_PREFIX}"' in html and 'action="/console/fraud/lift"' in html
+
+    location = operator.post("/console/fraud/lift", {"scopeKind": "prefix", "scope": US_PREFIX}, "/console/fraud")
+    assert location.startswith("/console/fraud?notice="), location
+    html = operator.page(location)
+    assert f"The block on prefix {US_PREFIX} is lifted." in html
+    rows = Tables(html).tables["Pumping decisions"]
+    assert [row[1] for row in rows[1:]] == ["lifted", "refused"], rows
+    assert 'action="/console/fraud/lift"' not in html, "no block left to lift"
+    status, body = send(server, US_PREFIX + "0005")
+    assert status == 200, body
+
+    # Nothing in force, and a scope kind the engine does not know: said, and recorded too.
+    html = operator.page(operator.post("/console/fraud/lift", {"scopeKind": "prefix", "scope": "+4474"},
+                                       "/console/fraud"))
+    assert "Nothing lifted: prefix +4474 has no block in force." in html
+    html = operator.page(operator.post("/console/fraud/lift", {"scopeKind": "planet", "scope": "Mars"},
+                                       "/console/fraud"))
+    assert "Refused: " in html
+    actions = [json.loads(line) for line in server.stdout().splitlines() if '"consoleAction"' in line]
+    lifts = [(a["target"], a["outcome"]) for a in actions if a["action"] == "liftPumpingBlock"]
+    assert lifts == [(f"prefix:{US_PREFIX}", "done"), ("prefix:+4474", "notBlocked"), ("planet:Mars", "refused")]
+    assert all(a["actor"].startswith("admin:") for a in actions)
+
+    # A lift without the session's CSRF token changes nothing.
+    status, _, _ = operator.request("POST", "/console/fraud/lift", {"scopeKind": "prefix", "scope": US_PREFIX})
+    assert status == 403

@@ -7,6 +7,7 @@ enum ConsoleSections {
         [
             "users": ConsoleUsers(engine: engine),
             "delivery": ConsoleDelivery(engine: engine, providerHealth: providerHealth),
+            "fraud": ConsoleFraud(engine: engine),
             "tenants": ConsoleTenants(engine: engine),
             "operations": ConsoleOperations(engine: engine),
         ]
