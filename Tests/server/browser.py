@@ -195,9 +195,11 @@ class Tab:
         return result["result"].get("value")
 
     def click(self, selector: str) -> None:
-        """A real mouse click in the middle of the element."""
-        box = self.evaluate(f"(function () {{ var r = document.querySelector({json.dumps(selector)})"
-                            ".getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+        """A real mouse click in the middle of the element, scrolled into view first (of its first
+        line box: the middle of a link that wraps may fall between its lines)."""
+        box = self.evaluate(f"(function () {{ var e = document.querySelector({json.dumps(selector)});"
+                            " e.scrollIntoView({block: 'center'}); var r = e.getClientRects()[0];"
+                            " return [r.x + r.width / 2, r.y + r.height / 2]; })()")
         for kind in ("mousePressed", "mouseReleased"):
             self.call("Input.dispatchMouseEvent",
                       {"type": kind, "x": box[0], "y": box[1], "button": "left", "clickCount": 1})

@@ -153,7 +153,9 @@ struct Console: Sendable {
         if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], site != "same-origin", site != "none" {
             return forbidden("Refused: the form was posted from another site.")
         }
-        if let origin = request.headers[HTTPField.Name("Origin")!], let host = request.head.authority {
+        // `null` says nothing (a privacy-minded browser sends it for its own forms too).
+        if let origin = request.headers[HTTPField.Name("Origin")!], origin != "null", let host = request.head.authority
+        {
             let bare = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first
             guard bare.map(String.init) == host else {
                 return forbidden("Refused: the form was posted from another site.")

@@ -1,6 +1,6 @@
 /// The frame of every console page, and the headers that keep it safe: no script at all (the
 /// Content-Security-Policy allows none), styles and images from this server only, no framing,
-/// nothing cached, no referrer.
+/// nothing cached, no referrer to other sites.
 enum ConsoleLayout {
     static let sections = [
         ("users", "Users"), ("tenants", "Tenants"), ("delivery", "Delivery"), ("fraud", "Fraud"),
@@ -13,7 +13,9 @@ enum ConsoleLayout {
             "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; "
                 + "base-uri 'none'"
         ),
-        ("Cache-Control", "no-store"), ("Referrer-Policy", "no-referrer"), ("X-Content-Type-Options", "nosniff"),
+        // same-origin, not no-referrer: with no-referrer a browser sends its own forms' POSTs with
+        // `Origin: null`, and the origin check (Console.crossSite) could not tell them from a forgery.
+        ("Cache-Control", "no-store"), ("Referrer-Policy", "same-origin"), ("X-Content-Type-Options", "nosniff"),
         ("X-Frame-Options", "DENY"), ("Cross-Origin-Opener-Policy", "same-origin"),
     ]
 

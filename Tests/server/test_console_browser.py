@@ -1,0 +1,143 @@
+"""The operator's console in a real browser (headless Chromium over the DevTools protocol): an
+operator signs in with an admin token, finds a user by number, disables them and sees their
+sign-in refused; the page's security is checked as a browser and as a client see it (the
+Content-Security-Policy, the session cookie's flags, no script, a forged cross-site POST
+refused). Screenshots are saved in the test's folder under screenshots/."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import urllib.parse
+from typing import Dict, Tuple
+
+import pytest
+
+from browser import EXECUTABLE, Browser
+from conftest import ADMIN_TOKEN, TEST_CODE, TEST_NUMBER, start_server
+from sms_servers import Answer, FakeServer
+
+pytestmark = pytest.mark.skipif(EXECUTABLE is None, reason="chromium is not installed")
+
+
+def raw(server, method: str, path: str, body: str = "", headers: Dict[str, str] = None) -> Tuple[int, Dict, str]:
+    """One request, redirects not followed: its status, headers and body."""
+    host, port = server.host_port.split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    connection.request(method, path, body=body or None, headers=headers or {})
+    answer = connection.getresponse()
+    result = answer.status, {k.lower(): v for k, v in answer.getheaders()}, answer.read().decode()
+    connection.close()
+    return result
+
+
+def sign_in_by_sms(server) -> Tuple[int, Dict]:
+    status, sent, _ = server.post("/phoneauth/v1/verifyPhoneNumber", {"phoneNumber": TEST_NUMBER})
+    assert status == 200, sent
+    status, signed, _ = server.post("/phoneauth/v1/signInWithCredential", {
+        "credential": {"verificationId": sent["verificationId"], "verificationCode": TEST_CODE}})
+    return status, signed
+
+
+def load(tab, url: str) -> None:
+    tab.call("Page.navigate", {"url": url})
+    tab.wait_for(lambda e: e.get("method") == "Page.loadEventFired", url)
+
+
+def submit(tab, selector: str) -> None:
+    """Clicks the button `selector` and waits for the page it leads to."""
+    tab.click(selector)
+    tab.wait_for(lambda e: e.get("method") == "Page.loadEventFired", f"the page after {selector}")
+
+
+@pytest.fixture
+def server(tmp_path):
+    server = start_server(tmp_path, engine={"sms": {"provider": "console"}}, server={"console": {}})
+    yield server
+    server.stop()
+
+
+def test_an_operator_finds_a_user_by_number_and_disables_them(server, tmp_path):
+    status, signed = sign_in_by_sms(server)
+    assert status == 200, signed
+    uid = signed["user"]["uid"]
+    shots = tmp_path / "screenshots"
+    with Browser(tmp_path) as browser:
+        # Not signed in: the console sends the browser to its sign-in page.
+        tab = browser.open(server.url + "/console")
+        tab.wait_for(lambda e: e.get("method") == "Page.loadEventFired", "the console")
+        tab.call("Emulation.setDeviceMetricsOverride", {"width": 1200, "height": 900, "deviceScaleFactor": 1,
+                                                        "mobile": False})
+        assert tab.evaluate("location.pathname") == "/console/login"
+        tab.evaluate(f"document.getElementById('token').value = {json.dumps(ADMIN_TOKEN)}")
+        submit(tab, "form button")
+        assert tab.evaluate("document.querySelector('h1').textContent") == "Overview"
+        [cookie] = [c for c in tab.call("Network.getCookies")["cookies"] if c["name"] == "phoneauth_console"]
+        assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["path"] == "/console"
+
+        # Found by the number as a person types it, shown masked until asked.
+        national = "+1 (650) 555-" + TEST_NUMBER[-4:]
+        load(tab, server.url + "/console/users?q=" + urllib.parse.quote(national))
+        assert uid in tab.evaluate("document.querySelector('table').textContent")
+        assert TEST_NUMBER not in tab.evaluate("document.body.textContent")
+        submit(tab, f"a[href='/console/users/{uid}']")
+        tab.screenshot(shots / "console-user.png")
+        submit(tab, "form[action$='/disable'] button")
+        assert "disabled" in tab.evaluate("document.querySelector('[role=status]').textContent")
+        tab.screenshot(shots / "console-user-disabled.png")
+        status, refused = sign_in_by_sms(server)
+        assert status == 403 and refused["error"]["code"] == "userDisabled", refused
+
+        # The page ran no script and broke no rule of its policy.
+        assert tab.evaluate("document.scripts.length") == 0
+        assert not [line for line in tab.console() if "Content Security Policy" in line], tab.console()
+
+        # A page of another site posting to the console: the browser sends no cookie
+        # (SameSite=Strict) and says where the form came from; nothing is deleted.
+        evil = FakeServer(default=Answer(200, (
+            f"<!doctype html><form method=post action='{server.url}/console/users/{uid}/delete'>"
+            f"<input name=csrf value=guess><input name=confirm value='{uid}'><button>Win a prize</button></form>"),
+            headers={"Content-Type": "text/html"}))
+        try:
+            other = browser.open(f"http://localhost:{evil.port}/")
+            other.wait_for(lambda e: e.get("method") == "Page.loadEventFired", "the other site")
+            submit(other, "button")
+            assert other.evaluate("document.querySelector('h1').textContent") == "Refused"
+        finally:
+            evil.close()
+    status, _, _ = server.admin("getUser", {"uid": uid})
+    assert status == 200
+    actions = [json.loads(line) for line in server.stdout().splitlines() if '"consoleAction"' in line]
+    assert {"action": "disableUser", "target": uid, "outcome": "done"}.items() <= actions[-2].items() or any(
+        a["action"] == "disableUser" and a["target"] == uid and a["outcome"] == "done" for a in actions)
+    assert all(a["actor"].startswith("admin:") and ADMIN_TOKEN not in json.dumps(a) for a in actions)
+
+
+def test_the_pages_headers_and_cookie_as_a_client_sees_them(server):
+    status, headers, body = raw(server, "GET", "/console/login")
+    assert status == 200
+    policy = headers["content-security-policy"]
+    assert "default-src 'none'" in policy and "script-src" not in policy and "unsafe" not in policy
+    assert "frame-ancestors 'none'" in policy and headers["x-frame-options"] == "DENY"
+    assert headers["cache-control"] == "no-store" and "<script" not in body
+    form = urllib.parse.urlencode({"token": ADMIN_TOKEN})
+    posted = {"Content-Type": "application/x-www-form-urlencoded"}
+    # Outside localhost the cookie is Secure; on it (a developer's http://localhost), it cannot be.
+    status, headers, _ = raw(server, "POST", "/console/login", form, {**posted, "Host": "console.example.com"})
+    assert status == 303 and re.search(r"; Secure\b", headers["set-cookie"]), headers
+    status, headers, _ = raw(server, "POST", "/console/login", form, posted)
+    cookie = headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Secure" not in cookie
+    session = cookie.split(";")[0]
+    # A POST without the CSRF token, or from another site, changes nothing.
+    status, _, body = raw(server, "POST", "/console/logout", "csrf=wrong", {**posted, "Cookie": session})
+    assert status == 403 and "CSRF" in body
+    status, _, _ = raw(server, "POST", "/console/logout", "", {**posted, "Cookie": session,
+                                                               "Sec-Fetch-Site": "cross-site"})
+    assert status == 403
+    status, _, body = raw(server, "GET", "/console", headers={"Cookie": session})
+    assert status == 200 and "Overview" in body
+    # A wrong token signs no one in, and says so.
+    status, _, body = raw(server, "POST", "/console/login", "token=not-the-token-000000", posted)
+    assert status == 401 and "not an admin token" in body
