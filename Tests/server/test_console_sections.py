@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Tuple
 
 import pytest
 
-from conftest import ADMIN_TOKEN, Server, start_server
+from conftest import ADMIN_TOKEN, TEST_NUMBER, Server, start_server
 from sms_servers import Answer, FakeServer
 from test_receipts_route import ACCOUNT_SID, AUTH_TOKEN, signature
 
@@ -240,3 +240,23 @@ def test_fraud_lists_the_block_and_lifting_it_ends_it(server, twilios):
     # A lift without the session's CSRF token changes nothing.
     status, _, _ = operator.request("POST", "/console/fraud/lift", {"scopeKind": "prefix", "scope": US_PREFIX})
     assert status == 403
+
+
+def test_before_any_code_the_pages_say_there_is_nothing(tmp_path):
+    server = start_server(tmp_path, engine={"sms": {"provider": "console"}}, server={"console": {}})
+    try:
+        operator = Operator(server)
+        html = operator.page("/console/delivery?window=hour")
+        assert "<svg" not in html and "Codes per country, last hour: sent, delivered and verified: nothing to show." \
+            in html, html
+        tables = Tables(html).tables
+        assert tables["Codes per channel, last hour"][1:] == [["None."]]
+        assert tables["SMS providers skipped or restored since this server started"][1:] == [["None."]]
+        assert Tables(operator.page("/console/fraud")).tables["Pumping decisions"][1:] == [["None."]]
+        # A code to a test number sends nothing, so it counts nowhere.
+        assert send(server, TEST_NUMBER)[0] == 200
+        assert Tables(operator.page("/console/delivery")).tables["Codes per country, last day"][1:] == [["None."]]
+        status, _, _ = operator.request("GET", "/console/delivery/elsewhere")
+        assert status == 404
+    finally:
+        server.stop()

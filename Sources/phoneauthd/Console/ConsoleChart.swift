@@ -27,7 +27,7 @@ struct ConsoleChart: Sendable {
     var svg: String {
         guard !groups.isEmpty, !series.isEmpty else { return "<p>\(HTML.escape(title)): nothing to show.</p>" }
         let groupWidth = series.count * Self.barWidth + Self.groupGap
-        let width = max(Self.left + groups.count * groupWidth + Self.right, 320)
+        let width = max(Self.left + groups.count * groupWidth, legendEnd) + Self.right
         let height = Self.top + Self.plotHeight + Self.bottom
         let scale = Self.niceCeiling(groups.flatMap(\.values).max() ?? 0)
         let label = HTML.escape(title)
@@ -45,22 +45,29 @@ struct ConsoleChart: Sendable {
         return parts.joined(separator: "\n")
     }
 
+    /// Where each series' key begins: a square, its name (about 8 pixels a character), a gap.
+    private var legendStarts: [Int] {
+        series.reduce(into: [Self.left]) { starts, one in starts.append(starts.last! + 32 + 8 * one.name.count) }
+    }
+
+    private var legendEnd: Int { legendStarts.last ?? Self.left }
+
     private func legend() -> [String] {
-        series.enumerated().map { index, one in
-            let x = Self.left + index * 110
-            return "<rect x=\"\(x)\" y=\"8\" width=\"12\" height=\"12\" fill=\"\(HTML.escape(one.colour))\"/>"
+        zip(series, legendStarts).map { one, x in
+            "<rect x=\"\(x)\" y=\"8\" width=\"12\" height=\"12\" fill=\"\(HTML.escape(one.colour))\"/>"
                 + "<text x=\"\(x + 16)\" y=\"18\" font-size=\"12\" fill=\"#1b1f24\">\(HTML.escape(one.name))</text>"
         }
     }
 
-    /// The value axis: a baseline, and 0, half and the top of the scale with faint grid lines.
+    /// The value axis: a baseline, and 0, half (when a whole number) and the top of the scale
+    /// with faint grid lines.
     private func axis(width: Int, scale: Int64) -> [String] {
         let baseline = Self.top + Self.plotHeight
         var lines = [
             "<line x1=\"\(Self.left)\" y1=\"\(baseline)\" x2=\"\(width - Self.right)\" y2=\"\(baseline)\""
                 + " stroke=\"#5b6470\"/>"
         ]
-        for tick in [Int64(0), scale / 2, scale] {
+        for tick in scale % 2 == 0 ? [0, scale / 2, scale] : [0, scale] {
             let y = baseline - Int(tick * Int64(Self.plotHeight) / scale)
             if tick > 0 {
                 lines.append(
@@ -93,8 +100,7 @@ struct ConsoleChart: Sendable {
         return parts
     }
 
-    /// The scale's top: the largest value rounded up to 1, 2 or 5 times a power of ten (at least 2,
-    /// so that half of it is a whole number).
+    /// The scale's top: the largest value rounded up to 1, 2 or 5 times a power of ten (at least 2).
     static func niceCeiling(_ value: Int64) -> Int64 {
         guard value > 2 else { return 2 }
         var power: Int64 = 1

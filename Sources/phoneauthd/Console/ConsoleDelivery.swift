@@ -100,7 +100,7 @@ struct ConsoleDelivery: ConsoleSection {
             "Codes per country and channel, \(window.name.lowercased())", headers: ["Country", "Channel"] + headers,
             rows: detail)
         html +=
-            "<p>Counted from the verifications (a test number's send nothing and are not counted). "
+            "<p>Counted from the verifications (test numbers send nothing and are not counted). "
             + "Delivered: a provider's receipt said the latest message arrived; a provider without receipts "
             + "shows none. Conversion: verified over sent.</p>"
         return html
