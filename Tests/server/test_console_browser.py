@@ -17,6 +17,7 @@ import pytest
 from browser import EXECUTABLE, Browser
 from conftest import ADMIN_TOKEN, TEST_CODE, TEST_NUMBER, start_server
 from sms_servers import Answer, FakeServer
+from test_console_sections import US_PREFIX, send_the_codes, twilio, twilios  # noqa: F401 (twilios: a fixture)
 
 pytestmark = pytest.mark.skipif(EXECUTABLE is None, reason="chromium is not installed")
 
@@ -141,3 +142,51 @@ def test_the_pages_headers_and_cookie_as_a_client_sees_them(server):
     # A wrong token signs no one in, and says so.
     status, _, body = raw(server, "POST", "/console/login", "token=not-the-token-000000", posted)
     assert status == 401 and "not an admin token" in body
+
+
+def sections_server(tmp_path, twilios):
+    """As test_console_sections' server: two fake Twilios (the first failing), the defense on."""
+    flaky, good = twilios
+    return start_server(tmp_path, engine={
+        "sms": {"providers": [twilio("flaky", flaky), twilio("twilio", good)],
+                "breaker": {"failures": 1, "seconds": 3600}, "retryBackoffMs": 10},
+        "pumping": {"mode": "enforce"}, "resendAfterSeconds": 0}, server={"console": {}})
+
+
+def sign_in_to_console(browser, server):
+    tab = browser.open(server.url + "/console/login")
+    tab.wait_for(lambda e: e.get("method") == "Page.loadEventFired", "the sign-in page")
+    tab.call("Emulation.setDeviceMetricsOverride", {"width": 1200, "height": 900, "deviceScaleFactor": 1,
+                                                    "mobile": False})
+    tab.evaluate(f"document.getElementById('token').value = {json.dumps(ADMIN_TOKEN)}")
+    submit(tab, "form button")
+    return tab
+
+
+def test_an_operator_sees_the_deliveries_charted_and_the_pumping_decision(tmp_path, twilios):
+    """Codes to a US prefix (five, none entered: the sixth is refused, the prefix blocked) and two
+    to GB numbers (one delivered, one entered), through a fake Twilio: the Delivery page draws
+    them (screenshot console-delivery.png), the Fraud page shows the block and lifts it
+    (console-fraud.png)."""
+    server = sections_server(tmp_path, twilios)
+    try:
+        send_the_codes(server, twilios[1])
+        shots = tmp_path / "screenshots"
+        with Browser(tmp_path) as browser:
+            tab = sign_in_to_console(browser, server)
+            submit(tab, "nav a[href='/console/delivery']")
+            # The countries' chart: a bar per count, labelled with its country, drawn by the server.
+            chart = tab.evaluate("document.querySelector('svg[role=img]').textContent")
+            assert "US" in chart and "GB" in chart, chart
+            assert tab.evaluate("document.querySelectorAll('svg[role=img] rect').length") >= 6
+            tab.screenshot(shots / "console-delivery.png")
+            submit(tab, "nav a[href='/console/fraud']")
+            table = tab.evaluate("document.querySelector('table').textContent")
+            assert "refused" in table and US_PREFIX in table, table
+            tab.screenshot(shots / "console-fraud.png")
+            submit(tab, "form[action='/console/fraud/lift'] button")
+            assert "is lifted" in tab.evaluate("document.querySelector('[role=status]').textContent")
+            assert tab.evaluate("document.scripts.length") == 0
+            assert not [line for line in tab.console() if "Content Security Policy" in line], tab.console()
+    finally:
+        server.stop()
