@@ -6,6 +6,7 @@ refused). Screenshots are saved in the test's folder under screenshots/."""
 
 from __future__ import annotations
 
+import base64
 import http.client
 import json
 import re
@@ -190,3 +191,24 @@ def test_an_operator_sees_the_deliveries_charted_and_the_pumping_decision(tmp_pa
             assert not [line for line in tab.console() if "Content Security Policy" in line], tab.console()
     finally:
         server.stop()
+
+
+def test_a_users_page_lists_its_events_not_yet_delivered(tmp_path):
+    receiver = FakeServer(default=Answer(503, {"error": "down"}))
+    server = start_server(tmp_path, engine={
+        "sms": {"provider": "console"},
+        "events": {"url": receiver.url + "/events", "secret": "whsec_" + base64.b64encode(bytes(32)).decode(),
+                   "retryMs": 3600000, "maxRetryMs": 3600000}}, server={"console": {}})
+    try:
+        status, signed = sign_in_by_sms(server)
+        assert status == 200, signed
+        uid = signed["user"]["uid"]
+        form = {"Content-Type": "application/x-www-form-urlencoded"}
+        _, headers, _ = raw(server, "POST", "/console/login", urllib.parse.urlencode({"token": ADMIN_TOKEN}), form)
+        status, _, page = raw(server, "GET", f"/console/users/{uid}", headers={"Cookie": headers["set-cookie"]})
+        assert status == 200
+        table = page.split("<caption>Events not yet delivered</caption>", 1)[1].split("</table>", 1)[0]
+        assert "userCreated" in table and "userSignedIn" in table, table
+    finally:
+        server.stop()
+        receiver.close()

@@ -39,7 +39,7 @@ enum ConsoleLayout {
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
             <title>\(HTML.escape(title)) · PhoneAuth console</title>
             <link rel="stylesheet" href="/console/console.css"></head>
-            <body><header><p class="brand"><a href="/console">PhoneAuth console</a></p>\(nav)</header>
+            <body><a class="skip" href="#main">Skip to the page</a><header><p class="brand"><a href="/console">PhoneAuth console</a></p>\(nav)</header>
             <main id="main"><h1>\(HTML.escape(title))</h1>\(said)
             \(body)
             </main></body></html>
@@ -65,6 +65,8 @@ enum ConsoleLayout {
         button { cursor: pointer; }
         button.danger { background: #a4161a; color: #fff; border: 1px solid #a4161a; }
         :focus-visible { outline: 3px solid #ffbf47; outline-offset: 2px; }
+        .skip { position: absolute; left: -10000px; }
+        .skip:focus { left: 1rem; top: .5rem; background: #fff; padding: .25rem .5rem; z-index: 1; }
         .notice { background: #e7f5e9; border-left: 4px solid #2e7d32; padding: .5rem .75rem; }
         .error { background: #fdecea; border-left: 4px solid #a4161a; padding: .5rem .75rem; }
         .chart { background: #fff; border: 1px solid #dde1e6; margin: .5rem 0 1.5rem; }

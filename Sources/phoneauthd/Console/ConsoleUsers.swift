@@ -146,6 +146,7 @@ struct ConsoleUsers: ConsoleSection {
                 ["name", "credentialId", "createdAt", "lastUsedAt"].map { HTML.escape(ConsoleFormat.text(passkey[$0])) }
             })
         body += await sessions(uid, scope)
+        body += await pendingEvents(uid)
         body += actions(uid, tenant, user: user, session: request.session)
         return .page(title: "User \(uid)", body: body)
     }
@@ -161,6 +162,21 @@ struct ConsoleUsers: ConsoleSection {
                     }
                 })
         case let .failure(failure): return "<h2>Sessions</h2>" + failure.html
+        }
+    }
+
+    /// The user's events not yet delivered (a delivered one is gone from the store): its recent
+    /// history, when events are configured.
+    private func pendingEvents(_ uid: String) async -> String {
+        switch await engine.call("listPendingEvents", [("maxResults", .int(1000))]) {
+        case let .success(result):
+            let mine = (result["events"]?.arrayValue ?? []).filter { $0["subject"]?.stringValue == uid }
+            return HTML.table(
+                "Events not yet delivered", headers: ["Event", "Type", "Created", "Attempts"],
+                rows: mine.map { event in
+                    ["id", "type", "createdAt", "attempts"].map { HTML.escape(ConsoleFormat.text(event[$0])) }
+                })
+        case let .failure(failure): return "<h2>Events not yet delivered</h2>" + failure.html
         }
     }
 
