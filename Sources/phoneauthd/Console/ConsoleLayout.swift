@@ -39,7 +39,8 @@ enum ConsoleLayout {
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
             <title>\(HTML.escape(title)) · PhoneAuth console</title>
             <link rel="stylesheet" href="/console/console.css"></head>
-            <body><a class="skip" href="#main">Skip to the page</a><header><p class="brand"><a href="/console">PhoneAuth console</a></p>\(nav)</header>
+            <body><a class="skip" href="#main">Skip to the page</a>
+            <header><p class="brand"><a href="/console">PhoneAuth console</a></p>\(nav)</header>
             <main id="main"><h1>\(HTML.escape(title))</h1>\(said)
             \(body)
             </main></body></html>
