@@ -260,3 +260,36 @@ def test_before_any_code_the_pages_say_there_is_nothing(tmp_path):
         assert status == 404
     finally:
         server.stop()
+
+
+def test_a_provider_whose_probe_works_shows_as_restored(tmp_path):
+    flaky = FakeServer()
+    flaky.script(Answer(503, {"code": 20503, "message": "Service unavailable"}))
+    flaky.answer(lambda request: Answer(201, {"sid": message_sid(request.form()["To"]), "status": "queued"}))
+    good = FakeServer(default=Answer(201, {"sid": message_sid("+1"), "status": "queued"}))
+    server = start_server(tmp_path, engine={
+        "sms": {"providers": [twilio("flaky", flaky), twilio("twilio", good)],
+                "breaker": {"failures": 1, "seconds": 1}, "retryBackoffMs": 10}}, server={"console": {}})
+    try:
+        operator = Operator(server)
+        assert send(server, US_NUMBERS[0])[0] == 200
+        good.wait_for_requests(1)
+        caption = "SMS providers skipped or restored since this server started"
+        [row] = Tables(operator.page("/console/delivery")).tables[caption][1:]
+        assert row[:3] == ["flaky", "sms", "skipped"] and row[5] != "—", row
+        # After its second, the next message probes it; it works, and it is back.
+        time.sleep(1.2)
+        assert send(server, US_NUMBERS[1])[0] == 200
+        flaky.wait_for_requests(2)
+
+        def health() -> List[str]:
+            [row] = Tables(operator.page("/console/delivery")).tables[caption][1:]
+            return row
+
+        wait_until(lambda: health()[2] == "restored", "the probe's providerRestored")
+        row = health()
+        assert row[:2] == ["flaky", "sms"] and row[3].startswith("at ") and row[4:] == ["—", "—"], row
+    finally:
+        server.stop()
+        flaky.close()
+        good.close()
