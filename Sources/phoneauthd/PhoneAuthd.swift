@@ -175,7 +175,9 @@ struct PhoneAuthd: ParsableCommand {
             observability: observability, captchaPage: captchaPage,
             console: serverConfig.console.map {
                 Console(
-                    settings: $0, adminTokens: serverConfig.adminTokens, auth: auth,
+                    settings: $0, adminTokens: serverConfig.adminTokens,
+                    access: ConsoleAccess(publicUrl: serverConfig.publicUrl, tls: serverConfig.certificateFile != nil),
+                    auth: auth,
                     providerHealth: { observability.providerHealth })
             })
         return (auth, server, serverConfig)

@@ -16,7 +16,7 @@ from typing import Dict, Tuple
 import pytest
 
 from browser import EXECUTABLE, Browser
-from conftest import ADMIN_TOKEN, TEST_CODE, TEST_NUMBER, start_server
+from conftest import ADMIN_TOKEN, SECOND_CODE, SECOND_NUMBER, TEST_CODE, TEST_NUMBER, start_server
 from sms_servers import Answer, FakeServer
 from test_console_sections import US_PREFIX, send_the_codes, twilio, twilios  # noqa: F401 (twilios: a fixture)
 
@@ -105,15 +105,27 @@ def test_an_operator_finds_a_user_by_number_and_disables_them(server, tmp_path):
             other = browser.open(f"http://localhost:{evil.port}/")
             other.wait_for(lambda e: e.get("method") == "Page.loadEventFired", "the other site")
             submit(other, "button")
-            assert other.evaluate("document.querySelector('h1').textContent") == "Refused"
+            assert "posted from another site" in other.evaluate("document.querySelector('main').textContent")
         finally:
             evil.close()
     status, _, _ = server.admin("getUser", {"uid": uid})
     assert status == 200
     actions = [json.loads(line) for line in server.stdout().splitlines() if '"consoleAction"' in line]
-    assert {"action": "disableUser", "target": uid, "outcome": "done"}.items() <= actions[-2].items() or any(
-        a["action"] == "disableUser" and a["target"] == uid and a["outcome"] == "done" for a in actions)
+    assert any(a["action"] == "disableUser" and a["target"] == uid and a["outcome"] == "done" for a in actions)
     assert all(a["actor"].startswith("admin:") and ADMIN_TOKEN not in json.dumps(a) for a in actions)
+
+
+POSTED = {"Content-Type": "application/x-www-form-urlencoded"}
+
+
+def console_session(server, **headers: str) -> Tuple[str, str]:
+    """A signed-in session's cookie and its CSRF token (read from a page, as a browser would)."""
+    status, answer, _ = raw(server, "POST", "/console/login", urllib.parse.urlencode({"token": ADMIN_TOKEN}),
+                            {**POSTED, **headers})
+    assert status == 303, answer
+    cookie = answer["set-cookie"].split(";")[0]
+    _, _, page = raw(server, "GET", "/console", headers={"Cookie": cookie})
+    return cookie, re.search(r'name="csrf" value="([^"]+)"', page).group(1)
 
 
 def test_the_pages_headers_and_cookie_as_a_client_sees_them(server):
@@ -124,25 +136,84 @@ def test_the_pages_headers_and_cookie_as_a_client_sees_them(server):
     assert "frame-ancestors 'none'" in policy and headers["x-frame-options"] == "DENY"
     assert headers["cache-control"] == "no-store" and "<script" not in body
     form = urllib.parse.urlencode({"token": ADMIN_TOKEN})
-    posted = {"Content-Type": "application/x-www-form-urlencoded"}
-    # Outside localhost the cookie is Secure; on it (a developer's http://localhost), it cannot be.
-    status, headers, _ = raw(server, "POST", "/console/login", form, {**posted, "Host": "console.example.com"})
-    assert status == 303 and re.search(r"; Secure\b", headers["set-cookie"]), headers
-    status, headers, _ = raw(server, "POST", "/console/login", form, posted)
+    # On the browser's own machine (http://localhost) the cookie cannot be Secure; elsewhere an
+    # admin token never goes over plain HTTP.
+    status, headers, _ = raw(server, "POST", "/console/login", form, POSTED)
     cookie = headers["set-cookie"]
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Secure" not in cookie
-    session = cookie.split(";")[0]
-    # A POST without the CSRF token, or from another site, changes nothing.
-    status, _, body = raw(server, "POST", "/console/logout", "csrf=wrong", {**posted, "Cookie": session})
+    status, _, body = raw(server, "POST", "/console/login", form, {**POSTED, "Host": "console.example.com"})
+    assert status == 403 and "Sign in over HTTPS" in body
+    session, csrf = console_session(server)
+    # The right CSRF token, but the browser says another site sent the form: refused, and the
+    # session goes on. A wrong token from this site: refused too.
+    for elsewhere in ({"Sec-Fetch-Site": "cross-site"}, {"Origin": "http://evil.example"}):
+        status, _, body = raw(server, "POST", "/console/logout", f"csrf={csrf}",
+                              {**POSTED, "Cookie": session, **elsewhere})
+        assert status == 403 and "posted from another site" in body, elsewhere
+    status, _, body = raw(server, "POST", "/console/logout", "csrf=wrong", {**POSTED, "Cookie": session})
     assert status == 403 and "CSRF" in body
-    status, _, _ = raw(server, "POST", "/console/logout", "", {**posted, "Cookie": session,
-                                                               "Sec-Fetch-Site": "cross-site"})
-    assert status == 403
     status, _, body = raw(server, "GET", "/console", headers={"Cookie": session})
     assert status == 200 and "Overview" in body
-    # A wrong token signs no one in, and says so.
-    status, _, body = raw(server, "POST", "/console/login", "token=not-the-token-000000", posted)
-    assert status == 401 and "not an admin token" in body
+    # Signing out ends the session; signing in again ends the earlier one.
+    again, _ = console_session(server, Cookie=session)
+    assert raw(server, "GET", "/console", headers={"Cookie": session})[0] == 303
+    _, again_csrf = console_session(server)  # another, unrelated session
+    status, _, _ = raw(server, "POST", "/console/logout", f"csrf={again_csrf}", {**POSTED, "Cookie": again})
+    assert status == 403, "a CSRF token of another session is no token of this one"
+    _, _, page = raw(server, "GET", "/console", headers={"Cookie": again})
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+    assert raw(server, "POST", "/console/logout", f"csrf={csrf}", {**POSTED, "Cookie": again})[0] == 303
+    assert raw(server, "GET", "/console", headers={"Cookie": again})[0] == 303
+    # Wrong tokens are refused, logged while few, and an address that keeps trying is throttled.
+    for _ in range(10):
+        status, _, body = raw(server, "POST", "/console/login", "token=not-the-token-000000", POSTED)
+        assert status == 401 and "not an admin token" in body
+    status, _, body = raw(server, "POST", "/console/login", form, POSTED)
+    assert status == 429 and "Too many wrong tokens" in body
+    refused = [line for line in server.stdout().splitlines() if '"consoleAction"' in line and '"refused"' in line]
+    assert len(refused) == 10
+
+
+def test_behind_a_proxy_the_public_url_is_the_origin_and_the_cookie_is_secure(tmp_path):
+    server = start_server(tmp_path, engine={"sms": {"provider": "console"}},
+                          server={"console": {}, "publicUrl": "https://auth.example.com"})
+    try:
+        # The proxy's Host is phoneauthd's own address; the browser's Origin is the public one.
+        session, csrf = console_session(server, Origin="https://auth.example.com")
+        status, headers, _ = raw(server, "POST", "/console/login", urllib.parse.urlencode({"token": ADMIN_TOKEN}),
+                                 {**POSTED, "Origin": "https://auth.example.com"})
+        assert status == 303 and re.search(r"; Secure\b", headers["set-cookie"]), headers
+        status, _, _ = raw(server, "POST", "/console/logout", f"csrf={csrf}",
+                           {**POSTED, "Cookie": session, "Origin": "https://auth.example.com"})
+        assert status == 303
+    finally:
+        server.stop()
+
+
+def test_what_users_wrote_is_shown_as_text_and_each_action_is_recorded(server):
+    status, signed = sign_in_by_sms(server)
+    uid = signed["user"]["uid"]
+    hostile = '"><svg onload=alert(1)><script>alert(2)</script>'
+    assert server.admin("updateUser", {"uid": uid, "displayName": hostile})[0] == 200
+    session, csrf = console_session(server)
+    for path in ("/console/users?q=" + urllib.parse.quote("+1 650 555 " + TEST_NUMBER[-4:]), f"/console/users/{uid}"):
+        _, _, page = raw(server, "GET", path, headers={"Cookie": session})
+        assert hostile not in page and "&quot;&gt;&lt;svg onload=alert(1)&gt;" in page, path
+        assert TEST_NUMBER not in page
+    _, _, page = raw(server, "GET", f"/console/users/{uid}?reveal=1", headers={"Cookie": session})
+    assert TEST_NUMBER in page
+    # Deleting needs the uid typed; then the user is gone.
+    status, headers, _ = raw(server, "POST", f"/console/users/{uid}/delete", f"csrf={csrf}&confirm=nope",
+                             {**POSTED, "Cookie": session})
+    assert status == 303 and server.admin("getUser", {"uid": uid})[0] == 200
+    status, headers, _ = raw(server, "POST", f"/console/users/{uid}/delete",
+                             urllib.parse.urlencode({"csrf": csrf, "confirm": uid}), {**POSTED, "Cookie": session})
+    assert status == 303 and headers["location"].startswith("/console/users?notice=")
+    assert server.admin("getUser", {"uid": uid})[0] == 404
+    actions = [(a["action"], a["target"], a["outcome"])
+               for a in (json.loads(line) for line in server.stdout().splitlines() if '"consoleAction"' in line)]
+    assert ("revealNumber", uid, "done") in actions
+    assert ("deleteUser", uid, "unconfirmed") in actions and ("deleteUser", uid, "done") in actions
 
 
 def sections_server(tmp_path, twilios):
@@ -209,6 +280,15 @@ def test_a_users_page_lists_its_events_not_yet_delivered(tmp_path):
         assert status == 200
         table = page.split("<caption>Events not yet delivered</caption>", 1)[1].split("</table>", 1)[0]
         assert "userCreated" in table and "userSignedIn" in table, table
+        # Read by subject: another user's events are not among them.
+        status, sent, _ = server.post("/phoneauth/v1/verifyPhoneNumber", {"phoneNumber": SECOND_NUMBER})
+        status, other, _ = server.post("/phoneauth/v1/signInWithCredential", {
+            "credential": {"verificationId": sent["verificationId"], "verificationCode": SECOND_CODE}})
+        assert status == 200, other
+        _, everything, _ = server.admin("listPendingEvents", {})
+        _, mine, _ = server.admin("listPendingEvents", {"subject": uid})
+        assert {e["subject"] for e in everything["events"]} == {uid, other["user"]["uid"]}
+        assert {e["subject"] for e in mine["events"]} == {uid} and len(mine["events"]) == table.count("<tr>") - 1  # the header row
     finally:
         server.stop()
         receiver.close()

@@ -31,8 +31,11 @@ package final class EventOutbox: Sendable {
     }
 
     /// Undelivered events in ID order (a user's in the order they will go), after `pageToken`.
-    package func list(maxResults: Int, pageToken: String?) throws -> (events: [WaitingEvent], nextPageToken: String?) {
-        let events = try store.listPendingEvents(afterId: pageToken, limit: maxResults + 1).map { event in
+    package func list(
+        maxResults: Int, pageToken: String?, subject: String? = nil
+    ) throws -> (events: [WaitingEvent], nextPageToken: String?) {
+        let events = try store.listPendingEvents(afterId: pageToken, subject: subject, limit: maxResults + 1).map {
+            event in
             var shown = event
             // A number's own events (phoneNumberLocked) are kept under the number.
             if shown.subject.hasPrefix("+") { shown.subject = settings?.shown(shown.subject)?.stringValue ?? "" }

@@ -17,7 +17,7 @@ package protocol EventStore: AnyObject, Sendable {
     /// Undelivered events: how many, and when the oldest was recorded.
     func pendingEvents() throws -> (count: Int64, oldest: Timestamp?)
     /// Undelivered events after `afterId` in ID order, at most `limit`.
-    func listPendingEvents(afterId: String?, limit: Int) throws -> [WaitingEvent]
+    func listPendingEvents(afterId: String?, subject: String?, limit: Int) throws -> [WaitingEvent]
     /// Deletes an undelivered event, making those of its subject it held back due now; false when
     /// there is none with this ID.
     func dropPendingEvent(id: String, now: Timestamp) throws -> Bool

@@ -138,14 +138,17 @@ extension SQLStore {
         } ?? (0, nil)
     }
 
-    package func listPendingEvents(afterId: String?, limit: Int) throws -> [WaitingEvent] {
+    package func listPendingEvents(afterId: String?, subject: String?, limit: Int) throws -> [WaitingEvent] {
         try read { db in
             var events: [WaitingEvent] = []
+            // A subject's own events are read through events_by_subject (subject, id).
+            let (filter, values): (String, [SQLValue]) =
+                subject.map { ("subject = ? AND ", [.text($0)]) } ?? ("", [])
             try db.rows(
                 """
-                SELECT id, type, subject, attempts, last_error, created_at, due_at FROM events WHERE id > ?
+                SELECT id, type, subject, attempts, last_error, created_at, due_at FROM events WHERE \(filter)id > ?
                 ORDER BY id LIMIT ?
-                """, [.text(afterId ?? ""), .int(Int64(limit))]
+                """, values + [.text(afterId ?? ""), .int(Int64(limit))]
             ) { row in
                 events.append(
                     WaitingEvent(

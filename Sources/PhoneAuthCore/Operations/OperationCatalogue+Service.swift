@@ -5,9 +5,10 @@ extension OperationCatalogue {
         Operation("getJwks", access: .client, parameters: []) { engine, caller, p in
             return engine.keyService.jwks
         },
-        Operation("listPendingEvents", parameters: ["maxResults", "pageToken"]) { engine, caller, p in
+        Operation("listPendingEvents", parameters: ["maxResults", "pageToken", "subject"]) { engine, caller, p in
             let page = try engine.outbox.list(
-                maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 100), pageToken: try p.string("pageToken"))
+                maxResults: Int(try p.int("maxResults", in: 1...1000) ?? 100), pageToken: try p.string("pageToken"),
+                subject: try p.string("subject"))
             var result = JSONObjectBuilder()
             result.set("events", .array(page.events.map(ResultJSON.waitingEvent)))
             result.set("pageToken", page.nextPageToken.map { .string($0) })

@@ -15,17 +15,19 @@ struct Console: Sendable {
     let settings: ConsoleSettings
     let sessions: ConsoleSessions
     let adminTokens: [String]
+    let access: ConsoleAccess
     let engine: ConsoleEngine
     let sections: [String: any ConsoleSection]
 
     /// `providerHealth`: the SMS providers' breakers as the engine's events told them (Observability).
     init(
-        settings: ConsoleSettings, adminTokens: [String], auth: PhoneAuth,
+        settings: ConsoleSettings, adminTokens: [String], access: ConsoleAccess, auth: PhoneAuth,
         providerHealth: @escaping @Sendable () -> [ProviderHealth] = { [] }
     ) {
         self.settings = settings
         sessions = ConsoleSessions(settings: settings)
         self.adminTokens = adminTokens
+        self.access = access
         engine = ConsoleEngine(auth: auth)
         sections = ConsoleSections.all(engine, providerHealth: providerHealth)
     }
@@ -40,7 +42,9 @@ struct Console: Sendable {
             return reply
         }
         guard method == .get || method == .post else { return Self.wrongMethod("GET, POST") }
-        if method == .post, let refusal = Self.crossSite(request) { return refusal }
+        if method == .post, access.crossSite(request) {
+            return Self.forbidden("Refused: the form was posted from another site.")
+        }
         let form = method == .post ? await Self.form(&request) : []
         if path == Self.prefix + "/login" {
             return method == .get
@@ -62,8 +66,10 @@ struct Console: Sendable {
         let segments = path.dropFirst(Self.prefix.count).split(separator: "/").map {
             PercentEncoding.decode(String($0)) ?? String($0)
         }
-        guard let name = segments.first else { return await overview(session, query: query) }
-        guard let section = sections[name] else { return Self.notFound(session) }
+        guard let name = segments.first else { return await overview(session) }
+        guard let section = sections[name] else {
+            return render(.notFound, session: session, section: nil, notice: nil)
+        }
         let console = ConsoleRequest(
             path: Array(segments.dropFirst()), query: query, form: form, session: session, audit: audit)
         let answer = method == .get ? await section.get(console) : await section.post(console)
@@ -83,20 +89,34 @@ struct Console: Sendable {
     }
 
     private func logIn(_ form: [(String, String)], request: Request, clientIp: String) -> Reply {
+        // An admin token never crosses a network in clear: plain HTTP serves only this machine.
+        guard access.https || access.isLocal(request) else {
+            return loginPage(
+                status: 403,
+                said: "Sign in over HTTPS: serve phoneauthd with server.tls, or behind a proxy with "
+                    + "server.publicUrl https://….")
+        }
+        guard sessions.maySignIn(from: clientIp) else {
+            return loginPage(status: 429, said: "Too many wrong tokens from this address; try again in 15 minutes.")
+        }
         let presented = Array((form.first(where: { $0.0 == "token" })?.1 ?? "").utf8)
-        var matched: String?
-        for token in adminTokens where SecureBytes.equal(Array(token.utf8), presented) { matched = token }
-        guard let token = matched else {
-            ConsoleAudit(actor: "unknown", clientIp: clientIp).record("signIn", target: "console", outcome: "refused")
+        guard let token = AdminTokens.match(presented, in: adminTokens) else {
+            // Recorded once per address in the window's first failures, so a guesser cannot flood the log.
+            if sessions.failedSignIn(from: clientIp) {
+                ConsoleAudit(actor: "unknown", clientIp: clientIp).record(
+                    "signIn", target: "console", outcome: "refused")
+            }
             return loginPage(status: 401, said: "That is not an admin token of this server.")
         }
+        // Signing in again ends the session the browser had.
+        if let earlier = Self.cookie(of: request) { sessions.close(earlier) }
         let session = sessions.open(token: token)
         ConsoleAudit(actor: session.actor, clientIp: clientIp).record("signIn", target: "console", outcome: "done")
         var reply = Self.redirect(Self.prefix)
         var cookie =
             "\(Self.cookie)=\(session.id); Path=\(Self.prefix); HttpOnly; SameSite=Strict; "
             + "Max-Age=\(settings.sessionMinutes * 60)"
-        if !Self.isLocal(request) { cookie += "; Secure" }
+        if !access.isLocal(request) { cookie += "; Secure" }
         reply.headers.append(("Set-Cookie", cookie))
         return reply
     }
@@ -113,7 +133,7 @@ struct Console: Sendable {
     // MARK: Pages
 
     /// The engine's status (getStatus), as the landing page.
-    private func overview(_ session: ConsoleSessions.Session, query: [(String, String)]) async -> Reply {
+    private func overview(_ session: ConsoleSessions.Session) async -> Reply {
         let body: String
         switch await engine.call("getStatus") {
         case let .success(status): body = "<h2>Engine status</h2>" + ConsoleFormat.definitions(status)
@@ -138,31 +158,7 @@ struct Console: Sendable {
         }
     }
 
-    private static func notFound(_ session: ConsoleSessions.Session) -> Reply {
-        html(
-            status: 404,
-            ConsoleLayout.page(title: "Not found", body: "<p>No such page.</p>", session: session))
-    }
-
     // MARK: Requests and replies
-
-    /// A POST another site made the browser send: refused before anything is read. Browsers say
-    /// where a request comes from (Sec-Fetch-Site, Origin); a same-site request still needs the
-    /// CSRF token.
-    private static func crossSite(_ request: Request) -> Reply? {
-        if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], site != "same-origin", site != "none" {
-            return forbidden("Refused: the form was posted from another site.")
-        }
-        // `null` says nothing (a privacy-minded browser sends it for its own forms too).
-        if let origin = request.headers[HTTPField.Name("Origin")!], origin != "null", let host = request.head.authority
-        {
-            let bare = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first
-            guard bare.map(String.init) == host else {
-                return forbidden("Refused: the form was posted from another site.")
-            }
-        }
-        return nil
-    }
 
     private static func form(_ request: inout Request) async -> [(String, String)] {
         guard request.headers[.contentType]?.hasPrefix("application/x-www-form-urlencoded") == true,
@@ -179,12 +175,6 @@ struct Console: Sendable {
             }
         }
         return nil
-    }
-
-    /// A browser on this machine (http://localhost): the only place a cookie may go without Secure.
-    private static func isLocal(_ request: Request) -> Bool {
-        let host = request.head.authority.map { String($0.split(separator: ":").first ?? "") } ?? ""
-        return ["localhost", "127.0.0.1", "[::1]"].contains(host)
     }
 
     static func html(status: Int = 200, _ text: String) -> Reply {

@@ -50,7 +50,7 @@ struct ConsoleDelivery: ConsoleSection {
     }
 
     func get(_ request: ConsoleRequest) async -> ConsoleAnswer {
-        guard request.path.isEmpty else { return .page(title: "Not found", body: "<p>No such page.</p>", status: 404) }
+        guard request.path.isEmpty else { return .notFound }
         let window = Self.windows.first { $0.id == request.query("window") } ?? Self.windows[1]
         var body = Self.windowLinks(window)
         switch await engine.call("getPumpingStatistics") {
@@ -64,7 +64,7 @@ struct ConsoleDelivery: ConsoleSection {
     }
 
     func post(_ request: ConsoleRequest) async -> ConsoleAnswer {
-        .page(title: "Not found", body: "<p>No such action.</p>", status: 404)
+        .notFound
     }
 
     private static func windowLinks(_ current: Window) -> String {

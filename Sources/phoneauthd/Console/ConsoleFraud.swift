@@ -9,7 +9,7 @@ struct ConsoleFraud: ConsoleSection {
     private static let scopeKinds: Set<String> = ["prefix", "country", "network"]
 
     func get(_ request: ConsoleRequest) async -> ConsoleAnswer {
-        guard request.path.isEmpty else { return .page(title: "Not found", body: "<p>No such page.</p>", status: 404) }
+        guard request.path.isEmpty else { return .notFound }
         var params: [(String, JSONValue)] = [("maxResults", .int(50))]
         let pageToken = request.query("pageToken")
         if let pageToken { params.append(("pageToken", .string(pageToken))) }
@@ -40,7 +40,7 @@ struct ConsoleFraud: ConsoleSection {
 
     func post(_ request: ConsoleRequest) async -> ConsoleAnswer {
         guard request.path == ["lift"] else {
-            return .page(title: "Not found", body: "<p>No such action.</p>", status: 404)
+            return .notFound
         }
         let kind = request.field("scopeKind") ?? "", scope = request.field("scope") ?? ""
         let result = await engine.call("liftPumpingBlock", [("scopeKind", .string(kind)), ("scope", .string(scope))])

@@ -12,7 +12,7 @@ struct ConsoleOperations: ConsoleSection {
     let engine: ConsoleEngine
 
     func get(_ request: ConsoleRequest) async -> ConsoleAnswer {
-        guard request.path.isEmpty else { return .page(title: "Not found", body: "<p>No such page.</p>", status: 404) }
+        guard request.path.isEmpty else { return .notFound }
         let csrf = request.session.csrf
         var body = await signingKeys(csrf: csrf)
         body += await pendingEvents(csrf: csrf, pageToken: request.query("eventsPage"))
@@ -23,13 +23,13 @@ struct ConsoleOperations: ConsoleSection {
 
     func post(_ request: ConsoleRequest) async -> ConsoleAnswer {
         guard request.path.count == 1 else {
-            return .page(title: "Not found", body: "<p>No such action.</p>", status: 404)
+            return .notFound
         }
         switch request.path[0] {
         case "rotate": return await rotate(request)
         case "retire": return await retire(request)
         case "drop": return await drop(request)
-        default: return .page(title: "Not found", body: "<p>No such action.</p>", status: 404)
+        default: return .notFound
         }
     }
 
@@ -120,7 +120,12 @@ struct ConsoleOperations: ConsoleSection {
             let rows = (found["events"]?.arrayValue ?? []).map { event -> [String] in
                 let id = event["id"]?.stringValue ?? ""
                 let fields = ["id", "type", "subject", "attempts", "lastError", "createdAt", "dueAt"]
-                return fields.map { HTML.escape(ConsoleFormat.text(event[$0])) } + [
+                return fields.map { field in
+                    // A number's own events (phoneNumberLocked) are kept under it: masked, as everywhere here.
+                    let text = ConsoleFormat.text(event[field])
+                    return field == "subject" && text.hasPrefix("+")
+                        ? ConsoleFormat.phone(text, reveal: false) : HTML.escape(text)
+                } + [
                     HTML.form(
                         Self.path + "/drop", csrf: csrf, fields: [("eventId", id)],
                         inputs: "<input type=\"checkbox\" id=\"drop-\(HTML.escape(id))\" name=\"confirm\" value=\"1\" "

@@ -19,6 +19,10 @@ final class ConsoleSessions: @unchecked Sendable {  // `sessions` is only touche
     private let lifetime: Duration
     private let lock = Lock()
     private var sessions: [String: Session] = [:]
+    /// Wrong tokens per client address in the current window: at most `maxFailures` a window.
+    private var failures: [String: (count: Int, since: ContinuousClock.Instant)] = [:]
+    static let maxFailures = 10
+    static let failureWindow = Duration.seconds(15 * 60)
 
     init(settings: ConsoleSettings) { lifetime = .seconds(settings.sessionMinutes * 60) }
 
@@ -48,4 +52,26 @@ final class ConsoleSessions: @unchecked Sendable {  // `sessions` is only touche
     }
 
     func close(_ id: String) { lock.withLock { sessions[id] = nil } }
+
+    /// Whether `clientIp` may try a token: fewer than `maxFailures` wrong ones in the window.
+    func maySignIn(from clientIp: String) -> Bool {
+        lock.withLock {
+            guard let seen = failures[clientIp], seen.since + Self.failureWindow > .now else { return true }
+            return seen.count < Self.maxFailures
+        }
+    }
+
+    /// Counts a wrong token from `clientIp`; true for the window's first failures (those worth a log
+    /// line), false once the address is throttled.
+    func failedSignIn(from clientIp: String) -> Bool {
+        lock.withLock {
+            if failures.count >= Self.capacity * 4 {
+                failures = failures.filter { $0.value.since + Self.failureWindow > .now }
+            }
+            var seen = failures[clientIp].flatMap { $0.since + Self.failureWindow > .now ? $0 : nil } ?? (0, .now)
+            seen.count += 1
+            failures[clientIp] = seen
+            return seen.count <= Self.maxFailures
+        }
+    }
 }

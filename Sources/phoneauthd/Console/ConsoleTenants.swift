@@ -17,7 +17,7 @@ struct ConsoleTenants: ConsoleSection {
         case 1 where request.path[0] == "create": return await create(request)
         case 2 where request.path[1] == "update": return await update(request.path[0], request)
         case 2 where request.path[1] == "delete": return await delete(request.path[0], request)
-        default: return .page(title: "Not found", body: "<p>No such action.</p>", status: 404)
+        default: return .notFound
         }
     }
 

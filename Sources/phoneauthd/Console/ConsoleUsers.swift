@@ -14,7 +14,7 @@ struct ConsoleUsers: ConsoleSection {
 
     func post(_ request: ConsoleRequest) async -> ConsoleAnswer {
         guard request.path.count == 2 else {
-            return .page(title: "Not found", body: "<p>No such action.</p>", status: 404)
+            return .notFound
         }
         let uid = request.path[0], action = request.path[1], tenant = request.field("tenant") ?? ""
         let scope = ConsoleFormat.tenant(tenant)
@@ -32,7 +32,7 @@ struct ConsoleUsers: ConsoleSection {
                 return .redirect(path: Self.page(uid, tenant), notice: "Not deleted: type the uid to confirm.")
             }
             result = await engine.call("deleteUser", [("uid", .string(uid))] + scope)
-        default: return .page(title: "Not found", body: "<p>No such action.</p>", status: 404)
+        default: return .notFound
         }
         request.audit.record(action + "User", target: uid, outcome: ConsoleAudit.outcome(result))
         if case let .failure(failure) = result {
@@ -168,12 +168,11 @@ struct ConsoleUsers: ConsoleSection {
     /// The user's events not yet delivered (a delivered one is gone from the store): its recent
     /// history, when events are configured.
     private func pendingEvents(_ uid: String) async -> String {
-        switch await engine.call("listPendingEvents", [("maxResults", .int(1000))]) {
+        switch await engine.call("listPendingEvents", [("subject", .string(uid)), ("maxResults", .int(50))]) {
         case let .success(result):
-            let mine = (result["events"]?.arrayValue ?? []).filter { $0["subject"]?.stringValue == uid }
             return HTML.table(
                 "Events not yet delivered", headers: ["Event", "Type", "Created", "Attempts"],
-                rows: mine.map { event in
+                rows: (result["events"]?.arrayValue ?? []).map { event in
                     ["id", "type", "createdAt", "attempts"].map { HTML.escape(ConsoleFormat.text(event[$0])) }
                 })
         case let .failure(failure): return "<h2>Events not yet delivered</h2>" + failure.html
