@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import base64
 import html
-import http.client
 import json
 import re
 import secrets
-import urllib.parse
 from typing import Dict, List, Optional, Tuple
 
 import pytest
 
+from console_client import send
 from conftest import ADMIN_TOKEN, start_server
 from sms_servers import Answer, FakeServer
 
@@ -29,23 +28,14 @@ class Console:
     """A signed-in operator: one cookie, forms posted with the CSRF token of the last page read."""
 
     def __init__(self, server):
-        self.host, self.port = server.host_port.rsplit(":", 1)
+        self.server = server
         self.cookie: Optional[str] = None
         self.csrf: Optional[str] = None
 
     def request(self, method: str, path: str, form: Optional[List[Tuple[str, str]]] = None
                 ) -> Tuple[int, str, Dict[str, str]]:
-        connection = http.client.HTTPConnection(self.host, int(self.port), timeout=30)
-        headers = {"Cookie": self.cookie} if self.cookie else {}
-        body = None
-        if form is not None:
-            body = urllib.parse.urlencode(form)
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
-        connection.request(method, path, body=body, headers=headers)
-        answer = connection.getresponse()
-        text, answer_headers = answer.read().decode(), {k.lower(): v for k, v in answer.getheaders()}
-        connection.close()
-        return answer.status, text, answer_headers
+        status, headers, text = send(self.server, method, path, self.cookie, form)
+        return status, text, headers
 
     def sign_in(self) -> None:
         status, _, headers = self.request("POST", "/console/login", [("token", ADMIN_TOKEN)])

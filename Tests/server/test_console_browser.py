@@ -7,7 +7,6 @@ refused). Screenshots are saved in the test's folder under screenshots/."""
 from __future__ import annotations
 
 import base64
-import http.client
 import json
 import re
 import urllib.parse
@@ -16,22 +15,12 @@ from typing import Dict, Tuple
 import pytest
 
 from browser import EXECUTABLE, Browser
+from console_client import raw
 from conftest import ADMIN_TOKEN, SECOND_CODE, SECOND_NUMBER, TEST_CODE, TEST_NUMBER, start_server
 from sms_servers import Answer, FakeServer
 from test_console_sections import US_PREFIX, send_the_codes, twilio, twilios  # noqa: F401 (twilios: a fixture)
 
 pytestmark = pytest.mark.skipif(EXECUTABLE is None, reason="chromium is not installed")
-
-
-def raw(server, method: str, path: str, body: str = "", headers: Dict[str, str] = None) -> Tuple[int, Dict, str]:
-    """One request, redirects not followed: its status, headers and body."""
-    host, port = server.host_port.split(":")
-    connection = http.client.HTTPConnection(host, int(port), timeout=30)
-    connection.request(method, path, body=body or None, headers=headers or {})
-    answer = connection.getresponse()
-    result = answer.status, {k.lower(): v for k, v in answer.getheaders()}, answer.read().decode()
-    connection.close()
-    return result
 
 
 def sign_in_by_sms(server) -> Tuple[int, Dict]:

@@ -6,7 +6,6 @@ from the page ends it and is recorded as a consoleAction line."""
 
 from __future__ import annotations
 
-import http.client
 import json
 import re
 import time
@@ -16,6 +15,7 @@ from typing import Dict, List, Optional, Tuple
 
 import pytest
 
+from console_client import send as console_send
 from conftest import ADMIN_TOKEN, TEST_NUMBER, Server, start_server
 from sms_servers import Answer, FakeServer
 from test_receipts_route import ACCOUNT_SID, AUTH_TOKEN, signature
@@ -79,18 +79,7 @@ class Operator:
         self.cookie = headers["set-cookie"].split(";")[0]
 
     def request(self, method: str, path: str, form: Optional[Dict[str, str]] = None) -> Tuple[int, Dict, str]:
-        host, port = self.server.host_port.split(":")
-        connection = http.client.HTTPConnection(host, int(port), timeout=30)
-        headers = {"Cookie": self.cookie} if hasattr(self, "cookie") else {}
-        body = None
-        if form is not None:
-            body = urllib.parse.urlencode(form)
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
-        connection.request(method, path, body=body, headers=headers)
-        answer = connection.getresponse()
-        result = answer.status, {k.lower(): v for k, v in answer.getheaders()}, answer.read().decode()
-        connection.close()
-        return result
+        return console_send(self.server, method, path, getattr(self, "cookie", None), form)
 
     def page(self, path: str) -> str:
         status, headers, html = self.request("GET", path)

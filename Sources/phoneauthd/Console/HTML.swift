@@ -1,21 +1,9 @@
+import PhoneAuthCore
+
 /// The console's HTML, written as text: every value that did not come from this code goes
 /// through `escape` (users' names, uids, numbers, tenants' settings), so none becomes markup.
 enum HTML {
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String) -> String { XMLText.escaped(text) }
 
     /// A table: its caption, header cells and rows of cells (already HTML).
     static func table(_ caption: String, headers: [String], rows: [[String]]) -> String {

@@ -76,26 +76,8 @@ struct TwilioProvider: HTTPProvider {
     /// A second of silence (the callee is still saying hello), then the text once: it already
     /// says the code twice.
     static func twiml(_ message: SMSMessage) -> String {
-        "<Response><Pause length=\"1\"/><Say language=\"\(xmlEscaped(VoiceText.voiceLocale(message.languageCode)))\">"
-            + xmlEscaped(message.body) + "</Say></Response>"
-    }
-
-    /// Text as XML character data or an attribute value.
-    static func xmlEscaped(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            // XML 1.0 has no place for other control characters.
-            case _ where scalar.value < 32 && scalar != "\n" && scalar != "\t": out += " "
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
+        "<Response><Pause length=\"1\"/><Say language=\"\(XMLText.escaped(VoiceText.voiceLocale(message.languageCode)))\">"
+            + XMLText.escaped(message.body) + "</Say></Response>"
     }
 
     /// Status callbacks of messages and calls, signed with the auth token (`TwilioReceipts`).
