@@ -76,8 +76,9 @@ struct TwilioProvider: HTTPProvider {
     /// A second of silence (the callee is still saying hello), then the text once: it already
     /// says the code twice.
     static func twiml(_ message: SMSMessage) -> String {
-        "<Response><Pause length=\"1\"/><Say language=\"\(XMLText.escaped(VoiceText.voiceLocale(message.languageCode)))\">"
-            + XMLText.escaped(message.body) + "</Say></Response>"
+        let language = XMLText.escaped(VoiceText.voiceLocale(message.languageCode))
+        return "<Response><Pause length=\"1\"/><Say language=\"\(language)\">" + XMLText.escaped(message.body)
+            + "</Say></Response>"
     }
 
     /// Status callbacks of messages and calls, signed with the auth token (`TwilioReceipts`).
