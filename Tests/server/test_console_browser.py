@@ -281,3 +281,49 @@ def test_a_users_page_lists_its_events_not_yet_delivered(tmp_path):
     finally:
         server.stop()
         receiver.close()
+
+
+def type_into(tab, selector: str, text: str) -> None:
+    tab.evaluate(f"document.querySelector({json.dumps(selector)}).value = {json.dumps(text)}")
+
+
+def test_an_operator_runs_the_other_sections_in_the_browser(server, tmp_path):
+    """The rest of the console by hand: a user enabled again, signed out everywhere and deleted; a
+    tenant created and its settings edited; a signing key rotated (screenshots console-tenant.png,
+    console-operations.png)."""
+    status, signed = sign_in_by_sms(server)
+    uid = signed["user"]["uid"]
+    shots = tmp_path / "screenshots"
+    with Browser(tmp_path) as browser:
+        tab = sign_in_to_console(browser, server)
+        load(tab, f"{server.url}/console/users/{uid}")
+        for action, said in (("disable", "disabled"), ("enable", "enabled"), ("revoke", "ended")):
+            submit(tab, f"form[action$='/{action}'] button")
+            assert said in tab.evaluate("document.querySelector('[role=status]').textContent"), action
+        assert server.post("/phoneauth/v1/refreshIdToken", {"refreshToken": signed["refreshToken"]})[0] != 200
+        type_into(tab, "#confirm", uid)
+        submit(tab, "form[action$='/delete'] button")
+        assert "deleted" in tab.evaluate("document.querySelector('[role=status]').textContent")
+        assert server.admin("getUser", {"uid": uid})[0] == 404
+
+        submit(tab, "nav a[href='/console/tenants']")
+        type_into(tab, "#displayName", "Shop-Two")
+        type_into(tab, "#tenantId", "shop-two")
+        submit(tab, "form[action='/console/tenants/create'] button")
+        load(tab, f"{server.url}/console/tenants/shop-two")
+        type_into(tab, "#testPhoneNumbers", "+1 650-555-0177 177177")
+        tab.evaluate("document.getElementById('factorsEvery').checked = false;"
+                     " document.getElementById('factor-totp').checked = true")
+        submit(tab, "form[action$='/update'] button")
+        tab.screenshot(shots / "console-tenant.png")
+        status, tenant, _ = server.admin("getTenant", {"tenantId": "shop-two"})
+        assert tenant["tenant"]["testPhoneNumbers"] == {"+16505550177": "177177"}, tenant
+        assert tenant["tenant"]["secondFactors"] == ["totp"], tenant
+
+        submit(tab, "nav a[href='/console/operations']")
+        before = len(server.admin("listSigningKeys", {})[1]["keys"])
+        submit(tab, "form[action$='/rotate'] button")
+        assert len(server.admin("listSigningKeys", {})[1]["keys"]) == before + 1
+        tab.screenshot(shots / "console-operations.png")
+        assert tab.evaluate("document.scripts.length") == 0
+        assert not [line for line in tab.console() if "Content Security Policy" in line], tab.console()
