@@ -146,21 +146,16 @@ final class ConsoleMethodsTests: XCTestCase {
         let dir = temporaryDirectory()
         let engine = try Engine(config: makeConfig(dir))
         defer { engine.close() }
-        let connection = try readingConnection(dir)
-        defer { connection.close() }
-        let postgres = connection.dialect.name != "sqlite"
-        if postgres { try connection.execute("SET enable_seqscan = off") }
+        let plans = try QueryPlans(dir)
+        defer { plans.close() }
+        let postgres = plans.postgres
         let tenant = TenantID.defaultPool
         for search in [
             UserSearch.phoneNumber("+16505550101"), .uidOrName(uid: "al", nameFrom: "al", nameBefore: "am"),
             .uidOrName(uid: "\u{10FFFF}", nameFrom: "\u{10FFFF}", nameBefore: nil),
         ] {
             let (sql, values) = Store.userSearch(search, tenant: tenant, afterUid: nil, limit: 20)
-            var plan: [String] = []
-            try connection.rows((postgres ? "EXPLAIN " : "EXPLAIN QUERY PLAN ") + sql, values) {
-                plan.append($0.text(postgres ? 0 : 3))
-            }
-            let text = plan.joined(separator: " | ")
+            let text = try plans.plan(sql, values).joined(separator: " | ")
             XCTAssertFalse(text.contains(postgres ? "Seq Scan" : "SCAN users"), "\(search): \(text)")
             if case .uidOrName = search, !postgres { XCTAssertTrue(text.contains("users_tenant_name"), text) }
         }

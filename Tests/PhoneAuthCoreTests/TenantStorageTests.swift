@@ -11,11 +11,9 @@ final class TenantStorageTests: XCTestCase {
         let dir = temporaryDirectory()
         let engine = try Engine(config: makeConfig(dir))
         defer { engine.close() }
-        let connection = try readingConnection(dir)
-        defer { connection.close() }
-        let postgres = connection.dialect.name != "sqlite"
-        // A small table: PostgreSQL's planner would scan it anyway unless told what it costs.
-        if postgres { try connection.execute("SET enable_seqscan = off") }
+        let plans = try QueryPlans(dir)
+        defer { plans.close() }
+        let postgres = plans.postgres
         // `stops`: the statement takes the first row the index gives (LIMIT 1), so it may search
         // by the tenant alone; the others must never walk the tenant's users to find one.
         let statements: [(String, String, [SQLValue], stops: Bool)] = [
@@ -25,10 +23,7 @@ final class TenantStorageTests: XCTestCase {
             ("the deletion's probe", Store.tenantUsersProbe, [.text("t")], true),
         ]
         for (what, sql, values, stops) in statements {
-            var plan: [String] = []
-            try connection.rows((postgres ? "EXPLAIN " : "EXPLAIN QUERY PLAN ") + sql, values) {
-                plan.append($0.text(postgres ? 0 : 3))
-            }
+            let plan = try plans.plan(sql, values)
             let text = plan.joined(separator: " | ")
             if postgres {
                 XCTAssertFalse(text.contains("Seq Scan"), "\(what): \(text)")

@@ -111,6 +111,30 @@ func readingConnection(_ dir: String) throws -> any SQLConnection {
     try Database(makeConfig(dir)).connectExisting()
 }
 
+/// Reads query plans of the database of `dir`, as the store's statements would run there.
+struct QueryPlans {
+    let connection: any SQLConnection
+    let postgres: Bool
+
+    init(_ dir: String) throws {
+        connection = try readingConnection(dir)
+        postgres = connection.dialect.name != "sqlite"
+        // A small table: PostgreSQL's planner would scan it anyway unless told what it costs.
+        if postgres { try connection.execute("SET enable_seqscan = off") }
+    }
+
+    /// The plan's lines (SQLite's EXPLAIN QUERY PLAN details, PostgreSQL's EXPLAIN).
+    func plan(_ sql: String, _ values: [SQLValue]) throws -> [String] {
+        var lines: [String] = []
+        try connection.rows((postgres ? "EXPLAIN " : "EXPLAIN QUERY PLAN ") + sql, values) {
+            lines.append($0.text(postgres ? 0 : 3))
+        }
+        return lines
+    }
+
+    func close() { connection.close() }
+}
+
 /// The delivery column as the store holds it: "sending" while an engine holds the row's lease,
 /// "pending" once it is due for any engine (getVerificationStatus says "pending" for both).
 func storedDelivery(_ dir: String, _ verificationId: String) throws -> String? {

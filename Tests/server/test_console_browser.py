@@ -18,7 +18,7 @@ from browser import EXECUTABLE, Browser
 from console_client import raw
 from conftest import ADMIN_TOKEN, SECOND_CODE, SECOND_NUMBER, TEST_CODE, TEST_NUMBER, start_server
 from sms_servers import Answer, FakeServer
-from test_console_sections import US_PREFIX, send_the_codes, twilio, twilios  # noqa: F401 (twilios: a fixture)
+from test_console_sections import US_PREFIX, send_the_codes, start_sections_server, twilios  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.skipif(EXECUTABLE is None, reason="chromium is not installed")
 
@@ -205,15 +205,6 @@ def test_what_users_wrote_is_shown_as_text_and_each_action_is_recorded(server):
     assert ("deleteUser", uid, "unconfirmed") in actions and ("deleteUser", uid, "done") in actions
 
 
-def sections_server(tmp_path, twilios):
-    """As test_console_sections' server: two fake Twilios (the first failing), the defense on."""
-    flaky, good = twilios
-    return start_server(tmp_path, engine={
-        "sms": {"providers": [twilio("flaky", flaky), twilio("twilio", good)],
-                "breaker": {"failures": 1, "seconds": 3600}, "retryBackoffMs": 10},
-        "pumping": {"mode": "enforce"}, "resendAfterSeconds": 0}, server={"console": {}})
-
-
 def sign_in_to_console(browser, server):
     tab = browser.open(server.url + "/console/login")
     tab.wait_for(lambda e: e.get("method") == "Page.loadEventFired", "the sign-in page")
@@ -229,7 +220,7 @@ def test_an_operator_sees_the_deliveries_charted_and_the_pumping_decision(tmp_pa
     to GB numbers (one delivered, one entered), through a fake Twilio: the Delivery page draws
     them (screenshot console-delivery.png), the Fraud page shows the block and lifts it
     (console-fraud.png)."""
-    server = sections_server(tmp_path, twilios)
+    server = start_sections_server(tmp_path, twilios)
     try:
         send_the_codes(server, twilios[1])
         shots = tmp_path / "screenshots"
@@ -297,10 +288,17 @@ def test_an_operator_runs_the_other_sections_in_the_browser(server, tmp_path):
     with Browser(tmp_path) as browser:
         tab = sign_in_to_console(browser, server)
         load(tab, f"{server.url}/console/users/{uid}")
-        for action, said in (("disable", "disabled"), ("enable", "enabled"), ("revoke", "ended")):
+        for action, said in (("disable", "disabled"), ("enable", "enabled")):
             submit(tab, f"form[action$='/{action}'] button")
             assert said in tab.evaluate("document.querySelector('[role=status]').textContent"), action
-        assert server.post("/phoneauth/v1/refreshIdToken", {"refreshToken": signed["refreshToken"]})[0] != 200
+        # Enabled again, the user signs in; ending every session ends that one too.
+        status, signed = sign_in_by_sms(server)
+        assert status == 200, signed
+        submit(tab, "form[action$='/revoke'] button")
+        assert "ended" in tab.evaluate("document.querySelector('[role=status]').textContent")
+        status, refused, _ = server.post("/phoneauth/v1/refreshIdToken", {"refreshToken": signed["refreshToken"]})
+        assert status == 401 and refused["error"]["code"] == "invalidUserToken", refused
+        assert refused["error"]["details"]["reason"] == "revoked", refused
         type_into(tab, "#confirm", uid)
         submit(tab, "form[action$='/delete'] button")
         assert "deleted" in tab.evaluate("document.querySelector('[role=status]').textContent")

@@ -117,13 +117,18 @@ def twilios():
     good.close()
 
 
-@pytest.fixture
-def server(tmp_path, twilios):
+def start_sections_server(tmp_path, twilios) -> Server:
+    """phoneauthd with the console, two fake Twilios (the first failing) and the defense on."""
     flaky, good = twilios
-    started = start_server(tmp_path, engine={
+    return start_server(tmp_path, engine={
         "sms": {"providers": [twilio("flaky", flaky), twilio("twilio", good)],
                 "breaker": {"failures": 1, "seconds": 3600}, "retryBackoffMs": 10},
         "pumping": {"mode": "enforce"}, "resendAfterSeconds": 0}, server={"console": {}})
+
+
+@pytest.fixture
+def server(tmp_path, twilios):
+    started = start_sections_server(tmp_path, twilios)
     yield started
     started.stop()
 

@@ -43,8 +43,7 @@ package final class AccountTransfer {
             do {
                 let user = try Self.importedUser(entry, tenant: pool.tenant, now: now)
                 // A user exported without passkeyInfo (Firebase's export) keeps the passkeys it has.
-                let listsPasskeys = entry["passkeyInfo"].map { $0 != .null } ?? false
-                switch try store.importUser(user, replacingPasskeys: listsPasskeys) {
+                switch try store.importUser(user, replacingPasskeys: Self.listsPasskeys(entry)) {
                 case .updated: imported += 1
                 case .phoneNumberTaken: errors.append((index, "Another user has this phone number."))
                 case .phoneIsSecondFactor:
@@ -58,6 +57,9 @@ package final class AccountTransfer {
         }
         return (imported, errors)
     }
+
+    /// Whether an exported user lists its passkeys (PhoneAuth's export); Firebase's never does.
+    private static func listsPasskeys(_ entry: JSONValue) -> Bool { entry["passkeyInfo"].map { $0 != .null } ?? false }
 
     /// Fields that hold a way to sign in PhoneAuth does not have: a user with any is refused
     /// rather than imported without it.
@@ -125,7 +127,7 @@ package final class AccountTransfer {
             }
             user.factors = try items.enumerated().map { i, item in try factor(item, path: "mfaInfo[\(i)]", now: now) }
         }
-        if let passkeys = r.value("passkeyInfo"), passkeys != .null {
+        if Self.listsPasskeys(entry), let passkeys = r.value("passkeyInfo") {
             guard case let .array(items) = passkeys, items.count <= maxImportedPasskeys else {
                 throw PhoneAuthError(
                     .invalidArgument, "The field 'passkeyInfo' must be an array of at most \(maxImportedPasskeys).")
