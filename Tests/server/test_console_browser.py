@@ -325,3 +325,32 @@ def test_an_operator_runs_the_other_sections_in_the_browser(server, tmp_path):
         tab.screenshot(shots / "console-operations.png")
         assert tab.evaluate("document.scripts.length") == 0
         assert not [line for line in tab.console() if "Content Security Policy" in line], tab.console()
+
+
+def test_an_operator_unlocks_a_number_locked_by_wrong_codes(tmp_path):
+    number = "+16505553434"  # a real number: a test number's fixed code locks nothing
+    server = start_server(tmp_path, engine={"sms": {"provider": "console"}, "resendAfterSeconds": 0,
+                                            "quotas": {"maxConsecutiveFailures": 2}}, server={"console": {}})
+    try:
+        status, created, _ = server.admin("createUser", {"phoneNumber": number})
+        assert status == 200, created
+        uid = created["user"]["uid"]
+
+        def start() -> Tuple[int, Dict]:
+            status, sent, _ = server.post("/phoneauth/v1/verifyPhoneNumber", {"phoneNumber": number})
+            return status, sent
+
+        for _ in range(2):
+            _, sent = start()
+            server.post("/phoneauth/v1/signInWithCredential", {
+                "credential": {"verificationId": sent["verificationId"], "verificationCode": "000000"}})
+        status, locked = start()
+        assert status == 429 and locked["error"]["details"]["reason"] == "numberLocked", locked
+        session, csrf = console_session(server)
+        status, headers, _ = raw(server, "POST", f"/console/users/{uid}/unlock", f"csrf={csrf}",
+                                 {**POSTED, "Cookie": session})
+        assert status == 303 and "unlocked" in urllib.parse.unquote(headers["location"]), headers
+        status, sent = start()
+        assert status == 200, sent
+    finally:
+        server.stop()
