@@ -7,8 +7,38 @@
 #include <set>
 #include <string>
 
+using i18n::phonenumbers::PhoneMetadata;
 using i18n::phonenumbers::PhoneNumber;
 using i18n::phonenumbers::PhoneNumberUtil;
+
+// libphonenumber's GetNumberType finds the number's region again before classifying it, and for a
+// calling code shared by several regions (+1, +7, +44...) finding it is a round of pattern
+// matching per region tried. pa_phone_parse has just found the region, so it classifies the number
+// the way GetNumberType does (the region's metadata, then GetNumberTypeHelper), with the two
+// members GetNumberType uses: one private, one protected. An explicit instantiation may name them
+// (C++ does not check access there); the friend functions hand them out. A test holds the result
+// to GetNumberType's own (pa_phone_number_type).
+namespace {
+using MetadataFinder = const PhoneMetadata *(PhoneNumberUtil::*)(int, const std::string &) const;
+using TypeFinder = PhoneNumberUtil::PhoneNumberType (PhoneNumberUtil::*)(const std::string &, const PhoneMetadata &)
+    const;
+MetadataFinder metadata_for_region_or_calling_code();
+TypeFinder number_type_for_metadata();
+template <MetadataFinder Metadata, TypeFinder Type> struct Members {
+    friend MetadataFinder metadata_for_region_or_calling_code() { return Metadata; }
+    friend TypeFinder number_type_for_metadata() { return Type; }
+};
+template struct Members<&PhoneNumberUtil::GetMetadataForRegionOrCallingCode, &PhoneNumberUtil::GetNumberTypeHelper>;
+
+PhoneNumberUtil::PhoneNumberType number_type(const PhoneNumberUtil *util, const PhoneNumber &number,
+                                             const std::string &region) {
+    const PhoneMetadata *metadata = (util->*metadata_for_region_or_calling_code())(number.country_code(), region);
+    if (metadata == nullptr) return PhoneNumberUtil::UNKNOWN;
+    std::string national;
+    util->GetNationalSignificantNumber(number, &national);
+    return (util->*number_type_for_metadata())(national, *metadata);
+}
+}  // namespace
 
 static void copy_out(char *dst, size_t cap, const std::string &src) {
     size_t n = src.size() < cap - 1 ? src.size() : cap - 1;
@@ -55,7 +85,7 @@ extern "C" void pa_phone_parse(const char *text, const char *default_region, pa_
     // for the number's own region): one round of pattern matching answers both questions.
     std::string e164, region;
     util->GetRegionCodeForNumber(number, &region);
-    PhoneNumberUtil::PhoneNumberType type = util->GetNumberType(number);
+    PhoneNumberUtil::PhoneNumberType type = number_type(util, number, region);
     if (type == PhoneNumberUtil::UNKNOWN) {
         out->reason = reason_for_possibility(util->IsPossibleNumberWithReason(number));
         return;
@@ -65,6 +95,13 @@ extern "C" void pa_phone_parse(const char *text, const char *default_region, pa_
     copy_out(out->e164, sizeof out->e164, e164);
     copy_out(out->region, sizeof out->region, region.empty() ? "ZZ" : region);
     out->reason = PA_PHONE_OK;
+}
+
+extern "C" int pa_phone_number_type(const char *text) {
+    const PhoneNumberUtil *util = PhoneNumberUtil::GetInstance();
+    PhoneNumber number;
+    if (text == nullptr || util->Parse(text, "ZZ", &number) != PhoneNumberUtil::NO_PARSING_ERROR) return -1;
+    return static_cast<int>(util->GetNumberType(number));
 }
 
 extern "C" int pa_phone_region_supported(const char *region) {

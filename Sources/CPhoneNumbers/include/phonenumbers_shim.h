@@ -27,6 +27,10 @@ typedef struct {
    Thread-safe: libphonenumber's PhoneNumberUtil is a process-wide immutable singleton. */
 void pa_phone_parse(const char *text, const char *default_region, pa_phone_result *out);
 
+/* libphonenumber's own GetNumberType of a number in international form, -1 if it does not parse:
+   the reference pa_phone_parse's type is tested against. */
+int pa_phone_number_type(const char *text);
+
 /* 1 if `region` is a region code libphonenumber knows (a CLDR code such as "US", or "001" for
    non-geographic numbers), else 0. */
 int pa_phone_region_supported(const char *region);
