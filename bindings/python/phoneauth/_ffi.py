@@ -55,18 +55,20 @@ def _load() -> ctypes.CDLL:
                            + "\n".join(failures))
 
 
+# The callbacks' JSON arguments are typed c_char_p: ctypes hands the callback a copy as bytes
+# (None for NULL) while the library still owns the text, which costs less than a string_at.
 # int (*)(void *ctx, const char *message_json): the SMS sender callback type.
-SMS_SENDER = CFUNCTYPE(c_int, c_void_p, c_void_p)
+SMS_SENDER = CFUNCTYPE(c_int, c_void_p, c_char_p)
 # void (*)(void *ctx, const char *event_json): the log sink callback type.
-LOG_SINK = CFUNCTYPE(None, c_void_p, c_void_p)
+LOG_SINK = CFUNCTYPE(None, c_void_p, c_char_p)
 # int (*)(void *ctx, const char *message_json): the push sender callback type.
-PUSH_SENDER = CFUNCTYPE(c_int, c_void_p, c_void_p)
+PUSH_SENDER = CFUNCTYPE(c_int, c_void_p, c_char_p)
 # int (*)(void *ctx, const char *request_json, char *response_json, size_t response_size):
 # the captcha verifier callback type (response_json is a buffer the library owns).
-CAPTCHA_VERIFIER = CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_size_t)
-HOOK = CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p, c_size_t)
+CAPTCHA_VERIFIER = CFUNCTYPE(c_int, c_void_p, c_char_p, c_void_p, c_size_t)
+HOOK = CFUNCTYPE(c_int, c_void_p, c_char_p, c_void_p, c_size_t)
 # int (*)(void *ctx, const char *event_json): the event handler callback type.
-EVENT_HANDLER = CFUNCTYPE(c_int, c_void_p, c_void_p)
+EVENT_HANDLER = CFUNCTYPE(c_int, c_void_p, c_char_p)
 
 _OUT = POINTER(c_void_p)  # char **out_json
 

@@ -14,6 +14,7 @@ import threading
 import time
 import weakref
 from ctypes import byref, c_void_p
+from json.encoder import encode_basestring_ascii as _quote  # a str as a JSON string, in ASCII
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from . import _ffi
@@ -121,36 +122,47 @@ def _report(what: str, exc: BaseException, outcome: str) -> None:
         pass
 
 
-# Set on a native thread (one the library started) whose Python thread state is being kept.
-_kept_state = threading.local()
-
-
 def _keep_thread_state() -> None:
     """Keeps this native thread's Python thread state for its next callbacks. ctypes makes a
     fresh one for every callback on a thread Python did not start, and frees it afterwards (tens
-    of microseconds each time); holding the GIL state once more, never released, keeps it. The
-    flag lives in the state itself, so a new thread (even one reusing an old id) is kept too.
-    The cost: a delivery thread's state, and its thread-local data, stay until the interpreter
-    exits, even after its engine is closed (one per engine opened with a Python callback)."""
-    if getattr(_kept_state, "kept", False) or not isinstance(threading.current_thread(), threading._DummyThread):
-        return  # kept already, or a thread Python started (its state lives as long as it does)
-    _kept_state.kept = True
+    of microseconds each time); holding the GIL state once more, never released, keeps it.
+    Called on a thread's first callback (_call_host tells it by _sender_state, which is
+    thread-local: a new thread, even one reusing an old id, is kept too). The cost: a delivery
+    thread's state, and its thread-local data, stay until the interpreter exits, even after its
+    engine is closed (one per engine opened with a Python callback)."""
+    if not isinstance(threading.current_thread(), threading._DummyThread):
+        return  # a thread Python started: its state lives as long as it does
     ensure = getattr(getattr(ctypes, "pythonapi", None), "PyGILState_Ensure", None)
     if ensure is not None:  # CPython
         ensure()
 
 
-def _call_host(host: Callable[[Any], Any], engine_token: object, argument_json: int, what: str, outcome: str,
+_FIRST_CALLBACK: Any = object()  # _sender_state.engine on a thread that has run no callback yet
+
+
+def _parse(text: str) -> Any:
+    """The library's JSON (compact, nothing around it) as a value; anything else goes through
+    JSONDecoder.decode, which reads it or raises as json.loads would."""
+    try:
+        value, end = _scan_value(text, 0)
+    except (StopIteration, ValueError):
+        end = -1
+    return value if end == len(text) else _DECODER.decode(text)
+
+
+def _call_host(host: Callable[[Any], Any], engine_token: object, argument_json: bytes, what: str, outcome: str,
                reported: Optional[List[bool]] = None) -> Tuple[bool, Any]:
     """Runs a host callable on the JSON a C callback received, marking the thread as inside this
     engine's callback (so close() from it raises instead of deadlocking). Returns (True, result),
     or (False, None) after an exception, which stops here: nothing may unwind into the library.
     With `reported`, only the first exception is reported."""
-    _keep_thread_state()
-    outer = getattr(_sender_state, "engine", None)
+    outer = getattr(_sender_state, "engine", _FIRST_CALLBACK)
+    if outer is _FIRST_CALLBACK:
+        _keep_thread_state()
+        outer = None
     _sender_state.engine = engine_token
     try:
-        return True, host(_DECODER.decode(ctypes.string_at(argument_json).decode("utf-8")))
+        return True, host(_parse(argument_json.decode("utf-8")))
     except BaseException as exc:
         if reported is None or not reported:
             _report(what, exc, outcome)
@@ -373,14 +385,21 @@ class Engine:
         (resendAfterSeconds) another channel sends the same code again by that channel, under the
         same verificationId ("call me instead"); the same channel sends nothing. Returns
         {"verificationId", "codeLength", "expiresAt", "resendAt", "channel"}."""
-        return self._invoke(self._lib.phoneauth_verify_phone_number,
-                            _encode(_params(params, {"phoneNumber": phone_number})))
+        if params or type(phone_number) is not str:
+            data = _encode(_params(params, {"phoneNumber": phone_number}))
+        else:  # the usual call: the text _encode would make, written directly
+            data = ('{"phoneNumber":' + _quote(phone_number) + "}").encode("ascii")
+        return self._invoke(self._lib.phoneauth_verify_phone_number, data)
 
     def credential(self, verification_id: Any = _UNSET, verification_code: Any = _UNSET,
                    **params: Any) -> Dict[str, Any]:
         """Returns {"credential": {...}}; pass its "credential" to sign_in_with_credential."""
-        return self._invoke(self._lib.phoneauth_credential, _encode(_params(
-            params, {"verificationId": verification_id, "verificationCode": verification_code})))
+        if params or type(verification_id) is not str or type(verification_code) is not str:
+            data = _encode(_params(params, {"verificationId": verification_id, "verificationCode": verification_code}))
+        else:  # the usual call: the text _encode would make, written directly
+            data = ('{"verificationId":' + _quote(verification_id) + ',"verificationCode":' + _quote(verification_code)
+                    + "}").encode("ascii")
+        return self._invoke(self._lib.phoneauth_credential, data)
 
     def sign_in_with_credential(self, credential: Any = _UNSET, **params: Any) -> Dict[str, Any]:
         """Signs in with a credential object. Keywords: client_ip, user_agent (the end user's
