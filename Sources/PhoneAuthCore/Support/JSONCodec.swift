@@ -1,7 +1,9 @@
 import CJansson
 import Glibc
 
-/// JSON text to and from `JSONValue`: read through jansson, written by JSONWriter.
+/// JSON text to and from `JSONValue`: read through jansson; written by jansson for the C ABI, and
+/// by JSONWriter (the same text, without a tree of it) for everything else: tokens, stored
+/// columns, HTTP bodies.
 package enum JSONCodec {
     package struct ParseError: Error, Sendable {
         package let message: String
@@ -75,9 +77,12 @@ package enum JSONCodec {
         JSONWriter.text(of: value) ?? "null"
     }
 
-    /// Compact JSON text as a malloc'd C string, for handing across the C ABI.
+    /// Compact JSON text as a malloc'd C string, for handing across the C ABI: written by
+    /// jansson, which produces every JSON byte that crosses the ABI (DESIGN.md), from a tree of it.
     package static func serializeToCString(_ value: JSONValue) -> UnsafeMutablePointer<CChar>? {
-        JSONWriter.cString(of: value)
+        guard let json = make(value) else { return nil }
+        defer { pa_json_decref(json) }
+        return json_dumps(json, Int(JSON_COMPACT | JSON_ENCODE_ANY))
     }
 
     /// nil when nested deeper than maxDepth.
@@ -117,6 +122,41 @@ package enum JSONCodec {
         case Int32(JSON_TRUE.rawValue): return .bool(true)
         case Int32(JSON_FALSE.rawValue): return .bool(false)
         default: return .null
+        }
+    }
+
+    /// A Swift string is always valid UTF-8, so jansson's re-validation of every string and key
+    /// (the `_nocheck` variants skip it) would only cost time.
+    static func make(_ value: JSONValue) -> UnsafeMutablePointer<json_t>? {
+        switch value {
+        case .null: return pa_json_null()
+        case let .bool(b): return b ? pa_json_true() : pa_json_false()
+        case let .int(i): return json_integer(json_int_t(i))
+        case let .double(d): return json_real(d)
+        case let .string(s):
+            return withBytes(s) { json_stringn_nocheck($0, $1) }
+        case let .array(items):
+            guard let array = json_array() else { return nil }
+            for item in items { if let child = make(item) { json_array_append_new(array, child) } }
+            return array
+        case let .object(pairs):
+            guard let object = json_object() else { return nil }
+            for (key, child) in pairs {
+                guard let childJSON = make(child) else { continue }
+                _ = withBytes(key) { json_object_setn_new_nocheck(object, $0, $1, childJSON) }
+            }
+            return object
+        }
+    }
+
+    /// Calls `body` with a string's UTF-8 bytes and their count (a valid pointer even when empty).
+    private static func withBytes<R>(_ text: String, _ body: (UnsafePointer<CChar>, Int) -> R) -> R {
+        var text = text
+        return text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                guard let base = chars.baseAddress else { return "".withCString { body($0, 0) } }
+                return body(base, chars.count)
+            }
         }
     }
 }

@@ -2,7 +2,8 @@ import Glibc
 
 /// Compact JSON text of a `JSONValue`, written straight from the value: byte for byte what
 /// jansson's `json_dumps(JSON_COMPACT | JSON_ENCODE_ANY)` writes for the same value (JSONWriterTests
-/// holds it to that), without first building jansson's tree of it.
+/// holds it to that), without first building jansson's tree of it. For the JSON that does not cross
+/// the C ABI (jansson writes that): tokens' claims, stored columns, HTTP bodies.
 ///
 /// jansson's rules, kept: `"`, `\` and control characters are escaped (`\b \f \n \r \t`, else
 /// `\u00XX` in upper case), everything else is written as it is (UTF-8, `/` unescaped); a real is
@@ -22,16 +23,6 @@ package struct JSONWriter: ~Copyable {
 
     deinit { free(base) }
 
-    /// The text as a malloc'd NUL-terminated C string (the caller frees it); nil when `value` has
-    /// no text or memory ran out.
-    package static func cString(of value: JSONValue) -> UnsafeMutablePointer<CChar>? {
-        guard value.isWritable else { return nil }
-        var writer = JSONWriter(capacity: 256)
-        writer.write(value)
-        writer.append(0)
-        return writer.take()
-    }
-
     /// The text as a Swift string; nil when `value` has no text or memory ran out.
     package static func text(of value: JSONValue) -> String? {
         guard value.isWritable else { return nil }
@@ -39,11 +30,6 @@ package struct JSONWriter: ~Copyable {
         writer.write(value)
         guard let base = writer.base else { return nil }
         return String(decoding: UnsafeBufferPointer(start: base, count: writer.count), as: UTF8.self)
-    }
-
-    private mutating func take() -> UnsafeMutablePointer<CChar>? {
-        defer { base = nil }
-        return UnsafeMutableRawPointer(base)?.assumingMemoryBound(to: CChar.self)
     }
 
     private mutating func write(_ value: JSONValue) {
