@@ -6,9 +6,10 @@ Where the library comes from, in order:
   3. the system: ctypes.util.find_library("phoneauth"), then "libphoneauth.so.1".
 The library's ABI version is checked at once, so a wrong library fails here, at import time.
 
-Strings the library allocates come back through char ** out-parameters typed c_void_p, are read
-with string_at and released with phoneauth_free (a c_char_p would leak them). Only
-phoneauth_version and phoneauth_strerror return static text, typed c_char_p.
+Strings the library allocates come back through char ** out-parameters typed POINTER(c_void_p),
+are read (engine._Out reads the pointer as c_char_p, take_string with string_at) and released
+with phoneauth_free (a c_char_p restype would leak them). Only phoneauth_version and
+phoneauth_strerror return static text, typed c_char_p.
 """
 
 from __future__ import annotations

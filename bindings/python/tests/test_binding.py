@@ -218,6 +218,21 @@ def test_parameters_that_are_not_json_raise_before_the_call(engine):
     assert engine.get_user(uid)["user"]["displayName"] == name
 
 
+def test_typed_calls_send_the_text_the_encoder_writes(engine, monkeypatch):
+    # verify_phone_number and credential write plain str arguments' JSON themselves: the same
+    # text as the general encoder, whatever the characters.
+    from phoneauth.engine import _encode
+    sent = []
+    monkeypatch.setattr(engine, "_invoke", lambda function, data: sent.append(data) or {})
+    odd = 'a"b\\c/\n\x01é名🙂\ud800'
+    engine.verify_phone_number(odd)
+    engine.credential(odd, "12 34")
+    engine.credential(verification_code=odd, verification_id="id")
+    assert sent == [_encode({"phoneNumber": odd}), _encode({"verificationId": odd, "verificationCode": "12 34"}),
+                    _encode({"verificationId": "id", "verificationCode": odd})]
+    assert all(data.isascii() for data in sent)
+
+
 def test_close_waits_for_calls_in_flight_and_refuses_later_ones(make_engine):
     engine = make_engine()
     stop, errors, done = threading.Event(), [], []
