@@ -248,6 +248,19 @@ void clear_mailbox(void) {
 /* ------------------------------------------------------------------------------------------ */
 /* The flow.                                                                                    */
 
+json_t *storage_statistics(phoneauth_engine *e) {
+    char *out = NULL;
+    if (phoneauth_call(e, "getStorageStatistics", "{}", &out) != PHONEAUTH_OK) {
+        fprintf(stderr, "getStorageStatistics failed: %s\n", out ? out : "");
+        exit(1);
+    }
+    json_error_t jerr;
+    json_t *o = json_loads(out, 0, &jerr);
+    phoneauth_free(out);
+    if (!o) die("getStorageStatistics returned no JSON");
+    return o;
+}
+
 phoneauth_engine *open_engine_json(json_t *config) {
     char *cfg = json_dumps(config, JSON_COMPACT);
     json_decref(config);

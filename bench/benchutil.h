@@ -86,6 +86,9 @@ void clear_mailbox(void);
 /* Opens an engine with `config` (taken: it is freed) and sms_sender as its SMS sender; exits when
  * it cannot. */
 phoneauth_engine *open_engine_json(json_t *config);
+
+/* The engine's getStorageStatistics result (the caller frees it with json_decref); exits on failure. */
+json_t *storage_statistics(phoneauth_engine *e);
 /* The tenant the flows run in (BENCH_TENANT=1), or NULL for the default pool. */
 const char *flow_tenant(void);
 

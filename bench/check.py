@@ -130,6 +130,8 @@ IN_PROCESS_RUN = {
                            "smsDelivery", "flow"),
     "sms": {"delivered": COUNT, "unparsable": ZERO, "neverTaken": ZERO},
 }
+# The C driver also says how busy the engine's SQLite connection was.
+C_RUN = dict(IN_PROCESS_RUN, store={"busyShare": POS, "busyUsPerFlow": POS, "waitsPerFlow": NUM})
 # PostgreSQL: a flow whose transaction still conflicts after its retries fails, on either side;
 # a measured outcome of contention (more of it on a loaded machine), so counted, not refused.
 PG_SIDE = {"flows": COUNT, "failed": INT, "seconds": POS, "flowsPerSecond": POS, "roundTripsPerFlow": POS,
@@ -162,7 +164,7 @@ HOOKS_ADDED = {"inProcessAddedUs": NUM, "httpAddedUs": NUM}
 DOCUMENT = {
     "when": STR,
     "machine": {"cpus": COUNT, "platform": STR, "python": STR},
-    "c": {"library": STR, "threads1": IN_PROCESS_RUN, "threads2": IN_PROCESS_RUN},
+    "c": {"library": STR, "threads1": C_RUN, "threads2": C_RUN},
     "floor": {"es256SignUs": POS, "hmacSha256Us": POS, "sqliteTx": {"verifyTxUs": POS, "deliveredTxUs": POS,
                                                                      "signInTxUs": POS},
               "sqliteTxTotalUs": POS, "floorPerFlowUs": POS, "sqlite": STR, "openssl": STR},

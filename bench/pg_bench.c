@@ -203,20 +203,12 @@ static int engine_flow(worker *w, long i) {
 
 /* getStorageStatistics: transactions, retries, round trips and the pool size. */
 static void engine_statistics(phoneauth_engine *e, long *tx, long *retries, long *trips, long *pool) {
-    char *out = NULL;
-    if (phoneauth_call(e, "getStorageStatistics", "{}", &out) != PHONEAUTH_OK) {
-        fprintf(stderr, "pg_bench: getStorageStatistics failed: %s\n", out ? out : "");
-        exit(1);
-    }
-    json_error_t jerr;
-    json_t *o = json_loads(out, 0, &jerr);
-    if (!o) die("getStorageStatistics returned no JSON");
+    json_t *o = storage_statistics(e);
     *tx = (long)json_integer_value(json_object_get(o, "transactions"));
     *retries = (long)json_integer_value(json_object_get(o, "retries"));
     *trips = (long)json_integer_value(json_object_get(o, "roundTrips"));
     *pool = (long)json_integer_value(json_object_get(o, "poolSize"));
     json_decref(o);
-    phoneauth_free(out);
 }
 
 static phoneauth_engine *open_engine(const run_spec *spec) {

@@ -14,7 +14,10 @@
  *   including the engine's delivery thread), p50/p90/p99/max latency in µs of each call
  *   (verifyPhoneNumber, the SMS wait from verify's return until the code is in hand, credential,
  *   signInWithCredential), of the SMS delivery (verify's start until our callback runs) and of the
- *   whole flow, and every failure by error code.
+ *   whole flow, every failure by error code, and from getStorageStatistics the share of the run
+ *   the SQLite connection was in use (store.busyShare: the engine's one connection, shared by the
+ *   calling threads and the delivery thread, so the bound on what a second thread can add), its
+ *   busy time and the calls that found it taken, per flow.
  *
  *   The floor, done directly in this process with the same libraries the engine relies on
  *   (medians of many timed repetitions):
@@ -173,12 +176,14 @@ static json_t *run_flows(int threads, long flows, double floor_us) {
         if (pthread_create(&tid[t], NULL, worker_main, &w[t]) != 0) die("pthread_create failed");
     }
     fprintf(stderr, "signin_bench: %d thread(s), %ld flows...\n", threads, flows);
+    json_t *store0 = storage_statistics(engine);
     pthread_barrier_wait(&barrier);
     double cpu0 = cpu_seconds();
     uint64_t start = now_ns();
     for (int t = 0; t < threads; t++) pthread_join(tid[t], NULL);
     uint64_t elapsed = now_ns() - start;
     double cpu = cpu_seconds() - cpu0;
+    json_t *store1 = storage_statistics(engine);
     pthread_barrier_destroy(&barrier);
 
     /* Merge. */
@@ -232,6 +237,17 @@ static json_t *run_flows(int threads, long flows, double floor_us) {
                                             "unparsable", (json_int_t)unparsable, "neverTaken",
                                             (json_int_t)stray));
     json_object_set_new(r, "notNewUser", json_integer(not_new));
+    /* The SQLite connection (the pool's one): the share of the run it was in use, which bounds what
+       more threads gain, and how often a call found it taken. */
+    double busy_us = (double)(json_integer_value(json_object_get(store1, "busyMicroseconds")) -
+                              json_integer_value(json_object_get(store0, "busyMicroseconds")));
+    long waits = (long)(json_integer_value(json_object_get(store1, "waits")) -
+                        json_integer_value(json_object_get(store0, "waits")));
+    json_object_set_new(r, "store", json_pack("{s:f,s:f,s:f}", "busyShare", round2(busy_us / (secs * 1e6)),
+                                              "busyUsPerFlow", round2(ok ? busy_us / ok : 0), "waitsPerFlow",
+                                              round2(ok ? (double)waits / ok : 0)));
+    json_decref(store0);
+    json_decref(store1);
     if (sms_timeouts >= MAX_SMS_TIMEOUTS) json_object_set_new(r, "stoppedNoSms", json_true());
     fprintf(stderr, "signin_bench: %d thread(s): %.0f flows/s, %ld failed\n", threads, fps, failed);
     return r;

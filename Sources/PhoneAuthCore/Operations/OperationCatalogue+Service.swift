@@ -49,7 +49,8 @@ extension OperationCatalogue {
             return .object([
                 ("driver", .string(s.driver)), ("poolSize", .int(Int64(s.poolSize))),
                 ("transactions", .int(Int64(s.transactions))), ("retries", .int(Int64(s.retries))),
-                ("roundTrips", .int(Int64(s.roundTrips))),
+                ("roundTrips", .int(Int64(s.roundTrips))), ("busyMicroseconds", .int(s.busyMicroseconds)),
+                ("waits", .int(Int64(s.waits))),
             ])
         },
         Operation("getVerificationStatus", scopedByTenant: true, parameters: ["verificationId"]) { engine, caller, p in

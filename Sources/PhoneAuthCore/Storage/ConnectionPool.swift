@@ -10,6 +10,11 @@ final class ConnectionPool<Connection: SQLConnection>: @unchecked Sendable {
         var transactions = 0
         var retries = 0
         var roundTrips = 0
+        /// Microseconds connections spent checked out, summed over them: with one connection
+        /// (SQLite), the share of the time the store was busy, which bounds what more threads gain.
+        var busyMicroseconds: Int64 = 0
+        /// Check-outs that found every connection in use.
+        var waits = 0
     }
 
     private let lock = Lock()
@@ -36,7 +41,8 @@ final class ConnectionPool<Connection: SQLConnection>: @unchecked Sendable {
     /// Runs `body` with a connection of its own, waiting for one if all are in use.
     func withConnection<T>(_ body: (Connection) throws -> T) throws -> T {
         let connection = try checkOut()
-        defer { checkIn(connection) }
+        let start = monotonicMicroseconds()
+        defer { checkIn(connection, heldFor: monotonicMicroseconds() - start) }
         return try body(connection)
     }
 
@@ -46,8 +52,9 @@ final class ConnectionPool<Connection: SQLConnection>: @unchecked Sendable {
     static var yieldsBeforeWaiting: Int { 50 }
 
     private func checkOut() throws -> Connection {
-        for _ in 0..<Self.yieldsBeforeWaiting {
+        for attempt in 0..<Self.yieldsBeforeWaiting {
             if lock.withLock({ closed || !idle.isEmpty || opened < statistics.size }) { break }
+            if attempt == 0 { lock.withLock { statistics.waits += 1 } }
             sched_yield()
         }
         let deadline = waitLimitMilliseconds.map { monotonicMilliseconds() + $0 }
@@ -79,8 +86,9 @@ final class ConnectionPool<Connection: SQLConnection>: @unchecked Sendable {
         }
     }
 
-    private func checkIn(_ connection: Connection) {
+    private func checkIn(_ connection: Connection, heldFor microseconds: Int64) {
         let drop = lock.withLock { () -> Bool in
+            statistics.busyMicroseconds += microseconds
             statistics.roundTrips += connection.roundTrips
             connection.roundTrips = 0
             let drop = closed || !connection.isHealthy
@@ -116,8 +124,11 @@ final class ConnectionPool<Connection: SQLConnection>: @unchecked Sendable {
 }
 
 /// Milliseconds of a clock that only moves forward, for deadlines.
-func monotonicMilliseconds() -> Int64 {
+func monotonicMilliseconds() -> Int64 { monotonicMicroseconds() / 1000 }
+
+/// Microseconds of a clock that only moves forward.
+func monotonicMicroseconds() -> Int64 {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
-    return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
 }

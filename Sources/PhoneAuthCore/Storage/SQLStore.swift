@@ -77,7 +77,7 @@ final class SQLStore<Connection: SQLConnection>: Store, Sendable {
         let s = pool.currentStatistics
         return StoreStatistics(
             driver: dialect.name, poolSize: s.size, transactions: s.transactions, retries: s.retries,
-            roundTrips: s.roundTrips)
+            roundTrips: s.roundTrips, busyMicroseconds: s.busyMicroseconds, waits: s.waits)
     }
 
     static func optional(_ text: String?) -> SQLValue { text.map { .text($0) } ?? .null }
