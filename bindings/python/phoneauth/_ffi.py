@@ -7,7 +7,7 @@ Where the library comes from, in order:
 The library's ABI version is checked at once, so a wrong library fails here, at import time.
 
 Strings the library allocates come back through char ** out-parameters typed POINTER(c_void_p),
-are read (engine._Out reads the pointer as c_char_p, take_string with string_at) and released
+are read (through OutText's c_char_p field, or with string_at in take_string) and released
 with phoneauth_free (a c_char_p restype would leak them). Only phoneauth_version and
 phoneauth_strerror return static text, typed c_char_p.
 """
@@ -72,6 +72,18 @@ HOOK = CFUNCTYPE(c_int, c_void_p, c_char_p, c_void_p, c_size_t)
 EVENT_HANDLER = CFUNCTYPE(c_int, c_void_p, c_char_p)
 
 _OUT = POINTER(c_void_p)  # char **out_json
+
+
+class _OutPointer(c_void_p):
+    """c_void_p, subclassed: a Union field of this type reads as a c_void_p object sharing the
+    Union's memory (a field of c_void_p itself reads as an int)."""
+
+
+class OutText(ctypes.Union):
+    """What a char ** out-parameter points to: `pointer` goes to the call (byref: _OUT accepts a
+    c_void_p subclass) and to phoneauth_free; `text` reads the string as bytes through c_char_p,
+    without string_at's second call through libffi."""
+    _fields_ = [("pointer", _OutPointer), ("text", c_char_p)]
 
 
 def _declare(lib: ctypes.CDLL) -> None:

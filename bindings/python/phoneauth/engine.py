@@ -83,16 +83,6 @@ def _encode(value: Any) -> bytes:
     return _ENCODER.encode(value).encode("ascii")
 
 
-class _Pointer(c_void_p):
-    """A c_void_p subclass: as a Union field it reads as an object sharing the Union's memory."""
-
-
-class _Out(ctypes.Union):
-    """A char * out-parameter, passed as `pointer` and read as `text` (bytes): the c_char_p field
-    copies the string without ctypes.string_at's call through libffi."""
-    _fields_ = [("pointer", _Pointer), ("text", ctypes.c_char_p)]
-
-
 def _decode(text: Optional[str]) -> Any:
     """The library's JSON (compact, nothing around it); None when there is none or it is not JSON."""
     if not text:
@@ -341,7 +331,7 @@ class Engine:
         self._in_flight.pop()
 
     def _invoke(self, function, *args: Any) -> Dict[str, Any]:
-        out = _Out()
+        out = _ffi.OutText()
         pointer = out.pointer
         self._in_flight.append(None)  # _enter, inline: this is every call's path
         handle = self._handle
