@@ -114,7 +114,7 @@ struct IdentityToolkit: Sendable {
         let started = try await auth.verifyPhoneNumber(
             phone, languageCode: call.languageCode, clientIP: call.clientIp, userAgent: call.userAgent,
             appVerification: proof)
-        await emulator?.awaitCode(of: started.verificationID, auth: auth)
+        await emulator?.awaitCode(of: started.verificationID, auth: auth, messageOwed: started.channel != nil)
         return .object([("sessionInfo", .string(started.verificationID))])
     }
 
@@ -264,7 +264,8 @@ struct IdentityToolkit: Sendable {
         let started = try await auth.startPhoneEnrollment(
             idToken: idToken, phoneNumber: phone, languageCode: call.languageCode,
             clientIP: call.clientIp, userAgent: call.userAgent, appVerification: proof)
-        await emulator?.awaitCode(of: started.verificationID, auth: auth, idToken: idToken)
+        await emulator?.awaitCode(
+            of: started.verificationID, auth: auth, idToken: idToken, messageOwed: started.channel != nil)
         return .object([("phoneSessionInfo", .object([("sessionInfo", .string(started.verificationID))]))])
     }
 
@@ -297,7 +298,7 @@ struct IdentityToolkit: Sendable {
         let started = try await auth.sendSecondFactorCode(
             session: session, enrollmentID: hint, languageCode: call.languageCode,
             clientIP: call.clientIp, userAgent: call.userAgent, appVerification: proof)
-        await emulator?.awaitCode(of: started.verificationID, auth: auth)
+        await emulator?.awaitCode(of: started.verificationID, auth: auth, messageOwed: started.channel != nil)
         return .object([("phoneResponseInfo", .object([("sessionInfo", .string(started.verificationID))]))])
     }
 

@@ -16,7 +16,7 @@ final class Observability: @unchecked Sendable {
     private let accessLog: Bool
     /// The registry validates names and labels on every lookup: each route's collectors are made once.
     private let lock = Lock()
-    private var counters: [String: Counter] = [:]
+    private var counters: [RequestKey: Counter] = [:]
     private var histograms: [String: DurationHistogram] = [:]
     /// Each provider's breaker per channel, as its last event told it (the console shows them).
     private var providers: [String: ProviderHealth] = [:]
@@ -121,8 +121,9 @@ final class Observability: @unchecked Sendable {
     }
 
     private func collectors(route: String, method: String, status: Int) -> (Counter, DurationHistogram) {
-        lock.withLock {
-            let key = "\(route) \(method) \(status)"
+        let key = RequestKey(route: route, method: method, status: status)
+        return lock.withLock {
+            if let counter = counters[key], let histogram = histograms[route] { return (counter, histogram) }
             let counter =
                 counters[key]
                 ?? registry.makeCounter(
@@ -140,6 +141,13 @@ final class Observability: @unchecked Sendable {
             histograms[route] = histogram
             return (counter, histogram)
         }
+    }
+
+    /// A request counter's labels, as its table's key (no text is built for it).
+    private struct RequestKey: Hashable {
+        let route: String
+        let method: String
+        let status: Int
     }
 
     /// The SMS providers' breakers, by provider and channel: those skipped or restored since the

@@ -73,7 +73,6 @@ struct Server: HTTPResponder {
 
     private func dispatch(_ request: inout Request, clientIp: String) async -> (String, Reply) {
         let path = request.uri.path, method = request.method
-        let query = PercentEncoding.queryItems(request.uri.query ?? "") ?? []
         switch path {
         case "/healthz": return ("healthz", method == .get ? await health() : Self.wrongMethod("GET"))
         case "/metrics":
@@ -93,7 +92,7 @@ struct Server: HTTPResponder {
             reply.headers = [("Cache-Control", "public, max-age=300")]
             return ("jwks", reply)
         case Self.captchaPath:
-            return ("captcha", method == .get ? captcha(query: query) : Self.wrongMethod("GET"))
+            return ("captcha", method == .get ? captcha(query: Self.query(of: request)) : Self.wrongMethod("GET"))
         default: break
         }
         if path == Console.prefix || path.hasPrefix(Console.prefix + "/") {
@@ -111,10 +110,10 @@ struct Server: HTTPResponder {
         if path.hasPrefix("/phoneauth/v1/") {
             let name = String(path.dropFirst("/phoneauth/v1/".count))
             let route = PhoneAuth.hasMethod(name) ? "phoneauth:\(name)" : "phoneauth:unknown"
-            return (route, await ownMethod(name, &request, query: query, clientIp: clientIp))
+            return (route, await ownMethod(name, &request, clientIp: clientIp))
         }
         if let emulator, path.hasPrefix("/emulator/v1/projects/"), path.hasSuffix("/verificationCodes") {
-            let session = query.first(where: { $0.0 == "sessionInfo" })?.1
+            let session = Self.query(of: request).first(where: { $0.0 == "sessionInfo" })?.1
             return (
                 "emulator:verificationCodes",
                 method == .get ? Reply(json: emulator.verificationCodes(sessionInfo: session)) : Self.wrongMethod("GET")
@@ -123,7 +122,28 @@ struct Server: HTTPResponder {
         guard let target = ToolkitRoute(path: path, method: method) else {
             return ("unknown", ToolkitError(404, "NOT_FOUND", "No such endpoint; see docs/SERVER.md.").reply)
         }
-        return (target.name, await toolkitCall(target, &request, query: query, clientIp: clientIp))
+        return (target.name, await toolkitCall(target, &request, clientIp: clientIp))
+    }
+
+    /// The request's query items (none when it is malformed). Parsed only where a route reads
+    /// them: most requests have none, or only an API key that is not checked without apiKeys.
+    static func query(of request: Request) -> [(String, String)] {
+        guard let query = request.uri.query, !query.isEmpty else { return [] }
+        return plainQueryItems(query) ?? PercentEncoding.queryItems(query) ?? []
+    }
+
+    /// PercentEncoding.queryItems of a query with nothing to decode (ASCII, no % or +), split by
+    /// bytes: the emulator's lookups, whose long sessionInfo costs tens of thousands of
+    /// instructions split by characters. Nil for any other query, and for a malformed one.
+    static func plainQueryItems(_ query: String) -> [(String, String)]? {
+        let bytes = query.utf8
+        guard bytes.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "%") && $0 != UInt8(ascii: "+") }) else { return nil }
+        var items: [(String, String)] = []
+        for part in bytes.split(separator: UInt8(ascii: "&")) {
+            guard let equals = part.firstIndex(of: UInt8(ascii: "=")) else { return nil }
+            items.append((String(Substring(part[..<equals])), String(Substring(part[part.index(after: equals)...]))))
+        }
+        return items
     }
 
     /// The captcha page for the query getCaptchaChallenge made; 404 when this server serves none.
@@ -139,10 +159,10 @@ struct Server: HTTPResponder {
         return reply
     }
 
-    private func toolkitCall(
-        _ target: ToolkitRoute, _ request: inout Request, query: [(String, String)], clientIp: String
-    ) async -> Reply {
+    private func toolkitCall(_ target: ToolkitRoute, _ request: inout Request, clientIp: String) async -> Reply {
         guard request.method == target.method else { return Self.wrongMethod(target.allow) }
+        // The client routes' POSTs read no query but the API key (checkApiKey reads that itself).
+        let query = target.method == .get || target.project != nil ? Self.query(of: request) : []
         do {
             if let project = target.project, project != projectId {
                 throw ToolkitError(404, "PROJECT_NOT_FOUND", "This server serves project \(projectId).")
@@ -155,7 +175,7 @@ struct Server: HTTPResponder {
                         403, "INSUFFICIENT_PERMISSION",
                         "Admin calls need an admin token: Authorization: Bearer <token>.")
                 }
-            case .client: try checkApiKey(request, query: query, service: target.service)
+            case .client: try checkApiKey(request, service: target.service)
             case .library: throw ToolkitError(403, "OPERATION_NOT_ALLOWED", "Not offered over HTTP.")
             }
             // A GET's parameters are its query's (recaptchaConfig's tenantId).
@@ -189,14 +209,12 @@ struct Server: HTTPResponder {
 
     /// A method of the engine's catalogue, with the access it declares: what the catalogue does
     /// not know is 404, and an admin method needs an admin token.
-    private func ownMethod(
-        _ name: String, _ request: inout Request, query: [(String, String)], clientIp: String
-    ) async -> Reply {
+    private func ownMethod(_ name: String, _ request: inout Request, clientIp: String) async -> Reply {
         guard request.method == .post else { return Self.wrongMethod("POST") }
         guard let method = PhoneAuth.method(named: name) else {
             return OwnMethods.errorReply(PhoneAuthCore.PhoneAuthError.unknownMethod(name).jsonValue)
         }
-        if let refusal = refusal(of: method.access, request, query: query) { return refusal }
+        if let refusal = refusal(of: method.access, request) { return refusal }
         do {
             return await own.handle(
                 method, params: try await readBody(&request), clientIp: clientIp, userAgent: Self.userAgent(request))
@@ -211,8 +229,7 @@ struct Server: HTTPResponder {
 
     /// Why a request may not call a method of this access, as the native route answers it; nil
     /// when it may.
-    private func refusal(of access: PhoneAuthKit.Method.Access, _ request: Request, query: [(String, String)]) -> Reply?
-    {
+    private func refusal(of access: PhoneAuthKit.Method.Access, _ request: Request) -> Reply? {
         switch access {
         case .library:
             return OwnMethods.error(
@@ -225,7 +242,7 @@ struct Server: HTTPResponder {
             }
             return nil
         case .client:
-            do { try checkApiKey(request, query: query, service: .identityToolkit) } catch {
+            do { try checkApiKey(request, service: .identityToolkit) } catch {
                 return OwnMethods.error(.invalidApiKey, "API key not valid.")
             }
             return nil
@@ -243,9 +260,11 @@ struct Server: HTTPResponder {
         return AdminTokens.match(presented, in: config.adminTokens) != nil
     }
 
-    private func checkApiKey(_ request: Request, query: [(String, String)], service: GoogleService) throws {
+    private func checkApiKey(_ request: Request, service: GoogleService) throws {
         guard !config.apiKeys.isEmpty else { return }
-        let key = query.first(where: { $0.0 == "key" })?.1 ?? request.headers[HTTPField.Name("X-Goog-Api-Key")!]
+        let key =
+            Self.query(of: request).first(where: { $0.0 == "key" })?.1
+            ?? request.headers[HTTPField.Name("X-Goog-Api-Key")!]
         guard let key, config.apiKeys.contains(key) else { throw ToolkitError.invalidApiKey(service: service) }
     }
 

@@ -34,7 +34,10 @@ struct TimedHTTP1Channel: ServerChildChannel {
         }
     }
 
+    /// On the channel's event loop (EventLoopTaskExecutor says why).
     func handle(value: Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
+        await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
+            await base.handle(value: value, logger: logger)
+        }
     }
 }

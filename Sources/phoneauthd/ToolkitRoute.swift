@@ -59,13 +59,12 @@ struct ToolkitRoute {
         var rest = Substring(path)
         // The host, when given, must be the one whose service the rest of the path names.
         var host: GoogleService?
-        if let named = GoogleService.allCases.first(where: { rest.hasPrefix("/\($0.host)/") }) {
+        for (prefix, named) in Self.hostPrefixes where rest.utf8.starts(with: prefix.utf8) {
             host = named
-            rest = rest.dropFirst(named.host.count + 1)
+            rest = Substring(rest.utf8.dropFirst(prefix.utf8.count - 1))  // the service's path, from its "/"
+            break
         }
-        if rest.hasPrefix(Self.relyingParty),
-            let op = IdentityToolkit.legacyNames[String(rest.dropFirst(Self.relyingParty.count))]
-        {
+        if let name = Self.after(Self.relyingParty, in: rest), let op = IdentityToolkit.legacyNames[String(name)] {
             service = .legacyIdentityToolkit
             operation = op
             if op == "getProjectConfig" || op == "recaptchaParams" { method = .get }
@@ -75,16 +74,12 @@ struct ToolkitRoute {
         } else if rest == "/v1/recaptchaParams" || rest == "/v2/recaptchaConfig" {
             operation = String(rest.split(separator: "/").last ?? "")
             method = .get
-        } else if rest.hasPrefix("/v1/accounts:"),
-            Self.clientOperations[String(rest.dropFirst("/v1/accounts:".count))] != nil
-        {
-            operation = String(rest.dropFirst("/v1/accounts:".count))
-        } else if rest.hasPrefix("/v2/accounts/"),
-            Self.multiFactorOperations[String(rest.dropFirst("/v2/accounts/".count))] != nil
-        {
-            operation = String(rest.dropFirst("/v2/accounts/".count))
-        } else if rest.hasPrefix("/v1/projects/") {
-            var parts = rest.dropFirst("/v1/projects/".count).split(
+        } else if let name = Self.after("/v1/accounts:", in: rest), Self.clientOperations[String(name)] != nil {
+            operation = String(name)
+        } else if let name = Self.after("/v2/accounts/", in: rest), Self.multiFactorOperations[String(name)] != nil {
+            operation = String(name)
+        } else if let admin = Self.after("/v1/projects/", in: rest) {
+            var parts = admin.split(
                 separator: "/", omittingEmptySubsequences: false
             ).map(String.init)
             // A tenant's users: /v1/projects/{p}/tenants/{t}/accounts…, the same operations in tenant t.
@@ -96,8 +91,8 @@ struct ToolkitRoute {
             project = parts[0]
             operation = parts[1]
             if operation == "accounts:batchGet" { method = .get }
-        } else if rest.hasPrefix("/v2/projects/") {
-            let parts = rest.dropFirst("/v2/projects/".count).split(
+        } else if let tenants = Self.after("/v2/projects/", in: rest) {
+            let parts = tenants.split(
                 separator: "/", omittingEmptySubsequences: false
             ).map(String.init)
             guard (2...3).contains(parts.count), !parts[0].isEmpty, parts[1] == "tenants" else { return nil }
@@ -122,4 +117,15 @@ struct ToolkitRoute {
 
     /// The v3 service path, as the discovery document names it (`servicePath`).
     private static let relyingParty = "/identitytoolkit/v3/relyingparty/"
+
+    /// "/host/" of each service, made once: the path's first segment is compared with each.
+    private static let hostPrefixes = GoogleService.allCases.map { ("/\($0.host)/", $0) }
+
+    /// What follows `prefix` in `text`, or nil when `text` does not start with it. Byte by byte:
+    /// Substring's hasPrefix and dropFirst walk characters, which cost more than the rest of the
+    /// route together.
+    private static func after(_ prefix: String, in text: Substring) -> Substring? {
+        guard text.utf8.starts(with: prefix.utf8) else { return nil }
+        return Substring(text.utf8.dropFirst(prefix.utf8.count))
+    }
 }

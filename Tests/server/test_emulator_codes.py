@@ -76,6 +76,19 @@ def test_a_test_number_answers_without_waiting_for_a_code(emulator_without_limit
     assert codes_of(emulator_without_limits, session) == []
 
 
+def test_a_session_is_found_however_its_query_is_written(emulator_without_limits):
+    """The lookup reads the query as a form does: escapes decoded, and a malformed one is no filter."""
+    server = emulator_without_limits
+    session = sent_session(server, "+16505553301")
+    other = sent_session(server, "+16505553302")
+    escaped = "".join(f"%{ord(c):02X}" for c in session)
+    for query in (f"sessionInfo={session}", f"sessionInfo={escaped}", f"x=1&sessionInfo={session}&y="):
+        status, body, _ = server.get(f"/emulator/v1/projects/{PROJECT}/verificationCodes?{query}")
+        assert status == 200 and [c["sessionInfo"] for c in body["verificationCodes"]] == [session], (query, body)
+    status, body, _ = server.get(f"/emulator/v1/projects/{PROJECT}/verificationCodes?sessionInfo")
+    assert status == 200 and [c["sessionInfo"] for c in body["verificationCodes"]] == [session, other], body
+
+
 def sent_session(server, number):
     status, sent, _ = server.post("/identitytoolkit.googleapis.com/v1/accounts:sendVerificationCode?key=k",
                                   {"phoneNumber": number})
