@@ -511,9 +511,10 @@ class Engine:
         return self.call("getStatus", _params(params))
 
     def get_storage_statistics(self, **params: Any) -> Dict[str, Any]:
-        """Returns {driver, poolSize, transactions, retries, roundTrips}: what the store has done
-        since the engine opened (retries: transactions run again after a conflict with another
-        engine's, or a broken connection)."""
+        """Returns {driver, poolSize, transactions, retries, roundTrips, busyMicroseconds, waits}:
+        what the store has done since the engine opened (retries: transactions run again after a
+        conflict with another engine's, or a broken connection; busyMicroseconds: the time its
+        connections were in use, summed; waits: calls that found every connection in use)."""
         return self.call("getStorageStatistics", _params(params))
 
     def get_verification_status(self, verification_id: Any = _UNSET, **params: Any) -> Dict[str, Any]:
