@@ -30,18 +30,25 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 DRIVER = os.path.join(HERE, "out", "signin_bench")
 
+# BoringSSL's own functions inside libphoneauth.so (swift-crypto links it in) that carry no
+# CCryptoBoringSSL prefix: its assembly and static C (the P-256 field arithmetic of a signature...).
+BORINGSSL_INTERNAL = re.compile(r"nistz256|^(ecdsa|sha256|sha512|bn|aead_aes|aes|gcm|ec|hmac|x25519|ed25519)_")
+# The Swift runtime's C++ inside the .so: its metadata caches, reference counts, casts.
+SWIFT_RUNTIME_INTERNAL = re.compile(r"swift::|^(void |unsigned int )?tuple_|^tryCast|^getCache")
+
 # (component, test on "object function"), first match wins.
 COMPONENTS = [
     ("SQLite", lambda obj, fn: "libsqlite3" in obj or fn.startswith("sqlite3")),
     ("jansson", lambda obj, fn: "libjansson" in obj or fn.startswith("json_") or fn.startswith("jsonp_")),
-    ("BoringSSL", lambda obj, fn: "CCryptoBoringSSL" in fn or "libcrypto" in obj or "libssl" in obj),
+    ("BoringSSL", lambda obj, fn: "CCryptoBoringSSL" in fn or "libcrypto" in obj or "libssl" in obj
+        or ("libphoneauth" in obj and BORINGSSL_INTERNAL.search(fn) is not None)),
     # libstdc++ serves only libphonenumber's C++ here.
     ("libphonenumber", lambda obj, fn: "libphonenumber" in obj or "libicu" in obj or "i18n::phonenumbers" in fn
         or fn.startswith("pa_phone") or "icu_" in fn or "libstdc++" in obj),
     ("engine", lambda obj, fn: "PhoneAuthCore" in fn or "9PhoneAuth" in fn or "phoneauth_" in fn or "ccurl" in fn
         or fn.startswith("$s13PhoneAuthCore") or fn.startswith("$s9PhoneAuth")),
     ("Swift runtime", lambda obj, fn: fn.startswith("swift") or fn.startswith("$s") or fn.startswith("_swift")
-        or "libswift" in obj or "Foundation" in fn),
+        or "libswift" in obj or "Foundation" in fn or SWIFT_RUNTIME_INTERNAL.search(fn) is not None),
     ("libc (malloc, memcpy, locks)", lambda obj, fn: "libc.so" in obj or "libc-" in obj or "ld-linux" in obj or "libm" in obj
         or "libgcc" in obj),
 ]
