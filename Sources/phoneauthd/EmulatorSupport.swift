@@ -1,4 +1,6 @@
 import Glibc
+import NIOCore
+import NIOPosix
 import PhoneAuthCore
 import PhoneAuthKit
 
@@ -22,8 +24,8 @@ final class EmulatorSupport: @unchecked Sendable {  // the kept codes are only t
     private var bySession: [String: Sent] = [:]
     private var order: [String] = []
     private var head = 0
-    /// Calls waiting for the code of a verification (`awaitCode`), woken by `keep`.
-    private var waiters: [String: [(token: UInt64, continuation: CheckedContinuation<Void, Never>)]] = [:]
+    /// Calls waiting for the code of a verification (`awaitCode`), woken by `keep` or their timeout.
+    private var waiters: [String: [Waiter]] = [:]
     private var nextToken: UInt64 = 0
     private let codeLength: Int
     static let keepSeconds: Int64 = 600
@@ -43,8 +45,17 @@ final class EmulatorSupport: @unchecked Sendable {  // the kept codes are only t
             bySession[message.verificationID] = Sent(
                 code: code, phoneNumber: message.to, sessionInfo: message.verificationID, at: now)
             return waiters.removeValue(forKey: message.verificationID) ?? []
-        }.forEach { $0.continuation.resume() }
+        }.forEach {
+            $0.timeout?.cancel()
+            $0.continuation.resume()
+        }
         return true
+    }
+
+    private struct Waiter {
+        let token: UInt64
+        let continuation: CheckedContinuation<Void, Never>
+        var timeout: Scheduled<Void>?
     }
 
     /// Returns once the code of `verificationID` is kept, or once the engine owes it no SMS (a
@@ -80,31 +91,42 @@ final class EmulatorSupport: @unchecked Sendable {  // the kept codes are only t
     private func isKept(_ verificationID: String) -> Bool { lock.withLock { bySession[verificationID] != nil } }
 
     /// How long a code owed a message is waited for before the engine is asked about its delivery.
-    static let firstWait = Duration.milliseconds(50)
+    static let firstWait = TimeAmount.milliseconds(50)
 
-    /// Suspends until `keep` has the code of `verificationID`, or `limit` has passed.
-    private func waitForKeep(of verificationID: String, upTo limit: Duration) async {
+    /// Suspends until `keep` has the code of `verificationID`, or `limit` has passed. The timeout is
+    /// an event loop's timer, the caller's own loop when it runs on one (a connection's task does):
+    /// arming it wakes no thread, and `keep` cancels it, so a code kept in time costs no wake-up.
+    private func waitForKeep(of verificationID: String, upTo limit: TimeAmount) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let token: UInt64? = lock.withLock {
                 guard bySession[verificationID] == nil else { return nil }
                 nextToken += 1
-                waiters[verificationID, default: []].append((nextToken, continuation))
+                waiters[verificationID, default: []].append(Waiter(token: nextToken, continuation: continuation))
                 return nextToken
             }
             guard let token else { return continuation.resume() }
-            Task {
-                try? await Task.sleep(for: limit)
-                // Resumed here only if `keep` has not resumed it: each waiter is taken out once.
-                let late = self.lock.withLock { () -> CheckedContinuation<Void, Never>? in
-                    guard let index = self.waiters[verificationID]?.firstIndex(where: { $0.token == token }) else {
-                        return nil
-                    }
-                    let waiter = self.waiters[verificationID]!.remove(at: index)
-                    if self.waiters[verificationID]?.isEmpty == true { self.waiters[verificationID] = nil }
-                    return waiter.continuation
-                }
-                late?.resume()
+            let timeout = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: limit) {
+                if let waiter = self.takeWaiter(verificationID, token) { waiter.continuation.resume() }
             }
+            let armed = lock.withLock { () -> Bool in
+                guard let index = waiters[verificationID]?.firstIndex(where: { $0.token == token }) else {
+                    return false
+                }
+                waiters[verificationID]![index].timeout = timeout
+                return true
+            }
+            // `keep` came first: the waiter is resumed, and its timer is not needed.
+            if !armed { timeout.cancel() }
+        }
+    }
+
+    /// The waiter of `token`, taken out: each is resumed once, by `keep` or by its timeout.
+    private func takeWaiter(_ verificationID: String, _ token: UInt64) -> Waiter? {
+        lock.withLock {
+            guard let index = waiters[verificationID]?.firstIndex(where: { $0.token == token }) else { return nil }
+            let waiter = waiters[verificationID]!.remove(at: index)
+            if waiters[verificationID]?.isEmpty == true { waiters[verificationID] = nil }
+            return waiter
         }
     }
 
