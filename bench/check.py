@@ -217,6 +217,13 @@ def problems_of(doc):
     runs = doc.get("summary", {}).get("delivery", {})
     if isinstance(runs, dict) and "skipped" not in runs:
         problems += [f"latest.summary.delivery.{key}: missing" for key in ("1", "default") if key not in runs]
+    # Every message asked for was sent: a refused verify (a limit, the pumping defense) measures nothing.
+    delivery = doc.get("delivery", {})
+    if isinstance(delivery, dict) and isinstance(delivery.get("runs"), list):
+        for i, run in enumerate(delivery["runs"]):
+            if isinstance(run, dict) and run.get("delivered") != delivery.get("messages"):
+                problems.append(f"latest.delivery.runs[{i}]: {run.get('delivered')} of {delivery.get('messages')}"
+                                f" messages delivered (verify errors: {run.get('verifyErrors', {})})")
     return problems
 
 

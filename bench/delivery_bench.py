@@ -167,9 +167,11 @@ def run(concurrency, messages, latency_ms):
     try:
         # Distinct numbers keep the per-number limit out of the way; no clientIp, so no per-IP
         # limit; the project's daily quota is raised (its counting still runs). resendAfterSeconds
-        # 0: no verification is reused, each call queues an SMS.
+        # 0: no verification is reused, each call queues an SMS. Thousands of codes that nobody
+        # enters are what SMS pumping looks like, so the pumping defense only records (its counting
+        # and judging still run): in its default mode it refuses all but the first few sends.
         engine = phoneauth.Engine({"database": os.path.join(tmp, "phoneauth.sqlite"), "sms": sms,
-                                   "resendAfterSeconds": 0,
+                                   "resendAfterSeconds": 0, "pumping": {"mode": "record"},
                                    "quotas": {"smsPerProjectPerDay": 100_000_000}})
         with engine:
             engine.set_log_sink(ev.sink)
