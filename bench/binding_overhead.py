@@ -1,8 +1,8 @@
 """What one call through the Python binding costs on top of the C ABI.
 
 The call is `credential` (it touches no store, so the library's own work is small and steady),
-timed three ways in one process, each as the median of 5 runs of BENCH_CALLS (default 20000)
-calls:
+timed three ways in one process, each as the median of 5 rounds of BENCH_CALLS (default 20000)
+calls, the three ways in turn in each round:
   binding   engine.credential(verification_id, code): parameters in, a dict out;
   bare      the same C function through ctypes with the parameter JSON made once and the result
             only freed: the C ABI plus ctypes' own crossing, the least any Python caller pays;
@@ -26,14 +26,17 @@ from phoneauth import _ffi
 TEST_NUMBER, TEST_CODE = "+16505550101", "123456"
 
 
-def per_call_us(function, calls):
-    runs = []
+def per_call_us(functions, calls):
+    """Each function's median µs a call over 5 rounds; a round times every function in turn, so a
+    change of the machine's load weighs on all of them alike."""
+    runs = [[] for _ in functions]
     for _ in range(5):
-        start = time.perf_counter()
-        for _ in range(calls):
-            function()
-        runs.append((time.perf_counter() - start) / calls * 1e6)
-    return statistics.median(runs)
+        for function, times in zip(functions, runs):
+            start = time.perf_counter()
+            for _ in range(calls):
+                function()
+            times.append((time.perf_counter() - start) / calls * 1e6)
+    return [statistics.median(times) for times in runs]
 
 
 def main():
@@ -60,7 +63,7 @@ def main():
                 lib.phoneauth_free(out.value)
                 return result
 
-            b, c, n = per_call_us(binding, calls), per_call_us(bare, calls), per_call_us(naive, calls)
+            b, c, n = per_call_us([binding, bare, naive], calls)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(json.dumps({"bindingOverhead": {
