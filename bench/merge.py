@@ -135,7 +135,7 @@ def main(args):
     summary["c2ThreadsOver1Thread"] = round(summary["cFlowsPerSecond2Threads"] / c1, 2) if c1 else None
     # How busy the one SQLite connection was, and the most a flow's time holding it allows.
     store = {name: c.get(name, {}).get("store") for name in ("threads1", "threads2")}
-    if all(store.values()) and c1:
+    if all(store.values()) and store["threads1"].get("busyUsPerFlow"):
         summary["cStore"] = dict(store, maxFlowsPerSecond=round(1e6 / store["threads1"]["busyUsPerFlow"]))
     if pg_configs:
         summary["targets"]["postgresAtLeastHalfOfFloor"] = all(

@@ -34,10 +34,7 @@ struct TimedHTTP1Channel: ServerChildChannel {
         }
     }
 
-    /// On the channel's event loop (EventLoopTaskExecutor says why).
     func handle(value: Value, logger: Logger) async {
-        await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
-            await base.handle(value: value, logger: logger)
-        }
+        await base.handle(value: value, logger: logger)
     }
 }

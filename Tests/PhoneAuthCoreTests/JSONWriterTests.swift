@@ -71,6 +71,8 @@ final class JSONWriterTests: XCTestCase {
 
     private static let keys = [
         "a", "b", "uid", "phoneNumber", "a", "\u{0}k", "ключ", "x\"y", "longer key than fifteen",
+        // Canonically equivalent, different bytes: two keys to jansson.
+        "a\u{301}\u{323}", "a\u{323}\u{301}",
     ]
 
     private static func value(depth: Int, random: inout SeededGenerator) -> JSONValue {

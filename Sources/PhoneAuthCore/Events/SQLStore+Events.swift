@@ -17,10 +17,11 @@ extension SQLStore {
             ("id", .string(id)), ("type", .string(type.rawValue)), ("timestamp", .string(now.rfc3339)),
             ("data", object.value),
         ])
+        // The payload reaches a C host's event handler as stored: jansson writes it (DESIGN.md).
         try db.run(
             "INSERT INTO events (id, subject, type, payload, created_at, due_at) VALUES (?, ?, ?, ?, ?, ?)",
             [
-                .text(id), .text(subject), .text(type.rawValue), .text(JSONCodec.serialize(payload)),
+                .text(id), .text(subject), .text(type.rawValue), .text(JSONCodec.janssonText(payload)),
                 .int(now.milliseconds), .int(now.milliseconds),
             ])
         db.recordedEvents = true

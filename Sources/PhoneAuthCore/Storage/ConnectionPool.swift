@@ -52,9 +52,15 @@ final class ConnectionPool<Connection: SQLConnection>: @unchecked Sendable {
     static var yieldsBeforeWaiting: Int { 50 }
 
     private func checkOut() throws -> Connection {
-        for attempt in 0..<Self.yieldsBeforeWaiting {
-            if lock.withLock({ closed || !idle.isEmpty || opened < statistics.size }) { break }
-            if attempt == 0 { lock.withLock { statistics.waits += 1 } }
+        var waited = false
+        for _ in 0..<Self.yieldsBeforeWaiting {
+            let free = lock.withLock { () -> Bool in
+                let free = closed || !idle.isEmpty || opened < statistics.size
+                if !free && !waited { statistics.waits += 1 }
+                return free
+            }
+            if free { break }
+            waited = true
             sched_yield()
         }
         let deadline = waitLimitMilliseconds.map { monotonicMilliseconds() + $0 }
@@ -66,6 +72,9 @@ final class ConnectionPool<Connection: SQLConnection>: @unchecked Sendable {
                     opened += 1
                     return nil
                 }
+                // Taken again between the look above and this one: a wait all the same.
+                if !waited { statistics.waits += 1 }
+                waited = true
                 let left = deadline.map { $0 - monotonicMilliseconds() } ?? 1000
                 guard left > 0 else {
                     throw StorageFailure(

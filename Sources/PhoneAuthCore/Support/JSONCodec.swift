@@ -77,6 +77,14 @@ package enum JSONCodec {
         JSONWriter.text(of: value) ?? "null"
     }
 
+    /// jansson's text of a value, as a Swift string: for text stored now and handed across the C
+    /// ABI as it is later (an event's payload).
+    package static func janssonText(_ value: JSONValue) -> String {
+        guard let text = serializeToCString(value) else { return "null" }
+        defer { free(text) }
+        return String(cString: text)
+    }
+
     /// Compact JSON text as a malloc'd C string, for handing across the C ABI: written by
     /// jansson, which produces every JSON byte that crosses the ABI (DESIGN.md), from a tree of it.
     package static func serializeToCString(_ value: JSONValue) -> UnsafeMutablePointer<CChar>? {

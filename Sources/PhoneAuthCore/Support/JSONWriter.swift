@@ -28,8 +28,13 @@ package struct JSONWriter: ~Copyable {
         guard value.isWritable else { return nil }
         var writer = JSONWriter(capacity: 256)
         writer.write(value)
-        guard let base = writer.base else { return nil }
-        return String(decoding: UnsafeBufferPointer(start: base, count: writer.count), as: UTF8.self)
+        return writer.string()
+    }
+
+    /// What was written, while the buffer is still the writer's.
+    private borrowing func string() -> String? {
+        guard let base else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self)
     }
 
     private mutating func write(_ value: JSONValue) {
@@ -62,8 +67,8 @@ package struct JSONWriter: ~Copyable {
             if repeats {
                 // A repeated key is written at its first place, with the last value given for it
                 // (values without text are not given).
-                if pairs[..<index].contains(where: { $0.0 == key && $0.1.isWritable }) { continue }
-                value = pairs.last(where: { $0.0 == key && $0.1.isWritable })!.1
+                if pairs[..<index].contains(where: { Self.same($0.0, key) && $0.1.isWritable }) { continue }
+                value = pairs.last(where: { Self.same($0.0, key) && $0.1.isWritable })!.1
             }
             if !first { append(UInt8(ascii: ",")) }
             first = false
@@ -74,13 +79,17 @@ package struct JSONWriter: ~Copyable {
         append(UInt8(ascii: "}"))
     }
 
+    /// Keys are the same when their bytes are, as jansson compares them (Swift's `==` would also
+    /// call canonically equivalent texts the same).
+    private static func same(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
+
     /// Keys of different lengths differ, so only keys of one length are compared.
     private static func hasRepeatedKey(_ pairs: [(String, JSONValue)]) -> Bool {
         guard pairs.count > 1 else { return false }
         for later in 1..<pairs.count {
             let key = pairs[later].0
             let length = key.utf8.count
-            for earlier in 0..<later where pairs[earlier].0.utf8.count == length && pairs[earlier].0 == key {
+            for earlier in 0..<later where pairs[earlier].0.utf8.count == length && same(pairs[earlier].0, key) {
                 return true
             }
         }
@@ -115,7 +124,8 @@ package struct JSONWriter: ~Copyable {
     }
 
     /// Whether any of a word's eight bytes is a control character, `"` or a backslash (each test is
-    /// exact for bytes below 0x80, and a byte from 0x80 up has its high bit set, which `~word` clears).
+    /// exact for bytes below 0x80; a byte from 0x80 up has its high bit set, which the complement in
+    /// each test clears, so it never counts).
     private static func anyNeedsEscape(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highBits: UInt64 = 0x8080_8080_8080_8080
