@@ -129,21 +129,7 @@ struct Server: HTTPResponder {
     /// them: most requests have none, or only an API key that is not checked without apiKeys.
     static func query(of request: Request) -> [(String, String)] {
         guard let query = request.uri.query, !query.isEmpty else { return [] }
-        return plainQueryItems(query) ?? PercentEncoding.queryItems(query) ?? []
-    }
-
-    /// PercentEncoding.queryItems of a query with nothing to decode (ASCII, no % or +), split by
-    /// bytes: the emulator's lookups, whose long sessionInfo costs tens of thousands of
-    /// instructions split by characters. Nil for any other query, and for a malformed one.
-    static func plainQueryItems(_ query: String) -> [(String, String)]? {
-        let bytes = query.utf8
-        guard bytes.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "%") && $0 != UInt8(ascii: "+") }) else { return nil }
-        var items: [(String, String)] = []
-        for part in bytes.split(separator: UInt8(ascii: "&")) {
-            guard let equals = part.firstIndex(of: UInt8(ascii: "=")) else { return nil }
-            items.append((String(Substring(part[..<equals])), String(Substring(part[part.index(after: equals)...]))))
-        }
-        return items
+        return PercentEncoding.queryItems(query) ?? []
     }
 
     /// The captcha page for the query getCaptchaChallenge made; 404 when this server serves none.

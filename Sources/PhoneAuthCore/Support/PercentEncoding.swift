@@ -18,9 +18,15 @@ package enum PercentEncoding {
     }
 
     /// Decodes %XX (and + as a space, as forms write it); nil for a malformed escape or invalid UTF-8.
-    package static func decode<S: StringProtocol>(_ text: S) -> String? {
+    package static func decode<S: StringProtocol>(_ text: S) -> String? { decode(bytes: text.utf8) }
+
+    private static func decode(bytes text: some Collection<UInt8>) -> String? {
+        // Most names and values have nothing to decode.
+        guard text.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else {
+            return String(validating: text, as: UTF8.self)
+        }
         var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
+        var iterator = text.makeIterator()
         while let byte = iterator.next() {
             switch byte {
             case UInt8(ascii: "%"):
@@ -35,12 +41,14 @@ package enum PercentEncoding {
         return String(validating: bytes, as: UTF8.self)
     }
 
-    /// The name=value pairs of a query string, decoded; nil if any is malformed.
+    /// The name=value pairs of a query string, decoded; nil if any is malformed. Split by bytes:
+    /// `&` and `=` are ASCII, never part of another character's UTF-8.
     package static func queryItems<S: StringProtocol>(_ query: S) -> [(String, String)]? {
         var items: [(String, String)] = []
-        for part in query.split(separator: "&", omittingEmptySubsequences: true) {
-            let pair = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard pair.count == 2, let name = decode(pair[0]), let value = decode(pair[1]) else { return nil }
+        for part in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            guard let equals = part.firstIndex(of: UInt8(ascii: "=")),
+                let name = decode(bytes: part[..<equals]), let value = decode(bytes: part[part.index(after: equals)...])
+            else { return nil }
             items.append((name, value))
         }
         return items
