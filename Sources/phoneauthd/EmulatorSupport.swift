@@ -94,8 +94,8 @@ final class EmulatorSupport: @unchecked Sendable {  // the kept codes are only t
     static let firstWait = TimeAmount.milliseconds(50)
 
     /// Suspends until `keep` has the code of `verificationID`, or `limit` has passed. The timeout is
-    /// an event loop's timer, the caller's own loop when it runs on one (a connection's task does):
-    /// arming it wakes no thread, and `keep` cancels it, so a code kept in time costs no wake-up.
+    /// an event loop's timer, which `keep` cancels: a code kept in time costs no wake-up of a
+    /// thread that would only find it gone.
     private func waitForKeep(of verificationID: String, upTo limit: TimeAmount) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let token: UInt64? = lock.withLock {
@@ -109,9 +109,7 @@ final class EmulatorSupport: @unchecked Sendable {  // the kept codes are only t
                 if let waiter = self.takeWaiter(verificationID, token) { waiter.continuation.resume() }
             }
             let armed = lock.withLock { () -> Bool in
-                guard let index = waiters[verificationID]?.firstIndex(where: { $0.token == token }) else {
-                    return false
-                }
+                guard let index = waiterIndex(verificationID, token) else { return false }
                 waiters[verificationID]![index].timeout = timeout
                 return true
             }
@@ -120,10 +118,15 @@ final class EmulatorSupport: @unchecked Sendable {  // the kept codes are only t
         }
     }
 
+    /// Where the waiter of `token` is among `verificationID`'s (the lock held); nil once taken out.
+    private func waiterIndex(_ verificationID: String, _ token: UInt64) -> Int? {
+        waiters[verificationID]?.firstIndex(where: { $0.token == token })
+    }
+
     /// The waiter of `token`, taken out: each is resumed once, by `keep` or by its timeout.
     private func takeWaiter(_ verificationID: String, _ token: UInt64) -> Waiter? {
         lock.withLock {
-            guard let index = waiters[verificationID]?.firstIndex(where: { $0.token == token }) else { return nil }
+            guard let index = waiterIndex(verificationID, token) else { return nil }
             let waiter = waiters[verificationID]!.remove(at: index)
             if waiters[verificationID]?.isEmpty == true { waiters[verificationID] = nil }
             return waiter

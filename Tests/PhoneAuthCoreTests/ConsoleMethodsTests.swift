@@ -143,21 +143,17 @@ final class ConsoleMethodsTests: XCTestCase {
 
     func testTheSearchesReadAnIndex() throws {
         typealias Store = SQLStore<SQLiteConnection>  // the same text for both dialects
-        let dir = temporaryDirectory()
-        let engine = try Engine(config: makeConfig(dir))
-        defer { engine.close() }
-        let plans = try QueryPlans(dir)
-        defer { plans.close() }
-        let postgres = plans.postgres
-        let tenant = TenantID.defaultPool
-        for search in [
-            UserSearch.phoneNumber("+16505550101"), .uidOrName(uid: "al", nameFrom: "al", nameBefore: "am"),
-            .uidOrName(uid: "\u{10FFFF}", nameFrom: "\u{10FFFF}", nameBefore: nil),
-        ] {
-            let (sql, values) = Store.userSearch(search, tenant: tenant, afterUid: nil, limit: 20)
-            let text = try plans.plan(sql, values).joined(separator: " | ")
-            XCTAssertFalse(text.contains(postgres ? "Seq Scan" : "SCAN users"), "\(search): \(text)")
-            if case .uidOrName = search, !postgres { XCTAssertTrue(text.contains("users_tenant_name"), text) }
+        try QueryPlans.ofNewDatabase { plans in
+            let postgres = plans.postgres
+            for search in [
+                UserSearch.phoneNumber("+16505550101"), .uidOrName(uid: "al", nameFrom: "al", nameBefore: "am"),
+                .uidOrName(uid: "\u{10FFFF}", nameFrom: "\u{10FFFF}", nameBefore: nil),
+            ] {
+                let (sql, values) = Store.userSearch(search, tenant: .defaultPool, afterUid: nil, limit: 20)
+                let text = try plans.plan(sql, values).joined(separator: " | ")
+                XCTAssertFalse(text.contains(postgres ? "Seq Scan" : "SCAN users"), "\(search): \(text)")
+                if case .uidOrName = search, !postgres { XCTAssertTrue(text.contains("users_tenant_name"), text) }
+            }
         }
     }
 

@@ -133,6 +133,17 @@ struct QueryPlans {
     }
 
     func close() { connection.close() }
+
+    /// Runs `body` with the plans of a new engine's database (made and migrated by opening it);
+    /// the engine and the plans' connection are closed when it returns.
+    static func ofNewDatabase(_ body: (QueryPlans) throws -> Void) throws {
+        let dir = temporaryDirectory()
+        let engine = try Engine(config: makeConfig(dir))
+        defer { engine.close() }
+        let plans = try QueryPlans(dir)
+        defer { plans.close() }
+        try body(plans)
+    }
 }
 
 /// The delivery column as the store holds it: "sending" while an engine holds the row's lease,

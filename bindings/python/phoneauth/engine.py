@@ -83,15 +83,31 @@ def _encode(value: Any) -> bytes:
     return _ENCODER.encode(value).encode("ascii")
 
 
-def _decode(text: Optional[str]) -> Any:
-    """The library's JSON (compact, nothing around it); None when there is none or it is not JSON."""
-    if not text:
-        return None
+_NOT_SCANNED = object()  # what _scan gives for text that is not one compact JSON value
+
+
+def _scan(text: str) -> Any:
+    """The library's JSON (compact, nothing around it) read by the scanner alone, without
+    JSONDecoder.decode's whitespace regexes and frames; _NOT_SCANNED for anything else."""
     try:
         value, end = _scan_value(text, 0)
     except (StopIteration, ValueError):
+        return _NOT_SCANNED
+    return value if end == len(text) else _NOT_SCANNED
+
+
+def _decode(text: Optional[str]) -> Any:
+    """The library's JSON; None when there is none or it is not JSON."""
+    value = _scan(text) if text else None
+    return None if value is _NOT_SCANNED else value
+
+
+def _plain_object(**fields: Any) -> Optional[bytes]:
+    """The text _encode makes for an object whose values are all plain str, written directly (the
+    usual call's parameters); None when one is not."""
+    if any(type(value) is not str for value in fields.values()):
         return None
-    return value if end == len(text) else None
+    return ("{" + ",".join(_quote(name) + ":" + _quote(value) for name, value in fields.items()) + "}").encode("ascii")
 
 
 def _error(status: Optional[int], obj: Any) -> PhoneAuthError:
@@ -141,13 +157,10 @@ _FIRST_CALLBACK: Any = object()  # _sender_state.engine on a thread that has run
 
 
 def _parse(text: str) -> Any:
-    """The library's JSON (compact, nothing around it) as a value; anything else goes through
+    """The library's JSON as a value; what the scanner alone cannot read goes through
     JSONDecoder.decode, which reads it or raises as json.loads would."""
-    try:
-        value, end = _scan_value(text, 0)
-    except (StopIteration, ValueError):
-        end = -1
-    return value if end == len(text) else _DECODER.decode(text)
+    value = _scan(text)
+    return _DECODER.decode(text) if value is _NOT_SCANNED else value
 
 
 def _call_host(host: Callable[[Any], Any], engine_token: object, argument_json: bytes, what: str, outcome: str,
@@ -386,20 +399,17 @@ class Engine:
         (resendAfterSeconds) another channel sends the same code again by that channel, under the
         same verificationId ("call me instead"); the same channel sends nothing. Returns
         {"verificationId", "codeLength", "expiresAt", "resendAt", "channel"}."""
-        if params or type(phone_number) is not str:
+        data = None if params else _plain_object(phoneNumber=phone_number)
+        if data is None:
             data = _encode(_params(params, {"phoneNumber": phone_number}))
-        else:  # the usual call: the text _encode would make, written directly
-            data = ('{"phoneNumber":' + _quote(phone_number) + "}").encode("ascii")
         return self._invoke(self._lib.phoneauth_verify_phone_number, data)
 
     def credential(self, verification_id: Any = _UNSET, verification_code: Any = _UNSET,
                    **params: Any) -> Dict[str, Any]:
         """Returns {"credential": {...}}; pass its "credential" to sign_in_with_credential."""
-        if params or type(verification_id) is not str or type(verification_code) is not str:
+        data = None if params else _plain_object(verificationId=verification_id, verificationCode=verification_code)
+        if data is None:
             data = _encode(_params(params, {"verificationId": verification_id, "verificationCode": verification_code}))
-        else:  # the usual call: the text _encode would make, written directly
-            data = ('{"verificationId":' + _quote(verification_id) + ',"verificationCode":' + _quote(verification_code)
-                    + "}").encode("ascii")
         return self._invoke(self._lib.phoneauth_credential, data)
 
     def sign_in_with_credential(self, credential: Any = _UNSET, **params: Any) -> Dict[str, Any]:
