@@ -1,3 +1,4 @@
+import CJansson
 import Glibc
 import XCTest
 
@@ -56,6 +57,21 @@ final class JSONWriterTests: XCTestCase {
         let value = JSONValue.array(Array(repeating: .string(long), count: 4))
         XCTAssertEqual(JSONWriter.text(of: value), Self.janssonText(of: value))
         XCTAssertEqual(try JSONCodec.parse(XCTUnwrap(JSONWriter.text(of: value))), value)
+    }
+
+    /// serializeToCString writes into a 4 KiB buffer on the stack first: texts one byte either
+    /// side of it and as long as it are whole, and are json_dumps's own text of the same tree.
+    func testTextsAroundTheStackBufferAreJanssonsDumps() throws {
+        for length in 4094...4098 {
+            let value = JSONValue.object([("t", .string(String(repeating: "a", count: length - 8)))])
+            let tree = try XCTUnwrap(JSONCodec.make(value))
+            defer { json_decref(tree) }
+            let dumped = try XCTUnwrap(json_dumps(tree, Int(JSON_COMPACT | JSON_ENCODE_ANY)))
+            defer { free(dumped) }
+            let text = try XCTUnwrap(Self.janssonText(of: value))
+            XCTAssertEqual(text.utf8.count, length)
+            XCTAssertEqual(text, String(cString: dumped))
+        }
     }
 
     // MARK: - jansson's writer, the reference

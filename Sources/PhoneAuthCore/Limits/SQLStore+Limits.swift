@@ -83,13 +83,17 @@ extension SQLStore {
         let length = window.milliseconds
         let bucket = now.milliseconds - now.milliseconds % length
         let scope = window.rawValue + ":" + key
-        var current: Int64 = 0, previous: Int64 = 0
-        try db.rows(
-            "SELECT bucket, count FROM counters WHERE bucket IN (?, ?) AND scope = ?",
-            [.int(bucket), .int(bucket - length), .text(scope)]
-        ) { row in
-            if row.int(0) == bucket { current = row.int(1) } else { previous = row.int(1) }
-        }
+        // Two scalar subqueries, not "bucket IN (?, ?)": SQLite builds an ephemeral table for an
+        // IN list on a key column, which cost more than the rest of the statement (~30 K
+        // instructions a send, callgrind).
+        let (current, previous) =
+            try db.row(
+                """
+                SELECT (SELECT count FROM counters WHERE bucket = ? AND scope = ?),
+                       (SELECT count FROM counters WHERE bucket = ? AND scope = ?)
+                """,
+                [.int(bucket), .text(scope), .int(bucket - length), .text(scope)]
+            ) { row in (row.optionalInt(0) ?? 0, row.optionalInt(1) ?? 0) } ?? (0, 0)
         // In integers, scaled by the window length w: previous * (w - elapsed) / w + current > room.
         let elapsed = now.milliseconds - bucket, w = length, room = Int64(limit - 1)
         guard previous * (w - elapsed) + current * w > room * w else { return nil }

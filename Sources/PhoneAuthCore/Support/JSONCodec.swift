@@ -90,7 +90,22 @@ package enum JSONCodec {
     package static func serializeToCString(_ value: JSONValue) -> UnsafeMutablePointer<CChar>? {
         guard let json = make(value) else { return nil }
         defer { pa_json_decref(json) }
-        return json_dumps(json, Int(JSON_COMPACT | JSON_ENCODE_ANY))
+        // json_dumpb into a buffer on the stack, then one exact copy: json_dumps grows its buffer
+        // from 16 bytes by doubling and copies the text once more at the end. json_dumpb gives the
+        // length the text needs even when it does not fit, so a longer text is written again.
+        let flags = Int(JSON_COMPACT | JSON_ENCODE_ANY)
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 4096) { stack in
+            let length = json_dumpb(json, stack.baseAddress, stack.count, flags)
+            guard length > 0, let text = malloc(length + 1)?.assumingMemoryBound(to: CChar.self) else { return nil }
+            if length <= stack.count {
+                text.update(from: stack.baseAddress!, count: length)
+            } else if json_dumpb(json, text, length, flags) != length {
+                free(text)
+                return nil
+            }
+            text[length] = 0
+            return text
+        }
     }
 
     /// nil when nested deeper than maxDepth.
