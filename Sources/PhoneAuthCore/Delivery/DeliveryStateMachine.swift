@@ -77,7 +77,17 @@ struct DeliveryStateMachine {
         var outcome: DeliveryOutcome
         var message: OutboxMessage
         var verdict: Verdict
-        var event: DeliveryEvent?
+        var report: DeliveryReport
+        var attempt: Int
+        var time: Timestamp
+
+        /// What the event sink is told of the attempt: built only when asked for, as most engines
+        /// have no sink.
+        var event: DeliveryEvent? {
+            var willRetry = false
+            if case .retry = verdict { willRetry = true }
+            return DeliveryEvent(message: message, report: report, attempt: attempt, willRetry: willRetry, at: time)
+        }
     }
 
     /// How long an idle worker sleeps before looking for work that other processes queued.
@@ -341,10 +351,8 @@ struct DeliveryStateMachine {
             outcome = .deferred(verificationId: id, until: until)
             verdict = .wait(until: until)
         }
-        var willRetry = false
-        if case .retry = verdict { willRetry = true }
-        let event = DeliveryEvent(message: message, report: report, attempt: attempt, willRetry: willRetry, at: now)
-        let finished = Finished(outcome: outcome, message: message, verdict: verdict, event: event)
+        let finished = Finished(
+            outcome: outcome, message: message, verdict: verdict, report: report, attempt: attempt, time: now)
         unrecorded.append(finished)
         return finished
     }

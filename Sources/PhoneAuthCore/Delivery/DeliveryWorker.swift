@@ -273,6 +273,7 @@ final class DeliveryWorker: @unchecked Sendable {  // its machine, chain and thr
     /// An attempt no provider could take (all skipped: providerSkipped told of it) is told only
     /// when it made the code go by another channel.
     private func tell(_ batch: [DeliveryStateMachine.Finished], fellBack: [String: Channel] = [:]) {
+        guard events.hasSink else { return }
         for finished in batch {
             let next = fellBack[finished.message.verificationId]
             let skipped = DeliveryReport(outcome: .undeliverable(DeliveryProblem(.providersSkipped)))

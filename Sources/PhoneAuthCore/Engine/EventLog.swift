@@ -12,6 +12,9 @@ final class EventLog: @unchecked Sendable {  // the sink is only read and replac
 
     func setSink(_ newSink: EventSink?) { lock.withLock { sink = newSink } }
 
+    /// Whether events are told to anyone: what is only built for them need not be built otherwise.
+    var hasSink: Bool { lock.withLock { sink != nil } }
+
     /// `fields` with nil values are left out. Nothing is built when no sink is set.
     func emit(_ event: EventName, at time: Timestamp, _ fields: @autoclosure () -> [(String, JSONValue?)]) {
         guard let sink = lock.withLock({ sink }) else { return }

@@ -3,7 +3,8 @@ extension SQLStore {
     /// Records an event of `type` about `subject` (a uid, or a phone number) in the transaction
     /// `db`, as `{id, type, timestamp, data}`; nothing without the `events` configuration.
     func record(
-        _ type: EventType, subject: String, _ data: [(String, JSONValue?)], at now: Timestamp, in db: Connection
+        _ type: EventType, subject: String, _ data: @autoclosure () -> [(String, JSONValue?)], at now: Timestamp,
+        in db: Connection
     )
         throws
     {
@@ -12,7 +13,7 @@ extension SQLStore {
         // lie before waits and retries): it orders the subject's events.
         let id = EventID.make(at: max(now, SystemClock().now()))
         var object = JSONObjectBuilder()
-        for (name, value) in data { object.set(name, value) }
+        for (name, value) in data() { object.set(name, value) }
         let payload: JSONValue = .object([
             ("id", .string(id)), ("type", .string(type.rawValue)), ("timestamp", .string(now.rfc3339)),
             ("data", object.value),
