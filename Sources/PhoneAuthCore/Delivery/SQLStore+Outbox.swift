@@ -160,6 +160,7 @@ extension SQLStore {
         [.text(DeliveryState.sending), owner, .int(Int64(seq))]
     }
 
+    @_specialize(where Connection == SQLiteConnection)
     package func recordDeliveries(
         _ outcomes: [(outcome: DeliveryOutcome, message: OutboxMessage)], now: Timestamp, maxAttempts: Int,
         leaseOwner: String, fallback: FallbackPolicy

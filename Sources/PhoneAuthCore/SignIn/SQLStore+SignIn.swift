@@ -1,6 +1,7 @@
 /// What a sign-in writes: the user on first sign-in, the session (or the challenge of a user
 /// with second factors), and the account changes a verified number makes.
 extension SQLStore {
+    @_specialize(where Connection == SQLiteConnection)
     package func redeemVerification(
         id: String, temporaryProof: Bool, now: Timestamp, maxAttempts: Int, limits: CheckLimits,
         codeMatches: ([UInt8]) -> Bool, signIn: NewSignIn, retrySince: Timestamp?

@@ -5,6 +5,12 @@ import Glibc
 /// SQLite the pool holds one connection (SQLite has one writer at a time anyway); with
 /// PostgreSQL it holds several, and transactions that conflict with another engine's are run
 /// again.
+///
+/// Called through the store protocols, a generic class's methods run unspecialised, looking up
+/// generic metadata and calling the driver through witness tables at run time: the operations on
+/// a sign-in's path (starting a verification, redeeming it, recording deliveries) carry
+/// `@_specialize(where Connection == SQLiteConnection)`, so that with SQLite they and what they
+/// call run specialised (~28 K instructions a flow less, callgrind).
 final class SQLStore<Connection: SQLConnection>: Store, Sendable {
     let pool: ConnectionPool<Connection>
     var dialect: SQLDialect { Connection.dialect }

@@ -2,6 +2,7 @@
 /// transaction) and its status. Checking a code against it and consuming it are in
 /// SQLStore+CodeCheck.swift.
 extension SQLStore {
+    @_specialize(where Connection == SQLiteConnection)
     package func startVerification(
         _ v: NewVerification, reuseIfCreatedAfter: Timestamp?, lease: DeliveryLease,
         limits: SendLimits?
