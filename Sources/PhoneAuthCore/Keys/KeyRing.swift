@@ -262,9 +262,16 @@ package final class KeyRing: @unchecked Sendable {
     /// HMAC of a code, bound to its verification so a hash cannot be replayed onto another one.
     /// The keyed state is made once and copied per code (keying costs two compressions).
     package func codeHash(verificationId: String, code: String) -> [UInt8] {
+        // "<verificationId>:<code>" written straight into bytes, and the MAC copied out of its
+        // buffer: a joined String and element-by-element copies cost more than the HMAC's own work.
+        var input: [UInt8] = []
+        input.reserveCapacity(verificationId.utf8.count + 1 + code.utf8.count)
+        input += verificationId.utf8
+        input.append(UInt8(ascii: ":"))
+        input += code.utf8
         var hmac = keyedCodeHMAC
-        hmac.update(data: Array((verificationId + ":" + code).utf8))
-        return Array(hmac.finalize())
+        hmac.update(data: input)
+        return hmac.finalize().withUnsafeBytes { Array($0) }
     }
 
     package func sealBody(_ body: String, verificationId: String) throws -> [UInt8] {
