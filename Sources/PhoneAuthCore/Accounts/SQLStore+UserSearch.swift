@@ -7,13 +7,15 @@ extension SQLStore {
     }
 
     /// By uid (the primary key) or by the start of the display name (the index users_tenant_name,
-    /// tenant and lower(display_name)): lower() is ASCII's alone in both stores (SQLite's without
+    /// tenant and lower(display_name), of the users that have a name: the statement says so, for
+    /// the planners to take the partial index): lower() is ASCII's alone in both stores (SQLite's without
     /// ICU, PostgreSQL's on a "C" column), so one text serves both. Sorted outside the union: an
     /// ORDER BY on it would have SQLite walk the tenant's users in uid order instead of the range.
     /// `bounded`: the range has an end.
     static func userSearchQuery(bounded: Bool) -> String {
         "SELECT * FROM (" + userColumns + " WHERE tenant = ? AND uid = ? AND uid > ? UNION " + userColumns
-            + " WHERE tenant = ? AND lower(display_name) >= ?" + (bounded ? " AND lower(display_name) < ?" : "")
+            + " WHERE tenant = ? AND display_name IS NOT NULL AND lower(display_name) >= ?"
+            + (bounded ? " AND lower(display_name) < ?" : "")
             + " AND uid > ?) AS found ORDER BY uid LIMIT ?"
     }
 
