@@ -11,11 +11,16 @@ component, from the functions' objects and names: SQLite, jansson, BoringSSL, li
 
 Prints {"instructions": {"perFlow", "floorPerFlow", "ratioToFloor", "signatureInFlow",
 "signatureInFloor", "ratioToFloorWithEngineSignature", "flowByComponent", "floorByComponent",
-"runs", "callerPerFlow", "callerPerFlowInTenant", "tenantToDefaultPool"}}: the signatures are the
-ES256 signing inside each (the engine's BoringSSL, the floor's OpenSSL), and the last ratio is to
-the floor with the engine's signature in place of OpenSSL's. The last three compare the flow in
-the default pool and in a tenant (BENCH_TENANT=1) on the calling thread alone (signin_flow's
-inclusive cost): the engine's own threads (the SMS delivery, the timed pollers) do work that
+"runs", "callerPerFlow", "callerPerFlowInTenant", "tenantToDefaultPool", "leftOutOfFloor",
+"ratioToFloorOfTheRest"}}: the signatures are the ES256 signing inside each (the engine's
+BoringSSL, the floor's OpenSSL), and that ratio is to the floor with the engine's signature in
+place of OpenSSL's. leftOutOfFloor is what a flow spends, each with its allocations, on what the
+floor leaves out on purpose: JSON ("json": the C ABI's parameters and results through jansson,
+the engine's own JSONWriter), the number's validation ("numberValidation": libphonenumber) and
+the driver's own parse of what it is handed ("driverJson"); ratioToFloorOfTheRest is the rest of
+the flow over the floor. callerPerFlow, callerPerFlowInTenant and tenantToDefaultPool compare
+the flow in the default pool and in a tenant (BENCH_TENANT=1) on the calling thread alone
+(signin_flow's inclusive cost): the engine's own threads (the SMS delivery, the timed pollers) do work that
 depends on how long a run takes, so on the machine's load, which would blur a difference of a few
 per cent. callerPerFlow is the figure `make check-instructions` holds to its baseline
 (instruction_budget.py). Counts: BENCH_CALLGRIND_FLOWS (default "100,300").
@@ -61,55 +66,64 @@ def component(obj, fn):
     return "other"
 
 
-# The signature inside a flow (the engine's ES256 through swift-crypto's BoringSSL) and inside the
-# floor (OpenSSL's EVP): functions whose inclusive cost is reported on its own, as "signature".
-SIGNATURE_FUNCTIONS = ("10SigningKeyV4sign", "floor_es256")
+# Functions whose inclusive cost is reported on its own, by key: a function matches when its name
+# contains one of the texts. A call from one to another of the same key is counted once, in the
+# callee's own cost, and so is a recursive call (its name, with "'", never matches).
+INCLUSIVE = {
+    # The ES256 signature inside a flow (the engine's, through swift-crypto's BoringSSL) and
+    # inside the floor (OpenSSL's EVP).
+    "signature": ("10SigningKeyV4sign", "floor_es256"),
+    # The driver's function that runs one flow: its inclusive cost is what the calling thread
+    # spends in flows (callgrind counts a call's cost on the thread that makes it), whatever the
+    # engine's own threads do meanwhile, which depends on the time a run takes, so on the
+    # machine's load.
+    "flow": ("signin_flow",),
+    # What the floor leaves out on purpose, each with what it allocates: the JSON the engine parses
+    # and writes (the C ABI's through jansson, its own through JSONWriter), the number's parse and
+    # validation (libphonenumber), and the driver's own parse of what the ABI hands it.
+    "json": ("9JSONCodecO18serializeToCString", "9JSONCodecO5parse5bytes", "10JSONWriterV"),
+    "numberValidation": ("pa_phone_parse",),
+    "driverJson": ("json_loads",),
+}
 
 
-# The driver's function that runs one flow: its inclusive cost is what the calling thread spends
-# in flows (callgrind counts a call's cost on the thread that makes it), whatever the engine's own
-# threads do meanwhile, which depends on the time a run takes, so on the machine's load.
-FLOW_FUNCTION = "signin_flow"
+def inclusive_keys(fn):
+    return [key for key, names in INCLUSIVE.items() if "'" not in fn and any(name in fn for name in names)]
 
 
 def counts(out_file):
     """Self instructions per component, from callgrind's output file (the Ir column), plus the
-    inclusive instructions of SIGNATURE_FUNCTIONS under the key "signature" and of FLOW_FUNCTION
-    under "flow"."""
+    inclusive instructions of each INCLUSIVE key's functions under that key."""
     result = {}
     objects, functions = {}, {}
     obj = fn = ""
-    signing = flowing = False
+    measured, callee = [], []
     with open(out_file, errors="replace") as f:
         for line in f:
             if line.startswith("ob="):
                 obj = name_of(line[3:].strip(), objects)
             elif line.startswith("fn="):
                 fn = name_of(line[3:].strip(), functions)
-                signing = any(name in fn for name in SIGNATURE_FUNCTIONS) and "'" not in fn
-                flowing = fn == FLOW_FUNCTION
+                measured = inclusive_keys(fn)
             elif line.startswith(("cob=", "cfi=", "cfn=", "fl=", "fi=", "fe=")):
                 if line.startswith("cfn="):
-                    name_of(line[4:].strip(), functions)
+                    callee = inclusive_keys(name_of(line[4:].strip(), functions))
                 elif line.startswith("cob="):
                     name_of(line[4:].strip(), objects)
                 continue
             elif line.startswith("calls="):
                 cost = next(f, "").split()  # the call's inclusive cost line: not self cost
                 if len(cost) >= 2 and cost[1].isdigit():
-                    if signing:
-                        result["signature"] = result.get("signature", 0) + int(cost[1])
-                    if flowing:
-                        result["flow"] = result.get("flow", 0) + int(cost[1])
+                    for key in measured:
+                        if key not in callee:
+                            result[key] = result.get(key, 0) + int(cost[1])
             elif line[:1].isdigit() or line[:1] in "+-*":
                 parts = line.split()
                 if len(parts) >= 2 and parts[1].isdigit():
                     key = component(obj, fn)
                     result[key] = result.get(key, 0) + int(parts[1])
-                    if signing:
-                        result["signature"] = result.get("signature", 0) + int(parts[1])
-                    if flowing:
-                        result["flow"] = result.get("flow", 0) + int(parts[1])
+                    for key in measured:
+                        result[key] = result.get(key, 0) + int(parts[1])
     return result
 
 
@@ -148,14 +162,13 @@ def run(mode, n, directory, tenant=False):
 
 
 def per_unit(mode, low, high, directory, units, tenant=False):
-    """(instructions per unit, the same by component, the signature's per unit, the calling
-    thread's in FLOW_FUNCTION per unit), from the difference between a run of `low` and of `high`."""
+    """(instructions per unit, the same by component, each INCLUSIVE key's per unit), from the
+    difference between a run of `low` and of `high`."""
     a, b = run(mode, low, directory, tenant), run(mode, high, directory, tenant)
     diff = {k: b.get(k, 0) - a.get(k, 0) for k in set(a) | set(b)}
-    signature = diff.pop("signature", 0) / units
-    caller = diff.pop("flow", 0) / units
+    inclusive = {key: diff.pop(key, 0) / units for key in INCLUSIVE}
     per = {k: round(v / units) for k, v in diff.items() if abs(v) >= units}
-    return sum(diff.values()) / units, dict(sorted(per.items(), key=lambda kv: -kv[1])), signature, caller
+    return sum(diff.values()) / units, dict(sorted(per.items(), key=lambda kv: -kv[1])), inclusive
 
 
 def flow_units(low, high):
@@ -169,16 +182,20 @@ def main():
     units = flow_units(low, high)
     with tempfile.TemporaryDirectory(prefix="phoneauth-callgrind-") as directory:
         print(f"callgrind_bench: {low} and {high} flows, then the floor (a few minutes)", file=sys.stderr)
-        flow, flow_parts, flow_signature, caller_flow = per_unit("flows", low, high, directory, units)
+        flow, flow_parts, flow_inclusive = per_unit("flows", low, high, directory, units)
         # The same flows in a tenant (its ID in each call, its settings from the engine's cache),
         # compared on the calling thread.
-        _, _, _, tenant_flow = per_unit("flows", low, high, directory, units, tenant=True)
+        _, _, tenant_inclusive = per_unit("flows", low, high, directory, units, tenant=True)
         # Each floor loop also runs reps / 10 untimed warm-up repetitions.
-        floor, floor_parts, floor_signature, _ = per_unit(
+        floor, floor_parts, floor_inclusive = per_unit(
             "floor", low, high, directory, (high + high // 10) - (low + low // 10))
+    flow_signature, floor_signature = flow_inclusive["signature"], floor_inclusive["signature"]
+    caller_flow, tenant_flow = flow_inclusive["flow"], tenant_inclusive["flow"]
     # The floor signs with OpenSSL, the engine with BoringSSL: the same floor with the engine's
     # own signature in place of OpenSSL's says what the rest of the floor ratio is made of.
     floor_engine_signature = floor - floor_signature + flow_signature
+    # What the floor leaves out on purpose, and the ratio of the rest of the flow to the floor.
+    left_out = {key: round(flow_inclusive[key]) for key in ("json", "numberValidation", "driverJson")}
     print(json.dumps({"instructions": {
         "perFlow": round(flow), "floorPerFlow": round(floor), "ratioToFloor": round(flow / floor, 2),
         "signatureInFlow": round(flow_signature), "signatureInFloor": round(floor_signature),
@@ -186,6 +203,8 @@ def main():
         "flowByComponent": flow_parts, "floorByComponent": floor_parts, "runs": [low, high],
         "callerPerFlow": round(caller_flow), "callerPerFlowInTenant": round(tenant_flow),
         "tenantToDefaultPool": round(tenant_flow / caller_flow, 4),
+        "leftOutOfFloor": left_out,
+        "ratioToFloorOfTheRest": round((flow - sum(left_out.values())) / floor, 2),
     }}))
 
 
