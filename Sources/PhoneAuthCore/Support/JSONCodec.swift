@@ -96,6 +96,8 @@ package enum JSONCodec {
         let flags = Int(JSON_COMPACT | JSON_ENCODE_ANY)
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 4096) { stack in
             let length = json_dumpb(json, stack.baseAddress, stack.count, flags)
+            // The text may be a secret's (an SMS holds its code): none of it stays on the stack.
+            defer { explicit_bzero(stack.baseAddress!, min(length, stack.count)) }
             guard length > 0, let text = malloc(length + 1)?.assumingMemoryBound(to: CChar.self) else { return nil }
             if length <= stack.count {
                 text.update(from: stack.baseAddress!, count: length)
