@@ -35,6 +35,21 @@ final class KeyRotationTests: XCTestCase {
                 try engine.sessions.refreshIdToken(after.refreshToken).idToken, checkRevoked: false))
     }
 
+    /// Keys made within one millisecond still list in the order they were made, the active one
+    /// last (a key made in the same millisecond as the one before sorted by its random kid).
+    func testKeysMadeInOneMillisecondListInTheOrderTheyWereMade() throws {
+        let clock = ManualClock()  // never moves: every key is made at the same instant
+        let engine = try Engine(config: makeConfig(temporaryDirectory()), clock: clock)
+        var made = [try XCTUnwrap(engine.keyService.signingKeys().first?.kid)]
+        for _ in 0..<4 {
+            _ = engine.call("rotateSigningKey", params: .object([])).result
+            let keys = engine.keyService.signingKeys()
+            made.append(try XCTUnwrap(keys.first { $0.active }?.kid))
+            XCTAssertEqual(keys.map(\.kid), made)
+            XCTAssertEqual(keys.map(\.active), Array(repeating: false, count: made.count - 1) + [true])
+        }
+    }
+
     func testRetiringAKeyStopsItsTokensAtOnce() throws {
         let clock = ManualClock()
         let engine = try Engine(config: makeConfig(temporaryDirectory()), clock: clock)

@@ -50,19 +50,26 @@ extension SQLStore {
 
     /// Adds a signing key that signs from now on and gives every other current one `retireOthersAt`.
     /// With `ifNewestBefore`, only when the newest current signing key is older than that (so
-    /// engines that all find a rotation due make exactly one). Whether it was added.
+    /// engines that all find a rotation due make exactly one). Whether it was added. Its created_at
+    /// is a millisecond after every other signing key's at least, so the keys list in the order
+    /// they were made even when two are made within one millisecond.
     package func rotateSigningKey(
         _ secret: StoredSecret, retireOthersAt: Timestamp, ifNewestBefore: Timestamp?
     ) throws -> Bool {
         try write { db in
-            if let threshold = ifNewestBefore {
-                let kinds = Self.signingKindFilter
-                let newest =
-                    try db.row(
-                        "SELECT max(created_at) FROM secrets WHERE retire_at IS NULL AND \(kinds.sql)",
-                        kinds.args
-                    ) { $0.optionalInt(0) } ?? nil
-                if let newest, newest >= threshold.milliseconds { return false }
+            let kinds = Self.signingKindFilter
+            let (newest, newestCurrent) =
+                try db.row(
+                    "SELECT max(created_at), max(CASE WHEN retire_at IS NULL THEN created_at END) FROM secrets "
+                        + "WHERE \(kinds.sql)",
+                    kinds.args
+                ) { ($0.optionalInt(0), $0.optionalInt(1)) } ?? (nil, nil)
+            if let threshold = ifNewestBefore, let newestCurrent, newestCurrent >= threshold.milliseconds {
+                return false
+            }
+            var secret = secret
+            if let newest, newest >= secret.createdAt.milliseconds {
+                secret.createdAt = Timestamp(milliseconds: newest + 1)
             }
             try insert(secret, in: db)
             try scheduleRetirement(except: secret.kid, at: retireOthersAt, in: db)
