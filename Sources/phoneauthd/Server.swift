@@ -148,7 +148,8 @@ struct Server: HTTPResponder {
     private func toolkitCall(_ target: ToolkitRoute, _ request: inout Request, clientIp: String) async -> Reply {
         guard request.method == target.method else { return Self.wrongMethod(target.allow) }
         // The client routes' POSTs read no query but the API key (checkApiKey reads that itself).
-        let query = target.method == .get || target.project != nil ? Self.query(of: request) : []
+        let readsQuery = target.method == .get || target.project != nil
+        let query = readsQuery ? Self.query(of: request) : []
         do {
             if let project = target.project, project != projectId {
                 throw ToolkitError(404, "PROJECT_NOT_FOUND", "This server serves project \(projectId).")
@@ -161,7 +162,7 @@ struct Server: HTTPResponder {
                         403, "INSUFFICIENT_PERMISSION",
                         "Admin calls need an admin token: Authorization: Bearer <token>.")
                 }
-            case .client: try checkApiKey(request, service: target.service)
+            case .client: try checkApiKey(request, query: readsQuery ? query : nil, service: target.service)
             case .library: throw ToolkitError(403, "OPERATION_NOT_ALLOWED", "Not offered over HTTP.")
             }
             // A GET's parameters are its query's (recaptchaConfig's tenantId).
@@ -246,10 +247,11 @@ struct Server: HTTPResponder {
         return AdminTokens.match(presented, in: config.adminTokens) != nil
     }
 
-    private func checkApiKey(_ request: Request, service: GoogleService) throws {
+    /// `query`: the request's query items when the caller has them already.
+    private func checkApiKey(_ request: Request, query: [(String, String)]? = nil, service: GoogleService) throws {
         guard !config.apiKeys.isEmpty else { return }
         let key =
-            Self.query(of: request).first(where: { $0.0 == "key" })?.1
+            (query ?? Self.query(of: request)).first(where: { $0.0 == "key" })?.1
             ?? request.headers[HTTPField.Name("X-Goog-Api-Key")!]
         guard let key, config.apiKeys.contains(key) else { throw ToolkitError.invalidApiKey(service: service) }
     }

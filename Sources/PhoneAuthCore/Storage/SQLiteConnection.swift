@@ -122,16 +122,7 @@ final class SQLiteConnection: SQLConnection {
             switch arg {
             case let .int(v): rc = sqlite3_bind_int64(statement, index, v)
             case let .text(v):
-                // From the string's own bytes with their length: no C string made, no strlen.
-                var v = v
-                rc = v.withUTF8 { bytes in
-                    guard let start = bytes.baseAddress else {
-                        return sqlite3_bind_text(statement, index, "", 0, pa_sqlite_transient())
-                    }
-                    return start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                        sqlite3_bind_text(statement, index, $0, Int32(bytes.count), pa_sqlite_transient())
-                    }
-                }
+                rc = v.withUTF8Bytes { sqlite3_bind_text(statement, index, $0, Int32($1), pa_sqlite_transient()) }
             case let .blob(v):
                 rc = v.withUnsafeBytes {
                     sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), pa_sqlite_transient())

@@ -159,7 +159,7 @@ package enum JSONCodec {
         case let .int(i): return json_integer(json_int_t(i))
         case let .double(d): return json_real(d)
         case let .string(s):
-            return withBytes(s) { json_stringn_nocheck($0, $1) }
+            return s.withUTF8Bytes { json_stringn_nocheck($0, $1) }
         case let .array(items):
             guard let array = json_array() else { return nil }
             for item in items { if let child = make(item) { json_array_append_new(array, child) } }
@@ -168,20 +168,9 @@ package enum JSONCodec {
             guard let object = json_object() else { return nil }
             for (key, child) in pairs {
                 guard let childJSON = make(child) else { continue }
-                _ = withBytes(key) { json_object_setn_new_nocheck(object, $0, $1, childJSON) }
+                _ = key.withUTF8Bytes { json_object_setn_new_nocheck(object, $0, $1, childJSON) }
             }
             return object
-        }
-    }
-
-    /// Calls `body` with a string's UTF-8 bytes and their count (a valid pointer even when empty).
-    private static func withBytes<R>(_ text: String, _ body: (UnsafePointer<CChar>, Int) -> R) -> R {
-        var text = text
-        return text.withUTF8 { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { chars in
-                guard let base = chars.baseAddress else { return "".withCString { body($0, 0) } }
-                return body(base, chars.count)
-            }
         }
     }
 }
